@@ -1,0 +1,61 @@
+//! Service credentials: minted for a tenant with a scope list (or the default bundle), shown
+//! once, rotated or revoked at any time.
+
+use pp_core::scope::DEFAULT_SERVICE_SCOPES;
+use pp_core::{Error, Kind, Result, ScopeSet, TenantId};
+use pp_store::{CredentialRow, NewCredential, Store};
+
+use crate::secret::{hash_secret, random_id, random_token};
+
+/// A freshly created credential with its secret, which is never stored or shown again.
+pub struct CreatedCredential {
+    /// The stored row.
+    pub row: CredentialRow,
+    /// The raw secret.
+    pub client_secret: String,
+}
+
+/// Creates a credential for `tenant`. With no scope list it holds the default bundle
+/// (read-only plus `sql:query`).
+pub fn create_credential(
+    store: &Store,
+    tenant: &TenantId,
+    scopes: Option<ScopeSet>,
+    label: &str,
+) -> Result<CreatedCredential> {
+    if store.tenant(tenant)?.is_none() {
+        return Err(Error::not_found(format!("no tenant '{tenant}'")));
+    }
+    let label = label.trim();
+    if label.is_empty() || label.len() > 64 || label.chars().any(char::is_control) {
+        return Err(Error::new(
+            Kind::BadParams,
+            "a label is 1-64 printable characters",
+        ));
+    }
+    let scopes = scopes.unwrap_or_else(|| ScopeSet::from_scopes(DEFAULT_SERVICE_SCOPES));
+    scopes.validate_grant()?;
+    let client_secret = random_token("pps_")?;
+    let id = random_id("cred_", 8)?;
+    let client_id = random_id("ppc_", 12)?;
+    let secret_hash = hash_secret(&client_secret)?;
+    let row = store.insert_credential(&NewCredential {
+        id: &id,
+        tenant_id: tenant.as_str(),
+        client_id: &client_id,
+        secret_hash: &secret_hash,
+        label,
+        scopes: &scopes.to_oauth_string(),
+    })?;
+    Ok(CreatedCredential { row, client_secret })
+}
+
+/// Gives a live credential a new secret; its old secret and every token minted from it stop
+/// working at once.
+pub fn rotate_credential(store: &Store, id_or_client_id: &str) -> Result<CreatedCredential> {
+    let row = store.find_credential(id_or_client_id)?;
+    let client_secret = random_token("pps_")?;
+    store.rotate_credential(&row.id, &hash_secret(&client_secret)?)?;
+    let row = store.find_credential(&row.id)?;
+    Ok(CreatedCredential { row, client_secret })
+}

@@ -1,0 +1,214 @@
+//! Client authentication, `client_credentials` access tokens and bearer verification.
+
+use std::sync::OnceLock;
+
+use pp_core::{Principal, Result, ScopeSet, Surface, TenantId};
+use pp_store::{CredentialRow, NewToken, Store, now_unix};
+
+use crate::secret::{hash_secret, random_token, token_hash, verify_secret};
+
+/// Access token lifetime: 12 hours (spec §5, §8).
+pub const TOKEN_TTL_SECS: i64 = 43_200;
+
+/// An RFC 6749 §5.2 token-endpoint error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OAuthError {
+    /// Unknown client, wrong secret or revoked credential (HTTP 401).
+    InvalidClient,
+    /// Malformed request (HTTP 400).
+    InvalidRequest(String),
+    /// Requested scope not held by the client (HTTP 400).
+    InvalidScope(String),
+    /// Grant type other than `client_credentials` (HTTP 400).
+    UnsupportedGrantType(String),
+    /// The service failed (HTTP 500); the cause is logged.
+    ServerError(String),
+}
+
+impl OAuthError {
+    /// The `error` code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            OAuthError::InvalidClient => "invalid_client",
+            OAuthError::InvalidRequest(_) => "invalid_request",
+            OAuthError::InvalidScope(_) => "invalid_scope",
+            OAuthError::UnsupportedGrantType(_) => "unsupported_grant_type",
+            OAuthError::ServerError(_) => "server_error",
+        }
+    }
+
+    /// The `error_description` (never a secret, never an internal cause).
+    pub fn description(&self) -> String {
+        match self {
+            OAuthError::InvalidClient => "client authentication failed".into(),
+            OAuthError::InvalidRequest(m) | OAuthError::InvalidScope(m) => m.clone(),
+            OAuthError::UnsupportedGrantType(g) => {
+                format!("grant type '{g}' is not supported; use client_credentials")
+            }
+            OAuthError::ServerError(_) => "the authorization server failed".into(),
+        }
+    }
+
+    /// HTTP status.
+    pub fn status(&self) -> u16 {
+        match self {
+            OAuthError::InvalidClient => 401,
+            OAuthError::ServerError(_) => 500,
+            _ => 400,
+        }
+    }
+}
+
+fn server_error(e: pp_core::Error) -> OAuthError {
+    OAuthError::ServerError(e.cause().unwrap_or(&e.message).to_owned())
+}
+
+/// A hash to verify against when the client id is unknown, so both paths cost the same.
+fn decoy_hash() -> &'static str {
+    static DECOY: OnceLock<String> = OnceLock::new();
+    DECOY.get_or_init(|| hash_secret("decoy-secret-never-issued").unwrap_or_default())
+}
+
+/// Checks a client id and secret; a revoked credential or a wrong secret is `invalid_client`.
+pub fn authenticate_client(
+    store: &Store,
+    client_id: &str,
+    client_secret: &str,
+) -> Result<CredentialRow, OAuthError> {
+    let row = store
+        .credential_by_client_id(client_id)
+        .map_err(server_error)?;
+    match row {
+        Some(row) if verify_secret(client_secret, &row.secret_hash) && row.revoked_at.is_none() => {
+            Ok(row)
+        }
+        Some(_) => Err(OAuthError::InvalidClient),
+        None => {
+            verify_secret(client_secret, decoy_hash());
+            Err(OAuthError::InvalidClient)
+        }
+    }
+}
+
+/// A successful token response (RFC 6749 §5.1).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TokenResponse {
+    /// The opaque bearer token.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until expiry.
+    pub expires_in: i64,
+    /// The granted scopes, space-separated.
+    pub scope: String,
+}
+
+/// Mints an access token for an authenticated credential, narrowed to `requested` if given.
+pub fn mint_token(
+    store: &Store,
+    cred: &CredentialRow,
+    requested: Option<&str>,
+) -> Result<TokenResponse, OAuthError> {
+    let held = ScopeSet::parse(&cred.scopes).map_err(server_error)?;
+    let granted = match requested.map(str::trim).filter(|s| !s.is_empty()) {
+        None => held,
+        Some(req) => {
+            let want = ScopeSet::parse(req).map_err(|e| OAuthError::InvalidScope(e.message))?;
+            if !held.is_superset(&want) {
+                let extra: Vec<String> = want
+                    .iter()
+                    .filter(|s| !held.contains(*s))
+                    .map(|s| s.to_string())
+                    .collect();
+                return Err(OAuthError::InvalidScope(format!(
+                    "this client does not hold: {}",
+                    extra.join(" ")
+                )));
+            }
+            want
+        }
+    };
+    let token = random_token("ppat_").map_err(server_error)?;
+    let scope = granted.to_oauth_string();
+    store
+        .insert_token(&NewToken {
+            token_hash: &token_hash(&token),
+            credential_id: &cred.id,
+            tenant_id: &cred.tenant_id,
+            scopes: &scope,
+            expires_at: now_unix() + TOKEN_TTL_SECS,
+        })
+        .map_err(server_error)?;
+    Ok(TokenResponse {
+        access_token: token,
+        token_type: "Bearer",
+        expires_in: TOKEN_TTL_SECS,
+        scope,
+    })
+}
+
+/// Turns a bearer token into a principal; `None` when it is unknown, expired or revoked.
+pub fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principal>> {
+    if !token.starts_with("ppat_") || token.len() > 128 {
+        return Ok(None);
+    }
+    let Some(grant) = store.live_token(&token_hash(token))? else {
+        return Ok(None);
+    };
+    Ok(Some(Principal {
+        tenant: TenantId::parse(&grant.tenant_id)?,
+        actor: format!("svc:{}", grant.label),
+        scopes: ScopeSet::parse(&grant.scopes)?,
+        credential_id: grant.credential_id,
+        surface: Surface::Api,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{create_credential, rotate_credential};
+
+    fn setup() -> (tempfile::TempDir, Store, TenantId) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let t = TenantId::parse("acme").unwrap();
+        store.create_tenant(&t, "Acme", "sqlite:/dev/null").unwrap();
+        (dir, store, t)
+    }
+
+    #[test]
+    fn mint_verify_revoke() {
+        let (_d, store, t) = setup();
+        let c = create_credential(&store, &t, None, "etl").unwrap();
+        assert!(c.row.scopes.contains("sql:query"));
+        let row = authenticate_client(&store, &c.row.client_id, &c.client_secret).unwrap();
+        assert_eq!(
+            authenticate_client(&store, &c.row.client_id, "wrong").unwrap_err(),
+            OAuthError::InvalidClient
+        );
+        let tok = mint_token(&store, &row, Some("sql:query")).unwrap();
+        assert_eq!(tok.scope, "sql:query");
+        let p = verify_bearer(&store, &tok.access_token).unwrap().unwrap();
+        assert_eq!(p.actor, "svc:etl");
+        assert_eq!(
+            mint_token(&store, &row, Some("ads:write"))
+                .unwrap_err()
+                .code(),
+            "invalid_scope"
+        );
+        store.revoke_credential(&row.id).unwrap();
+        assert!(verify_bearer(&store, &tok.access_token).unwrap().is_none());
+    }
+
+    #[test]
+    fn rotation_kills_old_secret_and_tokens() {
+        let (_d, store, t) = setup();
+        let c = create_credential(&store, &t, None, "etl").unwrap();
+        let tok = mint_token(&store, &c.row, None).unwrap();
+        let r = rotate_credential(&store, &c.row.client_id).unwrap();
+        assert!(verify_bearer(&store, &tok.access_token).unwrap().is_none());
+        assert!(authenticate_client(&store, &c.row.client_id, &c.client_secret).is_err());
+        assert!(authenticate_client(&store, &c.row.client_id, &r.client_secret).is_ok());
+    }
+}

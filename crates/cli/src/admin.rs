@@ -1,0 +1,237 @@
+//! `partner-platform admin`: tenants and service credentials in a data directory. A secret is
+//! printed once, at creation or rotation, and is stored only as its argon2id hash.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use pp_core::{ScopeSet, TenantId};
+use pp_store::{CredentialRow, Store};
+use serde_json::json;
+
+use crate::config::DEV_DATA_DIR;
+use crate::serve::describe;
+
+#[derive(Args)]
+pub struct AdminArgs {
+    /// Folder holding the state store.
+    #[arg(long, env = "PARTNER_DATA_DIR", default_value = DEV_DATA_DIR, global = true)]
+    data_dir: PathBuf,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Tenants.
+    #[command(subcommand)]
+    Tenant(TenantCommand),
+    /// Service credentials.
+    #[command(subcommand)]
+    Credential(CredentialCommand),
+}
+
+#[derive(Subcommand)]
+enum TenantCommand {
+    /// Create a tenant with an (empty) embedded warehouse, or point it at an existing file.
+    Create {
+        /// Tenant id: lowercase letters, digits and hyphens.
+        id: String,
+        /// Display name (defaults to the id).
+        #[arg(long)]
+        name: Option<String>,
+        /// An existing SQLite warehouse file to serve for this tenant.
+        #[arg(long)]
+        warehouse: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List tenants.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum CredentialCommand {
+    /// Create a service credential; the secret is printed once.
+    Create {
+        #[arg(long)]
+        tenant: String,
+        /// Comma-separated scopes; without it: the read-only default bundle plus sql:query.
+        #[arg(long)]
+        scopes: Option<String>,
+        #[arg(long, default_value = "service")]
+        label: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List credentials (never their secrets).
+    List {
+        #[arg(long)]
+        tenant: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a credential: its tokens stop working at once.
+    Revoke {
+        /// Credential id or client id.
+        id: String,
+    },
+    /// Give a credential a new secret: the old secret and its tokens stop working at once.
+    Rotate {
+        /// Credential id or client id.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(args: AdminArgs) -> Result<(), String> {
+    let store = Store::open(&args.data_dir).map_err(|e| describe(&e))?;
+    let r = match args.command {
+        AdminCommand::Tenant(c) => tenant(&store, c),
+        AdminCommand::Credential(c) => credential(&store, c),
+    };
+    r.map_err(|e| describe(&e))
+}
+
+fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
+    match cmd {
+        TenantCommand::Create {
+            id,
+            name,
+            warehouse,
+            json,
+        } => {
+            let tid = TenantId::parse(&id)?;
+            let path = match warehouse {
+                Some(p) => std::path::absolute(&p).map_err(pp_core::Error::internal)?,
+                None => {
+                    let p = std::path::absolute(store.default_warehouse_path(&tid))
+                        .map_err(pp_core::Error::internal)?;
+                    create_empty_warehouse(&p)?;
+                    p
+                }
+            };
+            if !path.is_file() {
+                return Err(pp_core::Error::new(
+                    pp_core::Kind::BadParams,
+                    format!("no warehouse file at {}", path.display()),
+                ));
+            }
+            let t = store.create_tenant(
+                &tid,
+                name.as_deref().unwrap_or(&id),
+                &format!("sqlite:{}", path.display()),
+            )?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&t).map_err(pp_core::Error::internal)?
+                );
+            } else {
+                println!("created tenant {} (warehouse {})", t.id, path.display());
+            }
+        }
+        TenantCommand::List { json } => {
+            let ts = store.tenants()?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&ts).map_err(pp_core::Error::internal)?
+                );
+            } else {
+                for t in ts {
+                    println!("{}\t{}\t{}", t.id, t.name, t.warehouse);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn create_empty_warehouse(path: &std::path::Path) -> pp_core::Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(pp_core::Error::internal)?;
+    }
+    // An empty file is a valid, empty SQLite database.
+    std::fs::File::create(path).map_err(pp_core::Error::internal)?;
+    Ok(())
+}
+
+fn show(row: &CredentialRow, secret: Option<&str>, json: bool) -> pp_core::Result<()> {
+    if json {
+        let mut v = serde_json::to_value(row).map_err(pp_core::Error::internal)?;
+        if let Some(s) = secret {
+            v["client_secret"] = s.into();
+        }
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(pp_core::Error::internal)?
+        );
+    } else {
+        println!(
+            "credential     {}\ntenant         {}\nlabel          {}\nclient_id      {}",
+            row.id, row.tenant_id, row.label, row.client_id
+        );
+        if let Some(s) = secret {
+            println!("client_secret  {s}\n               (shown once: store it now)");
+        }
+        println!("scopes         {}", row.scopes);
+    }
+    Ok(())
+}
+
+fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
+    match cmd {
+        CredentialCommand::Create {
+            tenant,
+            scopes,
+            label,
+            json,
+        } => {
+            let scopes = scopes.as_deref().map(ScopeSet::parse).transpose()?;
+            let c = pp_auth::create_credential(store, &TenantId::parse(&tenant)?, scopes, &label)?;
+            show(&c.row, Some(&c.client_secret), json)
+        }
+        CredentialCommand::List { tenant, json } => {
+            let rows = store.credentials(tenant.as_deref())?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).map_err(pp_core::Error::internal)?
+                );
+            } else {
+                for r in rows {
+                    let state = if r.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    };
+                    println!(
+                        "{}\t{}\t{}\t{}\t{}\t{}",
+                        r.id, r.tenant_id, r.client_id, r.label, state, r.scopes
+                    );
+                }
+            }
+            Ok(())
+        }
+        CredentialCommand::Revoke { id } => {
+            let row = store.find_credential(&id)?;
+            let was_active = store.revoke_credential(&row.id)?;
+            println!(
+                "{}",
+                json!({ "id": row.id, "revoked": true, "changed": was_active })
+            );
+            Ok(())
+        }
+        CredentialCommand::Rotate { id, json } => {
+            let c = pp_auth::rotate_credential(store, &id)?;
+            show(&c.row, Some(&c.client_secret), json)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Server configuration: one struct, filled from flags, then `PARTNER_*` environment, then an
+//! optional TOML file, then defaults (`docs/configuration.md`). Secrets never appear here in
+//! logs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Deserialize;
+
+/// `partner-platform server` flags (each also readable from the environment).
+#[derive(Args, Debug, Clone)]
+pub struct ServerArgs {
+    /// Zero-config demo: state under ./.partner-dev, a demo tenant, warehouse and credential.
+    #[arg(long)]
+    pub dev: bool,
+    /// Address to listen on.
+    #[arg(long, env = "PARTNER_LISTEN")]
+    pub listen: Option<SocketAddr>,
+    /// Folder holding the state store and the tenants' embedded warehouses.
+    #[arg(long, env = "PARTNER_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// The base URL clients use to reach this server (issuer and endpoint URLs derive from it).
+    #[arg(long, env = "PARTNER_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// A TOML file with any of: listen, data_dir, public_url.
+    #[arg(long, env = "PARTNER_CONFIG")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    listen: Option<SocketAddr>,
+    data_dir: Option<PathBuf>,
+    public_url: Option<String>,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Listen address.
+    pub listen: SocketAddr,
+    /// Data directory.
+    pub data_dir: PathBuf,
+    /// Public base URL; `None` in dev mode means "derive from the bound address".
+    pub public_url: Option<String>,
+}
+
+/// Default listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+/// Default data directory of the dev server.
+pub const DEV_DATA_DIR: &str = ".partner-dev";
+
+fn read_file(path: &PathBuf) -> Result<FileConfig, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+}
+
+impl Config {
+    /// Resolves flags, environment and file; refuses with a message naming what is missing.
+    pub fn resolve(args: &ServerArgs) -> Result<Self, String> {
+        let file = match &args.config {
+            Some(p) => read_file(p)?,
+            None => FileConfig::default(),
+        };
+        let listen = args
+            .listen
+            .or(file.listen)
+            .unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("valid default"));
+        let data_dir = args.data_dir.clone().or(file.data_dir);
+        let public_url = args.public_url.clone().or(file.public_url);
+        if args.dev {
+            return Ok(Self {
+                listen,
+                data_dir: data_dir.unwrap_or_else(|| DEV_DATA_DIR.into()),
+                public_url,
+            });
+        }
+        let mut missing = Vec::new();
+        if data_dir.is_none() {
+            missing.push("data_dir (--data-dir, PARTNER_DATA_DIR or data_dir in the config file)");
+        }
+        if public_url.is_none() {
+            missing.push(
+                "public_url (--public-url, PARTNER_PUBLIC_URL or public_url in the config file)",
+            );
+        }
+        if !missing.is_empty() {
+            return Err(format!(
+                "the server cannot start without configuration:\n  missing {}\nTo try the product with no configuration, run `partner-platform server --dev`.",
+                missing.join("\n  missing ")
+            ));
+        }
+        let public_url = public_url.map(|u| u.trim_end_matches('/').to_owned());
+        if let Some(u) = &public_url
+            && !(u.starts_with("http://") || u.starts_with("https://"))
+        {
+            return Err(format!(
+                "public_url '{u}' must start with http:// or https://"
+            ));
+        }
+        Ok(Self {
+            listen,
+            data_dir: data_dir.expect("checked"),
+            public_url,
+        })
+    }
+}

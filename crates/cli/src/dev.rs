@@ -1,0 +1,140 @@
+//! The dev server's first impression: a demo tenant with a starter warehouse and a service
+//! credential, created on first start and reused after. The credential is written to
+//! `<data-dir>/dev-credential.json` (and `dev.env` for shells), readable by the owner only.
+
+use std::path::Path;
+
+use chrono::{Duration, Utc};
+use pp_core::{Result, TenantId};
+use pp_store::Store;
+use serde::{Deserialize, Serialize};
+
+/// The demo tenant's id.
+pub const DEMO_TENANT: &str = "demo";
+const DEMO_SEED: u64 = 20_261_122;
+
+/// What `dev-credential.json` holds.
+#[derive(Serialize, Deserialize)]
+pub struct DevCredential {
+    pub tenant: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub scopes: Vec<String>,
+    pub token_url: String,
+    pub base_url: String,
+}
+
+/// What bootstrapping found or made.
+pub struct Boot {
+    pub cred: DevCredential,
+    pub first_start: bool,
+    pub warehouse: String,
+}
+
+/// Ensures the demo tenant, its warehouse and a live credential exist; rewrites the
+/// credential files with the current base URL.
+pub fn bootstrap(store: &Store, base_url: &str) -> Result<Boot> {
+    let tenant = TenantId::parse(DEMO_TENANT)?;
+    let path = store.default_warehouse_path(&tenant);
+    let first_start = store.tenant(&tenant)?.is_none();
+    if first_start {
+        store.create_tenant(
+            &tenant,
+            "Demo tenant",
+            &format!("sqlite:{}", absolute(&path).display()),
+        )?;
+    }
+    if !path.exists() {
+        let last_day = Utc::now().date_naive() - Duration::days(1);
+        pp_world::build_starter_warehouse(&path, DEMO_SEED, last_day)
+            .map_err(pp_core::Error::internal)?;
+    }
+    let file = store.data_dir().join("dev-credential.json");
+    let (client_id, client_secret, scopes) = match reusable(store, &file) {
+        Some(c) => (c.client_id, c.client_secret, c.scopes),
+        None => {
+            let c = pp_auth::create_credential(store, &tenant, None, "dev")?;
+            (
+                c.row.client_id,
+                c.client_secret,
+                c.row.scopes.split(' ').map(str::to_owned).collect(),
+            )
+        }
+    };
+    let cred = DevCredential {
+        tenant: DEMO_TENANT.into(),
+        client_id,
+        client_secret,
+        scopes,
+        token_url: format!("{base_url}/oauth/token"),
+        base_url: base_url.to_owned(),
+    };
+    write_files(store.data_dir(), &cred)?;
+    Ok(Boot {
+        cred,
+        first_start,
+        warehouse: path.display().to_string(),
+    })
+}
+
+fn absolute(p: &Path) -> std::path::PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The saved credential, if it still authenticates.
+fn reusable(store: &Store, file: &Path) -> Option<DevCredential> {
+    let c: DevCredential = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;
+    pp_auth::authenticate_client(store, &c.client_id, &c.client_secret).ok()?;
+    Some(c)
+}
+
+fn write_private(path: &Path, contents: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, contents).map_err(pp_core::Error::internal)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))
+            .map_err(pp_core::Error::internal)?;
+    }
+    std::fs::rename(&tmp, path).map_err(pp_core::Error::internal)
+}
+
+fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
+    let json = serde_json::to_vec_pretty(c).map_err(pp_core::Error::internal)?;
+    write_private(&dir.join("dev-credential.json"), &json)?;
+    let env = format!(
+        "# Source this file: `source {}/dev.env`\nexport PP_BASE_URL={}\nexport PP_TOKEN_URL={}\nexport PP_TENANT={}\nexport PP_CLIENT_ID={}\nexport PP_CLIENT_SECRET={}\n",
+        dir.display(),
+        c.base_url,
+        c.token_url,
+        c.tenant,
+        c.client_id,
+        c.client_secret
+    );
+    write_private(&dir.join("dev.env"), env.as_bytes())
+}
+
+/// Tells a newcomer what is running and what to type next.
+pub fn print_banner(b: &Boot, data_dir: &Path) {
+    let d = data_dir.display();
+    let c = &b.cred;
+    println!(
+        "\nPartner Platform dev server is up at {base}\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n\
+         \nTry it from another terminal:\n\
+         \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n\
+         \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",
+        base = c.base_url,
+        tenant = c.tenant,
+        fresh = if b.first_start {
+            " (created just now)"
+        } else {
+            ""
+        },
+        wh = b.warehouse,
+        id = c.client_id,
+        secret = c.client_secret,
+        scopes = c.scopes.join(" "),
+    );
+}

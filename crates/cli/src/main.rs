@@ -1,0 +1,46 @@
+//! `partner-platform`: the one binary. `server` runs the gateway (`--dev` for a zero-config
+//! demo), `admin` manages tenants and service credentials in a data directory.
+
+mod admin;
+mod config;
+mod dev;
+mod logging;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "partner-platform",
+    version,
+    about = "One OAuth bearer credential over a tenant's warehouse, marketplace accounts and brand memory"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the gateway (`--dev` starts a demo tenant with no configuration).
+    Server(config::ServerArgs),
+    /// Manage tenants and service credentials.
+    Admin(admin::AdminArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Server(args) => serve::run(args),
+        Command::Admin(args) => admin::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! `partner-platform server`: resolve configuration, open the store, (in dev mode) prepare the
+//! demo tenant, bind, and serve until Ctrl-C or SIGTERM.
+
+use std::sync::Arc;
+
+use pp_server::AppState;
+use pp_store::Store;
+use tokio::net::TcpListener;
+
+use crate::config::{Config, ServerArgs};
+use crate::{dev, logging};
+
+pub fn run(args: ServerArgs) -> Result<(), String> {
+    let cfg = Config::resolve(&args)?;
+    logging::init();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(async move {
+        let store = Store::open(&cfg.data_dir).map_err(|e| describe(&e))?;
+        let listener = TcpListener::bind(cfg.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let public_url = cfg
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
+        if args.dev {
+            let boot = dev::bootstrap(&store, &public_url).map_err(|e| describe(&e))?;
+            dev::print_banner(&boot, &cfg.data_dir);
+        } else {
+            println!(
+                "Partner Platform listening on {addr} (public URL {public_url}, data in {})",
+                cfg.data_dir.display()
+            );
+        }
+        let state = Arc::new(AppState::new(store, &public_url));
+        pp_server::serve(listener, state, shutdown_signal())
+            .await
+            .map_err(|e| format!("server stopped: {e}"))
+    })
+}
+
+/// Text for a startup failure, including the logged-only cause (this is the operator's terminal).
+pub fn describe(e: &pp_core::Error) -> String {
+    match e.cause() {
+        Some(c) => format!("{} ({c})", e.message),
+        None => e.message.clone(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

@@ -1,0 +1,244 @@
+//! The one error type. Every service returns [`Error`]; the server renders it as the `/api`
+//! failure envelope, the `/v1` `{ error: { code, message } }` body, or an MCP tool result.
+//! Each [`Kind`] fixes its HTTP status, `source` and `retryable` in one table
+//! (`docs/errors.md` is the same table in prose).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Where a failure comes from (the `/api` envelope's `source` field; literal spec values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The caller's request is at fault.
+    Request,
+    /// The caller's account, credential or connection is at fault.
+    Account,
+    /// The marketplace provider refused this request.
+    AmazonRejected,
+    /// The marketplace provider is temporarily unavailable.
+    AmazonUnavailable,
+    /// The service itself failed.
+    Mixshift,
+}
+
+macro_rules! kinds {
+    ($( $variant:ident => ($code:literal, $status:literal, $source:ident, $retry:literal, $v1:literal, $friendly:literal) ),* $(,)?) => {
+        /// Machine code of a failure (the envelope's `kind`). Clients branch on this.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Kind { $( $variant ),* }
+
+        impl Kind {
+            /// Every kind the service serves, in `docs/errors.md` order.
+            pub const ALL: &'static [Kind] = &[ $( Kind::$variant ),* ];
+
+            /// The wire value of `kind`.
+            pub fn code(self) -> &'static str { match self { $( Kind::$variant => $code ),* } }
+            /// HTTP status the service answers with.
+            pub fn status(self) -> u16 { match self { $( Kind::$variant => $status ),* } }
+            /// The envelope's `source`.
+            pub fn source(self) -> Source { match self { $( Kind::$variant => Source::$source ),* } }
+            /// Whether resending the same call can ever succeed.
+            pub fn retryable(self) -> bool { match self { $( Kind::$variant => $retry ),* } }
+            /// The `/v1` error code this kind renders as.
+            pub fn v1_code(self) -> &'static str { match self { $( Kind::$variant => $v1 ),* } }
+            /// Default text safe to show a person.
+            pub fn friendly(self) -> &'static str { match self { $( Kind::$variant => $friendly ),* } }
+        }
+    };
+}
+
+kinds! {
+    // Request and authorization.
+    InvalidRequest => ("invalid_request", 400, Request, false, "validation_error", "The request is malformed."),
+    BadParams => ("bad_params", 400, Request, false, "validation_error", "A parameter is missing or invalid."),
+    TooLarge => ("too_large", 400, Request, false, "validation_error", "The request is larger than the service accepts."),
+    InvalidToken => ("invalid_token", 401, Account, false, "unauthorized", "The access token is missing, invalid or expired."),
+    InsufficientScope => ("insufficient_scope", 403, Account, false, "insufficient_scope", "This credential lacks a scope the call needs."),
+    NotFound => ("not_found", 404, Request, false, "not_found", "Nothing exists at that name."),
+    MethodNotAllowed => ("method_not_allowed", 405, Request, false, "validation_error", "That method is not served on this path."),
+    Throttled => ("throttled", 429, Request, true, "rate_limited", "Too many requests; retry after a pause."),
+    Unknown => ("unknown", 500, Mixshift, true, "internal_error", "Something went wrong on our side."),
+    Unavailable => ("unavailable", 503, Mixshift, true, "unavailable", "The service is temporarily unavailable; retry shortly."),
+    // Warehouse SQL.
+    SqlError => ("sql_error", 400, Request, false, "validation_error", "The database rejected the query."),
+    ReadOnlyViolation => ("read_only_violation", 400, Request, false, "validation_error", "The warehouse is read-only: only SELECT queries run."),
+    MultipleStatements => ("multiple_statements", 400, Request, false, "validation_error", "Send exactly one SQL statement per call."),
+    QueryTimeout => ("query_timeout", 400, Request, false, "validation_error", "The query ran longer than its time limit and was stopped."),
+    WarehouseUnavailable => ("warehouse_unavailable", 503, Mixshift, true, "unavailable", "The tenant's warehouse cannot be reached right now."),
+    // /v1 data plane.
+    AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
+    AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),
+}
+
+/// A failure, carrying everything any of the three renderings needs.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{kind:?}: {message}")]
+pub struct Error {
+    /// The machine code.
+    pub kind: Kind,
+    /// The specific reason (safe to send: never holds secrets or internal causes).
+    pub message: String,
+    /// A person-safe sentence; defaults to the kind's text.
+    pub friendly: Option<String>,
+    /// A concrete next step, when there is one.
+    pub fix: Option<String>,
+    /// Scopes the call needed (on `insufficient_scope`).
+    pub required_scopes: Vec<String>,
+    /// Further envelope fields (`conflicts`, `max_items`, `truncated`…).
+    pub extra: Map<String, Value>,
+}
+
+impl Error {
+    /// A failure of `kind` with a specific message.
+    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            friendly: None,
+            fix: None,
+            required_scopes: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// Adds a concrete next step.
+    pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+
+    /// Overrides the person-safe sentence.
+    pub fn with_friendly(mut self, friendly: impl Into<String>) -> Self {
+        self.friendly = Some(friendly.into());
+        self
+    }
+
+    /// Adds one more envelope field.
+    pub fn with_field(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.extra.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// `400 invalid_request`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(Kind::InvalidRequest, message)
+    }
+
+    /// `404 not_found`.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(Kind::NotFound, message)
+    }
+
+    /// `403 insufficient_scope` naming every scope the call needs.
+    pub fn insufficient_scope(required: &[&str], missing: &[&str]) -> Self {
+        let mut e = Self::new(
+            Kind::InsufficientScope,
+            format!(
+                "this call needs the scopes {}; the token lacks {}",
+                required.join(" "),
+                missing.join(" ")
+            ),
+        )
+        .with_fix(
+            "Ask a tenant admin for a credential that holds these scopes, then mint a new token.",
+        );
+        e.required_scopes = required.iter().map(|s| (*s).to_owned()).collect();
+        e
+    }
+
+    /// An opaque `500 unknown`; the cause is for the log only, never the response.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self::new(Kind::Unknown, "internal error").with_field("_cause", cause.to_string())
+    }
+
+    /// The logged cause of an internal error, if any.
+    pub fn cause(&self) -> Option<&str> {
+        self.extra.get("_cause").and_then(Value::as_str)
+    }
+
+    /// The `/api` failure envelope.
+    pub fn api_envelope(&self, request_id: Option<&str>) -> Value {
+        let mut body = Map::new();
+        body.insert("ok".into(), false.into());
+        body.insert("kind".into(), self.kind.code().into());
+        body.insert(
+            "source".into(),
+            serde_json::to_value(self.kind.source()).unwrap_or(Value::Null),
+        );
+        body.insert("retryable".into(), self.kind.retryable().into());
+        body.insert(
+            "friendly".into(),
+            self.friendly
+                .as_deref()
+                .unwrap_or(self.kind.friendly())
+                .into(),
+        );
+        body.insert("message".into(), self.message.clone().into());
+        if let Some(fix) = &self.fix {
+            body.insert("fix".into(), fix.clone().into());
+        }
+        if !self.required_scopes.is_empty() {
+            body.insert(
+                "required_scopes".into(),
+                self.required_scopes.clone().into(),
+            );
+        }
+        for (k, v) in &self.extra {
+            if !k.starts_with('_') {
+                body.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(id) = request_id {
+            body.insert("request_id".into(), id.into());
+        }
+        Value::Object(body)
+    }
+
+    /// The `/v1` partner error body.
+    pub fn v1_envelope(&self) -> Value {
+        let mut err = Map::new();
+        err.insert("code".into(), self.kind.v1_code().into());
+        err.insert("message".into(), self.message.clone().into());
+        if !self.required_scopes.is_empty() {
+            err.insert(
+                "required_scopes".into(),
+                self.required_scopes.clone().into(),
+            );
+        }
+        serde_json::json!({ "error": Value::Object(err) })
+    }
+}
+
+/// Result with the one error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for k in Kind::ALL {
+            assert!(seen.insert(k.code()), "duplicate kind {}", k.code());
+        }
+    }
+
+    #[test]
+    fn internal_cause_never_rendered() {
+        let e = Error::internal("disk on fire at /secret/path");
+        let body = e.api_envelope(None).to_string();
+        assert!(!body.contains("secret"));
+        assert_eq!(e.cause(), Some("disk on fire at /secret/path"));
+    }
+
+    #[test]
+    fn scope_error_names_scopes() {
+        let e = Error::insufficient_scope(&["sql:query", "ads:read"], &["sql:query"]);
+        let body = e.api_envelope(Some("r1"));
+        assert_eq!(body["kind"], "insufficient_scope");
+        assert_eq!(body["required_scopes"][0], "sql:query");
+        assert_eq!(e.v1_envelope()["error"]["code"], "insufficient_scope");
+    }
+}

@@ -1,0 +1,213 @@
+//! The scope vocabulary (spec §5), the "full read set" and the default bundle a service
+//! credential gets when it is minted with no scope list.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::{Error, Kind, Result};
+
+macro_rules! scopes {
+    ($( $variant:ident => $wire:literal ),* $(,)?) => {
+        /// One OAuth scope the service understands.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Scope { $( $variant ),* }
+
+        impl Scope {
+            /// Every scope, in spec order.
+            pub const ALL: &'static [Scope] = &[ $( Scope::$variant ),* ];
+
+            /// The wire value (`sql:query`).
+            pub fn as_str(self) -> &'static str { match self { $( Scope::$variant => $wire ),* } }
+        }
+
+        impl FromStr for Scope {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                match s { $( $wire => Ok(Scope::$variant), )* other => Err(Error::new(
+                    Kind::BadParams,
+                    format!("unknown scope '{other}'"),
+                ).with_fix(format!("Known scopes: {}", Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")))) }
+            }
+        }
+    };
+}
+
+scopes! {
+    AccountRead => "account:read",
+    RetailRead => "retail:read",
+    AdsRead => "ads:read",
+    BrandAnalyticsRead => "brand_analytics:read",
+    SqlQuery => "sql:query",
+    ContextRead => "context:read",
+    TimelineRead => "timeline:read",
+    IntelligenceRead => "intelligence:read",
+    CorrectionsWrite => "corrections:write",
+    AppstateWrite => "appstate:write",
+    ContextWrite => "context:write",
+    TimelineWrite => "timeline:write",
+    AdsWrite => "ads:write",
+    ListingsWrite => "listings:write",
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The warehouse's data domains: raw SQL sees all of them, so it needs every one of these
+/// reads plus [`Scope::SqlQuery`] (spec §4.13, §5).
+pub const FULL_READ_SET: &[Scope] = &[
+    Scope::AccountRead,
+    Scope::RetailRead,
+    Scope::AdsRead,
+    Scope::BrandAnalyticsRead,
+];
+
+/// What a service credential minted with no scope list holds: every read a tenant's own
+/// scripts use, plus `sql:query`. No write scope and no `intelligence:read` (admins grant it).
+pub const DEFAULT_SERVICE_SCOPES: &[Scope] = &[
+    Scope::AccountRead,
+    Scope::RetailRead,
+    Scope::AdsRead,
+    Scope::BrandAnalyticsRead,
+    Scope::SqlQuery,
+    Scope::ContextRead,
+    Scope::TimelineRead,
+];
+
+/// The scopes the warehouse routes and tools require.
+pub fn sql_scopes() -> Vec<Scope> {
+    let mut v = FULL_READ_SET.to_vec();
+    v.push(Scope::SqlQuery);
+    v
+}
+
+/// A validated, ordered, de-duplicated set of scopes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ScopeSet(BTreeSet<Scope>);
+
+impl ScopeSet {
+    /// Builds a set from scopes.
+    pub fn from_scopes(scopes: &[Scope]) -> Self {
+        Self(scopes.iter().copied().collect())
+    }
+
+    /// Parses a list separated by spaces or commas (OAuth uses spaces, the CLI commas).
+    pub fn parse(list: &str) -> Result<Self> {
+        let mut set = BTreeSet::new();
+        for part in list.split([' ', ',']).filter(|p| !p.is_empty()) {
+            set.insert(part.parse::<Scope>()?);
+        }
+        Ok(Self(set))
+    }
+
+    /// Checks the grant rules a credential's scope list must follow.
+    pub fn validate_grant(&self) -> Result<()> {
+        if self.0.is_empty() {
+            return Err(Error::new(
+                Kind::BadParams,
+                "a credential needs at least one scope",
+            ));
+        }
+        if self.contains(Scope::ContextWrite) && !self.contains(Scope::ContextRead) {
+            return Err(Error::new(
+                Kind::BadParams,
+                "context:write must be granted with context:read (every context call checks context:read first)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the set holds `scope`.
+    pub fn contains(&self, scope: Scope) -> bool {
+        self.0.contains(&scope)
+    }
+
+    /// Whether every scope of `other` is in this set.
+    pub fn is_superset(&self, other: &ScopeSet) -> bool {
+        self.0.is_superset(&other.0)
+    }
+
+    /// The scopes of `required` this set lacks.
+    pub fn missing(&self, required: &[Scope]) -> Vec<Scope> {
+        required
+            .iter()
+            .copied()
+            .filter(|s| !self.contains(*s))
+            .collect()
+    }
+
+    /// Iterates the scopes in order.
+    pub fn iter(&self) -> impl Iterator<Item = Scope> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// Wire values, in order.
+    pub fn to_strings(&self) -> Vec<String> {
+        self.iter().map(|s| s.as_str().to_owned()).collect()
+    }
+
+    /// The OAuth form: space-separated.
+    pub fn to_oauth_string(&self) -> String {
+        self.to_strings().join(" ")
+    }
+}
+
+/// Fails with `403 insufficient_scope` unless `granted` holds every scope of `required`.
+pub fn require(granted: &ScopeSet, required: &[Scope]) -> Result<()> {
+    let missing = granted.missing(required);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let req: Vec<&str> = required.iter().map(|s| s.as_str()).collect();
+    let miss: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+    Err(Error::insufficient_scope(&req, &miss))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_both_separators_and_rejects_unknown() {
+        let s = ScopeSet::parse("sql:query, ads:read retail:read").unwrap();
+        assert_eq!(s.to_oauth_string(), "retail:read ads:read sql:query");
+        assert_eq!(
+            ScopeSet::parse("sql:write").unwrap_err().kind,
+            Kind::BadParams
+        );
+    }
+
+    #[test]
+    fn context_write_needs_context_read() {
+        assert!(
+            ScopeSet::parse("context:write")
+                .unwrap()
+                .validate_grant()
+                .is_err()
+        );
+        assert!(
+            ScopeSet::parse("context:write context:read")
+                .unwrap()
+                .validate_grant()
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn require_reports_missing() {
+        let s = ScopeSet::parse("sql:query").unwrap();
+        let e = require(&s, &sql_scopes()).unwrap_err();
+        assert_eq!(e.required_scopes.len(), 5);
+        assert!(e.message.contains("account:read"));
+        assert!(
+            require(
+                &ScopeSet::from_scopes(DEFAULT_SERVICE_SCOPES),
+                &sql_scopes()
+            )
+            .is_ok()
+        );
+    }
+}

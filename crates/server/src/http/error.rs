@@ -1,0 +1,92 @@
+//! Renders the one error type: [`ApiError`] as the `/api` failure envelope, [`V1Error`] as
+//! the `/v1` `{ error: { code, message } }` body. An internal error's cause is logged here
+//! and never sent.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use pp_core::{Error, Kind};
+
+/// An error answered with the `/api` envelope.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+/// An error answered with the `/v1` envelope.
+#[derive(Debug)]
+pub struct V1Error(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        Self(e)
+    }
+}
+
+impl From<Error> for V1Error {
+    fn from(e: Error) -> Self {
+        Self(e)
+    }
+}
+
+fn respond(e: &Error, body: serde_json::Value) -> Response {
+    if let Some(cause) = e.cause() {
+        tracing::error!(kind = e.kind.code(), cause, "request failed");
+    }
+    let status = StatusCode::from_u16(e.kind.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut res = (status, Json(body)).into_response();
+    let challenge = match e.kind {
+        Kind::InvalidToken => Some(format!(
+            "Bearer realm=\"partner-platform\", error=\"invalid_token\", error_description=\"{}\"",
+            e.message.replace('"', "'")
+        )),
+        Kind::InsufficientScope => Some(format!(
+            "Bearer realm=\"partner-platform\", error=\"insufficient_scope\", scope=\"{}\"",
+            e.required_scopes.join(" ")
+        )),
+        _ => None,
+    };
+    if let Some(v) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    res
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        respond(&self.0, self.0.api_envelope(None))
+    }
+}
+
+impl IntoResponse for V1Error {
+    fn into_response(self) -> Response {
+        respond(&self.0, self.0.v1_envelope())
+    }
+}
+
+/// Renders `e` in the envelope the path's family uses.
+pub fn for_path(path: &str, e: Error) -> Response {
+    if path.starts_with("/v1/") || path == "/v1" {
+        V1Error(e).into_response()
+    } else {
+        ApiError(e).into_response()
+    }
+}
+
+/// Answers paths that match no route.
+pub async fn not_found(uri: Uri) -> Response {
+    for_path(
+        uri.path(),
+        Error::not_found(format!("no route {}", uri.path()))
+            .with_fix("See /openapi.json and the README for the routes that exist."),
+    )
+}
+
+/// Answers a known path called with the wrong method.
+pub async fn method_not_allowed(uri: Uri) -> Response {
+    for_path(
+        uri.path(),
+        Error::new(
+            Kind::MethodNotAllowed,
+            format!("{} does not take this method", uri.path()),
+        ),
+    )
+}

@@ -1,0 +1,43 @@
+//! A JSON body extractor whose failures are `400 invalid_request` in the `/api` envelope
+//! (axum's own rejection would answer in plain text).
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use pp_core::{Error, Kind};
+use serde_json::Value;
+
+use super::error::ApiError;
+
+/// Largest JSON body accepted, in bytes.
+pub const MAX_BODY: usize = 1024 * 1024;
+
+/// A request body parsed as a JSON object.
+pub struct JsonObject(pub serde_json::Map<String, Value>);
+
+impl<S: Send + Sync> FromRequest<S> for JsonObject {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            ApiError(Error::new(
+                Kind::InvalidRequest,
+                format!("cannot read the body: {e}"),
+            ))
+        })?;
+        if bytes.len() > MAX_BODY {
+            return Err(ApiError(Error::new(
+                Kind::TooLarge,
+                format!("the body is larger than {MAX_BODY} bytes"),
+            )));
+        }
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(map)) => Ok(Self(map)),
+            Ok(_) => Err(ApiError(Error::invalid_request(
+                "the body must be a JSON object",
+            ))),
+            Err(e) => Err(ApiError(Error::invalid_request(format!(
+                "the body is not valid JSON: {e}"
+            )))),
+        }
+    }
+}

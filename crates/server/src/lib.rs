@@ -1,0 +1,30 @@
+//! The HTTP front doors: one axum router serving `/health`, the OAuth endpoints, `/v1` and
+//! `/api`, with request ids, one JSON log line per request, bearer authentication and the
+//! error envelopes. Handlers stay thin: they read input, call a service, render the answer.
+
+pub mod http;
+mod routes;
+mod state;
+
+use std::future::Future;
+
+use axum::Router;
+use tokio::net::TcpListener;
+
+pub use state::{AppState, SharedState};
+
+/// The whole router over `state`.
+pub fn router(state: SharedState) -> Router {
+    routes::router(state)
+}
+
+/// Serves `router(state)` on `listener` until `shutdown` resolves.
+pub async fn serve(
+    listener: TcpListener,
+    state: SharedState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

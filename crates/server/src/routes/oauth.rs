@@ -1,0 +1,142 @@
+//! The OAuth 2.0 endpoints: `POST /oauth/token` (grant `client_credentials`, client
+//! authentication by HTTP Basic or form fields, RFC 6749 errors) and the RFC 8414 discovery
+//! document describing what exists.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use pp_auth::OAuthError;
+use pp_core::Scope;
+use serde_json::{Value, json};
+
+use crate::state::SharedState;
+
+fn oauth_error(e: OAuthError, basic_used: bool) -> Response {
+    if let OAuthError::ServerError(cause) = &e {
+        tracing::error!(cause = %cause, "token endpoint failed");
+    }
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut res = (
+        status,
+        Json(json!({ "error": e.code(), "error_description": e.description() })),
+    )
+        .into_response();
+    if status == StatusCode::UNAUTHORIZED && basic_used {
+        res.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Basic realm=\"partner-platform\""),
+        );
+    }
+    no_store(res)
+}
+
+fn no_store(mut res: Response) -> Response {
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res.headers_mut()
+        .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+    res
+}
+
+/// `client_id:client_secret` from an HTTP Basic header (each part form-url-decoded, RFC 6749 §2.3.1).
+fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OAuthError> {
+    let Some(v) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let v = v.to_str().map_err(|_| OAuthError::InvalidClient)?;
+    let Some((scheme, b64)) = v.split_once(' ') else {
+        return Err(OAuthError::InvalidClient);
+    };
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(OAuthError::InvalidRequest(
+            "the token endpoint takes HTTP Basic or form client authentication".into(),
+        ));
+    }
+    let raw = STANDARD
+        .decode(b64.trim())
+        .map_err(|_| OAuthError::InvalidClient)?;
+    let raw = String::from_utf8(raw).map_err(|_| OAuthError::InvalidClient)?;
+    let (id, secret) = raw.split_once(':').ok_or(OAuthError::InvalidClient)?;
+    let decode = |s: &str| {
+        form_urlencoded::parse(format!("x={s}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    Ok(Some((decode(id), decode(secret))))
+}
+
+/// The form's fields; a repeated field is `invalid_request` (RFC 6749 §3.2).
+fn form_fields(body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (k, v) in form_urlencoded::parse(body) {
+        if out.iter().any(|(name, _)| name == &k) {
+            return Err(OAuthError::InvalidRequest(format!(
+                "parameter '{k}' is repeated"
+            )));
+        }
+        out.push((k.into_owned(), v.into_owned()));
+    }
+    Ok(out)
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn client_credentials(
+    headers: &HeaderMap,
+    fields: &[(String, String)],
+) -> Result<(String, String), OAuthError> {
+    let basic = basic_credentials(headers)?;
+    let form = (field(fields, "client_id"), field(fields, "client_secret"));
+    match (basic, form) {
+        (Some(_), (_, Some(_))) => Err(OAuthError::InvalidRequest(
+            "use one client authentication method: HTTP Basic or client_secret in the form, not both".into(),
+        )),
+        (Some(b), _) => Ok(b),
+        (None, (Some(id), Some(secret))) => Ok((id.to_owned(), secret.to_owned())),
+        (None, _) => Err(OAuthError::InvalidClient),
+    }
+}
+
+pub async fn token(State(app): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
+    let basic_used = headers.get(header::AUTHORIZATION).is_some();
+    // argon2 verification is deliberately slow: keep it off the async workers.
+    let result = tokio::task::spawn_blocking(move || {
+        let fields = form_fields(&body)?;
+        match field(&fields, "grant_type") {
+            Some("client_credentials") => {}
+            Some(other) => return Err(OAuthError::UnsupportedGrantType(other.to_owned())),
+            None => return Err(OAuthError::InvalidRequest("grant_type is required".into())),
+        }
+        let (id, secret) = client_credentials(&headers, &fields)?;
+        let cred = pp_auth::authenticate_client(&app.store, &id, &secret)?;
+        pp_auth::mint_token(&app.store, &cred, field(&fields, "scope"))
+    })
+    .await
+    .unwrap_or_else(|e| Err(OAuthError::ServerError(e.to_string())));
+    match result {
+        Ok(t) => no_store(Json(t).into_response()),
+        Err(e) => oauth_error(e, basic_used),
+    }
+}
+
+pub async fn metadata(State(app): State<SharedState>) -> Json<Value> {
+    let base = &app.public_url;
+    Json(json!({
+        "issuer": base,
+        "token_endpoint": format!("{base}/oauth/token"),
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        "response_types_supported": [],
+        "scopes_supported": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    }))
+}

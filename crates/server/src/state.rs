@@ -1,0 +1,44 @@
+//! What every handler can reach: the state store, the warehouse engines, limits and the
+//! public base URL (used in discovery documents).
+
+use std::sync::Arc;
+
+use pp_core::{Error, Kind, Principal, Result};
+use pp_store::Store;
+use pp_warehouse::{Engine, Limits, Registry};
+
+/// Shared application state.
+pub struct AppState {
+    /// The state store.
+    pub store: Store,
+    /// One warehouse engine per tenant.
+    pub warehouses: Registry,
+    /// Query limits.
+    pub limits: Limits,
+    /// The base URL clients reach the service at (no trailing slash).
+    pub public_url: String,
+}
+
+/// State as handlers receive it.
+pub type SharedState = Arc<AppState>;
+
+impl AppState {
+    /// State over `store` with default limits.
+    pub fn new(store: Store, public_url: &str) -> Self {
+        Self {
+            store,
+            warehouses: Registry::default(),
+            limits: Limits::default(),
+            public_url: public_url.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    /// The caller's own tenant warehouse; there is no way to name another.
+    pub fn warehouse_for(&self, p: &Principal) -> Result<Arc<dyn Engine>> {
+        let tenant = self.store.tenant(&p.tenant)?.ok_or_else(|| {
+            Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
+                .with_field("_cause", format!("tenant {} missing from store", p.tenant))
+        })?;
+        self.warehouses.engine(&tenant.id, &tenant.warehouse)
+    }
+}

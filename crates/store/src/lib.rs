@@ -1,0 +1,74 @@
+//! The state store: the service's own data (tenants, service credentials, access tokens, and
+//! later jobs, audit rows, brand memory and forecast state). SQLite in WAL mode by default;
+//! migrations run when the store opens. Calls are synchronous and short; callers on an async
+//! runtime keep them that way (no query here scans more than an index range).
+
+mod credentials;
+mod migrations;
+mod pool;
+mod tenants;
+mod tokens;
+
+use std::path::{Path, PathBuf};
+
+use pp_core::{Error, Result};
+
+pub use credentials::{CredentialRow, NewCredential};
+pub use pool::Pool;
+pub use tenants::TenantRow;
+pub use tokens::{NewToken, TokenGrant};
+
+/// The service's state store.
+#[derive(Clone)]
+pub struct Store {
+    pool: Pool,
+    data_dir: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) `<data_dir>/state.sqlite` and brings its schema up to date.
+    pub fn open(data_dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(data_dir).map_err(|e| {
+            Error::internal(format!(
+                "cannot create data dir {}: {e}",
+                data_dir.display()
+            ))
+        })?;
+        let pool = Pool::new(data_dir.join("state.sqlite"));
+        pool.with(migrations::run)?;
+        Ok(Self {
+            pool,
+            data_dir: data_dir.to_path_buf(),
+        })
+    }
+
+    /// The folder holding the store and the tenants' default warehouses.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Where a tenant's default (embedded) warehouse file lives.
+    pub fn default_warehouse_path(&self, tenant: &pp_core::TenantId) -> PathBuf {
+        self.data_dir
+            .join("tenants")
+            .join(tenant.as_str())
+            .join("warehouse.sqlite")
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_unix() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// Maps a SQLite failure to an opaque internal error (the cause is logged, not sent).
+pub(crate) fn db_err(e: rusqlite::Error) -> Error {
+    Error::internal(format!("state store: {e}"))
+}
+
+/// Random bytes from the operating system.
+pub fn random_bytes<const N: usize>() -> Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    getrandom::fill(&mut buf).map_err(|e| Error::internal(format!("random source: {e}")))?;
+    Ok(buf)
+}

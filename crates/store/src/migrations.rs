@@ -1,0 +1,51 @@
+//! Schema migrations, applied in order on open and tracked by `PRAGMA user_version`.
+//! Append new steps; never edit a released one.
+
+use pp_core::Result;
+use rusqlite::Connection;
+
+const STEPS: &[&str] = &[
+    // 1: tenants, service credentials, access tokens.
+    "CREATE TABLE tenants (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        warehouse TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE credentials (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        client_id TEXT NOT NULL UNIQUE,
+        secret_hash TEXT NOT NULL,
+        label TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        rotated_at INTEGER,
+        revoked_at INTEGER
+    );
+    CREATE INDEX credentials_tenant ON credentials(tenant_id);
+    CREATE TABLE access_tokens (
+        token_hash BLOB PRIMARY KEY,
+        credential_id TEXT NOT NULL REFERENCES credentials(id),
+        tenant_id TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        issued_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX access_tokens_credential ON access_tokens(credential_id);",
+];
+
+/// Brings the schema up to the newest step, each step in its own transaction.
+pub fn run(conn: &mut Connection) -> Result<()> {
+    let current: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(crate::db_err)?;
+    for (i, sql) in STEPS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction().map_err(crate::db_err)?;
+        tx.execute_batch(sql).map_err(crate::db_err)?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+            .map_err(crate::db_err)?;
+        tx.commit().map_err(crate::db_err)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! Read-only SQL over tenant warehouses. [`Engine`] is the small interface every backend
+//! implements (embedded SQLite now; MySQL/MariaDB and PostgreSQL later); [`Registry`] keeps one
+//! engine per tenant warehouse. Read-only is enforced by the engine itself, never by matching
+//! SQL text.
+
+mod engine;
+mod limits;
+mod params;
+mod registry;
+mod split;
+pub mod sqlite;
+
+pub use engine::{
+    ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription, TableSummary,
+};
+pub use limits::Limits;
+pub use params::Params;
+pub use registry::Registry;

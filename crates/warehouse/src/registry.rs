@@ -1,0 +1,45 @@
+//! One engine per tenant warehouse, opened on first use and kept.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use pp_core::{Error, Kind, Result};
+
+use crate::engine::Engine;
+use crate::sqlite::SqliteEngine;
+
+/// Opens engines from warehouse locators and keeps them by tenant.
+#[derive(Default, Clone)]
+pub struct Registry {
+    engines: Arc<Mutex<HashMap<String, (String, Arc<dyn Engine>)>>>,
+}
+
+impl Registry {
+    /// The engine for `tenant`, whose warehouse is at `locator` (`sqlite:<path>`).
+    pub fn engine(&self, tenant: &str, locator: &str) -> Result<Arc<dyn Engine>> {
+        let mut map = self.engines.lock().map_err(Error::internal)?;
+        if let Some((loc, engine)) = map.get(tenant)
+            && loc == locator
+        {
+            return Ok(engine.clone());
+        }
+        let engine = open(locator)?;
+        map.insert(tenant.to_owned(), (locator.to_owned(), engine.clone()));
+        Ok(engine)
+    }
+}
+
+/// Opens the engine a locator names.
+pub fn open(locator: &str) -> Result<Arc<dyn Engine>> {
+    match locator.split_once(':') {
+        Some(("sqlite", path)) => Ok(Arc::new(SqliteEngine::new(path.into()))),
+        _ => Err(Error::new(
+            Kind::WarehouseUnavailable,
+            "this tenant's warehouse engine is not supported by this build",
+        )
+        .with_field(
+            "_cause",
+            format!("unsupported warehouse locator scheme in '{locator}'"),
+        )),
+    }
+}

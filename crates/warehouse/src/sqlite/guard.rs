@@ -1,0 +1,113 @@
+//! The authorizer: the statement may read tables and call ordinary functions, and nothing
+//! else. Each denial is recorded so the error can say what was refused.
+
+use std::sync::{Arc, Mutex};
+
+use pp_core::{Error, Result};
+use rusqlite::Connection;
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+
+/// The last thing the authorizer refused on a connection.
+#[derive(Clone, Default)]
+pub struct Denial(Arc<Mutex<Option<String>>>);
+
+impl Denial {
+    /// Takes the recorded refusal, clearing it.
+    pub fn take(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|mut d| d.take())
+    }
+
+    fn record(&self, what: String) {
+        if let Ok(mut d) = self.0.lock()
+            && d.is_none()
+        {
+            *d = Some(what);
+        }
+    }
+}
+
+/// PRAGMAs that only describe the schema (their argument is a table or index name).
+const INTROSPECTION_PRAGMAS: &[&str] = &[
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
+    "collation_list",
+];
+
+/// Functions no tenant query may call.
+const DENIED_FUNCTIONS: &[&str] = &["load_extension", "fts3_tokenizer"];
+
+fn verdict(action: &AuthAction<'_>) -> std::result::Result<(), String> {
+    match action {
+        AuthAction::Select | AuthAction::Read { .. } | AuthAction::Recursive => Ok(()),
+        AuthAction::Function { function_name } => {
+            let f = function_name.to_ascii_lowercase();
+            if DENIED_FUNCTIONS.contains(&f.as_str()) {
+                Err(format!("the function {f}() is not allowed"))
+            } else {
+                Ok(())
+            }
+        }
+        AuthAction::Pragma { pragma_name, .. } => {
+            let p = pragma_name.to_ascii_lowercase();
+            if INTROSPECTION_PRAGMAS.contains(&p.as_str()) {
+                Ok(())
+            } else {
+                Err(format!("PRAGMA {p} is not allowed"))
+            }
+        }
+        AuthAction::Attach { .. } => Err("ATTACH is not allowed".into()),
+        AuthAction::Detach { .. } => Err("DETACH is not allowed".into()),
+        AuthAction::Insert { table_name } => {
+            Err(format!("INSERT into {table_name} is not allowed"))
+        }
+        AuthAction::Update { table_name, .. } => {
+            Err(format!("UPDATE of {table_name} is not allowed"))
+        }
+        AuthAction::Delete { table_name } => {
+            Err(format!("DELETE from {table_name} is not allowed"))
+        }
+        AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => {
+            Err("transaction control is not allowed".into())
+        }
+        other => Err(format!("{} is not allowed", describe(other))),
+    }
+}
+
+fn describe(action: &AuthAction<'_>) -> String {
+    let dbg = format!("{action:?}");
+    let name = dbg
+        .split([' ', '{', '('])
+        .next()
+        .unwrap_or("this statement");
+    // CamelCase action name to words: CreateTable -> CREATE TABLE.
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// Installs the authorizer on `conn`, returning its denial record.
+pub fn install(conn: &Connection) -> Result<Denial> {
+    let denial = Denial::default();
+    let rec = denial.clone();
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        match verdict(&ctx.action) {
+            Ok(()) => Authorization::Allow,
+            Err(why) => {
+                rec.record(why);
+                Authorization::Deny
+            }
+        }
+    }))
+    .map_err(|e| Error::internal(format!("authorizer: {e}")))?;
+    Ok(denial)
+}
