@@ -60,7 +60,7 @@ impl OAuthError {
 }
 
 fn server_error(e: pp_core::Error) -> OAuthError {
-    OAuthError::ServerError(e.cause().unwrap_or(&e.message).to_owned())
+    OAuthError::ServerError(e.cause().unwrap_or(e.message()).to_owned())
 }
 
 /// A hash to verify against when the client id is unknown, so both paths cost the same.
@@ -113,7 +113,8 @@ pub fn mint_token(
     let granted = match requested.map(str::trim).filter(|s| !s.is_empty()) {
         None => held,
         Some(req) => {
-            let want = ScopeSet::parse(req).map_err(|e| OAuthError::InvalidScope(e.message))?;
+            let want = ScopeSet::parse(req)
+                .map_err(|e| OAuthError::InvalidScope(e.message().to_owned()))?;
             if !held.is_superset(&want) {
                 let extra: Vec<String> = want
                     .iter()

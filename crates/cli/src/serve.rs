@@ -46,8 +46,8 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
 /// Text for a startup failure, including the logged-only cause (this is the operator's terminal).
 pub fn describe(e: &pp_core::Error) -> String {
     match e.cause() {
-        Some(c) => format!("{} ({c})", e.message),
-        None => e.message.clone(),
+        Some(c) => format!("{} ({c})", e.message()),
+        None => e.message().to_owned(),
     }
 }
 

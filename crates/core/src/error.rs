@@ -71,22 +71,23 @@ kinds! {
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),
 }
 
-/// A failure, carrying everything any of the three renderings needs.
+/// A failure, carrying everything any of the three renderings needs. Small on the stack
+/// (the kind plus one box) so `Result<T, Error>` stays cheap to pass around.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{kind:?}: {message}")]
+#[error("{kind:?}: {}", detail.message)]
 pub struct Error {
     /// The machine code.
     pub kind: Kind,
-    /// The specific reason (safe to send: never holds secrets or internal causes).
-    pub message: String,
-    /// A person-safe sentence; defaults to the kind's text.
-    pub friendly: Option<String>,
-    /// A concrete next step, when there is one.
-    pub fix: Option<String>,
-    /// Scopes the call needed (on `insufficient_scope`).
-    pub required_scopes: Vec<String>,
-    /// Further envelope fields (`conflicts`, `max_items`, `truncated`…).
-    pub extra: Map<String, Value>,
+    detail: Box<Detail>,
+}
+
+#[derive(Debug, Clone)]
+struct Detail {
+    message: String,
+    friendly: Option<String>,
+    fix: Option<String>,
+    required_scopes: Vec<String>,
+    extra: Map<String, Value>,
 }
 
 impl Error {
@@ -94,29 +95,46 @@ impl Error {
     pub fn new(kind: Kind, message: impl Into<String>) -> Self {
         Self {
             kind,
-            message: message.into(),
-            friendly: None,
-            fix: None,
-            required_scopes: Vec::new(),
-            extra: Map::new(),
+            detail: Box::new(Detail {
+                message: message.into(),
+                friendly: None,
+                fix: None,
+                required_scopes: Vec::new(),
+                extra: Map::new(),
+            }),
         }
+    }
+
+    /// The specific reason (safe to send: never holds secrets or internal causes).
+    pub fn message(&self) -> &str {
+        &self.detail.message
+    }
+
+    /// Scopes the call needed (on `insufficient_scope`).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.detail.required_scopes
+    }
+
+    /// The concrete next step, if any.
+    pub fn fix(&self) -> Option<&str> {
+        self.detail.fix.as_deref()
     }
 
     /// Adds a concrete next step.
     pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
-        self.fix = Some(fix.into());
+        self.detail.fix = Some(fix.into());
         self
     }
 
     /// Overrides the person-safe sentence.
     pub fn with_friendly(mut self, friendly: impl Into<String>) -> Self {
-        self.friendly = Some(friendly.into());
+        self.detail.friendly = Some(friendly.into());
         self
     }
 
     /// Adds one more envelope field.
     pub fn with_field(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.extra.insert(key.to_owned(), value.into());
+        self.detail.extra.insert(key.to_owned(), value.into());
         self
     }
 
@@ -143,7 +161,7 @@ impl Error {
         .with_fix(
             "Ask a tenant admin for a credential that holds these scopes, then mint a new token.",
         );
-        e.required_scopes = required.iter().map(|s| (*s).to_owned()).collect();
+        e.detail.required_scopes = required.iter().map(|s| (*s).to_owned()).collect();
         e
     }
 
@@ -154,7 +172,7 @@ impl Error {
 
     /// The logged cause of an internal error, if any.
     pub fn cause(&self) -> Option<&str> {
-        self.extra.get("_cause").and_then(Value::as_str)
+        self.detail.extra.get("_cause").and_then(Value::as_str)
     }
 
     /// The `/api` failure envelope.
@@ -169,22 +187,23 @@ impl Error {
         body.insert("retryable".into(), self.kind.retryable().into());
         body.insert(
             "friendly".into(),
-            self.friendly
+            self.detail
+                .friendly
                 .as_deref()
                 .unwrap_or(self.kind.friendly())
                 .into(),
         );
-        body.insert("message".into(), self.message.clone().into());
-        if let Some(fix) = &self.fix {
+        body.insert("message".into(), self.detail.message.clone().into());
+        if let Some(fix) = &self.detail.fix {
             body.insert("fix".into(), fix.clone().into());
         }
-        if !self.required_scopes.is_empty() {
+        if !self.detail.required_scopes.is_empty() {
             body.insert(
                 "required_scopes".into(),
-                self.required_scopes.clone().into(),
+                self.detail.required_scopes.clone().into(),
             );
         }
-        for (k, v) in &self.extra {
+        for (k, v) in &self.detail.extra {
             if !k.starts_with('_') {
                 body.insert(k.clone(), v.clone());
             }
@@ -199,11 +218,11 @@ impl Error {
     pub fn v1_envelope(&self) -> Value {
         let mut err = Map::new();
         err.insert("code".into(), self.kind.v1_code().into());
-        err.insert("message".into(), self.message.clone().into());
-        if !self.required_scopes.is_empty() {
+        err.insert("message".into(), self.detail.message.clone().into());
+        if !self.detail.required_scopes.is_empty() {
             err.insert(
                 "required_scopes".into(),
-                self.required_scopes.clone().into(),
+                self.detail.required_scopes.clone().into(),
             );
         }
         serde_json::json!({ "error": Value::Object(err) })

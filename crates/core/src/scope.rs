@@ -200,8 +200,8 @@ mod tests {
     fn require_reports_missing() {
         let s = ScopeSet::parse("sql:query").unwrap();
         let e = require(&s, &sql_scopes()).unwrap_err();
-        assert_eq!(e.required_scopes.len(), 5);
-        assert!(e.message.contains("account:read"));
+        assert_eq!(e.required_scopes().len(), 5);
+        assert!(e.message().contains("account:read"));
         assert!(
             require(
                 &ScopeSet::from_scopes(DEFAULT_SERVICE_SCOPES),

@@ -8,10 +8,13 @@ use pp_core::{Error, Kind, Result};
 use crate::engine::Engine;
 use crate::sqlite::SqliteEngine;
 
+/// An open engine and the locator it was opened from.
+type Entry = (String, Arc<dyn Engine>);
+
 /// Opens engines from warehouse locators and keeps them by tenant.
 #[derive(Default, Clone)]
 pub struct Registry {
-    engines: Arc<Mutex<HashMap<String, (String, Arc<dyn Engine>)>>>,
+    engines: Arc<Mutex<HashMap<String, Entry>>>,
 }
 
 impl Registry {

@@ -36,11 +36,11 @@ fn respond(e: &Error, body: serde_json::Value) -> Response {
     let challenge = match e.kind {
         Kind::InvalidToken => Some(format!(
             "Bearer realm=\"partner-platform\", error=\"invalid_token\", error_description=\"{}\"",
-            e.message.replace('"', "'")
+            e.message().replace('"', "'")
         )),
         Kind::InsufficientScope => Some(format!(
             "Bearer realm=\"partner-platform\", error=\"insufficient_scope\", scope=\"{}\"",
-            e.required_scopes.join(" ")
+            e.required_scopes().join(" ")
         )),
         _ => None,
     };

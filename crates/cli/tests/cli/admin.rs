@@ -1,0 +1,145 @@
+//! `admin` commands against a data directory that a running (non-dev) server shares.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::process::{Server, get_status, run, token};
+
+fn json(dir: &Path, args: &[&str]) -> Value {
+    let out = run(dir, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn a<'a>(rest: &[&'a str]) -> Vec<&'a str> {
+    [&["admin", "--data-dir", "state"][..], rest].concat()
+}
+
+fn fails(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[tokio::test]
+async fn tenants_and_credentials_round_trip_against_a_running_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+
+    let t = json(
+        d,
+        &a(&["tenant", "create", "beta", "--name", "Beta Co", "--json"]),
+    );
+    assert_eq!(t["id"], "beta");
+    assert!(fails(d, &a(&["tenant", "create", "beta"])).contains("already exists"));
+    assert!(fails(d, &a(&["tenant", "create", "Bad/Id"])).contains("not a valid tenant id"));
+    assert_eq!(
+        json(d, &a(&["tenant", "list", "--json"]))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    let c = json(
+        d,
+        &a(&[
+            "credential",
+            "create",
+            "--tenant",
+            "beta",
+            "--label",
+            "etl",
+            "--json",
+        ]),
+    );
+    let (id, client_id, secret) = (
+        c["id"].as_str().unwrap(),
+        c["client_id"].as_str().unwrap(),
+        c["client_secret"].as_str().unwrap(),
+    );
+    assert!(
+        c["scopes"].as_str().unwrap().contains("sql:query"),
+        "default bundle has sql:query"
+    );
+    assert!(
+        !c["scopes"].as_str().unwrap().contains("write"),
+        "default bundle is read-only"
+    );
+    assert!(fails(d, &a(&["credential", "create", "--tenant", "nope"])).contains("no tenant"));
+    assert!(
+        fails(
+            d,
+            &a(&[
+                "credential",
+                "create",
+                "--tenant",
+                "beta",
+                "--scopes",
+                "context:write"
+            ])
+        )
+        .contains("context:read")
+    );
+    assert!(
+        fails(
+            d,
+            &a(&[
+                "credential",
+                "create",
+                "--tenant",
+                "beta",
+                "--scopes",
+                "sql:write"
+            ])
+        )
+        .contains("unknown scope")
+    );
+    let listed = run(d, &a(&["credential", "list", "--json"]));
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains(client_id) && !listed.contains(secret) && !listed.contains("argon2"),
+        "{listed}"
+    );
+
+    let server = Server::start(
+        d,
+        &[
+            "server",
+            "--data-dir",
+            "state",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            "http://gateway.test",
+        ],
+        "listening on ",
+        "listening on ",
+    );
+    let base = format!("http://{}", server.base);
+    let (status, body) = token(&base, client_id, secret).await;
+    assert_eq!(status, 200, "{body}");
+    let tok = body["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(get_status(&base, "/v1/me", &tok).await, 200);
+
+    // Rotation from another process: the old token fails on the very next request.
+    let rotated = json(d, &a(&["credential", "rotate", id, "--json"]));
+    assert_eq!(get_status(&base, "/v1/me", &tok).await, 401);
+    assert_eq!(token(&base, client_id, secret).await.0, 401);
+    let new_secret = rotated["client_secret"].as_str().unwrap();
+    let (_, body) = token(&base, client_id, new_secret).await;
+    let tok = body["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(get_status(&base, "/v1/me", &tok).await, 200);
+
+    // Revocation from another process, likewise at once.
+    let out = run(d, &a(&["credential", "revoke", client_id]));
+    assert!(out.status.success());
+    assert_eq!(get_status(&base, "/v1/me", &tok).await, 401);
+    assert_eq!(token(&base, client_id, new_secret).await.0, 401);
+    assert!(fails(d, &a(&["credential", "rotate", id])).contains("revoked"));
+}

@@ -1,0 +1,176 @@
+//! `server --dev`: the README walkthrough verbatim, restarts, and the configuration refusal.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::process::{Server, get_status, run, token};
+
+const UP: &str = "dev server is up at ";
+
+fn start_dev(dir: &Path) -> Server {
+    Server::start(
+        dir,
+        &["server", "--dev", "--listen", "127.0.0.1:0"],
+        UP,
+        "Stop with Ctrl-C",
+    )
+}
+
+/// The shell block between the README's walkthrough markers.
+fn walkthrough() -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let block = readme
+        .split("<!-- walkthrough:start -->")
+        .nth(1)
+        .unwrap()
+        .split("<!-- walkthrough:end -->")
+        .next()
+        .unwrap();
+    let body = block
+        .trim()
+        .strip_prefix("```sh")
+        .unwrap()
+        .strip_suffix("```")
+        .unwrap();
+    body.to_owned()
+}
+
+fn credential(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join(".partner-dev/dev-credential.json")).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn readme_walkthrough_runs_verbatim_against_the_dev_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_dev(dir.path());
+    assert!(
+        server.stdout.contains("created just now"),
+        "{}",
+        server.stdout
+    );
+    let script = format!(
+        "set -euo pipefail\n{}\necho \"LEAKCHECK=$TOKEN\"\n",
+        walkthrough()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "walkthrough failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(r#""tenant_id":"demo""#), "{stdout}");
+    assert!(
+        stdout.contains(r#""ok":true"#) && stdout.contains(r#""Marketplace":"US""#),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("MIX_MAX_Record_IDX") && stdout.contains("Delete_Settlement_IDX"),
+        "{stdout}"
+    );
+
+    // The request log has one JSON line per request, and neither the token nor the secret.
+    let token = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("LEAKCHECK="))
+        .unwrap();
+    assert!(token.starts_with("ppat_"));
+    let secret = credential(dir.path())["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let logs = server.logs();
+    let requests: Vec<Value> = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["target"] == "request")
+        .collect();
+    assert!(
+        requests
+            .iter()
+            .any(|r| r["route"] == "/api/query" && r["tenant"] == "demo" && r["status"] == 200),
+        "{logs}"
+    );
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["request_id"].as_str().is_some() && r["duration_ms"].is_number())
+    );
+    assert!(!logs.contains(token), "token leaked into logs");
+    assert!(!logs.contains(&secret), "secret leaked into logs");
+}
+
+#[tokio::test]
+async fn a_second_start_reuses_data_and_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = start_dev(dir.path());
+    let c1 = credential(dir.path());
+    assert_eq!(c1["tenant"], "demo");
+    assert_eq!(c1["base_url"], first.base.as_str());
+    assert_eq!(c1["token_url"], format!("{}/oauth/token", first.base));
+    let (status, body) = token(
+        &first.base,
+        c1["client_id"].as_str().unwrap(),
+        c1["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let tok = body["access_token"].as_str().unwrap().to_owned();
+    let warehouse = dir
+        .path()
+        .join(".partner-dev/tenants/demo/warehouse.sqlite");
+    let bytes = std::fs::read(&warehouse).unwrap();
+    first.stop();
+
+    let second = start_dev(dir.path());
+    assert!(!second.stdout.contains("created just now"));
+    let c2 = credential(dir.path());
+    assert_eq!(
+        (c1["client_id"].clone(), c1["client_secret"].clone()),
+        (c2["client_id"].clone(), c2["client_secret"].clone())
+    );
+    assert_eq!(
+        std::fs::read(&warehouse).unwrap(),
+        bytes,
+        "the warehouse is not rebuilt"
+    );
+    assert_eq!(
+        get_status(&second.base, "/v1/me", &tok).await,
+        200,
+        "tokens survive a restart"
+    );
+}
+
+#[test]
+fn server_without_dev_names_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["server", "--listen", "127.0.0.1:0"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("data_dir") && err.contains("public_url") && err.contains("--dev"),
+        "{err}"
+    );
+
+    std::fs::write(dir.path().join("pp.toml"), "data_dir = \"state\"\n").unwrap();
+    let out = run(dir.path(), &["server", "--config", "pp.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("public_url") && !err.contains("missing data_dir"),
+        "{err}"
+    );
+
+    std::fs::write(dir.path().join("bad.toml"), "data_dri = \"state\"\n").unwrap();
+    let out = run(dir.path(), &["server", "--config", "bad.toml"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("data_dri"));
+}

@@ -1,0 +1,151 @@
+//! Starting and stopping the real binary.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_partner-platform");
+
+/// A command for the binary with no `PARTNER_*` settings leaking in from the environment.
+pub fn cmd(cwd: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.current_dir(cwd);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("PARTNER_") || k.starts_with("PP_") {
+            c.env_remove(k);
+        }
+    }
+    c
+}
+
+/// Runs the binary to completion.
+pub fn run(cwd: &Path, args: &[&str]) -> Output {
+    cmd(cwd).args(args).output().unwrap()
+}
+
+/// A server process; stopped with SIGTERM on drop.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+    pub stdout: String,
+    pub log: PathBuf,
+}
+
+impl Server {
+    /// Starts `partner-platform <args>` in `cwd`, takes its URL from the word after `marker`
+    /// and reads its output up to the line holding `until`.
+    pub fn start(cwd: &Path, args: &[&str], marker: &str, until: &str) -> Self {
+        let log = cwd.join(format!("server-{}.log", rand_suffix()));
+        let mut child = cmd(cwd)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut stdout = String::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut base = None;
+        loop {
+            let mut line = String::new();
+            assert!(Instant::now() < deadline, "server did not start: {stdout}");
+            if reader.read_line(&mut line).unwrap() == 0 {
+                panic!(
+                    "server exited: {stdout}\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+            }
+            stdout.push_str(&line);
+            if let Some(rest) = line.split(marker).nth(1) {
+                base = Some(rest.split_whitespace().next().unwrap().to_owned());
+            }
+            if base.is_some() && line.contains(until) {
+                break;
+            }
+        }
+        let base = base.unwrap();
+        // Keep draining stdout so the server never blocks on a full pipe.
+        let drain = std::thread::spawn(move || {
+            let mut rest = String::new();
+            for line in reader.lines().map_while(Result::ok) {
+                rest.push_str(&line);
+                rest.push('\n');
+            }
+            rest
+        });
+        std::mem::forget(drain);
+        Self {
+            child,
+            base,
+            stdout,
+            log,
+        }
+    }
+
+    /// Stops the server with SIGTERM and waits for it.
+    pub fn stop(mut self) {
+        self.terminate();
+    }
+
+    fn terminate(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn logs(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}
+
+fn rand_suffix() -> u128 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed) as u128
+}
+
+/// Mints a token with client credentials.
+pub async fn token(base: &str, id: &str, secret: &str) -> (u16, serde_json::Value) {
+    let res = reqwest::Client::new()
+        .post(format!("{base}/oauth/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+/// GET with a bearer token; returns the status.
+pub async fn get_status(base: &str, path: &str, token: &str) -> u16 {
+    reqwest::Client::new()
+        .get(format!("{base}{path}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}

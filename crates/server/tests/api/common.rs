@@ -1,0 +1,162 @@
+//! `TestApp`: the real router on an ephemeral port over its own data directory, with two
+//! tenants (`acme` on the starter warehouse, `beta` on a small warehouse of its own), used
+//! over HTTP exactly as a client would.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pp_core::{ScopeSet, TenantId};
+use pp_server::AppState;
+use pp_store::Store;
+use serde_json::Value;
+
+pub struct Client {
+    pub client_id: String,
+    pub client_secret: String,
+    pub credential_id: String,
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub store: Store,
+    pub http: reqwest::Client,
+    pub dir: tempfile::TempDir,
+    pub acme: Client,
+    pub beta: Client,
+}
+
+fn beta_warehouse(path: &PathBuf) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode=DELETE;
+         CREATE TABLE seller (ID INTEGER PRIMARY KEY, MarketplaceSellerID VARCHAR(32), Name VARCHAR(64), Marketplace VARCHAR(2));
+         INSERT INTO seller VALUES (7, 'ABETAONLY', 'Beta Only Seller', 'US');
+         CREATE TABLE beta_secret_table (x INTEGER);",
+    )
+    .unwrap();
+}
+
+impl TestApp {
+    pub async fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let acme = TenantId::parse("acme").unwrap();
+        let beta = TenantId::parse("beta").unwrap();
+        let acme_wh = store.default_warehouse_path(&acme);
+        let beta_wh = store.default_warehouse_path(&beta);
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        pp_world::build_starter_warehouse(&acme_wh, 1, day).unwrap();
+        beta_warehouse(&beta_wh);
+        store
+            .create_tenant(&acme, "Acme", &format!("sqlite:{}", acme_wh.display()))
+            .unwrap();
+        store
+            .create_tenant(&beta, "Beta", &format!("sqlite:{}", beta_wh.display()))
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let state = Arc::new(AppState::new(store.clone(), &base));
+        tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
+        let mut app = Self {
+            base,
+            store,
+            http: reqwest::Client::new(),
+            dir,
+            acme: Client {
+                client_id: String::new(),
+                client_secret: String::new(),
+                credential_id: String::new(),
+            },
+            beta: Client {
+                client_id: String::new(),
+                client_secret: String::new(),
+                credential_id: String::new(),
+            },
+        };
+        app.acme = app.credential("acme", None);
+        app.beta = app.credential("beta", None);
+        app
+    }
+
+    /// A new credential for `tenant` (default bundle when `scopes` is None).
+    pub fn credential(&self, tenant: &str, scopes: Option<&str>) -> Client {
+        let c = pp_auth::create_credential(
+            &self.store,
+            &TenantId::parse(tenant).unwrap(),
+            scopes.map(|s| ScopeSet::parse(s).unwrap()),
+            "test",
+        )
+        .unwrap();
+        Client {
+            client_id: c.row.client_id,
+            client_secret: c.client_secret,
+            credential_id: c.row.id,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// POST /oauth/token with HTTP Basic; returns (status, body).
+    pub async fn token_raw(&self, id: &str, secret: &str, extra: &[(&str, &str)]) -> (u16, Value) {
+        let mut form = vec![("grant_type", "client_credentials")];
+        form.extend_from_slice(extra);
+        let res = self
+            .http
+            .post(self.url("/oauth/token"))
+            .basic_auth(id, Some(secret))
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap())
+    }
+
+    /// A token for `c`.
+    pub async fn token(&self, c: &Client) -> String {
+        let (status, body) = self.token_raw(&c.client_id, &c.client_secret, &[]).await;
+        assert_eq!(status, 200, "{body}");
+        body["access_token"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn get(&self, token: &str, path: &str) -> (u16, Value) {
+        let res = self
+            .http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POST /api/query with a raw body.
+    pub async fn query_raw(&self, token: &str, body: &str) -> (u16, Value) {
+        let res = self
+            .http
+            .post(self.url("/api/query"))
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap();
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap())
+    }
+
+    pub async fn query(&self, token: &str, body: Value) -> (u16, Value) {
+        self.query_raw(token, &body.to_string()).await
+    }
+
+    pub fn warehouse_file(&self, tenant: &str) -> PathBuf {
+        self.store
+            .default_warehouse_path(&TenantId::parse(tenant).unwrap())
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests: the real server on an ephemeral port, used over HTTP as a client would.
+
+mod common;
+mod oauth;
+mod surface;
+mod warehouse;

@@ -1,0 +1,268 @@
+//! Token endpoint, bearer authentication, scopes, revocation and rotation.
+
+use serde_json::json;
+
+use crate::common::TestApp;
+
+#[tokio::test]
+async fn wrong_secret_unknown_client_and_form_auth() {
+    let app = TestApp::start().await;
+    let (status, body) = app.token_raw(&app.acme.client_id, "pps_wrong", &[]).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("invalid_client"))
+    );
+    let (status, body) = app
+        .token_raw("ppc_nobody", &app.acme.client_secret, &[])
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("invalid_client"))
+    );
+
+    // Client authentication by form fields works too, and the token works.
+    let res = app
+        .http
+        .post(app.url("/oauth/token"))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", app.acme.client_id.as_str()),
+            ("client_secret", app.acme.client_secret.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["token_type"], "Bearer");
+    assert_eq!(body["expires_in"], 43200);
+    let token = body["access_token"].as_str().unwrap();
+    assert!(token.len() >= 43, "at least 256 bits of randomness");
+    let (status, me) = app.get(token, "/v1/me").await;
+    assert_eq!(status, 200);
+    assert_eq!(me["tenant_id"], "acme");
+    assert_eq!(me["person_label"], "svc:test");
+}
+
+#[tokio::test]
+async fn oauth_error_codes() {
+    let app = TestApp::start().await;
+    let (id, secret) = (app.acme.client_id.as_str(), app.acme.client_secret.as_str());
+    let res = app
+        .http
+        .post(app.url("/oauth/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "password")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    assert_eq!(
+        res.json::<serde_json::Value>().await.unwrap()["error"],
+        "unsupported_grant_type"
+    );
+    let res = app
+        .http
+        .post(app.url("/oauth/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[("scope", "sql:query")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    assert_eq!(
+        res.json::<serde_json::Value>().await.unwrap()["error"],
+        "invalid_request"
+    );
+    let (status, body) = app.token_raw(id, secret, &[("scope", "ads:write")]).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_scope"))
+    );
+    let (status, body) = app.token_raw(id, secret, &[("scope", "no:such")]).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_scope"))
+    );
+    // Both authentication methods at once is refused.
+    let res = app
+        .http
+        .post(app.url("/oauth/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_secret", secret),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+}
+
+#[tokio::test]
+async fn scope_narrowing_is_enforced() {
+    let app = TestApp::start().await;
+    let (status, body) = app
+        .token_raw(
+            &app.acme.client_id,
+            &app.acme.client_secret,
+            &[("scope", "account:read")],
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["scope"], "account:read");
+    let token = body["access_token"].as_str().unwrap();
+    assert_eq!(app.get(token, "/v1/me").await.0, 200);
+    let (status, body) = app.query(token, json!({"sql": "SELECT 1"})).await;
+    assert_eq!(status, 403);
+    assert_eq!(body["kind"], "insufficient_scope");
+    let required: Vec<&str> = body["required_scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        required,
+        [
+            "account:read",
+            "retail:read",
+            "ads:read",
+            "brand_analytics:read",
+            "sql:query"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn missing_scope_on_v1_uses_v1_envelope() {
+    let app = TestApp::start().await;
+    let c = app.credential("acme", Some("sql:query"));
+    let token = app.token(&c).await;
+    let res = app
+        .http
+        .get(app.url("/v1/me"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    assert!(
+        res.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("insufficient_scope")
+    );
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "insufficient_scope");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("account:read")
+    );
+}
+
+#[tokio::test]
+async fn missing_bad_and_malformed_tokens_are_401() {
+    let app = TestApp::start().await;
+    for auth in [
+        None,
+        Some("Bearer ppat_forged"),
+        Some("Bearer "),
+        Some("Basic abc"),
+        Some("Bearer x y z"),
+    ] {
+        let mut req = app.http.get(app.url("/v1/me"));
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 401, "{auth:?}");
+        let challenge = res.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            challenge.starts_with("Bearer ") && challenge.contains("error=\"invalid_token\""),
+            "{challenge}"
+        );
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "unauthorized");
+    }
+    let res = app
+        .http
+        .post(app.url("/api/query"))
+        .json(&json!({"sql": "SELECT 1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(
+        (body["ok"].as_bool(), body["kind"].as_str()),
+        (Some(false), Some("invalid_token"))
+    );
+}
+
+#[tokio::test]
+async fn revoked_credential_token_fails_at_once() {
+    let app = TestApp::start().await;
+    let token = app.token(&app.acme).await;
+    assert_eq!(app.get(&token, "/v1/me").await.0, 200);
+    app.store
+        .revoke_credential(&app.acme.credential_id)
+        .unwrap();
+    let (status, body) = app.get(&token, "/v1/me").await;
+    assert_eq!(status, 401);
+    assert_eq!(body["error"]["code"], "unauthorized");
+    // And the credential can no longer mint.
+    let (status, _) = app
+        .token_raw(&app.acme.client_id, &app.acme.client_secret, &[])
+        .await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test]
+async fn rotation_invalidates_old_secret_and_tokens() {
+    let app = TestApp::start().await;
+    let token = app.token(&app.acme).await;
+    let rotated = pp_auth::rotate_credential(&app.store, &app.acme.client_id).unwrap();
+    assert_eq!(app.get(&token, "/v1/me").await.0, 401);
+    assert_eq!(
+        app.token_raw(&app.acme.client_id, &app.acme.client_secret, &[])
+            .await
+            .0,
+        401
+    );
+    assert_eq!(
+        app.token_raw(&app.acme.client_id, &rotated.client_secret, &[])
+            .await
+            .0,
+        200
+    );
+}
+
+#[tokio::test]
+async fn discovery_describes_what_exists() {
+    let app = TestApp::start().await;
+    let body: serde_json::Value = app
+        .http
+        .get(app.url("/.well-known/oauth-authorization-server"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["issuer"], app.base);
+    assert_eq!(body["token_endpoint"], format!("{}/oauth/token", app.base));
+    assert_eq!(body["grant_types_supported"], json!(["client_credentials"]));
+    assert!(
+        body["scopes_supported"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("sql:query"))
+    );
+}
