@@ -260,4 +260,33 @@ mod tests {
         assert_eq!(body["required_scopes"][0], "sql:query");
         assert_eq!(e.v1_envelope()["error"]["code"], "insufficient_scope");
     }
+
+    /// `docs/errors.md` lists exactly the kinds served, with the code's status, source,
+    /// retryability and `/v1` code.
+    #[test]
+    fn errors_doc_matches_the_code() {
+        let doc = include_str!("../../../docs/errors.md");
+        let served = doc
+            .split("## Kinds the service serves now")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("section present");
+        let rows: Vec<Vec<String>> = served
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(|l| l.split('|').map(|c| c.trim().trim_matches('`').to_owned()).collect())
+            .collect();
+        assert_eq!(rows.len(), Kind::ALL.len(), "one row per kind");
+        for k in Kind::ALL {
+            let row = rows
+                .iter()
+                .find(|r| r[1] == k.code())
+                .unwrap_or_else(|| panic!("{} missing from docs/errors.md", k.code()));
+            let source = serde_json::to_value(k.source()).unwrap();
+            assert_eq!(row[2], k.status().to_string(), "{}", k.code());
+            assert_eq!(row[3], source.as_str().unwrap(), "{}", k.code());
+            assert_eq!(row[4], k.retryable().to_string(), "{}", k.code());
+            assert_eq!(row[5], k.v1_code(), "{}", k.code());
+        }
+    }
 }
