@@ -274,7 +274,11 @@ mod tests {
         let rows: Vec<Vec<String>> = served
             .lines()
             .filter(|l| l.starts_with("| `"))
-            .map(|l| l.split('|').map(|c| c.trim().trim_matches('`').to_owned()).collect())
+            .map(|l| {
+                l.split('|')
+                    .map(|c| c.trim().trim_matches('`').to_owned())
+                    .collect()
+            })
             .collect();
         assert_eq!(rows.len(), Kind::ALL.len(), "one row per kind");
         for k in Kind::ALL {

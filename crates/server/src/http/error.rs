@@ -76,7 +76,7 @@ pub async fn not_found(uri: Uri) -> Response {
     for_path(
         uri.path(),
         Error::not_found(format!("no route {}", uri.path()))
-            .with_fix("See /openapi.json and the README for the routes that exist."),
+            .with_fix("The README lists the routes that exist."),
     )
 }
 

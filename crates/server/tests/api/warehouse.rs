@@ -301,3 +301,18 @@ async fn tables_and_describe_show_the_spec_indexes() {
     let (status, body) = app.get(&token, "/api/table/no_such_table").await;
     assert_eq!((status, body["kind"].as_str()), (404, Some("not_found")));
 }
+
+#[tokio::test]
+async fn oversized_bodies_are_too_large() {
+    let app = TestApp::start().await;
+    let token = app.token(&app.acme).await;
+    for size in [1_100_000, 3_000_000] {
+        let sql = format!("SELECT '{}'", "x".repeat(size));
+        let (status, body) = app.query(&token, json!({ "sql": sql })).await;
+        assert_eq!(
+            (status, body["kind"].as_str()),
+            (400, Some("too_large")),
+            "{size}"
+        );
+    }
+}
