@@ -1,8 +1,8 @@
 //! A JSON body extractor whose failures are `400 invalid_request` in the `/api` envelope
 //! (axum's own rejection would answer in plain text).
 
-use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use pp_core::{Error, Kind};
 use serde_json::Value;
 
@@ -17,19 +17,22 @@ pub struct JsonObject(pub serde_json::Map<String, Value>);
 impl<S: Send + Sync> FromRequest<S> for JsonObject {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            ApiError(Error::new(
-                Kind::InvalidRequest,
-                format!("cannot read the body: {e}"),
-            ))
-        })?;
-        if bytes.len() > MAX_BODY {
-            return Err(ApiError(Error::new(
-                Kind::TooLarge,
-                format!("the body is larger than {MAX_BODY} bytes"),
-            )));
-        }
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let limited = Limited::new(req.into_body(), MAX_BODY);
+        let bytes = match limited.collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) if e.is::<LengthLimitError>() => {
+                return Err(ApiError(Error::new(
+                    Kind::TooLarge,
+                    format!("the body is larger than {MAX_BODY} bytes"),
+                )));
+            }
+            Err(e) => {
+                return Err(ApiError(Error::invalid_request(format!(
+                    "cannot read the body: {e}"
+                ))));
+            }
+        };
         match serde_json::from_slice::<Value>(&bytes) {
             Ok(Value::Object(map)) => Ok(Self(map)),
             Ok(_) => Err(ApiError(Error::invalid_request(
