@@ -23,6 +23,10 @@ pub struct ServerArgs {
     /// The base URL clients use to reach this server (issuer and endpoint URLs derive from it).
     #[arg(long, env = "PARTNER_PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// Dev only: the demo world's anchor day (YYYY-MM-DD) when it is first built; data runs
+    /// through the day before. Default: today (UTC).
+    #[arg(long, requires = "dev")]
+    pub today: Option<chrono::NaiveDate>,
     /// A TOML file with any of: listen, data_dir, public_url.
     #[arg(long, env = "PARTNER_CONFIG")]
     pub config: Option<PathBuf>,

@@ -1,12 +1,13 @@
-//! The dev server's first impression: a demo tenant with a starter warehouse and a service
+//! The dev server's first impression: a demo tenant with the `small` demo world and a service
 //! credential, created on first start and reused after. The credential is written to
 //! `<data-dir>/dev-credential.json` (and `dev.env` for shells), readable by the owner only.
 
 use std::path::Path;
 
-use chrono::{Duration, Utc};
+use chrono::{NaiveDate, Utc};
 use pp_core::{Result, TenantId};
 use pp_store::Store;
+use pp_world::{Scale, WorldSpec};
 use serde::{Deserialize, Serialize};
 
 /// The demo tenant's id.
@@ -33,7 +34,7 @@ pub struct Boot {
 
 /// Ensures the demo tenant, its warehouse and a live credential exist; rewrites the
 /// credential files with the current base URL.
-pub fn bootstrap(store: &Store, base_url: &str) -> Result<Boot> {
+pub fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) -> Result<Boot> {
     let tenant = TenantId::parse(DEMO_TENANT)?;
     let path = store.default_warehouse_path(&tenant);
     let first_start = store.tenant(&tenant)?.is_none();
@@ -45,9 +46,13 @@ pub fn bootstrap(store: &Store, base_url: &str) -> Result<Boot> {
         )?;
     }
     if !path.exists() {
-        let last_day = Utc::now().date_naive() - Duration::days(1);
-        pp_world::build_starter_warehouse(&path, DEMO_SEED, last_day)
-            .map_err(pp_core::Error::internal)?;
+        let spec = WorldSpec {
+            seed: DEMO_SEED,
+            scale: Scale::Small,
+            today: today.unwrap_or_else(|| Utc::now().date_naive()),
+        };
+        let dir = path.parent().unwrap_or(store.data_dir());
+        pp_world::generate_sqlite(&spec, dir).map_err(pp_core::Error::internal)?;
     }
     let file = store.data_dir().join("dev-credential.json");
     let (client_id, client_secret, scopes) = match reusable(store, &file) {
@@ -121,7 +126,7 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
     let c = &b.cred;
     println!(
         "\nPartner Platform dev server is up at {base}\n\
-         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n\
          \nTry it from another terminal:\n\
          \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n\
          \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",

@@ -6,6 +6,7 @@ mod config;
 mod dev;
 mod logging;
 mod serve;
+mod world;
 
 use std::process::ExitCode;
 
@@ -28,6 +29,8 @@ enum Command {
     Server(config::ServerArgs),
     /// Manage tenants and service credentials.
     Admin(admin::AdminArgs),
+    /// Generate demo worlds.
+    World(world::WorldArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Server(args) => serve::run(args),
         Command::Admin(args) => admin::run(args),
+        Command::World(args) => world::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

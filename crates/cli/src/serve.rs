@@ -28,7 +28,7 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             .clone()
             .unwrap_or_else(|| format!("http://{addr}"));
         if args.dev {
-            let boot = dev::bootstrap(&store, &public_url).map_err(|e| describe(&e))?;
+            let boot = dev::bootstrap(&store, &public_url, args.today).map_err(|e| describe(&e))?;
             dev::print_banner(&boot, &cfg.data_dir);
         } else {
             println!(

@@ -1,12 +1,90 @@
-//! The demo world: a deterministic, seeded picture of one tenant's business and the warehouse
-//! it fills. This first cut is the starter warehouse the dev server needs — three seller rows
-//! (one token in two marketplaces), items, 90 days of sales and traffic, sponsored-products
-//! campaign days and settlement lines — laid out with the spec's conventions (§2.2). The full
-//! generator (vendors, brands, years of facts, injected events) grows here.
+//! The demo world: a deterministic, seeded picture of one tenant's business — sellers in US,
+//! CA and MX (one merchant token in two marketplaces) and a vendor, brands and sub-brands,
+//! items, advertising and DSP, and three years of daily facts — with injected events whose
+//! truth is kept, so bridges and forecasts have something true to find. Same seed, same
+//! bytes. Rows go through the [`Loader`] interface; [`generate_sqlite`] writes a tenant
+//! warehouse file and its `ground-truth.json`.
 
+mod entities;
+mod events;
+mod load;
+mod model;
 mod rng;
-mod schema;
-mod starter;
+pub mod schema;
+mod sim;
+mod spec;
 
+use std::path::{Path, PathBuf};
+
+pub use events::Event;
+pub use load::{Cell, Loader, SqliteLoader, create_index_sql, create_table_sql};
 pub use rng::Rng;
-pub use starter::{StarterSummary, build_starter_warehouse};
+pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
+pub use spec::{BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
+
+/// The ground truth of a generated world.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GroundTruth {
+    /// Seed used.
+    pub seed: u64,
+    /// Scale name.
+    pub scale: String,
+    /// First data day.
+    pub first_day: chrono::NaiveDate,
+    /// Last complete data day.
+    pub last_day: chrono::NaiveDate,
+    /// Every injected event.
+    pub events: Vec<Event>,
+}
+
+/// Generates the world of `spec` into `loader`.
+pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundTruth, String> {
+    let mut rng = Rng::new(spec.seed);
+    let model = model::build(spec, &mut rng);
+    let mut plan = events::plan(spec, &model, &mut rng);
+    entities::write(spec, &model, loader.as_mut())?;
+    sim::run(spec, &model, &mut plan, &mut rng, loader.as_mut())?;
+    loader.finish()?;
+    Ok(GroundTruth {
+        seed: spec.seed,
+        scale: format!("{:?}", spec.scale).to_lowercase(),
+        first_day: spec.first_day(),
+        last_day: spec.last_day(),
+        events: plan.events,
+    })
+}
+
+/// The files a generated world lives in.
+pub struct Generated {
+    /// The warehouse file.
+    pub warehouse: PathBuf,
+    /// The ground truth file.
+    pub ground_truth: PathBuf,
+    /// The ground truth itself.
+    pub truth: GroundTruth,
+}
+
+/// Writes `warehouse.sqlite` and `ground-truth.json` into `dir` (created if needed). Both are
+/// built beside their final names and renamed into place, so an interrupted run leaves
+/// nothing half-written. Refuses to overwrite an existing warehouse.
+pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let warehouse = dir.join("warehouse.sqlite");
+    let ground_truth = dir.join("ground-truth.json");
+    if warehouse.exists() {
+        return Err(format!("{} already exists", warehouse.display()));
+    }
+    let tmp = dir.join("warehouse.sqlite.building");
+    let _ = std::fs::remove_file(&tmp);
+    let truth = generate(spec, Box::new(SqliteLoader::create(&tmp)?))?;
+    let json = serde_json::to_vec_pretty(&truth).map_err(|e| e.to_string())?;
+    let tmp_truth = dir.join("ground-truth.json.building");
+    std::fs::write(&tmp_truth, json).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp_truth, &ground_truth).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, &warehouse).map_err(|e| e.to_string())?;
+    Ok(Generated {
+        warehouse,
+        ground_truth,
+        truth,
+    })
+}

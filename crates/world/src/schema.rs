@@ -1,76 +1,428 @@
-//! The starter warehouse's tables (MySQL-flavoured names, as the spec's tables are).
+//! The warehouse schema as data: every table, column and index, with MySQL-flavoured types
+//! (the spec's tables are MySQL's). Loaders turn it into DDL for their engine, and
+//! `docs/warehouse.md` is checked against it.
 
-/// DDL for the starter tables and their indexes.
-pub const DDL: &str = r#"
-CREATE TABLE seller (
-    ID INTEGER PRIMARY KEY,
-    MarketplaceSellerID VARCHAR(32) NOT NULL,
-    Name VARCHAR(128) NOT NULL,
-    Marketplace VARCHAR(2) NOT NULL,
-    MarketplaceID VARCHAR(16) NOT NULL,
-    Currency VARCHAR(3) NOT NULL
-);
-CREATE INDEX seller_MarketplaceSellerID_IDX ON seller (MarketplaceSellerID);
+/// A column: name, type and what it holds.
+pub struct Col {
+    pub name: &'static str,
+    pub ty: &'static str,
+    pub doc: &'static str,
+}
 
-CREATE TABLE item (
-    SellerID INTEGER NOT NULL,
-    MarketplaceSellerID VARCHAR(32) NOT NULL,
-    ASIN VARCHAR(10) NOT NULL,
-    ParentASIN VARCHAR(10),
-    SKU VARCHAR(64) NOT NULL,
-    Brand VARCHAR(64) NOT NULL,
-    Title VARCHAR(255) NOT NULL,
-    Price DECIMAL(10,2) NOT NULL
-);
-CREATE INDEX item_SellerID_IDX ON item (SellerID, ASIN);
+/// An index over columns, in order.
+pub struct Index {
+    pub name: &'static str,
+    pub columns: &'static [&'static str],
+}
 
-CREATE TABLE spapi_sales_and_traffic_by_asin (
-    SellerID INTEGER NOT NULL,
-    MarketplaceSellerID VARCHAR(32) NOT NULL,
-    Date DATE NOT NULL,
-    ParentASIN VARCHAR(10),
-    ChildASIN VARCHAR(10) NOT NULL,
-    OrderedProductSales DECIMAL(12,2) NOT NULL,
-    Currency VARCHAR(3) NOT NULL,
-    UnitsOrdered INTEGER NOT NULL,
-    TotalOrderItems INTEGER NOT NULL,
-    Sessions INTEGER NOT NULL,
-    PageViews INTEGER NOT NULL,
-    BuyBoxPercentage DECIMAL(5,2) NOT NULL
-);
-CREATE INDEX sales_traffic_SellerID_Date_IDX ON spapi_sales_and_traffic_by_asin (SellerID, Date);
+/// A table: name, the provider report or entity it mirrors, columns and indexes.
+pub struct Table {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub columns: &'static [Col],
+    pub indexes: &'static [Index],
+}
 
-CREATE TABLE ads_sp_campaigns (
-    SellerID INTEGER NOT NULL,
-    MarketplaceSellerID VARCHAR(32) NOT NULL,
-    ProfileID BIGINT NOT NULL,
-    Date DATE NOT NULL,
-    CampaignID BIGINT NOT NULL,
-    CampaignName VARCHAR(255) NOT NULL,
-    Impressions INTEGER NOT NULL,
-    Clicks INTEGER NOT NULL,
-    Cost DECIMAL(12,2) NOT NULL,
-    Sales7d DECIMAL(12,2) NOT NULL,
-    Purchases7d INTEGER NOT NULL,
-    Currency VARCHAR(3) NOT NULL
-);
-CREATE INDEX ads_sp_campaigns_SellerID_Date_IDX ON ads_sp_campaigns (SellerID, Date);
+impl Table {
+    /// Position of a column.
+    pub fn col(&self, name: &str) -> usize {
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("{}.{name}", self.name))
+    }
+}
 
-CREATE TABLE spapi_settlement (
-    SellerID INTEGER NOT NULL,
-    MarketplaceSellerID VARCHAR(32) NOT NULL,
-    `Settlement-id` VARCHAR(32) NOT NULL,
-    `Settlement-start-date` DATETIME NOT NULL,
-    `Settlement-end-date` DATETIME NOT NULL,
-    `Posted-date-time` DATETIME NOT NULL,
-    `Transaction-type` VARCHAR(64) NOT NULL,
-    `Order-id` VARCHAR(32),
-    `Sku` VARCHAR(64),
-    `Amount-type` VARCHAR(64) NOT NULL,
-    `Amount-description` VARCHAR(64) NOT NULL,
-    `Amount` DECIMAL(12,2) NOT NULL,
-    `Currency` VARCHAR(3) NOT NULL
-);
-CREATE INDEX MIX_MAX_Record_IDX ON spapi_settlement (SellerID, `Posted-date-time`);
-CREATE INDEX Delete_Settlement_IDX ON spapi_settlement (MarketplaceSellerID, `Settlement-id`);
-"#;
+macro_rules! cols {
+    ($( $n:literal $t:literal $d:literal ),* $(,)?) => { &[ $( Col { name: $n, ty: $t, doc: $d } ),* ] };
+}
+
+macro_rules! seller_scoped {
+    ($( $n:literal $t:literal $d:literal ),* $(,)?) => {
+        &[
+            Col { name: "SellerID", ty: "INT", doc: "The service's seller id (`seller.ID`); the indexed way to filter" },
+            Col { name: "MarketplaceSellerID", ty: "VARCHAR(32)", doc: "The provider's merchant token; the same seller as `SellerID`" },
+            $( Col { name: $n, ty: $t, doc: $d } ),*
+        ]
+    };
+}
+
+/// Every table of a tenant warehouse, in creation order.
+pub const TABLES: &[Table] = &[
+    Table {
+        name: "seller",
+        doc: "One merchant in one marketplace (a seller or a vendor). `ID` is the `legacySellerId`.",
+        columns: cols![
+            "ID" "INT" "The service's seller id; primary key",
+            "MarketplaceSellerID" "VARCHAR(32)" "Provider merchant token (`A…` for sellers, `ENTITY…` for vendors); one token can exist in several marketplaces",
+            "Name" "VARCHAR(128)" "Display name",
+            "AccountType" "VARCHAR(8)" "`seller` or `vendor`",
+            "Marketplace" "VARCHAR(2)" "Country code: US, CA, MX",
+            "MarketplaceID" "VARCHAR(16)" "Provider marketplace id",
+            "Currency" "VARCHAR(3)" "Currency of every money column for this seller",
+        ],
+        indexes: &[Index {
+            name: "seller_MarketplaceSellerID_IDX",
+            columns: &["MarketplaceSellerID"],
+        }],
+    },
+    Table {
+        name: "brand",
+        doc: "Brands the tenant manages (brand memory keys on `Slug`).",
+        columns: cols![
+            "ID" "INT" "Brand id",
+            "Slug" "VARCHAR(64)" "Lowercase letters, digits and hyphens",
+            "Name" "VARCHAR(128)" "Display name",
+        ],
+        indexes: &[],
+    },
+    Table {
+        name: "catalog_item",
+        doc: "Items per seller (mirrors the listings report joined with catalog attributes).",
+        columns: seller_scoped![
+            "ASIN" "VARCHAR(10)" "Child ASIN",
+            "ParentASIN" "VARCHAR(10)" "Parent (variation family) ASIN",
+            "SKU" "VARCHAR(64)" "Seller SKU; null for vendor items",
+            "Brand" "VARCHAR(128)" "Brand name (seller-side product label)",
+            "CustomBrand" "VARCHAR(128)" "Vendor-side custom brand label; null for seller items",
+            "ItemGroup" "VARCHAR(64)" "Item group / sub-brand label",
+            "Title" "VARCHAR(255)" "Item name",
+            "ListPrice" "DECIMAL(10,2)" "Regular selling price",
+            "LaunchDate" "DATE" "First day on sale",
+        ],
+        indexes: &[Index {
+            name: "catalog_item_SellerID_IDX",
+            columns: &["SellerID", "ASIN"],
+        }],
+    },
+    Table {
+        name: "spapi_sales_and_traffic_by_asin",
+        doc: "Daily sales and traffic by child ASIN (GET_SALES_AND_TRAFFIC_REPORT, asin granularity CHILD, date granularity DAY).",
+        columns: seller_scoped![
+            "Date" "DATE" "Day (marketplace time)",
+            "ParentASIN" "VARCHAR(10)" "Parent ASIN",
+            "ChildASIN" "VARCHAR(10)" "Child ASIN",
+            "SKU" "VARCHAR(64)" "Seller SKU",
+            "ItemPrice" "DECIMAL(10,2)" "Selling price in force that day (list price, promotion or price test)",
+            "OrderedProductSales" "DECIMAL(12,2)" "Ordered product sales",
+            "UnitsOrdered" "INT" "Units ordered",
+            "TotalOrderItems" "INT" "Order items",
+            "Sessions" "INT" "Sessions",
+            "PageViews" "INT" "Page views",
+            "BuyBoxPercentage" "DECIMAL(5,2)" "Featured-offer (buy box) percentage",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "sales_traffic_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "vendor_sales_and_traffic",
+        doc: "Daily vendor sales and traffic by ASIN (GET_VENDOR_SALES_REPORT and GET_VENDOR_TRAFFIC_REPORT, DAY).",
+        columns: seller_scoped![
+            "Date" "DATE" "Day",
+            "ASIN" "VARCHAR(10)" "ASIN",
+            "OrderedRevenue" "DECIMAL(12,2)" "Ordered revenue",
+            "OrderedUnits" "INT" "Ordered units",
+            "ShippedRevenue" "DECIMAL(12,2)" "Shipped revenue",
+            "ShippedUnits" "INT" "Shipped units",
+            "GlanceViews" "INT" "Glance views",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "vendor_sales_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "spapi_fba_inventory",
+        doc: "Daily FBA inventory snapshot by SKU (GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA, one snapshot a day).",
+        columns: seller_scoped![
+            "Date" "DATE" "Snapshot day (end of day)",
+            "ASIN" "VARCHAR(10)" "ASIN",
+            "SKU" "VARCHAR(64)" "Seller SKU",
+            "Fulfillable" "INT" "Units on hand and sellable",
+            "Inbound" "INT" "Units in inbound shipments (working, shipped, receiving)",
+            "Reserved" "INT" "Units reserved (customer orders, transfers)",
+            "DaysOfSupply" "DECIMAL(8,1)" "Fulfillable units divided by the trailing 28-day average of units sold",
+        ],
+        indexes: &[Index {
+            name: "fba_inventory_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "spapi_brand_analytics_sqp",
+        doc: "Weekly brand-analytics search query performance (GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT, WEEK). Totals are the whole marketplace's; `Brand*` the seller's.",
+        columns: seller_scoped![
+            "WeekStart" "DATE" "Sunday starting the week",
+            "WeekEnd" "DATE" "Saturday ending the week",
+            "SearchQuery" "VARCHAR(255)" "Customer search query",
+            "SearchQueryVolume" "INT" "Searches of the query that week",
+            "ImpressionsTotal" "INT" "Impressions of all results",
+            "ImpressionsBrand" "INT" "Impressions of the brand's items",
+            "ClicksTotal" "INT" "Clicks on all results",
+            "ClicksBrand" "INT" "Clicks on the brand's items",
+            "CartAddsTotal" "INT" "Cart adds from all results",
+            "CartAddsBrand" "INT" "Cart adds of the brand's items",
+            "PurchasesTotal" "INT" "Purchases from all results",
+            "PurchasesBrand" "INT" "Purchases of the brand's items",
+        ],
+        indexes: &[Index {
+            name: "sqp_SellerID_WeekStart_IDX",
+            columns: &["SellerID", "WeekStart"],
+        }],
+    },
+    Table {
+        name: "spapi_settlement",
+        doc: "Settlement lines (GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2 columns), one set of lines per SKU and day.",
+        columns: seller_scoped![
+            "Settlement-id" "VARCHAR(32)" "Settlement id",
+            "Settlement-start-date" "DATETIME" "Settlement period start",
+            "Settlement-end-date" "DATETIME" "Settlement period end",
+            "Deposit-date" "DATETIME" "Deposit date",
+            "Posted-date-time" "DATETIME" "When the line was posted",
+            "Transaction-type" "VARCHAR(64)" "Order, Refund, ServiceFee",
+            "Order-id" "VARCHAR(32)" "Order id (null for fees)",
+            "Sku" "VARCHAR(64)" "Seller SKU",
+            "Quantity-purchased" "INT" "Units",
+            "Amount-type" "VARCHAR(64)" "ItemPrice, ItemFees, Cost of Advertising",
+            "Amount-description" "VARCHAR(64)" "Principal, Commission, FBAPerUnitFulfillmentFee, TransactionTotalAmount",
+            "Amount" "DECIMAL(12,2)" "Signed amount",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[
+            Index {
+                name: "MIX_MAX_Record_IDX",
+                columns: &["SellerID", "Posted-date-time"],
+            },
+            Index {
+                name: "Delete_Settlement_IDX",
+                columns: &["MarketplaceSellerID", "Settlement-id"],
+            },
+        ],
+    },
+    Table {
+        name: "ads_profile",
+        doc: "Advertising profiles (one per seller or vendor account and marketplace).",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Advertising profile id",
+            "CountryCode" "VARCHAR(2)" "Marketplace country",
+            "CurrencyCode" "VARCHAR(3)" "Currency",
+            "Timezone" "VARCHAR(64)" "Profile time zone",
+            "AccountType" "VARCHAR(8)" "`seller` or `vendor`",
+        ],
+        indexes: &[Index {
+            name: "ads_profile_SellerID_IDX",
+            columns: &["SellerID"],
+        }],
+    },
+    Table {
+        name: "ads_campaign",
+        doc: "Campaigns of every ad product (sp/sb/sd list campaigns).",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Profile",
+            "CampaignID" "BIGINT" "Campaign id",
+            "AdProduct" "VARCHAR(32)" "SPONSORED_PRODUCTS, SPONSORED_BRANDS, SPONSORED_DISPLAY",
+            "Name" "VARCHAR(255)" "Campaign name",
+            "Brand" "VARCHAR(128)" "Brand advertised",
+            "TargetingType" "VARCHAR(16)" "MANUAL or AUTO",
+            "State" "VARCHAR(16)" "ENABLED, PAUSED",
+            "DailyBudget" "DECIMAL(10,2)" "Current daily budget",
+            "StartDate" "DATE" "First serving day",
+        ],
+        indexes: &[Index {
+            name: "ads_campaign_SellerID_IDX",
+            columns: &["SellerID", "CampaignID"],
+        }],
+    },
+    Table {
+        name: "ads_ad_group",
+        doc: "Ad groups.",
+        columns: seller_scoped![
+            "CampaignID" "BIGINT" "Campaign",
+            "AdGroupID" "BIGINT" "Ad group id",
+            "Name" "VARCHAR(255)" "Ad group name",
+            "DefaultBid" "DECIMAL(10,2)" "Default bid",
+            "State" "VARCHAR(16)" "ENABLED, PAUSED",
+        ],
+        indexes: &[Index {
+            name: "ads_ad_group_SellerID_IDX",
+            columns: &["SellerID", "AdGroupID"],
+        }],
+    },
+    Table {
+        name: "ads_targeting",
+        doc: "Keywords and product targets (sp keywords, sd targets).",
+        columns: seller_scoped![
+            "CampaignID" "BIGINT" "Campaign",
+            "AdGroupID" "BIGINT" "Ad group",
+            "TargetingID" "BIGINT" "Keyword id or target id",
+            "TargetingType" "VARCHAR(16)" "KEYWORD or PRODUCT",
+            "Targeting" "VARCHAR(255)" "Keyword text or target expression",
+            "MatchType" "VARCHAR(16)" "EXACT, PHRASE, BROAD, or TARGETING_EXPRESSION",
+            "Bid" "DECIMAL(10,2)" "Bid",
+            "State" "VARCHAR(16)" "ENABLED, PAUSED",
+        ],
+        indexes: &[Index {
+            name: "ads_targeting_SellerID_IDX",
+            columns: &["SellerID", "TargetingID"],
+        }],
+    },
+    Table {
+        name: "ads_campaign_daily",
+        doc: "Daily campaign performance (v3 spCampaigns, sbCampaigns, sdCampaigns). Equals the sum of the ad-group rows.",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Profile",
+            "Date" "DATE" "Day",
+            "AdProduct" "VARCHAR(32)" "Ad product",
+            "CampaignID" "BIGINT" "Campaign",
+            "CampaignName" "VARCHAR(255)" "Campaign name",
+            "CampaignBudget" "DECIMAL(10,2)" "Daily budget in force that day",
+            "Impressions" "INT" "Impressions",
+            "Clicks" "INT" "Clicks",
+            "Cost" "DECIMAL(12,2)" "Spend",
+            "Purchases7d" "INT" "Attributed purchases, 7-day window",
+            "Sales7d" "DECIMAL(12,2)" "Attributed sales, 7-day window",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "ads_campaign_daily_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "ads_ad_group_daily",
+        doc: "Daily ad-group performance (v3 campaigns reports grouped by adGroup).",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Profile",
+            "Date" "DATE" "Day",
+            "AdProduct" "VARCHAR(32)" "Ad product",
+            "CampaignID" "BIGINT" "Campaign",
+            "AdGroupID" "BIGINT" "Ad group",
+            "Impressions" "INT" "Impressions",
+            "Clicks" "INT" "Clicks",
+            "Cost" "DECIMAL(12,2)" "Spend",
+            "Purchases7d" "INT" "Attributed purchases, 7-day window",
+            "Sales7d" "DECIMAL(12,2)" "Attributed sales, 7-day window",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "ads_ad_group_daily_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "ads_targeting_daily",
+        doc: "Daily keyword and target performance (v3 spTargeting, sdTargeting).",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Profile",
+            "Date" "DATE" "Day",
+            "AdProduct" "VARCHAR(32)" "Ad product",
+            "CampaignID" "BIGINT" "Campaign",
+            "AdGroupID" "BIGINT" "Ad group",
+            "TargetingID" "BIGINT" "Keyword or target",
+            "Targeting" "VARCHAR(255)" "Keyword text or expression",
+            "MatchType" "VARCHAR(32)" "Match type",
+            "Impressions" "INT" "Impressions",
+            "Clicks" "INT" "Clicks",
+            "Cost" "DECIMAL(12,2)" "Spend",
+            "Purchases7d" "INT" "Attributed purchases, 7-day window",
+            "Sales7d" "DECIMAL(12,2)" "Attributed sales, 7-day window",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "ads_targeting_daily_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "ads_search_term_daily",
+        doc: "Daily customer search terms by keyword (v3 spSearchTerm).",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Profile",
+            "Date" "DATE" "Day",
+            "CampaignID" "BIGINT" "Campaign",
+            "AdGroupID" "BIGINT" "Ad group",
+            "TargetingID" "BIGINT" "Keyword",
+            "Targeting" "VARCHAR(255)" "Keyword text",
+            "MatchType" "VARCHAR(32)" "Match type",
+            "SearchTerm" "VARCHAR(255)" "What the shopper typed",
+            "Impressions" "INT" "Impressions",
+            "Clicks" "INT" "Clicks",
+            "Cost" "DECIMAL(12,2)" "Spend",
+            "Purchases7d" "INT" "Attributed purchases, 7-day window",
+            "Sales7d" "DECIMAL(12,2)" "Attributed sales, 7-day window",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "ads_search_term_daily_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "ads_advertised_product_daily",
+        doc: "Daily advertised-product performance (v3 spAdvertisedProduct).",
+        columns: seller_scoped![
+            "ProfileID" "BIGINT" "Profile",
+            "Date" "DATE" "Day",
+            "CampaignID" "BIGINT" "Campaign",
+            "AdGroupID" "BIGINT" "Ad group",
+            "AdvertisedASIN" "VARCHAR(10)" "ASIN advertised",
+            "AdvertisedSKU" "VARCHAR(64)" "SKU advertised",
+            "Impressions" "INT" "Impressions",
+            "Clicks" "INT" "Clicks",
+            "Cost" "DECIMAL(12,2)" "Spend",
+            "Purchases7d" "INT" "Attributed purchases, 7-day window",
+            "Sales7d" "DECIMAL(12,2)" "Attributed sales, 7-day window",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "ads_advertised_product_daily_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
+        name: "dsp_advertiser",
+        doc: "DSP advertisers. `DspAdvertiserID` is what Reporting v1 takes; `SeatID` is a seat id it refuses.",
+        columns: seller_scoped![
+            "DspAdvertiserID" "BIGINT" "Numeric DSP advertiser id",
+            "SeatID" "VARCHAR(32)" "DSP seat id (an account id, not an advertiser id)",
+            "Name" "VARCHAR(128)" "Advertiser name",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[],
+    },
+    Table {
+        name: "dsp_daily",
+        doc: "Daily DSP line-item performance. Base metrics include halo; `*Promoted` are promoted-only.",
+        columns: seller_scoped![
+            "DspAdvertiserID" "BIGINT" "DSP advertiser",
+            "Date" "DATE" "Day",
+            "OrderID" "BIGINT" "DSP order",
+            "LineItemID" "BIGINT" "Line item",
+            "LineItemName" "VARCHAR(255)" "Line item name",
+            "Impressions" "INT" "Impressions",
+            "Clicks" "INT" "Clicks",
+            "TotalCost" "DECIMAL(12,2)" "Spend",
+            "Purchases" "INT" "Purchases including halo",
+            "Sales" "DECIMAL(12,2)" "Sales including halo",
+            "PurchasesPromoted" "INT" "Purchases of promoted items only",
+            "SalesPromoted" "DECIMAL(12,2)" "Sales of promoted items only",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "dsp_daily_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+];
+
+/// A table by name.
+pub fn table(name: &str) -> &'static Table {
+    TABLES
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no table {name}"))
+}

@@ -1,5 +1,5 @@
 //! `TestApp`: the real router on an ephemeral port over its own data directory, with two
-//! tenants (`acme` on the starter warehouse, `beta` on a small warehouse of its own), used
+//! tenants (`acme` on the tiny demo world, `beta` on a small warehouse of its own), used
 //! over HTTP exactly as a client would.
 
 #![allow(dead_code)]
@@ -47,8 +47,12 @@ impl TestApp {
         let beta = TenantId::parse("beta").unwrap();
         let acme_wh = store.default_warehouse_path(&acme);
         let beta_wh = store.default_warehouse_path(&beta);
-        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
-        pp_world::build_starter_warehouse(&acme_wh, 1, day).unwrap();
+        let spec = pp_world::WorldSpec {
+            seed: 1,
+            scale: pp_world::Scale::Tiny,
+            today: chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+        };
+        pp_world::generate_sqlite(&spec, acme_wh.parent().unwrap()).unwrap();
         beta_warehouse(&beta_wh);
         store
             .create_tenant(&acme, "Acme", &format!("sqlite:{}", acme_wh.display()))

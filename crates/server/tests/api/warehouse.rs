@@ -25,7 +25,12 @@ async fn tenants_never_see_each_other() {
     let (_, rb) = app.query(&b, sql).await;
     assert_eq!(
         names(&ra, "MarketplaceSellerID"),
-        ["A2DEMOSELLER01", "A2DEMOSELLER01", "A1DEMOSELLERMX"]
+        [
+            "A2DEMOSELLER01",
+            "A2DEMOSELLER01",
+            "A1DEMOSELLERMX",
+            "ENTITY2DEMOVENDOR"
+        ]
     );
     assert_eq!(names(&rb, "MarketplaceSellerID"), ["ABETAONLY"]);
     // A's token cannot reach B's tables, by name or by file.
@@ -52,7 +57,7 @@ async fn writes_attach_pragmas_extensions_and_batches_are_refused_and_change_not
     let vacuum_target = app.dir.path().join("copy.sqlite");
     let cases = [
         (
-            "INSERT INTO seller VALUES (9, 'AX', 'X', 'US', 'M', 'USD')",
+            "INSERT INTO seller VALUES (9, 'AX', 'X', 'seller', 'US', 'M', 'USD')",
             "read_only_violation",
         ),
         ("UPDATE seller SET Name = 'pwned'", "read_only_violation"),
@@ -112,7 +117,7 @@ async fn writes_attach_pragmas_extensions_and_batches_are_refused_and_change_not
     let (status, body) = app
         .query(&token, json!({"sql": "SELECT count(*) AS n FROM seller"}))
         .await;
-    assert_eq!((status, body["rows"][0]["n"].as_i64()), (200, Some(3)));
+    assert_eq!((status, body["rows"][0]["n"].as_i64()), (200, Some(4)));
 }
 
 #[tokio::test]
@@ -292,7 +297,7 @@ async fn tables_and_describe_show_the_spec_indexes() {
     let cols = body["table"]["columns"].as_array().unwrap();
     assert!(
         cols.iter()
-            .any(|c| c["name"] == "SellerID" && c["type"] == "INTEGER")
+            .any(|c| c["name"] == "SellerID" && c["type"] == "INT")
     );
     assert!(
         cols.iter()

@@ -1,0 +1,841 @@
+//! The daily simulation and its demand model (documented in `docs/warehouse.md`):
+//!
+//! - organic sessions = base × weekday × trend × seasonal peak × promotion lift × launch ramp × noise;
+//! - ads: each keyword or target asks for impressions (base × season × noise) and clicks
+//!   (impressions × CTR); cost = clicks × CPC; a campaign whose demand costs more than its
+//!   daily budget is scaled down to the budget; clicks go to the ad group's in-stock items;
+//! - sessions = organic + ad clicks; conversion = base × (price / list)^elasticity;
+//!   units = sessions × conversion × noise (at least the ad-attributed purchases);
+//! - a stocked-out item sells nothing and serves no ads while its organic traffic continues;
+//!   the units it would have sold are kept in the ground truth.
+//!
+//! Money is integer cents throughout so every rollup equals the sum of its parts exactly.
+
+use chrono::{Datelike, Duration, NaiveDate, Weekday};
+
+use crate::events::{Event, Plan};
+use crate::load::{Cell, Loader};
+use crate::model::{Model, brand_name, profile_id};
+use crate::rng::Rng;
+use crate::schema::{Table, table};
+use crate::spec::{DAYS, MERCHANTS, WorldSpec};
+
+type Res = Result<(), String>;
+
+/// Splits `total` by `weights` into integers that add up to `total`.
+pub fn split(total: i64, weights: &[f64]) -> Vec<i64> {
+    let sum: f64 = weights.iter().sum();
+    if weights.is_empty() || sum <= 0.0 {
+        return vec![0; weights.len()];
+    }
+    let mut out: Vec<i64> = weights
+        .iter()
+        .map(|w| ((total as f64) * w / sum).floor() as i64)
+        .collect();
+    let mut rest = total - out.iter().sum::<i64>();
+    let (mut i, n) = (0, out.len());
+    while rest > 0 {
+        out[i % n] += 1;
+        rest -= 1;
+        i += 1;
+    }
+    out
+}
+
+#[derive(Default, Clone, Copy)]
+struct Perf {
+    impressions: i64,
+    clicks: i64,
+    cost: i64,
+    purchases: i64,
+    sales: i64,
+}
+
+impl Perf {
+    fn add(&mut self, o: &Perf) {
+        self.impressions += o.impressions;
+        self.clicks += o.clicks;
+        self.cost += o.cost;
+        self.purchases += o.purchases;
+        self.sales += o.sales;
+    }
+    fn cells(&self, currency: &str) -> [Cell; 6] {
+        [
+            Cell::Int(self.impressions),
+            Cell::Int(self.clicks),
+            Cell::Cents(self.cost),
+            Cell::Int(self.purchases),
+            Cell::Cents(self.sales),
+            currency.into(),
+        ]
+    }
+}
+
+struct ItemDay {
+    active: bool,
+    oos: bool,
+    price: i64,
+    cvr: f64,
+    organic: f64,
+    paid_clicks: i64,
+    paid_purchases: i64,
+}
+
+struct Stock {
+    fulfillable: i64,
+    inbound: i64,
+    arrives: i64,
+    recent: [i64; 28],
+}
+
+struct Tables {
+    sales: &'static Table,
+    vendor: &'static Table,
+    inventory: &'static Table,
+    campaign: &'static Table,
+    ad_group: &'static Table,
+    targeting: &'static Table,
+    search_term: &'static Table,
+    product: &'static Table,
+    sqp: &'static Table,
+    settlement: &'static Table,
+    dsp: &'static Table,
+}
+
+/// Runs the simulation, writing every daily fact through `out`; fills in the stock-outs' lost
+/// units in `plan.events`.
+pub fn run(
+    spec: &WorldSpec,
+    model: &Model,
+    plan: &mut Plan,
+    rng: &mut Rng,
+    out: &mut dyn Loader,
+) -> Res {
+    let t = Tables {
+        sales: table("spapi_sales_and_traffic_by_asin"),
+        vendor: table("vendor_sales_and_traffic"),
+        inventory: table("spapi_fba_inventory"),
+        campaign: table("ads_campaign_daily"),
+        ad_group: table("ads_ad_group_daily"),
+        targeting: table("ads_targeting_daily"),
+        search_term: table("ads_search_term_daily"),
+        product: table("ads_advertised_product_daily"),
+        sqp: table("spapi_brand_analytics_sqp"),
+        settlement: table("spapi_settlement"),
+        dsp: table("dsp_daily"),
+    };
+    let mut stock: Vec<Stock> = model
+        .items
+        .iter()
+        .map(|it| {
+            let daily = it.base_sessions * it.base_cvr;
+            Stock {
+                fulfillable: (daily * 45.0).round() as i64 + 10,
+                inbound: 0,
+                arrives: -1,
+                recent: [daily.round() as i64; 28],
+            }
+        })
+        .collect();
+    let mut budgets: Vec<i64> = model.campaigns.iter().map(|c| c.budget_cents).collect();
+    let mut week = vec![(0_i64, 0_i64); model.items.len()];
+    let mut settle = vec![0_i64; MERCHANTS.len()];
+    // Units and principal per item since the settlement period began.
+    let mut period = vec![(0_i64, 0_i64); model.items.len()];
+    for d in 0..DAYS {
+        let date = spec.first_day() + Duration::days(d);
+        let ds = date.to_string();
+        let mut days: Vec<ItemDay> = model
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, _)| item_day(model, plan, rng, i, d, date))
+            .collect();
+        for &(ci, from, new) in &plan.budget_changes {
+            if d == from {
+                budgets[ci] = new;
+            }
+        }
+        for (ci, c) in model.campaigns.iter().enumerate() {
+            let spend = ads_day(&t, model, c, budgets[ci], &mut days, rng, &ds, out)?;
+            settle[c.merchant] += spend;
+        }
+        for i in 0..model.items.len() {
+            let (units, sessions) = retail_day(
+                &t,
+                model,
+                plan,
+                rng,
+                i,
+                &days[i],
+                &mut stock[i],
+                d,
+                &ds,
+                out,
+            )?;
+            week[i].0 += units;
+            week[i].1 += sessions;
+            period[i].0 += units;
+            period[i].1 += units * days[i].price;
+        }
+        if date.weekday() == Weekday::Sat && d >= 6 {
+            sqp_week(&t, model, &week, date, rng, out)?;
+            week.iter_mut().for_each(|w| *w = (0, 0));
+        }
+        if (d + 1) % 14 == 0 || d == DAYS - 1 {
+            for (i, it) in model.items.iter().enumerate() {
+                let (units, principal) = std::mem::take(&mut period[i]);
+                if let (false, Some(sku), true) =
+                    (MERCHANTS[it.merchant].vendor, it.sku.as_deref(), units > 0)
+                {
+                    settlement_lines(&t, spec, it.merchant, sku, units, principal, d, rng, out)?;
+                }
+            }
+            for (mi, spent) in settle.iter_mut().enumerate() {
+                if *spent > 0 {
+                    ad_fee_line(&t, spec, mi, *spent, d, out)?;
+                }
+                *spent = 0;
+            }
+        }
+        dsp_day(&t, &ds, d, plan, rng, out)?;
+    }
+    Ok(())
+}
+
+fn in_window(d: i64, s: i64, e: i64) -> bool {
+    d >= s && d <= e
+}
+
+fn item_day(
+    model: &Model,
+    plan: &Plan,
+    rng: &mut Rng,
+    i: usize,
+    d: i64,
+    date: NaiveDate,
+) -> ItemDay {
+    let it = &model.items[i];
+    let active = d >= it.launch_day;
+    let mut price_mult = 1.0;
+    let mut lift = 1.0;
+    for &(mi, brand, s, e, pm, l) in &plan.promotions {
+        if mi == it.merchant && brand == it.brand && in_window(d, s, e) {
+            price_mult *= pm;
+            lift *= l;
+        }
+    }
+    for &(item, s, e, pm) in &plan.price_tests {
+        if item == i && in_window(d, s, e) {
+            price_mult *= pm;
+        }
+    }
+    let peak = plan
+        .peaks
+        .iter()
+        .filter(|p| in_window(d, p.0, p.1))
+        .map(|p| p.2)
+        .fold(1.0, f64::max);
+    let weekday = match date.weekday() {
+        Weekday::Sat | Weekday::Sun => 1.12,
+        _ => 0.95,
+    };
+    let trend = 1.0 + 0.3 * d as f64 / DAYS as f64;
+    let ramp = if it.launch_day > 0 {
+        ((d - it.launch_day + 1) as f64 / 60.0).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    let noise = 0.85 + 0.3 * rng.unit();
+    ItemDay {
+        active,
+        oos: plan
+            .stock_outs
+            .iter()
+            .any(|&(item, s, e, _)| item == i && in_window(d, s, e)),
+        price: (it.list_cents as f64 * price_mult).round() as i64,
+        cvr: it.base_cvr * price_mult.powf(it.elasticity),
+        organic: if active {
+            it.base_sessions * weekday * trend * peak * lift * ramp * noise
+        } else {
+            0.0
+        },
+        paid_clicks: 0,
+        paid_purchases: 0,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ads_day(
+    t: &Tables,
+    model: &Model,
+    c: &crate::model::Campaign,
+    budget: i64,
+    days: &mut [ItemDay],
+    rng: &mut Rng,
+    ds: &str,
+    out: &mut dyn Loader,
+) -> Result<i64, String> {
+    let m = &MERCHANTS[c.merchant];
+    let pid = profile_id(m);
+    // Demand per target: (impressions, clicks, cpc cents), zero when no item of its ad group can serve.
+    let mut demand: Vec<Vec<(i64, i64, i64)>> = Vec::new();
+    for g in &c.ad_groups {
+        let serving = g.items.iter().any(|&i| days[i].active && !days[i].oos);
+        let season = g
+            .items
+            .iter()
+            .map(|&i| days[i].organic / model.items[i].base_sessions.max(1.0))
+            .sum::<f64>()
+            / g.items.len().max(1) as f64;
+        demand.push(
+            g.targets
+                .iter()
+                .map(|tg| {
+                    let impressions = if serving {
+                        (tg.base_impressions * season * (0.8 + 0.4 * rng.unit())).round() as i64
+                    } else {
+                        0
+                    };
+                    let clicks =
+                        (impressions as f64 * tg.ctr * (0.7 + 0.6 * rng.unit())).round() as i64;
+                    let cpc = (tg.bid_cents as f64 * (0.55 + 0.35 * rng.unit())).round() as i64;
+                    (impressions, clicks, cpc)
+                })
+                .collect(),
+        );
+    }
+    let wanted: i64 = demand.iter().flatten().map(|(_, c, cpc)| c * cpc).sum();
+    let scale = if wanted > budget && wanted > 0 {
+        budget as f64 / wanted as f64
+    } else {
+        1.0
+    };
+    let mut campaign = Perf::default();
+    for (g, targets) in c.ad_groups.iter().zip(&demand) {
+        let serving: Vec<usize> = g
+            .items
+            .iter()
+            .copied()
+            .filter(|&i| days[i].active && !days[i].oos)
+            .collect();
+        let weights: Vec<f64> = serving
+            .iter()
+            .map(|&i| model.items[i].base_sessions)
+            .collect();
+        let mut group = Perf::default();
+        let mut per_item = vec![Perf::default(); serving.len()];
+        for (tg, &(imp, clk, cpc)) in g.targets.iter().zip(targets) {
+            let impressions = (imp as f64 * scale).round() as i64;
+            let clicks = ((clk as f64 * scale).round() as i64).min(impressions);
+            let mut perf = Perf {
+                impressions,
+                clicks,
+                cost: clicks * cpc,
+                ..Perf::default()
+            };
+            let clicks_by_item = split(clicks, &weights);
+            let imps_by_item = split(impressions, &weights);
+            for (k, &i) in serving.iter().enumerate() {
+                let ck = clicks_by_item[k];
+                let purchases = (ck as f64 * days[i].cvr).round() as i64;
+                let share = Perf {
+                    impressions: imps_by_item[k],
+                    clicks: ck,
+                    cost: ck * cpc,
+                    purchases,
+                    sales: purchases * days[i].price,
+                };
+                perf.purchases += purchases;
+                perf.sales += share.sales;
+                per_item[k].add(&share);
+                days[i].paid_clicks += ck;
+                days[i].paid_purchases += purchases;
+            }
+            if perf.impressions > 0 {
+                targeting_rows(t, c, g.id, tg, &perf, m, pid, ds, out)?;
+            }
+            group.add(&perf);
+        }
+        if c.ad_product == "SPONSORED_PRODUCTS" {
+            for (k, &i) in serving.iter().enumerate() {
+                let p = &per_item[k];
+                if p.impressions > 0 {
+                    let it = &model.items[i];
+                    let mut row = vec![
+                        m.id.into(),
+                        m.token.into(),
+                        pid.into(),
+                        ds.into(),
+                        c.id.into(),
+                        g.id.into(),
+                        it.asin.as_str().into(),
+                        it.sku.clone().into(),
+                    ];
+                    row.extend(p.cells(m.currency));
+                    out.insert(t.product, &row)?;
+                }
+            }
+        }
+        if group.impressions > 0 {
+            let mut row = vec![
+                m.id.into(),
+                m.token.into(),
+                pid.into(),
+                ds.into(),
+                c.ad_product.into(),
+                c.id.into(),
+                g.id.into(),
+            ];
+            row.extend(group.cells(m.currency));
+            out.insert(t.ad_group, &row)?;
+        }
+        campaign.add(&group);
+    }
+    if campaign.impressions > 0 {
+        let mut row = vec![
+            m.id.into(),
+            m.token.into(),
+            pid.into(),
+            ds.into(),
+            c.ad_product.into(),
+            c.id.into(),
+            c.name.as_str().into(),
+            Cell::Cents(budget),
+        ];
+        row.extend(campaign.cells(m.currency));
+        out.insert(t.campaign, &row)?;
+    }
+    Ok(campaign.cost)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn targeting_rows(
+    t: &Tables,
+    c: &crate::model::Campaign,
+    ag: i64,
+    tg: &crate::model::Target,
+    perf: &Perf,
+    m: &crate::spec::MerchantDef,
+    pid: i64,
+    ds: &str,
+    out: &mut dyn Loader,
+) -> Res {
+    let mut row = vec![
+        m.id.into(),
+        m.token.into(),
+        pid.into(),
+        ds.into(),
+        c.ad_product.into(),
+        c.id.into(),
+        ag.into(),
+        tg.id.into(),
+        tg.text.as_str().into(),
+        tg.match_type.into(),
+    ];
+    row.extend(perf.cells(m.currency));
+    out.insert(t.targeting, &row)?;
+    if c.ad_product != "SPONSORED_PRODUCTS" {
+        return Ok(());
+    }
+    // Two customer search terms per keyword: the keyword itself and a longer variant.
+    let w = [0.6, 0.4];
+    let parts: Vec<Vec<i64>> = [
+        perf.impressions,
+        perf.clicks,
+        perf.cost,
+        perf.purchases,
+        perf.sales,
+    ]
+    .iter()
+    .map(|&v| split(v, &w))
+    .collect();
+    for (k, term) in [
+        tg.text.clone(),
+        format!(
+            "{} for {}",
+            tg.text,
+            ["gift", "travel"][(tg.id % 2) as usize]
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if parts[0][k] == 0 {
+            continue;
+        }
+        let p = Perf {
+            impressions: parts[0][k],
+            clicks: parts[1][k],
+            cost: parts[2][k],
+            purchases: parts[3][k],
+            sales: parts[4][k],
+        };
+        let mut row = vec![
+            m.id.into(),
+            m.token.into(),
+            pid.into(),
+            ds.into(),
+            c.id.into(),
+            ag.into(),
+            tg.id.into(),
+            tg.text.as_str().into(),
+            tg.match_type.into(),
+            term.into(),
+        ];
+        row.extend(p.cells(m.currency));
+        out.insert(t.search_term, &row)?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn retail_day(
+    t: &Tables,
+    model: &Model,
+    plan: &mut Plan,
+    rng: &mut Rng,
+    i: usize,
+    day: &ItemDay,
+    stock: &mut Stock,
+    d: i64,
+    ds: &str,
+    out: &mut dyn Loader,
+) -> Result<(i64, i64), String> {
+    if !day.active {
+        return Ok((0, 0));
+    }
+    let it = &model.items[i];
+    let m = &MERCHANTS[it.merchant];
+    let sessions = day.organic.round() as i64 + day.paid_clicks;
+    let noise = 0.9 + 0.2 * rng.unit();
+    let mut units = ((sessions as f64 * day.cvr * noise).round() as i64).max(day.paid_purchases);
+    if day.oos {
+        let would = (sessions as f64 * day.cvr).round() as i64;
+        for &(item, s, e, ev) in &plan.stock_outs {
+            if item == i
+                && d >= s
+                && d <= e
+                && let Event::StockOut { lost_units, .. } = &mut plan.events[ev]
+            {
+                *lost_units += would;
+            }
+        }
+        units = 0;
+    }
+    if m.vendor {
+        let revenue = units * day.price;
+        let shipped = (units as f64 * 0.97).round() as i64;
+        let row = [
+            m.id.into(),
+            m.token.into(),
+            ds.into(),
+            it.asin.as_str().into(),
+            Cell::Cents(revenue),
+            units.into(),
+            Cell::Cents(shipped * day.price),
+            shipped.into(),
+            ((sessions as f64) * 1.4).round().into_cell(),
+            m.currency.into(),
+        ];
+        out.insert(t.vendor, &row)?;
+        return Ok((units, sessions));
+    }
+    // Inventory: arrivals, sales, replenishment; stock-outs keep the shelf empty.
+    if stock.arrives == d {
+        stock.fulfillable += stock.inbound;
+        stock.inbound = 0;
+        stock.arrives = -1;
+    }
+    let expected_daily = (it.base_sessions * it.base_cvr).max(0.5);
+    if day.oos {
+        stock.fulfillable = 0;
+        if stock.arrives < 0 {
+            stock.inbound = (expected_daily * 60.0).round() as i64;
+            let end = plan
+                .stock_outs
+                .iter()
+                .filter(|s| s.0 == i && d >= s.1 && d <= s.2)
+                .map(|s| s.2)
+                .max()
+                .unwrap_or(d);
+            stock.arrives = end + 1;
+        }
+    } else {
+        if stock.fulfillable < units {
+            stock.fulfillable += (expected_daily * 30.0).round() as i64 + units;
+        }
+        stock.fulfillable -= units;
+        let dos = stock.fulfillable as f64 / expected_daily;
+        if dos < 30.0 && stock.arrives < 0 {
+            stock.inbound = (expected_daily * 60.0).round() as i64;
+            stock.arrives = d + 12;
+        }
+    }
+    stock.recent[(d % 28) as usize] = units;
+    let avg = stock.recent.iter().sum::<i64>() as f64 / 28.0;
+    let dos = if avg > 0.0 {
+        Cell::Real((stock.fulfillable as f64 / avg * 10.0).round() / 10.0)
+    } else {
+        Cell::Null
+    };
+    let sku = it.sku.clone();
+    let inv = [
+        m.id.into(),
+        m.token.into(),
+        ds.into(),
+        it.asin.as_str().into(),
+        sku.clone().into(),
+        stock.fulfillable.into(),
+        stock.inbound.into(),
+        (stock.fulfillable * 3 / 100).into(),
+        dos,
+    ];
+    out.insert(t.inventory, &inv)?;
+    let order_items = units - units / 12;
+    let buy_box = if day.oos {
+        0.0
+    } else {
+        ((92.0 + 8.0 * rng.unit()) * 100.0).round() / 100.0
+    };
+    let row = [
+        m.id.into(),
+        m.token.into(),
+        ds.into(),
+        it.parent.as_str().into(),
+        it.asin.as_str().into(),
+        sku.into(),
+        Cell::Cents(day.price),
+        Cell::Cents(units * day.price),
+        units.into(),
+        order_items.into(),
+        sessions.into(),
+        ((sessions as f64) * 1.3).round().into_cell(),
+        Cell::Real(buy_box),
+        m.currency.into(),
+    ];
+    out.insert(t.sales, &row)?;
+    Ok((units, sessions))
+}
+
+trait IntoCell {
+    fn into_cell(self) -> Cell;
+}
+impl IntoCell for f64 {
+    fn into_cell(self) -> Cell {
+        Cell::Int(self as i64)
+    }
+}
+
+fn settlement_period(spec: &WorldSpec, d: i64) -> (i64, NaiveDate, NaiveDate) {
+    let p = d / 14;
+    let start = spec.first_day() + Duration::days(p * 14);
+    (p, start, start + Duration::days(14))
+}
+
+#[allow(clippy::too_many_arguments)]
+/// One order line set per SKU and settlement period (units and principal summed over it).
+fn settlement_lines(
+    t: &Tables,
+    spec: &WorldSpec,
+    mi: usize,
+    sku: &str,
+    units: i64,
+    principal: i64,
+    d: i64,
+    rng: &mut Rng,
+    out: &mut dyn Loader,
+) -> Res {
+    let m = &MERCHANTS[mi];
+    let (p, start, end) = settlement_period(spec, d);
+    let date = spec.first_day() + Duration::days(d);
+    let posted = format!(
+        "{date}T{:02}:{:02}:00Z",
+        8 + rng.range(0, 12),
+        rng.range(0, 59)
+    );
+    let order = format!("1{:02}-{:07}-{:07}", m.id, d, rng.range(0, 9_999_999));
+    for (kind, desc, amount) in [
+        ("ItemPrice", "Principal", principal),
+        ("ItemFees", "Commission", -(principal * 15 / 100)),
+        ("ItemFees", "FBAPerUnitFulfillmentFee", -(units * 350)),
+    ] {
+        let row = [
+            m.id.into(),
+            m.token.into(),
+            format!("{}{:06}", m.id, p).into(),
+            format!("{start}T00:00:00Z").into(),
+            format!("{end}T00:00:00Z").into(),
+            format!("{}T00:00:00Z", end + Duration::days(3)).into(),
+            posted.as_str().into(),
+            "Order".into(),
+            order.as_str().into(),
+            sku.into(),
+            units.into(),
+            kind.into(),
+            desc.into(),
+            Cell::Cents(amount),
+            m.currency.into(),
+        ];
+        out.insert(t.settlement, &row)?;
+    }
+    Ok(())
+}
+
+fn ad_fee_line(
+    t: &Tables,
+    spec: &WorldSpec,
+    mi: usize,
+    spent: i64,
+    d: i64,
+    out: &mut dyn Loader,
+) -> Res {
+    let m = &MERCHANTS[mi];
+    let (p, start, end) = settlement_period(spec, d);
+    let row = [
+        m.id.into(),
+        m.token.into(),
+        format!("{}{:06}", m.id, p).into(),
+        format!("{start}T00:00:00Z").into(),
+        format!("{end}T00:00:00Z").into(),
+        format!("{}T00:00:00Z", end + Duration::days(3)).into(),
+        format!("{}T23:00:00Z", end - Duration::days(1)).into(),
+        "ServiceFee".into(),
+        Cell::Null,
+        Cell::Null,
+        Cell::Null,
+        "Cost of Advertising".into(),
+        "TransactionTotalAmount".into(),
+        Cell::Cents(-spent),
+        m.currency.into(),
+    ];
+    out.insert(t.settlement, &row)
+}
+
+fn sqp_week(
+    t: &Tables,
+    model: &Model,
+    week: &[(i64, i64)],
+    saturday: NaiveDate,
+    rng: &mut Rng,
+    out: &mut dyn Loader,
+) -> Res {
+    let sunday = saturday - Duration::days(6);
+    for (mi, m) in MERCHANTS.iter().enumerate() {
+        if !m.brand_analytics {
+            continue;
+        }
+        for &brand in m.brands {
+            let (units, sessions) = model
+                .items
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| it.merchant == mi && it.brand == brand)
+                .fold((0, 0), |a, (i, _)| (a.0 + week[i].0, a.1 + week[i].1));
+            let nouns = crate::spec::BRANDS
+                .iter()
+                .find(|b| b.0 == brand)
+                .map_or(&[][..], |b| b.2);
+            let queries: Vec<String> = std::iter::once(brand_name(brand).to_lowercase())
+                .chain(nouns.iter().map(|n| (*n).to_owned()))
+                .collect();
+            let unit_parts = split(units * 35 / 100, &vec![1.0; queries.len()]);
+            let session_parts = split(sessions * 30 / 100, &vec![1.0; queries.len()]);
+            for (q, query) in queries.iter().enumerate() {
+                let brand_purchases = unit_parts[q];
+                let brand_clicks = session_parts[q];
+                let share = if q == 0 {
+                    0.55 + 0.2 * rng.unit()
+                } else {
+                    0.06 + 0.12 * rng.unit()
+                };
+                let purchases_total = (brand_purchases as f64 / share).ceil() as i64;
+                let clicks_total = (brand_clicks as f64 / share).ceil() as i64;
+                let cart_brand = (brand_purchases as f64 * 2.1).round() as i64;
+                let cart_total = (purchases_total as f64 * 2.1).round() as i64;
+                let imp_brand = brand_clicks * 22;
+                let imp_total = clicks_total * 18 + imp_brand;
+                let volume = (imp_total as f64 / 9.0).round() as i64;
+                let row = [
+                    m.id.into(),
+                    m.token.into(),
+                    sunday.to_string().into(),
+                    saturday.to_string().into(),
+                    query.as_str().into(),
+                    volume.into(),
+                    imp_total.into(),
+                    imp_brand.into(),
+                    clicks_total.into(),
+                    brand_clicks.into(),
+                    cart_total.into(),
+                    cart_brand.into(),
+                    purchases_total.into(),
+                    brand_purchases.into(),
+                ];
+                out.insert(t.sqp, &row)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// DSP for the vendor: two line items with daily budgets; halo above promoted.
+fn dsp_day(t: &Tables, ds: &str, d: i64, plan: &Plan, rng: &mut Rng, out: &mut dyn Loader) -> Res {
+    let Some(m) = MERCHANTS.iter().find(|m| m.vendor) else {
+        return Ok(());
+    };
+    let peak = plan
+        .peaks
+        .iter()
+        .filter(|p| in_window(d, p.0, p.1))
+        .map(|p| p.2)
+        .fold(1.0, f64::max);
+    for (k, name) in ["Acme Kitchen retargeting", "Acme Kitchen prospecting"]
+        .iter()
+        .enumerate()
+    {
+        let impressions =
+            ((20_000.0 + 15_000.0 * k as f64) * peak * (0.8 + 0.4 * rng.unit())).round() as i64;
+        let clicks = impressions * (3 + k as i64) / 1_000;
+        let cost = impressions * (450 + 150 * k as i64) / 1_000;
+        let promoted = clicks * (6 - 2 * k as i64) / 100;
+        let halo = promoted + promoted / 2 + rng.range(0, 3);
+        let row = [
+            m.id.into(),
+            m.token.into(),
+            DSP_ADVERTISER_ID.into(),
+            ds.into(),
+            (DSP_ADVERTISER_ID * 10 + 1).into(),
+            (DSP_ADVERTISER_ID * 100 + k as i64).into(),
+            (*name).into(),
+            impressions.into(),
+            clicks.into(),
+            Cell::Cents(cost),
+            halo.into(),
+            Cell::Cents(halo * 3_499),
+            promoted.into(),
+            Cell::Cents(promoted * 3_499),
+            m.currency.into(),
+        ];
+        out.insert(t.dsp, &row)?;
+    }
+    Ok(())
+}
+
+/// The vendor's DSP advertiser id (the seat id is a different, refused value).
+pub const DSP_ADVERTISER_ID: i64 = 590_000_000_000_001;
+/// The vendor's DSP seat id.
+pub const DSP_SEAT_ID: &str = "ENTITYSEAT7DEMO42";
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_adds_up() {
+        assert_eq!(split(10, &[1.0, 1.0, 1.0]), vec![4, 3, 3]);
+        assert_eq!(split(7, &[3.0, 1.0]).iter().sum::<i64>(), 7);
+        assert_eq!(split(5, &[]), Vec::<i64>::new());
+        assert_eq!(split(5, &[0.0]), vec![0]);
+    }
+}

@@ -1,0 +1,159 @@
+//! What a world is made from: a seed, a scale and the "today" it is anchored to. The merchants
+//! are fixed so that every world has the cases the product must handle (one merchant token in
+//! two marketplaces, a marketplace without brand analytics, a vendor with DSP).
+
+use chrono::{Duration, NaiveDate};
+
+/// How big a world is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Unit tests: three items per brand, under a second.
+    Tiny,
+    /// The dev server's default: twelve items per brand.
+    Small,
+    /// Benchmarks: 400 items per brand, 2,000 items in all.
+    Large,
+}
+
+impl Scale {
+    /// Parses `tiny`, `small` or `large`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "tiny" => Ok(Scale::Tiny),
+            "small" => Ok(Scale::Small),
+            "large" => Ok(Scale::Large),
+            other => Err(format!("unknown scale '{other}': use tiny, small or large")),
+        }
+    }
+
+    /// Items per brand and merchant.
+    pub fn items_per_brand(self) -> usize {
+        match self {
+            Scale::Tiny => 3,
+            Scale::Small => 12,
+            Scale::Large => 400,
+        }
+    }
+}
+
+/// Days of daily facts in every world: three years and a day.
+pub const DAYS: i64 = 1_096;
+
+/// A world's inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct WorldSpec {
+    /// Random seed.
+    pub seed: u64,
+    /// Size.
+    pub scale: Scale,
+    /// The anchor: data runs through the day before.
+    pub today: NaiveDate,
+}
+
+impl WorldSpec {
+    /// The last complete data day.
+    pub fn last_day(&self) -> NaiveDate {
+        self.today - Duration::days(1)
+    }
+
+    /// The first data day.
+    pub fn first_day(&self) -> NaiveDate {
+        self.today - Duration::days(DAYS)
+    }
+}
+
+/// A merchant every world has.
+pub struct MerchantDef {
+    pub id: i64,
+    pub token: &'static str,
+    pub name: &'static str,
+    pub vendor: bool,
+    pub country: &'static str,
+    pub marketplace_id: &'static str,
+    pub currency: &'static str,
+    pub timezone: &'static str,
+    /// Brand slugs sold here.
+    pub brands: &'static [&'static str],
+    /// Whether brand analytics (search query performance) is available.
+    pub brand_analytics: bool,
+}
+
+/// The brands: slug, name, product nouns for titles and keywords, sub-brand labels.
+pub const BRANDS: &[(&str, &str, &[&str], &[&str])] = &[
+    (
+        "northwind",
+        "Northwind",
+        &["water bottle", "lunch box", "travel mug", "thermos"],
+        &["Northwind Trail", "Northwind Home"],
+    ),
+    (
+        "trailhead",
+        "Trailhead",
+        &["hiking socks", "trail cap", "gaiters"],
+        &["Trailhead Core"],
+    ),
+    (
+        "sierra-casa",
+        "Sierra Casa",
+        &["cazuela", "molcajete", "comal"],
+        &["Sierra Casa Cocina"],
+    ),
+    (
+        "acme-kitchen",
+        "Acme Kitchen",
+        &["chef knife", "cutting board", "knife sharpener"],
+        &["Acme Pro", "Acme Basics"],
+    ),
+];
+
+/// The merchants of every world.
+pub const MERCHANTS: &[MerchantDef] = &[
+    MerchantDef {
+        id: 1,
+        token: "A2DEMOSELLER01",
+        name: "Northwind Goods US",
+        vendor: false,
+        country: "US",
+        marketplace_id: "ATVPDKIKX0DER",
+        currency: "USD",
+        timezone: "America/Los_Angeles",
+        brands: &["northwind", "trailhead"],
+        brand_analytics: true,
+    },
+    MerchantDef {
+        id: 2,
+        token: "A2DEMOSELLER01",
+        name: "Northwind Goods CA",
+        vendor: false,
+        country: "CA",
+        marketplace_id: "A2EUQ1WTGCTBG2",
+        currency: "CAD",
+        timezone: "America/Los_Angeles",
+        brands: &["northwind"],
+        brand_analytics: true,
+    },
+    MerchantDef {
+        id: 3,
+        token: "A1DEMOSELLERMX",
+        name: "Sierra Casa MX",
+        vendor: false,
+        country: "MX",
+        marketplace_id: "A1AM78C64UM0Y8",
+        currency: "MXN",
+        timezone: "America/Mexico_City",
+        brands: &["sierra-casa"],
+        brand_analytics: false,
+    },
+    MerchantDef {
+        id: 4,
+        token: "ENTITY2DEMOVENDOR",
+        name: "Acme Kitchen Vendor US",
+        vendor: true,
+        country: "US",
+        marketplace_id: "ATVPDKIKX0DER",
+        currency: "USD",
+        timezone: "America/Los_Angeles",
+        brands: &["acme-kitchen"],
+        brand_analytics: false,
+    },
+];

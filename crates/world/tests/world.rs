@@ -1,0 +1,250 @@
+//! The world is deterministic, and its injected events are visible in the data it writes.
+
+use chrono::NaiveDate;
+use pp_world::{Event, Scale, WorldSpec, generate_sqlite};
+use rusqlite::Connection;
+
+fn spec(seed: u64) -> WorldSpec {
+    WorldSpec {
+        seed,
+        scale: Scale::Tiny,
+        today: NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+    }
+}
+
+#[test]
+fn same_seed_same_bytes_different_seed_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = generate_sqlite(&spec(7), &dir.path().join("a")).unwrap();
+    let b = generate_sqlite(&spec(7), &dir.path().join("b")).unwrap();
+    let c = generate_sqlite(&spec(8), &dir.path().join("c")).unwrap();
+    let bytes = |p: &std::path::Path| std::fs::read(p).unwrap();
+    assert_eq!(bytes(&a.warehouse), bytes(&b.warehouse));
+    assert_eq!(bytes(&a.ground_truth), bytes(&b.ground_truth));
+    assert_ne!(bytes(&a.warehouse), bytes(&c.warehouse));
+    assert!(
+        generate_sqlite(&spec(7), &dir.path().join("a")).is_err(),
+        "never overwrites"
+    );
+    assert!(!dir.path().join("a/warehouse.sqlite-journal").exists());
+}
+
+#[test]
+fn three_years_of_facts_and_the_merchant_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(1), dir.path()).unwrap();
+    let db = Connection::open(&g.warehouse).unwrap();
+    let (first, last): (String, String) = db
+        .query_row(
+            "SELECT MIN(Date), MAX(Date) FROM spapi_sales_and_traffic_by_asin",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (first.as_str(), last.as_str()),
+        ("2023-11-22", "2026-11-21")
+    );
+    let shared: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM seller WHERE MarketplaceSellerID = 'A2DEMOSELLER01'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(shared, 2, "one token in two marketplaces");
+    let vendor: String = db
+        .query_row(
+            "SELECT MarketplaceSellerID FROM seller WHERE AccountType = 'vendor'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(vendor.starts_with("ENTITY"));
+    let (adv, seat): (i64, String) = db
+        .query_row(
+            "SELECT DspAdvertiserID, SeatID FROM dsp_advertiser",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_ne!(adv.to_string(), seat);
+    for t in [
+        "ads_campaign_daily",
+        "ads_ad_group_daily",
+        "ads_targeting_daily",
+        "ads_search_term_daily",
+        "ads_advertised_product_daily",
+        "dsp_daily",
+        "spapi_fba_inventory",
+        "spapi_brand_analytics_sqp",
+        "spapi_settlement",
+        "vendor_sales_and_traffic",
+    ] {
+        let n: i64 = db
+            .query_row(&format!("SELECT COUNT(*) FROM {t}"), [], |r| r.get(0))
+            .unwrap();
+        assert!(n > 0, "{t} is empty");
+    }
+    // Rollups equal their parts.
+    let q = |sql: &str| -> (i64, i64) {
+        db.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+    };
+    assert_eq!(
+        q("SELECT SUM(Clicks), CAST(ROUND(SUM(Cost) * 100) AS INT) FROM ads_campaign_daily"),
+        q("SELECT SUM(Clicks), CAST(ROUND(SUM(Cost) * 100) AS INT) FROM ads_targeting_daily")
+    );
+    assert_eq!(
+        q(
+            "SELECT SUM(Clicks), SUM(Purchases7d) FROM ads_targeting_daily WHERE AdProduct = 'SPONSORED_PRODUCTS'"
+        ),
+        q("SELECT SUM(Clicks), SUM(Purchases7d) FROM ads_search_term_daily")
+    );
+    assert_eq!(
+        q(
+            "SELECT SUM(Clicks), SUM(Purchases7d) FROM ads_targeting_daily WHERE AdProduct = 'SPONSORED_PRODUCTS'"
+        ),
+        q("SELECT SUM(Clicks), SUM(Purchases7d) FROM ads_advertised_product_daily")
+    );
+}
+
+fn in_promotion(truth: &[Event], seller: i64, brand: &str, day: &str) -> bool {
+    truth.iter().any(|e| match e {
+        Event::Promotion {
+            seller_id,
+            brand: b,
+            start,
+            end,
+            ..
+        } => {
+            *seller_id == seller
+                && b.as_str() == brand
+                && day >= start.to_string().as_str()
+                && day <= end.to_string().as_str()
+        }
+        _ => false,
+    })
+}
+
+#[test]
+fn stock_outs_sell_nothing_while_traffic_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(3), dir.path()).unwrap();
+    let db = Connection::open(&g.warehouse).unwrap();
+    let mut seen = 0;
+    for e in &g.truth.events {
+        let Event::StockOut {
+            seller_id,
+            asin,
+            start,
+            end,
+            lost_units,
+        } = e
+        else {
+            continue;
+        };
+        seen += 1;
+        assert!(*lost_units > 0);
+        let (days, units, min_sessions): (i64, i64, i64) = db
+            .query_row(
+                "SELECT COUNT(*), SUM(UnitsOrdered), MIN(Sessions) FROM spapi_sales_and_traffic_by_asin WHERE SellerID = ?1 AND ChildASIN = ?2 AND Date BETWEEN ?3 AND ?4",
+                rusqlite::params![seller_id, asin, start.to_string(), end.to_string()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            days,
+            (*end - *start).num_days() + 1,
+            "a row every day of the stock-out"
+        );
+        assert_eq!(units, 0, "{asin} sold during its stock-out");
+        assert!(min_sessions > 0, "traffic continues");
+        let on_hand: i64 = db
+            .query_row(
+                "SELECT MAX(Fulfillable) FROM spapi_fba_inventory WHERE SellerID = ?1 AND ASIN = ?2 AND Date BETWEEN ?3 AND ?4",
+                rusqlite::params![seller_id, asin, start.to_string(), end.to_string()],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(on_hand, 0);
+        let ad_clicks: Option<i64> = db
+            .query_row(
+                "SELECT SUM(Clicks) FROM ads_advertised_product_daily WHERE SellerID = ?1 AND AdvertisedASIN = ?2 AND Date BETWEEN ?3 AND ?4",
+                rusqlite::params![seller_id, asin, start.to_string(), end.to_string()],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            ad_clicks.unwrap_or(0),
+            0,
+            "ads do not serve an item out of stock"
+        );
+    }
+    assert_eq!(seen, 9, "three stock-outs for each of the three sellers");
+}
+
+#[test]
+fn price_tests_move_price_and_units_the_documented_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(5), dir.path()).unwrap();
+    let db = Connection::open(&g.warehouse).unwrap();
+    let mut seen = 0;
+    for e in &g.truth.events {
+        let Event::PriceTest {
+            seller_id,
+            asin,
+            start,
+            end,
+            list_price,
+            test_price,
+            elasticity,
+        } = e
+        else {
+            continue;
+        };
+        seen += 1;
+        let brand: String = db.query_row("SELECT lower(replace(Brand, ' ', '-')) FROM catalog_item WHERE SellerID = ?1 AND ASIN = ?2", rusqlite::params![seller_id, asin], |r| r.get(0)).unwrap();
+        let window = |from: chrono::NaiveDate, to: chrono::NaiveDate| -> (f64, Vec<f64>) {
+            let mut st = db.prepare("SELECT Date, ItemPrice, UnitsOrdered, Sessions FROM spapi_sales_and_traffic_by_asin WHERE SellerID = ?1 AND ChildASIN = ?2 AND Date BETWEEN ?3 AND ?4").unwrap();
+            let rows: Vec<(String, f64, i64, i64)> = st
+                .query_map(
+                    rusqlite::params![seller_id, asin, from.to_string(), to.to_string()],
+                    |r| {
+                        Ok((
+                            r.get::<_, String>(0)?,
+                            r.get::<_, f64>(1)?,
+                            r.get::<_, i64>(2)?,
+                            r.get::<_, i64>(3)?,
+                        ))
+                    },
+                )
+                .unwrap()
+                .map(Result::unwrap)
+                .filter(|r| !in_promotion(&g.truth.events, *seller_id, &brand, &r.0))
+                .collect();
+            let (u, s) = rows.iter().fold((0, 0), |a, r| (a.0 + r.2, a.1 + r.3));
+            (u as f64 / s as f64, rows.iter().map(|r| r.1).collect())
+        };
+        let (cvr_test, prices) = window(*start, *end);
+        let (cvr_before, before) = window(
+            *start - chrono::Duration::days(56),
+            *start - chrono::Duration::days(1),
+        );
+        assert!(
+            prices.iter().all(|p| (p - test_price).abs() < 0.005),
+            "{asin}: price in the test is {test_price}"
+        );
+        assert!(
+            before.iter().all(|p| (p - list_price).abs() < 0.005),
+            "{asin}: list price before"
+        );
+        let expected = (test_price / list_price).powf(*elasticity);
+        let measured = cvr_test / cvr_before;
+        assert!(
+            (measured / expected - 1.0).abs() < 0.08,
+            "{asin}: conversion ratio {measured:.3}, model says {expected:.3}"
+        );
+    }
+    assert_eq!(seen, 3);
+}
