@@ -36,7 +36,7 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 cfg.data_dir.display()
             );
         }
-        let state = Arc::new(AppState::new(store, &public_url));
+        let state = Arc::new(AppState::new(store, &public_url).map_err(|e| describe(&e))?);
         pp_server::serve(listener, state, shutdown_signal())
             .await
             .map_err(|e| format!("server stopped: {e}"))

@@ -1,6 +1,7 @@
 //! Partner Platform's shared vocabulary: the principal, scopes, validated ids, version stamps
 //! and the one error type that every surface renders.
 
+pub mod cursor;
 pub mod error;
 pub mod ids;
 pub mod principal;

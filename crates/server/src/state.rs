@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use pp_core::cursor::Cursors;
 use pp_core::{Error, Kind, Principal, Result};
 use pp_store::Store;
 use pp_warehouse::{Engine, Limits, Registry};
@@ -17,6 +18,8 @@ pub struct AppState {
     pub limits: Limits,
     /// The base URL clients reach the service at (no trailing slash).
     pub public_url: String,
+    /// Signs `/v1` paging cursors with a key kept in the state store.
+    pub cursors: Cursors,
 }
 
 /// State as handlers receive it.
@@ -24,13 +27,15 @@ pub type SharedState = Arc<AppState>;
 
 impl AppState {
     /// State over `store` with default limits.
-    pub fn new(store: Store, public_url: &str) -> Self {
-        Self {
+    pub fn new(store: Store, public_url: &str) -> Result<Self> {
+        let cursors = Cursors::new(store.service_key("v1-cursor")?);
+        Ok(Self {
             store,
             warehouses: Registry::default(),
             limits: Limits::default(),
             public_url: public_url.trim_end_matches('/').to_owned(),
-        }
+            cursors,
+        })
     }
 
     /// The caller's own tenant warehouse; there is no way to name another.

@@ -56,6 +56,25 @@ impl Store {
     }
 }
 
+impl Store {
+    /// A 256-bit key the service keeps for `name`, made on first use and the same ever after
+    /// (so cursors stay valid across restarts and across instances sharing the store).
+    pub fn service_key(&self, name: &str) -> Result<[u8; 32]> {
+        let fresh: [u8; 32] = random_bytes()?;
+        self.pool.with(|c| {
+            c.execute(
+                "INSERT INTO service_keys (name, value, created_at) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO NOTHING",
+                rusqlite::params![name, &fresh[..], now_unix()],
+            )
+            .map_err(db_err)?;
+            let v: Vec<u8> = c
+                .query_row("SELECT value FROM service_keys WHERE name = ?1", [name], |r| r.get(0))
+                .map_err(db_err)?;
+            v.try_into().map_err(|_| Error::internal(format!("service key {name} is not 32 bytes")))
+        })
+    }
+}
+
 /// Seconds since the Unix epoch.
 pub fn now_unix() -> i64 {
     chrono::Utc::now().timestamp()

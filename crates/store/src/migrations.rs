@@ -33,6 +33,12 @@ const STEPS: &[&str] = &[
         expires_at INTEGER NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX access_tokens_credential ON access_tokens(credential_id);",
+    // 2: keys the service makes for itself (cursor signing).
+    "CREATE TABLE service_keys (
+        name TEXT PRIMARY KEY,
+        value BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+    );",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

@@ -9,6 +9,7 @@ mod params;
 mod registry;
 mod split;
 pub mod sqlite;
+pub mod v1;
 
 pub use engine::{
     ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription, TableSummary,

@@ -173,7 +173,7 @@ fn campaigns(items: &[Item], rng: &mut Rng) -> Vec<Campaign> {
                     default_bid_cents: 100,
                 });
             }
-            let budget = (groups.len() as i64) * rng.range(1_500, 3_000);
+            let budget = (groups.len() as i64) * rng.range(900, 1_800);
             out.push(Campaign {
                 merchant: mi,
                 id: sp_id,
@@ -219,7 +219,7 @@ fn campaigns(items: &[Item], rng: &mut Rng) -> Vec<Campaign> {
                     ad_product: product,
                     name: format!("{} {} {label}", m.country, brand_name(slug)),
                     brand: slug,
-                    budget_cents: rng.range(2_000, 6_000),
+                    budget_cents: rng.range(1_500, 3_000),
                     ad_groups: vec![AdGroup {
                         id: ag,
                         name: format!("{label} {ag}"),

@@ -22,6 +22,13 @@ use crate::spec::{DAYS, MERCHANTS, WorldSpec};
 
 type Res = Result<(), String>;
 
+/// Rounds `x` down or up at random in proportion to its fraction, so many small expected
+/// counts add up to their expected total instead of rounding to zero.
+fn stochastic_round(x: f64, rng: &mut Rng) -> i64 {
+    let floor = x.floor();
+    floor as i64 + i64::from(rng.unit() < x - floor)
+}
+
 /// Splits `total` by `weights` into integers that add up to `total`.
 pub fn split(total: i64, weights: &[f64]) -> Vec<i64> {
     let sum: f64 = weights.iter().sum();
@@ -338,7 +345,7 @@ fn ads_day(
             let imps_by_item = split(impressions, &weights);
             for (k, &i) in serving.iter().enumerate() {
                 let ck = clicks_by_item[k];
-                let purchases = (ck as f64 * days[i].cvr).round() as i64;
+                let purchases = stochastic_round(ck as f64 * days[i].cvr, rng);
                 let share = Perf {
                     impressions: imps_by_item[k],
                     clicks: ck,

@@ -3,6 +3,7 @@
 mod health;
 mod me;
 mod oauth;
+mod v1;
 mod warehouse;
 
 use axum::Router;
@@ -22,6 +23,26 @@ pub fn router(state: SharedState) -> Router {
         );
     let authed = Router::new()
         .route("/v1/me", get(me::me))
+        .route("/v1/accounts", get(v1::accounts))
+        .route("/v1/ads/account-summary", get(v1::ads_account_summary))
+        .route("/v1/ads/account-pacing", get(v1::ads_account_pacing))
+        .route(
+            "/v1/ads/campaign-performance",
+            get(v1::ads_campaign_performance),
+        )
+        .route("/v1/ads/search-terms", get(v1::ads_search_terms))
+        .route("/v1/ads/asin-performance", get(v1::ads_asin_performance))
+        .route("/v1/retail/sales", get(v1::retail_sales))
+        .route("/v1/retail/traffic", get(v1::retail_traffic))
+        .route("/v1/retail/inventory", get(v1::retail_inventory))
+        .route(
+            "/v1/retail/inventory-history",
+            get(v1::retail_inventory_history),
+        )
+        .route(
+            "/v1/brand-analytics/search-query-performance",
+            get(v1::brand_analytics_sqp),
+        )
         .route("/api/query", post(warehouse::query))
         .route("/api/tables", get(warehouse::tables))
         .route("/api/table/{name}", get(warehouse::describe))

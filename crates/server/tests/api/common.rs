@@ -62,7 +62,7 @@ impl TestApp {
             .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let state = Arc::new(AppState::new(store.clone(), &base));
+        let state = Arc::new(AppState::new(store.clone(), &base).unwrap());
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         let mut app = Self {
             base,

@@ -3,4 +3,5 @@
 mod common;
 mod oauth;
 mod surface;
+mod v1;
 mod warehouse;

@@ -1,0 +1,53 @@
+//! `GET /v1/accounts`: every merchant row the tenant exposes, with its brands, currency,
+//! per-domain status and how far its data runs.
+
+use pp_core::Result;
+use serde_json::{Value, json};
+
+use super::Ctx;
+use super::args::Args;
+use super::sql::{all_accounts, data_through, int, rows, s};
+
+pub async fn accounts(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
+    args.only(&[])?;
+    let mut out = Vec::new();
+    for a in all_accounts(ctx).await? {
+        let brands: Vec<String> = rows(
+            ctx,
+            "SELECT DISTINCT Brand FROM catalog_item WHERE SellerID = ? ORDER BY Brand",
+            vec![int(a.seller_id)],
+        )
+        .await?
+        .iter()
+        .map(|r| s(r, "Brand").to_owned())
+        .collect();
+        let (retail_table, ads_table) = if a.vendor {
+            ("vendor_sales_and_traffic", "dsp_daily")
+        } else {
+            ("spapi_sales_and_traffic_by_asin", "ads_campaign_daily")
+        };
+        let retail = data_through(ctx, retail_table, "Date", a.seller_id).await?;
+        let ads = data_through(ctx, ads_table, "Date", a.seller_id).await?;
+        let status = |d: &Option<chrono::NaiveDate>| {
+            if d.is_some() {
+                "connected"
+            } else {
+                "not_connected"
+            }
+        };
+        out.push(json!({
+            "account_id": a.id,
+            "name": a.name,
+            "type": if a.vendor { "vendor" } else { "seller" },
+            "seller_id": a.token,
+            "legacy_seller_id": a.seller_id,
+            "marketplace": a.marketplace,
+            "marketplace_id": a.marketplace_id,
+            "currency": a.currency,
+            "brands": brands,
+            "auth": { "retail": status(&retail), "ads": status(&ads) },
+            "data_through": { "retail": retail.map(|d| d.to_string()), "ads": ads.map(|d| d.to_string()) },
+        }));
+    }
+    Ok(json!({ "accounts": out }))
+}

@@ -1,0 +1,99 @@
+//! `/v1/brand-analytics/search-query-performance`: weekly search-query aggregates with the
+//! seller's shares computed from counts.
+
+use pp_core::Result;
+use serde_json::{Value, json};
+
+use super::Ctx;
+use super::args::Args;
+use super::sql::{account, data_through, day, i, int, no_data, page, ratio, rows, s, text, window};
+
+fn definitions() -> Value {
+    json!({
+        "search_query_volume": "Searches of the query in the week (counted once per week and query).",
+        "impressions": "Search-result impressions: total for all results, and of the brand's items.",
+        "clicks": "Clicks on search results: total, and on the brand's items.",
+        "cart_adds": "Cart adds from search results: total, and of the brand's items.",
+        "purchases": "Purchases from search results: total, and of the brand's items.",
+        "impression_share": "Brand impressions / total impressions × 100, from the counts.",
+        "click_share": "Brand clicks / total clicks × 100, from the counts.",
+        "purchase_share": "Brand purchases / total purchases × 100, from the counts.",
+    })
+}
+
+pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
+    args.only(&[
+        "account_id",
+        "start_date",
+        "end_date",
+        "search_query",
+        "limit",
+        "cursor",
+    ])?;
+    let a = account(ctx, args).await?;
+    let Some(through) =
+        data_through(ctx, "spapi_brand_analytics_sqp", "WeekEnd", a.seller_id).await?
+    else {
+        let mut v = no_data(
+            &a,
+            "brand_analytics",
+            "brand analytics is not available for this account and marketplace",
+        );
+        v["metric_definitions"] = definitions();
+        return Ok(v);
+    };
+    let w = window(args, through, 84)?;
+    let q = args.str("search_query").unwrap_or_default();
+    let p = page(
+        ctx,
+        args,
+        &["sqp", &a.id, &w.start.to_string(), &w.end.to_string(), q],
+    )?;
+    let mut sql = String::from(
+        "SELECT WeekStart AS week_start, WeekEnd AS week_end, SearchQuery AS search_query, SearchQueryVolume AS volume, \
+         ImpressionsTotal, ImpressionsBrand, ClicksTotal, ClicksBrand, CartAddsTotal, CartAddsBrand, PurchasesTotal, PurchasesBrand \
+         FROM spapi_brand_analytics_sqp WHERE SellerID = ? AND WeekStart >= ? AND WeekEnd <= ?",
+    );
+    let mut params = vec![int(a.seller_id), day(w.start), day(w.end)];
+    if !q.is_empty() {
+        sql.push_str(" AND SearchQuery = ?");
+        params.push(text(q));
+    }
+    if let Some(after) = &p.after {
+        sql.push_str(" AND (WeekStart, SearchQuery) > (?, ?)");
+        params.push(text(
+            after.get(0).and_then(Value::as_str).unwrap_or_default(),
+        ));
+        params.push(text(
+            after.get(1).and_then(Value::as_str).unwrap_or_default(),
+        ));
+    }
+    sql.push_str(" ORDER BY WeekStart, SearchQuery LIMIT ?");
+    params.push(int(p.limit + 1));
+    let (items, next) = p.finish(ctx, rows(ctx, &sql, params).await?, |r| {
+        json!([s(r, "week_start"), s(r, "search_query")])
+    });
+    let pair = |r: &super::sql::Row, k: &str| json!({ "total": i(r, &format!("{k}Total")), "brand": i(r, &format!("{k}Brand")) });
+    let share = |r: &super::sql::Row, k: &str| {
+        ratio(
+            i(r, &format!("{k}Brand")) as f64,
+            i(r, &format!("{k}Total")) as f64,
+            100.0,
+        )
+    };
+    let items: Vec<Value> = items
+        .iter()
+        .map(|r| {
+            json!({
+                "week_start": s(r, "week_start"), "week_end": s(r, "week_end"), "search_query": s(r, "search_query"),
+                "search_query_volume": i(r, "volume"),
+                "impressions": pair(r, "Impressions"), "clicks": pair(r, "Clicks"), "cart_adds": pair(r, "CartAdds"), "purchases": pair(r, "Purchases"),
+                "impression_share": share(r, "Impressions"), "click_share": share(r, "Clicks"), "purchase_share": share(r, "Purchases"),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "account_id": a.id, "window": w.json(), "items": items, "next_cursor": next,
+        "metric_definitions": definitions(), "availability": { "status": "available" },
+    }))
+}
