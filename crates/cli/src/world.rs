@@ -31,10 +31,16 @@ enum WorldCommand {
         #[arg(long)]
         today: Option<NaiveDate>,
     },
+    /// Print the warehouse schema as Markdown (the source of docs/warehouse.md).
+    SchemaDoc,
 }
 
 pub fn run(args: WorldArgs) -> Result<(), String> {
     match args.command {
+        WorldCommand::SchemaDoc => {
+            print!("{}", pp_world::schema_markdown());
+            Ok(())
+        }
         WorldCommand::Generate {
             scale,
             seed,

@@ -5,6 +5,7 @@
 //! bytes. Rows go through the [`Loader`] interface; [`generate_sqlite`] writes a tenant
 //! warehouse file and its `ground-truth.json`.
 
+mod doc;
 mod entities;
 mod events;
 mod load;
@@ -16,6 +17,7 @@ mod spec;
 
 use std::path::{Path, PathBuf};
 
+pub use doc::schema_markdown;
 pub use events::Event;
 pub use load::{Cell, Loader, SqliteLoader, create_index_sql, create_table_sql};
 pub use rng::Rng;
