@@ -61,7 +61,10 @@ pub fn schema_markdown() -> String {
     let mut out = String::from(HEADER);
     out.push_str("\n## Tables\n");
     for t in TABLES {
-        out.push_str(&format!("\n### `{}`\n\n{}\n\n| column | type | meaning |\n|---|---|---|\n", t.name, t.doc));
+        out.push_str(&format!(
+            "\n### `{}`\n\n{}\n\n| column | type | meaning |\n|---|---|---|\n",
+            t.name, t.doc
+        ));
         for c in t.columns {
             out.push_str(&format!("| `{}` | {} | {} |\n", c.name, c.ty, c.doc));
         }

@@ -1,6 +1,10 @@
-//! `GET /health`: public liveness with the build, engine and evidence versions serving.
+//! Public documents: `GET /health` (liveness with the build, engine and evidence versions
+//! serving) and `GET /openapi.json`.
 
 use axum::Json;
+use axum::extract::State;
+
+use crate::state::SharedState;
 use serde_json::{Value, json};
 
 pub async fn health() -> Json<Value> {
@@ -10,4 +14,8 @@ pub async fn health() -> Json<Value> {
         "engine_version": pp_core::ENGINE_VERSION,
         "evidence_version": pp_core::EVIDENCE_VERSION,
     }))
+}
+
+pub async fn openapi(State(app): State<SharedState>) -> Json<Value> {
+    Json(crate::openapi::document(&app.public_url))
 }

@@ -20,7 +20,8 @@ pub fn router(state: SharedState) -> Router {
         .route(
             "/.well-known/oauth-authorization-server",
             get(oauth::metadata),
-        );
+        )
+        .route("/openapi.json", get(health::openapi));
     let authed = Router::new()
         .route("/v1/me", get(me::me))
         .route("/v1/accounts", get(v1::accounts))

@@ -83,3 +83,45 @@ async fn unknown_routes_answer_in_their_family_envelope() {
     let body: Value = res.json().await.unwrap();
     assert_eq!(body["kind"], "method_not_allowed");
 }
+
+#[tokio::test]
+async fn every_documented_route_exists() {
+    let app = TestApp::start().await;
+    let doc: Value = app
+        .http
+        .get(app.url("/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["servers"][0]["url"], app.base);
+    let paths = doc["paths"].as_object().unwrap();
+    assert_eq!(paths.len(), 19);
+    for (method, path) in pp_server::openapi::documented() {
+        assert!(paths[path][method].is_object(), "{method} {path}");
+        let url = app.url(&path.replace("{name}", "seller"));
+        let res = app
+            .http
+            .request(method.to_uppercase().parse().unwrap(), url)
+            .send()
+            .await
+            .unwrap();
+        assert_ne!(
+            res.status(),
+            404,
+            "{method} {path} is documented but not routed"
+        );
+        assert_ne!(
+            res.status(),
+            405,
+            "{method} {path} is documented but not routed for {method}"
+        );
+    }
+    assert_eq!(
+        paths["/v1/ads/campaign-performance"]["get"]["x-required-scopes"],
+        serde_json::json!(["ads:read"])
+    );
+}

@@ -1,0 +1,344 @@
+//! The OpenAPI 3.1 document served at `/openapi.json`, built from one table of the public
+//! routes (a test requests every documented path to prove it exists).
+
+use serde_json::{Map, Value, json};
+
+/// A parameter of a documented route.
+struct P(&'static str, &'static str, bool, &'static str, &'static str);
+
+/// A documented route: method, path, scopes, summary, parameters, request body kind.
+struct Op(
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static [P],
+    Option<&'static str>,
+);
+
+const ACCOUNT: P = P(
+    "account_id",
+    "string",
+    true,
+    "",
+    "Account id from GET /v1/accounts",
+);
+const START: P = P(
+    "start_date",
+    "string",
+    false,
+    "date",
+    "First day (default: 30 days before end_date; 84 for brand analytics)",
+);
+const END: P = P(
+    "end_date",
+    "string",
+    false,
+    "date",
+    "Last day (default and upper bound: the latest complete data day)",
+);
+const LIMIT: P = P(
+    "limit",
+    "integer",
+    false,
+    "",
+    "Page size, 1-500 (default 100)",
+);
+const CURSOR: P = P(
+    "cursor",
+    "string",
+    false,
+    "",
+    "next_cursor of the previous page, with the same filters",
+);
+const ASIN: P = P("asin", "string", false, "", "Only this child ASIN");
+
+const OPS: &[Op] = &[
+    Op(
+        "get",
+        "/health",
+        &[],
+        "Liveness with build, engine and evidence versions",
+        &[],
+        None,
+    ),
+    Op(
+        "post",
+        "/oauth/token",
+        &[],
+        "Mint an access token (client_credentials; HTTP Basic or form client authentication)",
+        &[],
+        Some("form"),
+    ),
+    Op(
+        "get",
+        "/.well-known/oauth-authorization-server",
+        &[],
+        "OAuth authorization server metadata (RFC 8414)",
+        &[],
+        None,
+    ),
+    Op("get", "/openapi.json", &[], "This document", &[], None),
+    Op(
+        "get",
+        "/v1/me",
+        &["account:read"],
+        "Tenant, person label and granted scopes",
+        &[],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/accounts",
+        &["account:read"],
+        "Every account exposed, with brands, currency, per-domain status and data_through",
+        &[],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/ads/account-summary",
+        &["ads:read"],
+        "Window totals and per-ad-product totals",
+        &[ACCOUNT, START, END],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/ads/account-pacing",
+        &["ads:read"],
+        "Month-to-date spend against budget",
+        &[
+            ACCOUNT,
+            P(
+                "month",
+                "string",
+                false,
+                "",
+                "YYYY-MM (default: the month of the latest complete day)",
+            ),
+        ],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/ads/campaign-performance",
+        &["ads:read"],
+        "Per-campaign aggregates, by campaign id",
+        &[
+            ACCOUNT,
+            START,
+            END,
+            P(
+                "ad_product",
+                "string",
+                false,
+                "",
+                "SPONSORED_PRODUCTS, SPONSORED_BRANDS or SPONSORED_DISPLAY",
+            ),
+            LIMIT,
+            CURSOR,
+        ],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/ads/search-terms",
+        &["ads:read"],
+        "Per search term and keyword aggregates",
+        &[
+            ACCOUNT,
+            START,
+            END,
+            P("campaign_id", "integer", false, "", "Only this campaign"),
+            LIMIT,
+            CURSOR,
+        ],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/ads/asin-performance",
+        &["ads:read"],
+        "Per advertised ASIN aggregates",
+        &[ACCOUNT, START, END, LIMIT, CURSOR],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/retail/sales",
+        &["retail:read"],
+        "Daily ordered sales, units and orders with window totals",
+        &[ACCOUNT, START, END, ASIN],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/retail/traffic",
+        &["retail:read"],
+        "Daily sessions, page views, buy-box and unit-session percentages with window totals",
+        &[ACCOUNT, START, END, ASIN],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/retail/inventory",
+        &["retail:read"],
+        "FBA inventory snapshot per SKU with health alert",
+        &[
+            ACCOUNT,
+            P(
+                "at_risk_only",
+                "boolean",
+                false,
+                "",
+                "Only out_of_stock and low_stock",
+            ),
+            P(
+                "days_of_supply_lte",
+                "number",
+                false,
+                "",
+                "Only SKUs with at most this many days of supply",
+            ),
+            LIMIT,
+            CURSOR,
+        ],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/retail/inventory-history",
+        &["retail:read"],
+        "Daily on-hand series",
+        &[ACCOUNT, START, END, ASIN],
+        None,
+    ),
+    Op(
+        "get",
+        "/v1/brand-analytics/search-query-performance",
+        &["brand_analytics:read"],
+        "Weekly search query performance with shares",
+        &[
+            ACCOUNT,
+            START,
+            END,
+            P("search_query", "string", false, "", "Only this query"),
+            LIMIT,
+            CURSOR,
+        ],
+        None,
+    ),
+    Op(
+        "post",
+        "/api/query",
+        &[
+            "account:read",
+            "retail:read",
+            "ads:read",
+            "brand_analytics:read",
+            "sql:query",
+        ],
+        "Read-only SQL against the caller's warehouse",
+        &[],
+        Some("json"),
+    ),
+    Op(
+        "get",
+        "/api/tables",
+        &[
+            "account:read",
+            "retail:read",
+            "ads:read",
+            "brand_analytics:read",
+            "sql:query",
+        ],
+        "Tables and views of the caller's warehouse",
+        &[],
+        None,
+    ),
+    Op(
+        "get",
+        "/api/table/{name}",
+        &[
+            "account:read",
+            "retail:read",
+            "ads:read",
+            "brand_analytics:read",
+            "sql:query",
+        ],
+        "Columns and indexes of one table",
+        &[P("name", "string", true, "path", "Table name")],
+        None,
+    ),
+];
+
+fn param(p: &P) -> Value {
+    let mut schema = json!({ "type": p.1 });
+    let loc = if p.3 == "path" { "path" } else { "query" };
+    if p.3 == "date" {
+        schema["format"] = json!("date");
+    }
+    json!({ "name": p.0, "in": loc, "required": p.2, "schema": schema, "description": p.4 })
+}
+
+fn operation(op: &Op) -> Value {
+    let error = if op.1.starts_with("/v1/") {
+        "#/components/schemas/V1Error"
+    } else {
+        "#/components/schemas/ApiError"
+    };
+    let mut o = json!({
+        "summary": op.3,
+        "parameters": op.4.iter().map(param).collect::<Vec<_>>(),
+        "responses": {
+            "200": { "description": "Success" },
+            "default": { "description": "Failure (see docs/errors.md)", "content": { "application/json": { "schema": { "$ref": error } } } },
+        },
+    });
+    if op.2.is_empty() {
+        o["security"] = json!([]);
+    } else {
+        o["security"] = json!([{ "oauth2": op.2 }]);
+        o["x-required-scopes"] = json!(op.2);
+    }
+    if let Some(kind) = op.5 {
+        let media = if kind == "form" {
+            "application/x-www-form-urlencoded"
+        } else {
+            "application/json"
+        };
+        o["requestBody"] =
+            json!({ "required": true, "content": { media: { "schema": { "type": "object" } } } });
+    }
+    o
+}
+
+/// The document for a server reached at `base`.
+pub fn document(base: &str) -> Value {
+    let mut paths: Map<String, Value> = Map::new();
+    for op in OPS {
+        let entry = paths.entry(op.1.to_owned()).or_insert_with(|| json!({}));
+        entry[op.0] = operation(op);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": { "title": "Partner Platform", "version": pp_core::BUILD_VERSION, "description": "One OAuth 2.0 bearer credential over a tenant's warehouse and accounts. /v1 is the contract-stable partner surface; /api is not under the /v1 contract." },
+        "servers": [{ "url": base }],
+        "paths": paths,
+        "components": {
+            "securitySchemes": { "oauth2": { "type": "oauth2", "flows": { "clientCredentials": { "tokenUrl": format!("{base}/oauth/token"), "scopes": pp_core::Scope::ALL.iter().map(|s| (s.as_str().to_owned(), json!(s.as_str()))).collect::<Map<_, _>>() } } } },
+            "schemas": {
+                "V1Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string" }, "message": { "type": "string" } } } } },
+                "ApiError": { "type": "object", "required": ["ok", "kind", "source", "retryable", "friendly", "message"], "properties": {
+                    "ok": { "const": false }, "kind": { "type": "string" }, "source": { "enum": ["request", "account", "amazon_rejected", "amazon_unavailable", "mixshift"] },
+                    "retryable": { "type": "boolean" }, "friendly": { "type": "string" }, "message": { "type": "string" }, "fix": { "type": "string" } } },
+            },
+        },
+    })
+}
+
+/// Every documented (method, path), for tests.
+pub fn documented() -> Vec<(&'static str, &'static str)> {
+    OPS.iter().map(|o| (o.0, o.1)).collect()
+}
