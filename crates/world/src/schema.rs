@@ -118,6 +118,24 @@ pub const TABLES: &[Table] = &[
         }],
     },
     Table {
+        name: "spapi_sales_and_traffic_by_date",
+        doc: "Daily sales and traffic for the whole seller (GET_SALES_AND_TRAFFIC_REPORT, salesAndTrafficByDate); each row is the sum of that day's ASIN rows.",
+        columns: seller_scoped![
+            "Date" "DATE" "Day (marketplace time)",
+            "OrderedProductSales" "DECIMAL(12,2)" "Ordered product sales",
+            "UnitsOrdered" "INT" "Units ordered",
+            "TotalOrderItems" "INT" "Order items",
+            "Sessions" "INT" "Sessions",
+            "PageViews" "INT" "Page views",
+            "BuyBoxPercentage" "DECIMAL(5,2)" "Featured-offer percentage, session-weighted over the ASINs",
+            "Currency" "VARCHAR(3)" "Currency",
+        ],
+        indexes: &[Index {
+            name: "sales_traffic_by_date_SellerID_Date_IDX",
+            columns: &["SellerID", "Date"],
+        }],
+    },
+    Table {
         name: "vendor_sales_and_traffic",
         doc: "Daily vendor sales and traffic by ASIN (GET_VENDOR_SALES_REPORT and GET_VENDOR_TRAFFIC_REPORT, DAY).",
         columns: seller_scoped![

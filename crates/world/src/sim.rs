@@ -78,6 +78,18 @@ impl Perf {
     }
 }
 
+/// A seller's day, summed over its ASIN rows.
+#[derive(Default, Clone)]
+struct DayTotals {
+    rows: i64,
+    sales: i64,
+    units: i64,
+    orders: i64,
+    sessions: i64,
+    page_views: i64,
+    buy_box_weighted: f64,
+}
+
 struct ItemDay {
     active: bool,
     oos: bool,
@@ -97,6 +109,7 @@ struct Stock {
 
 struct Tables {
     sales: &'static Table,
+    by_date: &'static Table,
     vendor: &'static Table,
     inventory: &'static Table,
     campaign: &'static Table,
@@ -120,6 +133,7 @@ pub fn run(
 ) -> Res {
     let t = Tables {
         sales: table("spapi_sales_and_traffic_by_asin"),
+        by_date: table("spapi_sales_and_traffic_by_date"),
         vendor: table("vendor_sales_and_traffic"),
         inventory: table("spapi_fba_inventory"),
         campaign: table("ads_campaign_daily"),
@@ -167,7 +181,9 @@ pub fn run(
             let spend = ads_day(&t, model, c, budgets[ci], &mut days, rng, &ds, out)?;
             settle[c.merchant] += spend;
         }
+        let mut seller_day = vec![DayTotals::default(); MERCHANTS.len()];
         for i in 0..model.items.len() {
+            let merchant = model.items[i].merchant;
             let (units, sessions) = retail_day(
                 &t,
                 model,
@@ -179,11 +195,35 @@ pub fn run(
                 d,
                 &ds,
                 out,
+                &mut seller_day[merchant],
             )?;
             week[i].0 += units;
             week[i].1 += sessions;
             period[i].0 += units;
             period[i].1 += units * days[i].price;
+        }
+        for (mi, m) in MERCHANTS.iter().enumerate() {
+            let tot = &seller_day[mi];
+            if !m.vendor && tot.rows > 0 {
+                let bb = if tot.sessions > 0 {
+                    (tot.buy_box_weighted / tot.sessions as f64 * 100.0).round() / 100.0
+                } else {
+                    0.0
+                };
+                let row = [
+                    m.id.into(),
+                    m.token.into(),
+                    ds.as_str().into(),
+                    Cell::Cents(tot.sales),
+                    tot.units.into(),
+                    tot.orders.into(),
+                    tot.sessions.into(),
+                    tot.page_views.into(),
+                    Cell::Real(bb),
+                    m.currency.into(),
+                ];
+                out.insert(t.by_date, &row)?;
+            }
         }
         if date.weekday() == Weekday::Sat && d >= 6 {
             sqp_week(&t, model, &week, date, rng, out)?;
@@ -508,6 +548,7 @@ fn retail_day(
     d: i64,
     ds: &str,
     out: &mut dyn Loader,
+    totals: &mut DayTotals,
 ) -> Result<(i64, i64), String> {
     if !day.active {
         return Ok((0, 0));
@@ -542,7 +583,7 @@ fn retail_day(
             units.into(),
             Cell::Cents(shipped * day.price),
             shipped.into(),
-            ((sessions as f64) * 1.4).round().into_cell(),
+            (((sessions as f64) * 1.4).round() as i64).into(),
             m.currency.into(),
         ];
         out.insert(t.vendor, &row)?;
@@ -605,6 +646,14 @@ fn retail_day(
     } else {
         ((92.0 + 8.0 * rng.unit()) * 100.0).round() / 100.0
     };
+    let page_views = ((sessions as f64) * 1.3).round() as i64;
+    totals.rows += 1;
+    totals.sales += units * day.price;
+    totals.units += units;
+    totals.orders += order_items;
+    totals.sessions += sessions;
+    totals.page_views += page_views;
+    totals.buy_box_weighted += buy_box * sessions as f64;
     let row = [
         m.id.into(),
         m.token.into(),
@@ -617,21 +666,12 @@ fn retail_day(
         units.into(),
         order_items.into(),
         sessions.into(),
-        ((sessions as f64) * 1.3).round().into_cell(),
+        page_views.into(),
         Cell::Real(buy_box),
         m.currency.into(),
     ];
     out.insert(t.sales, &row)?;
     Ok((units, sessions))
-}
-
-trait IntoCell {
-    fn into_cell(self) -> Cell;
-}
-impl IntoCell for f64 {
-    fn into_cell(self) -> Cell {
-        Cell::Int(self as i64)
-    }
 }
 
 fn settlement_period(spec: &WorldSpec, d: i64) -> (i64, NaiveDate, NaiveDate) {

@@ -248,3 +248,29 @@ fn price_tests_move_price_and_units_the_documented_way() {
     }
     assert_eq!(seen, 3);
 }
+
+#[test]
+fn the_by_date_rollup_is_the_sum_of_the_asin_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(2), dir.path()).unwrap();
+    let db = Connection::open(&g.warehouse).unwrap();
+    let mismatches: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM spapi_sales_and_traffic_by_date d JOIN (
+               SELECT SellerID, Date, SUM(UnitsOrdered) u, SUM(Sessions) s, SUM(PageViews) pv, ROUND(SUM(OrderedProductSales), 2) sales
+               FROM spapi_sales_and_traffic_by_asin GROUP BY SellerID, Date) a USING (SellerID, Date)
+             WHERE d.UnitsOrdered <> a.u OR d.Sessions <> a.s OR d.PageViews <> a.pv OR ROUND(d.OrderedProductSales, 2) <> a.sales",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(mismatches, 0);
+    let days: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM spapi_sales_and_traffic_by_date WHERE SellerID = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(days, pp_world::DAYS);
+}

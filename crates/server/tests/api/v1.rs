@@ -142,6 +142,32 @@ async fn retail_totals_and_series_equal_sql_sums() {
     let p = series.iter().find(|p| p["date"] == "2026-07-04").unwrap();
     assert_eq!(amount(&p["ordered_sales"]), day["s"].as_f64().unwrap());
 
+    // One ASIN's series reads that ASIN's rows only.
+    let asin = sql(
+        &app,
+        &t,
+        "SELECT ChildASIN a FROM spapi_sales_and_traffic_by_asin WHERE SellerID = 1 LIMIT 1",
+        json!([]),
+    )
+    .await["a"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = v1(
+        &app,
+        &t,
+        &format!("/v1/retail/sales?account_id={ACCT}&asin={asin}"),
+    )
+    .await;
+    let s = sql(&app, &t, "SELECT ROUND(SUM(OrderedProductSales), 2) s, SUM(UnitsOrdered) u FROM spapi_sales_and_traffic_by_asin WHERE SellerID = ? AND Date BETWEEN ? AND ? AND ChildASIN = ?", json!([1, body["window"]["start_date"], body["window"]["end_date"], asin])).await;
+    assert_eq!(
+        (
+            amount(&body["totals"]["ordered_sales"]),
+            body["totals"]["units"].clone()
+        ),
+        (s["s"].as_f64().unwrap(), s["u"].clone())
+    );
+
     let body = v1(&app, &t, &format!("/v1/retail/traffic?account_id={ACCT}")).await;
     let s = sql(&app, &t, "SELECT SUM(Sessions) s, SUM(PageViews) pv FROM spapi_sales_and_traffic_by_asin WHERE SellerID = ? AND Date BETWEEN ? AND ?", win(&body)).await;
     assert_eq!(

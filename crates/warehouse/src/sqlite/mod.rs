@@ -55,7 +55,7 @@ impl SqliteEngine {
             )
             .with_field("_cause", format!("{}: {e}", path.display()))
         })?;
-        conn.execute_batch("PRAGMA query_only = 1; PRAGMA trusted_schema = 0;")
+        conn.execute_batch("PRAGMA query_only = 1; PRAGMA trusted_schema = 0; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384;")
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;

@@ -26,7 +26,9 @@ struct Source {
     buy_box: &'static str,
 }
 
-fn source(a: &Account) -> Source {
+/// Where a series reads from: the vendor table, the seller's by-date rollup (the whole
+/// account), or its by-ASIN table (one ASIN).
+fn source(a: &Account, by_asin: bool) -> Source {
     if a.vendor {
         Source {
             table: "vendor_sales_and_traffic",
@@ -37,6 +39,17 @@ fn source(a: &Account) -> Source {
             sessions: "NULL",
             page_views: "GlanceViews",
             buy_box: "NULL",
+        }
+    } else if !by_asin {
+        Source {
+            table: "spapi_sales_and_traffic_by_date",
+            asin: "",
+            sales: "OrderedProductSales",
+            units: "UnitsOrdered",
+            orders: "TotalOrderItems",
+            sessions: "Sessions",
+            page_views: "PageViews",
+            buy_box: "BuyBoxPercentage",
         }
     } else {
         Source {
@@ -60,7 +73,7 @@ async fn series_scope(
 {
     args.only(SERIES)?;
     let a = account(ctx, args).await?;
-    let src = source(&a);
+    let src = source(&a, args.str("asin").is_some());
     let Some(through) = data_through(ctx, src.table, "Date", a.seller_id).await? else {
         return Ok(Err(no_data(
             &a,
@@ -89,33 +102,40 @@ fn dated(r: &Row, measures: Value) -> Value {
     Value::Object(m)
 }
 
-fn opt_int(r: &Row, k: &str) -> Value {
-    r.get(k)
-        .filter(|v| !v.is_null())
-        .map_or(Value::Null, |_| json!(i(r, k)))
-}
-
 pub async fn sales(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     let (a, src, w, from, params) = match series_scope(ctx, args).await? {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
+    // Cents as integers, so the window totals are exact sums of the daily rows (one query).
     let measures = format!(
-        "ROUND(SUM({}), 2) AS sales, SUM({}) AS units, SUM({}) AS orders",
+        "SUM(CAST(ROUND({} * 100) AS INTEGER)) AS sales_cents, SUM({}) AS units, SUM({}) AS orders",
         src.sales, src.units, src.orders
     );
     let daily = rows(
         ctx,
         &format!("SELECT Date AS date, {measures} {from} GROUP BY Date ORDER BY Date"),
-        params.clone(),
+        params,
     )
     .await?;
-    let totals = rows(ctx, &format!("SELECT {measures} {from}"), params).await?;
-    let shape = |r: &Row| json!({ "ordered_sales": money(f(r, "sales"), &a.currency), "units": i(r, "units"), "orders": opt_int(r, "orders") });
-    let series: Vec<Value> = daily.iter().map(|r| dated(r, shape(r))).collect();
+    let shape = |cents: i64, units: i64, orders: Option<i64>| json!({ "ordered_sales": money(cents as f64 / 100.0, &a.currency), "units": units, "orders": orders });
+    let orders = |r: &Row| r.get("orders").and_then(Value::as_i64);
+    let series: Vec<Value> = daily
+        .iter()
+        .map(|r| dated(r, shape(i(r, "sales_cents"), i(r, "units"), orders(r))))
+        .collect();
+    let total_orders = daily
+        .iter()
+        .map(orders)
+        .try_fold(0_i64, |acc, o| o.map(|o| acc + o));
+    let totals = shape(
+        daily.iter().map(|r| i(r, "sales_cents")).sum(),
+        daily.iter().map(|r| i(r, "units")).sum(),
+        if daily.is_empty() { None } else { total_orders },
+    );
     Ok(json!({
         "account_id": a.id, "currency": a.currency, "window": w.json(), "asin": args.str("asin"),
-        "series": series, "totals": shape(totals.first().unwrap_or(&Row::new())), "availability": { "status": "available" },
+        "series": series, "totals": totals, "availability": { "status": "available" },
     }))
 }
 
@@ -134,23 +154,50 @@ pub async fn traffic(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     let daily = rows(
         ctx,
         &format!("SELECT Date AS date, {measures} {from} GROUP BY Date ORDER BY Date"),
-        params.clone(),
+        params,
     )
     .await?;
-    let totals = rows(ctx, &format!("SELECT {measures} {from}"), params).await?;
-    let shape = |r: &Row| {
-        let sessions = f(r, "sessions");
+    let shape = |sessions: Option<i64>, page_views: i64, units: i64, weighted: f64| {
+        let s = sessions.unwrap_or(0) as f64;
         json!({
-            "sessions": opt_int(r, "sessions"),
-            "page_views": i(r, "page_views"),
-            "buy_box_percentage": ratio(f(r, "buy_box_weighted"), sessions, 1.0),
-            "unit_session_percentage": ratio(f(r, "units"), sessions, 100.0),
+            "sessions": sessions,
+            "page_views": page_views,
+            "buy_box_percentage": if sessions.is_some() { ratio(weighted, s, 1.0) } else { Value::Null },
+            "unit_session_percentage": ratio(units as f64, s, 100.0),
         })
     };
-    let series: Vec<Value> = daily.iter().map(|r| dated(r, shape(r))).collect();
+    let sessions = |r: &Row| r.get("sessions").and_then(Value::as_i64);
+    let series: Vec<Value> = daily
+        .iter()
+        .map(|r| {
+            dated(
+                r,
+                shape(
+                    sessions(r),
+                    i(r, "page_views"),
+                    i(r, "units"),
+                    f(r, "buy_box_weighted"),
+                ),
+            )
+        })
+        .collect();
+    let total_sessions = daily
+        .iter()
+        .map(sessions)
+        .try_fold(0_i64, |acc, x| x.map(|x| acc + x));
+    let totals = shape(
+        if daily.is_empty() {
+            None
+        } else {
+            total_sessions
+        },
+        daily.iter().map(|r| i(r, "page_views")).sum(),
+        daily.iter().map(|r| i(r, "units")).sum(),
+        daily.iter().map(|r| f(r, "buy_box_weighted")).sum(),
+    );
     Ok(json!({
         "account_id": a.id, "window": w.json(), "asin": args.str("asin"),
-        "series": series, "totals": shape(totals.first().unwrap_or(&Row::new())), "availability": { "status": "available" },
+        "series": series, "totals": totals, "availability": { "status": "available" },
     }))
 }
 
