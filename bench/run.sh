@@ -13,7 +13,10 @@ command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; ex
 cargo build --release -q -p partner-platform -p hello-hyper
 BIN="$CARGO_TARGET_DIR/release"
 OUT=bench/out; mkdir -p "$OUT"
-WORK=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+WORK=$(mktemp -d)
+cleanup() { kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 "$BIN/hello-hyper" 127.0.0.1:18090 > "$WORK/hello.log" 2>&1 &
 PARTNER_LOG=warn "$BIN/partner-platform" server --dev --data-dir "$WORK/dev" --listen 127.0.0.1:18091 > "$WORK/dev.log" 2>&1 &
