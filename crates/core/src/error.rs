@@ -66,6 +66,11 @@ kinds! {
     MultipleStatements => ("multiple_statements", 400, Request, false, "validation_error", "Send exactly one SQL statement per call."),
     QueryTimeout => ("query_timeout", 400, Request, false, "validation_error", "The query ran longer than its time limit and was stopped."),
     WarehouseUnavailable => ("warehouse_unavailable", 503, Mixshift, true, "unavailable", "The tenant's warehouse cannot be reached right now."),
+    // Forecast state.
+    Conflict => ("conflict", 409, Request, false, "conflict", "Someone changed this since you read it; nothing was written."),
+    StateHomeElsewhere => ("state_home_elsewhere", 409, Account, false, "conflict", "This state lives under another login; nothing was written."),
+    ScopeNotYours => ("scope_not_yours", 403, Account, false, "insufficient_scope", "That scope belongs to another database."),
+    MerchantNotConnected => ("merchant_not_connected", 403, Account, false, "insufficient_scope", "That merchant is not connected to this account."),
     // /v1 data plane.
     AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),

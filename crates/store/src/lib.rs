@@ -42,6 +42,34 @@ impl Store {
         })
     }
 
+    /// Runs `f` on a pooled connection, for services that keep their own tables here
+    /// (their migrations live in this crate so the schema has one version sequence).
+    pub fn with_conn<T>(
+        &self,
+        f: impl FnOnce(&mut rusqlite::Connection) -> Result<T>,
+    ) -> Result<T> {
+        self.pool.with(f)
+    }
+
+    /// Records one metered API call; calls failing with 400 or above are recorded but not
+    /// charged.
+    pub fn record_usage(
+        &self,
+        tenant: &str,
+        credential_id: &str,
+        route: &str,
+        status: u16,
+    ) -> Result<()> {
+        self.pool.with(|c| {
+            c.execute(
+                "INSERT INTO api_usage (tenant_id, credential_id, route, status, charged, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                rusqlite::params![tenant, credential_id, route, status, status < 400, now_unix()],
+            )
+            .map_err(db_err)?;
+            Ok(())
+        })
+    }
+
     /// The folder holding the store and the tenants' default warehouses.
     pub fn data_dir(&self) -> &Path {
         &self.data_dir

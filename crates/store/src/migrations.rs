@@ -39,6 +39,52 @@ const STEPS: &[&str] = &[
         value BLOB NOT NULL,
         created_at INTEGER NOT NULL
     );",
+    // 3: forecast state (documents with tombstones, change log, home logins) and API usage.
+    "CREATE TABLE forecast_docs (
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        scope_id TEXT NOT NULL,
+        month TEXT,
+        version INTEGER NOT NULL,
+        doc TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+    ) WITHOUT ROWID;
+    CREATE TABLE forecast_revisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        scope_id TEXT NOT NULL,
+        month TEXT,
+        field TEXT NOT NULL,
+        before TEXT,
+        after TEXT,
+        version INTEGER NOT NULL,
+        reason TEXT,
+        actor TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX forecast_revisions_scope ON forecast_revisions (tenant_id, scope_id, id);
+    CREATE TABLE forecast_homes (
+        tenant_id TEXT NOT NULL,
+        database TEXT NOT NULL,
+        login TEXT NOT NULL,
+        since TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, database)
+    );
+    CREATE TABLE api_usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        route TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        charged INTEGER NOT NULL,
+        at INTEGER NOT NULL
+    );
+    CREATE INDEX api_usage_tenant ON api_usage (tenant_id, at);",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

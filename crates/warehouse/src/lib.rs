@@ -5,7 +5,7 @@
 
 mod engine;
 mod limits;
-mod params;
+pub mod params;
 mod registry;
 mod split;
 pub mod sqlite;

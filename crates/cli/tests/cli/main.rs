@@ -3,5 +3,6 @@
 //! against a real server process on an ephemeral port.
 
 mod admin;
+mod crash;
 mod dev_server;
 mod process;

@@ -109,6 +109,12 @@ impl Server {
         let _ = self.child.wait();
     }
 
+    /// Kills the server at once (SIGKILL), as a crash would.
+    pub fn kill_hard(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     pub fn logs(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }

@@ -11,20 +11,20 @@ use super::error::ApiError;
 /// Largest JSON body accepted, in bytes.
 pub const MAX_BODY: usize = 1024 * 1024;
 
-/// A request body parsed as a JSON object.
-pub struct JsonObject(pub serde_json::Map<String, Value>);
+/// A request body parsed as a JSON object, at most `LIMIT` bytes.
+pub struct JsonObject<const LIMIT: usize = MAX_BODY>(pub serde_json::Map<String, Value>);
 
-impl<S: Send + Sync> FromRequest<S> for JsonObject {
+impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for JsonObject<LIMIT> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        let limited = Limited::new(req.into_body(), MAX_BODY);
+        let limited = Limited::new(req.into_body(), LIMIT);
         let bytes = match limited.collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(e) if e.is::<LengthLimitError>() => {
                 return Err(ApiError(Error::new(
                     Kind::TooLarge,
-                    format!("the body is larger than {MAX_BODY} bytes"),
+                    format!("the body is larger than {LIMIT} bytes"),
                 )));
             }
             Err(e) => {

@@ -1,5 +1,6 @@
 //! The route table: which path goes to which handler, behind which middleware.
 
+mod forecast;
 mod health;
 mod me;
 mod oauth;
@@ -48,9 +49,24 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/tables", get(warehouse::tables))
         .route("/api/table/{name}", get(warehouse::describe))
         .route_layer(from_fn_with_state(state.clone(), auth::require));
+    let forecast = Router::new()
+        .route("/api/app-state/forecasting/doc", get(forecast::doc))
+        .route("/api/app-state/forecasting/docs", get(forecast::docs))
+        .route("/api/app-state/forecasting/batch", post(forecast::batch))
+        .route(
+            "/api/app-state/forecasting/scopes",
+            get(forecast::list_scopes).post(forecast::create_scope),
+        )
+        .route(
+            "/api/app-state/forecasting/revisions",
+            get(forecast::revisions),
+        )
+        .route_layer(from_fn_with_state(state.clone(), forecast::usage))
+        .route_layer(from_fn_with_state(state.clone(), auth::require));
     Router::new()
         .merge(public)
         .merge(authed)
+        .merge(forecast)
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(from_fn(request_log::layer))

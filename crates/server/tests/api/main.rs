@@ -1,6 +1,7 @@
 //! Integration tests: the real server on an ephemeral port, used over HTTP as a client would.
 
 mod common;
+mod forecast;
 mod oauth;
 mod surface;
 mod v1;

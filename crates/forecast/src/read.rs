@@ -1,0 +1,186 @@
+//! Reads: one document, documents by key prefix, and the change log.
+
+use pp_core::{Error, Kind, Result};
+use pp_store::Store;
+use rusqlite::{OptionalExtension, params};
+use serde_json::{Value, json};
+
+use crate::batch::check_database;
+use crate::key::{Key, ScopeId, is_month};
+
+fn db(e: rusqlite::Error) -> Error {
+    Error::internal(format!("forecast store: {e}"))
+}
+
+fn envelope(
+    key: &str,
+    kind: &str,
+    version: i64,
+    doc: &str,
+    updated_at: &str,
+    updated_by: &str,
+) -> Value {
+    json!({
+        "key": key, "kind": kind, "version": version,
+        "doc": serde_json::from_str::<Value>(doc).unwrap_or(Value::Null),
+        "updated_at": updated_at, "updated_by": updated_by,
+    })
+}
+
+/// `GET …/doc?key=`: the document envelope, or `404 not_found`.
+pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Value> {
+    let k = Key::parse(key)?;
+    check_database(tenant, std::iter::once(&k))?;
+    let row = store.with_conn(|c| {
+        c.query_row(
+            "SELECT kind, version, doc, updated_at, updated_by FROM forecast_docs WHERE tenant_id = ?1 AND key = ?2 AND doc IS NOT NULL",
+            params![tenant, key],
+            |r| Ok(envelope(key, &r.get::<_, String>(0)?, r.get(1)?, &r.get::<_, String>(2)?, &r.get::<_, String>(3)?, &r.get::<_, String>(4)?)),
+        )
+        .optional()
+        .map_err(db)
+    })?;
+    row.map(|mut v| {
+        v["ok"] = true.into();
+        v
+    })
+    .ok_or_else(|| Error::not_found(format!("nothing is stored at '{key}'")))
+}
+
+/// A page size within 1..=500 (default 200).
+pub fn limit(v: Option<&str>) -> Result<i64> {
+    match v {
+        None | Some("") => Ok(200),
+        Some(s) => s
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=500).contains(n))
+            .ok_or_else(|| {
+                Error::new(
+                    Kind::BadParams,
+                    "limit must be a whole number from 1 to 500",
+                )
+            }),
+    }
+}
+
+/// `GET …/docs?prefix=&scope_id=&after=&limit=`: documents in key order. The prefix
+/// `fb:<kind>:src:<database>:<merchant>` also matches that merchant's sub-brands.
+pub fn docs(
+    store: &Store,
+    tenant: &str,
+    prefix: &str,
+    scope_id: Option<&str>,
+    after: Option<&str>,
+    limit: i64,
+) -> Result<Value> {
+    let probe = Key::parse(&format!(
+        "{prefix}{}",
+        if prefix.starts_with("fb:override:") {
+            ":2000-01-01"
+        } else {
+            ""
+        }
+    ))
+    .or_else(|_| Key::parse(&format!("{prefix}:scope:x")))
+    .map_err(|e| match e.kind {
+        Kind::InsufficientScope => e,
+        _ => Error::new(
+            Kind::BadParams,
+            format!("prefix must be fb:<kind>:src:<database>:<merchant> (got '{prefix}')"),
+        ),
+    })?;
+    check_database(tenant, std::iter::once(&probe))?;
+    let scope = scope_id
+        .map(ScopeId::parse)
+        .transpose()?
+        .map(|s| s.render());
+    let rows = store.with_conn(|c| {
+        let mut st = c
+            .prepare(
+                "SELECT key, kind, version, doc, updated_at, updated_by FROM forecast_docs
+                 WHERE tenant_id = ?1 AND (key = ?2 OR (key > ?3 AND key < ?4)) AND key > ?5 AND doc IS NOT NULL
+                   AND (?6 IS NULL OR scope_id = ?6)
+                 ORDER BY key LIMIT ?7",
+            )
+            .map_err(db)?;
+        let lo = format!("{prefix}:");
+        let hi = format!("{prefix};");
+        st.query_map(params![tenant, prefix, lo, hi, after.unwrap_or(""), scope, limit + 1], |r| {
+            Ok(envelope(&r.get::<_, String>(0)?, &r.get::<_, String>(1)?, r.get(2)?, &r.get::<_, String>(3)?, &r.get::<_, String>(4)?, &r.get::<_, String>(5)?))
+        })
+        .map_err(db)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db)
+    })?;
+    let mut rows = rows;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = if more {
+        rows.last().map(|r| r["key"].clone())
+    } else {
+        None
+    };
+    Ok(json!({ "ok": true, "docs": rows, "next_after": next }))
+}
+
+/// `GET …/revisions?scope_id=&month=&after=`: the change log of a scope, oldest first.
+pub fn revisions(
+    store: &Store,
+    tenant: &str,
+    scope_id: &str,
+    month: Option<&str>,
+    after: Option<&str>,
+    limit: i64,
+) -> Result<Value> {
+    let scope = ScopeId::parse(scope_id)?;
+    if scope.database != tenant {
+        return Err(Error::new(
+            Kind::ScopeNotYours,
+            format!(
+                "database '{}' is not this credential's ('{tenant}')",
+                scope.database
+            ),
+        ));
+    }
+    if let Some(m) = month
+        && !is_month(m)
+    {
+        return Err(Error::new(Kind::BadParams, "month must be YYYY-MM-01"));
+    }
+    let after: i64 = match after {
+        None | Some("") => 0,
+        Some(a) => a
+            .parse()
+            .map_err(|_| Error::new(Kind::BadParams, "after must be a revision id"))?,
+    };
+    let rows = store.with_conn(|c| {
+        let mut st = c
+            .prepare(
+                "SELECT id, scope_id, month, field, before, after, reason, actor, created_at, version FROM forecast_revisions
+                 WHERE tenant_id = ?1 AND scope_id = ?2 AND (?3 IS NULL OR month = ?3) AND id > ?4 ORDER BY id LIMIT ?5",
+            )
+            .map_err(db)?;
+        let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str::<Value>(&s).ok()).unwrap_or(Value::Null);
+        st.query_map(params![tenant, scope.render(), month, after, limit + 1], |r| {
+            Ok(json!({
+                "id": r.get::<_, i64>(0)?, "scopeId": r.get::<_, String>(1)?, "month": r.get::<_, Option<String>>(2)?,
+                "field": r.get::<_, String>(3)?, "before": parse(r.get(4)?), "after": parse(r.get(5)?),
+                "reason": r.get::<_, Option<String>>(6)?, "actor": r.get::<_, String>(7)?, "createdAt": r.get::<_, String>(8)?,
+                "version": r.get::<_, i64>(9)?,
+            }))
+        })
+        .map_err(db)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db)
+    })?;
+    let mut rows = rows;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = if more {
+        rows.last().map(|r| r["id"].clone())
+    } else {
+        None
+    };
+    Ok(json!({ "ok": true, "revisions": rows, "next_after": next }))
+}

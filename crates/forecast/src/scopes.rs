@@ -1,0 +1,98 @@
+//! Sub-brand and item-group definitions: the service mints the scope key; definitions are
+//! ordinary `fb:scope_def:` documents, written through the same atomic batch.
+
+use pp_core::{Error, Kind, Result};
+use pp_store::Store;
+use rusqlite::params;
+use serde_json::{Map, Value, json};
+
+use crate::batch::{self, Batch, Write};
+use crate::doc;
+use crate::key::Key;
+
+fn db(e: rusqlite::Error) -> Error {
+    Error::internal(format!("forecast store: {e}"))
+}
+
+/// Reads `create`'s merchant (`legacySellerId`, or `merchantId`) and mints a scope key.
+pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
+    if body.contains_key("on_behalf_of") {
+        return Err(Error::new(
+            Kind::BadParams,
+            "on_behalf_of is refused: forecast state is written under the signed-in name",
+        ));
+    }
+    let Some(Value::Object(c)) = body.get("create") else {
+        return Err(Error::new(
+            Kind::BadParams,
+            "send { create: { legacySellerId, kind, name, itemValues, campaignValues } }",
+        ));
+    };
+    let merchant = c
+        .get("legacySellerId")
+        .or_else(|| c.get("merchantId"))
+        .and_then(|v| {
+            v.as_i64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        })
+        .filter(|m| *m > 0)
+        .ok_or_else(|| {
+            Error::new(
+                Kind::BadParams,
+                "create.legacySellerId (or merchantId) must name a merchant",
+            )
+        })?;
+    let raw: [u8; 5] = pp_store::random_bytes()?;
+    let key = Key::parse(&format!(
+        "fb:scope_def:src:{tenant}:{merchant}:scope:sb_{}",
+        hex::encode(raw)
+    ))?;
+    let mut fields: Map<String, Value> = c
+        .iter()
+        .filter(|(k, _)| !["legacySellerId", "merchantId"].contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    fields.entry("itemValues").or_insert_with(|| json!([]));
+    fields.entry("campaignValues").or_insert_with(|| json!([]));
+    let fields = doc::validate(&key, &Value::Object(fields))?;
+    Ok(Batch {
+        merchants: [merchant].into(),
+        writes: vec![Write {
+            key,
+            expected: 0,
+            doc: Some(fields),
+        }],
+        reason: None,
+    })
+}
+
+/// Creates the definition; answers `definition` (with its `id` and `scopeId`) and `version`.
+pub fn create(store: &Store, tenant: &str, actor: &str, b: &Batch) -> Result<Value> {
+    batch::apply(store, tenant, actor, b)?;
+    let key = b.writes[0].key.as_str();
+    let env = crate::read::doc(store, tenant, key)?;
+    Ok(
+        json!({ "ok": true, "definition": env["doc"], "scopeId": env["doc"]["scopeId"], "key": key, "version": env["version"] }),
+    )
+}
+
+/// Definitions of the tenant's merchants, or of one.
+pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Value> {
+    let like = match merchant {
+        Some(m) => format!("src:{tenant}:{m}:scope:%"),
+        None => format!("src:{tenant}:%"),
+    };
+    let rows = store.with_conn(|c| {
+        let mut st = c
+            .prepare("SELECT scope_id, version, doc FROM forecast_docs WHERE tenant_id = ?1 AND kind = 'scope_def' AND doc IS NOT NULL AND scope_id LIKE ?2 ORDER BY key")
+            .map_err(db)?;
+        st.query_map(params![tenant, like], |r| {
+            let doc: Value = serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or(Value::Null);
+            Ok(json!({ "scopeId": r.get::<_, String>(0)?, "version": r.get::<_, i64>(1)?, "definition": doc }))
+        })
+        .map_err(db)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db)
+    })?;
+    Ok(json!({ "ok": true, "scopes": rows }))
+}
