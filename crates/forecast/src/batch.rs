@@ -319,3 +319,29 @@ fn write_one(
 fn nullable(v: &Value) -> Option<String> {
     (!v.is_null()).then(|| v.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        (dir, s)
+    }
+
+    fn body(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_nameless_session_writes_nothing() {
+        let (_d, s) = store();
+        let b = parse("acme", &body(json!({ "writes": [{ "key": "fb:account:src:acme:1", "expected_version": 0, "doc": {} }] }))).unwrap();
+        assert_eq!(
+            apply(&s, "acme", " ", &b).unwrap_err().kind,
+            Kind::BadParams
+        );
+        assert!(apply(&s, "acme", "svc:planner", &b).is_ok());
+    }
+}
