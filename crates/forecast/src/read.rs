@@ -99,16 +99,37 @@ pub fn docs(
         let mut st = c
             .prepare(
                 "SELECT key, kind, version, doc, updated_at, updated_by FROM forecast_docs
-                 WHERE tenant_id = ?1 AND (key = ?2 OR (key > ?3 AND key < ?4)) AND key > ?5 AND doc IS NOT NULL
+                 WHERE tenant_id = ?1 AND key >= ?2 AND key < ?3 AND key > ?4
+                   AND (key = ?2 OR substr(key, ?5, 1) = ':') AND doc IS NOT NULL
                    AND (?6 IS NULL OR scope_id = ?6)
                  ORDER BY key LIMIT ?7",
             )
             .map_err(db)?;
-        let lo = format!("{prefix}:");
+        // An index range over the prefix, keeping the prefix itself and keys that continue it
+        // with ':' (so merchant 1 never matches merchant 10).
         let hi = format!("{prefix};");
-        st.query_map(params![tenant, prefix, lo, hi, after.unwrap_or(""), scope, limit + 1], |r| {
-            Ok(envelope(&r.get::<_, String>(0)?, &r.get::<_, String>(1)?, r.get(2)?, &r.get::<_, String>(3)?, &r.get::<_, String>(4)?, &r.get::<_, String>(5)?))
-        })
+        let sep = prefix.len() as i64 + 1;
+        st.query_map(
+            params![
+                tenant,
+                prefix,
+                hi,
+                after.unwrap_or(""),
+                sep,
+                scope,
+                limit + 1
+            ],
+            |r| {
+                Ok(envelope(
+                    &r.get::<_, String>(0)?,
+                    &r.get::<_, String>(1)?,
+                    r.get(2)?,
+                    &r.get::<_, String>(3)?,
+                    &r.get::<_, String>(4)?,
+                    &r.get::<_, String>(5)?,
+                ))
+            },
+        )
         .map_err(db)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db)
@@ -183,4 +204,37 @@ pub fn revisions(
         None
     };
     Ok(json!({ "ok": true, "revisions": rows, "next_after": next }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::{apply, parse};
+
+    #[test]
+    fn a_merchant_prefix_never_matches_a_longer_merchant_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let body = json!({ "writes": [
+            { "key": "fb:account:src:acme:1", "expected_version": 0, "doc": { "a": 1 } },
+            { "key": "fb:account:src:acme:10", "expected_version": 0, "doc": { "a": 10 } },
+            { "key": "fb:account:src:acme:1:scope:sb_x", "expected_version": 0, "doc": { "a": 2 } },
+            { "key": "fb:override:src:acme:1:2026-01-01", "expected_version": 0, "doc": { "status": "auto" } },
+        ] });
+        let b = parse("acme", body.as_object().unwrap()).unwrap();
+        apply(&store, "acme", "svc:t", &b).unwrap();
+        let page = docs(&store, "acme", "fb:account:src:acme:1", None, None, 200).unwrap();
+        let keys: Vec<&str> = page["docs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["key"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            ["fb:account:src:acme:1", "fb:account:src:acme:1:scope:sb_x"]
+        );
+        let page = docs(&store, "acme", "fb:account:src:acme:10", None, None, 200).unwrap();
+        assert_eq!(page["docs"].as_array().unwrap().len(), 1);
+    }
 }
