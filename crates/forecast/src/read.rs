@@ -47,6 +47,19 @@ pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Value> {
     .ok_or_else(|| Error::not_found(format!("nothing is stored at '{key}'")))
 }
 
+/// Cuts `limit + 1` fetched rows to a page; `next_after` is the last row's `field` when
+/// more rows follow.
+fn page(mut rows: Vec<Value>, limit: i64, field: &str) -> (Vec<Value>, Option<Value>) {
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = if more {
+        rows.last().map(|r| r[field].clone())
+    } else {
+        None
+    };
+    (rows, next)
+}
+
 /// A page size within 1..=500 (default 200).
 pub fn limit(v: Option<&str>) -> Result<i64> {
     match v {
@@ -134,14 +147,7 @@ pub fn docs(
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db)
     })?;
-    let mut rows = rows;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next = if more {
-        rows.last().map(|r| r["key"].clone())
-    } else {
-        None
-    };
+    let (rows, next) = page(rows, limit, "key");
     Ok(json!({ "ok": true, "docs": rows, "next_after": next }))
 }
 
@@ -195,14 +201,7 @@ pub fn revisions(
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db)
     })?;
-    let mut rows = rows;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next = if more {
-        rows.last().map(|r| r["id"].clone())
-    } else {
-        None
-    };
+    let (rows, next) = page(rows, limit, "id");
     Ok(json!({ "ok": true, "revisions": rows, "next_after": next }))
 }
 
