@@ -6,15 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR="${1:-10}"
 CONN="${2:-16}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/partner-platform/target}"
-command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
-cargo build --release -q -p partner-platform -p hello-hyper
-BIN="$CARGO_TARGET_DIR/release"
-OUT=bench/out; mkdir -p "$OUT"
-WORK=$(mktemp -d)
-cleanup() { kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. bench/lib.sh
 PP() { "$BIN/partner-platform" "$@"; }
 
 start=$(date +%s%N)
@@ -30,16 +22,10 @@ ID=$(echo "$CRED" | sed -nE 's/.*"client_id": "([^"]+)".*/\1/p')
 SECRET=$(echo "$CRED" | sed -nE 's/.*"client_secret": "([^"]+)".*/\1/p')
 "$BIN/hello-hyper" 127.0.0.1:18090 > /dev/null 2>&1 &
 PARTNER_LOG=warn PP server --data-dir "$WORK/state" --listen 127.0.0.1:18092 --public-url http://127.0.0.1:18092 > /dev/null 2>&1 &
-for _ in $(seq 100); do curl -sf http://127.0.0.1:18092/health >/dev/null && break; sleep 0.1; done
 BASE=http://127.0.0.1:18092
-TOKEN=$(curl -sf -u "$ID:$SECRET" -d grant_type=client_credentials "$BASE/oauth/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
+wait_up "$BASE/health"
+TOKEN=$(mint "$BASE" "$ID" "$SECRET")
 
-run() { # name url
-  wrk -t2 -c"$CONN" -d"${DUR}s" --latency -H "Authorization: Bearer $TOKEN" "$2" > "$OUT/$1.txt"
-  printf '| %s | %s | %s | %s | %s |\n' "$1" "$(awk '/Requests\/sec/ {print $2}' "$OUT/$1.txt")" \
-    "$(awk '$1=="50%" {print $2}' "$OUT/$1.txt")" "$(awk '$1=="99%" {print $2}' "$OUT/$1.txt")" \
-    "$(awk '/Non-2xx/ {print $5}' "$OUT/$1.txt" | grep . || echo 0)"
-}
 {
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(uname -sr)"
   echo
@@ -49,8 +35,8 @@ run() { # name url
   echo
   echo "| target | requests/s | p50 | p99 | non-2xx |"
   echo "|---|---|---|---|---|"
-  run hello-hyper http://127.0.0.1:18090/
-  run v1-me "$BASE/v1/me"
-  run campaign-performance "$BASE/v1/ads/campaign-performance?account_id=bench:1"
-  run retail-sales "$BASE/v1/retail/sales?account_id=bench:1"
+  wrk_row hello-hyper http://127.0.0.1:18090/
+  wrk_row v1-me "$BASE/v1/me" -H "Authorization: Bearer $TOKEN"
+  wrk_row campaign-performance "$BASE/v1/ads/campaign-performance?account_id=bench:1" -H "Authorization: Bearer $TOKEN"
+  wrk_row retail-sales "$BASE/v1/retail/sales?account_id=bench:1" -H "Authorization: Bearer $TOKEN"
 } | tee "$OUT/world-latest.md"
