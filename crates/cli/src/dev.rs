@@ -54,6 +54,10 @@ pub fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) -> Res
         let dir = path.parent().unwrap_or(store.data_dir());
         pp_world::generate_sqlite(&spec, dir).map_err(pp_core::Error::internal)?;
     }
+    let truth = path.with_file_name("ground-truth.json");
+    if truth.exists() {
+        pp_brand::seed::from_world(store, DEMO_TENANT, &path, &truth)?;
+    }
     let file = store.data_dir().join("dev-credential.json");
     let (client_id, client_secret, scopes) = match reusable(store, &file) {
         Some(c) => (c.client_id, c.client_secret, c.scopes),

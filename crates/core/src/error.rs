@@ -71,6 +71,8 @@ kinds! {
     StateHomeElsewhere => ("state_home_elsewhere", 409, Account, false, "conflict", "This state lives under another login; nothing was written."),
     ScopeNotYours => ("scope_not_yours", 403, Account, false, "insufficient_scope", "That scope belongs to another database."),
     MerchantNotConnected => ("merchant_not_connected", 403, Account, false, "insufficient_scope", "That merchant is not connected to this account."),
+    // Brand memory.
+    UnknownBrand => ("unknown_brand", 404, Request, false, "not_found", "No brand by that name in this account."),
     // /v1 data plane.
     AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),

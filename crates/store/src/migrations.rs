@@ -85,6 +85,68 @@ const STEPS: &[&str] = &[
         at INTEGER NOT NULL
     );
     CREATE INDEX api_usage_tenant ON api_usage (tenant_id, at);",
+    // 4: brand memory: context documents with history, brand lifecycle, the timeline.
+    "CREATE TABLE context_docs (
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        type TEXT NOT NULL,
+        name TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, brand, type, name)
+    ) WITHOUT ROWID;
+    CREATE TABLE context_doc_revisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        type TEXT NOT NULL,
+        name TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE brand_lifecycle (
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        state TEXT NOT NULL,
+        changed_at TEXT NOT NULL,
+        changed_by TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        reason_code TEXT,
+        PRIMARY KEY (tenant_id, brand)
+    ) WITHOUT ROWID;
+    CREATE TABLE timeline_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        family TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        occurred_on TEXT NOT NULL,
+        category TEXT,
+        starts_on TEXT,
+        ends_on TEXT,
+        interpretation TEXT,
+        status TEXT,
+        closes_on TEXT,
+        source TEXT NOT NULL,
+        affects TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        note TEXT,
+        reason_code TEXT,
+        on_behalf_of TEXT,
+        parent_id INTEGER,
+        payload TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX timeline_events_order ON timeline_events (tenant_id, occurred_on, id);",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

@@ -33,14 +33,17 @@ impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for JsonObject<LIMIT> {
                 ))));
             }
         };
-        match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Object(map)) => Ok(Self(map)),
-            Ok(_) => Err(ApiError(Error::invalid_request(
-                "the body must be a JSON object",
-            ))),
-            Err(e) => Err(ApiError(Error::invalid_request(format!(
-                "the body is not valid JSON: {e}"
-            )))),
-        }
+        parse_object(&bytes).map(Self).map_err(ApiError)
+    }
+}
+
+/// Parses a body that must be one JSON object (`400 invalid_request` otherwise).
+pub fn parse_object(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(Error::invalid_request("the body must be a JSON object")),
+        Err(e) => Err(Error::invalid_request(format!(
+            "the body is not valid JSON: {e}"
+        ))),
     }
 }

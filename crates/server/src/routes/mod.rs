@@ -1,5 +1,6 @@
 //! The route table: which path goes to which handler, behind which middleware.
 
+mod brand;
 mod forecast;
 mod health;
 mod me;
@@ -49,6 +50,26 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/tables", get(warehouse::tables))
         .route("/api/table/{name}", get(warehouse::describe))
         .route_layer(from_fn_with_state(state.clone(), auth::require));
+    let brand_memory = Router::new()
+        .route("/api/context/manifest", get(brand::manifest))
+        .route(
+            "/api/context/docs/{brand}/{kind}",
+            axum::routing::put(brand::put_doc),
+        )
+        .route(
+            "/api/context/docs/{brand}/{kind}/{name}",
+            axum::routing::put(brand::put_named_doc),
+        )
+        .route("/api/context/lifecycle", post(brand::lifecycle))
+        .route("/v1/context/docs", get(brand::v1_manifest))
+        .route("/v1/context/doc", get(brand::v1_doc))
+        .route("/v1/timeline", get(brand::timeline))
+        .route("/v1/timeline/event", post(brand::append))
+        .route(
+            "/v1/timeline/event/{id}/corroborate",
+            post(brand::corroborate),
+        )
+        .route_layer(from_fn_with_state(state.clone(), auth::require));
     let forecast = Router::new()
         .route("/api/app-state/forecasting/doc", get(forecast::doc))
         .route("/api/app-state/forecasting/docs", get(forecast::docs))
@@ -67,6 +88,7 @@ pub fn router(state: SharedState) -> Router {
         .merge(public)
         .merge(authed)
         .merge(forecast)
+        .merge(brand_memory)
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(from_fn(request_log::layer))

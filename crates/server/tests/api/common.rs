@@ -39,6 +39,18 @@ fn beta_warehouse(path: &PathBuf) {
     .unwrap();
 }
 
+/// A tenant with two brands and nothing else: a clean slate for brand memory.
+fn gamma_warehouse(path: &PathBuf) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode=DELETE;
+         CREATE TABLE brand (ID INTEGER PRIMARY KEY, Slug VARCHAR(64), Name VARCHAR(128));
+         INSERT INTO brand VALUES (1, 'alpha', 'Alpha'), (2, 'beta-co', 'Beta Co');",
+    )
+    .unwrap();
+}
+
 impl TestApp {
     pub async fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
@@ -52,13 +64,20 @@ impl TestApp {
             scale: pp_world::Scale::Tiny,
             today: chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
         };
-        pp_world::generate_sqlite(&spec, acme_wh.parent().unwrap()).unwrap();
+        let world = pp_world::generate_sqlite(&spec, acme_wh.parent().unwrap()).unwrap();
         beta_warehouse(&beta_wh);
         store
             .create_tenant(&acme, "Acme", &format!("sqlite:{}", acme_wh.display()))
             .unwrap();
         store
             .create_tenant(&beta, "Beta", &format!("sqlite:{}", beta_wh.display()))
+            .unwrap();
+        pp_brand::seed::from_world(&store, "acme", &world.warehouse, &world.ground_truth).unwrap();
+        let gamma = TenantId::parse("gamma").unwrap();
+        let gamma_wh = store.default_warehouse_path(&gamma);
+        gamma_warehouse(&gamma_wh);
+        store
+            .create_tenant(&gamma, "Gamma", &format!("sqlite:{}", gamma_wh.display()))
             .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());

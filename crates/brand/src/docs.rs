@@ -1,0 +1,189 @@
+//! Context documents: per brand, one current document per type (and per `name` for corpus
+//! documents), each write a new revision with its content hash, all revisions kept.
+
+use pp_core::{Error, Kind, Result};
+use pp_store::Store;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::{BrandRef, Writer, bad, db, find, now};
+
+/// Document types; `corpus` documents also carry a `name`.
+pub const TYPES: &[&str] = &[
+    "overview",
+    "positioning",
+    "audience",
+    "products",
+    "competitors",
+    "guidelines",
+    "corpus",
+];
+/// Largest document, in bytes.
+pub const MAX_CONTENT: usize = 256 * 1024;
+
+fn hash(content: &str) -> String {
+    hex::encode(Sha256::digest(content.as_bytes()))
+}
+
+/// Checks a type and name pair: `name` is required for corpus documents and refused otherwise.
+pub fn check_type(kind: &str, name: Option<&str>) -> Result<String> {
+    if !TYPES.contains(&kind) {
+        return Err(bad(format!(
+            "type '{kind}' is not a context document type ({})",
+            TYPES.join(", ")
+        )));
+    }
+    match (kind, name) {
+        ("corpus", Some(n)) if !n.is_empty() && n.len() <= 128 && !n.contains(['\n', '/']) => {
+            Ok(n.to_owned())
+        }
+        ("corpus", _) => Err(bad(
+            "a corpus document needs a name (1-128 characters, one line, no '/')",
+        )),
+        (_, Some(n)) if !n.is_empty() => Err(bad(format!(
+            "only corpus documents have a name; type '{kind}' does not"
+        ))),
+        _ => Ok(String::new()),
+    }
+}
+
+/// A document write: which document, its new content and the revision it replaces.
+pub struct DocWrite<'a> {
+    pub brand: &'a str,
+    pub kind: &'a str,
+    pub name: Option<&'a str>,
+    pub content: &'a str,
+    /// The revision read (0 for a new document).
+    pub base_revision: i64,
+}
+
+/// Writes a document replacing `base_revision` (0 for a new one). A stale revision is
+/// `409 conflict`; unchanged content keeps the revision (`changed: false`).
+pub fn put(
+    store: &Store,
+    tenant: &str,
+    brands: &[BrandRef],
+    w: Writer<'_>,
+    d: &DocWrite<'_>,
+) -> Result<Value> {
+    let (slug, kind, content, base_revision) = (d.brand, d.kind, d.content, d.base_revision);
+    let name = d.name;
+    find(brands, slug)?;
+    let name = check_type(kind, name)?;
+    if content.len() > MAX_CONTENT {
+        return Err(Error::new(
+            Kind::TooLarge,
+            format!("content is larger than {MAX_CONTENT} bytes"),
+        ));
+    }
+    let h = hash(content);
+    store.with_conn(|c| {
+        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+        let cur: Option<(i64, String)> = tx
+            .query_row("SELECT revision, hash FROM context_docs WHERE tenant_id = ?1 AND brand = ?2 AND type = ?3 AND name = ?4", params![tenant, slug, kind, name], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+            .map_err(db)?;
+        let current = cur.as_ref().map_or(0, |c| c.0);
+        if current != base_revision {
+            return Err(Error::new(Kind::Conflict, format!("the document is at revision {current}, not {base_revision}; nothing was written"))
+                .with_fix("Read the document again and resend with its revision.")
+                .with_field("conflicts", json!([{ "brand": slug, "type": kind, "expected": base_revision, "actual": current }])));
+        }
+        if cur.as_ref().is_some_and(|c| c.1 == h) {
+            return Ok(json!({ "ok": true, "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": current, "hash": h, "changed": false }));
+        }
+        let rev = current + 1;
+        let at = now();
+        tx.execute(
+            "INSERT INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (tenant_id, brand, type, name) DO UPDATE SET revision = excluded.revision, content = excluded.content, hash = excluded.hash, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
+            params![tenant, slug, kind, name, rev, content, h, at, w.actor],
+        )
+        .map_err(db)?;
+        tx.execute(
+            "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![tenant, slug, kind, name, rev, content, h, w.actor, w.surface, at],
+        )
+        .map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(json!({ "ok": true, "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": rev, "hash": h, "changed": true }))
+    })
+}
+
+/// One document: brand, type, name (corpus only), content, revision, hash.
+pub fn get(
+    store: &Store,
+    tenant: &str,
+    brands: &[BrandRef],
+    slug: &str,
+    kind: &str,
+    name: Option<&str>,
+) -> Result<Value> {
+    find(brands, slug)?;
+    let name = check_type(kind, name)?;
+    let row = store.with_conn(|c| {
+        c.query_row(
+            "SELECT revision, content, hash, updated_at, updated_by FROM context_docs WHERE tenant_id = ?1 AND brand = ?2 AND type = ?3 AND name = ?4",
+            params![tenant, slug, kind, name],
+            |r| Ok(json!({
+                "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name),
+                "revision": r.get::<_, i64>(0)?, "content": r.get::<_, String>(1)?, "hash": r.get::<_, String>(2)?,
+                "updated_at": r.get::<_, String>(3)?, "updated_by": r.get::<_, String>(4)?,
+            })),
+        )
+        .optional()
+        .map_err(db)
+    })?;
+    row.ok_or_else(|| {
+        Error::not_found(format!(
+            "brand '{slug}' has no {kind} document{}",
+            if name.is_empty() {
+                String::new()
+            } else {
+                format!(" named '{name}'")
+            }
+        ))
+    })
+}
+
+/// The manifest: every brand (or only active ones) with its documents and lifecycle, and
+/// how many brands are retired.
+pub fn manifest(
+    store: &Store,
+    tenant: &str,
+    brands: &[BrandRef],
+    active_only: bool,
+) -> Result<Value> {
+    let lifecycles = crate::lifecycle::all(store, tenant)?;
+    let docs: Vec<(String, Value)> = store.with_conn(|c| {
+        let mut st = c.prepare("SELECT brand, type, name, revision, hash, updated_at FROM context_docs WHERE tenant_id = ?1 ORDER BY brand, type, name").map_err(db)?;
+        st.query_map([tenant], |r| {
+            let name: String = r.get(2)?;
+            Ok((r.get::<_, String>(0)?, json!({ "type": r.get::<_, String>(1)?, "name": (!name.is_empty()).then_some(name), "revision": r.get::<_, i64>(3)?, "hash": r.get::<_, String>(4)?, "updated_at": r.get::<_, String>(5)? })))
+        })
+        .map_err(db)?
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(db)
+    })?;
+    let mut retired = 0;
+    let mut out = Vec::new();
+    for b in brands {
+        let lc = lifecycles
+            .get(&b.slug)
+            .cloned()
+            .unwrap_or_else(crate::lifecycle::never_retired);
+        let is_retired = lc["state"] == "retired";
+        retired += i64::from(is_retired);
+        if active_only && is_retired {
+            continue;
+        }
+        let mine: Vec<&Value> = docs
+            .iter()
+            .filter(|d| d.0 == b.slug)
+            .map(|d| &d.1)
+            .collect();
+        out.push(json!({ "brand_slug": b.slug, "name": b.name, "lifecycle": lc, "docs": mine }));
+    }
+    Ok(json!({ "brands": out, "retired_count": retired }))
+}

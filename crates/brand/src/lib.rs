@@ -1,0 +1,87 @@
+//! Brand memory (spec §2.4, §2.5, §3.1, §4.12, §6): per-brand context documents with their
+//! revision history, the brand lifecycle (retire and restore, never delete), and the
+//! timeline of native events, stakes, comments, action outcomes and corroborations. Brands
+//! themselves come from the tenant's warehouse; HTTP lives in `pp-server`.
+
+pub mod docs;
+pub mod lifecycle;
+pub mod seed;
+pub mod timeline;
+
+use pp_core::{Error, Kind, Result};
+
+/// A brand of the tenant (from the warehouse's `brand` table).
+#[derive(Debug, Clone)]
+pub struct BrandRef {
+    /// Lowercase slug, the brand's key in brand memory.
+    pub slug: String,
+    /// Display name.
+    pub name: String,
+}
+
+/// Who is writing: the credential's name and the surface it came through.
+#[derive(Debug, Clone, Copy)]
+pub struct Writer<'a> {
+    /// The name on the sign-in (work email, `svc:` label or client id).
+    pub actor: &'a str,
+    /// `api`, `mcp`, `plugin`, `partner:<id>` …
+    pub surface: &'a str,
+}
+
+pub(crate) fn db(e: rusqlite::Error) -> Error {
+    Error::internal(format!("brand store: {e}"))
+}
+
+pub(crate) fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// A `bad_params` error.
+pub(crate) fn bad(msg: impl Into<String>) -> Error {
+    Error::new(Kind::BadParams, msg)
+}
+
+/// An optional one-line text field of at most `max` characters.
+pub(crate) fn one_line(
+    name: &str,
+    v: Option<&serde_json::Value>,
+    max: usize,
+) -> Result<Option<String>> {
+    match v {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) if s.contains(['\n', '\r']) => {
+            Err(bad(format!("{name} must be one line")))
+        }
+        Some(serde_json::Value::String(s)) if s.chars().count() > max => {
+            Err(bad(format!("{name} is longer than {max} characters")))
+        }
+        Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("{name} must be a string"))),
+    }
+}
+
+/// Checks a brand slug's format: lowercase letters, digits, hyphens, at most 64.
+pub fn check_slug(slug: &str) -> Result<()> {
+    let ok = !slug.is_empty()
+        && slug.len() <= 64
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "brand_slug '{slug}' must be 1-64 lowercase letters, digits and hyphens"
+        )))
+    }
+}
+
+/// The brand named `slug`, or `404 unknown_brand`.
+pub fn find<'a>(brands: &'a [BrandRef], slug: &str) -> Result<&'a BrandRef> {
+    brands.iter().find(|b| b.slug == slug).ok_or_else(|| {
+        Error::new(
+            Kind::UnknownBrand,
+            format!("no brand '{slug}' in this account"),
+        )
+    })
+}

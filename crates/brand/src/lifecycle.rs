@@ -1,0 +1,126 @@
+//! The brand lifecycle (§3.1, §4.12): `retire` and `restore`, recorded as the credential,
+//! each real change appending `structural.brand_retired` or `structural.brand_restored` to the
+//! timeline. Nothing is deleted; a no-op answers `changed: false` and appends nothing.
+
+use std::collections::HashMap;
+
+use pp_core::Result;
+use pp_store::Store;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use serde_json::{Map, Value, json};
+
+use crate::{BrandRef, Writer, bad, check_slug, db, find, now, one_line};
+
+/// `reason_code` values.
+pub const REASON_CODES: &[&str] = &["client_left", "duplicate", "superseded", "other"];
+/// Fields naming who acts: ignored, because the change is recorded as the credential.
+const ATTRIBUTION: &[&str] = &["actor", "changed_by"];
+
+/// The `lifecycle` object of a brand never retired.
+pub fn never_retired() -> Value {
+    json!({ "state": "active", "changed_at": null, "changed_by": null, "surface": null, "reason_code": null })
+}
+
+/// Every brand's lifecycle object that has ever changed, by slug.
+pub fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Value>> {
+    store.with_conn(|c| {
+        let mut st = c.prepare("SELECT brand, state, changed_at, changed_by, surface, reason_code FROM brand_lifecycle WHERE tenant_id = ?1").map_err(db)?;
+        st.query_map([tenant], |r| {
+            Ok((r.get::<_, String>(0)?, json!({
+                "state": r.get::<_, String>(1)?, "changed_at": r.get::<_, String>(2)?, "changed_by": r.get::<_, String>(3)?,
+                "surface": r.get::<_, String>(4)?, "reason_code": r.get::<_, Option<String>>(5)?,
+            })))
+        })
+        .map_err(db)?
+        .collect::<rusqlite::Result<HashMap<_, _>>>()
+        .map_err(db)
+    })
+}
+
+/// A checked lifecycle request.
+pub struct Change {
+    pub slug: String,
+    pub retire: bool,
+    pub reason_code: Option<String>,
+    pub note: Option<String>,
+    pub on_behalf_of: Option<String>,
+}
+
+/// Checks a request body (every format rule of §4.12, before the brand is looked up).
+pub fn parse(body: &Map<String, Value>) -> Result<Change> {
+    if let Some(k) = body.keys().find(|k| {
+        ![
+            "brand_slug",
+            "action",
+            "reason_code",
+            "note",
+            "on_behalf_of",
+        ]
+        .contains(&k.as_str())
+            && !ATTRIBUTION.contains(&k.as_str())
+    }) {
+        return Err(bad(format!("'{k}' is not a field of a lifecycle change")));
+    }
+    let slug = body
+        .get("brand_slug")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("brand_slug is required"))?;
+    check_slug(slug)?;
+    let retire = match body.get("action").and_then(Value::as_str) {
+        Some("retire") => true,
+        Some("restore") => false,
+        _ => return Err(bad("action must be retire or restore")),
+    };
+    let reason_code = one_line("reason_code", body.get("reason_code"), 32)?;
+    if let Some(r) = &reason_code
+        && !REASON_CODES.contains(&r.as_str())
+    {
+        return Err(bad(format!(
+            "reason_code must be one of {}",
+            REASON_CODES.join(", ")
+        )));
+    }
+    Ok(Change {
+        slug: slug.to_owned(),
+        retire,
+        reason_code,
+        note: one_line("note", body.get("note"), 280)?,
+        on_behalf_of: one_line("on_behalf_of", body.get("on_behalf_of"), 254)?,
+    })
+}
+
+/// Applies a change as `w`.
+pub fn apply(
+    store: &Store,
+    tenant: &str,
+    brands: &[BrandRef],
+    w: Writer<'_>,
+    ch: &Change,
+) -> Result<Value> {
+    find(brands, &ch.slug)?;
+    let target = if ch.retire { "retired" } else { "active" };
+    store.with_conn(|c| {
+        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+        let current: Option<(String, String)> = tx
+            .query_row("SELECT state, changed_at FROM brand_lifecycle WHERE tenant_id = ?1 AND brand = ?2", params![tenant, ch.slug], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+            .map_err(db)?;
+        let state = current.as_ref().map_or("active", |c| c.0.as_str());
+        if state == target {
+            let at = current.as_ref().map(|c| c.1.clone());
+            return Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": state, "changed": false, "at": at }));
+        }
+        let at = now();
+        tx.execute(
+            "INSERT INTO brand_lifecycle (tenant_id, brand, state, changed_at, changed_by, surface, reason_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (tenant_id, brand) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at, changed_by = excluded.changed_by, surface = excluded.surface, reason_code = excluded.reason_code",
+            params![tenant, ch.slug, target, at, w.actor, w.surface, ch.reason_code],
+        )
+        .map_err(db)?;
+        let kind = if ch.retire { "structural.brand_retired" } else { "structural.brand_restored" };
+        let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": w.surface });
+        let id = crate::timeline::insert_structural(&tx, tenant, kind, &at, ch, &payload, w)?;
+        tx.commit().map_err(db)?;
+        Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": target, "changed": true, "at": at, "event_id": id }))
+    })
+}

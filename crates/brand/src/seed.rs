@@ -1,0 +1,159 @@
+//! Brand memory for the demo world: each brand gets context documents, and the world's
+//! injected events become corroborated stakes on its timeline, so the dev server shows a
+//! living brand. Runs once per tenant.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use pp_core::Result;
+use pp_store::Store;
+use rusqlite::{Connection, OpenFlags, params};
+use serde_json::Value;
+
+use crate::timeline::{NewEvent, insert};
+use crate::{Writer, db};
+
+const WRITER: Writer<'static> = Writer {
+    actor: "svc:demo-world",
+    surface: "api",
+};
+
+fn docs_for(name: &str, merchants: &str, groups: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "overview",
+            format!(
+                "# {name}\n\n{name} sells through {merchants}. Sub-brands and item groups: {groups}.\n"
+            ),
+        ),
+        (
+            "audience",
+            format!(
+                "# Who buys {name}\n\nValue-minded households buying for everyday use; demand peaks in the Q4 holiday season and during the July event.\n"
+            ),
+        ),
+        (
+            "guidelines",
+            format!(
+                "# Reading {name}'s numbers\n\nCheck the timeline before explaining a change: stock-outs cap sales while traffic continues, promotions lift units at a lower price, and price tests move conversion.\n"
+            ),
+        ),
+    ]
+}
+
+fn event(
+    e: &Value,
+    brand: String,
+    category: &str,
+    start: &str,
+    end: &str,
+    interpretation: String,
+    affects: &[&str],
+) -> NewEvent {
+    NewEvent {
+        brand,
+        kind: "stake".into(),
+        occurred_on: start.to_owned(),
+        category: Some(category.to_owned()),
+        starts_on: Some(start.to_owned()),
+        ends_on: Some(end.to_owned()),
+        interpretation: Some(interpretation),
+        status: Some("corroborated".into()),
+        closes_on: Some(end.to_owned()),
+        source: "demo_world".into(),
+        affects: affects.iter().map(|s| (*s).to_owned()).collect(),
+        tags: vec!["demo".into()],
+        payload: e.clone(),
+        ..NewEvent::default()
+    }
+}
+
+/// Seeds `tenant` from the warehouse and ground truth of a generated world (once).
+pub fn from_world(
+    store: &Store,
+    tenant: &str,
+    warehouse: &Path,
+    ground_truth: &Path,
+) -> Result<usize> {
+    let seeded: i64 = store.with_conn(|c| {
+        c.query_row(
+            "SELECT COUNT(*) FROM timeline_events WHERE tenant_id = ?1 AND source = 'demo_world'",
+            [tenant],
+            |r| r.get(0),
+        )
+        .map_err(db)
+    })?;
+    if seeded > 0 {
+        return Ok(0);
+    }
+    let wh =
+        Connection::open_with_flags(warehouse, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(db)?;
+    let q = |sql: &str| -> Result<Vec<(String, String)>> {
+        let mut st = wh.prepare(sql).map_err(db)?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(db)
+    };
+    let slug_of: HashMap<String, String> = q("SELECT Name, Slug FROM brand")?.into_iter().collect();
+    let brand_of_asin: HashMap<String, String> =
+        q("SELECT DISTINCT c.ASIN, b.Slug FROM catalog_item c JOIN brand b ON b.Name = c.Brand")?
+            .into_iter()
+            .collect();
+    let brand_of_campaign: HashMap<String, String> = q("SELECT DISTINCT CAST(c.CampaignID AS TEXT), b.Slug FROM ads_campaign c JOIN brand b ON b.Name = c.Brand")?.into_iter().collect();
+    let merchants: HashMap<String, String> = q("SELECT b.Slug, group_concat(DISTINCT s.Name) FROM brand b JOIN catalog_item c ON c.Brand = b.Name JOIN seller s ON s.ID = c.SellerID GROUP BY b.Slug")?.into_iter().collect();
+    let groups: HashMap<String, String> = q("SELECT b.Slug, group_concat(DISTINCT c.ItemGroup) FROM brand b JOIN catalog_item c ON c.Brand = b.Name GROUP BY b.Slug")?.into_iter().collect();
+    let truth: Value =
+        serde_json::from_slice(&std::fs::read(ground_truth).map_err(pp_core::Error::internal)?)
+            .map_err(pp_core::Error::internal)?;
+    let mut events = Vec::new();
+    for e in truth["events"].as_array().into_iter().flatten() {
+        let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+        match e["kind"].as_str() {
+            Some("stock_out") => events.push(event(e, brand_of_asin.get(&s("asin")).cloned().unwrap_or_default(), "stockout", &s("start"), &s("end"),
+                format!("{} was out of stock; about {} units of demand went unserved. Read sales in this window as supply-limited, not as lost demand.", s("asin"), e["lost_units"]), &["sales", "units"])),
+            Some("price_test") => events.push(event(e, brand_of_asin.get(&s("asin")).cloned().unwrap_or_default(), "price_test", &s("start"), &s("end"),
+                format!("{} was priced at {} instead of {}; conversion followed an elasticity of {}. Units and price both moved by design.", s("asin"), e["test_price"], e["list_price"], e["elasticity"]), &["sales", "units", "price"])),
+            Some("promotion") => events.push(event(e, s("brand"), "promotional_window", &s("start"), &s("end"),
+                format!("A {} promotion cut prices {}% and lifted traffic {}x: units rise while the average price falls.", s("promotion_type"), e["discount_pct"], e["traffic_lift"]), &["sales", "units", "sessions"])),
+            Some("launch") => events.push(event(e, brand_of_asin.get(&s("asin")).cloned().unwrap_or_default(), "launch", &s("date"), &s("date"),
+                format!("{} went on sale; its demand ramps up over about 60 days, so early weeks are not a baseline.", s("asin")), &["sales", "units"])),
+            Some("ad_budget_change") => events.push(event(e, brand_of_campaign.get(&e["campaign_id"].to_string()).cloned().unwrap_or_default(), "budget_change", &s("date"), &s("date"),
+                format!("Campaign {} moved from a {} to a {} daily budget; ad clicks and spend change from here on.", e["campaign_id"], e["old_budget"], e["new_budget"]), &["ad_spend", "clicks"])),
+            Some("seasonal_peak") => {
+                for slug in slug_of.values() {
+                    events.push(event(e, slug.clone(), "seasonal_peak", &s("start"), &s("end"),
+                        format!("{}: demand runs about {}x an ordinary day; compare with the same window last year, not the weeks before.", s("name"), e["multiplier"]), &["sales", "sessions"]));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut slugs: Vec<&String> = slug_of.values().collect();
+    slugs.sort();
+    store.with_conn(|c| {
+        let tx = c.transaction().map_err(db)?;
+        let at = crate::now();
+        for slug in &slugs {
+            let name = slug_of.iter().find(|(_, s)| s == slug).map_or(slug.as_str(), |(n, _)| n.as_str());
+            for (kind, content) in docs_for(name, merchants.get(*slug).map_or("", String::as_str), groups.get(*slug).map_or("", String::as_str)) {
+                let h = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(content.as_bytes()));
+                tx.execute(
+                    "INSERT OR IGNORE INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7)",
+                    params![tenant, slug, kind, content, h, at, WRITER.actor],
+                )
+                .map_err(db)?;
+                tx.execute(
+                    "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7, ?8)",
+                    params![tenant, slug, kind, content, h, WRITER.actor, WRITER.surface, at],
+                )
+                .map_err(db)?;
+            }
+        }
+        for e in events.iter().filter(|e| !e.brand.is_empty()) {
+            insert(&tx, tenant, e, WRITER)?;
+        }
+        tx.commit().map_err(db)
+    })?;
+    Ok(events.len())
+}

@@ -1,0 +1,507 @@
+//! The timeline (§2.5, §6): native events (injected history, stakes, comments, action
+//! outcomes, corroborations, structural lifecycle events) and, at read time, the projection of
+//! committed advertising changes (the seam is `ads_projection`; it fills in when audited ads
+//! writes land). Stakes carry a category, a window and a required interpretation;
+//! corroboration refreshes their status and close date.
+
+use chrono::{Duration, NaiveDate};
+use pp_core::cursor::{Cursors, fingerprint};
+use pp_core::{Error, Kind, Result};
+use pp_store::Store;
+use rusqlite::{OptionalExtension, params};
+use serde_json::{Map, Value, json};
+
+use crate::lifecycle::Change;
+use crate::{BrandRef, Writer, bad, db, find, now, one_line};
+
+/// Stake categories.
+pub const CATEGORIES: &[&str] = &[
+    "launch",
+    "promotional_window",
+    "stockout",
+    "price_test",
+    "media_spike",
+    "brand_migration",
+    "seasonal_peak",
+    "budget_change",
+    "listing_change",
+    "other",
+];
+/// Kinds a caller may append.
+pub const APPENDABLE: &[&str] = &["stake", "comment", "action_outcome"];
+/// Outcomes of an action.
+pub const OUTCOMES: &[&str] = &["worked", "did_not_work", "mixed", "unknown"];
+/// Days a proposed stake stays open after its window ends.
+pub const OPEN_DAYS: i64 = 30;
+/// Days a corroboration keeps a stake open from the day it lands.
+pub const CORROBORATED_DAYS: i64 = 90;
+/// Fields naming who acts: ignored, because appends are recorded as the credential.
+const ATTRIBUTION: &[&str] = &["actor", "changed_by", "created_by"];
+
+/// An event to store.
+#[derive(Default)]
+pub struct NewEvent {
+    pub brand: String,
+    pub kind: String,
+    pub occurred_on: String,
+    pub category: Option<String>,
+    pub starts_on: Option<String>,
+    pub ends_on: Option<String>,
+    pub interpretation: Option<String>,
+    pub status: Option<String>,
+    pub closes_on: Option<String>,
+    pub source: String,
+    pub affects: Vec<String>,
+    pub tags: Vec<String>,
+    pub note: Option<String>,
+    pub reason_code: Option<String>,
+    pub on_behalf_of: Option<String>,
+    pub parent_id: Option<i64>,
+    pub payload: Value,
+}
+
+/// Stores an event as `w`; returns its id.
+pub fn insert(tx: &rusqlite::Connection, tenant: &str, e: &NewEvent, w: Writer<'_>) -> Result<i64> {
+    tx.execute(
+        "INSERT INTO timeline_events (tenant_id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on,
+           source, affects, tags, note, reason_code, on_behalf_of, parent_id, payload, actor, surface, created_at)
+         VALUES (?1, ?2, 'native', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+        params![
+            tenant, e.brand, e.kind, e.occurred_on, e.category, e.starts_on, e.ends_on, e.interpretation, e.status, e.closes_on, e.source,
+            Value::from(e.affects.clone()).to_string(), Value::from(e.tags.clone()).to_string(), e.note, e.reason_code, e.on_behalf_of, e.parent_id,
+            e.payload.to_string(), w.actor, w.surface, now()
+        ],
+    )
+    .map_err(db)?;
+    Ok(tx.last_insert_rowid())
+}
+
+pub(crate) fn insert_structural(
+    tx: &rusqlite::Connection,
+    tenant: &str,
+    kind: &str,
+    at: &str,
+    ch: &Change,
+    payload: &Value,
+    w: Writer<'_>,
+) -> Result<i64> {
+    let e = NewEvent {
+        brand: ch.slug.clone(),
+        kind: kind.to_owned(),
+        occurred_on: at[..10].to_owned(),
+        source: "lifecycle".into(),
+        note: ch.note.clone(),
+        reason_code: ch.reason_code.clone(),
+        on_behalf_of: ch.on_behalf_of.clone(),
+        payload: payload.clone(),
+        ..NewEvent::default()
+    };
+    insert(tx, tenant, &e, w)
+}
+
+fn date(name: &str, v: Option<&Value>) -> Result<Option<NaiveDate>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .map(Some)
+            .map_err(|_| bad(format!("{name} must be a date YYYY-MM-DD"))),
+        Some(_) => Err(bad(format!("{name} must be a date YYYY-MM-DD"))),
+    }
+}
+
+fn text(name: &str, v: Option<&Value>, max: usize) -> Result<Option<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(bad(format!("{name} is empty"))),
+        Some(Value::String(s)) if s.chars().count() > max => {
+            Err(bad(format!("{name} is longer than {max} characters")))
+        }
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("{name} must be a string"))),
+    }
+}
+
+fn labels(name: &str, v: Option<&Value>) -> Result<Vec<String>> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) if a.len() <= 20 => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .filter(|s| !s.trim().is_empty() && s.len() <= 64)
+                    .map(str::to_owned)
+                    .ok_or_else(|| bad(format!("{name} holds 1-64 character strings")))
+            })
+            .collect(),
+        Some(_) => Err(bad(format!(
+            "{name} must be an array of at most 20 strings"
+        ))),
+    }
+}
+
+/// Checks an append (`POST /v1/timeline/event`) and stores it as `w`.
+pub fn append(
+    store: &Store,
+    tenant: &str,
+    brands: &[BrandRef],
+    w: Writer<'_>,
+    body: &Map<String, Value>,
+    today: NaiveDate,
+) -> Result<Value> {
+    let allowed = [
+        "brand",
+        "kind",
+        "category",
+        "starts_on",
+        "ends_on",
+        "interpretation",
+        "note",
+        "outcome",
+        "occurred_on",
+        "affects",
+        "tags",
+        "on_behalf_of",
+    ];
+    if let Some(k) = body
+        .keys()
+        .find(|k| !allowed.contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str()))
+    {
+        return Err(bad(format!("'{k}' is not a field of a timeline event")));
+    }
+    let kind = body
+        .get("kind")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("kind is required (stake, comment or action_outcome)"))?;
+    if !APPENDABLE.contains(&kind) {
+        return Err(bad(format!(
+            "kind '{kind}' cannot be appended: callers append stake, comment or action_outcome; knowledge.* and structural.* kinds are reserved"
+        )));
+    }
+    let slug = body
+        .get("brand")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("brand is required"))?;
+    let mut e = NewEvent {
+        brand: slug.to_owned(),
+        kind: kind.to_owned(),
+        source: w.surface.to_owned(),
+        affects: labels("affects", body.get("affects"))?,
+        tags: labels("tags", body.get("tags"))?,
+        on_behalf_of: one_line("on_behalf_of", body.get("on_behalf_of"), 254)?,
+        note: text("note", body.get("note"), 2_000)?,
+        payload: json!({}),
+        ..NewEvent::default()
+    };
+    if kind == "stake" {
+        let category = body
+            .get("category")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("a stake needs a category"))?;
+        if !CATEGORIES.contains(&category) {
+            return Err(bad(format!(
+                "category must be one of {}",
+                CATEGORIES.join(", ")
+            )));
+        }
+        let starts = date("starts_on", body.get("starts_on"))?
+            .ok_or_else(|| bad("a stake needs starts_on (its window)"))?;
+        let ends = date("ends_on", body.get("ends_on"))?;
+        if ends.is_some_and(|e| e < starts) {
+            return Err(bad("ends_on is before starts_on"));
+        }
+        e.interpretation = Some(
+            text("interpretation", body.get("interpretation"), 2_000)?.ok_or_else(|| {
+                bad("a stake needs an interpretation: how should the numbers be read?")
+            })?,
+        );
+        e.category = Some(category.to_owned());
+        e.starts_on = Some(starts.to_string());
+        e.ends_on = ends.map(|d| d.to_string());
+        e.occurred_on = starts.to_string();
+        e.status = Some("proposed".into());
+        e.closes_on =
+            Some((ends.unwrap_or(starts).max(today) + Duration::days(OPEN_DAYS)).to_string());
+    } else {
+        if e.note.is_none() {
+            return Err(bad(format!("a {kind} needs a note")));
+        }
+        e.occurred_on = date("occurred_on", body.get("occurred_on"))?
+            .unwrap_or(today)
+            .to_string();
+        if kind == "action_outcome" {
+            let outcome =
+                one_line("outcome", body.get("outcome"), 32)?.unwrap_or_else(|| "unknown".into());
+            if !OUTCOMES.contains(&outcome.as_str()) {
+                return Err(bad(format!(
+                    "outcome must be one of {}",
+                    OUTCOMES.join(", ")
+                )));
+            }
+            e.payload = json!({ "outcome": outcome });
+        }
+    }
+    find(brands, slug)?;
+    let id = store.with_conn(|c| insert(c, tenant, &e, w))?;
+    Ok(json!({ "event": get(store, tenant, id, today)? }))
+}
+
+/// Corroborates stake `id`: appends a corroboration and reopens the stake for
+/// `CORROBORATED_DAYS` from today (never shortening it).
+pub fn corroborate(
+    store: &Store,
+    tenant: &str,
+    w: Writer<'_>,
+    id: i64,
+    body: &Map<String, Value>,
+    today: NaiveDate,
+) -> Result<Value> {
+    if let Some(k) = body.keys().find(|k| {
+        !["note", "on_behalf_of"].contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str())
+    }) {
+        return Err(bad(format!("'{k}' is not a field of a corroboration")));
+    }
+    let note = text("note", body.get("note"), 2_000)?;
+    let on_behalf_of = one_line("on_behalf_of", body.get("on_behalf_of"), 254)?;
+    store.with_conn(|c| {
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db)?;
+        let stake: Option<(String, String, Option<String>)> = tx
+            .query_row("SELECT brand, kind, closes_on FROM timeline_events WHERE tenant_id = ?1 AND id = ?2", params![tenant, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()
+            .map_err(db)?;
+        let Some((brand, kind, closes)) = stake else { return Err(Error::not_found(format!("no timeline event {id}"))) };
+        if kind != "stake" {
+            return Err(bad(format!("event {id} is a {kind}; only stakes can be corroborated")));
+        }
+        let extended = (today + Duration::days(CORROBORATED_DAYS)).to_string();
+        let closes_on = closes.filter(|c| *c > extended).unwrap_or(extended);
+        tx.execute("UPDATE timeline_events SET status = 'corroborated', closes_on = ?3 WHERE tenant_id = ?1 AND id = ?2", params![tenant, id, closes_on]).map_err(db)?;
+        let e = NewEvent { brand, kind: "corroboration".into(), occurred_on: today.to_string(), source: w.surface.to_owned(), note, on_behalf_of, parent_id: Some(id), payload: json!({}), ..NewEvent::default() };
+        insert(&tx, tenant, &e, w)?;
+        tx.commit().map_err(db)
+    })?;
+    let corroboration = store.with_conn(|c| {
+        c.query_row(
+            "SELECT MAX(id) FROM timeline_events WHERE tenant_id = ?1 AND parent_id = ?2",
+            params![tenant, id],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(db)
+    })?;
+    Ok(
+        json!({ "event": get(store, tenant, corroboration, today)?, "stake": get(store, tenant, id, today)? }),
+    )
+}
+
+const COLUMNS: &str = "id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on, source, affects, tags, note, \
+                       reason_code, on_behalf_of, parent_id, payload, actor, surface, created_at";
+
+/// The status a reader sees: an open stake whose close date has passed is `closed`.
+const EFFECTIVE_STATUS: &str =
+    "CASE WHEN kind = 'stake' AND closes_on < ?2 THEN 'closed' ELSE status END";
+
+fn row(r: &rusqlite::Row<'_>, today: &str) -> rusqlite::Result<Value> {
+    let parse = |s: String| serde_json::from_str::<Value>(&s).unwrap_or(Value::Null);
+    let kind: String = r.get(3)?;
+    let closes: Option<String> = r.get(10)?;
+    let status: Option<String> = r.get(9)?;
+    let status = if kind == "stake" && closes.as_deref().is_some_and(|c| c < today) {
+        Some("closed".to_owned())
+    } else {
+        status
+    };
+    let window = if kind == "stake" {
+        json!({ "starts_on": r.get::<_, Option<String>>(6)?, "ends_on": r.get::<_, Option<String>>(7)? })
+    } else {
+        Value::Null
+    };
+    Ok(json!({
+        "id": r.get::<_, i64>(0)?, "brand": r.get::<_, String>(1)?, "family": r.get::<_, String>(2)?, "kind": kind,
+        "occurred_on": r.get::<_, String>(4)?, "category": r.get::<_, Option<String>>(5)?, "window": window,
+        "interpretation": r.get::<_, Option<String>>(8)?, "status": status, "closes_on": closes, "source": r.get::<_, String>(11)?,
+        "affects": parse(r.get(12)?), "tags": parse(r.get(13)?), "note": r.get::<_, Option<String>>(14)?,
+        "reason_code": r.get::<_, Option<String>>(15)?, "on_behalf_of": r.get::<_, Option<String>>(16)?, "parent_id": r.get::<_, Option<i64>>(17)?,
+        "payload": parse(r.get(18)?), "actor": r.get::<_, String>(19)?, "surface": r.get::<_, String>(20)?, "created_at": r.get::<_, String>(21)?,
+    }))
+}
+
+/// One event by id.
+pub fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Value> {
+    let t = today.to_string();
+    store
+        .with_conn(|c| c.query_row(&format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND id = ?3 AND ?2 = ?2"), params![tenant, t, id], |r| row(r, &t)).optional().map_err(db))?
+        .ok_or_else(|| Error::not_found(format!("no timeline event {id}")))
+}
+
+/// `GET /v1/timeline` filters.
+#[derive(Default, Clone)]
+pub struct Filter {
+    pub brand: Option<String>,
+    pub family: Option<String>,
+    pub kind: Option<String>,
+    pub start: Option<NaiveDate>,
+    pub end: Option<NaiveDate>,
+    pub category: Option<String>,
+    pub source: Option<String>,
+    pub status: Option<String>,
+    pub affects: Option<String>,
+    pub tag: Option<String>,
+    /// Stakes whose window overlaps this interval.
+    pub overlaps: Option<(NaiveDate, NaiveDate)>,
+    /// Stakes starting after today.
+    pub future: bool,
+    pub limit: i64,
+    pub cursor: Option<String>,
+}
+
+/// Advertising changes committed through the service, projected at read time. Empty until
+/// audited ads writes land; the timeline merges whatever it returns.
+pub fn ads_projection(_store: &Store, _tenant: &str, _f: &Filter) -> Result<Vec<Value>> {
+    Ok(Vec::new())
+}
+
+/// Events newest first (by day, then id), filtered and paged with a signed cursor.
+pub fn list(
+    store: &Store,
+    tenant: &str,
+    cursors: &Cursors,
+    f: &Filter,
+    today: NaiveDate,
+) -> Result<Value> {
+    if let Some(fam) = &f.family
+        && !["native", "ads_change"].contains(&fam.as_str())
+    {
+        return Err(Error::new(
+            Kind::InvalidRequest,
+            "family must be native or ads_change",
+        ));
+    }
+    let fp = fingerprint(&[
+        "timeline",
+        tenant,
+        f.brand.as_deref().unwrap_or(""),
+        f.family.as_deref().unwrap_or(""),
+        f.kind.as_deref().unwrap_or(""),
+        &f.start.map(|d| d.to_string()).unwrap_or_default(),
+        &f.end.map(|d| d.to_string()).unwrap_or_default(),
+        f.category.as_deref().unwrap_or(""),
+        f.source.as_deref().unwrap_or(""),
+        f.status.as_deref().unwrap_or(""),
+        f.affects.as_deref().unwrap_or(""),
+        f.tag.as_deref().unwrap_or(""),
+        &f.overlaps
+            .map(|o| format!("{}..{}", o.0, o.1))
+            .unwrap_or_default(),
+        if f.future { "future" } else { "" },
+    ]);
+    let after = f
+        .cursor
+        .as_deref()
+        .map(|c| cursors.decode(&fp, c))
+        .transpose()?;
+    if f.family.as_deref() == Some("ads_change") {
+        let items = ads_projection(store, tenant, f)?;
+        return Ok(json!({ "events": items, "next_cursor": null }));
+    }
+    let t = today.to_string();
+    let mut sql = format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND ?2 = ?2");
+    let mut args: Vec<rusqlite::types::Value> = vec![tenant.to_owned().into(), t.clone().into()];
+    let mut push = |cond: &str, v: rusqlite::types::Value, sql: &mut String| {
+        args.push(v);
+        sql.push_str(&format!(
+            " AND {}",
+            cond.replace('#', &format!("?{}", args.len()))
+        ));
+    };
+    for (col, v) in [
+        ("brand", &f.brand),
+        ("kind", &f.kind),
+        ("category", &f.category),
+        ("source", &f.source),
+    ] {
+        if let Some(v) = v {
+            push(&format!("{col} = #"), v.clone().into(), &mut sql);
+        }
+    }
+    if let Some(s) = &f.status {
+        push(
+            &format!("kind = 'stake' AND {EFFECTIVE_STATUS} = #"),
+            s.clone().into(),
+            &mut sql,
+        );
+    }
+    if let Some(d) = f.start {
+        push("occurred_on >= #", d.to_string().into(), &mut sql);
+    }
+    if let Some(d) = f.end {
+        push("occurred_on <= #", d.to_string().into(), &mut sql);
+    }
+    if let Some(a) = &f.affects {
+        push(
+            "EXISTS (SELECT 1 FROM json_each(affects) WHERE value = #)",
+            a.clone().into(),
+            &mut sql,
+        );
+    }
+    if let Some(tag) = &f.tag {
+        push(
+            "EXISTS (SELECT 1 FROM json_each(tags) WHERE value = #)",
+            tag.clone().into(),
+            &mut sql,
+        );
+    }
+    if let Some((a, b)) = f.overlaps {
+        push(
+            "kind = 'stake' AND starts_on <= #",
+            b.to_string().into(),
+            &mut sql,
+        );
+        push(
+            "COALESCE(ends_on, '9999-12-31') >= #",
+            a.to_string().into(),
+            &mut sql,
+        );
+    }
+    if f.future {
+        push(
+            "kind = 'stake' AND starts_on > #",
+            t.clone().into(),
+            &mut sql,
+        );
+    }
+    if let Some(k) = &after {
+        let day = k
+            .get(0)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let id = k.get(1).and_then(Value::as_i64).unwrap_or_default();
+        args.push(day.into());
+        let d = args.len();
+        args.push(id.into());
+        sql.push_str(&format!(
+            " AND (occurred_on < ?{d} OR (occurred_on = ?{d} AND id < ?{}))",
+            d + 1
+        ));
+    }
+    args.push((f.limit + 1).into());
+    sql.push_str(&format!(
+        " ORDER BY occurred_on DESC, id DESC LIMIT ?{}",
+        args.len()
+    ));
+    let mut rows = store.with_conn(|c| {
+        let mut st = c.prepare(&sql).map_err(db)?;
+        st.query_map(rusqlite::params_from_iter(args.iter()), |r| row(r, &t))
+            .map_err(db)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(db)
+    })?;
+    let more = rows.len() as i64 > f.limit;
+    rows.truncate(f.limit as usize);
+    let next = if more {
+        rows.last()
+            .map(|r| cursors.encode(&fp, &json!([r["occurred_on"], r["id"]])))
+    } else {
+        None
+    };
+    Ok(json!({ "events": rows, "next_cursor": next }))
+}
