@@ -3,6 +3,7 @@
 use pp_core::{Error, Kind, Result};
 use pp_store::Store;
 use rusqlite::{OptionalExtension, params};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::batch::check_database;
@@ -60,6 +61,26 @@ fn page(mut rows: Vec<Value>, limit: i64, field: &str) -> (Vec<Value>, Option<Va
     (rows, next)
 }
 
+/// A stored document as `docs` serves it; the document body is sent as stored, not
+/// re-parsed.
+#[derive(serde::Serialize)]
+pub struct Envelope {
+    pub key: String,
+    pub kind: String,
+    pub version: i64,
+    pub doc: Box<RawValue>,
+    pub updated_at: String,
+    pub updated_by: String,
+}
+
+/// A page of `docs`.
+#[derive(serde::Serialize)]
+pub struct DocsPage {
+    pub ok: bool,
+    pub docs: Vec<Envelope>,
+    pub next_after: Option<String>,
+}
+
 /// A page size within 1..=500 (default 200).
 pub fn limit(v: Option<&str>) -> Result<i64> {
     match v {
@@ -86,7 +107,7 @@ pub fn docs(
     scope_id: Option<&str>,
     after: Option<&str>,
     limit: i64,
-) -> Result<Value> {
+) -> Result<DocsPage> {
     let probe = Key::parse(&format!(
         "{prefix}{}",
         if prefix.starts_with("fb:override:") {
@@ -108,9 +129,9 @@ pub fn docs(
         .map(ScopeId::parse)
         .transpose()?
         .map(|s| s.render());
-    let rows = store.with_conn(|c| {
+    let mut docs = store.with_conn(|c| {
         let mut st = c
-            .prepare(
+            .prepare_cached(
                 "SELECT key, kind, version, doc, updated_at, updated_by FROM forecast_docs
                  WHERE tenant_id = ?1 AND key >= ?2 AND key < ?3 AND key > ?4
                    AND (key = ?2 OR substr(key, ?5, 1) = ':') AND doc IS NOT NULL
@@ -133,22 +154,35 @@ pub fn docs(
                 limit + 1
             ],
             |r| {
-                Ok(envelope(
-                    &r.get::<_, String>(0)?,
-                    &r.get::<_, String>(1)?,
-                    r.get(2)?,
-                    &r.get::<_, String>(3)?,
-                    &r.get::<_, String>(4)?,
-                    &r.get::<_, String>(5)?,
-                ))
+                let doc: String = r.get(3)?;
+                Ok(Envelope {
+                    key: r.get(0)?,
+                    kind: r.get(1)?,
+                    version: r.get(2)?,
+                    doc: RawValue::from_string(doc).unwrap_or_else(|_| {
+                        RawValue::from_string("null".into()).expect("null is JSON")
+                    }),
+                    updated_at: r.get(4)?,
+                    updated_by: r.get(5)?,
+                })
             },
         )
         .map_err(db)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db)
     })?;
-    let (rows, next) = page(rows, limit, "key");
-    Ok(json!({ "ok": true, "docs": rows, "next_after": next }))
+    let more = docs.len() as i64 > limit;
+    docs.truncate(limit as usize);
+    let next_after = if more {
+        docs.last().map(|d| d.key.clone())
+    } else {
+        None
+    };
+    Ok(DocsPage {
+        ok: true,
+        docs,
+        next_after,
+    })
 }
 
 /// `GET …/revisions?scope_id=&month=&after=`: the change log of a scope, oldest first.
@@ -223,17 +257,18 @@ mod tests {
         let b = parse("acme", body.as_object().unwrap()).unwrap();
         apply(&store, "acme", "svc:t", &b).unwrap();
         let page = docs(&store, "acme", "fb:account:src:acme:1", None, None, 200).unwrap();
-        let keys: Vec<&str> = page["docs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["key"].as_str().unwrap())
-            .collect();
+        let keys: Vec<&str> = page.docs.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(
             keys,
             ["fb:account:src:acme:1", "fb:account:src:acme:1:scope:sb_x"]
         );
         let page = docs(&store, "acme", "fb:account:src:acme:10", None, None, 200).unwrap();
-        assert_eq!(page["docs"].as_array().unwrap().len(), 1);
+        assert_eq!(page.docs.len(), 1);
+        let doc: Value = serde_json::from_str(page.docs[0].doc.get()).unwrap();
+        assert_eq!(
+            (doc["a"].as_i64(), doc["version"].as_i64()),
+            (Some(10), Some(1)),
+            "the stored body is served as it is"
+        );
     }
 }

@@ -127,7 +127,7 @@ pub async fn docs(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Q,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<pp_forecast::read::DocsPage>, ApiError> {
     require(&p)?;
     let prefix = q.get("prefix").ok_or_else(|| {
         Error::new(
