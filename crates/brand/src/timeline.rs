@@ -328,7 +328,15 @@ fn row(r: &rusqlite::Row<'_>, today: &str) -> rusqlite::Result<Value> {
 pub fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Value> {
     let t = today.to_string();
     store
-        .with_conn(|c| c.query_row(&format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND id = ?3 AND ?2 = ?2"), params![tenant, t, id], |r| row(r, &t)).optional().map_err(db))?
+        .with_conn(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND id = ?2"),
+                params![tenant, id],
+                |r| row(r, &t),
+            )
+            .optional()
+            .map_err(db)
+        })?
         .ok_or_else(|| Error::not_found(format!("no timeline event {id}")))
 }
 
@@ -403,6 +411,7 @@ pub fn list(
         return Ok(json!({ "events": items, "next_cursor": null }));
     }
     let t = today.to_string();
+    // ?2 is today: the status and future filters compare with it.
     let mut sql = format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND ?2 = ?2");
     let mut args: Vec<rusqlite::types::Value> = vec![tenant.to_owned().into(), t.clone().into()];
     let mut push = |cond: &str, v: rusqlite::types::Value, sql: &mut String| {
