@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, Path, RawQuery, State};
 use pp_brand::timeline::Filter;
 use pp_brand::{BrandRef, Writer};
 use pp_core::{Error, Kind, Principal, Scope};
@@ -50,9 +50,11 @@ fn context_write(p: &Principal) -> Result<(), Error> {
 pub async fn manifest(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-    Query(q): Query,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     p.require(&[Scope::ContextRead])?;
+    // An /api route: its query-string errors use the /api envelope.
+    let q = super::v1::args(raw.as_deref().unwrap_or(""))?;
     q.only(&["lifecycle"])?;
     let active = match q.str("lifecycle") {
         None | Some("all") => false,

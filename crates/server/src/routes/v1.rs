@@ -21,16 +21,23 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
     type Rejection = V1Error;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let mut map = HashMap::new();
-        for (k, v) in form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes()) {
-            if map.insert(k.to_string(), v.into_owned()).is_some() {
-                return Err(V1Error(Error::invalid_request(format!(
-                    "parameter '{k}' is repeated"
-                ))));
-            }
-        }
-        Ok(Self(Args(map)))
+        args(parts.uri.query().unwrap_or(""))
+            .map(Self)
+            .map_err(V1Error)
     }
+}
+
+/// Parses a query string; a repeated parameter is a `validation_error`.
+pub fn args(query: &str) -> Result<Args, Error> {
+    let mut map = HashMap::new();
+    for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+        if map.insert(k.to_string(), v.into_owned()).is_some() {
+            return Err(Error::invalid_request(format!(
+                "parameter '{k}' is repeated"
+            )));
+        }
+    }
+    Ok(Args(map))
 }
 
 macro_rules! endpoint {

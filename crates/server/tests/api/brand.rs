@@ -329,6 +329,16 @@ async fn lifecycle_follows_the_state_table() {
         ),
         (1, Some(1))
     );
+    let (s, bad) = app.get(&w, "/api/context/manifest?lifecycle=retired").await;
+    assert_eq!((s, bad["kind"].as_str()), (400, Some("bad_params")));
+    let (s, bad) = app
+        .get(&w, "/api/context/manifest?lifecycle=all&lifecycle=active")
+        .await;
+    assert_eq!(
+        (s, bad["ok"].as_bool(), bad["kind"].as_str()),
+        (400, Some(false), Some("invalid_request")),
+        "an /api route answers in the /api envelope"
+    );
     let (_, v1) = app.get(&w, "/v1/context/docs?lifecycle=active").await;
     assert_eq!(
         v1["brands"].as_array().unwrap().len(),
