@@ -2,12 +2,12 @@
 //! documents), each write a new revision with its content hash, all revisions kept.
 
 use pp_core::{Error, Kind, Result};
-use pp_store::Store;
+use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::{BrandRef, Writer, bad, db, find, now};
+use crate::{BrandRef, Writer, bad, find};
 
 /// Document types; `corpus` documents also carry a `name`.
 pub const TYPES: &[&str] = &[
@@ -79,11 +79,11 @@ pub fn put(
     }
     let h = hash(content);
     store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
         let cur: Option<(i64, String)> = tx
             .query_row("SELECT revision, hash FROM context_docs WHERE tenant_id = ?1 AND brand = ?2 AND type = ?3 AND name = ?4", params![tenant, slug, kind, name], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()
-            .map_err(db)?;
+            .map_err(db_err)?;
         let current = cur.as_ref().map_or(0, |c| c.0);
         if current != base_revision {
             return Err(Error::new(Kind::Conflict, format!("the document is at revision {current}, not {base_revision}; nothing was written"))
@@ -94,19 +94,19 @@ pub fn put(
             return Ok(json!({ "ok": true, "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": current, "hash": h, "changed": false }));
         }
         let rev = current + 1;
-        let at = now();
+        let at = now_rfc3339();
         tx.execute(
             "INSERT INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
              ON CONFLICT (tenant_id, brand, type, name) DO UPDATE SET revision = excluded.revision, content = excluded.content, hash = excluded.hash, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
             params![tenant, slug, kind, name, rev, content, h, at, w.actor],
         )
-        .map_err(db)?;
+        .map_err(db_err)?;
         tx.execute(
             "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![tenant, slug, kind, name, rev, content, h, w.actor, w.surface, at],
         )
-        .map_err(db)?;
-        tx.commit().map_err(db)?;
+        .map_err(db_err)?;
+        tx.commit().map_err(db_err)?;
         Ok(json!({ "ok": true, "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": rev, "hash": h, "changed": true }))
     })
 }
@@ -133,7 +133,7 @@ pub fn get(
             })),
         )
         .optional()
-        .map_err(db)
+        .map_err(db_err)
     })?;
     row.ok_or_else(|| {
         Error::not_found(format!(
@@ -157,14 +157,14 @@ pub fn manifest(
 ) -> Result<Value> {
     let lifecycles = crate::lifecycle::all(store, tenant)?;
     let docs: Vec<(String, Value)> = store.with_conn(|c| {
-        let mut st = c.prepare("SELECT brand, type, name, revision, hash, updated_at FROM context_docs WHERE tenant_id = ?1 ORDER BY brand, type, name").map_err(db)?;
+        let mut st = c.prepare("SELECT brand, type, name, revision, hash, updated_at FROM context_docs WHERE tenant_id = ?1 ORDER BY brand, type, name").map_err(db_err)?;
         st.query_map([tenant], |r| {
             let name: String = r.get(2)?;
             Ok((r.get::<_, String>(0)?, json!({ "type": r.get::<_, String>(1)?, "name": (!name.is_empty()).then_some(name), "revision": r.get::<_, i64>(3)?, "hash": r.get::<_, String>(4)?, "updated_at": r.get::<_, String>(5)? })))
         })
-        .map_err(db)?
+        .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db)
+        .map_err(db_err)
     })?;
     let mut retired = 0;
     let mut out = Vec::new();

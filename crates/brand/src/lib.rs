@@ -8,6 +8,7 @@ pub mod lifecycle;
 pub mod seed;
 pub mod timeline;
 
+pub(crate) use pp_core::text::one_line;
 use pp_core::{Error, Kind, Result};
 
 /// A brand of the tenant (from the warehouse's `brand` table).
@@ -28,36 +29,9 @@ pub struct Writer<'a> {
     pub surface: &'a str,
 }
 
-pub(crate) fn db(e: rusqlite::Error) -> Error {
-    Error::internal(format!("brand store: {e}"))
-}
-
-pub(crate) fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 /// A `bad_params` error.
 pub(crate) fn bad(msg: impl Into<String>) -> Error {
     Error::new(Kind::BadParams, msg)
-}
-
-/// An optional one-line text field of at most `max` characters.
-pub(crate) fn one_line(
-    name: &str,
-    v: Option<&serde_json::Value>,
-    max: usize,
-) -> Result<Option<String>> {
-    match v {
-        None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::String(s)) if s.contains(['\n', '\r']) => {
-            Err(bad(format!("{name} must be one line")))
-        }
-        Some(serde_json::Value::String(s)) if s.chars().count() > max => {
-            Err(bad(format!("{name} is longer than {max} characters")))
-        }
-        Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(bad(format!("{name} must be a string"))),
-    }
 }
 
 /// Checks a brand slug's format: lowercase letters, digits, hyphens, at most 64.

@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 
 use pp_core::Result;
-use pp_store::Store;
+use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde_json::{Map, Value, json};
 
-use crate::{BrandRef, Writer, bad, check_slug, db, find, now, one_line};
+use crate::{BrandRef, Writer, bad, check_slug, find, one_line};
 
 /// `reason_code` values.
 pub const REASON_CODES: &[&str] = &["client_left", "duplicate", "superseded", "other"];
@@ -24,16 +24,16 @@ pub fn never_retired() -> Value {
 /// Every brand's lifecycle object that has ever changed, by slug.
 pub fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Value>> {
     store.with_conn(|c| {
-        let mut st = c.prepare("SELECT brand, state, changed_at, changed_by, surface, reason_code FROM brand_lifecycle WHERE tenant_id = ?1").map_err(db)?;
+        let mut st = c.prepare("SELECT brand, state, changed_at, changed_by, surface, reason_code FROM brand_lifecycle WHERE tenant_id = ?1").map_err(db_err)?;
         st.query_map([tenant], |r| {
             Ok((r.get::<_, String>(0)?, json!({
                 "state": r.get::<_, String>(1)?, "changed_at": r.get::<_, String>(2)?, "changed_by": r.get::<_, String>(3)?,
                 "surface": r.get::<_, String>(4)?, "reason_code": r.get::<_, Option<String>>(5)?,
             })))
         })
-        .map_err(db)?
+        .map_err(db_err)?
         .collect::<rusqlite::Result<HashMap<_, _>>>()
-        .map_err(db)
+        .map_err(db_err)
     })
 }
 
@@ -100,27 +100,27 @@ pub fn apply(
     find(brands, &ch.slug)?;
     let target = if ch.retire { "retired" } else { "active" };
     store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
         let current: Option<(String, String)> = tx
             .query_row("SELECT state, changed_at FROM brand_lifecycle WHERE tenant_id = ?1 AND brand = ?2", params![tenant, ch.slug], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()
-            .map_err(db)?;
+            .map_err(db_err)?;
         let state = current.as_ref().map_or("active", |c| c.0.as_str());
         if state == target {
             let at = current.as_ref().map(|c| c.1.clone());
             return Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": state, "changed": false, "at": at }));
         }
-        let at = now();
+        let at = now_rfc3339();
         tx.execute(
             "INSERT INTO brand_lifecycle (tenant_id, brand, state, changed_at, changed_by, surface, reason_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (tenant_id, brand) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at, changed_by = excluded.changed_by, surface = excluded.surface, reason_code = excluded.reason_code",
             params![tenant, ch.slug, target, at, w.actor, w.surface, ch.reason_code],
         )
-        .map_err(db)?;
+        .map_err(db_err)?;
         let kind = if ch.retire { "structural.brand_retired" } else { "structural.brand_restored" };
         let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": w.surface });
         let id = crate::timeline::insert_structural(&tx, tenant, kind, &at, ch, &payload, w)?;
-        tx.commit().map_err(db)?;
+        tx.commit().map_err(db_err)?;
         Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": target, "changed": true, "at": at, "event_id": id }))
     })
 }

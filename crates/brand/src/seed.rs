@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use pp_core::Result;
-use pp_store::Store;
+use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{Connection, OpenFlags, params};
 use serde_json::Value;
 
+use crate::Writer;
 use crate::timeline::{NewEvent, insert};
-use crate::{Writer, db};
 
 const WRITER: Writer<'static> = Writer {
     actor: "svc:demo-world",
@@ -81,19 +81,19 @@ pub fn from_world(
             [tenant],
             |r| r.get(0),
         )
-        .map_err(db)
+        .map_err(db_err)
     })?;
     if seeded > 0 {
         return Ok(0);
     }
     let wh =
-        Connection::open_with_flags(warehouse, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(db)?;
+        Connection::open_with_flags(warehouse, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(db_err)?;
     let q = |sql: &str| -> Result<Vec<(String, String)>> {
-        let mut st = wh.prepare(sql).map_err(db)?;
+        let mut st = wh.prepare(sql).map_err(db_err)?;
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(db)?
+            .map_err(db_err)?
             .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db)
+            .map_err(db_err)
     };
     let slug_of: HashMap<String, String> = q("SELECT Name, Slug FROM brand")?.into_iter().collect();
     let brand_of_asin: HashMap<String, String> =
@@ -132,8 +132,8 @@ pub fn from_world(
     let mut slugs: Vec<&String> = slug_of.values().collect();
     slugs.sort();
     store.with_conn(|c| {
-        let tx = c.transaction().map_err(db)?;
-        let at = crate::now();
+        let tx = c.transaction().map_err(db_err)?;
+        let at = now_rfc3339();
         for slug in &slugs {
             let name = slug_of.iter().find(|(_, s)| s == slug).map_or(slug.as_str(), |(n, _)| n.as_str());
             for (kind, content) in docs_for(name, merchants.get(*slug).map_or("", String::as_str), groups.get(*slug).map_or("", String::as_str)) {
@@ -142,18 +142,18 @@ pub fn from_world(
                     "INSERT OR IGNORE INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7)",
                     params![tenant, slug, kind, content, h, at, WRITER.actor],
                 )
-                .map_err(db)?;
+                .map_err(db_err)?;
                 tx.execute(
                     "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7, ?8)",
                     params![tenant, slug, kind, content, h, WRITER.actor, WRITER.surface, at],
                 )
-                .map_err(db)?;
+                .map_err(db_err)?;
             }
         }
         for e in events.iter().filter(|e| !e.brand.is_empty()) {
             insert(&tx, tenant, e, WRITER)?;
         }
-        tx.commit().map_err(db)
+        tx.commit().map_err(db_err)
     })?;
     Ok(events.len())
 }

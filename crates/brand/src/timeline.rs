@@ -7,12 +7,12 @@
 use chrono::{Duration, NaiveDate};
 use pp_core::cursor::{Cursors, fingerprint};
 use pp_core::{Error, Kind, Result};
-use pp_store::Store;
+use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, params};
 use serde_json::{Map, Value, json};
 
 use crate::lifecycle::Change;
-use crate::{BrandRef, Writer, bad, db, find, now, one_line};
+use crate::{BrandRef, Writer, bad, find, one_line};
 
 /// Stake categories.
 pub const CATEGORIES: &[&str] = &[
@@ -69,10 +69,10 @@ pub fn insert(tx: &rusqlite::Connection, tenant: &str, e: &NewEvent, w: Writer<'
         params![
             tenant, e.brand, e.kind, e.occurred_on, e.category, e.starts_on, e.ends_on, e.interpretation, e.status, e.closes_on, e.source,
             Value::from(e.affects.clone()).to_string(), Value::from(e.tags.clone()).to_string(), e.note, e.reason_code, e.on_behalf_of, e.parent_id,
-            e.payload.to_string(), w.actor, w.surface, now()
+            e.payload.to_string(), w.actor, w.surface, now_rfc3339()
         ],
     )
-    .map_err(db)?;
+    .map_err(db_err)?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -263,21 +263,21 @@ pub fn corroborate(
     let note = text("note", body.get("note"), 2_000)?;
     let on_behalf_of = one_line("on_behalf_of", body.get("on_behalf_of"), 254)?;
     store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db)?;
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
         let stake: Option<(String, String, Option<String>)> = tx
             .query_row("SELECT brand, kind, closes_on FROM timeline_events WHERE tenant_id = ?1 AND id = ?2", params![tenant, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()
-            .map_err(db)?;
+            .map_err(db_err)?;
         let Some((brand, kind, closes)) = stake else { return Err(Error::not_found(format!("no timeline event {id}"))) };
         if kind != "stake" {
             return Err(bad(format!("event {id} is a {kind}; only stakes can be corroborated")));
         }
         let extended = (today + Duration::days(CORROBORATED_DAYS)).to_string();
         let closes_on = closes.filter(|c| *c > extended).unwrap_or(extended);
-        tx.execute("UPDATE timeline_events SET status = 'corroborated', closes_on = ?3 WHERE tenant_id = ?1 AND id = ?2", params![tenant, id, closes_on]).map_err(db)?;
+        tx.execute("UPDATE timeline_events SET status = 'corroborated', closes_on = ?3 WHERE tenant_id = ?1 AND id = ?2", params![tenant, id, closes_on]).map_err(db_err)?;
         let e = NewEvent { brand, kind: "corroboration".into(), occurred_on: today.to_string(), source: w.surface.to_owned(), note, on_behalf_of, parent_id: Some(id), payload: json!({}), ..NewEvent::default() };
         insert(&tx, tenant, &e, w)?;
-        tx.commit().map_err(db)
+        tx.commit().map_err(db_err)
     })?;
     let corroboration = store.with_conn(|c| {
         c.query_row(
@@ -285,7 +285,7 @@ pub fn corroborate(
             params![tenant, id],
             |r| r.get::<_, i64>(0),
         )
-        .map_err(db)
+        .map_err(db_err)
     })?;
     Ok(
         json!({ "event": get(store, tenant, corroboration, today)?, "stake": get(store, tenant, id, today)? }),
@@ -335,7 +335,7 @@ pub fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Val
                 |r| row(r, &t),
             )
             .optional()
-            .map_err(db)
+            .map_err(db_err)
         })?
         .ok_or_else(|| Error::not_found(format!("no timeline event {id}")))
 }
@@ -498,11 +498,11 @@ pub fn list(
         args.len()
     ));
     let mut rows = store.with_conn(|c| {
-        let mut st = c.prepare(&sql).map_err(db)?;
+        let mut st = c.prepare(&sql).map_err(db_err)?;
         st.query_map(rusqlite::params_from_iter(args.iter()), |r| row(r, &t))
-            .map_err(db)?
+            .map_err(db_err)?
             .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db)
+            .map_err(db_err)
     })?;
     let more = rows.len() as i64 > f.limit;
     rows.truncate(f.limit as usize);

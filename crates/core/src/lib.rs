@@ -6,6 +6,7 @@ pub mod error;
 pub mod ids;
 pub mod principal;
 pub mod scope;
+pub mod text;
 
 pub use error::{Error, Kind, Result, Source};
 pub use ids::TenantId;

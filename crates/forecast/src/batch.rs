@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use pp_core::{Error, Kind, Result};
-use pp_store::Store;
+use pp_store::{Store, db_err};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde_json::{Map, Value, json};
 
@@ -45,15 +45,18 @@ fn too_large(msg: impl Into<String>) -> Error {
 
 /// `reason`: optional, one line, at most 500 characters.
 pub fn reason(v: Option<&Value>) -> Result<Option<String>> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.contains(['\n', '\r']) => Err(bad("reason must be one line")),
-        Some(Value::String(s)) if s.chars().count() > 500 => {
-            Err(bad("reason is longer than 500 characters"))
-        }
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(bad("reason must be a string")),
+    pp_core::text::one_line("reason", v, 500)
+}
+
+/// `403 scope_not_yours` unless `database` is the caller's (the tenant's warehouse).
+pub fn own_database(tenant: &str, database: &str) -> Result<()> {
+    if database == tenant {
+        return Ok(());
     }
+    Err(Error::new(
+        Kind::ScopeNotYours,
+        format!("database '{database}' is not this credential's ('{tenant}')"),
+    ))
 }
 
 /// Checks the keys' database against the caller's tenant (one database per batch).
@@ -65,13 +68,9 @@ pub fn check_database<'a>(tenant: &str, keys: impl Iterator<Item = &'a Key>) -> 
             dbs.into_iter().collect::<Vec<_>>().join(", ")
         )));
     }
-    match dbs.into_iter().next() {
-        Some(db) if db != tenant => Err(Error::new(
-            Kind::ScopeNotYours,
-            format!("database '{db}' is not this credential's ('{tenant}')"),
-        )),
-        _ => Ok(()),
-    }
+    dbs.into_iter()
+        .next()
+        .map_or(Ok(()), |db| own_database(tenant, db))
 }
 
 /// Parses and checks a batch body (everything that needs no stored state).
@@ -165,15 +164,6 @@ pub fn parse(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
     })
 }
 
-fn db(e: rusqlite::Error) -> Error {
-    Error::internal(format!("forecast store: {e}"))
-}
-
-/// The current time as the documents stamp it.
-pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 struct Stored {
     version: i64,
     doc: Option<Value>,
@@ -188,8 +178,8 @@ pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<
         ));
     }
     store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
-        let at = now();
+        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
+        let at = pp_store::now_rfc3339();
         if let Some(first) = batch.writes.first() {
             claim_home(&tx, tenant, &first.key.scope.database, actor, &at)?;
         }
@@ -201,7 +191,7 @@ pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<
                     Ok(Stored { version: r.get(0)?, doc: r.get::<_, Option<String>>(1)?.and_then(|d| serde_json::from_str(&d).ok()), created_at: r.get(2)? })
                 })
                 .optional()
-                .map_err(db)?;
+                .map_err(db_err)?;
             let actual = s.as_ref().filter(|s| s.doc.is_some()).map_or(0, |s| s.version);
             if actual != w.expected {
                 conflicts.push(json!({ "key": w.key.as_str(), "expected": w.expected, "actual": actual }));
@@ -217,7 +207,7 @@ pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<
         for (w, s) in batch.writes.iter().zip(&stored) {
             results.push(write_one(&tx, tenant, actor, &at, batch.reason.as_deref(), w, s.as_ref())?);
         }
-        tx.commit().map_err(db)?;
+        tx.commit().map_err(db_err)?;
         Ok(json!({ "ok": true, "results": results }))
     })
 }
@@ -251,7 +241,7 @@ fn claim_home(
         .with_fix("Write as the login that holds this state, or ask a tenant admin to move it.")),
         Some(_) => Ok(()),
         None => {
-            tx.execute("INSERT INTO forecast_homes (tenant_id, database, login, since) VALUES (?1, ?2, ?3, ?4)", params![tenant, database, actor, at]).map_err(db)?;
+            tx.execute("INSERT INTO forecast_homes (tenant_id, database, login, since) VALUES (?1, ?2, ?3, ?4)", params![tenant, database, actor, at]).map_err(db_err)?;
             Ok(())
         }
     }
@@ -302,7 +292,7 @@ fn write_one(
            created_at = excluded.created_at, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
         params![tenant, w.key.as_str(), w.key.kind.as_str(), w.key.scope.render(), w.key.month, version, stored, created, at, actor],
     )
-    .map_err(db)?;
+    .map_err(db_err)?;
     if w.key.kind == DocKind::Override {
         for (field, b, a) in doc::changes(before.as_ref(), after.as_ref()) {
             tx.execute(
@@ -310,7 +300,7 @@ fn write_one(
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![tenant, w.key.as_str(), w.key.scope.render(), w.key.month, field, nullable(&b), nullable(&a), version, reason, actor, at],
             )
-            .map_err(db)?;
+            .map_err(db_err)?;
         }
     }
     Ok(json!({ "key": w.key.as_str(), "version": version, "changed": true }))

@@ -1,17 +1,13 @@
 //! Reads: one document, documents by key prefix, and the change log.
 
 use pp_core::{Error, Kind, Result};
-use pp_store::Store;
+use pp_store::{Store, db_err};
 use rusqlite::{OptionalExtension, params};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::batch::check_database;
+use crate::batch::{check_database, own_database};
 use crate::key::{Key, ScopeId, is_month};
-
-fn db(e: rusqlite::Error) -> Error {
-    Error::internal(format!("forecast store: {e}"))
-}
 
 fn envelope(
     key: &str,
@@ -39,7 +35,7 @@ pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Value> {
             |r| Ok(envelope(key, &r.get::<_, String>(0)?, r.get(1)?, &r.get::<_, String>(2)?, &r.get::<_, String>(3)?, &r.get::<_, String>(4)?)),
         )
         .optional()
-        .map_err(db)
+        .map_err(db_err)
     })?;
     row.map(|mut v| {
         v["ok"] = true.into();
@@ -138,7 +134,7 @@ pub fn docs(
                    AND (?6 IS NULL OR scope_id = ?6)
                  ORDER BY key LIMIT ?7",
             )
-            .map_err(db)?;
+            .map_err(db_err)?;
         // An index range over the prefix, keeping the prefix itself and keys that continue it
         // with ':' (so merchant 1 never matches merchant 10).
         let hi = format!("{prefix};");
@@ -167,9 +163,9 @@ pub fn docs(
                 })
             },
         )
-        .map_err(db)?
+        .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db)
+        .map_err(db_err)
     })?;
     let more = docs.len() as i64 > limit;
     docs.truncate(limit as usize);
@@ -195,15 +191,7 @@ pub fn revisions(
     limit: i64,
 ) -> Result<Value> {
     let scope = ScopeId::parse(scope_id)?;
-    if scope.database != tenant {
-        return Err(Error::new(
-            Kind::ScopeNotYours,
-            format!(
-                "database '{}' is not this credential's ('{tenant}')",
-                scope.database
-            ),
-        ));
-    }
+    own_database(tenant, &scope.database)?;
     if let Some(m) = month
         && !is_month(m)
     {
@@ -221,7 +209,7 @@ pub fn revisions(
                 "SELECT id, scope_id, month, field, before, after, reason, actor, created_at, version FROM forecast_revisions
                  WHERE tenant_id = ?1 AND scope_id = ?2 AND (?3 IS NULL OR month = ?3) AND id > ?4 ORDER BY id LIMIT ?5",
             )
-            .map_err(db)?;
+            .map_err(db_err)?;
         let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str::<Value>(&s).ok()).unwrap_or(Value::Null);
         st.query_map(params![tenant, scope.render(), month, after, limit + 1], |r| {
             Ok(json!({
@@ -231,9 +219,9 @@ pub fn revisions(
                 "version": r.get::<_, i64>(9)?,
             }))
         })
-        .map_err(db)?
+        .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db)
+        .map_err(db_err)
     })?;
     let (rows, next) = page(rows, limit, "id");
     Ok(json!({ "ok": true, "revisions": rows, "next_after": next }))

@@ -2,17 +2,13 @@
 //! ordinary `fb:scope_def:` documents, written through the same atomic batch.
 
 use pp_core::{Error, Kind, Result};
-use pp_store::Store;
+use pp_store::{Store, db_err};
 use rusqlite::params;
 use serde_json::{Map, Value, json};
 
 use crate::batch::{self, Batch, Write};
 use crate::doc;
 use crate::key::Key;
-
-fn db(e: rusqlite::Error) -> Error {
-    Error::internal(format!("forecast store: {e}"))
-}
 
 /// Reads `create`'s merchant (`legacySellerId`, or `merchantId`) and mints a scope key.
 pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
@@ -85,14 +81,14 @@ pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Value>
     let rows = store.with_conn(|c| {
         let mut st = c
             .prepare("SELECT scope_id, version, doc FROM forecast_docs WHERE tenant_id = ?1 AND kind = 'scope_def' AND doc IS NOT NULL AND scope_id LIKE ?2 ORDER BY key")
-            .map_err(db)?;
+            .map_err(db_err)?;
         st.query_map(params![tenant, like], |r| {
             let doc: Value = serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or(Value::Null);
             Ok(json!({ "scopeId": r.get::<_, String>(0)?, "version": r.get::<_, i64>(1)?, "definition": doc }))
         })
-        .map_err(db)?
+        .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db)
+        .map_err(db_err)
     })?;
     Ok(json!({ "ok": true, "scopes": rows }))
 }

@@ -108,8 +108,13 @@ pub fn now_unix() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
+/// The current time as documents and events stamp it (RFC 3339, milliseconds, UTC).
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// Maps a SQLite failure to an opaque internal error (the cause is logged, not sent).
-pub(crate) fn db_err(e: rusqlite::Error) -> Error {
+pub fn db_err(e: rusqlite::Error) -> Error {
     Error::internal(format!("state store: {e}"))
 }
 
