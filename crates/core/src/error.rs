@@ -57,7 +57,6 @@ kinds! {
     InsufficientScope => ("insufficient_scope", 403, Account, false, "insufficient_scope", "This credential lacks a scope the call needs."),
     NotFound => ("not_found", 404, Request, false, "not_found", "Nothing exists at that name."),
     MethodNotAllowed => ("method_not_allowed", 405, Request, false, "validation_error", "That method is not served on this path."),
-    Throttled => ("throttled", 429, Request, true, "rate_limited", "Too many requests; retry after a pause."),
     Unknown => ("unknown", 500, Mixshift, true, "internal_error", "Something went wrong on our side."),
     Unavailable => ("unavailable", 503, Mixshift, true, "unavailable", "The service is temporarily unavailable; retry shortly."),
     // Warehouse SQL.
@@ -122,20 +121,9 @@ impl Error {
         &self.detail.required_scopes
     }
 
-    /// The concrete next step, if any.
-    pub fn fix(&self) -> Option<&str> {
-        self.detail.fix.as_deref()
-    }
-
     /// Adds a concrete next step.
     pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
         self.detail.fix = Some(fix.into());
-        self
-    }
-
-    /// Overrides the person-safe sentence.
-    pub fn with_friendly(mut self, friendly: impl Into<String>) -> Self {
-        self.detail.friendly = Some(friendly.into());
         self
     }
 

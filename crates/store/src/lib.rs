@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use pp_core::{Error, Result};
 
 pub use credentials::{CredentialRow, NewCredential};
-pub use pool::Pool;
+use pool::Pool;
 pub use tenants::TenantRow;
 pub use tokens::{NewToken, TokenGrant};
 

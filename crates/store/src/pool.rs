@@ -13,7 +13,7 @@ const MAX_IDLE: usize = 8;
 
 /// A pool of read-write connections to one database file.
 #[derive(Clone)]
-pub struct Pool {
+pub(crate) struct Pool {
     path: Arc<PathBuf>,
     idle: Arc<Mutex<Vec<Connection>>>,
 }

@@ -32,10 +32,6 @@ pub struct TokenGrant {
     pub scopes: String,
     /// The credential's label.
     pub label: String,
-    /// The credential's client id.
-    pub client_id: String,
-    /// Expiry (Unix seconds).
-    pub expires_at: i64,
 }
 
 impl Store {
@@ -63,7 +59,7 @@ impl Store {
         self.pool.with(|c| {
             let mut st = c
                 .prepare_cached(
-                    "SELECT t.credential_id, t.tenant_id, t.scopes, c.label, c.client_id, t.expires_at
+                    "SELECT t.credential_id, t.tenant_id, t.scopes, c.label
                      FROM access_tokens t JOIN credentials c ON c.id = t.credential_id
                      WHERE t.token_hash = ?1 AND t.expires_at > ?2 AND c.revoked_at IS NULL",
                 )
@@ -74,8 +70,6 @@ impl Store {
                     tenant_id: r.get(1)?,
                     scopes: r.get(2)?,
                     label: r.get(3)?,
-                    client_id: r.get(4)?,
-                    expires_at: r.get(5)?,
                 })
             })
             .optional()

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub use doc::schema_markdown;
 pub use events::Event;
 pub use load::{Cell, Loader, SqliteLoader, create_index_sql, create_table_sql};
-pub use rng::Rng;
+use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
 pub use spec::{BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
 

@@ -16,7 +16,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::engine::{BoxFuture, Engine, QueryRequest, QueryResult, TableDescription, TableSummary};
 use crate::limits::Limits;
 
-pub use guard::Denial;
+use guard::Denial;
 
 const MAX_IDLE: usize = 4;
 
