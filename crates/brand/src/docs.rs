@@ -64,7 +64,7 @@ pub fn put(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
-    w: Writer<'_>,
+    w: &Writer<'_>,
     d: &DocWrite<'_>,
 ) -> Result<Value> {
     let (slug, kind, content, base_revision) = (d.brand, d.kind, d.content, d.base_revision);
@@ -103,7 +103,7 @@ pub fn put(
         .map_err(db_err)?;
         tx.execute(
             "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![tenant, slug, kind, name, rev, content, h, w.actor, w.surface, at],
+            params![tenant, slug, kind, name, rev, content, h, w.actor, &w.surface, at],
         )
         .map_err(db_err)?;
         tx.commit().map_err(db_err)?;

@@ -21,12 +21,21 @@ pub struct BrandRef {
 }
 
 /// Who is writing: the credential's name and the surface it came through.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Writer<'a> {
     /// The name on the sign-in (work email, `svc:` label or client id).
     pub actor: &'a str,
     /// `api`, `mcp`, `plugin`, `partner:<id>` …
-    pub surface: &'a str,
+    pub surface: String,
+}
+
+impl<'a> From<&'a pp_core::Principal> for Writer<'a> {
+    fn from(p: &'a pp_core::Principal) -> Self {
+        Self {
+            actor: &p.actor,
+            surface: p.surface.as_wire(),
+        }
+    }
 }
 
 /// A `bad_params` error.

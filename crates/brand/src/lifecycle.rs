@@ -94,7 +94,7 @@ pub fn apply(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
-    w: Writer<'_>,
+    w: &Writer<'_>,
     ch: &Change,
 ) -> Result<Value> {
     find(brands, &ch.slug)?;
@@ -114,11 +114,11 @@ pub fn apply(
         tx.execute(
             "INSERT INTO brand_lifecycle (tenant_id, brand, state, changed_at, changed_by, surface, reason_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (tenant_id, brand) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at, changed_by = excluded.changed_by, surface = excluded.surface, reason_code = excluded.reason_code",
-            params![tenant, ch.slug, target, at, w.actor, w.surface, ch.reason_code],
+            params![tenant, ch.slug, target, at, w.actor, &w.surface, ch.reason_code],
         )
         .map_err(db_err)?;
         let kind = if ch.retire { "structural.brand_retired" } else { "structural.brand_restored" };
-        let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": w.surface });
+        let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": &w.surface });
         let id = crate::timeline::insert_structural(&tx, tenant, kind, &at, ch, &payload, w)?;
         tx.commit().map_err(db_err)?;
         Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": target, "changed": true, "at": at, "event_id": id }))

@@ -13,10 +13,8 @@ use serde_json::Value;
 use crate::Writer;
 use crate::timeline::{NewEvent, insert};
 
-const WRITER: Writer<'static> = Writer {
-    actor: "svc:demo-world",
-    surface: "api",
-};
+/// The demo world writes as this service name.
+const ACTOR: &str = "svc:demo-world";
 
 fn docs_for(name: &str, merchants: &str, groups: &str) -> Vec<(&'static str, String)> {
     vec![
@@ -140,18 +138,18 @@ pub fn from_world(
                 let h = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(content.as_bytes()));
                 tx.execute(
                     "INSERT OR IGNORE INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7)",
-                    params![tenant, slug, kind, content, h, at, WRITER.actor],
+                    params![tenant, slug, kind, content, h, at, ACTOR],
                 )
                 .map_err(db_err)?;
                 tx.execute(
                     "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7, ?8)",
-                    params![tenant, slug, kind, content, h, WRITER.actor, WRITER.surface, at],
+                    params![tenant, slug, kind, content, h, ACTOR, "api", at],
                 )
                 .map_err(db_err)?;
             }
         }
         for e in events.iter().filter(|e| !e.brand.is_empty()) {
-            insert(&tx, tenant, e, WRITER)?;
+            insert(&tx, tenant, e, &Writer { actor: ACTOR, surface: "api".into() })?;
         }
         tx.commit().map_err(db_err)
     })?;

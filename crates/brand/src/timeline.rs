@@ -61,7 +61,12 @@ pub struct NewEvent {
 }
 
 /// Stores an event as `w`; returns its id.
-pub fn insert(tx: &rusqlite::Connection, tenant: &str, e: &NewEvent, w: Writer<'_>) -> Result<i64> {
+pub fn insert(
+    tx: &rusqlite::Connection,
+    tenant: &str,
+    e: &NewEvent,
+    w: &Writer<'_>,
+) -> Result<i64> {
     tx.execute(
         "INSERT INTO timeline_events (tenant_id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on,
            source, affects, tags, note, reason_code, on_behalf_of, parent_id, payload, actor, surface, created_at)
@@ -69,7 +74,7 @@ pub fn insert(tx: &rusqlite::Connection, tenant: &str, e: &NewEvent, w: Writer<'
         params![
             tenant, e.brand, e.kind, e.occurred_on, e.category, e.starts_on, e.ends_on, e.interpretation, e.status, e.closes_on, e.source,
             Value::from(e.affects.clone()).to_string(), Value::from(e.tags.clone()).to_string(), e.note, e.reason_code, e.on_behalf_of, e.parent_id,
-            e.payload.to_string(), w.actor, w.surface, now_rfc3339()
+            e.payload.to_string(), w.actor, &w.surface, now_rfc3339()
         ],
     )
     .map_err(db_err)?;
@@ -83,7 +88,7 @@ pub(crate) fn insert_structural(
     at: &str,
     ch: &Change,
     payload: &Value,
-    w: Writer<'_>,
+    w: &Writer<'_>,
 ) -> Result<i64> {
     let e = NewEvent {
         brand: ch.slug.clone(),
@@ -144,7 +149,7 @@ pub fn append(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
-    w: Writer<'_>,
+    w: &Writer<'_>,
     body: &Map<String, Value>,
     today: NaiveDate,
 ) -> Result<Value> {
@@ -250,7 +255,7 @@ pub fn append(
 pub fn corroborate(
     store: &Store,
     tenant: &str,
-    w: Writer<'_>,
+    w: &Writer<'_>,
     id: i64,
     body: &Map<String, Value>,
     today: NaiveDate,

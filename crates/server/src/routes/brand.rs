@@ -145,10 +145,6 @@ async fn put(
             )
         })?;
     let list = brands(&app, &p).await?;
-    let w = Writer {
-        actor: &p.actor,
-        surface: &p.surface.as_wire(),
-    };
     let d = pp_brand::docs::DocWrite {
         brand: &brand,
         kind: &kind,
@@ -160,7 +156,7 @@ async fn put(
         &app.store,
         p.tenant.as_str(),
         &list,
-        w,
+        &Writer::from(&p),
         &d,
     )?))
 }
@@ -191,15 +187,11 @@ pub async fn lifecycle(
     context_write(&p)?;
     let change = pp_brand::lifecycle::parse(&body)?;
     let list = brands(&app, &p).await?;
-    let surface = p.surface.as_wire();
     Ok(Json(pp_brand::lifecycle::apply(
         &app.store,
         p.tenant.as_str(),
         &list,
-        Writer {
-            actor: &p.actor,
-            surface: &surface,
-        },
+        &Writer::from(&p),
         &change,
     )?))
 }
@@ -275,15 +267,11 @@ pub async fn append(
     timeline_write(&p)?;
     let body = parse_object(&body)?;
     let list = brands(&app, &p).await?;
-    let surface = p.surface.as_wire();
     Ok(Json(pp_brand::timeline::append(
         &app.store,
         p.tenant.as_str(),
         &list,
-        Writer {
-            actor: &p.actor,
-            surface: &surface,
-        },
+        &Writer::from(&p),
         &body,
         today(),
     )?))
@@ -304,14 +292,10 @@ pub async fn corroborate(
     } else {
         parse_object(&body)?
     };
-    let surface = p.surface.as_wire();
     Ok(Json(pp_brand::timeline::corroborate(
         &app.store,
         p.tenant.as_str(),
-        Writer {
-            actor: &p.actor,
-            surface: &surface,
-        },
+        &Writer::from(&p),
         id,
         &body,
         today(),
