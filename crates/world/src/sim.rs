@@ -66,6 +66,18 @@ impl Perf {
         self.purchases += o.purchases;
         self.sales += o.sales;
     }
+    /// Writes one row: the row's key cells, then these measures and the currency.
+    fn insert(
+        &self,
+        out: &mut dyn Loader,
+        table: &'static Table,
+        mut row: Vec<Cell>,
+        currency: &str,
+    ) -> Res {
+        row.extend(self.cells(currency));
+        out.insert(table, &row)
+    }
+
     fn cells(&self, currency: &str) -> [Cell; 6] {
         [
             Cell::Int(self.impressions),
@@ -409,49 +421,58 @@ fn ads_day(
                 let p = &per_item[k];
                 if p.impressions > 0 {
                     let it = &model.items[i];
-                    let mut row = vec![
-                        m.id.into(),
-                        m.token.into(),
-                        pid.into(),
-                        ds.into(),
-                        c.id.into(),
-                        g.id.into(),
-                        it.asin.as_str().into(),
-                        it.sku.clone().into(),
-                    ];
-                    row.extend(p.cells(m.currency));
-                    out.insert(t.product, &row)?;
+                    p.insert(
+                        out,
+                        t.product,
+                        vec![
+                            m.id.into(),
+                            m.token.into(),
+                            pid.into(),
+                            ds.into(),
+                            c.id.into(),
+                            g.id.into(),
+                            it.asin.as_str().into(),
+                            it.sku.clone().into(),
+                        ],
+                        m.currency,
+                    )?;
                 }
             }
         }
         if group.impressions > 0 {
-            let mut row = vec![
+            group.insert(
+                out,
+                t.ad_group,
+                vec![
+                    m.id.into(),
+                    m.token.into(),
+                    pid.into(),
+                    ds.into(),
+                    c.ad_product.into(),
+                    c.id.into(),
+                    g.id.into(),
+                ],
+                m.currency,
+            )?;
+        }
+        campaign.add(&group);
+    }
+    if campaign.impressions > 0 {
+        campaign.insert(
+            out,
+            t.campaign,
+            vec![
                 m.id.into(),
                 m.token.into(),
                 pid.into(),
                 ds.into(),
                 c.ad_product.into(),
                 c.id.into(),
-                g.id.into(),
-            ];
-            row.extend(group.cells(m.currency));
-            out.insert(t.ad_group, &row)?;
-        }
-        campaign.add(&group);
-    }
-    if campaign.impressions > 0 {
-        let mut row = vec![
-            m.id.into(),
-            m.token.into(),
-            pid.into(),
-            ds.into(),
-            c.ad_product.into(),
-            c.id.into(),
-            c.name.as_str().into(),
-            Cell::Cents(budget),
-        ];
-        row.extend(campaign.cells(m.currency));
-        out.insert(t.campaign, &row)?;
+                c.name.as_str().into(),
+                Cell::Cents(budget),
+            ],
+            m.currency,
+        )?;
     }
     Ok(campaign.cost)
 }
@@ -468,20 +489,23 @@ fn targeting_rows(
     ds: &str,
     out: &mut dyn Loader,
 ) -> Res {
-    let mut row = vec![
-        m.id.into(),
-        m.token.into(),
-        pid.into(),
-        ds.into(),
-        c.ad_product.into(),
-        c.id.into(),
-        ag.into(),
-        tg.id.into(),
-        tg.text.as_str().into(),
-        tg.match_type.into(),
-    ];
-    row.extend(perf.cells(m.currency));
-    out.insert(t.targeting, &row)?;
+    perf.insert(
+        out,
+        t.targeting,
+        vec![
+            m.id.into(),
+            m.token.into(),
+            pid.into(),
+            ds.into(),
+            c.ad_product.into(),
+            c.id.into(),
+            ag.into(),
+            tg.id.into(),
+            tg.text.as_str().into(),
+            tg.match_type.into(),
+        ],
+        m.currency,
+    )?;
     if c.ad_product != "SPONSORED_PRODUCTS" {
         return Ok(());
     }
@@ -518,20 +542,23 @@ fn targeting_rows(
             purchases: parts[3][k],
             sales: parts[4][k],
         };
-        let mut row = vec![
-            m.id.into(),
-            m.token.into(),
-            pid.into(),
-            ds.into(),
-            c.id.into(),
-            ag.into(),
-            tg.id.into(),
-            tg.text.as_str().into(),
-            tg.match_type.into(),
-            term.into(),
-        ];
-        row.extend(p.cells(m.currency));
-        out.insert(t.search_term, &row)?;
+        p.insert(
+            out,
+            t.search_term,
+            vec![
+                m.id.into(),
+                m.token.into(),
+                pid.into(),
+                ds.into(),
+                c.id.into(),
+                ag.into(),
+                tg.id.into(),
+                tg.text.as_str().into(),
+                tg.match_type.into(),
+                term.into(),
+            ],
+            m.currency,
+        )?;
     }
     Ok(())
 }
