@@ -4,16 +4,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::process::{Server, get_status, run, token};
+use crate::process::{get_status, run, run_ok, start_server, token};
 
 fn json(dir: &Path, args: &[&str]) -> Value {
-    let out = run(dir, args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&run_ok(dir, args)).unwrap()
 }
 
 fn a<'a>(rest: &[&'a str]) -> Vec<&'a str> {
@@ -107,21 +101,8 @@ async fn tenants_and_credentials_round_trip_against_a_running_server() {
         "{listed}"
     );
 
-    let server = Server::start(
-        d,
-        &[
-            "server",
-            "--data-dir",
-            "state",
-            "--listen",
-            "127.0.0.1:0",
-            "--public-url",
-            "http://gateway.test",
-        ],
-        "listening on ",
-        "listening on ",
-    );
-    let base = format!("http://{}", server.base);
+    let server = start_server(d);
+    let base = server.base.clone();
     let (status, body) = token(&base, client_id, secret).await;
     assert_eq!(status, 200, "{body}");
     let tok = body["access_token"].as_str().unwrap().to_owned();

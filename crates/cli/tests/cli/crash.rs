@@ -5,18 +5,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::process::{Server, run, token};
+use crate::process::{Server, run_ok, start_server, token};
 
 fn setup(d: &Path) -> (String, String) {
-    let ok = |args: &[&str]| {
-        let out = run(d, args);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
+    let ok = |args: &[&str]| run_ok(d, args);
     ok(&[
         "world",
         "generate",
@@ -51,7 +43,7 @@ fn setup(d: &Path) -> (String, String) {
         "planner",
         "--json",
     ]);
-    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c: Value = serde_json::from_slice(&out).unwrap();
     (
         c["client_id"].as_str().unwrap().to_owned(),
         c["client_secret"].as_str().unwrap().to_owned(),
@@ -59,21 +51,8 @@ fn setup(d: &Path) -> (String, String) {
 }
 
 fn start(d: &Path) -> (Server, String) {
-    let s = Server::start(
-        d,
-        &[
-            "server",
-            "--data-dir",
-            "state",
-            "--listen",
-            "127.0.0.1:0",
-            "--public-url",
-            "http://gateway.test",
-        ],
-        "listening on ",
-        "listening on ",
-    );
-    let base = format!("http://{}", s.base);
+    let s = start_server(d);
+    let base = s.base.clone();
     (s, base)
 }
 

@@ -26,6 +26,33 @@ pub fn run(cwd: &Path, args: &[&str]) -> Output {
     cmd(cwd).args(args).output().unwrap()
 }
 
+/// Runs the binary and asserts it succeeded; returns its standard output.
+pub fn run_ok(cwd: &Path, args: &[&str]) -> Vec<u8> {
+    let out = run(cwd, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A non-dev server over `<cwd>/state` on an ephemeral port; `base` is its URL.
+pub fn start_server(cwd: &Path) -> Server {
+    let args = [
+        "server",
+        "--data-dir",
+        "state",
+        "--listen",
+        "127.0.0.1:0",
+        "--public-url",
+        "http://gateway.test",
+    ];
+    let mut s = Server::start(cwd, &args, "listening on ", "listening on ");
+    s.base = format!("http://{}", s.base);
+    s
+}
+
 /// A server process; stopped with SIGTERM on drop.
 pub struct Server {
     pub child: Child,

@@ -128,16 +128,32 @@ impl TestApp {
     pub async fn token_raw(&self, id: &str, secret: &str, extra: &[(&str, &str)]) -> (u16, Value) {
         let mut form = vec![("grant_type", "client_credentials")];
         form.extend_from_slice(extra);
-        let res = self
-            .http
-            .post(self.url("/oauth/token"))
-            .basic_auth(id, Some(secret))
-            .form(&form)
-            .send()
-            .await
-            .unwrap();
+        let res = self.token_form(Some((id, secret)), &form).await;
         let status = res.status().as_u16();
         (status, res.json().await.unwrap())
+    }
+
+    /// POST /oauth/token with exactly `form`, and HTTP Basic when `basic` is given.
+    pub async fn token_form(
+        &self,
+        basic: Option<(&str, &str)>,
+        form: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut req = self.http.post(self.url("/oauth/token")).form(form);
+        if let Some((id, secret)) = basic {
+            req = req.basic_auth(id, Some(secret));
+        }
+        req.send().await.unwrap()
+    }
+
+    /// GET with a bearer token, as the raw response (for headers).
+    pub async fn get_raw(&self, token: &str, path: &str) -> reqwest::Response {
+        self.http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
     }
 
     /// A token for `c`.

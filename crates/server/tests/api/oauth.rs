@@ -22,16 +22,15 @@ async fn wrong_secret_unknown_client_and_form_auth() {
 
     // Client authentication by form fields works too, and the token works.
     let res = app
-        .http
-        .post(app.url("/oauth/token"))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", app.acme.client_id.as_str()),
-            ("client_secret", app.acme.client_secret.as_str()),
-        ])
-        .send()
-        .await
-        .unwrap();
+        .token_form(
+            None,
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_id", app.acme.client_id.as_str()),
+                ("client_secret", app.acme.client_secret.as_str()),
+            ],
+        )
+        .await;
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers()["cache-control"], "no-store");
     let body: serde_json::Value = res.json().await.unwrap();
@@ -50,26 +49,16 @@ async fn oauth_error_codes() {
     let app = TestApp::start().await;
     let (id, secret) = (app.acme.client_id.as_str(), app.acme.client_secret.as_str());
     let res = app
-        .http
-        .post(app.url("/oauth/token"))
-        .basic_auth(id, Some(secret))
-        .form(&[("grant_type", "password")])
-        .send()
-        .await
-        .unwrap();
+        .token_form(Some((id, secret)), &[("grant_type", "password")])
+        .await;
     assert_eq!(res.status(), 400);
     assert_eq!(
         res.json::<serde_json::Value>().await.unwrap()["error"],
         "unsupported_grant_type"
     );
     let res = app
-        .http
-        .post(app.url("/oauth/token"))
-        .basic_auth(id, Some(secret))
-        .form(&[("scope", "sql:query")])
-        .send()
-        .await
-        .unwrap();
+        .token_form(Some((id, secret)), &[("scope", "sql:query")])
+        .await;
     assert_eq!(res.status(), 400);
     assert_eq!(
         res.json::<serde_json::Value>().await.unwrap()["error"],
@@ -87,16 +76,14 @@ async fn oauth_error_codes() {
     );
     // Both authentication methods at once is refused.
     let res = app
-        .http
-        .post(app.url("/oauth/token"))
-        .basic_auth(id, Some(secret))
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_secret", secret),
-        ])
-        .send()
-        .await
-        .unwrap();
+        .token_form(
+            Some((id, secret)),
+            &[
+                ("grant_type", "client_credentials"),
+                ("client_secret", secret),
+            ],
+        )
+        .await;
     assert_eq!(res.status(), 400);
 }
 
@@ -140,13 +127,7 @@ async fn missing_scope_on_v1_uses_v1_envelope() {
     let app = TestApp::start().await;
     let c = app.credential("acme", Some("sql:query"));
     let token = app.token(&c).await;
-    let res = app
-        .http
-        .get(app.url("/v1/me"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let res = app.get_raw(&token, "/v1/me").await;
     assert_eq!(res.status(), 403);
     assert!(
         res.headers()["www-authenticate"]

@@ -72,13 +72,7 @@ async fn unknown_routes_answer_in_their_family_envelope() {
         (status, body["error"]["code"].as_str()),
         (404, Some("not_found"))
     );
-    let res = app
-        .http
-        .get(app.url("/api/query"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let res = app.get_raw(&token, "/api/query").await;
     assert_eq!(res.status(), 405);
     let body: Value = res.json().await.unwrap();
     assert_eq!(body["kind"], "method_not_allowed");
