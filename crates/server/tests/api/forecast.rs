@@ -597,3 +597,88 @@ async fn racing_writers_lose_nothing() {
         }
     }
 }
+
+#[tokio::test]
+async fn definition_rules_and_page_limits_have_their_errors() {
+    let app = TestApp::start().await;
+    let t = writer(&app).await;
+    let many: Vec<String> = (0..101).map(|i| i.to_string()).collect();
+    let cases = [
+        (
+            json!({ "legacySellerId": 1, "kind": "sub_brand", "name": "x", "itemValues": many }),
+            "itemValues holds 101 values; the limit is 100",
+        ),
+        (
+            json!({ "legacySellerId": 1, "kind": "sub_brand", "name": "x", "campaignValues": many }),
+            "campaignValues holds 101 values; the limit is 100",
+        ),
+        (
+            json!({ "legacySellerId": 1, "kind": "brand_family", "name": "x" }),
+            "kind must be sub_brand or item_group",
+        ),
+        (
+            json!({ "legacySellerId": 1, "kind": "item_group", "name": "" }),
+            "name must be 1-200 characters",
+        ),
+        (
+            json!({ "legacySellerId": 1, "kind": "item_group" }),
+            "needs kind and name",
+        ),
+        (
+            json!({ "legacySellerId": 1, "kind": "item_group", "name": "x", "itemValues": [""] }),
+            "itemValues must hold non-empty strings",
+        ),
+        (
+            json!({ "kind": "item_group", "name": "x" }),
+            "must name a merchant",
+        ),
+    ];
+    for (create, words) in cases {
+        let (s, b) = post(&app, &t, "/scopes", &json!({ "create": create })).await;
+        assert_eq!(
+            (s, b["kind"].as_str()),
+            (400, Some("bad_params")),
+            "{create}: {b}"
+        );
+        assert!(
+            b["message"].as_str().unwrap().contains(words),
+            "{create}: {}",
+            b["message"]
+        );
+    }
+    let (s, b) = post(
+        &app,
+        &t,
+        "/scopes",
+        &json!({ "create": { "legacySellerId": 99, "kind": "item_group", "name": "x" } }),
+    )
+    .await;
+    assert_eq!(
+        (s, b["kind"].as_str()),
+        (403, Some("merchant_not_connected"))
+    );
+    let (_, list) = app.get(&t, &format!("{BASE}/scopes")).await;
+    assert_eq!(list["scopes"], json!([]), "nothing was created");
+    for limit in ["0", "501", "ten"] {
+        let (s, b) = app
+            .get(
+                &t,
+                &format!("{BASE}/docs?prefix=fb:override:src:acme:1&limit={limit}"),
+            )
+            .await;
+        assert_eq!(
+            (s, b["message"].as_str()),
+            (400, Some("limit must be a whole number from 1 to 500")),
+            "{limit}"
+        );
+    }
+    assert_eq!(
+        app.get(
+            &t,
+            &format!("{BASE}/docs?prefix=fb:override:src:acme:1&limit=500")
+        )
+        .await
+        .0,
+        200
+    );
+}
