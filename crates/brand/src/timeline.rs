@@ -267,7 +267,7 @@ pub fn corroborate(
     }
     let note = text("note", body.get("note"), 2_000)?;
     let on_behalf_of = one_line("on_behalf_of", body.get("on_behalf_of"), 254)?;
-    store.with_conn(|c| {
+    let corroboration = store.with_conn(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
         let stake: Option<(String, String, Option<String>)> = tx
             .query_row("SELECT brand, kind, closes_on FROM timeline_events WHERE tenant_id = ?1 AND id = ?2", params![tenant, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -281,16 +281,9 @@ pub fn corroborate(
         let closes_on = closes.filter(|c| *c > extended).unwrap_or(extended);
         tx.execute("UPDATE timeline_events SET status = 'corroborated', closes_on = ?3 WHERE tenant_id = ?1 AND id = ?2", params![tenant, id, closes_on]).map_err(db_err)?;
         let e = NewEvent { brand, kind: "corroboration".into(), occurred_on: today.to_string(), source: w.surface.to_owned(), note, on_behalf_of, parent_id: Some(id), payload: json!({}), ..NewEvent::default() };
-        insert(&tx, tenant, &e, w)?;
-        tx.commit().map_err(db_err)
-    })?;
-    let corroboration = store.with_conn(|c| {
-        c.query_row(
-            "SELECT MAX(id) FROM timeline_events WHERE tenant_id = ?1 AND parent_id = ?2",
-            params![tenant, id],
-            |r| r.get::<_, i64>(0),
-        )
-        .map_err(db_err)
+        let corroboration = insert(&tx, tenant, &e, w)?;
+        tx.commit().map_err(db_err)?;
+        Ok(corroboration)
     })?;
     Ok(
         json!({ "event": get(store, tenant, corroboration, today)?, "stake": get(store, tenant, id, today)? }),
