@@ -48,8 +48,7 @@ pub fn router(state: SharedState) -> Router {
         )
         .route("/api/query", post(warehouse::query))
         .route("/api/tables", get(warehouse::tables))
-        .route("/api/table/{name}", get(warehouse::describe))
-        .route_layer(from_fn_with_state(state.clone(), auth::require));
+        .route("/api/table/{name}", get(warehouse::describe));
     let brand_memory = Router::new()
         .route("/api/context/manifest", get(brand::manifest))
         .route(
@@ -68,8 +67,7 @@ pub fn router(state: SharedState) -> Router {
         .route(
             "/v1/timeline/event/{id}/corroborate",
             post(brand::corroborate),
-        )
-        .route_layer(from_fn_with_state(state.clone(), auth::require));
+        );
     let forecast = Router::new()
         .route("/api/app-state/forecasting/doc", get(forecast::doc))
         .route("/api/app-state/forecasting/docs", get(forecast::docs))
@@ -82,13 +80,16 @@ pub fn router(state: SharedState) -> Router {
             "/api/app-state/forecasting/revisions",
             get(forecast::revisions),
         )
-        .route_layer(from_fn_with_state(state.clone(), forecast::usage))
-        .route_layer(from_fn_with_state(state.clone(), auth::require));
+        .route_layer(from_fn_with_state(state.clone(), forecast::usage));
     Router::new()
         .merge(public)
-        .merge(authed)
-        .merge(forecast)
-        .merge(brand_memory)
+        .merge(
+            // Every route here needs a bearer token: one auth layer over all of them.
+            authed
+                .merge(forecast)
+                .merge(brand_memory)
+                .route_layer(from_fn_with_state(state.clone(), auth::require)),
+        )
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(from_fn(request_log::layer))
