@@ -27,9 +27,17 @@ pub struct ServerArgs {
     /// through the day before. Default: today (UTC).
     #[arg(long, requires = "dev")]
     pub today: Option<chrono::NaiveDate>,
-    /// A TOML file with any of: listen, data_dir, public_url.
+    /// A TOML file with any of: listen, data_dir, public_url, mcp_allowed_hosts,
+    /// mcp_allowed_origins.
     #[arg(long, env = "PARTNER_CONFIG")]
     pub config: Option<PathBuf>,
+    /// More `Host` names the MCP endpoints accept, comma-separated (`*`: any), e.g. the
+    /// internal name a reverse proxy forwards to. The public URL's host and loopback always are.
+    #[arg(long, env = "PARTNER_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub mcp_allowed_hosts: Vec<String>,
+    /// More browser `Origin`s allowed to call the MCP endpoints, comma-separated (`*`: any).
+    #[arg(long, env = "PARTNER_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -38,6 +46,8 @@ struct FileConfig {
     listen: Option<SocketAddr>,
     data_dir: Option<PathBuf>,
     public_url: Option<String>,
+    mcp_allowed_hosts: Option<Vec<String>>,
+    mcp_allowed_origins: Option<Vec<String>>,
 }
 
 /// The resolved configuration.
@@ -49,6 +59,18 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Public base URL; `None` in dev mode means "derive from the bound address".
     pub public_url: Option<String>,
+    /// Extra `Host` names the MCP endpoints accept.
+    pub mcp_allowed_hosts: Vec<String>,
+    /// Extra `Origin`s the MCP endpoints accept.
+    pub mcp_allowed_origins: Vec<String>,
+}
+
+fn either(flag: &[String], file: Option<Vec<String>>) -> Vec<String> {
+    if flag.is_empty() {
+        file.unwrap_or_default()
+    } else {
+        flag.to_vec()
+    }
 }
 
 /// Default listen address.
@@ -75,11 +97,15 @@ impl Config {
             .unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("valid default"));
         let data_dir = args.data_dir.clone().or(file.data_dir);
         let public_url = args.public_url.clone().or(file.public_url);
+        let mcp_allowed_hosts = either(&args.mcp_allowed_hosts, file.mcp_allowed_hosts);
+        let mcp_allowed_origins = either(&args.mcp_allowed_origins, file.mcp_allowed_origins);
         if args.dev {
             return Ok(Self {
                 listen,
                 data_dir: data_dir.unwrap_or_else(|| DEV_DATA_DIR.into()),
                 public_url,
+                mcp_allowed_hosts,
+                mcp_allowed_origins,
             });
         }
         let mut missing = Vec::new();
@@ -109,6 +135,8 @@ impl Config {
             listen,
             data_dir: data_dir.expect("checked"),
             public_url,
+            mcp_allowed_hosts,
+            mcp_allowed_origins,
         })
     }
 }

@@ -130,7 +130,7 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
     let c = &b.cred;
     println!(
         "\nPartner Platform dev server is up at {base}\n\
-         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n\
          \nTry it from another terminal:\n\
          \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n\
          \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",

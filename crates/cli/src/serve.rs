@@ -36,7 +36,10 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 cfg.data_dir.display()
             );
         }
-        let state = Arc::new(AppState::new(store, &public_url).map_err(|e| describe(&e))?);
+        let state = AppState::new(store, &public_url)
+            .map_err(|e| describe(&e))?
+            .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins);
+        let state = Arc::new(state);
         pp_server::serve(listener, state, shutdown_signal())
             .await
             .map_err(|e| format!("server stopped: {e}"))

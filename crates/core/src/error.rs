@@ -57,6 +57,7 @@ kinds! {
     InsufficientScope => ("insufficient_scope", 403, Account, false, "insufficient_scope", "This credential lacks a scope the call needs."),
     NotFound => ("not_found", 404, Request, false, "not_found", "Nothing exists at that name."),
     MethodNotAllowed => ("method_not_allowed", 405, Request, false, "validation_error", "That method is not served on this path."),
+    OriginNotAllowed => ("origin_not_allowed", 403, Request, false, "forbidden", "This request's Origin or Host is not one the server accepts."),
     Unknown => ("unknown", 500, Mixshift, true, "internal_error", "Something went wrong on our side."),
     Unavailable => ("unavailable", 503, Mixshift, true, "unavailable", "The service is temporarily unavailable; retry shortly."),
     // Warehouse SQL.

@@ -3,6 +3,7 @@
 //! error envelopes. Handlers stay thin: they read input, call a service, render the answer.
 
 pub mod http;
+pub mod mcp;
 pub mod openapi;
 mod routes;
 mod state;

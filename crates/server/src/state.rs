@@ -8,6 +8,8 @@ use pp_core::{Error, Kind, Principal, Result};
 use pp_store::Store;
 use pp_warehouse::{Engine, Limits, Registry};
 
+use crate::mcp::{Guard, McpState};
+
 /// Shared application state.
 pub struct AppState {
     /// The state store.
@@ -20,6 +22,8 @@ pub struct AppState {
     pub public_url: String,
     /// Signs `/v1` paging cursors with a key kept in the state store.
     pub cursors: Cursors,
+    /// MCP sessions and the MCP Host/Origin guard.
+    pub mcp: McpState,
 }
 
 /// State as handlers receive it.
@@ -29,13 +33,21 @@ impl AppState {
     /// State over `store` with default limits.
     pub fn new(store: Store, public_url: &str) -> Result<Self> {
         let cursors = Cursors::new(store.service_key("v1-cursor")?);
+        let public_url = public_url.trim_end_matches('/');
         Ok(Self {
             store,
             warehouses: Registry::default(),
             limits: Limits::default(),
-            public_url: public_url.trim_end_matches('/').to_owned(),
+            public_url: public_url.to_owned(),
             cursors,
+            mcp: McpState::new(public_url),
         })
+    }
+
+    /// Also accepts these `Host` names and `Origin`s on the MCP endpoints (`*` accepts any).
+    pub fn with_mcp_allowed(mut self, hosts: &[String], origins: &[String]) -> Self {
+        self.mcp.guard = Guard::new(&self.public_url, hosts, origins);
+        self
     }
 
     /// The caller's own tenant warehouse; there is no way to name another.

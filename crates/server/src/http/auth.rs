@@ -11,8 +11,9 @@ use super::error::for_path;
 use super::request_log::LogSlot;
 use crate::state::SharedState;
 
-fn bearer(req: &Request) -> Option<&str> {
-    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+/// The token of an `Authorization: Bearer <token>` header.
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = v.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
@@ -20,7 +21,7 @@ fn bearer(req: &Request) -> Option<&str> {
 /// Requires a live bearer token; inserts the [`Principal`] for handlers.
 pub async fn require(State(app): State<SharedState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
-    let principal = match bearer(&req) {
+    let principal = match bearer_token(req.headers()) {
         None => Err(Error::new(
             Kind::InvalidToken,
             "send Authorization: Bearer <access token> (mint one at POST /oauth/token)",

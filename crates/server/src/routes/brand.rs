@@ -17,7 +17,7 @@ use crate::http::json::{JsonObject, parse_object};
 use crate::state::SharedState;
 
 /// The tenant's brands; a warehouse without a `brand` table has none.
-async fn brands(app: &SharedState, p: &Principal) -> Result<Vec<BrandRef>, Error> {
+pub(crate) async fn brands(app: &SharedState, p: &Principal) -> Result<Vec<BrandRef>, Error> {
     let engine = app.warehouse_for(p)?;
     let req = QueryRequest {
         sql: "SELECT Slug, Name FROM brand ORDER BY Slug".into(),
@@ -38,7 +38,7 @@ async fn brands(app: &SharedState, p: &Principal) -> Result<Vec<BrandRef>, Error
     }
 }
 
-fn today() -> chrono::NaiveDate {
+pub(crate) fn today() -> chrono::NaiveDate {
     chrono::Utc::now().date_naive()
 }
 
@@ -200,12 +200,8 @@ fn timeline_write(p: &Principal) -> Result<(), Error> {
     p.require(&[Scope::TimelineRead, Scope::TimelineWrite])
 }
 
-pub async fn timeline(
-    State(app): State<SharedState>,
-    Extension(p): Extension<Principal>,
-    Query(q): Query,
-) -> Result<Json<Value>, V1Error> {
-    p.require(&[Scope::TimelineRead])?;
+/// The timeline filter of a `/v1/timeline` query string (also the MCP `timeline_list` tool's).
+pub(crate) fn timeline_filter(q: &pp_warehouse::v1::Args) -> Result<Filter, Error> {
     q.only(&[
         "brand",
         "family",
@@ -229,12 +225,11 @@ pub async fn timeline(
         _ => {
             return Err(Error::invalid_request(
                 "overlaps_start and overlaps_end go together, start first",
-            )
-            .into());
+            ));
         }
     };
     let own = |k: &str| q.str(k).map(str::to_owned);
-    let f = Filter {
+    Ok(Filter {
         brand: own("brand"),
         family: own("family"),
         kind: own("kind"),
@@ -249,7 +244,16 @@ pub async fn timeline(
         future: q.bool("future")?,
         limit: q.int("limit", 1, 500)?.unwrap_or(100),
         cursor: own("cursor"),
-    };
+    })
+}
+
+pub async fn timeline(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(q): Query,
+) -> Result<Json<Value>, V1Error> {
+    p.require(&[Scope::TimelineRead])?;
+    let f = timeline_filter(&q)?;
     Ok(Json(pp_brand::timeline::list(
         &app.store,
         p.tenant.as_str(),

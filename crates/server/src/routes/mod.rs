@@ -1,12 +1,12 @@
 //! The route table: which path goes to which handler, behind which middleware.
 
-mod brand;
+pub(crate) mod brand;
 mod forecast;
 mod health;
 mod me;
 mod oauth;
-mod v1;
-mod warehouse;
+pub(crate) mod v1;
+pub(crate) mod warehouse;
 
 use axum::Router;
 use axum::middleware::{from_fn, from_fn_with_state};
@@ -83,6 +83,7 @@ pub fn router(state: SharedState) -> Router {
         .route_layer(from_fn_with_state(state.clone(), forecast::usage));
     Router::new()
         .merge(public)
+        .merge(crate::mcp::routes())
         .merge(
             // Every route here needs a bearer token: one auth layer over all of them.
             authed

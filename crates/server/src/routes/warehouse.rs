@@ -13,7 +13,10 @@ use crate::http::json::JsonObject;
 use crate::state::SharedState;
 
 /// Reads `{ sql, params?, queryTimeoutMs? }`; any malformed field is `invalid_request`.
-fn parse_query(body: &Map<String, Value>, app: &SharedState) -> Result<QueryRequest, Error> {
+pub(crate) fn parse_query(
+    body: &Map<String, Value>,
+    app: &SharedState,
+) -> Result<QueryRequest, Error> {
     let sql = match body.get("sql") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Value::String(_)) => return Err(Error::invalid_request("sql is empty")),

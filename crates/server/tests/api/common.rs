@@ -120,6 +120,16 @@ impl TestApp {
         }
     }
 
+    /// A second gateway over the same state store on a new port, as after a restart: what the
+    /// store holds survives, what the first gateway held in memory does not. Its base URL.
+    pub async fn restarted_gateway(&self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let state = Arc::new(AppState::new(self.store.clone(), &base).unwrap());
+        tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
+        base
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

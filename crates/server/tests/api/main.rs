@@ -3,6 +3,8 @@
 mod brand;
 mod common;
 mod forecast;
+mod mcp;
+mod mcp_client;
 mod oauth;
 mod surface;
 mod v1;

@@ -1,0 +1,74 @@
+//! Answers one MCP request, whatever transport carried it: the handshake result, discovery,
+//! the tool list and tool calls. Transports add what their revision puts around a result.
+
+use pp_core::Principal;
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::{METHOD_NOT_FOUND, RpcError};
+use super::tools::{self, Ctx};
+use super::versions::{self, INSTRUCTIONS};
+use crate::state::SharedState;
+
+fn capabilities() -> Value {
+    json!({ "tools": { "listChanged": false } })
+}
+
+/// The `initialize` result for the negotiated `version`.
+pub fn initialize_result(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": capabilities(),
+        "serverInfo": versions::server_info(),
+        "instructions": INSTRUCTIONS,
+    })
+}
+
+/// Whether the client's answer is cacheable per 2026-07-28 (`ttlMs`, `cacheScope`).
+fn cache_hints(mut v: Value, modern: bool) -> Value {
+    if modern {
+        v["ttlMs"] = 0.into();
+        v["cacheScope"] = "private".into();
+    }
+    v
+}
+
+/// Answers `method` for `principal` speaking `version`.
+pub async fn request(
+    app: &SharedState,
+    principal: &Principal,
+    version: &str,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, RpcError> {
+    let modern = versions::MODERN.contains(&version);
+    match method {
+        "ping" | "logging/setLevel" => Ok(json!({})),
+        "tools/list" => Ok(cache_hints(
+            json!({ "tools": tools::descriptors(version) }),
+            modern,
+        )),
+        "tools/call" => {
+            let ctx = Ctx {
+                app: app.clone(),
+                principal: principal.clone(),
+            };
+            tools::call(&ctx, version, params).await
+        }
+        "server/discover" if modern => Ok(cache_hints(
+            json!({
+                "supportedVersions": versions::MODERN,
+                "capabilities": capabilities(),
+                "instructions": INSTRUCTIONS,
+            }),
+            modern,
+        )),
+        "initialize" => Err(RpcError::new(
+            super::jsonrpc::INVALID_REQUEST,
+            "initialize opens a session: send it without Mcp-Session-Id, once",
+        )),
+        _ => Err(RpcError::new(
+            METHOD_NOT_FOUND,
+            format!("Method not found: {method} (this server offers tools only)"),
+        )),
+    }
+}

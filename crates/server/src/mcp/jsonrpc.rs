@@ -1,0 +1,167 @@
+//! JSON-RPC 2.0 as MCP uses it: reading one message, and writing results and errors.
+//! The error codes are JSON-RPC's own plus the MCP ones the transports need.
+
+use serde_json::{Map, Value, json};
+
+/// Invalid JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// Not a JSON-RPC message, or a message the transport does not take here.
+pub const INVALID_REQUEST: i64 = -32600;
+/// No such method.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Bad parameters (unknown tool, missing `_meta` envelope keys …).
+pub const INVALID_PARAMS: i64 = -32602;
+/// The request's routing headers disagree with its body (2026-07-28).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// The requested protocol revision is not served (2026-07-28).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// Ours: the caller may not use the MCP server (bad token, no tool scope, refused origin).
+pub const NOT_AUTHORIZED: i64 = -32003;
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The HTTP status a Streamable HTTP response carrying this error uses.
+    pub fn http_status(&self) -> u16 {
+        match self.code {
+            PARSE_ERROR
+            | INVALID_REQUEST
+            | INVALID_PARAMS
+            | HEADER_MISMATCH
+            | UNSUPPORTED_PROTOCOL_VERSION => 400,
+            METHOD_NOT_FOUND => 404,
+            _ => 200,
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        let mut e = json!({ "code": self.code, "message": self.message });
+        if let Some(d) = &self.data {
+            e["data"] = d.clone();
+        }
+        e
+    }
+}
+
+/// One incoming message.
+#[derive(Debug)]
+pub enum Message {
+    /// A request: answer it.
+    Request {
+        id: Value,
+        method: String,
+        params: Map<String, Value>,
+    },
+    /// A notification: nothing to answer (the server acts on none).
+    Notification,
+    /// A response to a request the server sent (it sends none) or anything else without a method.
+    Response,
+}
+
+impl Message {
+    /// The request's `params`, empty for anything else.
+    pub fn params(&self) -> Option<&Map<String, Value>> {
+        match self {
+            Message::Request { params, .. } => Some(params),
+            _ => None,
+        }
+    }
+}
+
+/// Reads one JSON-RPC message. Batches (arrays) are refused: no revision we serve needs them
+/// from a client, and 2025-06-18 removed them.
+pub fn parse(body: &[u8]) -> Result<Message, RpcError> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| RpcError::new(PARSE_ERROR, format!("the body is not JSON: {e}")))?;
+    let Value::Object(mut o) = v else {
+        return Err(RpcError::new(
+            INVALID_REQUEST,
+            "send one JSON-RPC message as a JSON object (batches are not accepted)",
+        ));
+    };
+    if o.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(RpcError::new(INVALID_REQUEST, "jsonrpc must be \"2.0\""));
+    }
+    let method = match o.remove("method") {
+        Some(Value::String(m)) => m,
+        Some(_) => return Err(RpcError::new(INVALID_REQUEST, "method must be a string")),
+        None => return Ok(Message::Response),
+    };
+    let params = match o.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(p)) => p,
+        Some(_) => return Err(RpcError::new(INVALID_PARAMS, "params must be an object")),
+    };
+    match o.remove("id") {
+        None => Ok(Message::Notification),
+        Some(id @ (Value::String(_) | Value::Number(_))) => {
+            Ok(Message::Request { id, method, params })
+        }
+        Some(_) => Err(RpcError::new(
+            INVALID_REQUEST,
+            "id must be a string or a number",
+        )),
+    }
+}
+
+/// `{ jsonrpc, id, result }`.
+pub fn result(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// `{ jsonrpc, id, error }`.
+pub fn error(id: &Value, e: &RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": e.to_value() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_requests_notifications_and_refuses_the_rest() {
+        let m = parse(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#).unwrap();
+        assert!(matches!(m, Message::Request { ref method, .. } if method == "tools/list"));
+        let n = parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+        assert!(matches!(n, Message::Notification));
+        assert_eq!(parse(b"{").unwrap_err().code, PARSE_ERROR);
+        assert_eq!(parse(b"[]").unwrap_err().code, INVALID_REQUEST);
+        assert_eq!(
+            parse(br#"{"jsonrpc":"1.0","id":1,"method":"x"}"#)
+                .unwrap_err()
+                .code,
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#)
+                .unwrap_err()
+                .code,
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#)
+                .unwrap_err()
+                .code,
+            INVALID_PARAMS
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The legacy HTTP+SSE transport (2024-11-05) on `/mcp/sse`: `GET` opens the event stream, whose
+//! first event (`endpoint`) names where to POST messages — the same path with the session id
+//! in the query. Answers travel down the stream; the POST is acknowledged with 202. The session
+//! lives as long as the stream.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::caller::Caller;
+use super::jsonrpc::{self, Message};
+use super::sessions::{Channel, Forget};
+use super::{dispatch, versions};
+use crate::state::SharedState;
+
+/// Answers a session may have waiting before the client reads them.
+const QUEUE: usize = 64;
+
+/// `GET /mcp/sse`.
+pub async fn open(State(app): State<SharedState>, Caller(p): Caller) -> Response {
+    let (tx, rx) = mpsc::channel::<String>(QUEUE);
+    let Some(id) =
+        app.mcp
+            .sessions
+            .open(&p.credential_id, versions::HANDSHAKE[0], Channel::Sse(tx))
+    else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many open MCP sessions; retry shortly",
+        )
+            .into_response();
+    };
+    let endpoint = Event::default()
+        .event("endpoint")
+        .data(format!("/mcp/sse?session_id={id}"));
+    let forget = Forget {
+        sessions: Arc::clone(&app.mcp.sessions),
+        id,
+    };
+    let messages = futures_util::stream::unfold((rx, forget), |(mut rx, forget)| async move {
+        let m = rx.recv().await?;
+        Some((
+            Ok::<_, Infallible>(Event::default().event("message").data(m)),
+            (rx, forget),
+        ))
+    });
+    let stream = futures_util::stream::once(async move { Ok(endpoint) }).chain(messages);
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+fn session_id(query: Option<&str>) -> Option<String> {
+    form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == "session_id")
+        .map(|(_, v)| v.into_owned())
+}
+
+/// `POST /mcp/sse?session_id=…`.
+pub async fn message(
+    State(app): State<SharedState>,
+    Caller(p): Caller,
+    RawQuery(query): RawQuery,
+    _headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(id) = session_id(query.as_deref()) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "session_id is required: POST to the endpoint the stream named",
+        )
+            .into_response();
+    };
+    let Some(live) = app.mcp.sessions.touch(&id, &p.credential_id) else {
+        return (
+            StatusCode::NOT_FOUND,
+            "Session not found: open a new stream at GET /mcp/sse",
+        )
+            .into_response();
+    };
+    let Channel::Sse(tx) = live.channel else {
+        return (
+            StatusCode::NOT_FOUND,
+            "Session not found: open a new stream at GET /mcp/sse",
+        )
+            .into_response();
+    };
+    let msg = match jsonrpc::parse(&body) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = tx.send(jsonrpc::error(&Value::Null, &e).to_string()).await;
+            return (StatusCode::BAD_REQUEST, e.message).into_response();
+        }
+    };
+    let Message::Request {
+        id: rid,
+        method,
+        params,
+    } = msg
+    else {
+        return (StatusCode::ACCEPTED, "Accepted").into_response();
+    };
+    let answer = if method == "initialize" {
+        let version = versions::negotiate(params.get("protocolVersion").and_then(Value::as_str));
+        app.mcp.sessions.set_version(&id, version);
+        Ok(dispatch::initialize_result(version))
+    } else {
+        dispatch::request(&app, &p, live.version, &method, &params).await
+    };
+    let text = match answer {
+        Ok(v) => jsonrpc::result(&rid, v),
+        Err(e) => jsonrpc::error(&rid, &e),
+    }
+    .to_string();
+    if tx.send(text).await.is_err() {
+        return (
+            StatusCode::NOT_FOUND,
+            "Session not found: the stream has closed",
+        )
+            .into_response();
+    }
+    (StatusCode::ACCEPTED, "Accepted").into_response()
+}

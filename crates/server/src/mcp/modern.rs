@@ -1,0 +1,105 @@
+//! The 2026-07-28 revision on `POST /mcp`: no handshake and no session; each request carries
+//! its protocol version and client capabilities in `params._meta` and repeats its routing in
+//! headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). The checks run in the
+//! revision's order; the first failure answers.
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use pp_core::Principal;
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::{
+    HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
+};
+use super::streamable::{VERSION_HEADER, header_str, respond};
+use super::{dispatch, versions};
+use crate::state::SharedState;
+
+/// The request's revision, or the error its envelope earns.
+fn ladder(
+    headers: &HeaderMap,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<&'static str, RpcError> {
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            format!(
+                "params._meta must be an object carrying '{}' and '{}'",
+                versions::META_VERSION,
+                versions::META_CAPABILITIES
+            ),
+        ));
+    };
+    let missing: Vec<&str> = [versions::META_VERSION, versions::META_CAPABILITIES]
+        .into_iter()
+        .filter(|k| !meta.contains_key(*k))
+        .collect();
+    if !missing.is_empty() {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            format!("params._meta is missing {}", missing.join(", ")),
+        ));
+    }
+    let requested = &meta[versions::META_VERSION];
+    if header_str(headers, VERSION_HEADER) != requested.as_str() {
+        return Err(RpcError::new(
+            HEADER_MISMATCH,
+            "MCP-Protocol-Version header does not match params._meta's protocol version",
+        ));
+    }
+    if header_str(headers, "mcp-method") != Some(method) {
+        return Err(RpcError::new(
+            HEADER_MISMATCH,
+            "Mcp-Method header does not match the method",
+        ));
+    }
+    if method == "tools/call"
+        && let Some(name) = params.get("name").and_then(Value::as_str)
+        && header_str(headers, "mcp-name") != Some(name)
+    {
+        return Err(RpcError::new(
+            HEADER_MISMATCH,
+            "Mcp-Name header does not match params.name",
+        ));
+    }
+    let Some(requested) = requested.as_str() else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            "the protocol version must be a string",
+        ));
+    };
+    versions::MODERN
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .ok_or_else(|| {
+            RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+                .with_data(json!({ "supported": versions::MODERN, "requested": requested }))
+        })
+}
+
+/// Answers one 2026-07-28 message.
+pub async fn handle(
+    app: &SharedState,
+    p: &Principal,
+    headers: &HeaderMap,
+    msg: Message,
+) -> Response {
+    let Message::Request { id, method, params } = msg else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let answer = match ladder(headers, &method, &params) {
+        Err(e) => Err(e),
+        Ok(version) => dispatch::request(app, p, version, &method, &params)
+            .await
+            .map(|mut v| {
+                v["resultType"] = "complete".into();
+                let mut meta = Map::new();
+                meta.insert(versions::META_SERVER_INFO.into(), versions::server_info());
+                v["_meta"] = Value::Object(meta);
+                v
+            }),
+    };
+    respond(headers, &id, answer)
+}

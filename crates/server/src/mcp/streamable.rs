@@ -1,0 +1,212 @@
+//! Streamable HTTP on `/mcp`. Session-era clients (2025-03-26 … 2025-11-25) `initialize`, get an
+//! `Mcp-Session-Id`, and may `GET` an event stream and `DELETE` the session; an unknown session
+//! answers 404 so the client starts a new one. 2026-07-28 clients send self-contained requests
+//! (see [`super::modern`]). Answers are JSON, or one SSE event when the client accepts only SSE.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::caller::Caller;
+use super::jsonrpc::{self, INVALID_REQUEST, Message, RpcError};
+use super::sessions::Channel;
+use super::{dispatch, modern, versions};
+use crate::state::SharedState;
+
+/// `Mcp-Session-Id`.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// `MCP-Protocol-Version`.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+
+pub fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether the client takes only SSE answers (it lists `text/event-stream` but not JSON).
+fn wants_sse(headers: &HeaderMap) -> bool {
+    let accept = header_str(headers, header::ACCEPT.as_str()).unwrap_or("");
+    accept.contains("text/event-stream")
+        && !accept.contains("application/json")
+        && !accept.contains("*/*")
+}
+
+/// One JSON-RPC answer, as JSON or as a single SSE event.
+pub fn respond(headers: &HeaderMap, id: &Value, answer: Result<Value, RpcError>) -> Response {
+    let (status, body) = match answer {
+        Ok(v) => (StatusCode::OK, jsonrpc::result(id, v)),
+        Err(e) => (
+            StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::OK),
+            jsonrpc::error(id, &e),
+        ),
+    };
+    if wants_sse(headers) && status == StatusCode::OK {
+        let text = format!("event: message\ndata: {body}\n\n");
+        return (
+            status,
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            text,
+        )
+            .into_response();
+    }
+    (status, axum::Json(body)).into_response()
+}
+
+fn accepted() -> Response {
+    StatusCode::ACCEPTED.into_response()
+}
+
+fn no_session(headers: &HeaderMap) -> Response {
+    let e = RpcError::new(
+        INVALID_REQUEST,
+        "Session not found: it ended or the server restarted. Send initialize (without \
+         Mcp-Session-Id) to start a new session.",
+    );
+    let mut r = respond(headers, &Value::Null, Err(e));
+    *r.status_mut() = StatusCode::NOT_FOUND;
+    r
+}
+
+fn bad_request(headers: &HeaderMap, message: &str) -> Response {
+    let mut r = respond(
+        headers,
+        &Value::Null,
+        Err(RpcError::new(INVALID_REQUEST, message)),
+    );
+    *r.status_mut() = StatusCode::BAD_REQUEST;
+    r
+}
+
+/// Whether a request without a session speaks 2026-07-28 (or names another unknown revision).
+fn is_modern(headers: &HeaderMap, msg: &Message) -> bool {
+    match header_str(headers, VERSION_HEADER) {
+        Some(v) => !versions::is_handshake(v),
+        None => msg
+            .params()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(versions::META_VERSION))
+            .is_some(),
+    }
+}
+
+/// `POST /mcp`.
+pub async fn post(
+    State(app): State<SharedState>,
+    Caller(p): Caller,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let msg = match jsonrpc::parse(&body) {
+        Ok(m) => m,
+        Err(e) => return respond(&headers, &Value::Null, Err(e)),
+    };
+    let Some(session) = header_str(&headers, SESSION_HEADER) else {
+        if is_modern(&headers, &msg) {
+            return modern::handle(&app, &p, &headers, msg).await;
+        }
+        return initialize(&app, &p, &headers, msg);
+    };
+    let Some(live) = app.mcp.sessions.touch(session, &p.credential_id) else {
+        return no_session(&headers);
+    };
+    if let Some(v) = header_str(&headers, VERSION_HEADER)
+        && v != live.version
+    {
+        return bad_request(
+            &headers,
+            &format!(
+                "MCP-Protocol-Version {v} differs from the session's {}",
+                live.version
+            ),
+        );
+    }
+    match msg {
+        Message::Request { id, method, params } => {
+            let answer = dispatch::request(&app, &p, live.version, &method, &params).await;
+            respond(&headers, &id, answer)
+        }
+        _ => accepted(),
+    }
+}
+
+/// A session-less handshake-era message: only `initialize` may open a session.
+fn initialize(
+    app: &SharedState,
+    p: &pp_core::Principal,
+    headers: &HeaderMap,
+    msg: Message,
+) -> Response {
+    let Message::Request { id, method, params } = msg else {
+        return bad_request(headers, "Mcp-Session-Id is required: send initialize first");
+    };
+    if method != "initialize" {
+        return bad_request(
+            headers,
+            "Mcp-Session-Id is required: send initialize first (or speak 2026-07-28, which needs no session)",
+        );
+    }
+    let offered = params.get("protocolVersion").and_then(Value::as_str);
+    let version = versions::negotiate(offered);
+    let Some(session) = app
+        .mcp
+        .sessions
+        .open(&p.credential_id, version, Channel::Streamable)
+    else {
+        let e = RpcError::new(
+            INVALID_REQUEST,
+            "the server holds too many sessions; retry shortly",
+        );
+        let mut r = respond(headers, &id, Err(e));
+        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+        return r;
+    };
+    let mut r = respond(headers, &id, Ok(dispatch::initialize_result(version)));
+    if let Ok(v) = HeaderValue::from_str(&session) {
+        r.headers_mut().insert(SESSION_HEADER, v);
+    }
+    r
+}
+
+/// `GET /mcp`: the session's server-to-client stream. The server sends no requests of its own,
+/// so the stream carries keep-alives until the client closes it.
+pub async fn get(
+    State(app): State<SharedState>,
+    Caller(p): Caller,
+    headers: HeaderMap,
+) -> Response {
+    let Some(session) = header_str(&headers, SESSION_HEADER) else {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "GET /mcp opens a session's event stream: send Mcp-Session-Id (2026-07-28 has no stream)",
+        )
+            .into_response();
+    };
+    if app.mcp.sessions.touch(session, &p.credential_id).is_none() {
+        return no_session(&headers);
+    }
+    let quiet = futures_util::stream::pending::<Result<Event, Infallible>>();
+    Sse::new(quiet)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// `DELETE /mcp`: ends the session.
+pub async fn delete(
+    State(app): State<SharedState>,
+    Caller(p): Caller,
+    headers: HeaderMap,
+) -> Response {
+    match header_str(&headers, SESSION_HEADER) {
+        Some(s) if app.mcp.sessions.close(s, &p.credential_id) => StatusCode::OK.into_response(),
+        Some(_) => no_session(&headers),
+        None => bad_request(&headers, "send the Mcp-Session-Id of the session to end"),
+    }
+}

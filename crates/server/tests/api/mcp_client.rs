@@ -1,0 +1,92 @@
+//! The MCP server driven by a real client: the official Python MCP SDK (`mcp` on PyPI), over
+//! Streamable HTTP in the session era and in 2026-07-28, and over legacy SSE. The script is
+//! `tests/mcp_client/client.py`; the interpreter is `PP_MCP_PYTHON` (`.ci/run` makes a virtual
+//! environment and sets it). Without one the tests say they were skipped and why, except
+//! under CI, where a missing client is a failure.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::common::TestApp;
+
+fn python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PP_MCP_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let home = std::env::var_os("HOME")?;
+    let default = PathBuf::from(home).join(".cache/partner-platform/mcp-venv/bin/python");
+    default.exists().then_some(default)
+}
+
+/// Runs one scenario of the client script against `app` with a token of `scopes`.
+async fn scenario(name: &str, scopes: Option<&str>, token: Option<&str>) {
+    let Some(python) = python() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "PP_MCP_PYTHON is not set: .ci/run installs the Python MCP SDK and sets it"
+        );
+        eprintln!(
+            "SKIPPED mcp client scenario {name}: no Python MCP SDK (set PP_MCP_PYTHON to a python \
+             with `mcp` installed, or run .ci/run once, which makes ~/.cache/partner-platform/mcp-venv)"
+        );
+        return;
+    };
+    let app = TestApp::start().await;
+    let token = match token {
+        Some(t) => t.to_owned(),
+        None => app.token(&app.credential("acme", scopes)).await,
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/client.py");
+    let base = app.base.clone();
+    let name = name.to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(python)
+            .args([script, &name, &base, &token])
+            .output()
+            .expect("python runs")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("PASS"), "{stdout}");
+}
+
+#[tokio::test]
+async fn python_sdk_session_era_streamable_http() {
+    scenario("streamable-session", None, None).await;
+}
+
+#[tokio::test]
+async fn python_sdk_2026_07_28_streamable_http() {
+    scenario("streamable-2026", None, None).await;
+}
+
+#[tokio::test]
+async fn python_sdk_auto_mode_discovers_2026_07_28() {
+    scenario("streamable-auto", None, None).await;
+}
+
+#[tokio::test]
+async fn python_sdk_legacy_sse() {
+    scenario("sse", None, None).await;
+}
+
+#[tokio::test]
+async fn python_sdk_timeline_reader_gets_insufficient_scope_as_tool_results() {
+    scenario("timeline-reader", Some("timeline:read"), None).await;
+}
+
+#[tokio::test]
+async fn python_sdk_refuses_a_credential_without_tool_scopes() {
+    scenario("refused", Some("account:read retail:read"), None).await;
+}
+
+#[tokio::test]
+async fn python_sdk_bad_token_sees_the_metadata_pointer() {
+    scenario("bad-token", None, Some("not-a-token")).await;
+}

@@ -1,0 +1,168 @@
+"""Drives the gateway's MCP server with the official Python MCP SDK (the `mcp` package), as an
+MCP client in the field would. Called by the Rust integration tests in `tests/api/mcp_client.rs`:
+
+    python client.py SCENARIO BASE_URL TOKEN
+
+Each scenario prints what it saw and exits non-zero with the reason on the first surprise.
+"""
+
+import asyncio
+import json
+import sys
+
+import httpx2
+from mcp import Client
+from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+SCENARIO, BASE, TOKEN = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3]
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAILED: {what}", file=sys.stderr)
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+def leaf_messages(e):
+    """The messages of an exception and, for a group, of everything inside it."""
+    if isinstance(e, BaseExceptionGroup):
+        return " | ".join(leaf_messages(x) for x in e.exceptions)
+    return f"{type(e).__name__}: {e}"
+
+
+def text_json(result):
+    return json.loads(result.content[0].text)
+
+
+async def exercise(call_tool, list_tools, version):
+    """Lists tools and calls each surface's read tools; returns nothing, checks everything."""
+    tools = await list_tools()
+    names = {t.name for t in tools.tools}
+    for name in ["legacy_query", "warehouse_list_tables", "warehouse_describe_table",
+                 "timeline_list", "timeline_add_event", "timeline_corroborate",
+                 "context_list_docs", "context_get_doc", "context_set_brand_lifecycle"]:
+        check(name in names, f"[{version}] tools/list names {name}")
+    lq = next(t for t in tools.tools if t.name == "legacy_query")
+    check(lq.annotations is not None and lq.annotations.read_only_hint is True,
+          f"[{version}] legacy_query is annotated read-only")
+
+    r = await call_tool("legacy_query", {"sql": "SELECT Slug FROM brand ORDER BY Slug"})
+    check(not r.is_error, f"[{version}] legacy_query succeeds")
+    body = text_json(r)
+    check([row["Slug"] for row in body["rows"]] == ["acme-kitchen", "northwind", "sierra-casa", "trailhead"],
+          f"[{version}] legacy_query returns the demo brands")
+    if version != "2024-11-05":
+        check(r.structured_content is not None and r.structured_content["rowCount"] == 4,
+              f"[{version}] legacy_query result is structured")
+
+    r = await call_tool("legacy_query", {"sql": "SELECT Date FROM spapi_sales_and_traffic_by_date", "maxRows": 3})
+    body = text_json(r)
+    check(body["rowCount"] == 3 and body["truncated"] is True and "OFFSET" in body["next"],
+          f"[{version}] a large result is capped and says how to get the rest")
+
+    r = await call_tool("legacy_query", {"sql": "DELETE FROM brand"})
+    check(r.is_error and text_json(r)["kind"] == "read_only_violation",
+          f"[{version}] a write is a tool error carrying the /api envelope")
+
+    r = await call_tool("timeline_list", {"brand": "northwind", "limit": 2})
+    check(not r.is_error and len(text_json(r)["events"]) == 2, f"[{version}] timeline_list pages")
+
+    r = await call_tool("context_list_docs", {"lifecycle": "all"})
+    brands = text_json(r)["brands"]
+    check(not r.is_error and all("lifecycle" in b for b in brands),
+          f"[{version}] context_list_docs lists brands with their lifecycle")
+
+    r = await call_tool("context_get_doc", {"brand": "northwind", "type": "overview"})
+    check(not r.is_error and len(text_json(r)["content"]) > 0, f"[{version}] context_get_doc reads a document")
+
+
+async def streamable(mode):
+    async with httpx2.AsyncClient(headers=AUTH, timeout=30) as http:
+        async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode=mode) as c:
+            print("negotiated", c.protocol_version)
+            if mode == "legacy":
+                check(c.protocol_version == "2025-11-25", "session-era handshake agrees 2025-11-25")
+            else:
+                check(c.protocol_version == "2026-07-28", f"mode {mode} speaks 2026-07-28")
+            await exercise(c.call_tool, c.list_tools, c.protocol_version)
+
+
+async def sse():
+    async with sse_client(f"{BASE}/mcp/sse", headers=AUTH) as (read, write):
+        async with ClientSession(read, write) as s:
+            init = await s.initialize()
+            print("negotiated", init.protocol_version)
+            check(init.server_info.name == "partner-platform", "SSE initialize names the server")
+            await exercise(s.call_tool, s.list_tools, "sse")
+
+
+async def timeline_reader():
+    """A credential holding only timeline:read."""
+    async with httpx2.AsyncClient(headers=AUTH, timeout=30) as http:
+        async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode="legacy") as c:
+            tools = await c.list_tools()
+            check(len(tools.tools) >= 9, "connects and lists every tool")
+            r = await c.call_tool("timeline_list", {"limit": 1})
+            check(not r.is_error and len(text_json(r)["events"]) == 1, "reads the timeline")
+            for name, args in [("legacy_query", {"sql": "SELECT 1"}),
+                               ("timeline_add_event", {"brand": "northwind", "kind": "comment", "note": "x"})]:
+                r = await c.call_tool(name, args)
+                body = text_json(r)
+                check(r.is_error and body["error"] == "insufficient_scope" and body["required_scopes"],
+                      f"{name} answers insufficient_scope as a tool result, naming {body.get('required_scopes')}")
+
+
+async def refused():
+    """A credential whose scopes open no tool: refused at connect, with the reason."""
+    try:
+        async with httpx2.AsyncClient(headers=AUTH, timeout=30) as http:
+            async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode="legacy"):
+                pass
+    except Exception as e:  # the SDK raises the server's JSON-RPC error
+        msg = leaf_messages(e)
+        print("refused:", msg)
+        check("none of the scopes" in msg, "the refusal says why")
+        return
+    check(False, "a credential without any tool scope must not connect")
+
+
+async def bad_token():
+    """A bad token is refused with a pointer to the protected-resource metadata."""
+    async with httpx2.AsyncClient(timeout=30) as http:
+        r = await http.post(f"{BASE}/mcp", headers={"Authorization": "Bearer nope",
+                                                    "Content-Type": "application/json",
+                                                    "Accept": "application/json, text/event-stream"},
+                            content=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}))
+        check(r.status_code == 401, "bad token: 401")
+        challenge = r.headers.get("www-authenticate", "")
+        check('resource_metadata="' in challenge, "401 names resource_metadata")
+        url = challenge.split('resource_metadata="')[1].split('"')[0]
+        meta = (await http.get(url)).json()
+        check(meta["resource"] == f"{BASE}/mcp" and meta["authorization_servers"] == [BASE],
+              "the metadata names the resource and its authorization server")
+    try:
+        async with httpx2.AsyncClient(headers={"Authorization": "Bearer nope"}, timeout=30) as http:
+            async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode="legacy"):
+                pass
+    except Exception as e:
+        print("client refused:", leaf_messages(e))
+        return
+    check(False, "the SDK client must not connect with a bad token")
+
+
+SCENARIOS = {
+    "streamable-session": lambda: streamable("legacy"),
+    "streamable-2026": lambda: streamable("2026-07-28"),
+    "streamable-auto": lambda: streamable("auto"),
+    "sse": sse,
+    "timeline-reader": timeline_reader,
+    "refused": refused,
+    "bad-token": bad_token,
+}
+
+asyncio.run(SCENARIOS[SCENARIO]())
+print("PASS", SCENARIO)
