@@ -78,6 +78,62 @@ const OPS: &[Op] = &[
         &[],
         None,
     ),
+    Op(
+        "get",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        "Protected resource metadata for the service (RFC 9728)",
+        &[],
+        None,
+    ),
+    Op(
+        "get",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        "Protected resource metadata for the MCP endpoint (RFC 9728)",
+        &[],
+        None,
+    ),
+    Op(
+        "post",
+        "/mcp",
+        &[],
+        "MCP Streamable HTTP: JSON-RPC messages, session era or 2026-07-28 (docs/mcp.md); each tool checks its own scopes",
+        &[],
+        Some("json"),
+    ),
+    Op(
+        "get",
+        "/mcp",
+        &[],
+        "MCP: a session's event stream (Mcp-Session-Id)",
+        &[],
+        None,
+    ),
+    Op(
+        "delete",
+        "/mcp",
+        &[],
+        "MCP: end a session (Mcp-Session-Id)",
+        &[],
+        None,
+    ),
+    Op(
+        "get",
+        "/mcp/sse",
+        &[],
+        "MCP legacy HTTP+SSE (2024-11-05): opens the stream; its endpoint event names where to POST",
+        &[],
+        None,
+    ),
+    Op(
+        "post",
+        "/mcp/sse",
+        &[],
+        "MCP legacy HTTP+SSE: a message for the session named by session_id",
+        &[],
+        Some("json"),
+    ),
     Op("get", "/openapi.json", &[], "This document", &[], None),
     Op(
         "get",
@@ -537,7 +593,10 @@ fn operation(op: &Op) -> Value {
             "default": { "description": "Failure (see docs/errors.md)", "content": { "application/json": { "schema": { "$ref": error } } } },
         },
     });
-    if op.2.is_empty() {
+    if op.1.starts_with("/mcp") {
+        // a bearer token of any credential holding one tool's scopes; each tool checks its own
+        o["security"] = json!([{ "oauth2": [] }]);
+    } else if op.2.is_empty() {
         o["security"] = json!([]);
     } else {
         o["security"] = json!([{ "oauth2": op.2 }]);

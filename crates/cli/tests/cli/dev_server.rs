@@ -128,6 +128,8 @@ async fn a_second_start_reuses_data_and_credential() {
         .path()
         .join(".partner-dev/tenants/demo/warehouse.sqlite");
     let bytes = std::fs::read(&warehouse).unwrap();
+    let session = mcp_initialize(&first.base, &tok).await;
+    assert_eq!(mcp_tools_list(&first.base, &tok, &session).await, 200);
     first.stop();
 
     let second = start_dev(dir.path());
@@ -147,6 +149,46 @@ async fn a_second_start_reuses_data_and_credential() {
         200,
         "tokens survive a restart"
     );
+    assert_eq!(
+        mcp_tools_list(&second.base, &tok, &session).await,
+        404,
+        "an MCP session from before the restart answers 404, so the client re-initializes"
+    );
+    let fresh = mcp_initialize(&second.base, &tok).await;
+    assert_eq!(mcp_tools_list(&second.base, &tok, &fresh).await, 200);
+}
+
+/// Opens a session-era MCP session; its id.
+async fn mcp_initialize(base: &str, token: &str) -> String {
+    let r = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.headers()["mcp-session-id"].to_str().unwrap().to_owned()
+}
+
+/// `tools/list` on an MCP session; the HTTP status.
+async fn mcp_tools_list(base: &str, token: &str, session: &str) -> u16 {
+    reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
 }
 
 #[test]
@@ -173,4 +215,39 @@ fn server_without_dev_names_what_is_missing() {
     let out = run(dir.path(), &["server", "--config", "bad.toml"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("data_dri"));
+}
+
+#[tokio::test]
+async fn mcp_host_allowance_comes_from_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pp.toml"),
+        "data_dir = \"state\"\npublic_url = \"https://pp.example.com\"\nmcp_allowed_hosts = [\"gateway.internal\"]\n",
+    )
+    .unwrap();
+    let args = ["server", "--config", "pp.toml", "--listen", "127.0.0.1:0"];
+    let mut s = Server::start(dir.path(), &args, "listening on ", "listening on ");
+    s.base = format!("http://{}", s.base);
+    let status = |host: &'static str| {
+        let url = format!("{}/mcp", s.base);
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .header("host", host)
+                .body("{}")
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    // past the guard, a request without a token is 401; a rebound Host never gets that far
+    assert_eq!(
+        status("gateway.internal:8080").await,
+        401,
+        "configured host"
+    );
+    assert_eq!(status("pp.example.com").await, 401, "the public URL's host");
+    assert_eq!(status("evil.example").await, 403, "anything else");
 }
