@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# MCP benchmark: legacy_query tool calls over Streamable HTTP (2026-07-28 stateless and a
+# session-era session) beside the same SQL on POST /api/query and a bare hyper hello-world,
+# driven by wrk in one run; then the gateway's resident memory with N idle legacy SSE streams.
+# Usage: bench/mcp.sh [duration-seconds] [connections] [sse-streams]   (needs wrk)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DUR="${1:-10}"
+CONN="${2:-32}"
+STREAMS="${3:-1000}"
+. bench/lib.sh
+
+"$BIN/hello-hyper" 127.0.0.1:18090 > "$WORK/hello.log" 2>&1 &
+PARTNER_LOG=warn "$BIN/partner-platform" server --dev --data-dir "$WORK/dev" --listen 127.0.0.1:18092 > "$WORK/dev.log" 2>&1 &
+SERVER=$!
+wait_up http://127.0.0.1:18092/health
+# shellcheck disable=SC1091
+source "$WORK/dev/dev.env"
+TOKEN=$(mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
+SQL='SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?'
+
+cat > "$WORK/query.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.body = '{"sql": "$SQL", "params": [1]}'
+LUA
+cat > "$WORK/modern.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.headers["accept"] = "application/json, text/event-stream"
+wrk.headers["mcp-protocol-version"] = "2026-07-28"
+wrk.headers["mcp-method"] = "tools/call"
+wrk.headers["mcp-name"] = "legacy_query"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"$SQL","params":[1]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+LUA
+SESSION=$(curl -sf -D - -o /dev/null "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" \
+  -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+  -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}' \
+  | awk 'tolower($1)=="mcp-session-id:" {print $2}' | tr -d '\r')
+cat > "$WORK/session.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.headers["accept"] = "application/json, text/event-stream"
+wrk.headers["mcp-session-id"] = "$SESSION"
+wrk.headers["mcp-protocol-version"] = "2025-11-25"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"$SQL","params":[1]}}}'
+LUA
+# a tool call must succeed before it is timed
+curl -sf "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
+  -H "mcp-session-id: $SESSION" -H 'mcp-protocol-version: 2025-11-25' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"SELECT 1 AS one"}}}' \
+  | grep -q '"isError":false' || { echo "legacy_query failed" >&2; exit 1; }
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
+
+{
+  echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+  echo "wrk -t2 -c$CONN -d${DUR}s, server and wrk on the same machine"
+  echo
+  echo "| target | requests/s | p50 | p99 | non-2xx |"
+  echo "|---|---|---|---|---|"
+  wrk_row hello-hyper http://127.0.0.1:18090/
+  wrk_row api-query "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
+  wrk_row mcp-2026-07-28 "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/modern.lua"
+  wrk_row mcp-session "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/session.lua"
+  echo
+  BEFORE=$(rss)
+  python3 bench/sse_idle.py 127.0.0.1 18092 "$TOKEN" "$STREAMS" 8 > "$WORK/sse.out" &
+  HOLDER=$!
+  for _ in $(seq 300); do grep -q '^open' "$WORK/sse.out" 2>/dev/null && break; sleep 0.1; done
+  sleep 2
+  DURING=$(rss)
+  wait $HOLDER
+  echo "| idle legacy SSE streams | server RSS before | with the streams open | per stream |"
+  echo "|---|---|---|---|"
+  awk -v n="$(awk '{print $2}' "$WORK/sse.out")" -v b="$BEFORE" -v d="$DURING" \
+    'BEGIN { printf "| %d | %.1f MiB | %.1f MiB | %.1f KiB |\n", n, b/1024, d/1024, (d-b)/n }' 
+} | tee "$OUT/mcp-latest.md"
