@@ -62,6 +62,13 @@ async fn python_sdk_session_era_streamable_http() {
 }
 
 #[tokio::test]
+async fn python_sdk_older_session_era_revisions() {
+    for revision in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+        scenario(&format!("streamable-{revision}"), None, None).await;
+    }
+}
+
+#[tokio::test]
 async fn python_sdk_2026_07_28_streamable_http() {
     scenario("streamable-2026", None, None).await;
 }

@@ -55,9 +55,11 @@ async def exercise(call_tool, list_tools, version):
     body = text_json(r)
     check([row["Slug"] for row in body["rows"]] == ["acme-kitchen", "northwind", "sierra-casa", "trailhead"],
           f"[{version}] legacy_query returns the demo brands")
-    if version != "2024-11-05":
+    if version >= "2025-06-18":
         check(r.structured_content is not None and r.structured_content["rowCount"] == 4,
               f"[{version}] legacy_query result is structured")
+    else:
+        check(r.structured_content is None, f"[{version}] no structuredContent before 2025-06-18")
 
     r = await call_tool("legacy_query", {"sql": "SELECT Date FROM spapi_sales_and_traffic_by_date", "maxRows": 3})
     body = text_json(r)
@@ -80,12 +82,17 @@ async def exercise(call_tool, list_tools, version):
     check(not r.is_error and len(text_json(r)["content"]) > 0, f"[{version}] context_get_doc reads a document")
 
 
-async def streamable(mode):
+async def streamable(mode, offer=None):
+    if offer is not None:
+        # The SDK offers its newest handshake revision; make it offer an older one it also speaks.
+        import mcp.client.session as session_module
+        session_module.LATEST_HANDSHAKE_VERSION = offer
     async with httpx2.AsyncClient(headers=AUTH, timeout=30) as http:
         async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode=mode) as c:
             print("negotiated", c.protocol_version)
             if mode == "legacy":
-                check(c.protocol_version == "2025-11-25", "session-era handshake agrees 2025-11-25")
+                want = offer or "2025-11-25"
+                check(c.protocol_version == want, f"session-era handshake agrees {want}")
             else:
                 check(c.protocol_version == "2026-07-28", f"mode {mode} speaks 2026-07-28")
             await exercise(c.call_tool, c.list_tools, c.protocol_version)
@@ -97,7 +104,7 @@ async def sse():
             init = await s.initialize()
             print("negotiated", init.protocol_version)
             check(init.server_info.name == "partner-platform", "SSE initialize names the server")
-            await exercise(s.call_tool, s.list_tools, "sse")
+            await exercise(s.call_tool, s.list_tools, init.protocol_version)
 
 
 async def timeline_reader():
@@ -156,6 +163,9 @@ async def bad_token():
 
 SCENARIOS = {
     "streamable-session": lambda: streamable("legacy"),
+    "streamable-2025-06-18": lambda: streamable("legacy", "2025-06-18"),
+    "streamable-2025-03-26": lambda: streamable("legacy", "2025-03-26"),
+    "streamable-2024-11-05": lambda: streamable("legacy", "2024-11-05"),
     "streamable-2026": lambda: streamable("2026-07-28"),
     "streamable-auto": lambda: streamable("auto"),
     "sse": sse,
