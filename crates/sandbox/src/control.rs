@@ -1,0 +1,132 @@
+//! `/__sandbox/…`: the control surface no provider has. Tests and people switch fault rules
+//! on and off, read how many calls each operation received, revoke a merchant's grants, let
+//! an authorization lapse, and turn usage plans off. Every control call carries the LWA app's
+//! client secret as a bearer token.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::faults::Rule;
+use crate::sim::Sim;
+
+fn bad(message: impl Into<String>) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({ "error": message.into() })),
+    )
+        .into_response()
+}
+
+/// Requires `Authorization: Bearer <app client secret>`.
+pub async fn guard(State(sim): State<Arc<Sim>>, req: Request, next: Next) -> Response {
+    let ok = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|s| sim.is_app_secret(s));
+    if !ok {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({ "error": "send Authorization: Bearer <the sandbox app's client_secret> (sandbox-credentials.json)" })),
+        )
+            .into_response();
+    }
+    next.run(req).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddRules {
+    rules: Vec<Rule>,
+}
+
+/// `GET /__sandbox/faults`.
+pub async fn list_faults(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    Json(json!({ "rules": sim.faults.list() }))
+}
+
+/// `POST /__sandbox/faults` `{ rules: [...] }`: adds rules.
+pub async fn add_faults(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
+    let add: AddRules = match serde_json::from_slice(&body) {
+        Ok(a) => a,
+        Err(e) => return bad(format!("body: {e}")),
+    };
+    match sim.faults.add(add.rules) {
+        Ok(()) => Json(json!({ "rules": sim.faults.list() })).into_response(),
+        Err(e) => bad(e),
+    }
+}
+
+/// `DELETE /__sandbox/faults`: removes every rule.
+pub async fn clear_faults(State(sim): State<Arc<Sim>>) -> StatusCode {
+    sim.faults.clear(None);
+    StatusCode::NO_CONTENT
+}
+
+/// `GET /__sandbox/calls`: calls received per operation.
+pub async fn calls(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    Json(json!({ "calls": sim.calls.snapshot() }))
+}
+
+/// `DELETE /__sandbox/calls`.
+pub async fn reset_calls(State(sim): State<Arc<Sim>>) -> StatusCode {
+    sim.calls.reset();
+    StatusCode::NO_CONTENT
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subject {
+    merchant: String,
+    #[serde(default = "yes")]
+    on: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `POST /__sandbox/grants/revoke` `{ merchant, on? }`: revokes (or, with `on: false`,
+/// restores) the merchant's refresh tokens; its access tokens stop at once.
+pub async fn revoke(State(sim): State<Arc<Sim>>, Json(s): Json<Subject>) -> Response {
+    match sim.set_revoked(&s.merchant, s.on) {
+        Ok(0) => (
+            StatusCode::NOT_FOUND,
+            Json(json!({ "error": "no grants for that merchant" })),
+        )
+            .into_response(),
+        Ok(n) => {
+            Json(json!({ "merchant": s.merchant, "revoked": s.on, "grants": n })).into_response()
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /__sandbox/merchants/lapse` `{ merchant, on? }`: the merchant's authorization lapses
+/// (every call answers 403) or comes back.
+pub async fn lapse(State(sim): State<Arc<Sim>>, Json(s): Json<Subject>) -> Response {
+    match sim.set_lapsed(&s.merchant, s.on) {
+        Ok(()) => Json(json!({ "merchant": s.merchant, "lapsed": s.on })).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSwitch {
+    enabled: bool,
+}
+
+/// `PUT /__sandbox/limits` `{ enabled }`: usage plans on or off.
+pub async fn limits(State(sim): State<Arc<Sim>>, Json(l): Json<LimitsSwitch>) -> Json<Value> {
+    sim.limits.set_enabled(l.enabled);
+    Json(json!({ "enabled": l.enabled }))
+}

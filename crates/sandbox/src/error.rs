@@ -1,0 +1,87 @@
+//! Errors in the provider's own shapes: the selling-side `{ errors: [ { code, message,
+//! details } ] }`, and the advertising API's `{ code, details }` (reporting says `detail`).
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// Which API family answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// The selling-side API.
+    Sp,
+    /// The advertising API.
+    Ads,
+    /// Ads reporting v3 (`{ code, detail }`).
+    AdsReporting,
+}
+
+/// A failure the sandbox answers.
+#[derive(Debug)]
+pub struct SimError {
+    pub status: StatusCode,
+    pub code: String,
+    pub message: String,
+    pub details: String,
+    pub family: Family,
+}
+
+impl SimError {
+    pub fn new(status: u16, code: &str, message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            code: code.to_owned(),
+            message: message.into(),
+            details: String::new(),
+            family: Family::Sp,
+        }
+    }
+
+    /// Adds the selling side's `details`.
+    pub fn with_details(mut self, details: &str) -> Self {
+        self.details = details.to_owned();
+        self
+    }
+
+    /// The same failure in `family`'s shape.
+    pub fn for_family(mut self, family: Family) -> Self {
+        self.family = family;
+        self
+    }
+
+    /// A 400 `InvalidInput`.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(400, "InvalidInput", message)
+    }
+
+    /// A 404 `NotFound`.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(404, "NotFound", message)
+    }
+
+    /// A 500 whose cause goes to the log.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(%cause, "sandbox internal error");
+        Self::new(
+            500,
+            "InternalFailure",
+            "We encountered an internal error. Please try again.",
+        )
+    }
+}
+
+impl IntoResponse for SimError {
+    fn into_response(self) -> Response {
+        let body = match self.family {
+            Family::Sp => {
+                json!({ "errors": [ { "code": self.code, "message": self.message, "details": self.details } ] })
+            }
+            Family::Ads => json!({ "code": self.code, "details": self.message }),
+            Family::AdsReporting => {
+                json!({ "code": self.status.as_u16().to_string(), "detail": self.message })
+            }
+        };
+        (self.status, Json(body)).into_response()
+    }
+}

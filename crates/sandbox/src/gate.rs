@@ -1,0 +1,211 @@
+//! What happens to every provider call before and after its operation runs: it is counted,
+//! its access token is checked (selling side: `x-amz-access-token`; advertising:
+//! `Authorization: Bearer` and the client-id header), the caller's authorization may have
+//! lapsed, its usage plan is applied, and any fault rule for the operation takes effect.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::{Family, SimError};
+use crate::faults::{BEFORE, Effect};
+use crate::lwa::Caller;
+use crate::sim::Sim;
+use crate::store::random_hex;
+
+/// One provider operation: its name (faults, counters and buckets key on it), its family and
+/// its usage plan.
+#[derive(Debug)]
+pub struct Op {
+    pub name: &'static str,
+    pub family: Family,
+    /// Requests per second (0: no plan in the model).
+    pub rate: f64,
+    pub burst: f64,
+}
+
+/// Calls received per operation.
+#[derive(Default)]
+pub struct Calls(Mutex<BTreeMap<&'static str, u64>>);
+
+impl Calls {
+    fn bump(&self, op: &'static str) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(op)
+            .or_default() += 1;
+    }
+
+    /// The counts so far.
+    pub fn snapshot(&self) -> BTreeMap<&'static str, u64> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Starts counting again.
+    pub fn reset(&self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+/// Whether the operation's report should fail (a `fatal_report` rule fired).
+#[derive(Clone, Copy)]
+pub struct FatalReport(pub bool);
+
+fn header_str<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+fn authenticate(sim: &Sim, op: &Op, req: &Request) -> Result<Caller, SimError> {
+    let denied = |details: &str| match op.family {
+        Family::Sp => SimError::new(
+            403,
+            "Unauthorized",
+            "Access to requested resource is denied.",
+        )
+        .with_details(details),
+        _ => SimError::new(401, "UNAUTHORIZED", details).for_family(op.family),
+    };
+    let (token, kind) = match op.family {
+        Family::Sp => (header_str(req, "x-amz-access-token"), "seller"),
+        _ => {
+            let client = header_str(req, "amazon-advertising-api-clientid")
+                .or_else(|| header_str(req, "amazon-ads-clientid"));
+            if !client.is_some_and(|c| sim.is_app(c)) {
+                return Err(denied(
+                    "Amazon-Advertising-API-ClientId is missing or is not a registered client",
+                ));
+            }
+            let bearer = header_str(req, "authorization").and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            });
+            (bearer, "ads")
+        }
+    };
+    let token = token.ok_or_else(|| denied("The request has no access token."))?;
+    let caller = sim
+        .caller(token)
+        .filter(|c| c.kind == kind)
+        .ok_or_else(|| {
+            denied(
+                "The access token you provided is revoked, malformed, expired or for another API.",
+            )
+        })?;
+    if sim.is_lapsed(&caller.subject) {
+        return Err(denied(
+            "The selling partner's authorization of this application has lapsed; the selling partner must authorize it again.",
+        ));
+    }
+    Ok(caller)
+}
+
+fn throttled(op: &Op, retry_after: Option<u32>) -> Response {
+    let mut r = SimError::new(
+        429,
+        "QuotaExceeded",
+        "You exceeded your quota for the requested resource.",
+    )
+    .for_family(op.family)
+    .into_response();
+    if let Some(s) = retry_after.and_then(|s| HeaderValue::from_str(&s.to_string()).ok()) {
+        r.headers_mut().insert(header::RETRY_AFTER, s);
+    }
+    r
+}
+
+/// A body that fails mid-stream: hyper aborts the connection without a complete answer.
+fn reset() -> Response {
+    let stream = futures_util::stream::once(async {
+        Err::<axum::body::Bytes, _>(std::io::Error::other("sandbox fault: connection reset"))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_LENGTH, "1048576")
+        .body(Body::from_stream(stream))
+        .unwrap_or_default()
+}
+
+/// The middleware around one operation.
+pub async fn gate(
+    State((sim, op)): State<(Arc<Sim>, &'static Op)>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    sim.calls.bump(op.name);
+    let caller = match authenticate(&sim, op, &req) {
+        Ok(c) => c,
+        Err(e) => return finish(op, e.into_response()),
+    };
+    if !sim.limits.take(&caller.subject, op.name, op.rate, op.burst) {
+        return finish(op, throttled(op, None));
+    }
+    let mut garbage = false;
+    if let Some(rule) = sim.faults.pick(op.name, BEFORE) {
+        match rule.effect {
+            Effect::Latency => {
+                tokio::time::sleep(Duration::from_millis(rule.latency_ms.unwrap_or(0))).await;
+            }
+            Effect::Hang => {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            }
+            Effect::Status => {
+                let status = rule.status.unwrap_or(500);
+                let code = if status == 503 {
+                    "ServiceUnavailable"
+                } else {
+                    "InternalFailure"
+                };
+                let e = SimError::new(
+                    status,
+                    code,
+                    "The service is temporarily unable to answer (sandbox fault).",
+                )
+                .for_family(op.family);
+                return finish(op, e.into_response());
+            }
+            Effect::Throttle => return finish(op, throttled(op, rule.retry_after)),
+            Effect::Reset => return reset(),
+            Effect::Garbage => garbage = true,
+            Effect::FatalReport => {}
+        }
+    }
+    let fatal = sim.faults.pick(op.name, &[Effect::FatalReport]).is_some();
+    req.extensions_mut().insert(FatalReport(fatal));
+    req.extensions_mut().insert(caller);
+    let res = next.run(req).await;
+    if garbage {
+        let mut r = (
+            StatusCode::OK,
+            "<html>upstream proxy error: \u{0}\u{1}not json",
+        )
+            .into_response();
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        return finish(op, r);
+    }
+    finish(op, res)
+}
+
+fn finish(op: &Op, mut res: Response) -> Response {
+    let h = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&random_hex(16)) {
+        h.insert("x-amzn-requestid", v);
+    }
+    if op.family == Family::Sp
+        && op.rate > 0.0
+        && let Ok(v) = HeaderValue::from_str(&format!("{}", op.rate))
+    {
+        h.insert("x-amzn-ratelimit-limit", v);
+    }
+    res
+}

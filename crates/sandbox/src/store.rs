@@ -1,0 +1,84 @@
+//! The sandbox's own state, in `sandbox.sqlite` beside the world: the LWA app, refresh-token
+//! grants (kept as SHA-256 hashes), access tokens, merchant authorizations, entities created
+//! or changed through the API, and reports. The world's warehouse itself is never written.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+use sha2::{Digest, Sha256};
+
+use crate::error::SimError;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS app (client_id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS grants (
+    token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0, UNIQUE (kind, subject));
+CREATE TABLE IF NOT EXISTS access_tokens (
+    token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,
+    grant_hash TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS lapsed (subject TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS entities (
+    kind TEXT NOT NULL, id TEXT NOT NULL, owner TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (kind, id));
+CREATE TABLE IF NOT EXISTS reports (
+    id TEXT PRIMARY KEY, family TEXT NOT NULL, owner TEXT NOT NULL, request_key TEXT NOT NULL,
+    created_at INTEGER NOT NULL, ready_at INTEGER NOT NULL, outcome TEXT NOT NULL,
+    request TEXT NOT NULL, document TEXT);
+CREATE INDEX IF NOT EXISTS reports_dedupe ON reports (family, owner, request_key);
+CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, content_type TEXT NOT NULL, gzip INTEGER NOT NULL, body BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+";
+
+/// The sandbox state store.
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+/// SHA-256 of a secret, hex.
+pub fn hash(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// `n` random bytes as lowercase hex.
+pub fn random_hex(n: usize) -> String {
+    let mut buf = vec![0u8; n];
+    getrandom::fill(&mut buf).expect("the OS random source works");
+    hex::encode(buf)
+}
+
+impl Store {
+    /// Opens (creating) `<dir>/sandbox.sqlite`.
+    pub fn open(dir: &Path) -> Result<Self, SimError> {
+        std::fs::create_dir_all(dir).map_err(SimError::internal)?;
+        let conn = Connection::open(dir.join("sandbox.sqlite")).map_err(SimError::internal)?;
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            .map_err(SimError::internal)?;
+        conn.execute_batch(SCHEMA).map_err(SimError::internal)?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    /// Runs `f` on the connection.
+    pub fn with<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, SimError> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        f(&conn).map_err(SimError::internal)
+    }
+
+    /// The next number of sequence `name`, starting after `start`.
+    pub fn next(&self, name: &str, start: i64) -> Result<i64, SimError> {
+        self.with(|c| {
+            c.query_row(
+                "INSERT INTO counters (name, value) VALUES (?1, ?2 + 1)
+                 ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value",
+                rusqlite::params![name, start],
+                |r| r.get(0),
+            )
+        })
+    }
+}

@@ -1,0 +1,160 @@
+//! `SimApp`: a sandbox on an ephemeral port over a tiny demo world of its own.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use pp_sandbox::{Sim, SimConfig};
+use serde_json::Value;
+
+pub struct SimApp {
+    pub base: String,
+    pub http: reqwest::Client,
+    pub creds: Value,
+    pub sim: Arc<Sim>,
+    pub dir: tempfile::TempDir,
+}
+
+/// The seller with stores in the US and CA (one merchant token, two marketplaces).
+pub const SELLER: &str = "A2DEMOSELLER01";
+pub const US: &str = "ATVPDKIKX0DER";
+
+impl SimApp {
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(tweak: impl FnOnce(&mut SimConfig)) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = pp_world::WorldSpec {
+            seed: 1,
+            scale: pp_world::Scale::Tiny,
+            today: chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+        };
+        let world = pp_world::generate_sqlite(&spec, &dir.path().join("world")).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let mut cfg = SimConfig::new(world.warehouse.clone(), dir.path().join("sim"), &base);
+        cfg.report_ms = 300;
+        tweak(&mut cfg);
+        let sim = Arc::new(Sim::open(cfg).unwrap());
+        let creds = sim.credentials().unwrap();
+        tokio::spawn(pp_sandbox::serve(
+            listener,
+            sim.clone(),
+            std::future::pending(),
+        ));
+        Self {
+            base,
+            http: reqwest::Client::new(),
+            creds,
+            sim,
+            dir,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn client_id(&self) -> &str {
+        self.creds["client_id"].as_str().unwrap()
+    }
+
+    pub fn secret(&self) -> &str {
+        self.creds["client_secret"].as_str().unwrap()
+    }
+
+    /// The refresh token of `merchant` for `seller` (selling side) or `ads` grants.
+    pub fn refresh_token(&self, kind: &str, merchant: &str) -> String {
+        let list = if kind == "seller" {
+            "merchants"
+        } else {
+            "advertising"
+        };
+        let key = if kind == "seller" {
+            "merchant"
+        } else {
+            "account"
+        };
+        self.creds[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m[key] == merchant)
+            .unwrap()["refresh_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// POST /auth/o2/token; (status, body).
+    pub async fn lwa(&self, refresh: &str) -> (u16, Value) {
+        let r = self
+            .http
+            .post(self.url("/auth/o2/token"))
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh),
+                ("client_id", self.client_id()),
+                ("client_secret", self.secret()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap())
+    }
+
+    /// An access token for `merchant`'s `kind` grant.
+    pub async fn access(&self, kind: &str, merchant: &str) -> String {
+        let (s, b) = self.lwa(&self.refresh_token(kind, merchant)).await;
+        assert_eq!(s, 200, "{b}");
+        b["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// A selling-side request with `token`.
+    pub fn sp(&self, method: reqwest::Method, path: &str, token: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, self.url(path))
+            .header("x-amz-access-token", token)
+    }
+
+    /// A control request.
+    pub fn control(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, self.url(path))
+            .bearer_auth(self.secret())
+    }
+
+    /// Adds fault rules.
+    pub async fn faults(&self, rules: Value) {
+        let r = self
+            .control(reqwest::Method::POST, "/__sandbox/faults")
+            .json(&serde_json::json!({ "rules": rules }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+
+    /// Calls received by `op` so far.
+    pub async fn calls(&self, op: &str) -> u64 {
+        let v: Value = self
+            .control(reqwest::Method::GET, "/__sandbox/calls")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        v["calls"][op].as_u64().unwrap_or(0)
+    }
+}
+
+/// (status, headers, JSON body) of a response.
+pub async fn parts(r: reqwest::Response) -> (u16, reqwest::header::HeaderMap, Value) {
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let body = r.json().await.unwrap_or(Value::Null);
+    (status, headers, body)
+}

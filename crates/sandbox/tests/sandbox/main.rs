@@ -1,0 +1,6 @@
+//! The sandbox over HTTP, as a provider client would use it: LWA, the selling side, the
+//! advertising API, documents, usage plans, faults and the control surface.
+
+mod common;
+mod lwa;
+mod spapi_reports;

@@ -1,0 +1,284 @@
+//! Reports 2021-06-30: the status walk, FATAL under a fault, cancellation, listing with
+//! `nextToken`, and documents behind presigned URLs whose totals match the world.
+
+use std::io::Read;
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{SELLER, SimApp, US, parts};
+
+async fn create(app: &SimApp, token: &str, body: Value) -> (u16, Value) {
+    let (s, _, b) = parts(
+        app.sp(Method::POST, "/reports/2021-06-30/reports", token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    (s, b)
+}
+
+/// getReport, waiting out the usage plan (2/s, burst 15) as a polite client does.
+async fn get(app: &SimApp, token: &str, id: &str) -> Value {
+    loop {
+        let (s, _, b) = parts(
+            app.sp(
+                Method::GET,
+                &format!("/reports/2021-06-30/reports/{id}"),
+                token,
+            )
+            .send()
+            .await
+            .unwrap(),
+        )
+        .await;
+        if s != 429 {
+            return b;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+async fn wait_for_end(app: &SimApp, token: &str, id: &str) -> Value {
+    let mut seen = Vec::new();
+    loop {
+        let r = get(app, token, id).await;
+        let status = r["processingStatus"].as_str().unwrap().to_owned();
+        if seen.last() != Some(&status) {
+            seen.push(status.clone());
+        }
+        if ["DONE", "FATAL", "CANCELLED"].contains(&status.as_str()) {
+            return json!({ "report": r, "seen": seen });
+        }
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+fn sales_request() -> Value {
+    json!({
+        "reportType": "GET_SALES_AND_TRAFFIC_REPORT",
+        "marketplaceIds": [US],
+        "dataStartTime": "2026-10-01T00:00:00Z",
+        "dataEndTime": "2026-10-31T00:00:00Z",
+        "reportOptions": {"dateGranularity": "DAY", "asinGranularity": "CHILD"}
+    })
+}
+
+#[tokio::test]
+async fn a_report_walks_to_done_and_its_document_matches_the_world() {
+    let app = SimApp::start_with(|c| c.report_ms = 1500).await;
+    let token = app.access("seller", SELLER).await;
+    let (s, b) = create(&app, &token, sales_request()).await;
+    assert_eq!(s, 202);
+    let id = b["reportId"].as_str().unwrap().to_owned();
+    let end = wait_for_end(&app, &token, &id).await;
+    assert_eq!(end["seen"], json!(["IN_QUEUE", "IN_PROGRESS", "DONE"]));
+    let doc_id = end["report"]["reportDocumentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (s, _, doc) = parts(
+        app.sp(
+            Method::GET,
+            &format!("/reports/2021-06-30/documents/{doc_id}"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(doc["compressionAlgorithm"], "GZIP");
+    let url = doc["url"].as_str().unwrap();
+    // the presigned URL refuses a second auth mechanism
+    let r = app
+        .http
+        .get(url)
+        .header("authorization", "Bearer x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let gz = app
+        .http
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let mut text = String::new();
+    flate2_read(&gz, &mut text);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let days = report["salesAndTrafficByDate"].as_array().unwrap();
+    assert_eq!(days.len(), 31);
+    let units: i64 = days
+        .iter()
+        .map(|d| d["salesByDate"]["unitsOrdered"].as_i64().unwrap())
+        .sum();
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let expected: i64 = world
+        .query_row(
+            "SELECT SUM(UnitsOrdered) FROM spapi_sales_and_traffic_by_date WHERE SellerID = 1 AND Date BETWEEN '2026-10-01' AND '2026-10-31'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(units, expected);
+    let asin_units: i64 = report["salesAndTrafficByAsin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["salesByAsin"]["unitsOrdered"].as_i64().unwrap())
+        .sum();
+    assert_eq!(
+        asin_units, expected,
+        "by-ASIN totals add up to the by-date totals"
+    );
+    // another seller cannot read it
+    let other = app.access("seller", "A1DEMOSELLERMX").await;
+    assert_eq!(
+        app.sp(
+            Method::GET,
+            &format!("/reports/2021-06-30/reports/{id}"),
+            &other
+        )
+        .send()
+        .await
+        .unwrap()
+        .status(),
+        404
+    );
+}
+
+fn flate2_read(gz: &[u8], out: &mut String) {
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(out)
+        .unwrap();
+}
+
+#[tokio::test]
+async fn presigned_urls_expire() {
+    let app = SimApp::start_with(|c| c.document_ttl_secs = 1).await;
+    let token = app.access("seller", SELLER).await;
+    let id = create(&app, &token, sales_request()).await.1["reportId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let doc_id = wait_for_end(&app, &token, &id).await["report"]["reportDocumentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let doc = parts(
+        app.sp(
+            Method::GET,
+            &format!("/reports/2021-06-30/documents/{doc_id}"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await
+    .2;
+    let url = doc["url"].as_str().unwrap().to_owned();
+    assert_eq!(app.http.get(&url).send().await.unwrap().status(), 200);
+    assert_eq!(
+        app.http
+            .get(url.replace("Signature=", "Signature=0"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(app.http.get(&url).send().await.unwrap().status(), 403);
+}
+
+#[tokio::test]
+async fn fatal_and_cancelled_reports_and_bad_requests() {
+    let app = SimApp::start_with(|c| c.report_ms = 1500).await;
+    let token = app.access("seller", SELLER).await;
+    app.faults(json!([{"op": "reports.createReport", "effect": "fatal_report", "times": 1}]))
+        .await;
+    let id = create(&app, &token, sales_request()).await.1["reportId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let end = wait_for_end(&app, &token, &id).await;
+    assert_eq!(end["report"]["processingStatus"], "FATAL");
+    assert!(end["report"].get("reportDocumentId").is_none());
+
+    let id = create(&app, &token, sales_request()).await.1["reportId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = app
+        .sp(
+            Method::DELETE,
+            &format!("/reports/2021-06-30/reports/{id}"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        get(&app, &token, &id).await["processingStatus"],
+        "CANCELLED"
+    );
+
+    let (s, b) = create(
+        &app,
+        &token,
+        json!({"reportType": "GET_NO_SUCH_REPORT", "marketplaceIds": [US]}),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert_eq!(b["errors"][0]["code"], "InvalidInput");
+    let (s, _) = create(&app, &token, json!({"reportType": "GET_MERCHANT_LISTINGS_ALL_DATA", "marketplaceIds": ["A1AM78C64UM0Y8"]})).await;
+    assert_eq!(s, 400, "the seller does not sell in MX under this token");
+}
+
+#[tokio::test]
+async fn get_reports_pages_with_a_token_that_must_travel_alone() {
+    let app = SimApp::start().await;
+    let token = app.access("seller", SELLER).await;
+    for _ in 0..3 {
+        create(
+            &app,
+            &token,
+            json!({"reportType": "GET_MERCHANT_LISTINGS_ALL_DATA", "marketplaceIds": [US]}),
+        )
+        .await;
+    }
+    let list = |q: &str| {
+        app.sp(
+            Method::GET,
+            &format!("/reports/2021-06-30/reports?{q}"),
+            &token,
+        )
+        .send()
+    };
+    let (s, _, page) = parts(
+        list("reportTypes=GET_MERCHANT_LISTINGS_ALL_DATA&pageSize=2")
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(page["reports"].as_array().unwrap().len(), 2);
+    let next = page["nextToken"].as_str().unwrap();
+    let enc: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
+    let (s, _, _) = parts(list(&format!("nextToken={enc}&pageSize=2")).await.unwrap()).await;
+    assert_eq!(s, 400, "nextToken must be the only parameter");
+    let (_, _, rest) = parts(list(&format!("nextToken={enc}")).await.unwrap()).await;
+    assert_eq!(rest["reports"].as_array().unwrap().len(), 1);
+    assert!(rest.get("nextToken").is_none());
+}
