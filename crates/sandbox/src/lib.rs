@@ -3,6 +3,7 @@
 //! the warehouse holds. It is stateful (writes change what it serves), enforces usage plans,
 //! and takes fault rules a test can switch on (`/__sandbox`). See `docs/sandbox.md`.
 
+mod ads;
 mod control;
 mod documents;
 pub mod error;
@@ -71,6 +72,7 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route("/__documents/{id}", get(documents::download))
         .merge(control)
         .merge(spapi::routes(&sim))
+        .merge(ads::routes(&sim))
         .fallback(not_found)
         .layer(map_response(no_store))
         .with_state(sim)
