@@ -23,6 +23,10 @@ pub struct DevCredential {
     pub scopes: Vec<String>,
     pub token_url: String,
     pub base_url: String,
+    /// The sandbox provider the dev server started: its URL, the LWA app's client id and
+    /// secret, and a refresh token per demo merchant and advertising account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<serde_json::Value>,
 }
 
 /// What bootstrapping found or made.
@@ -77,6 +81,7 @@ pub fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) -> Res
         scopes,
         token_url: format!("{base_url}/oauth/token"),
         base_url: base_url.to_owned(),
+        sandbox: None,
     };
     write_files(store.data_dir(), &cred)?;
     Ok(Boot {
@@ -109,10 +114,11 @@ fn write_private(path: &Path, contents: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(pp_core::Error::internal)
 }
 
-fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
+/// Writes `dev-credential.json` and `dev.env` (owner-only).
+pub fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
     let json = serde_json::to_vec_pretty(c).map_err(pp_core::Error::internal)?;
     write_private(&dir.join("dev-credential.json"), &json)?;
-    let env = format!(
+    let mut env = format!(
         "# Source this file: `source {}/dev.env`\nexport PP_BASE_URL={}\nexport PP_TOKEN_URL={}\nexport PP_TENANT={}\nexport PP_CLIENT_ID={}\nexport PP_CLIENT_SECRET={}\n",
         dir.display(),
         c.base_url,
@@ -121,6 +127,16 @@ fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
         c.client_id,
         c.client_secret
     );
+    if let Some(s) = &c.sandbox {
+        let text = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
+        env.push_str(&format!(
+            "export PP_SANDBOX_URL={}\nexport PP_SANDBOX_CLIENT_ID={}\nexport PP_SANDBOX_CLIENT_SECRET='{}'\nexport PP_SANDBOX_REFRESH_TOKEN='{}'\n",
+            text("url"),
+            text("client_id"),
+            text("client_secret"),
+            s["merchants"][0]["refresh_token"].as_str().unwrap_or_default(),
+        ));
+    }
     write_private(&dir.join("dev.env"), env.as_bytes())
 }
 
@@ -130,7 +146,7 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
     let c = &b.cred;
     println!(
         "\nPartner Platform dev server is up at {base}\n\
-         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n\
          \nTry it from another terminal:\n\
          \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n\
          \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",
@@ -145,5 +161,40 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
         id = c.client_id,
         secret = c.client_secret,
         scopes = c.scopes.join(" "),
+        sandbox = c
+            .sandbox
+            .as_ref()
+            .and_then(|s| s["url"].as_str())
+            .unwrap_or("not started"),
     );
+}
+
+/// Starts the sandbox provider over the demo world on the port after the gateway's (or any
+/// free one), keeping its state in `<data-dir>/sandbox`; returns what the credential file says
+/// about it.
+pub async fn start_sandbox(
+    data_dir: &Path,
+    warehouse: &Path,
+    gateway: std::net::SocketAddr,
+) -> std::result::Result<serde_json::Value, String> {
+    let mut want = gateway;
+    if gateway.port() != 0 {
+        want.set_port(gateway.port().wrapping_add(1));
+    }
+    let listener = match tokio::net::TcpListener::bind(want).await {
+        Ok(l) => l,
+        Err(_) => tokio::net::TcpListener::bind((gateway.ip(), 0))
+            .await
+            .map_err(|e| format!("cannot start the sandbox: {e}"))?,
+    };
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let cfg = pp_sandbox::SimConfig::new(
+        warehouse.to_path_buf(),
+        data_dir.join("sandbox"),
+        &format!("http://{addr}"),
+    );
+    let sim = std::sync::Arc::new(pp_sandbox::Sim::open(cfg).map_err(|e| e.message)?);
+    let creds = sim.credentials().map_err(|e| e.message)?;
+    tokio::spawn(pp_sandbox::serve(listener, sim, std::future::pending()));
+    Ok(creds)
 }

@@ -6,6 +6,7 @@ mod config;
 mod dev;
 mod logging;
 mod serve;
+mod sim;
 mod world;
 
 use std::process::ExitCode;
@@ -31,6 +32,8 @@ enum Command {
     Admin(admin::AdminArgs),
     /// Generate demo worlds.
     World(world::WorldArgs),
+    /// Run the sandbox provider (LWA, selling-side and advertising APIs) over a demo world.
+    Sim(sim::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Server(args) => serve::run(args),
         Command::Admin(args) => admin::run(args),
         Command::World(args) => world::run(args),
+        Command::Sim(args) => sim::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

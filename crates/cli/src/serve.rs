@@ -28,7 +28,13 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             .clone()
             .unwrap_or_else(|| format!("http://{addr}"));
         if args.dev {
-            let boot = dev::bootstrap(&store, &public_url, args.today).map_err(|e| describe(&e))?;
+            let mut boot =
+                dev::bootstrap(&store, &public_url, args.today).map_err(|e| describe(&e))?;
+            let sandbox =
+                dev::start_sandbox(&cfg.data_dir, std::path::Path::new(&boot.warehouse), addr)
+                    .await?;
+            boot.cred.sandbox = Some(sandbox);
+            dev::write_files(&cfg.data_dir, &boot.cred).map_err(|e| describe(&e))?;
             dev::print_banner(&boot, &cfg.data_dir);
         } else {
             println!(
@@ -54,7 +60,7 @@ pub fn describe(e: &pp_core::Error) -> String {
     }
 }
 
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -107,9 +107,13 @@ impl Sim {
         let mut merchants = Vec::new();
         let mut advertising = Vec::new();
         let sellers = self.world.sellers()?;
-        let mut tokens: Vec<&str> = sellers.iter().map(|s| s.token.as_str()).collect();
-        tokens.sort_unstable();
-        tokens.dedup();
+        // merchants in the order of their first seller row
+        let mut tokens: Vec<&str> = Vec::new();
+        for s in &sellers {
+            if !tokens.contains(&s.token.as_str()) {
+                tokens.push(&s.token);
+            }
+        }
         let mut grants = Vec::new();
         for token in tokens {
             let rows: Vec<_> = sellers.iter().filter(|s| s.token == token).collect();

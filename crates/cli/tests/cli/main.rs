@@ -6,3 +6,4 @@ mod admin;
 mod crash;
 mod dev_server;
 mod process;
+mod sandbox;
