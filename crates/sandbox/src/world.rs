@@ -16,6 +16,8 @@ pub struct World {
     next: AtomicUsize,
     /// The last day with data (the day before the world's anchor).
     pub last_day: chrono::NaiveDate,
+    /// The world's injected events (`ground-truth.json` beside the warehouse), if present.
+    pub events: Vec<Value>,
 }
 
 impl World {
@@ -38,7 +40,13 @@ impl World {
             conns,
             next: AtomicUsize::new(0),
             last_day: chrono::NaiveDate::MIN,
+            events: Vec::new(),
         };
+        let events = std::fs::read(path.with_file_name("ground-truth.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|v| v["events"].as_array().cloned())
+            .unwrap_or_default();
         let last: String = w.with(|c| {
             c.query_row(
                 "SELECT MAX(Date) FROM spapi_sales_and_traffic_by_date",
@@ -49,7 +57,11 @@ impl World {
         let last_day = last
             .parse()
             .map_err(|e| SimError::internal(format!("world has no dates: {e}")))?;
-        Ok(Self { last_day, ..w })
+        Ok(Self {
+            last_day,
+            events,
+            ..w
+        })
     }
 
     /// Runs `f` on one of the connections.

@@ -1,5 +1,9 @@
 //! The selling-side API over the world, path for path as the official models have it.
 
+mod catalog;
+mod inventory;
+mod promotions;
+pub mod q;
 mod report_docs;
 mod reports;
 mod sellers;
@@ -57,4 +61,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     Router::new()
         .merge(sellers::routes(sim))
         .merge(reports::routes(sim))
+        .merge(inventory::routes(sim))
+        .merge(catalog::routes(sim))
+        .merge(promotions::routes(sim))
 }

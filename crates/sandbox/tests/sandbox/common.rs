@@ -126,6 +126,17 @@ impl SimApp {
             .bearer_auth(self.secret())
     }
 
+    /// Turns the usage plans off (for tests about something else).
+    pub async fn no_limits(&self) {
+        let r = self
+            .control(reqwest::Method::PUT, "/__sandbox/limits")
+            .json(&serde_json::json!({ "enabled": false }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+
     /// Adds fault rules.
     pub async fn faults(&self, rules: Value) {
         let r = self

@@ -4,4 +4,6 @@
 mod ads_session;
 mod common;
 mod lwa;
+mod models;
+mod spapi_reads;
 mod spapi_reports;

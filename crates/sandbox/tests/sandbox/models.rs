@@ -1,0 +1,266 @@
+//! Every selling-side operation the sandbox serves, checked against the official model's
+//! response schema read from `$PP_PROVIDER_MODELS` (`.ci/run` points it at
+//! `../shared/provider-models/spapi`) by `tests/models/validate.py`, run with the Python of
+//! `$PP_MCP_PYTHON` (which has `jsonschema`). Without them the test says it was skipped and
+//! why; under CI a missing one is a failure.
+
+use std::path::PathBuf;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{SELLER, SimApp, US};
+
+/// What a run of the checks needs; `None` (with the reason printed) when it is missing.
+fn tools() -> Option<(PathBuf, PathBuf)> {
+    let models = std::env::var_os("PP_PROVIDER_MODELS").map(PathBuf::from);
+    let python = std::env::var_os("PP_MCP_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let p = PathBuf::from(std::env::var_os("HOME")?)
+                .join(".cache/partner-platform/mcp-venv/bin/python");
+            p.exists().then_some(p)
+        });
+    match (models, python) {
+        (Some(m), Some(p)) if m.is_dir() => Some((m, p)),
+        (m, p) => {
+            let why = format!(
+                "PP_PROVIDER_MODELS ({m:?}) must name the official models folder and PP_MCP_PYTHON ({p:?}) a Python with jsonschema; .ci/run sets both"
+            );
+            assert!(std::env::var_os("CI").is_none(), "{why}");
+            eprintln!("SKIPPED model validation: {why}");
+            None
+        }
+    }
+}
+
+/// Collects (model, path template, method, status, body) cases.
+struct Cases(Vec<Value>);
+
+impl Cases {
+    async fn add(
+        &mut self,
+        model: &str,
+        template: &str,
+        method: &str,
+        r: reqwest::Response,
+    ) -> Value {
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        let body: Value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        self.0.push(json!({ "model": model, "path": template, "method": method, "status": status, "body": body }));
+        body
+    }
+}
+
+#[tokio::test]
+async fn selling_side_responses_match_the_official_models() {
+    let Some((models, python)) = tools() else {
+        return;
+    };
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let t = app.access("seller", SELLER).await;
+    let mut c = Cases(Vec::new());
+    let get = |p: &str| app.sp(Method::GET, p, &t).send();
+
+    // sellers
+    c.add(
+        "sellers.json",
+        "/sellers/v1/marketplaceParticipations",
+        "get",
+        get("/sellers/v1/marketplaceParticipations").await.unwrap(),
+    )
+    .await;
+    c.add(
+        "sellers.json",
+        "/sellers/v1/account",
+        "get",
+        get("/sellers/v1/account").await.unwrap(),
+    )
+    .await;
+
+    // reports
+    let reports = "reports_2021-06-30.json";
+    let created = c
+        .add(reports, "/reports/2021-06-30/reports", "post", app
+            .sp(Method::POST, "/reports/2021-06-30/reports", &t)
+            .json(&json!({"reportType": "GET_SALES_AND_TRAFFIC_REPORT", "marketplaceIds": [US], "dataStartTime": "2026-10-01T00:00:00Z", "dataEndTime": "2026-10-07T00:00:00Z"}))
+            .send()
+            .await
+            .unwrap())
+        .await;
+    let id = created["reportId"].as_str().unwrap().to_owned();
+    c.add(
+        reports,
+        "/reports/2021-06-30/reports",
+        "post",
+        app.sp(Method::POST, "/reports/2021-06-30/reports", &t)
+            .json(&json!({"reportType": "GET_NOTHING", "marketplaceIds": [US]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let report = c
+        .add(
+            reports,
+            "/reports/2021-06-30/reports/{reportId}",
+            "get",
+            get(&format!("/reports/2021-06-30/reports/{id}"))
+                .await
+                .unwrap(),
+        )
+        .await;
+    c.add(
+        reports,
+        "/reports/2021-06-30/reports/{reportId}",
+        "get",
+        get("/reports/2021-06-30/reports/404").await.unwrap(),
+    )
+    .await;
+    c.add(
+        reports,
+        "/reports/2021-06-30/reports",
+        "get",
+        get("/reports/2021-06-30/reports?reportTypes=GET_SALES_AND_TRAFFIC_REPORT")
+            .await
+            .unwrap(),
+    )
+    .await;
+    let doc = report["reportDocumentId"].as_str().unwrap();
+    c.add(
+        reports,
+        "/reports/2021-06-30/documents/{reportDocumentId}",
+        "get",
+        get(&format!("/reports/2021-06-30/documents/{doc}"))
+            .await
+            .unwrap(),
+    )
+    .await;
+
+    more_cases(&app, &t, &mut c).await;
+
+    let file = app.dir.path().join("cases.json");
+    std::fs::write(&file, serde_json::to_vec(&c.0).unwrap()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/models/validate.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(&file)
+        .env("PP_PROVIDER_MODELS", models)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&format!("validated {} responses", c.0.len())),
+        "{text}"
+    );
+}
+
+/// Cases of the other selling-side areas.
+async fn more_cases(app: &SimApp, t: &str, c: &mut Cases) {
+    let get = |p: String| app.sp(Method::GET, &p, t).send();
+    // FBA inventory
+    let inv = "fbaInventory.json";
+    let path = "/fba/inventory/v1/summaries";
+    let q =
+        format!("granularityType=Marketplace&granularityId={US}&marketplaceIds={US}&details=true");
+    c.add(inv, path, "get", get(format!("{path}?{q}")).await.unwrap())
+        .await;
+    c.add(
+        inv,
+        path,
+        "get",
+        get(format!(
+            "{path}?granularityType=Marketplace&marketplaceIds={US}"
+        ))
+        .await
+        .unwrap(),
+    )
+    .await;
+    // catalog
+    let cat = "catalogItems_2022-04-01.json";
+    let found = c
+        .add(cat, "/catalog/2022-04-01/items", "get", get(format!("/catalog/2022-04-01/items?marketplaceIds={US}&keywords=northwind&includedData=summaries,attributes,identifiers,relationships&pageSize=2")).await.unwrap())
+        .await;
+    let asin = found["items"][0]["asin"].as_str().unwrap().to_owned();
+    c.add(cat, "/catalog/2022-04-01/items/{asin}", "get", get(format!("/catalog/2022-04-01/items/{asin}?marketplaceIds={US}&includedData=summaries,productTypes")).await.unwrap()).await;
+    c.add(
+        cat,
+        "/catalog/2022-04-01/items/{asin}",
+        "get",
+        get(format!(
+            "/catalog/2022-04-01/items/B000NOPE00?marketplaceIds={US}"
+        ))
+        .await
+        .unwrap(),
+    )
+    .await;
+    // promotions
+    let pr = "promotions_2025-12-01.json";
+    let found = c
+        .add(
+            pr,
+            "/promotions/2025-12-01/promotions",
+            "get",
+            get(format!(
+                "/promotions/2025-12-01/promotions?marketplaceIds={US}&limit=5"
+            ))
+            .await
+            .unwrap(),
+        )
+        .await;
+    let promo = found["promotions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p.get("latestRevision").is_some())
+        .unwrap_or(&found["promotions"][0])
+        .clone();
+    let id = promo["promotionId"].as_str().unwrap();
+    c.add(
+        pr,
+        "/promotions/2025-12-01/promotions/{promotionId}",
+        "get",
+        get(format!("/promotions/2025-12-01/promotions/{id}"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    let sel = promo["selection"]["selectionId"].as_str().unwrap();
+    let rev = promo["selection"]["revisionId"].as_i64().unwrap();
+    let sel_path = "/promotions/2025-12-01/promotions/{promotionId}/selections/{selectionId}";
+    c.add(
+        pr,
+        sel_path,
+        "get",
+        get(format!(
+            "/promotions/2025-12-01/promotions/{id}/selections/{sel}?revisionId={rev}&limit=2"
+        ))
+        .await
+        .unwrap(),
+    )
+    .await;
+    c.add(
+        pr,
+        sel_path,
+        "get",
+        get(format!(
+            "/promotions/2025-12-01/promotions/{id}/selections/{sel}"
+        ))
+        .await
+        .unwrap(),
+    )
+    .await;
+}

@@ -1,0 +1,150 @@
+//! Selling-side reads and their quirks: promotions paging through empty mid-stream pages with
+//! totals above the summed pages, `revisionId` on selections, vendors refused; inventory and
+//! catalog paging.
+
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::common::{SELLER, SimApp, US, parts};
+
+async fn get(app: &SimApp, token: &str, path: &str) -> (u16, Value) {
+    let (s, _, b) = parts(app.sp(Method::GET, path, token).send().await.unwrap()).await;
+    (s, b)
+}
+
+#[tokio::test]
+async fn promotions_page_through_empty_pages_and_totals_exceed_the_pages() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let t = app.access("seller", SELLER).await;
+    let base = format!("/promotions/2025-12-01/promotions?marketplaceIds={US}&limit=2");
+    let (mut seen, mut pages, mut empty_mid_stream) = (Vec::new(), 0, 0);
+    let mut path = base.clone();
+    let total = loop {
+        let (s, b) = get(&app, &t, &path).await;
+        assert_eq!(s, 200, "{b}");
+        pages += 1;
+        let page = b["promotions"].as_array().unwrap();
+        seen.extend(
+            page.iter()
+                .map(|p| p["promotionId"].as_str().unwrap().to_owned()),
+        );
+        match b["pagination"]["nextToken"].as_str() {
+            Some(next) => {
+                if page.is_empty() {
+                    empty_mid_stream += 1;
+                }
+                let enc: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
+                path = format!("{base}&paginationToken={enc}");
+            }
+            None => break b["totalResults"].as_u64().unwrap(),
+        }
+    };
+    assert!(pages > 3, "{pages}");
+    assert!(empty_mid_stream >= 1, "an empty page came mid-stream");
+    let mut unique = seen.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), seen.len(), "no promotion twice");
+    assert!(
+        total as usize > seen.len(),
+        "totalResults {total} exceeds the {} returned",
+        seen.len()
+    );
+    // a selection needs its revisionId
+    let id = &seen[0];
+    let (_, promo) = get(&app, &t, &format!("/promotions/2025-12-01/promotions/{id}")).await;
+    let sel = promo["selection"]["selectionId"].as_str().unwrap();
+    let rev = promo["selection"]["revisionId"].as_i64().unwrap();
+    let path = format!("/promotions/2025-12-01/promotions/{id}/selections/{sel}");
+    let (s, b) = get(&app, &t, &path).await;
+    assert_eq!(s, 400);
+    assert!(
+        b["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("revisionId")
+    );
+    let (s, b) = get(&app, &t, &format!("{path}?revisionId={rev}&limit=1")).await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        b["selection"]["selectionDetails"]["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(b["selection"]["selectionDetails"]["pagination"]["nextToken"].is_string());
+}
+
+#[tokio::test]
+async fn promotions_refuse_vendors_naive_dates_and_two_marketplaces() {
+    let app = SimApp::start().await;
+    let vendor = app.access("seller", "ENTITY2DEMOVENDOR").await;
+    let (s, b) = get(
+        &app,
+        &vendor,
+        &format!("/promotions/2025-12-01/promotions?marketplaceIds={US}"),
+    )
+    .await;
+    assert_eq!(s, 403);
+    assert!(
+        b["errors"][0]["details"]
+            .as_str()
+            .unwrap()
+            .contains("vendor")
+    );
+    let t = app.access("seller", SELLER).await;
+    let (s, _) = get(&app, &t, &format!("/promotions/2025-12-01/promotions?marketplaceIds={US}&startDateAfter=2025-01-01T00:00:00")).await;
+    assert_eq!(s, 400, "a date without an offset");
+    let (s, _) = get(&app, &t, &format!("/promotions/2025-12-01/promotions?marketplaceIds={US}&startDateAfter=2025-01-01T00:00:00-08:00")).await;
+    assert_eq!(s, 200);
+    let (s, _) = get(
+        &app,
+        &t,
+        &format!("/promotions/2025-12-01/promotions?marketplaceIds={US},A2EUQ1WTGCTBG2"),
+    )
+    .await;
+    assert_eq!(s, 400, "exactly one marketplace");
+}
+
+#[tokio::test]
+async fn inventory_and_catalog_page_with_their_tokens() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let t = app.access("seller", SELLER).await;
+    let (s, b) = get(
+        &app,
+        &t,
+        &format!("/catalog/2022-04-01/items?marketplaceIds={US}&keywords=a&pageSize=2"),
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(b["items"].as_array().unwrap().len(), 2);
+    let next = b["pagination"]["nextToken"].as_str().unwrap();
+    let (_, b2) = get(
+        &app,
+        &t,
+        &format!(
+            "/catalog/2022-04-01/items?marketplaceIds={US}&keywords=a&pageSize=2&pageToken={next}"
+        ),
+    )
+    .await;
+    assert_ne!(b2["items"][0]["asin"], b["items"][0]["asin"]);
+    assert!(b2["pagination"]["previousToken"].is_string());
+    let (s, _) = get(
+        &app,
+        &t,
+        &format!("/catalog/2022-04-01/items?marketplaceIds={US}"),
+    )
+    .await;
+    assert_eq!(s, 400, "identifiers or keywords");
+    let (s, b) = get(&app, &t, &format!("/fba/inventory/v1/summaries?granularityType=Marketplace&granularityId={US}&marketplaceIds={US}")).await;
+    assert_eq!(s, 200);
+    assert!(
+        !b["payload"]["inventorySummaries"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
