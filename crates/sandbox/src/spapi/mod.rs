@@ -1,6 +1,7 @@
 //! The selling-side API over the world, path for path as the official models have it.
 
 mod catalog;
+mod inbound;
 mod inventory;
 mod promotions;
 pub mod q;
@@ -64,4 +65,5 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(inventory::routes(sim))
         .merge(catalog::routes(sim))
         .merge(promotions::routes(sim))
+        .merge(inbound::routes(sim))
 }

@@ -38,6 +38,19 @@ fn tools() -> Option<(PathBuf, PathBuf)> {
 struct Cases(Vec<Value>);
 
 impl Cases {
+    /// A selling-side GET as a case.
+    async fn get(
+        &mut self,
+        app: &SimApp,
+        t: &str,
+        model: &str,
+        template: &str,
+        path: &str,
+    ) -> Value {
+        let r = app.sp(Method::GET, path, t).send().await.unwrap();
+        self.add(model, template, "get", r).await
+    }
+
     async fn add(
         &mut self,
         model: &str,
@@ -261,6 +274,89 @@ async fn more_cases(app: &SimApp, t: &str, c: &mut Cases) {
         ))
         .await
         .unwrap(),
+    )
+    .await;
+    inbound_cases(app, t, c).await;
+}
+
+async fn inbound_cases(app: &SimApp, t: &str, c: &mut Cases) {
+    let v0 = "fulfillmentInboundV0.json";
+    let ships = format!(
+        "/fba/inbound/v0/shipments?MarketplaceId={US}&QueryType=SHIPMENT&ShipmentStatusList=WORKING,SHIPPED"
+    );
+    let found = c.get(app, t, v0, "/fba/inbound/v0/shipments", &ships).await;
+    c.get(
+        app,
+        t,
+        v0,
+        "/fba/inbound/v0/shipments",
+        &format!("/fba/inbound/v0/shipments?MarketplaceId={US}"),
+    )
+    .await;
+    let ship = found["payload"]["ShipmentData"][0]["ShipmentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let items = c
+        .get(
+            app,
+            t,
+            v0,
+            "/fba/inbound/v0/shipments/{shipmentId}/items",
+            &format!("/fba/inbound/v0/shipments/{ship}/items?MarketplaceId={US}"),
+        )
+        .await;
+    let next = items["payload"]["NextToken"].as_str().unwrap().to_owned();
+    let more = format!(
+        "/fba/inbound/v0/shipmentItems?MarketplaceId={US}&QueryType=NEXT_TOKEN&NextToken={next}"
+    );
+    c.get(app, t, v0, "/fba/inbound/v0/shipmentItems", &more)
+        .await;
+    let v24 = "fulfillmentInbound_2024-03-20.json";
+    let root = "/inbound/fba/2024-03-20/inboundPlans";
+    let plans = c
+        .get(app, t, v24, root, &format!("{root}?pageSize=2"))
+        .await;
+    let plan = plans["inboundPlans"][0]["inboundPlanId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let detail = c
+        .get(
+            app,
+            t,
+            v24,
+            &format!("{root}/{{inboundPlanId}}"),
+            &format!("{root}/{plan}"),
+        )
+        .await;
+    c.get(
+        app,
+        t,
+        v24,
+        &format!("{root}/{{inboundPlanId}}/items"),
+        &format!("{root}/{plan}/items"),
+    )
+    .await;
+    let ship = detail["shipments"][0]["shipmentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let one = format!("{root}/{{inboundPlanId}}/shipments/{{shipmentId}}");
+    c.get(
+        app,
+        t,
+        v24,
+        &one,
+        &format!("{root}/{plan}/shipments/{ship}"),
+    )
+    .await;
+    c.get(
+        app,
+        t,
+        v24,
+        &format!("{one}/items"),
+        &format!("{root}/{plan}/shipments/{ship}/items"),
     )
     .await;
 }

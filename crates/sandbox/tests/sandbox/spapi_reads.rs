@@ -148,3 +148,112 @@ async fn inventory_and_catalog_page_with_their_tokens() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn inbound_needs_query_types_and_items_continue_through_get_shipment_items() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let t = app.access("seller", SELLER).await;
+    let (s, b) = get(
+        &app,
+        &t,
+        &format!("/fba/inbound/v0/shipments?MarketplaceId={US}"),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert!(
+        b["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("QueryType")
+    );
+    let (s, b) = get(
+        &app,
+        &t,
+        &format!("/fba/inbound/v0/shipments?MarketplaceId={US}&QueryType=SHIPMENT"),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert!(
+        b["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ShipmentStatusList")
+    );
+    let (s, b) = get(&app, &t, &format!("/fba/inbound/v0/shipments?MarketplaceId={US}&QueryType=SHIPMENT&ShipmentStatusList=WORKING,SHIPPED,RECEIVING")).await;
+    assert_eq!(s, 200, "{b}");
+    let first = b["payload"]["ShipmentData"][0]["ShipmentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // the per-shipment call: a short list and a token it cannot follow itself
+    let (s, b) = get(
+        &app,
+        &t,
+        &format!("/fba/inbound/v0/shipments/{first}/items?MarketplaceId={US}"),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let mut skus: Vec<String> = b["payload"]["ItemData"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["SellerSKU"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(skus.len(), 2, "a short list");
+    let mut next = b["payload"]["NextToken"].as_str().map(str::to_owned);
+    assert!(next.is_some(), "beside a continuation token");
+    let (s, _) = get(
+        &app,
+        &t,
+        &format!("/fba/inbound/v0/shipments/{first}/items?MarketplaceId={US}&NextToken=x"),
+    )
+    .await;
+    assert_eq!(s, 400, "the per-shipment call takes no token");
+    while let Some(tok) = next {
+        let (s, b) = get(&app, &t, &format!("/fba/inbound/v0/shipmentItems?MarketplaceId={US}&QueryType=NEXT_TOKEN&NextToken={tok}")).await;
+        assert_eq!(s, 200, "{b}");
+        skus.extend(
+            b["payload"]["ItemData"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["SellerSKU"].as_str().unwrap().to_owned()),
+        );
+        next = b["payload"]["NextToken"].as_str().map(str::to_owned);
+    }
+    assert_eq!(
+        skus.len(),
+        5,
+        "followed to the end: every SKU of the shipment"
+    );
+    // 2024-03-20: plans and shipment items page with paginationToken
+    let (_, plans) = get(&app, &t, "/inbound/fba/2024-03-20/inboundPlans?pageSize=1").await;
+    let plan = plans["inboundPlans"][0]["inboundPlanId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(plan.len(), 38);
+    assert!(plans["pagination"]["nextToken"].is_string());
+    let (_, detail) = get(
+        &app,
+        &t,
+        &format!("/inbound/fba/2024-03-20/inboundPlans/{plan}"),
+    )
+    .await;
+    let ship = detail["shipments"][0]["shipmentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, items) = get(
+        &app,
+        &t,
+        &format!("/inbound/fba/2024-03-20/inboundPlans/{plan}/shipments/{ship}/items?pageSize=3"),
+    )
+    .await;
+    assert_eq!(items["items"].as_array().unwrap().len(), 3);
+    let tok = items["pagination"]["nextToken"].as_str().unwrap();
+    let (_, rest) = get(&app, &t, &format!("/inbound/fba/2024-03-20/inboundPlans/{plan}/shipments/{ship}/items?pageSize=3&paginationToken={tok}")).await;
+    assert_eq!(rest["items"].as_array().unwrap().len(), 2);
+    assert!(rest.get("pagination").is_none());
+}
