@@ -130,3 +130,11 @@ pub async fn limits(State(sim): State<Arc<Sim>>, Json(l): Json<LimitsSwitch>) ->
     sim.limits.set_enabled(l.enabled);
     Json(json!({ "enabled": l.enabled }))
 }
+
+/// `POST /__sandbox/product-types/bump`: moves the `PRODUCT` schema to a new version.
+pub async fn bump_product_type(State(sim): State<Arc<Sim>>) -> Response {
+    match sim.bump_product_type() {
+        Ok(v) => Json(json!({ "productType": "PRODUCT", "productTypeVersion": v })).into_response(),
+        Err(e) => e.into_response(),
+    }
+}

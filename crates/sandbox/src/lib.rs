@@ -66,6 +66,10 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route("/__sandbox/grants/revoke", post(control::revoke))
         .route("/__sandbox/merchants/lapse", post(control::lapse))
         .route("/__sandbox/limits", put(control::limits))
+        .route(
+            "/__sandbox/product-types/bump",
+            post(control::bump_product_type),
+        )
         .route_layer(from_fn_with_state(sim.clone(), control::guard));
     Router::new()
         .route("/auth/o2/token", post(lwa::token))

@@ -1,8 +1,10 @@
 //! The selling-side API over the world, path for path as the official models have it.
 
 mod catalog;
+mod definitions;
 mod inbound;
 mod inventory;
+mod listings;
 mod promotions;
 pub mod q;
 mod report_docs;
@@ -66,4 +68,6 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(catalog::routes(sim))
         .merge(promotions::routes(sim))
         .merge(inbound::routes(sim))
+        .merge(definitions::routes(sim))
+        .merge(listings::routes(sim))
 }

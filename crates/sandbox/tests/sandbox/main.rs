@@ -7,3 +7,4 @@ mod lwa;
 mod models;
 mod spapi_reads;
 mod spapi_reports;
+mod spapi_writes;

@@ -277,6 +277,7 @@ async fn more_cases(app: &SimApp, t: &str, c: &mut Cases) {
     )
     .await;
     inbound_cases(app, t, c).await;
+    listing_cases(app, t, c).await;
 }
 
 async fn inbound_cases(app: &SimApp, t: &str, c: &mut Cases) {
@@ -357,6 +358,55 @@ async fn inbound_cases(app: &SimApp, t: &str, c: &mut Cases) {
         v24,
         &format!("{one}/items"),
         &format!("{root}/{plan}/shipments/{ship}/items"),
+    )
+    .await;
+}
+
+async fn listing_cases(app: &SimApp, t: &str, c: &mut Cases) {
+    let sku = crate::spapi_writes::a_sku(app);
+    let model = "listingsItems_2021-08-01.json";
+    let tpl = "/listings/2021-08-01/items/{sellerId}/{sku}";
+    let path = format!("/listings/2021-08-01/items/{SELLER}/{sku}?marketplaceIds={US}");
+    c.get(
+        app,
+        t,
+        model,
+        tpl,
+        &format!("{path}&includedData=summaries,attributes,issues,offers"),
+    )
+    .await;
+    let patch = json!({"productType": "PRODUCT", "patches": [{"op": "replace", "path": "/attributes/bullet_point", "value": [{"value": "Keeps cold 24 hours"}]}]});
+    let r = app
+        .sp(Method::PATCH, &format!("{path}&mode=VALIDATION_PREVIEW"), t)
+        .json(&patch)
+        .send()
+        .await
+        .unwrap();
+    c.add(model, tpl, "patch", r).await;
+    let bad = json!({"productType": "PRODUCT", "attributes": {}});
+    let r = app
+        .sp(Method::PUT, &format!("{path}&mode=VALIDATION_PREVIEW"), t)
+        .json(&bad)
+        .send()
+        .await
+        .unwrap();
+    c.add(model, tpl, "put", r).await;
+    let ptd = "definitionsProductTypes_2020-09-01.json";
+    let root = "/definitions/2020-09-01/productTypes";
+    c.get(
+        app,
+        t,
+        ptd,
+        root,
+        &format!("{root}?marketplaceIds={US}&keywords=product"),
+    )
+    .await;
+    c.get(
+        app,
+        t,
+        ptd,
+        &format!("{root}/{{productType}}"),
+        &format!("{root}/PRODUCT?marketplaceIds={US}"),
     )
     .await;
 }
