@@ -5,6 +5,7 @@ mod definitions;
 mod inbound;
 mod inventory;
 mod listings;
+mod pricing;
 mod promotions;
 pub mod q;
 mod report_docs;
@@ -70,4 +71,5 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(inbound::routes(sim))
         .merge(definitions::routes(sim))
         .merge(listings::routes(sim))
+        .merge(pricing::routes(sim))
 }

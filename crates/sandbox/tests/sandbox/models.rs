@@ -278,6 +278,7 @@ async fn more_cases(app: &SimApp, t: &str, c: &mut Cases) {
     .await;
     inbound_cases(app, t, c).await;
     listing_cases(app, t, c).await;
+    pricing_cases(app, t, c).await;
 }
 
 async fn inbound_cases(app: &SimApp, t: &str, c: &mut Cases) {
@@ -407,6 +408,40 @@ async fn listing_cases(app: &SimApp, t: &str, c: &mut Cases) {
         ptd,
         &format!("{root}/{{productType}}"),
         &format!("{root}/PRODUCT?marketplaceIds={US}"),
+    )
+    .await;
+}
+
+async fn pricing_cases(app: &SimApp, t: &str, c: &mut Cases) {
+    let (asin, sku) = crate::spapi_writes::an_asin_and_sku(app);
+    let model = "productPricing_2022-05-01.json";
+    let feop = "/batches/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice";
+    let body = json!({"requests": [
+        {"uri": "/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice", "method": "GET", "marketplaceId": US, "sku": sku},
+        {"uri": "/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice", "method": "GET", "marketplaceId": US, "sku": "NOPE"}
+    ]});
+    c.add(
+        model,
+        feop,
+        "post",
+        app.sp(Method::POST, feop, t)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let summary = "/batches/products/pricing/2022-05-01/items/competitiveSummary";
+    let body = json!({"requests": [{"asin": asin, "marketplaceId": US, "includedData": ["featuredBuyingOptions", "referencePrices", "lowestPricedOffers"], "method": "GET", "uri": "/products/pricing/2022-05-01/items/competitiveSummary"}]});
+    c.add(
+        model,
+        summary,
+        "post",
+        app.sp(Method::POST, summary, t)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
     )
     .await;
 }

@@ -130,3 +130,73 @@ async fn the_product_type_version_moves_when_bumped() {
             .contains(&json!("item_name"))
     );
 }
+
+pub fn an_asin_and_sku(app: &SimApp) -> (String, String) {
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    world
+        .query_row("SELECT ASIN, SKU FROM catalog_item WHERE SellerID = 1 AND SKU IS NOT NULL ORDER BY SKU LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn pricing_batches_keep_the_provider_batch_sizes_and_usage_plan() {
+    let app = SimApp::start().await;
+    let t = app.access("seller", SELLER).await;
+    let (asin, sku) = an_asin_and_sku(&app);
+    let feop = "/batches/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice";
+    let one = json!({"uri": "/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice", "method": "GET", "marketplaceId": US, "sku": sku});
+    let (s, _, b) = parts(app.sp(Method::POST, feop, &t).json(&json!({"requests": [one, {"uri": "/x", "method": "GET", "marketplaceId": US, "sku": "NOPE"}]})).send().await.unwrap()).await;
+    assert_eq!(s, 200);
+    assert_eq!(b["responses"][0]["status"]["statusCode"], 200);
+    assert_eq!(
+        b["responses"][0]["body"]["featuredOfferExpectedPriceResults"][0]["resultStatus"],
+        "VALID_FOEP"
+    );
+    assert_eq!(
+        b["responses"][1]["status"]["statusCode"], 404,
+        "per-item status inside the 200"
+    );
+    // burst 1, then 0.033/s: the next batch is throttled
+    let (s, h, _) = parts(
+        app.sp(Method::POST, feop, &t)
+            .json(&json!({"requests": [one]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 429);
+    assert_eq!(h["x-amzn-ratelimit-limit"], "0.033");
+    app.no_limits().await;
+    let (s, _, b) = parts(
+        app.sp(Method::POST, feop, &t)
+            .json(&json!({"requests": vec![one.clone(); 41]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 400, "41 SKUs is over the provider batch of 40");
+    assert!(b["errors"][0]["message"].as_str().unwrap().contains("40"));
+    let summary = "/batches/products/pricing/2022-05-01/items/competitiveSummary";
+    let item = json!({"asin": asin, "marketplaceId": US, "includedData": ["featuredBuyingOptions", "referencePrices", "lowestPricedOffers"], "method": "GET", "uri": "/products/pricing/2022-05-01/items/competitiveSummary"});
+    let (s, _, b) = parts(
+        app.sp(Method::POST, summary, &t)
+            .json(&json!({"requests": [item]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(b["responses"][0]["body"]["asin"], asin.as_str());
+    let (s, _, _) = parts(
+        app.sp(Method::POST, summary, &t)
+            .json(&json!({"requests": vec![item; 21]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 400, "21 ASINs is over the provider batch of 20");
+}
