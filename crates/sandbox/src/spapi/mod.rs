@@ -5,6 +5,7 @@ mod definitions;
 mod inbound;
 mod inventory;
 mod listings;
+mod orders;
 mod pricing;
 mod promotions;
 pub mod q;
@@ -72,4 +73,5 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(definitions::routes(sim))
         .merge(listings::routes(sim))
         .merge(pricing::routes(sim))
+        .merge(orders::routes(sim))
 }

@@ -279,6 +279,7 @@ async fn more_cases(app: &SimApp, t: &str, c: &mut Cases) {
     inbound_cases(app, t, c).await;
     listing_cases(app, t, c).await;
     pricing_cases(app, t, c).await;
+    order_cases(app, t, c).await;
 }
 
 async fn inbound_cases(app: &SimApp, t: &str, c: &mut Cases) {
@@ -442,6 +443,42 @@ async fn pricing_cases(app: &SimApp, t: &str, c: &mut Cases) {
             .send()
             .await
             .unwrap(),
+    )
+    .await;
+}
+
+async fn order_cases(app: &SimApp, t: &str, c: &mut Cases) {
+    let model = "ordersV0.json";
+    let list = format!(
+        "/orders/v0/orders?MarketplaceIds={US}&CreatedAfter=2026-11-01T00:00:00Z&MaxResultsPerPage=3"
+    );
+    let found = c.get(app, t, model, "/orders/v0/orders", &list).await;
+    c.get(
+        app,
+        t,
+        model,
+        "/orders/v0/orders",
+        &format!("/orders/v0/orders?MarketplaceIds={US}"),
+    )
+    .await;
+    let id = found["payload"]["Orders"][0]["AmazonOrderId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    c.get(
+        app,
+        t,
+        model,
+        "/orders/v0/orders/{orderId}",
+        &format!("/orders/v0/orders/{id}"),
+    )
+    .await;
+    c.get(
+        app,
+        t,
+        model,
+        "/orders/v0/orders/{orderId}/orderItems",
+        &format!("/orders/v0/orders/{id}/orderItems"),
     )
     .await;
 }

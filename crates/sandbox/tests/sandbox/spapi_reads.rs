@@ -257,3 +257,50 @@ async fn inbound_needs_query_types_and_items_continue_through_get_shipment_items
     assert_eq!(rest["items"].as_array().unwrap().len(), 2);
     assert!(rest.get("pagination").is_none());
 }
+
+#[tokio::test]
+async fn orders_page_to_the_end_and_add_up_to_the_worlds_sales() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let t = app.access("seller", SELLER).await;
+    let base = format!(
+        "/orders/v0/orders?MarketplaceIds={US}&CreatedAfter=2026-11-01T00:00:00Z&CreatedBefore=2026-11-03T23:59:59Z&MaxResultsPerPage=7"
+    );
+    let (s, b) = get(&app, &t, &format!("/orders/v0/orders?MarketplaceIds={US}")).await;
+    assert_eq!(s, 400, "{b}");
+    let mut path = base.clone();
+    let mut orders = Vec::new();
+    loop {
+        let (s, b) = get(&app, &t, &path).await;
+        assert_eq!(s, 200, "{b}");
+        orders.extend(b["payload"]["Orders"].as_array().unwrap().iter().cloned());
+        match b["payload"]["NextToken"].as_str() {
+            Some(n) => path = format!("/orders/v0/orders?MarketplaceIds={US}&NextToken={n}"),
+            None => break,
+        }
+    }
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let (items, units): (i64, i64) = world
+        .query_row("SELECT SUM(TotalOrderItems), SUM(UnitsOrdered) FROM spapi_sales_and_traffic_by_asin WHERE SellerID = 1 AND Date BETWEEN '2026-11-01' AND '2026-11-03'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!(orders.len() as i64, items);
+    let shipped: i64 = orders
+        .iter()
+        .map(|o| {
+            o["NumberOfItemsShipped"].as_i64().unwrap()
+                + o["NumberOfItemsUnshipped"].as_i64().unwrap()
+        })
+        .sum();
+    assert_eq!(shipped, units);
+    let id = orders[0]["AmazonOrderId"].as_str().unwrap();
+    let (s, one) = get(&app, &t, &format!("/orders/v0/orders/{id}")).await;
+    assert_eq!(s, 200);
+    assert_eq!(one["payload"], orders[0]);
+    let (_, items) = get(&app, &t, &format!("/orders/v0/orders/{id}/orderItems")).await;
+    assert_eq!(
+        items["payload"]["OrderItems"][0]["QuantityOrdered"],
+        orders[0]["NumberOfItemsShipped"]
+    );
+    let (s, _) = get(&app, &t, "/orders/v0/orders/999-0000000-0000000").await;
+    assert_eq!(s, 404);
+}
