@@ -2,8 +2,11 @@
 
 mod catalog;
 mod definitions;
+mod fees;
+mod finances;
 mod inbound;
 mod inventory;
+mod kiosk;
 mod listings;
 mod orders;
 mod pricing;
@@ -74,4 +77,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(listings::routes(sim))
         .merge(pricing::routes(sim))
         .merge(orders::routes(sim))
+        .merge(fees::routes(sim))
+        .merge(finances::routes(sim))
+        .merge(kiosk::routes(sim))
 }

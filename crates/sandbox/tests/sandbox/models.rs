@@ -280,6 +280,7 @@ async fn more_cases(app: &SimApp, t: &str, c: &mut Cases) {
     listing_cases(app, t, c).await;
     pricing_cases(app, t, c).await;
     order_cases(app, t, c).await;
+    money_cases(app, t, c).await;
 }
 
 async fn inbound_cases(app: &SimApp, t: &str, c: &mut Cases) {
@@ -479,6 +480,120 @@ async fn order_cases(app: &SimApp, t: &str, c: &mut Cases) {
         model,
         "/orders/v0/orders/{orderId}/orderItems",
         &format!("/orders/v0/orders/{id}/orderItems"),
+    )
+    .await;
+}
+
+async fn money_cases(app: &SimApp, t: &str, c: &mut Cases) {
+    let fin = "financesV0.json";
+    let groups = c
+        .get(
+            app,
+            t,
+            fin,
+            "/finances/v0/financialEventGroups",
+            "/finances/v0/financialEventGroups?MaxResultsPerPage=3",
+        )
+        .await;
+    let id = groups["payload"]["FinancialEventGroupList"][1]["FinancialEventGroupId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    c.get(
+        app,
+        t,
+        fin,
+        "/finances/v0/financialEventGroups/{eventGroupId}/financialEvents",
+        &format!("/finances/v0/financialEventGroups/{id}/financialEvents?MaxResultsPerPage=5"),
+    )
+    .await;
+    c.get(app, t, fin, "/finances/v0/financialEvents", "/finances/v0/financialEvents?PostedAfter=2026-10-01T00:00:00Z&PostedBefore=2026-10-15T00:00:00Z").await;
+    c.get(
+        app,
+        t,
+        fin,
+        "/finances/v0/orders/{orderId}/financialEvents",
+        "/finances/v0/orders/NOPE/financialEvents",
+    )
+    .await;
+    let fees = "productFeesV0.json";
+    let sku = crate::spapi_writes::a_sku(app);
+    let body = json!({"FeesEstimateRequest": {"MarketplaceId": US, "IsAmazonFulfilled": true, "Identifier": "q1", "PriceToEstimateFees": {"ListingPrice": {"CurrencyCode": "USD", "Amount": 20.0}}}});
+    let tpl = "/products/fees/v0/listings/{SellerSKU}/feesEstimate";
+    let r = app
+        .sp(
+            Method::POST,
+            &format!("/products/fees/v0/listings/{sku}/feesEstimate"),
+            t,
+        )
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    c.add(fees, tpl, "post", r).await;
+    let r = app
+        .sp(
+            Method::POST,
+            "/products/fees/v0/items/B000NOPE00/feesEstimate",
+            t,
+        )
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    c.add(
+        fees,
+        "/products/fees/v0/items/{Asin}/feesEstimate",
+        "post",
+        r,
+    )
+    .await;
+    let batch = json!([{"IdType": "SellerSKU", "IdValue": sku, "FeesEstimateRequest": body["FeesEstimateRequest"]}]);
+    let r = app
+        .sp(Method::POST, "/products/fees/v0/feesEstimate", t)
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    c.add(fees, "/products/fees/v0/feesEstimate", "post", r)
+        .await;
+    let dk = "dataKiosk_2023-11-15.json";
+    let q = format!(
+        "query {{ analytics_salesAndTraffic_2024_04_24 {{ salesAndTrafficByDate(startDate: \"2026-10-01\" endDate: \"2026-10-03\" aggregateBy: DAY marketplaceIds: [\"{US}\"]) {{ startDate }} }} }}"
+    );
+    let r = app
+        .sp(Method::POST, "/dataKiosk/2023-11-15/queries", t)
+        .json(&json!({"query": q}))
+        .send()
+        .await
+        .unwrap();
+    let created = c.add(dk, "/dataKiosk/2023-11-15/queries", "post", r).await;
+    let id = created["queryId"].as_str().unwrap().to_owned();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let done = c
+        .get(
+            app,
+            t,
+            dk,
+            "/dataKiosk/2023-11-15/queries/{queryId}",
+            &format!("/dataKiosk/2023-11-15/queries/{id}"),
+        )
+        .await;
+    c.get(
+        app,
+        t,
+        dk,
+        "/dataKiosk/2023-11-15/queries",
+        "/dataKiosk/2023-11-15/queries?pageSize=5",
+    )
+    .await;
+    let doc = done["dataDocumentId"].as_str().unwrap().to_owned();
+    c.get(
+        app,
+        t,
+        dk,
+        "/dataKiosk/2023-11-15/documents/{documentId}",
+        &format!("/dataKiosk/2023-11-15/documents/{doc}"),
     )
     .await;
 }

@@ -3,7 +3,7 @@
 //! catalog paging.
 
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{SELLER, SimApp, US, parts};
 
@@ -303,4 +303,125 @@ async fn orders_page_to_the_end_and_add_up_to_the_worlds_sales() {
     );
     let (s, _) = get(&app, &t, "/orders/v0/orders/999-0000000-0000000").await;
     assert_eq!(s, 404);
+}
+
+#[tokio::test]
+async fn finances_fees_and_data_kiosk_answer_from_the_world() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let t = app.access("seller", SELLER).await;
+    // finances: groups page; a group's events add up to its total
+    let (s, g) = get(
+        &app,
+        &t,
+        "/finances/v0/financialEventGroups?MaxResultsPerPage=2",
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert!(g["payload"]["NextToken"].is_string(), "{g}");
+    let group = &g["payload"]["FinancialEventGroupList"][1];
+    let id = group["FinancialEventGroupId"].as_str().unwrap();
+    let (_, ev) = get(
+        &app,
+        &t,
+        &format!("/finances/v0/financialEventGroups/{id}/financialEvents"),
+    )
+    .await;
+    let sum = |list: &Value, f: &dyn Fn(&Value) -> f64| {
+        list.as_array().unwrap().iter().map(f).sum::<f64>()
+    };
+    let ships = sum(
+        &ev["payload"]["FinancialEvents"]["ShipmentEventList"],
+        &|e| {
+            let item = &e["ShipmentItemList"][0];
+            sum(&item["ItemChargeList"], &|c| {
+                c["ChargeAmount"]["CurrencyAmount"].as_f64().unwrap()
+            }) + sum(&item["ItemFeeList"], &|c| {
+                c["FeeAmount"]["CurrencyAmount"].as_f64().unwrap()
+            })
+        },
+    );
+    let fees = sum(
+        &ev["payload"]["FinancialEvents"]["ServiceFeeEventList"],
+        &|e| {
+            e["FeeList"][0]["FeeAmount"]["CurrencyAmount"]
+                .as_f64()
+                .unwrap()
+        },
+    );
+    let total = group["OriginalTotal"]["CurrencyAmount"].as_f64().unwrap();
+    assert!(
+        (ships + fees - total).abs() < 0.05,
+        "{ships} + {fees} vs {total}"
+    );
+    let (s, _) = get(&app, &t, "/finances/v0/financialEvents").await;
+    assert_eq!(s, 400, "PostedAfter is required");
+    // fees
+    let sku = crate::spapi_writes::a_sku(&app);
+    let body = json!({"FeesEstimateRequest": {"MarketplaceId": US, "IsAmazonFulfilled": true, "Identifier": "q1", "PriceToEstimateFees": {"ListingPrice": {"CurrencyCode": "USD", "Amount": 20.0}}}});
+    let (s, _, f) = parts(
+        app.sp(
+            Method::POST,
+            &format!("/products/fees/v0/listings/{sku}/feesEstimate"),
+            &t,
+        )
+        .json(&body)
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(f["payload"]["FeesEstimateResult"]["Status"], "Success");
+    assert_eq!(
+        f["payload"]["FeesEstimateResult"]["FeesEstimate"]["TotalFeesEstimate"]["Amount"],
+        7.75
+    );
+    // data kiosk: a query walks to DONE and its document holds the world's days
+    let q = format!(
+        "query {{ analytics_salesAndTraffic_2024_04_24 {{ salesAndTrafficByDate(startDate: \"2026-10-01\" endDate: \"2026-10-10\" aggregateBy: DAY marketplaceIds: [\"{US}\"]) {{ startDate sales {{ unitsOrdered }} }} }} }}"
+    );
+    let (s, _, created) = parts(
+        app.sp(Method::POST, "/dataKiosk/2023-11-15/queries", &t)
+            .json(&json!({"query": q}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 202);
+    let id = created["queryId"].as_str().unwrap().to_owned();
+    let done = loop {
+        let (_, r) = get(&app, &t, &format!("/dataKiosk/2023-11-15/queries/{id}")).await;
+        if r["processingStatus"] == "DONE" {
+            break r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let doc = done["dataDocumentId"].as_str().unwrap();
+    let (_, d) = get(&app, &t, &format!("/dataKiosk/2023-11-15/documents/{doc}")).await;
+    let text = app
+        .http
+        .get(d["documentUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(text.lines().count(), 10, "one line a day");
+    // a query the sandbox cannot answer ends FATAL with an error document
+    let (_, _, bad) = parts(
+        app.sp(Method::POST, "/dataKiosk/2023-11-15/queries", &t)
+            .json(&json!({"query": "query { nothing }"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let bad_id = bad["queryId"].as_str().unwrap().to_owned();
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let (_, r) = get(&app, &t, &format!("/dataKiosk/2023-11-15/queries/{bad_id}")).await;
+    assert_eq!(r["processingStatus"], "FATAL");
+    assert!(r["errorDocumentId"].is_string());
 }

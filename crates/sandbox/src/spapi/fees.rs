@@ -1,0 +1,180 @@
+//! Product fees v0: fee estimates for a SKU, an ASIN, or a batch of up to 20. Referral fee
+//! 15% of the listing price plus shipping, and (when Amazon fulfils) an FBA fee by price band.
+
+use std::sync::Arc;
+
+use axum::extract::{Extension, Path, State};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+use super::q::seller_in;
+use crate::error::{Family, SimError};
+use crate::gate::Op;
+use crate::lwa::Caller;
+use crate::op;
+use crate::sim::Sim;
+
+static FOR_SKU: Op = Op {
+    name: "productFees.getMyFeesEstimateForSKU",
+    family: Family::Sp,
+    rate: 1.0,
+    burst: 2.0,
+};
+static FOR_ASIN: Op = Op {
+    name: "productFees.getMyFeesEstimateForASIN",
+    family: Family::Sp,
+    rate: 1.0,
+    burst: 2.0,
+};
+static BATCH: Op = Op {
+    name: "productFees.getMyFeesEstimates",
+    family: Family::Sp,
+    rate: 0.5,
+    burst: 1.0,
+};
+
+pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
+    Router::new()
+        .route(
+            "/products/fees/v0/listings/{SellerSKU}/feesEstimate",
+            op(sim, &FOR_SKU, post(for_sku)),
+        )
+        .route(
+            "/products/fees/v0/items/{Asin}/feesEstimate",
+            op(sim, &FOR_ASIN, post(for_asin)),
+        )
+        .route(
+            "/products/fees/v0/feesEstimate",
+            op(sim, &BATCH, post(batch)),
+        )
+}
+
+fn money(amount: f64, currency: &str) -> Value {
+    json!({ "CurrencyCode": currency, "Amount": (amount * 100.0).round() / 100.0 })
+}
+
+/// One estimate for `req` (a `FeesEstimateRequest`) of the item `id_type`/`id_value`.
+fn estimate(sim: &Sim, c: &Caller, req: &Value, id_type: &str, id_value: &str) -> Value {
+    let market = req["MarketplaceId"].as_str().unwrap_or_default();
+    let price = &req["PriceToEstimateFees"]["ListingPrice"];
+    let amount = price["Amount"].as_f64();
+    let currency = price["CurrencyCode"].as_str().unwrap_or("USD");
+    let fba = req["IsAmazonFulfilled"].as_bool().unwrap_or(false);
+    let identifier = json!({
+        "MarketplaceId": market, "SellerId": c.subject, "IdType": id_type, "IdValue": id_value,
+        "IsAmazonFulfilled": fba, "PriceToEstimateFees": req["PriceToEstimateFees"], "SellerInputIdentifier": req["Identifier"],
+    });
+    let known = seller_in(sim, c, market).ok().and_then(|s| {
+        let col = if id_type == "SellerSKU" {
+            "SKU"
+        } else {
+            "ASIN"
+        };
+        sim.world
+            .rows(
+                &format!("SELECT ASIN FROM catalog_item WHERE SellerID = ?1 AND {col} = ?2"),
+                &[&s.id, &id_value],
+            )
+            .ok()
+            .filter(|r| !r.is_empty())
+    });
+    let (Some(amount), Some(_)) = (amount, known) else {
+        return json!({
+            "Status": "ClientError", "FeesEstimateIdentifier": identifier,
+            "Error": { "Type": "Sender", "Code": "InvalidParameterValue", "Message": format!("No fee estimate for {id_type} {id_value} with that price in {market}"), "Detail": [] },
+        });
+    };
+    let shipping = req["PriceToEstimateFees"]["Shipping"]["Amount"]
+        .as_f64()
+        .unwrap_or(0.0);
+    let referral = ((amount + shipping) * 0.15).max(0.30);
+    let fulfillment = if !fba {
+        0.0
+    } else if amount < 10.0 {
+        3.22
+    } else if amount < 50.0 {
+        4.75
+    } else {
+        6.10
+    };
+    let mut details = vec![
+        json!({ "FeeType": "ReferralFee", "FeeAmount": money(referral, currency), "FinalFee": money(referral, currency) }),
+    ];
+    if fba {
+        details.push(json!({ "FeeType": "FBAFees", "FeeAmount": money(fulfillment, currency), "FinalFee": money(fulfillment, currency) }));
+    }
+    json!({
+        "Status": "Success",
+        "FeesEstimateIdentifier": identifier,
+        "FeesEstimate": {
+            "TimeOfFeesEstimation": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "TotalFeesEstimate": money(referral + fulfillment, currency),
+            "FeeDetailList": details,
+        },
+    })
+}
+
+fn request(bytes: &[u8]) -> Result<Value, SimError> {
+    let b: Value =
+        serde_json::from_slice(bytes).map_err(|e| SimError::invalid(format!("body: {e}")))?;
+    let r = b["FeesEstimateRequest"].clone();
+    for k in ["MarketplaceId", "PriceToEstimateFees", "Identifier"] {
+        if r.get(k).is_none_or(Value::is_null) {
+            return Err(SimError::invalid(format!(
+                "FeesEstimateRequest.{k} is required"
+            )));
+        }
+    }
+    Ok(r)
+}
+
+async fn for_sku(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    Path(sku): Path<String>,
+    bytes: axum::body::Bytes,
+) -> Result<Json<Value>, SimError> {
+    let r = request(&bytes)?;
+    Ok(Json(
+        json!({ "payload": { "FeesEstimateResult": estimate(&sim, &c, &r, "SellerSKU", &sku) } }),
+    ))
+}
+
+async fn for_asin(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    Path(asin): Path<String>,
+    bytes: axum::body::Bytes,
+) -> Result<Json<Value>, SimError> {
+    let r = request(&bytes)?;
+    Ok(Json(
+        json!({ "payload": { "FeesEstimateResult": estimate(&sim, &c, &r, "ASIN", &asin) } }),
+    ))
+}
+
+async fn batch(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    bytes: axum::body::Bytes,
+) -> Result<Json<Value>, SimError> {
+    let list: Vec<Value> = serde_json::from_slice(&bytes)
+        .map_err(|e| SimError::invalid(format!("body must be an array of requests: {e}")))?;
+    if list.is_empty() || list.len() > 20 {
+        return Err(SimError::invalid("send 1 to 20 fee estimate requests"));
+    }
+    Ok(Json(Value::Array(
+        list.iter()
+            .map(|r| {
+                let id_type = r["IdType"].as_str().unwrap_or("ASIN");
+                estimate(
+                    &sim,
+                    &c,
+                    &r["FeesEstimateRequest"],
+                    id_type,
+                    r["IdValue"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect(),
+    )))
+}
