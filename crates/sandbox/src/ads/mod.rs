@@ -2,9 +2,13 @@
 //! v3. Calls carry `Authorization: Bearer`, `Amazon-Advertising-API-ClientId` and, on profile
 //! surfaces, `Amazon-Advertising-API-Scope`; entity calls use the versioned vendor media types.
 
+mod assets;
+mod bulk;
 mod entities;
 mod profiles;
 mod reporting;
+mod sb;
+mod sb3;
 mod sp;
 
 use std::sync::Arc;
@@ -23,6 +27,9 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     Router::new()
         .merge(profiles::routes(sim))
         .merge(sp::routes(sim))
+        .merge(sb::routes(sim))
+        .merge(sb3::routes(sim))
+        .merge(assets::routes(sim))
         .merge(reporting::routes(sim))
 }
 

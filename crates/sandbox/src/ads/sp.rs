@@ -1,7 +1,6 @@
-//! Sponsored Products v3: campaigns, ad groups and keywords — list (`POST …/list`), create
-//! (`POST`), update (`PUT`) and delete (`POST …/delete`), each create/update/delete answering
-//! 207 with per-item `success` and `error`. Campaigns carry `dynamicBidding`; an update that
-//! sends it replaces the whole object.
+//! Sponsored Products v3 on the bulk surfaces: campaigns (with `dynamicBidding`, replaced whole
+//! by an update), ad groups, keywords, product targets, product ads, and negative keywords,
+//! campaign negative keywords and negative targets; plus campaign budget usage.
 
 use std::sync::Arc;
 
@@ -10,10 +9,11 @@ use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::{post, put};
+use axum::routing::post;
 use serde_json::{Map, Value, json};
 
-use super::entities::{Kind, bulk, item_error};
+use super::bulk::{self, Surface, check_bid, check_state, invalid, new_id, parent, require, s};
+use super::entities::{Kind, item_error};
 use super::{answer, body, media, profile};
 use crate::error::{Family, SimError};
 use crate::gate::Op;
@@ -21,330 +21,106 @@ use crate::lwa::Caller;
 use crate::op;
 use crate::sim::Sim;
 
-const CAMPAIGN_MEDIA: &str = "application/vnd.spCampaign.v3+json";
-const AD_GROUP_MEDIA: &str = "application/vnd.spAdGroup.v3+json";
-const KEYWORD_MEDIA: &str = "application/vnd.spKeyword.v3+json";
-
-fn s(v: &Value) -> Value {
-    match v {
-        Value::Null => Value::Null,
-        Value::String(_) => v.clone(),
-        v => v.to_string().into(),
-    }
-}
-
-pub static CAMPAIGNS: Kind = Kind {
-    name: "sp_campaign",
-    id_field: "campaignId",
-    plural: "campaigns",
-    singular: "campaign",
-    error_type: "CAMPAIGN",
-    world_sql:
-        "SELECT CampaignID, Name, TargetingType, State, DailyBudget, StartDate FROM ads_campaign
-                WHERE ProfileID = ?1 AND AdProduct = 'SPONSORED_PRODUCTS'",
-    shape: |r: &Map<String, Value>| {
-        json!({
-            "campaignId": s(&r["CampaignID"]),
-            "name": r["Name"],
-            "targetingType": r["TargetingType"],
-            "state": r["State"],
-            "budget": { "budgetType": "DAILY", "budget": r["DailyBudget"] },
-            "startDate": r["StartDate"],
-            "dynamicBidding": { "strategy": "LEGACY_FOR_SALES", "placementBidding": [] },
-        })
-    },
-};
-
-pub static AD_GROUPS: Kind = Kind {
-    name: "sp_ad_group",
-    id_field: "adGroupId",
-    plural: "adGroups",
-    singular: "adGroup",
-    error_type: "AD_GROUP",
-    world_sql: "SELECT g.AdGroupID, g.CampaignID, g.Name, g.DefaultBid, g.State FROM ads_ad_group g
-                JOIN ads_campaign c ON c.CampaignID = g.CampaignID AND c.SellerID = g.SellerID
-                WHERE c.ProfileID = ?1 AND c.AdProduct = 'SPONSORED_PRODUCTS'",
-    shape: |r: &Map<String, Value>| {
-        json!({
-            "adGroupId": s(&r["AdGroupID"]),
-            "campaignId": s(&r["CampaignID"]),
-            "name": r["Name"],
-            "defaultBid": r["DefaultBid"],
-            "state": r["State"],
-        })
-    },
-};
-
-pub static KEYWORDS: Kind = Kind {
-    name: "sp_keyword",
-    id_field: "keywordId",
-    plural: "keywords",
-    singular: "keyword",
-    error_type: "KEYWORD",
-    world_sql: "SELECT t.TargetingID, t.CampaignID, t.AdGroupID, t.Targeting, t.MatchType, t.Bid, t.State FROM ads_targeting t
-                JOIN ads_campaign c ON c.CampaignID = t.CampaignID AND c.SellerID = t.SellerID
-                WHERE c.ProfileID = ?1 AND c.AdProduct = 'SPONSORED_PRODUCTS' AND t.TargetingType = 'KEYWORD'",
-    shape: |r: &Map<String, Value>| {
-        json!({
-            "keywordId": s(&r["TargetingID"]),
-            "campaignId": s(&r["CampaignID"]),
-            "adGroupId": s(&r["AdGroupID"]),
-            "keywordText": r["Targeting"],
-            "matchType": r["MatchType"],
-            "bid": r["Bid"],
-            "state": r["State"],
-        })
-    },
-};
-
-macro_rules! ops {
-    ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 10.0, burst: 10.0 };)*
+macro_rules! kind {
+    ($stat:ident, $name:literal, $id:literal, $plural:literal, $single:literal, $err:literal, $sql:expr, $shape:expr) => {
+        pub static $stat: Kind = Kind {
+            name: $name,
+            id_field: $id,
+            plural: $plural,
+            singular: $single,
+            error_type: $err,
+            world_sql: $sql,
+            shape: $shape,
+        };
     };
 }
 
-ops! {
-    LIST_CAMPAIGNS = "sp.listCampaigns";
-    CREATE_CAMPAIGNS = "sp.createCampaigns";
-    UPDATE_CAMPAIGNS = "sp.updateCampaigns";
-    DELETE_CAMPAIGNS = "sp.deleteCampaigns";
-    LIST_AD_GROUPS = "sp.listAdGroups";
-    LIST_KEYWORDS = "sp.listKeywords";
-    CREATE_KEYWORDS = "sp.createKeywords";
-    UPDATE_KEYWORDS = "sp.updateKeywords";
-    DELETE_KEYWORDS = "sp.deleteKeywords";
-}
+kind!(
+    CAMPAIGNS,
+    "sp_campaign",
+    "campaignId",
+    "campaigns",
+    "campaign",
+    "CAMPAIGN",
+    "SELECT CampaignID, Name, TargetingType, State, DailyBudget, StartDate FROM ads_campaign WHERE ProfileID = ?1 AND AdProduct = 'SPONSORED_PRODUCTS'",
+    |r: &Map<String, Value>| json!({
+        "campaignId": s(&r["CampaignID"]), "name": r["Name"], "targetingType": r["TargetingType"], "state": r["State"],
+        "budget": { "budgetType": "DAILY", "budget": r["DailyBudget"] }, "startDate": r["StartDate"],
+        "dynamicBidding": { "strategy": "LEGACY_FOR_SALES", "placementBidding": [] },
+    })
+);
 
-pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
-    Router::new()
-        .route(
-            "/sp/campaigns/list",
-            op(sim, &LIST_CAMPAIGNS, post(list_campaigns)),
-        )
-        .route(
-            "/sp/campaigns",
-            op(sim, &CREATE_CAMPAIGNS, post(create_campaigns)).merge(op(
-                sim,
-                &UPDATE_CAMPAIGNS,
-                put(update_campaigns),
-            )),
-        )
-        .route(
-            "/sp/campaigns/delete",
-            op(sim, &DELETE_CAMPAIGNS, post(delete_campaigns)),
-        )
-        .route(
-            "/sp/adGroups/list",
-            op(sim, &LIST_AD_GROUPS, post(list_ad_groups)),
-        )
-        .route(
-            "/sp/keywords/list",
-            op(sim, &LIST_KEYWORDS, post(list_keywords)),
-        )
-        .route(
-            "/sp/keywords",
-            op(sim, &CREATE_KEYWORDS, post(create_keywords)).merge(op(
-                sim,
-                &UPDATE_KEYWORDS,
-                put(update_keywords),
-            )),
-        )
-        .route(
-            "/sp/keywords/delete",
-            op(sim, &DELETE_KEYWORDS, post(delete_keywords)),
-        )
-}
+kind!(AD_GROUPS, "sp_ad_group", "adGroupId", "adGroups", "adGroup", "AD_GROUP",
+    "SELECT g.AdGroupID, g.CampaignID, g.Name, g.DefaultBid, g.State FROM ads_ad_group g
+     JOIN ads_campaign c ON c.CampaignID = g.CampaignID AND c.SellerID = g.SellerID WHERE c.ProfileID = ?1 AND c.AdProduct = 'SPONSORED_PRODUCTS'",
+    |r: &Map<String, Value>| json!({
+        "adGroupId": s(&r["AdGroupID"]), "campaignId": s(&r["CampaignID"]), "name": r["Name"], "defaultBid": r["DefaultBid"], "state": r["State"],
+    }));
 
-/// What every SP call starts with: the media type, the profile and the body.
-fn start(
-    sim: &Sim,
-    c: &Caller,
-    headers: &HeaderMap,
-    bytes: &[u8],
-    media_type: &str,
-) -> Result<(i64, Value), SimError> {
-    media(headers, media_type)?;
-    let p = profile(sim, c, headers)?;
-    let b = if bytes.is_empty() {
-        json!({})
-    } else {
-        body(bytes)?
-    };
-    Ok((p, b))
-}
+kind!(KEYWORDS, "sp_keyword", "keywordId", "keywords", "keyword", "KEYWORD",
+    "SELECT t.TargetingID, t.CampaignID, t.AdGroupID, t.Targeting, t.MatchType, t.Bid, t.State FROM ads_targeting t
+     JOIN ads_campaign c ON c.CampaignID = t.CampaignID AND c.SellerID = t.SellerID
+     WHERE c.ProfileID = ?1 AND c.AdProduct = 'SPONSORED_PRODUCTS' AND t.TargetingType = 'KEYWORD'",
+    |r: &Map<String, Value>| json!({
+        "keywordId": s(&r["TargetingID"]), "campaignId": s(&r["CampaignID"]), "adGroupId": s(&r["AdGroupID"]),
+        "keywordText": r["Targeting"], "matchType": r["MatchType"], "bid": r["Bid"], "state": r["State"],
+    }));
 
-fn items<'a>(kind: &Kind, b: &'a Value) -> Result<&'a Vec<Value>, SimError> {
-    let list = b[kind.plural].as_array().ok_or_else(|| {
-        SimError::new(400, "400", format!("{} must be an array", kind.plural))
-            .for_family(Family::Ads)
-    })?;
-    if list.is_empty() || list.len() > 1000 {
-        return Err(SimError::new(
-            400,
-            "400",
-            format!("{} must hold 1 to 1000 items", kind.plural),
-        )
-        .for_family(Family::Ads));
-    }
-    Ok(list)
-}
+kind!(TARGETS, "sp_target", "targetId", "targetingClauses", "targetingClause", "TARGETING_CLAUSE",
+    "SELECT t.TargetingID, t.CampaignID, t.AdGroupID, t.Targeting, t.Bid, t.State FROM ads_targeting t
+     JOIN ads_campaign c ON c.CampaignID = t.CampaignID AND c.SellerID = t.SellerID
+     WHERE c.ProfileID = ?1 AND c.AdProduct = 'SPONSORED_PRODUCTS' AND t.TargetingType = 'PRODUCT'",
+    |r: &Map<String, Value>| json!({
+        "targetId": s(&r["TargetingID"]), "campaignId": s(&r["CampaignID"]), "adGroupId": s(&r["AdGroupID"]),
+        "expression": [{ "type": "ASIN_SAME_AS", "value": r["Targeting"] }], "expressionType": "MANUAL", "bid": r["Bid"], "state": r["State"],
+    }));
 
-async fn list_of(
-    kind: &Kind,
-    media_type: &'static str,
-    sim: Arc<Sim>,
-    c: Caller,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, media_type)?;
-    Ok(answer(200, media_type, &kind.list(&sim, p, &body)?))
-}
+kind!(PRODUCT_ADS, "sp_product_ad", "adId", "productAds", "productAd", "PRODUCT_AD",
+    "SELECT AdGroupID * 1000 + ROW_NUMBER() OVER (PARTITION BY AdGroupID ORDER BY AdvertisedASIN) AS AdID, CampaignID, AdGroupID, AdvertisedASIN, AdvertisedSKU
+     FROM (SELECT DISTINCT CampaignID, AdGroupID, AdvertisedASIN, AdvertisedSKU FROM ads_advertised_product_daily WHERE ProfileID = ?1)",
+    |r: &Map<String, Value>| json!({
+        "adId": s(&r["AdID"]), "campaignId": s(&r["CampaignID"]), "adGroupId": s(&r["AdGroupID"]),
+        "asin": r["AdvertisedASIN"], "sku": r["AdvertisedSKU"], "state": "ENABLED",
+    }));
 
-async fn list_campaigns(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    list_of(&CAMPAIGNS, CAMPAIGN_MEDIA, sim, c, h, b).await
-}
+const NONE: &str = "SELECT NULL AS x WHERE ?1 IS NULL AND 0";
 
-async fn list_ad_groups(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    list_of(&AD_GROUPS, AD_GROUP_MEDIA, sim, c, h, b).await
-}
+kind!(
+    NEGATIVE_KEYWORDS,
+    "sp_negative_keyword",
+    "keywordId",
+    "negativeKeywords",
+    "negativeKeyword",
+    "NEGATIVE_KEYWORD",
+    NONE,
+    |_| Value::Null
+);
+kind!(
+    CAMPAIGN_NEGATIVE_KEYWORDS,
+    "sp_campaign_negative_keyword",
+    "keywordId",
+    "campaignNegativeKeywords",
+    "campaignNegativeKeyword",
+    "CAMPAIGN_NEGATIVE_KEYWORD",
+    NONE,
+    |_| Value::Null
+);
+kind!(
+    NEGATIVE_TARGETS,
+    "sp_negative_target",
+    "targetId",
+    "negativeTargetingClauses",
+    "negativeTargetingClause",
+    "NEGATIVE_TARGETING_CLAUSE",
+    NONE,
+    |_| Value::Null
+);
 
-async fn list_keywords(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    list_of(&KEYWORDS, KEYWORD_MEDIA, sim, c, h, b).await
-}
-
-const STATES: &[&str] = &["ENABLED", "PAUSED"];
-
-fn check_state(i: usize, v: &Value) -> Result<(), Value> {
-    match v.as_str() {
-        Some(st) if STATES.contains(&st) => Ok(()),
-        _ => Err(item_error(
-            i,
-            "malformedValueError",
-            "INVALID_ARGUMENT",
-            "state must be ENABLED or PAUSED".into(),
-            None,
-        )),
-    }
-}
-
-fn check_bid(i: usize, v: &Value) -> Result<(), Value> {
-    match v.as_f64() {
-        Some(b) if (0.02..=1000.0).contains(&b) => Ok(()),
-        Some(b) => Err(item_error(
-            i,
-            "rangeError",
-            if b < 0.02 { "TOO_LOW" } else { "TOO_HIGH" },
-            format!("bid {b} is outside 0.02 to 1000"),
-            None,
-        )),
-        None => Err(item_error(
-            i,
-            "malformedValueError",
-            "INVALID_ARGUMENT",
-            "bid must be a number".into(),
-            None,
-        )),
-    }
-}
-
-fn missing(i: usize, field: &str) -> Value {
-    item_error(
-        i,
-        "missingValueError",
-        "MISSING_VALUE",
-        format!("{field} is required"),
-        None,
-    )
-}
-
-fn new_keyword(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
-    for f in [
-        "campaignId",
-        "adGroupId",
-        "keywordText",
-        "matchType",
-        "state",
-    ] {
-        if k.get(f).is_none_or(Value::is_null) {
-            return Err(missing(i, f));
-        }
-    }
-    check_state(i, &k["state"])?;
-    if !["EXACT", "PHRASE", "BROAD"].contains(&k["matchType"].as_str().unwrap_or("")) {
-        return Err(item_error(
-            i,
-            "malformedValueError",
-            "INVALID_ARGUMENT",
-            "matchType must be EXACT, PHRASE or BROAD".into(),
-            None,
-        ));
-    }
-    let group_id = s(&k["adGroupId"]);
-    let group = AD_GROUPS
-        .get(sim, p, group_id.as_str().unwrap_or(""))
-        .map_err(|_| missing(i, "adGroupId"))?
-        .filter(|g| g["campaignId"] == s(&k["campaignId"]))
-        .ok_or_else(|| {
-            item_error(
-                i,
-                "entityNotFoundError",
-                "ENTITY_NOT_FOUND",
-                "no such ad group in that campaign".into(),
-                Some(("AD_GROUP", group_id.as_str().unwrap_or(""))),
-            )
-        })?;
-    let bid = k
-        .get("bid")
-        .filter(|b| !b.is_null())
-        .cloned()
-        .unwrap_or_else(|| group["defaultBid"].clone());
-    check_bid(i, &bid)?;
-    let id = sim
-        .store
-        .next("sp-keyword", 7_000_000_000)
-        .map_err(|_| missing(i, "keywordId"))?;
-    Ok(json!({
-        "keywordId": id.to_string(),
-        "campaignId": s(&k["campaignId"]),
-        "adGroupId": group_id,
-        "keywordText": k["keywordText"],
-        "matchType": k["matchType"],
-        "bid": bid,
-        "state": k["state"],
-    }))
-}
-
-fn new_campaign(sim: &Sim, i: usize, k: &Value) -> Result<Value, Value> {
-    for f in ["name", "targetingType", "state", "budget"] {
-        if k.get(f).is_none_or(Value::is_null) {
-            return Err(missing(i, f));
-        }
-    }
+fn new_campaign(sim: &Sim, _p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(i, k, &["name", "targetingType", "state", "budget"])?;
     check_state(i, &k["state"])?;
     if !["MANUAL", "AUTO"].contains(&k["targetingType"].as_str().unwrap_or("")) {
-        return Err(item_error(
-            i,
-            "malformedValueError",
-            "INVALID_ARGUMENT",
-            "targetingType must be MANUAL or AUTO".into(),
-            None,
-        ));
+        return Err(invalid(i, "targetingType must be MANUAL or AUTO"));
     }
     if k["budget"]["budget"].as_f64().is_none_or(|b| b < 1.0) {
         return Err(item_error(
@@ -355,213 +131,350 @@ fn new_campaign(sim: &Sim, i: usize, k: &Value) -> Result<Value, Value> {
             None,
         ));
     }
-    let id = sim
-        .store
-        .next("sp-campaign", 8_000_000_000)
-        .map_err(|_| missing(i, "campaignId"))?;
     Ok(json!({
-        "campaignId": id.to_string(),
-        "name": k["name"],
-        "targetingType": k["targetingType"],
-        "state": k["state"],
+        "campaignId": new_id(sim, i, "sp-campaign", 8_000_000_000)?,
+        "name": k["name"], "targetingType": k["targetingType"], "state": k["state"],
         "budget": { "budgetType": "DAILY", "budget": k["budget"]["budget"] },
         "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world.last_day.succ_opt().unwrap_or_default().to_string().into()),
         "dynamicBidding": k.get("dynamicBidding").cloned().unwrap_or_else(|| json!({ "strategy": "LEGACY_FOR_SALES", "placementBidding": [] })),
     }))
 }
 
-/// Runs `make` over each item, stores the successes, answers 207.
-fn apply(
-    kind: &Kind,
-    media_type: &'static str,
-    sim: &Sim,
-    p: i64,
-    list: &[Value],
-    make: impl Fn(usize, &Value) -> Result<Value, Value>,
-) -> Result<Response, SimError> {
-    let mut ok = Vec::new();
-    let mut errors = Vec::new();
-    for (i, item) in list.iter().enumerate() {
-        match make(i, item) {
-            Ok(v) => {
-                kind.put(sim, p, &v)?;
-                ok.push((i, v));
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    Ok(answer(207, media_type, &bulk(kind, ok, errors)))
+fn new_ad_group(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(i, k, &["campaignId", "name", "state", "defaultBid"])?;
+    check_state(i, &k["state"])?;
+    check_bid(i, &k["defaultBid"])?;
+    parent(sim, p, i, &CAMPAIGNS, &k["campaignId"])?;
+    Ok(json!({
+        "adGroupId": new_id(sim, i, "sp-ad-group", 8_500_000_000)?,
+        "campaignId": s(&k["campaignId"]), "name": k["name"], "state": k["state"], "defaultBid": k["defaultBid"],
+    }))
 }
 
-/// An update of an existing entity: only `fields` may change; each is checked by `check`.
-fn changed(
-    kind: &Kind,
-    sim: &Sim,
-    p: i64,
-    i: usize,
-    item: &Value,
-    fields: &[&str],
-) -> Result<Value, Value> {
-    let id = s(&item[kind.id_field]);
-    let id = id.as_str().ok_or_else(|| missing(i, kind.id_field))?;
-    let mut current = kind.get(sim, p, id).ok().flatten().ok_or_else(|| {
-        item_error(
+/// The ad group of an item, which must sit in the item's campaign.
+fn group_of(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    let g = parent(sim, p, i, &AD_GROUPS, &k["adGroupId"])?;
+    if g["campaignId"] != s(&k["campaignId"]) {
+        let id = s(&k["adGroupId"]);
+        return Err(item_error(
             i,
             "entityNotFoundError",
             "ENTITY_NOT_FOUND",
-            format!("{} {id} not found", kind.singular),
-            Some((kind.error_type, id)),
-        )
-    })?;
-    if current["state"] == "ARCHIVED" {
-        return Err(item_error(
-            i,
-            "entityStateError",
-            "ENTITY_ARCHIVED",
-            format!("{} {id} is archived", kind.singular),
-            Some((kind.error_type, id)),
+            "no such ad group in that campaign".into(),
+            Some(("AD_GROUP", id.as_str().unwrap_or(""))),
         ));
     }
-    for f in fields {
-        if let Some(v) = item.get(*f).filter(|v| !v.is_null()) {
-            match *f {
-                "state" => check_state(i, v)?,
-                "bid" => check_bid(i, v)?,
-                _ => {}
+    Ok(g)
+}
+
+fn match_type(i: usize, v: &Value, allowed: &[&str]) -> Result<(), Value> {
+    if allowed.contains(&v.as_str().unwrap_or("")) {
+        Ok(())
+    } else {
+        Err(invalid(
+            i,
+            format!("matchType must be one of {}", allowed.join(", ")),
+        ))
+    }
+}
+
+fn new_keyword(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(
+        i,
+        k,
+        &[
+            "campaignId",
+            "adGroupId",
+            "keywordText",
+            "matchType",
+            "state",
+        ],
+    )?;
+    check_state(i, &k["state"])?;
+    match_type(i, &k["matchType"], &["EXACT", "PHRASE", "BROAD"])?;
+    let g = group_of(sim, p, i, k)?;
+    let bid = k
+        .get("bid")
+        .filter(|b| !b.is_null())
+        .cloned()
+        .unwrap_or_else(|| g["defaultBid"].clone());
+    check_bid(i, &bid)?;
+    Ok(json!({
+        "keywordId": new_id(sim, i, "sp-keyword", 7_000_000_000)?,
+        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "keywordText": k["keywordText"],
+        "matchType": k["matchType"], "bid": bid, "state": k["state"],
+    }))
+}
+
+fn new_target(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(
+        i,
+        k,
+        &[
+            "campaignId",
+            "adGroupId",
+            "expression",
+            "expressionType",
+            "state",
+        ],
+    )?;
+    check_state(i, &k["state"])?;
+    let g = group_of(sim, p, i, k)?;
+    let bid = k
+        .get("bid")
+        .filter(|b| !b.is_null())
+        .cloned()
+        .unwrap_or_else(|| g["defaultBid"].clone());
+    check_bid(i, &bid)?;
+    Ok(json!({
+        "targetId": new_id(sim, i, "sp-target", 7_500_000_000)?,
+        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "expression": k["expression"],
+        "expressionType": k["expressionType"], "bid": bid, "state": k["state"],
+    }))
+}
+
+fn new_product_ad(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(i, k, &["campaignId", "adGroupId", "state"])?;
+    check_state(i, &k["state"])?;
+    if k.get("sku").is_none_or(Value::is_null) && k.get("asin").is_none_or(Value::is_null) {
+        return Err(bulk::missing(i, "sku or asin"));
+    }
+    group_of(sim, p, i, k)?;
+    Ok(json!({
+        "adId": new_id(sim, i, "sp-product-ad", 6_000_000_000)?,
+        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "sku": k["sku"], "asin": k["asin"], "state": k["state"],
+    }))
+}
+
+fn new_negative_keyword(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(
+        i,
+        k,
+        &[
+            "campaignId",
+            "adGroupId",
+            "keywordText",
+            "matchType",
+            "state",
+        ],
+    )?;
+    check_state(i, &k["state"])?;
+    match_type(i, &k["matchType"], &["NEGATIVE_EXACT", "NEGATIVE_PHRASE"])?;
+    group_of(sim, p, i, k)?;
+    Ok(json!({
+        "keywordId": new_id(sim, i, "sp-negative-keyword", 6_500_000_000)?,
+        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "keywordText": k["keywordText"], "matchType": k["matchType"], "state": k["state"],
+    }))
+}
+
+fn new_campaign_negative_keyword(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(i, k, &["campaignId", "keywordText", "matchType", "state"])?;
+    match_type(i, &k["matchType"], &["NEGATIVE_EXACT", "NEGATIVE_PHRASE"])?;
+    if k["state"] != "ENABLED" {
+        return Err(invalid(i, "campaign negative keywords are created ENABLED"));
+    }
+    parent(sim, p, i, &CAMPAIGNS, &k["campaignId"])?;
+    Ok(json!({
+        "keywordId": new_id(sim, i, "sp-campaign-negative-keyword", 6_600_000_000)?,
+        "campaignId": s(&k["campaignId"]), "keywordText": k["keywordText"], "matchType": k["matchType"], "state": "ENABLED",
+    }))
+}
+
+fn new_negative_target(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
+    require(i, k, &["campaignId", "adGroupId", "expression", "state"])?;
+    check_state(i, &k["state"])?;
+    group_of(sim, p, i, k)?;
+    Ok(json!({
+        "targetId": new_id(sim, i, "sp-negative-target", 6_700_000_000)?,
+        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "expression": k["expression"], "state": k["state"],
+    }))
+}
+
+macro_rules! ops {
+    ($($stat:ident = $name:literal;)*) => {
+        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 10.0, burst: 10.0 };)*
+    };
+}
+
+ops! {
+    LIST_CAMPAIGNS = "sp.listCampaigns"; CREATE_CAMPAIGNS = "sp.createCampaigns"; UPDATE_CAMPAIGNS = "sp.updateCampaigns"; DELETE_CAMPAIGNS = "sp.deleteCampaigns";
+    LIST_AD_GROUPS = "sp.listAdGroups"; CREATE_AD_GROUPS = "sp.createAdGroups"; UPDATE_AD_GROUPS = "sp.updateAdGroups"; DELETE_AD_GROUPS = "sp.deleteAdGroups";
+    LIST_KEYWORDS = "sp.listKeywords"; CREATE_KEYWORDS = "sp.createKeywords"; UPDATE_KEYWORDS = "sp.updateKeywords"; DELETE_KEYWORDS = "sp.deleteKeywords";
+    LIST_TARGETS = "sp.listTargets"; CREATE_TARGETS = "sp.createTargets"; UPDATE_TARGETS = "sp.updateTargets"; DELETE_TARGETS = "sp.deleteTargets";
+    LIST_ADS = "sp.listProductAds"; CREATE_ADS = "sp.createProductAds"; UPDATE_ADS = "sp.updateProductAds"; DELETE_ADS = "sp.deleteProductAds";
+    LIST_NEG = "sp.listNegativeKeywords"; CREATE_NEG = "sp.createNegativeKeywords"; UPDATE_NEG = "sp.updateNegativeKeywords"; DELETE_NEG = "sp.deleteNegativeKeywords";
+    LIST_CNEG = "sp.listCampaignNegativeKeywords"; CREATE_CNEG = "sp.createCampaignNegativeKeywords"; UPDATE_CNEG = "sp.updateCampaignNegativeKeywords"; DELETE_CNEG = "sp.deleteCampaignNegativeKeywords";
+    LIST_NT = "sp.listNegativeTargets"; CREATE_NT = "sp.createNegativeTargets"; UPDATE_NT = "sp.updateNegativeTargets"; DELETE_NT = "sp.deleteNegativeTargets";
+    BUDGET_USAGE = "sp.campaignsBudgetUsage";
+}
+
+static SURFACES: [Surface; 8] = [
+    Surface {
+        kind: &CAMPAIGNS,
+        media: "application/vnd.spCampaign.v3+json",
+        path: "/sp/campaigns",
+        ops: [
+            &LIST_CAMPAIGNS,
+            &CREATE_CAMPAIGNS,
+            &UPDATE_CAMPAIGNS,
+            &DELETE_CAMPAIGNS,
+        ],
+        create: new_campaign,
+        updatable: &["name", "state", "budget", "dynamicBidding", "endDate"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &AD_GROUPS,
+        media: "application/vnd.spAdGroup.v3+json",
+        path: "/sp/adGroups",
+        ops: [
+            &LIST_AD_GROUPS,
+            &CREATE_AD_GROUPS,
+            &UPDATE_AD_GROUPS,
+            &DELETE_AD_GROUPS,
+        ],
+        create: new_ad_group,
+        updatable: &["name", "state", "defaultBid"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &KEYWORDS,
+        media: "application/vnd.spKeyword.v3+json",
+        path: "/sp/keywords",
+        ops: [
+            &LIST_KEYWORDS,
+            &CREATE_KEYWORDS,
+            &UPDATE_KEYWORDS,
+            &DELETE_KEYWORDS,
+        ],
+        create: new_keyword,
+        updatable: &["state", "bid"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &TARGETS,
+        media: "application/vnd.spTargetingClause.v3+json",
+        path: "/sp/targets",
+        ops: [
+            &LIST_TARGETS,
+            &CREATE_TARGETS,
+            &UPDATE_TARGETS,
+            &DELETE_TARGETS,
+        ],
+        create: new_target,
+        updatable: &["state", "bid", "expression"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &PRODUCT_ADS,
+        media: "application/vnd.spProductAd.v3+json",
+        path: "/sp/productAds",
+        ops: [&LIST_ADS, &CREATE_ADS, &UPDATE_ADS, &DELETE_ADS],
+        create: new_product_ad,
+        updatable: &["state"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &NEGATIVE_KEYWORDS,
+        media: "application/vnd.spNegativeKeyword.v3+json",
+        path: "/sp/negativeKeywords",
+        ops: [&LIST_NEG, &CREATE_NEG, &UPDATE_NEG, &DELETE_NEG],
+        create: new_negative_keyword,
+        updatable: &["state"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &CAMPAIGN_NEGATIVE_KEYWORDS,
+        media: "application/vnd.spCampaignNegativeKeyword.v3+json",
+        path: "/sp/campaignNegativeKeywords",
+        ops: [&LIST_CNEG, &CREATE_CNEG, &UPDATE_CNEG, &DELETE_CNEG],
+        create: new_campaign_negative_keyword,
+        updatable: &["state"],
+        update_needs: &[],
+    },
+    Surface {
+        kind: &NEGATIVE_TARGETS,
+        media: "application/vnd.spNegativeTargetingClause.v3+json",
+        path: "/sp/negativeTargets",
+        ops: [&LIST_NT, &CREATE_NT, &UPDATE_NT, &DELETE_NT],
+        create: new_negative_target,
+        updatable: &["state", "expression"],
+        update_needs: &[],
+    },
+];
+
+pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
+    bulk::routes(sim, &SURFACES).route(
+        "/sp/campaigns/budget/usage",
+        op(sim, &BUDGET_USAGE, post(budget_usage)),
+    )
+}
+
+const USAGE_MEDIA: &str = "application/vnd.spcampaignbudgetusage.v1+json";
+
+/// Today's spend of `campaign` against its budget, from the world's last day.
+pub fn usage(
+    sim: &Sim,
+    profile: i64,
+    campaign: &Value,
+    kind: &Kind,
+) -> Result<Option<Value>, SimError> {
+    let id = s(campaign);
+    let id = id.as_str().unwrap_or("");
+    let Some(c) = kind.get(sim, profile, id)? else {
+        return Ok(None);
+    };
+    let spend = sim.world.rows(
+        "SELECT COALESCE(SUM(Cost), 0) AS cost FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 AND Date = ?3",
+        &[&profile, &id, &sim.world.last_day.to_string()],
+    )?;
+    let budget = c["budget"]["budget"]
+        .as_f64()
+        .or(c["budget"].as_f64())
+        .unwrap_or(0.0);
+    let cost = spend
+        .first()
+        .and_then(|r| r["cost"].as_f64())
+        .unwrap_or(0.0);
+    let pct = if budget > 0.0 {
+        (cost / budget * 10_000.0).round() / 100.0
+    } else {
+        0.0
+    };
+    Ok(Some(json!({
+        "campaignId": id, "budget": budget, "budgetUsagePercent": pct,
+        "usageUpdatedTimestamp": format!("{}T23:59:00Z", sim.world.last_day),
+    })))
+}
+
+async fn budget_usage(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    h: HeaderMap,
+    b: Bytes,
+) -> Result<Response, SimError> {
+    media(&h, USAGE_MEDIA)?;
+    let p = profile(&sim, &c, &h)?;
+    let b = body(&b)?;
+    let ids = b["campaignIds"]
+        .as_array()
+        .filter(|a| !a.is_empty() && a.len() <= 100)
+        .ok_or_else(|| {
+            SimError::new(400, "400", "campaignIds must hold 1 to 100 ids").for_family(Family::Ads)
+        })?;
+    let (mut ok, mut err) = (Vec::new(), Vec::new());
+    for (i, id) in ids.iter().enumerate() {
+        match usage(&sim, p, id, &CAMPAIGNS)? {
+            Some(mut u) => {
+                u["index"] = i.into();
+                ok.push(u);
             }
-            current[*f] = v.clone();
+            None => err.push(json!({ "index": i, "campaignId": s(id), "code": "INVALID_CAMPAIGN_ID", "details": "no such campaign" })),
         }
     }
-    Ok(current)
-}
-
-fn archive(
-    kind: &Kind,
-    sim: &Sim,
-    p: i64,
-    body: &Value,
-    media_type: &'static str,
-) -> Result<Response, SimError> {
-    let ids: Vec<String> = body[format!("{}Filter", kind.id_field)]["include"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|v| s(v).as_str().unwrap_or("").to_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    if ids.is_empty() {
-        return Err(SimError::new(
-            400,
-            "400",
-            format!("{}Filter.include is required", kind.id_field),
-        )
-        .for_family(Family::Ads));
-    }
-    let list: Vec<Value> = ids
-        .iter()
-        .map(|id| json!({ (kind.id_field): id }))
-        .collect();
-    apply(kind, media_type, sim, p, &list, |i, item| {
-        let mut v = changed(kind, sim, p, i, item, &[])?;
-        v["state"] = "ARCHIVED".into();
-        Ok(v)
-    })
-}
-
-async fn create_keywords(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, KEYWORD_MEDIA)?;
-    apply(
-        &KEYWORDS,
-        KEYWORD_MEDIA,
-        &sim,
-        p,
-        items(&KEYWORDS, &body)?,
-        |i, k| new_keyword(&sim, p, i, k),
-    )
-}
-
-async fn update_keywords(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, KEYWORD_MEDIA)?;
-    apply(
-        &KEYWORDS,
-        KEYWORD_MEDIA,
-        &sim,
-        p,
-        items(&KEYWORDS, &body)?,
-        |i, k| changed(&KEYWORDS, &sim, p, i, k, &["state", "bid"]),
-    )
-}
-
-async fn delete_keywords(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, KEYWORD_MEDIA)?;
-    archive(&KEYWORDS, &sim, p, &body, KEYWORD_MEDIA)
-}
-
-async fn create_campaigns(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, CAMPAIGN_MEDIA)?;
-    apply(
-        &CAMPAIGNS,
-        CAMPAIGN_MEDIA,
-        &sim,
-        p,
-        items(&CAMPAIGNS, &body)?,
-        |i, k| new_campaign(&sim, i, k),
-    )
-}
-
-async fn update_campaigns(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, CAMPAIGN_MEDIA)?;
-    apply(
-        &CAMPAIGNS,
-        CAMPAIGN_MEDIA,
-        &sim,
-        p,
-        items(&CAMPAIGNS, &body)?,
-        |i, k| {
-            changed(
-                &CAMPAIGNS,
-                &sim,
-                p,
-                i,
-                k,
-                &["name", "state", "budget", "dynamicBidding", "endDate"],
-            )
-        },
-    )
-}
-
-async fn delete_campaigns(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    h: HeaderMap,
-    b: Bytes,
-) -> Result<Response, SimError> {
-    let (p, body) = start(&sim, &c, &h, &b, CAMPAIGN_MEDIA)?;
-    archive(&CAMPAIGNS, &sim, p, &body, CAMPAIGN_MEDIA)
+    Ok(answer(
+        207,
+        USAGE_MEDIA,
+        &json!({ "success": ok, "error": err }),
+    ))
 }
