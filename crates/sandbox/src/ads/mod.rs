@@ -2,14 +2,20 @@
 //! v3. Calls carry `Authorization: Bearer`, `Amazon-Advertising-API-ClientId` and, on profile
 //! surfaces, `Amazon-Advertising-API-Scope`; entity calls use the versioned vendor media types.
 
+mod accounts;
+mod amc;
 mod assets;
 mod bulk;
+mod dsp;
 mod entities;
+mod exports;
 mod profiles;
+mod recommendations;
 mod reporting;
 mod sb;
 mod sb3;
 mod sp;
+mod v1;
 
 use std::sync::Arc;
 
@@ -30,6 +36,12 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(sb::routes(sim))
         .merge(sb3::routes(sim))
         .merge(assets::routes(sim))
+        .merge(accounts::routes(sim))
+        .merge(v1::routes(sim))
+        .merge(dsp::routes(sim))
+        .merge(amc::routes(sim))
+        .merge(exports::routes(sim))
+        .merge(recommendations::routes(sim))
         .merge(reporting::routes(sim))
 }
 

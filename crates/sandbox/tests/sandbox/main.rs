@@ -3,6 +3,7 @@
 
 mod ads_sb;
 mod ads_session;
+mod ads_v1;
 mod common;
 mod lwa;
 mod models;

@@ -1,0 +1,134 @@
+//! Sponsored Products recommendations from the world's search terms and spend: keyword
+//! recommendations for an ad group (ranked by the clicks its search terms drew, with a bid from
+//! their cost per click) and budget recommendations for campaigns that ran out of budget.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Extension, State};
+use axum::http::{HeaderMap, header};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Value, json};
+
+use super::bulk::s;
+use super::{answer, body, profile};
+use crate::error::{Family, SimError};
+use crate::gate::Op;
+use crate::lwa::Caller;
+use crate::op;
+use crate::sim::Sim;
+
+static KEYWORDS: Op = Op {
+    name: "sp.getRankedKeywordRecommendation",
+    family: Family::Ads,
+    rate: 5.0,
+    burst: 10.0,
+};
+static BUDGETS: Op = Op {
+    name: "sp.getBudgetRecommendations",
+    family: Family::Ads,
+    rate: 5.0,
+    burst: 10.0,
+};
+
+const KEYWORD_MEDIA: &[&str] = &[
+    "application/vnd.spkeywordsrecommendation.v3+json",
+    "application/vnd.spkeywordsrecommendation.v4+json",
+    "application/vnd.spkeywordsrecommendation.v5+json",
+];
+const BUDGET_MEDIA: &str = "application/vnd.budgetrecommendation.v3+json";
+
+pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
+    Router::new()
+        .route(
+            "/sp/targets/keywords/recommendations",
+            op(sim, &KEYWORDS, post(keywords)),
+        )
+        .route(
+            "/sp/campaigns/budgetRecommendations",
+            op(sim, &BUDGETS, post(budgets)),
+        )
+}
+
+async fn keywords(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    h: HeaderMap,
+    b: Bytes,
+) -> Result<Response, SimError> {
+    let ct = h
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let Some(version) = KEYWORD_MEDIA.iter().find(|m| ct.starts_with(**m)) else {
+        return Err(SimError::new(
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+            format!("Content-Type must be one of {}", KEYWORD_MEDIA.join(", ")),
+        )
+        .for_family(Family::Ads));
+    };
+    let p = profile(&sim, &c, &h)?;
+    let req = body(&b)?;
+    let group = s(&req["adGroupId"]);
+    let group = group.as_str().ok_or_else(|| {
+        SimError::new(400, "400", "adGroupId is required").for_family(Family::Ads)
+    })?;
+    let rows = sim.world.rows(
+        "SELECT SearchTerm, SUM(Clicks) AS clk, SUM(Cost) AS cost FROM ads_search_term_daily WHERE ProfileID = ?1 AND AdGroupID = ?2
+         GROUP BY SearchTerm ORDER BY clk DESC, SearchTerm LIMIT 50",
+        &[&p, &group],
+    )?;
+    let list: Vec<Value> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let cpc = r["cost"].as_f64().unwrap_or(0.0) / r["clk"].as_f64().unwrap_or(1.0).max(1.0);
+            json!({ "keyword": r["SearchTerm"], "matchType": "EXACT", "rank": i + 1, "bid": (cpc * 100.0).round() / 100.0, "translation": r["SearchTerm"] })
+        })
+        .collect();
+    Ok(answer(200, version, &json!({ "keywordTargetList": list })))
+}
+
+async fn budgets(
+    State(sim): State<Arc<Sim>>,
+    Extension(c): Extension<Caller>,
+    h: HeaderMap,
+    b: Bytes,
+) -> Result<Response, SimError> {
+    super::media(&h, BUDGET_MEDIA)?;
+    let p = profile(&sim, &c, &h)?;
+    let req = body(&b)?;
+    let ids = req["campaignIds"]
+        .as_array()
+        .filter(|a| !a.is_empty() && a.len() <= 100)
+        .ok_or_else(|| {
+            SimError::new(400, "400", "campaignIds must hold 1 to 100 ids").for_family(Family::Ads)
+        })?;
+    let (mut ok, mut bad) = (Vec::new(), Vec::new());
+    for (i, id) in ids.iter().enumerate() {
+        let id = s(id);
+        let id = id.as_str().unwrap_or("");
+        let rows = sim.world.rows(
+            "SELECT MAX(CampaignBudget) AS budget, AVG(Cost) AS spend, SUM(CASE WHEN Cost >= CampaignBudget * 0.98 THEN 1 ELSE 0 END) AS capped
+             FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 AND Date > date(?3, '-30 day')",
+            &[&p, &id, &sim.world.last_day.to_string()],
+        )?;
+        match rows.first().filter(|r| !r["budget"].is_null()) {
+            Some(r) => {
+                let budget = r["budget"].as_f64().unwrap_or(0.0);
+                let capped = r["capped"].as_i64().unwrap_or(0);
+                let suggested = if capped > 0 { (budget * 1.3 * 100.0).round() / 100.0 } else { budget };
+                ok.push(json!({ "index": i, "campaignId": id, "suggestedBudget": suggested, "sevenDaysMissedOpportunities": { "estimatedMissedClicksLower": capped * 3, "estimatedMissedClicksUpper": capped * 8 } }));
+            }
+            None => bad.push(json!({ "index": i, "campaignId": id, "error": { "code": "INVALID_CAMPAIGN_ID", "message": "no such campaign" } })),
+        }
+    }
+    Ok(answer(
+        200,
+        BUDGET_MEDIA,
+        &json!({ "budgetRecommendationsSuccessResults": ok, "budgetRecommendationsErrorResults": bad }),
+    ))
+}
