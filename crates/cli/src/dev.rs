@@ -198,3 +198,16 @@ pub async fn start_sandbox(
     tokio::spawn(pp_sandbox::serve(listener, sim, std::future::pending()));
     Ok(creds)
 }
+
+/// The gateway's upstream configuration for the sandbox `creds` describe.
+pub fn sandbox_upstream(creds: &serde_json::Value) -> pp_server::Upstream {
+    let text = |k: &str| creds[k].as_str().unwrap_or_default().to_owned();
+    pp_server::Upstream {
+        kind: "sandbox".into(),
+        token_url: text("token_url"),
+        spapi_url: text("url"),
+        ads_url: text("url"),
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+    }
+}

@@ -27,12 +27,14 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             .public_url
             .clone()
             .unwrap_or_else(|| format!("http://{addr}"));
+        let mut upstream = None;
         if args.dev {
             let mut boot =
                 dev::bootstrap(&store, &public_url, args.today).map_err(|e| describe(&e))?;
             let sandbox =
                 dev::start_sandbox(&cfg.data_dir, std::path::Path::new(&boot.warehouse), addr)
                     .await?;
+            upstream = Some(dev::sandbox_upstream(&sandbox));
             boot.cred.sandbox = Some(sandbox);
             dev::write_files(&cfg.data_dir, &boot.cred).map_err(|e| describe(&e))?;
             dev::print_banner(&boot, &cfg.data_dir);
@@ -42,9 +44,12 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 cfg.data_dir.display()
             );
         }
-        let state = AppState::new(store, &public_url)
+        let mut state = AppState::new(store, &public_url)
             .map_err(|e| describe(&e))?
             .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins);
+        if let Some(u) = upstream {
+            state = state.with_upstream(u);
+        }
         let state = Arc::new(state);
         pp_server::serve(listener, state, shutdown_signal())
             .await

@@ -13,7 +13,7 @@ use std::future::Future;
 use axum::Router;
 use tokio::net::TcpListener;
 
-pub use state::{AppState, SharedState};
+pub use state::{AppState, SharedState, Upstream};
 
 /// The whole router over `state`.
 pub fn router(state: SharedState) -> Router {

@@ -24,6 +24,36 @@ pub struct AppState {
     pub cursors: Cursors,
     /// MCP sessions and the MCP Host/Origin guard.
     pub mcp: McpState,
+    /// The marketplace provider's APIs, when configured.
+    pub upstream: Option<Upstream>,
+}
+
+/// Where the marketplace provider's APIs are: the provider's own hosts in production, the
+/// sandbox under `server --dev`. The LWA app secret stays here and is never rendered.
+#[derive(Clone)]
+pub struct Upstream {
+    /// `sandbox` or `provider`.
+    pub kind: String,
+    /// The LWA token endpoint.
+    pub token_url: String,
+    /// The selling-side API's base URL.
+    pub spapi_url: String,
+    /// The advertising API's base URL.
+    pub ads_url: String,
+    /// The LWA app's client id.
+    pub client_id: String,
+    /// The LWA app's client secret.
+    pub client_secret: String,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("kind", &self.kind)
+            .field("spapi_url", &self.spapi_url)
+            .field("ads_url", &self.ads_url)
+            .finish_non_exhaustive()
+    }
 }
 
 /// State as handlers receive it.
@@ -41,7 +71,14 @@ impl AppState {
             public_url: public_url.to_owned(),
             cursors,
             mcp: McpState::new(public_url),
+            upstream: None,
         })
+    }
+
+    /// Points the marketplace surfaces at `upstream`.
+    pub fn with_upstream(mut self, upstream: Upstream) -> Self {
+        self.upstream = Some(upstream);
+        self
     }
 
     /// Also accepts these `Host` names and `Origin`s on the MCP endpoints (`*` accepts any).

@@ -116,6 +116,124 @@ async fn the_dev_server_starts_the_sandbox_and_writes_its_secrets() {
     )
     .await;
     assert_eq!(countries, ["US", "CA"]);
+    // the gateway's upstream configuration points at it (and never shows the secret)
+    let health: Value = reqwest::get(format!("{}/health", s.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["upstream"]["kind"], "sandbox");
+    assert_eq!(health["upstream"]["spapi_url"], url);
+    assert!(
+        !health
+            .to_string()
+            .contains(sb["client_secret"].as_str().unwrap())
+    );
     let env = std::fs::read_to_string(dir.path().join(".partner-dev/dev.env")).unwrap();
     assert!(env.contains(&format!("PP_SANDBOX_URL={url}")));
+}
+
+#[tokio::test]
+async fn sim_takes_fault_rules_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_ok(
+        d,
+        &[
+            "world",
+            "generate",
+            "--scale",
+            "tiny",
+            "--out",
+            "w",
+            "--today",
+            "2026-11-22",
+        ],
+    );
+    std::fs::write(
+        d.join("faults.toml"),
+        "seed = 7\n\n[[rules]]\nop = \"sellers.getMarketplaceParticipations\"\neffect = \"status\"\nstatus = 503\ntimes = 1\n",
+    )
+    .unwrap();
+    let s = Server::start(
+        d,
+        &[
+            "sim",
+            "--world",
+            "w",
+            "--listen",
+            "127.0.0.1:0",
+            "--faults",
+            "faults.toml",
+        ],
+        "Sandbox provider is up at ",
+        "Try it",
+    );
+    let creds: Value = serde_json::from_slice(
+        &std::fs::read(d.join("w/sandbox/sandbox-credentials.json")).unwrap(),
+    )
+    .unwrap();
+    let http = reqwest::Client::new();
+    let rules: Value = http
+        .get(format!("{}/__sandbox/faults", s.base))
+        .bearer_auth(creds["client_secret"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(rules["rules"][0]["status"], 503);
+    let token: Value = http
+        .post(format!("{}/auth/o2/token", s.base))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            (
+                "refresh_token",
+                creds["merchants"][0]["refresh_token"].as_str().unwrap(),
+            ),
+            ("client_id", creds["client_id"].as_str().unwrap()),
+            ("client_secret", creds["client_secret"].as_str().unwrap()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let call = || {
+        http.get(format!("{}/sellers/v1/marketplaceParticipations", s.base))
+            .header(
+                "x-amz-access-token",
+                token["access_token"].as_str().unwrap(),
+            )
+            .send()
+    };
+    assert_eq!(
+        call().await.unwrap().status(),
+        503,
+        "the file's rule fires once"
+    );
+    assert_eq!(call().await.unwrap().status(), 200);
+    // a bad file is refused with its name
+    std::fs::write(
+        d.join("bad.toml"),
+        "[[rules]]\nop = \"x\"\neffect = \"explode\"\n",
+    )
+    .unwrap();
+    let out = crate::process::run(
+        d,
+        &[
+            "sim",
+            "--world",
+            "w",
+            "--listen",
+            "127.0.0.1:0",
+            "--faults",
+            "bad.toml",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
 }
