@@ -465,14 +465,46 @@ async fn the_clean_room_needs_a_time_window_pages_sources_and_guards_audiences()
             .status(),
         409
     );
+    let update = |i: &str| {
+        a.req(Method::PUT, &format!("/amc/audiences/query/{i}"))
+            .header("content-type", "application/json")
+            .body(json!({"query": "SELECT user_id FROM conversions_for_audiences"}).to_string())
+            .send()
+    };
     assert_eq!(
-        a.req(Method::DELETE, &format!("/amc/audiences/query/{bad_id}"))
+        update(good_id).await.unwrap().status(),
+        409,
+        "an ACTIVE audience cannot be updated"
+    );
+    assert_eq!(
+        update(bad_id).await.unwrap().status(),
+        200,
+        "a FAILED one can"
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        get(bad_id).await.unwrap().json::<Value>().await.unwrap()["status"],
+        "ACTIVE",
+        "and it runs again"
+    );
+    let (_, bad2) = a
+        .post(
+            "/amc/audiences/query",
+            aud("SELECT user_id FROM conversions_for_audiences JOIN segment_metadata_006"),
+        )
+        .await;
+    let bad2 = bad2["audienceExecutionId"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        a.req(Method::DELETE, &format!("/amc/audiences/query/{bad2}"))
             .send()
             .await
             .unwrap()
             .status(),
-        200
+        200,
+        "a FAILED audience can be deleted"
     );
+    assert_eq!(get(&bad2).await.unwrap().status(), 404);
     let (s, _) = a.post("/amc/audiences/query", json!({"instanceId": id, "audienceName": "a", "query": "SELECT 1 FROM conversions_for_audiences", "refreshRateDays": 30, "destination": {}})).await;
     assert_eq!(s, 400, "refresh outside 0 to 21 days");
 }
