@@ -53,6 +53,19 @@ impl ReportRow {
     }
 }
 
+impl Phase {
+    /// The selling side's name of the phase (reports 2021-06-30, data kiosk).
+    pub fn sp_status(self) -> &'static str {
+        match self {
+            Phase::Queued => "IN_QUEUE",
+            Phase::Running => "IN_PROGRESS",
+            Phase::Done => "DONE",
+            Phase::Fatal => "FATAL",
+            Phase::Cancelled => "CANCELLED",
+        }
+    }
+}
+
 /// Milliseconds since the epoch.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()

@@ -400,16 +400,27 @@ fn build(sim: &Sim, profile: i64, req: &Value) -> Result<Value, SimError> {
     Ok(Value::Array(rows.into_iter().map(Value::Object).collect()))
 }
 
+/// The profile's report `id`.
+fn find(
+    sim: &Sim,
+    c: &Caller,
+    headers: &HeaderMap,
+    id: &str,
+) -> Result<(i64, ReportRow), SimError> {
+    let p = profile(sim, c, headers).map_err(|e| e.for_family(Family::AdsReporting))?;
+    let r = sim
+        .report(FAMILY, &p.to_string(), id)?
+        .ok_or_else(|| bad(404, format!("Report {id} not found")))?;
+    Ok((p, r))
+}
+
 async fn one(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, SimError> {
-    let p = profile(&sim, &c, &headers).map_err(|e| e.for_family(Family::AdsReporting))?;
-    let r = sim
-        .report(FAMILY, &p.to_string(), &id)?
-        .ok_or_else(|| bad(404, format!("Report {id} not found")))?;
+    let (p, r) = find(&sim, &c, &headers, &id)?;
     Ok(answer(200, GET_RESPONSE, &describe(&sim, p, &r)?))
 }
 
@@ -419,10 +430,7 @@ async fn remove(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, SimError> {
-    let p = profile(&sim, &c, &headers).map_err(|e| e.for_family(Family::AdsReporting))?;
-    let r = sim
-        .report(FAMILY, &p.to_string(), &id)?
-        .ok_or_else(|| bad(404, format!("Report {id} not found")))?;
+    let (_, r) = find(&sim, &c, &headers, &id)?;
     sim.cancel_report(&r)?;
     Ok(answer(
         200,

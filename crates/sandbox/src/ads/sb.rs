@@ -371,28 +371,5 @@ async fn budget_usage(
     h: HeaderMap,
     b: Bytes,
 ) -> Result<Response, SimError> {
-    media(&h, USAGE_MEDIA)?;
-    let p = profile(&sim, &c, &h)?;
-    let b = body(&b)?;
-    let ids = b["campaignIds"]
-        .as_array()
-        .filter(|a| !a.is_empty() && a.len() <= 100)
-        .ok_or_else(|| {
-            SimError::new(400, "400", "campaignIds must hold 1 to 100 ids").for_family(Family::Ads)
-        })?;
-    let (mut ok, mut err) = (Vec::new(), Vec::new());
-    for (i, id) in ids.iter().enumerate() {
-        match super::sp::usage(&sim, p, id, &CAMPAIGNS)? {
-            Some(mut u) => {
-                u["index"] = i.into();
-                ok.push(u);
-            }
-            None => err.push(json!({ "index": i, "campaignId": s(id), "code": "INVALID_CAMPAIGN_ID", "details": "no such campaign" })),
-        }
-    }
-    Ok(super::answer(
-        207,
-        USAGE_MEDIA,
-        &json!({ "success": ok, "error": err }),
-    ))
+    super::sp::budget_usage_of(&CAMPAIGNS, USAGE_MEDIA, &sim, &c, &h, &b)
 }

@@ -453,9 +453,21 @@ async fn budget_usage(
     h: HeaderMap,
     b: Bytes,
 ) -> Result<Response, SimError> {
-    media(&h, USAGE_MEDIA)?;
-    let p = profile(&sim, &c, &h)?;
-    let b = body(&b)?;
+    budget_usage_of(&CAMPAIGNS, USAGE_MEDIA, &sim, &c, &h, &b)
+}
+
+/// `POST …/campaigns/budget/usage` for campaigns of `kind`: 207 with success and error lists.
+pub fn budget_usage_of(
+    kind: &Kind,
+    media_type: &'static str,
+    sim: &Sim,
+    c: &Caller,
+    h: &HeaderMap,
+    b: &[u8],
+) -> Result<Response, SimError> {
+    media(h, media_type)?;
+    let p = profile(sim, c, h)?;
+    let b = body(b)?;
     let ids = b["campaignIds"]
         .as_array()
         .filter(|a| !a.is_empty() && a.len() <= 100)
@@ -464,7 +476,7 @@ async fn budget_usage(
         })?;
     let (mut ok, mut err) = (Vec::new(), Vec::new());
     for (i, id) in ids.iter().enumerate() {
-        match usage(&sim, p, id, &CAMPAIGNS)? {
+        match usage(sim, p, id, kind)? {
             Some(mut u) => {
                 u["index"] = i.into();
                 ok.push(u);
@@ -474,7 +486,7 @@ async fn budget_usage(
     }
     Ok(answer(
         207,
-        USAGE_MEDIA,
+        media_type,
         &json!({ "success": ok, "error": err }),
     ))
 }

@@ -104,16 +104,6 @@ async fn create(
     Ok((StatusCode::ACCEPTED, Json(json!({ "queryId": id }))))
 }
 
-fn status(p: Phase) -> &'static str {
-    match p {
-        Phase::Queued => "IN_QUEUE",
-        Phase::Running => "IN_PROGRESS",
-        Phase::Done => "DONE",
-        Phase::Fatal => "FATAL",
-        Phase::Cancelled => "CANCELLED",
-    }
-}
-
 /// Builds the data document (JSONL), or the error message when the query cannot run.
 fn run(sim: &Sim, c: &Caller, query: &str) -> Result<Result<String, String>, SimError> {
     if !query.contains("analytics_salesAndTraffic_2024_04_24")
@@ -156,7 +146,7 @@ fn run(sim: &Sim, c: &Caller, query: &str) -> Result<Result<String, String>, Sim
 
 fn describe(sim: &Sim, c: &Caller, r: &ReportRow) -> Result<Value, SimError> {
     let phase = r.phase(now_ms());
-    let mut v = json!({ "queryId": r.id, "query": r.request["query"], "createdTime": iso(r.created_ms), "processingStatus": status(phase) });
+    let mut v = json!({ "queryId": r.id, "query": r.request["query"], "createdTime": iso(r.created_ms), "processingStatus": phase.sp_status() });
     if phase != Phase::Queued {
         v["processingStartTime"] = iso(r.created_ms + (r.ready_ms - r.created_ms) / 3).into();
     }

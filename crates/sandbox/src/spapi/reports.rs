@@ -131,16 +131,6 @@ async fn create(
     Ok((StatusCode::ACCEPTED, Json(json!({ "reportId": id }))))
 }
 
-fn status(p: Phase) -> &'static str {
-    match p {
-        Phase::Queued => "IN_QUEUE",
-        Phase::Running => "IN_PROGRESS",
-        Phase::Done => "DONE",
-        Phase::Fatal => "FATAL",
-        Phase::Cancelled => "CANCELLED",
-    }
-}
-
 fn describe(sim: &Sim, owner: &str, r: &ReportRow) -> Result<Value, SimError> {
     let now = now_ms();
     let phase = r.phase(now);
@@ -149,7 +139,7 @@ fn describe(sim: &Sim, owner: &str, r: &ReportRow) -> Result<Value, SimError> {
         "reportType": r.request["reportType"],
         "marketplaceIds": r.request["marketplaceIds"],
         "createdTime": iso(r.created_ms),
-        "processingStatus": status(phase),
+        "processingStatus": phase.sp_status(),
     });
     for k in ["dataStartTime", "dataEndTime"] {
         if let Some(s) = r.request.get(k) {

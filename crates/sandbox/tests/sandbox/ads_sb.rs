@@ -4,51 +4,11 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{SELLER, SimApp};
-
-const PROFILE: &str = "3100000001";
-
-struct Ads<'a> {
-    app: &'a SimApp,
-    token: String,
-}
-
-impl Ads<'_> {
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        media: &str,
-        body: Value,
-    ) -> (u16, String, Value) {
-        let mut r = self
-            .app
-            .http
-            .request(method, self.app.url(path))
-            .bearer_auth(&self.token)
-            .header("Amazon-Advertising-API-ClientId", self.app.client_id())
-            .header("Amazon-Advertising-API-Scope", PROFILE)
-            .header("content-type", media);
-        if !body.is_null() {
-            r = r.body(body.to_string());
-        }
-        let r = r.send().await.unwrap();
-        let status = r.status().as_u16();
-        let ct = r
-            .headers()
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default();
-        (status, ct, r.json().await.unwrap_or(Value::Null))
-    }
-}
+use crate::common::{Ads, SELLER, SimApp, US_PROFILE};
 
 async fn ads(app: &SimApp) -> Ads<'_> {
     app.no_limits().await;
-    Ads {
-        app,
-        token: app.access("ads", SELLER).await,
-    }
+    Ads::login(app, SELLER).await
 }
 
 const CAMPAIGN: &str = "application/vnd.sbcampaignresource.v4+json";
@@ -169,7 +129,7 @@ async fn sb_creatives_follow_the_asset_store_and_field_rules() {
         )))
         .bearer_auth(&a.token)
         .header("Amazon-Advertising-API-ClientId", app.client_id())
-        .header("Amazon-Advertising-API-Scope", PROFILE)
+        .header("Amazon-Advertising-API-Scope", US_PROFILE)
         .send()
         .await
         .unwrap();

@@ -10,57 +10,13 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{SELLER, SimApp, parts};
+use crate::common::{Ads, SELLER, SimApp, parts};
 
-const US_PROFILE: &str = "3100000001";
 const KEYWORD: &str = "application/vnd.spKeyword.v3+json";
 const CAMPAIGN: &str = "application/vnd.spCampaign.v3+json";
 
-struct Ads<'a> {
-    app: &'a SimApp,
-    token: String,
-}
-
-impl Ads<'_> {
-    fn req(&self, method: Method, path: &str, media: &str) -> reqwest::RequestBuilder {
-        self.app
-            .http
-            .request(method, self.app.url(path))
-            .bearer_auth(&self.token)
-            .header("Amazon-Advertising-API-ClientId", self.app.client_id())
-            .header("Amazon-Advertising-API-Scope", US_PROFILE)
-            .header("content-type", media)
-            .header("accept", media)
-    }
-
-    async fn call(
-        &self,
-        method: Method,
-        path: &str,
-        media: &str,
-        body: Value,
-    ) -> (u16, String, Value) {
-        let r = self
-            .req(method, path, media)
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let status = r.status().as_u16();
-        let ct = r
-            .headers()
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default();
-        (status, ct, r.json().await.unwrap_or(Value::Null))
-    }
-}
-
 async fn ads(app: &SimApp) -> Ads<'_> {
-    Ads {
-        app,
-        token: app.access("ads", SELLER).await,
-    }
+    Ads::login(app, SELLER).await
 }
 
 #[tokio::test]

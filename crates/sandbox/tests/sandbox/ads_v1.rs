@@ -7,45 +7,15 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{SELLER, SimApp};
+use crate::common::{Ads, SELLER, SimApp};
 
 const VENDOR: &str = "ENTITY2DEMOVENDOR";
 const DSP: &str = "590000000000001";
 const SEAT: &str = "ENTITYSEAT7DEMO42";
 
-struct Ads<'a> {
-    app: &'a SimApp,
-    token: String,
-}
-
-impl Ads<'_> {
-    fn req(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
-        self.app
-            .http
-            .request(method, self.app.url(path))
-            .bearer_auth(&self.token)
-            .header("Amazon-Ads-ClientId", self.app.client_id())
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let r = self
-            .req(Method::POST, path)
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let s = r.status().as_u16();
-        (s, r.json().await.unwrap_or(Value::Null))
-    }
-}
-
 async fn login<'a>(app: &'a SimApp, who: &str) -> Ads<'a> {
     app.no_limits().await;
-    Ads {
-        app,
-        token: app.access("ads", who).await,
-    }
+    Ads::login(app, who).await
 }
 
 fn report(accounts: Value, fields: Value, start: &str, end: &str) -> Value {

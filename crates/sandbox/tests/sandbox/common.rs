@@ -169,3 +169,75 @@ pub async fn parts(r: reqwest::Response) -> (u16, reqwest::header::HeaderMap, Va
     let body = r.json().await.unwrap_or(Value::Null);
     (status, headers, body)
 }
+
+/// The US seller's advertising profile.
+pub const US_PROFILE: &str = "3100000001";
+
+/// An advertising API client of one login.
+pub struct Ads<'a> {
+    pub app: &'a SimApp,
+    pub token: String,
+}
+
+impl<'a> Ads<'a> {
+    /// Logs `merchant`'s advertising grant in through LWA.
+    pub async fn login(app: &'a SimApp, merchant: &str) -> Self {
+        Self {
+            app,
+            token: app.access("ads", merchant).await,
+        }
+    }
+
+    /// A request with the bearer token and the client-id header.
+    pub fn req(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.app
+            .http
+            .request(method, self.app.url(path))
+            .bearer_auth(&self.token)
+            .header("Amazon-Advertising-API-ClientId", self.app.client_id())
+    }
+
+    /// A call on the US profile with `media` as Content-Type and Accept (no body when null):
+    /// (status, content type, JSON body).
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        media: &str,
+        body: Value,
+    ) -> (u16, String, Value) {
+        let mut r = self
+            .req(method, path)
+            .header("Amazon-Advertising-API-Scope", US_PROFILE)
+            .header("content-type", media)
+            .header("accept", media);
+        if !body.is_null() {
+            r = r.body(body.to_string());
+        }
+        let r = r.send().await.unwrap();
+        let status = r.status().as_u16();
+        let ct = r
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        (status, ct, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// An Ads API v1 POST (its own client-id header, JSON): (status, JSON body).
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .app
+            .http
+            .post(self.app.url(path))
+            .bearer_auth(&self.token)
+            .header("Amazon-Ads-ClientId", self.app.client_id())
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let s = r.status().as_u16();
+        (s, r.json().await.unwrap_or(Value::Null))
+    }
+}
