@@ -59,6 +59,11 @@ async fn scripted_session_from_token_to_report_document() {
         .unwrap()
         .to_owned();
     assert_eq!(created["keywords"]["error"], json!([]));
+    assert_eq!(
+        app.calls("sp.createKeywords").await,
+        1,
+        "exactly one create reached the provider"
+    );
     // the list shows it, paused
     let (_, _, listed) = a
         .call(
