@@ -73,6 +73,18 @@ kinds! {
     MerchantNotConnected => ("merchant_not_connected", 403, Account, false, "insufficient_scope", "That merchant is not connected to this account."),
     // Brand memory.
     UnknownBrand => ("unknown_brand", 404, Request, false, "not_found", "No brand by that name in this account."),
+    // Live marketplace (provider outcomes and merchant selection).
+    BadRequest => ("bad_request", 400, AmazonRejected, false, "validation_error", "The marketplace rejected the request's parameters."),
+    RestrictedReport => ("restricted_report", 403, AmazonRejected, false, "forbidden", "The marketplace does not give this account access to that data."),
+    ReauthRequired => ("reauth_required", 409, Account, false, "reauth_required", "The merchant's connection lapsed; it must be connected again."),
+    MerchantInactive => ("merchant_inactive", 422, Account, false, "merchant_inactive", "The merchant is not activated for advertising here."),
+    ProfileNotAuthorized => ("profile_not_authorized", 403, AmazonRejected, false, "forbidden", "The advertising login has no access to that account at the marketplace."),
+    MerchantNotFound => ("merchant_not_found", 404, Request, false, "not_found", "No connected merchant matches that selector."),
+    Throttled => ("throttled", 429, Request, true, "rate_limited", "Too many requests right now; retry after the delay."),
+    UpstreamUnavailable => ("upstream_unavailable", 502, AmazonUnavailable, true, "upstream_unavailable", "The marketplace is not answering properly right now."),
+    HostUnreachable => ("host_unreachable", 502, AmazonUnavailable, true, "upstream_unavailable", "The marketplace could not be reached."),
+    SpapiNotConfigured => ("spapi_not_configured", 503, Mixshift, false, "unavailable", "The selling-side API is not switched on for this service."),
+    AdsNotConfigured => ("ads_not_configured", 503, Mixshift, false, "unavailable", "The advertising API is not switched on for this service."),
     // /v1 data plane.
     AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),

@@ -147,6 +147,19 @@ const STEPS: &[&str] = &[
         created_at TEXT NOT NULL
     );
     CREATE INDEX timeline_events_order ON timeline_events (tenant_id, occurred_on, id);",
+    // 5: marketplace connections (issue 5): the provider refresh token of each connected
+    // merchant login, sealed with the configured secret key.
+    "CREATE TABLE marketplace_connections (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        kind TEXT NOT NULL,
+        merchant TEXT NOT NULL,
+        region TEXT NOT NULL,
+        status TEXT NOT NULL,
+        sealed_token BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, kind, merchant)
+    );",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

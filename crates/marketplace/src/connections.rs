@@ -1,0 +1,138 @@
+//! Connected accounts: for each tenant, the merchant logins the service may act for — a
+//! selling-side grant and an advertising grant per merchant token — with the provider refresh
+//! token (sealed), the region, and a status: `active`, `lapsed` (the provider refused the
+//! grant; a person must re-connect) or `not_activated` (advertising not switched on).
+
+use pp_core::{Error, Kind, Result, TenantId};
+use pp_store::{Store, db_err, now_rfc3339};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+use crate::secrets::Sealer;
+
+/// A grant's kind.
+pub const SELLER: &str = "seller";
+pub const ADS: &str = "ads";
+
+/// Statuses.
+pub const ACTIVE: &str = "active";
+pub const LAPSED: &str = "lapsed";
+pub const NOT_ACTIVATED: &str = "not_activated";
+
+/// One connection, without its token.
+#[derive(Debug, Clone, Serialize)]
+pub struct Connection {
+    pub kind: String,
+    pub merchant: String,
+    pub region: String,
+    pub status: String,
+    pub updated_at: String,
+}
+
+fn context(tenant: &TenantId, kind: &str, merchant: &str) -> String {
+    format!("{}/{kind}/{merchant}", tenant.as_str())
+}
+
+/// Connects (or re-connects) `merchant`'s `kind` grant with `refresh_token`; status `active`
+/// unless `status` says otherwise.
+pub fn connect(
+    store: &Store,
+    sealer: &Sealer,
+    tenant: &TenantId,
+    kind: &str,
+    merchant: &str,
+    region: &str,
+    refresh_token: &str,
+    status: &str,
+) -> Result<()> {
+    if ![SELLER, ADS].contains(&kind) {
+        return Err(Error::new(Kind::BadParams, "kind must be seller or ads"));
+    }
+    if !["na", "eu", "fe"].contains(&region) {
+        return Err(Error::new(Kind::BadParams, "region must be na, eu or fe"));
+    }
+    if ![ACTIVE, LAPSED, NOT_ACTIVATED].contains(&status) {
+        return Err(Error::new(
+            Kind::BadParams,
+            "status must be active, lapsed or not_activated",
+        ));
+    }
+    if merchant.is_empty() || refresh_token.is_empty() {
+        return Err(Error::new(
+            Kind::BadParams,
+            "merchant and refresh token are required",
+        ));
+    }
+    let sealed = sealer.seal(&context(tenant, kind, merchant), refresh_token)?;
+    let now = now_rfc3339();
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT INTO marketplace_connections (tenant_id, kind, merchant, region, status, sealed_token, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+             ON CONFLICT (tenant_id, kind, merchant) DO UPDATE SET region = excluded.region, status = excluded.status,
+               sealed_token = excluded.sealed_token, updated_at = excluded.updated_at",
+            params![tenant.as_str(), kind, merchant, region, status, sealed, now],
+        )
+        .map_err(db_err)?;
+        Ok(())
+    })
+}
+
+/// Every connection of `tenant`.
+pub fn list(store: &Store, tenant: &TenantId) -> Result<Vec<Connection>> {
+    store.with_conn(|c| {
+        let mut st = c
+            .prepare("SELECT kind, merchant, region, status, updated_at FROM marketplace_connections WHERE tenant_id = ?1 ORDER BY kind, merchant")
+            .map_err(db_err)?;
+        let rows = st
+            .query_map([tenant.as_str()], |r| {
+                Ok(Connection { kind: r.get(0)?, merchant: r.get(1)?, region: r.get(2)?, status: r.get(3)?, updated_at: r.get(4)? })
+            })
+            .map_err(db_err)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_err)
+    })
+}
+
+/// The connection and its opened refresh token.
+pub fn token(
+    store: &Store,
+    sealer: &Sealer,
+    tenant: &TenantId,
+    kind: &str,
+    merchant: &str,
+) -> Result<Option<(Connection, String)>> {
+    let row = store.with_conn(|c| {
+        c.query_row(
+            "SELECT kind, merchant, region, status, updated_at, sealed_token FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
+            params![tenant.as_str(), kind, merchant],
+            |r| Ok((Connection { kind: r.get(0)?, merchant: r.get(1)?, region: r.get(2)?, status: r.get(3)?, updated_at: r.get(4)? }, r.get::<_, Vec<u8>>(5)?)),
+        )
+        .optional()
+        .map_err(db_err)
+    })?;
+    match row {
+        None => Ok(None),
+        Some((conn, sealed)) => Ok(Some((
+            conn,
+            sealer.open(&context(tenant, kind, merchant), &sealed)?,
+        ))),
+    }
+}
+
+/// Sets a connection's status (the provider refused its grant: `lapsed`).
+pub fn set_status(
+    store: &Store,
+    tenant: &TenantId,
+    kind: &str,
+    merchant: &str,
+    status: &str,
+) -> Result<()> {
+    store.with_conn(|c| {
+        c.execute(
+            "UPDATE marketplace_connections SET status = ?4, updated_at = ?5 WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
+            params![tenant.as_str(), kind, merchant, status, now_rfc3339()],
+        )
+        .map_err(db_err)?;
+        Ok(())
+    })
+}

@@ -1,0 +1,11 @@
+//! The live marketplace surface (§2.1, §2.8, §4.2–§4.6, §7): connected accounts with their
+//! sealed refresh tokens, merchant resolution, the operation catalogs (data files), the
+//! upstream client (LWA, pacing, retries, timeouts) and the triage of provider outcomes into
+//! the one error type.
+
+pub mod connections;
+pub mod merchants;
+pub mod secrets;
+
+pub use merchants::{Merchant, Selector};
+pub use secrets::Sealer;

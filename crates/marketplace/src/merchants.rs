@@ -1,0 +1,191 @@
+//! Merchant rows and the selector rules of §2.1. A row is one seller in one marketplace of the
+//! tenant's warehouse whose merchant token the service holds a selling-side grant for.
+//! `legacySellerId` wins; `sellerId` alone selects only when it maps to one row, and
+//! `marketplace` narrows it; `merchantId` is ignored; no selector works only when the credential
+//! can act for exactly one merchant. An unresolved selector says which identifiers the endpoint
+//! takes and, when ambiguous, lists the candidate rows.
+
+use pp_core::{Error, Kind, Result};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// One merchant row.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Merchant {
+    #[serde(rename = "sellerId")]
+    pub seller_id: String,
+    #[serde(rename = "legacySellerId")]
+    pub legacy_seller_id: i64,
+    pub marketplace: String,
+    #[serde(skip)]
+    pub marketplace_id: String,
+    #[serde(skip)]
+    pub account_type: String,
+}
+
+/// What a call named.
+#[derive(Debug, Default)]
+pub struct Selector {
+    pub legacy_seller_id: Option<i64>,
+    pub seller_id: Option<String>,
+    pub marketplace: Option<String>,
+}
+
+const ACCEPTS: &str = "this endpoint accepts legacySellerId (preferred), or sellerId with an optional marketplace (US, CA, MX …); GET /api/marketplace/merchants lists them";
+
+impl Selector {
+    /// Reads the selector fields of a call body (`merchantId` is ignored, as §2.1 says).
+    pub fn from_body(body: &Map<String, Value>) -> Result<Self> {
+        let legacy = match body.get("legacySellerId") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_i64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| {
+                        Error::invalid_request("legacySellerId must be a positive integer")
+                    })?,
+            ),
+        };
+        let text = |k: &str| -> Result<Option<String>> {
+            match body.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
+                Some(_) => Err(Error::invalid_request(format!(
+                    "{k} must be a non-empty string"
+                ))),
+            }
+        };
+        Ok(Self {
+            legacy_seller_id: legacy,
+            seller_id: text("sellerId")?,
+            marketplace: text("marketplace")?.map(|m| m.to_uppercase()),
+        })
+    }
+}
+
+fn candidates(rows: &[&Merchant]) -> Value {
+    json!(rows.iter().map(|m| json!({ "sellerId": m.seller_id, "legacySellerId": m.legacy_seller_id, "marketplace": m.marketplace })).collect::<Vec<_>>())
+}
+
+/// The one row `sel` names among `rows`.
+pub fn resolve(rows: &[Merchant], sel: &Selector) -> Result<Merchant> {
+    if let Some(id) = sel.legacy_seller_id {
+        return rows
+            .iter()
+            .find(|m| m.legacy_seller_id == id)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    Kind::MerchantNotFound,
+                    format!("no connected merchant has legacySellerId {id}; {ACCEPTS}"),
+                )
+            });
+    }
+    let mut matches: Vec<&Merchant> = match &sel.seller_id {
+        Some(token) => rows.iter().filter(|m| &m.seller_id == token).collect(),
+        None => rows.iter().collect(),
+    };
+    if let Some(mp) = &sel.marketplace {
+        matches.retain(|m| &m.marketplace == mp);
+    }
+    match (matches.len(), &sel.seller_id) {
+        (1, _) => Ok(matches[0].clone()),
+        (0, Some(token)) => Err(Error::new(
+            Kind::MerchantNotFound,
+            match &sel.marketplace {
+                Some(mp) => format!("no connected merchant has sellerId {token} in marketplace {mp}; {ACCEPTS}"),
+                None => format!("no connected merchant has sellerId {token}; {ACCEPTS}"),
+            },
+        )),
+        (0, None) => Err(Error::new(Kind::MerchantNotFound, format!("this credential can act for no connected merchant in that marketplace; {ACCEPTS}"))),
+        (_, Some(token)) => Err(Error::invalid_request(format!(
+            "sellerId {token} maps to {} merchant rows: name one with legacySellerId, or add marketplace",
+            matches.len()
+        ))
+        .with_field("candidates", candidates(&matches))),
+        (_, None) => Err(Error::invalid_request(format!(
+            "name the merchant: this credential can act for {} merchant rows; {ACCEPTS}",
+            matches.len()
+        ))
+        .with_field("candidates", candidates(&matches))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(token: &str, id: i64, mp: &str) -> Merchant {
+        Merchant {
+            seller_id: token.into(),
+            legacy_seller_id: id,
+            marketplace: mp.into(),
+            marketplace_id: String::new(),
+            account_type: "seller".into(),
+        }
+    }
+
+    fn sel(v: Value) -> Selector {
+        Selector::from_body(v.as_object().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_section_2_1_rules() {
+        let rows = vec![row("A2", 1, "US"), row("A2", 2, "CA"), row("A1MX", 3, "MX")];
+        // legacySellerId wins over sellerId and marketplace
+        assert_eq!(
+            resolve(
+                &rows,
+                &sel(json!({"legacySellerId": 2, "sellerId": "A1MX", "marketplace": "MX"}))
+            )
+            .unwrap()
+            .legacy_seller_id,
+            2
+        );
+        // sellerId alone only when it maps to one row
+        assert_eq!(
+            resolve(&rows, &sel(json!({"sellerId": "A1MX"})))
+                .unwrap()
+                .legacy_seller_id,
+            3
+        );
+        let e = resolve(&rows, &sel(json!({"sellerId": "A2"}))).unwrap_err();
+        assert_eq!(e.kind, Kind::InvalidRequest);
+        assert_eq!(
+            e.api_envelope(None)["candidates"].as_array().unwrap().len(),
+            2
+        );
+        // marketplace narrows
+        assert_eq!(
+            resolve(&rows, &sel(json!({"sellerId": "A2", "marketplace": "ca"})))
+                .unwrap()
+                .legacy_seller_id,
+            2
+        );
+        // merchantId is ignored: several rows, so no selector fails, listing them
+        let e = resolve(&rows, &sel(json!({"merchantId": 3}))).unwrap_err();
+        assert!(e.message().contains("legacySellerId"));
+        assert_eq!(
+            resolve(&rows[2..], &sel(json!({"merchantId": 1})))
+                .unwrap()
+                .legacy_seller_id,
+            3,
+            "one merchant: no selector is fine"
+        );
+        // nothing matches
+        assert_eq!(
+            resolve(&rows, &sel(json!({"legacySellerId": 9})))
+                .unwrap_err()
+                .kind,
+            Kind::MerchantNotFound
+        );
+        assert_eq!(
+            resolve(&rows, &sel(json!({"sellerId": "A2", "marketplace": "MX"})))
+                .unwrap_err()
+                .kind,
+            Kind::MerchantNotFound
+        );
+        assert!(Selector::from_body(json!({"legacySellerId": -1}).as_object().unwrap()).is_err());
+    }
+}
