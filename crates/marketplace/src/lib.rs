@@ -3,6 +3,7 @@
 //! upstream client (LWA, pacing, retries, timeouts) and the triage of provider outcomes into
 //! the one error type.
 
+pub mod catalog;
 pub mod connections;
 pub mod merchants;
 pub mod secrets;

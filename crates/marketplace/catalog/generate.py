@@ -1,0 +1,253 @@
+"""Writes the operation catalogs (`spapi.json`, `ads.json`) beside this file.
+
+The selling-side entries take their method, path and parameters from the provider's official
+models (`../shared/provider-models/spapi`, not copied here); everything else — ids, which
+operations are in the catalog, kinds, scopes, paging, pacing and the notes — is ours and lives
+in this script. The advertising catalog is written from the tables below. Run it again when an
+entry changes:
+
+    python3 crates/marketplace/catalog/generate.py ../shared/provider-models/spapi
+"""
+
+import json
+import os
+import re
+import sys
+
+MODELS = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def snake(name):
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+# (area, model file, operationIds in the catalog, extra)
+SPAPI = [
+    ("orders", "ordersV0.json", ["getOrders", "getOrder", "getOrderItems"]),
+    ("fba_inventory", "fbaInventory.json", ["getInventorySummaries"]),
+    ("inbound", "fulfillmentInboundV0.json", ["getShipments", "getShipmentItemsByShipmentId", "getShipmentItems", "getPrepInstructions", "getLabels", "getBillOfLading"]),
+    ("inbound_2024", "fulfillmentInbound_2024-03-20.json", None),  # every GET
+    ("catalog", "catalogItems_2022-04-01.json", ["searchCatalogItems", "getCatalogItem"]),
+    ("fees", "productFeesV0.json", ["getMyFeesEstimateForSKU", "getMyFeesEstimateForASIN", "getMyFeesEstimates"]),
+    ("finances", "financesV0.json", ["listFinancialEventGroups", "listFinancialEventsByGroupId", "listFinancialEventsByOrderId", "listFinancialEvents"]),
+    ("finances_2024", "finances_2024-06-19.json", ["listTransactions"]),
+    ("product_types", "definitionsProductTypes_2020-09-01.json", ["searchDefinitionsProductTypes", "getDefinitionsProductType"]),
+    ("promotions", "promotions_2025-12-01.json", ["searchPromotions", "getPromotion", "getSelection"]),
+    ("data_kiosk", "dataKiosk_2023-11-15.json", ["createQuery", "getQueries", "getQuery", "cancelQuery", "getDocument"]),
+    ("listings", "listingsItems_2021-08-01.json", ["getListingsItem", "searchListingsItems", "patchListingsItem"]),
+    ("pricing", "productPricing_2022-05-01.json", ["getFeaturedOfferExpectedPriceBatch", "getCompetitiveSummary"]),
+    ("pricing_v0", "productPricingV0.json", ["getPricing", "getCompetitivePricing", "getListingOffers", "getItemOffers"]),
+    ("reports", "reports_2021-06-30.json", ["createReport", "getReports", "getReport", "cancelReport", "getReportDocument", "getReportSchedules", "getReportSchedule"]),
+    ("sellers", "sellers.json", ["getMarketplaceParticipations", "getAccount"]),
+]
+
+# POSTs that only read (fees, pricing batches)
+READ_POSTS = {"getMyFeesEstimateForSKU", "getMyFeesEstimateForASIN", "getMyFeesEstimates", "getFeaturedOfferExpectedPriceBatch", "getCompetitiveSummary"}
+# operations that create something at the provider: never retried automatically
+CREATES = {"createReport", "createQuery"}
+
+PAGING = {
+    "getOrders": ("NextToken", "payload.NextToken"),
+    "getOrderItems": ("NextToken", "payload.NextToken"),
+    "getInventorySummaries": ("nextToken", "pagination.nextToken"),
+    "getShipments": ("NextToken", "payload.NextToken"),
+    "getShipmentItems": ("NextToken", "payload.NextToken"),
+    "getShipmentItemsByShipmentId": (None, "payload.NextToken"),
+    "searchCatalogItems": ("pageToken", "pagination.nextToken"),
+    "listFinancialEventGroups": ("NextToken", "payload.NextToken"),
+    "listFinancialEventsByGroupId": ("NextToken", "payload.NextToken"),
+    "listFinancialEventsByOrderId": ("NextToken", "payload.NextToken"),
+    "listFinancialEvents": ("NextToken", "payload.NextToken"),
+    "listTransactions": ("nextToken", "payload.nextToken"),
+    "searchPromotions": ("paginationToken", "pagination.nextToken"),
+    "getSelection": ("paginationToken", "selection.selectionDetails.pagination.nextToken"),
+    "getQueries": ("paginationToken", "pagination.nextToken"),
+    "searchListingsItems": ("pageToken", "pagination.nextToken"),
+    "getReports": ("nextToken", "nextToken"),
+}
+
+NOTES = {
+    "inbound.get_shipments": "QueryType is required (SHIPMENT, DATE_RANGE or NEXT_TOKEN). A SHIPMENT or DATE_RANGE search also needs ShipmentStatusList or ShipmentIdList. Page with NextToken and QueryType=NEXT_TOKEN.",
+    "inbound.get_shipment_items": "QueryType is required (DATE_RANGE or NEXT_TOKEN). Continue the short list inbound.get_shipment_items_by_shipment_id returns by passing its NextToken here with QueryType=NEXT_TOKEN.",
+    "inbound.get_shipment_items_by_shipment_id": "Keyed by shipmentId; takes no query type and no token. It can return a short item list beside a NextToken: keep reading with inbound.get_shipment_items (QueryType=NEXT_TOKEN) until none is returned.",
+    "promotions.search_promotions": "The marketplace is injected from the merchant; exactly one. Dates are ISO 8601 with a time zone offset. Pass pagination.nextToken back as paginationToken with the other arguments unchanged and keep paging until pagination is absent: empty pages occur mid-stream and totalResults can exceed the summed pages. limit 1 to 100 (default 20); asins and skus up to 10 each. Matches live revisions unless revision is LATEST or ANY. Vendors get restricted_report.",
+    "promotions.get_promotion": "Full detail of one promotionId; its selection object carries the selectionId and revisionId that promotions.get_selection needs.",
+    "promotions.get_selection": "revisionId is required (a promotion mid-edit has several revisions): take it from the promotion's selection. Items page with paginationToken.",
+    "reports.create_report": "Never retried automatically: at most one create reaches the provider per call. When the outcome is uncertain the error says requestOutcome unknown.",
+    "reports.get_reports": "nextToken must travel alone: send it as the only parameter.",
+    "data_kiosk.create_query": "Never retried automatically. The next page of a result is fetched by creating a new query with its paginationToken.",
+    "listings.patch_listings_item": "The guarded listing write: edits of existing SKUs only, through the audited preview-then-commit flow (listings:write).",
+    "pricing.get_featured_offer_expected_price_batch": "At most 40 SKUs per provider batch; the plan allows one batch about every 30 seconds.",
+    "pricing.get_competitive_summary": "At most 20 ASINs per provider batch; batches are paced about 35 seconds apart.",
+    "orders.get_orders": "CreatedAfter or LastUpdatedAfter is required (not both). The usage plan is slow (one call a minute after a burst of 20): page with NextToken rather than re-querying.",
+}
+
+
+def usage_plan(op):
+    m = re.search(r"\|\s*([0-9.]+)\s*\|\s*([0-9.]+)\s*\|", op.get("description", ""))
+    return (float(m.group(1)), float(m.group(2))) if m else (None, None)
+
+
+def param_type(p):
+    if p.get("in") == "body":
+        return "object"
+    return p.get("type", "string")
+
+
+spapi = []
+for area, model_file, wanted in SPAPI:
+    model = json.load(open(os.path.join(MODELS, model_file)))
+    for path, ops in model["paths"].items():
+        for method, op in ops.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            oid = op["operationId"]
+            if wanted is None:
+                if method != "get":
+                    continue
+            elif oid not in wanted:
+                continue
+            params = []
+            for p in op.get("parameters", []):
+                if "$ref" in p:
+                    p = model["parameters"][p["$ref"].split("/")[-1]]
+                params.append({"name": p["name"], "in": p["in"], "required": bool(p.get("required", False)), "type": param_type(p)})
+            kind = "read"
+            if method != "get" and oid not in READ_POSTS:
+                kind = "create" if oid in CREATES else "write"
+            rate, burst = usage_plan(op)
+            entry_id = f"{area}.{snake(oid)}"
+            paging = PAGING.get(oid)
+            marketplace_param = next((p["name"] for p in params if p["name"] in ("marketplaceIds", "MarketplaceIds", "MarketplaceId", "marketplaceId")), None)
+            spapi.append({
+                "id": entry_id,
+                "api": "spapi",
+                "method": method.upper(),
+                "path": path,
+                "model": model_file,
+                "operationId": oid,
+                "scope": "listings:write" if kind == "write" and area == "listings" else "retail:read",
+                "kind": kind,
+                "rate": rate,
+                "burst": burst,
+                "params": params,
+                "paging": {"request": paging[0], "response": paging[1]} if paging else None,
+                "marketplaceParam": marketplace_param,
+                "notes": NOTES.get(entry_id, ""),
+            })
+
+for e in spapi:
+    if e["rate"] is None:  # promotions: no plan in the model
+        e["rate"], e["burst"] = 1.0, 10.0
+
+# Advertising: (id, method, path, media type, kind, scope, paging, params, requiredItemFields, notes)
+SP_MEDIA = {"campaigns": "spCampaign", "adGroups": "spAdGroup", "keywords": "spKeyword", "targets": "spTargetingClause", "productAds": "spProductAd", "negativeKeywords": "spNegativeKeyword", "campaignNegativeKeywords": "spCampaignNegativeKeyword", "negativeTargets": "spNegativeTargetingClause"}
+SP_REQUIRED = {
+    "campaigns": ["name", "targetingType", "state", "budget"],
+    "adGroups": ["campaignId", "name", "state", "defaultBid"],
+    "keywords": ["campaignId", "adGroupId", "keywordText", "matchType", "state"],
+    "targets": ["campaignId", "adGroupId", "expression", "expressionType", "state"],
+    "productAds": ["campaignId", "adGroupId", "state"],
+    "negativeKeywords": ["campaignId", "adGroupId", "keywordText", "matchType", "state"],
+    "campaignNegativeKeywords": ["campaignId", "keywordText", "matchType", "state"],
+    "negativeTargets": ["campaignId", "adGroupId", "expression", "state"],
+}
+SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywordId", "targets": "targetId", "productAds": "adId", "negativeKeywords": "keywordId", "campaignNegativeKeywords": "keywordId", "negativeTargets": "targetId"}
+
+ads = []
+
+
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None):
+    e = {"id": id_, "api": "ads", "method": method, "path": path, "mediaType": media, "kind": kind, "scope": scope,
+         "profileScoped": profile, "params": params or [], "paging": paging, "notes": notes}
+    if kind != "read":
+        e["requiredItemFields"] = required or []
+        e["maxItems"] = 200
+        e["itemsKey"] = item_key
+    ads.append(e)
+
+
+BODY = [{"name": "body", "in": "body", "required": False, "type": "object"}]
+for name, media in SP_MEDIA.items():
+    m = f"application/vnd.{media}.v3+json"
+    singular = snake(name)
+    ad(f"sp.list_{singular}", "POST", f"/sp/{name}/list", m, "read", paging={"request": "body.nextToken", "response": "nextToken"}, params=BODY,
+       notes="Filters go in the body (<x>IdFilter, stateFilter); page with maxResults and nextToken in the body.")
+    ad(f"sp.create_{singular}", "POST", f"/sp/{name}", m, "create", "ads:write", required=SP_REQUIRED[name], params=BODY, item_key=name,
+       notes="Answers 207: each item in success or error by index. Never retried automatically.")
+    ad(f"sp.update_{singular}", "PUT", f"/sp/{name}", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=name,
+       notes="Answers 207 per item." + (" dynamicBidding is replaced whole: resend unchanged placement entries." if name == "campaigns" else ""))
+    ad(f"sp.delete_{singular}", "POST", f"/sp/{name}/delete", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=name, notes="Archives; answers 207 per item.")
+ad("sp.update_campaign_bid_adjustments", "PUT", "/sp/campaigns", "application/vnd.spCampaign.v3+json", "write", "ads:write", required=["campaignId", "dynamicBidding"], params=BODY, item_key="campaigns",
+   notes="dynamicBidding.placementBidding (PLACEMENT_TOP, PLACEMENT_PRODUCT_PAGE, PLACEMENT_REST_OF_SEARCH, SITE_AMAZON_BUSINESS) and shopperCohortBidding replace the object sent; omitted entries lose their value. percentage is a whole-number increase; 0 means none.")
+ad("sp.campaigns_budget_usage", "POST", "/sp/campaigns/budget/usage", "application/vnd.spcampaignbudgetusage.v1+json", "read", params=BODY, notes="campaignIds (1 to 100); answers 207 with success and error lists.")
+ad("sp.keyword_recommendations", "POST", "/sp/targets/keywords/recommendations", "application/vnd.spkeywordsrecommendation.v5+json", "read", params=BODY, notes="recommendationType KEYWORDS_FOR_ADGROUP with campaignId and adGroupId; v3, v4 and v5 media types are accepted.")
+ad("sp.budget_recommendations", "POST", "/sp/campaigns/budgetRecommendations", "application/vnd.budgetrecommendation.v3+json", "read", params=BODY)
+for name, media, req, idf in [("campaigns", "sbcampaignresource", ["name", "state", "budget", "budgetType"], "campaignId"), ("adGroups", "sbadgroupresource", ["campaignId", "name", "state"], "adGroupId"), ("ads", "sbadresource", [], "adId")]:
+    m = f"application/vnd.{media}.v4+json"
+    singular = snake(name)
+    ad(f"sb.list_{singular}", "POST", f"/sb/v4/{name}/list", m, "read", paging={"request": "body.nextToken", "response": "nextToken"}, params=BODY)
+    if name != "ads":
+        ad(f"sb.create_{singular}", "POST", f"/sb/v4/{name}", m, "create", "ads:write", required=req, params=BODY, item_key=name,
+           notes="Creative creation order: campaigns, then ad groups, then the ad type." + (" No bid: bids live on keywords and targets." if name == "adGroups" else ""))
+    ad(f"sb.update_{singular}", "PUT", f"/sb/v4/{name}", m, "write", "ads:write", required=[idf], params=BODY, item_key=name)
+    ad(f"sb.delete_{singular}", "POST", f"/sb/v4/{name}/delete", m, "write", "ads:write", required=[idf], params=BODY, item_key=name)
+ad("sb.update_campaign_bid_adjustments", "PUT", "/sb/v4/campaigns", "application/vnd.sbcampaignresource.v4+json", "write", "ads:write", required=["campaignId", "bidding"], params=BODY, item_key="campaigns",
+   notes="bidding.bidAdjustmentsByPlacement (TOP_OF_SEARCH, HOME, DETAIL_PAGE, OTHER) and shopperCohortBidAdjustments, beside bidOptimization: send the whole bidding object; omitted entries lose their value.")
+for op_name, path, req in [
+    ("create_product_collection_ads", "productCollection", ["adGroupId", "name", "state", "creative.asins", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"]),
+    ("create_brand_video_ads", "brandVideo", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"]),
+    ("create_video_ads", "video", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds"]),
+    ("create_store_spotlight_ads", "storeSpotlight", ["adGroupId", "name", "state", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline", "creative.subpages"]),
+]:
+    ad(f"sb.{op_name}", "POST", f"/sb/v4/ads/{path}", "application/vnd.sbadresource.v4+json", "create", "ads:write", required=req, params=BODY, item_key="ads",
+       notes="Every asset id must already be in the creative asset library. Store-landing ads: every ASIN must be on the Store page. VIDEO takes asins and videoAssetIds only (brand fields fail). Store Spotlight: no top-level asins; they ride in subpages.")
+ad("sb.list_keywords", "GET", "/sb/keywords", "application/vnd.sbkeyword.v3+json", "read", params=[{"name": "startIndex", "in": "query", "required": False, "type": "integer"}, {"name": "count", "in": "query", "required": False, "type": "integer"}, {"name": "adGroupIdFilter", "in": "query", "required": False, "type": "string"}])
+ad("sb.update_keywords", "PUT", "/sb/keywords", "application/json", "write", "ads:write", required=["keywordId", "adGroupId"], params=BODY, notes="Sponsored Brands keyword updates need adGroupId beside keywordId.")
+ad("sb.list_targets", "POST", "/sb/targets/list", "application/json", "read", params=BODY, paging={"request": "body.nextToken", "response": "nextToken"})
+ad("sb.update_targets", "PUT", "/sb/targets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="targets", notes="Needs adGroupId beside targetId.")
+ad("sb.update_negative_targets", "PUT", "/sb/negativeTargets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="negativeTargets", notes="A negative target is identified by targetId, not negativeTargetId; adGroupId is needed too.")
+ad("sb.campaigns_budget_usage", "POST", "/sb/campaigns/budget/usage", "application/vnd.sbcampaignbudgetusage.v1+json", "read", params=BODY)
+ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.createasyncreportrequest.v3+json", "create", params=BODY,
+   notes="Never retried automatically. An identical request while the first is in flight answers 425 naming the original reportId: poll that one. 31 days per request within a 95-day lookback. Placement performance: groupBy campaignPlacement only, with placementClassification requested.")
+ad("reporting.get_report", "GET", "/reporting/reports/{reportId}", "application/vnd.getasyncreportresponse.v3+json", "read", params=[{"name": "reportId", "in": "path", "required": True, "type": "string"}])
+ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False,
+   notes="Not profile-scoped: up to 5 accounts in accessRequestedAccounts (advertiserAccountId or managerAccountId). For DSP pass the numeric dspAdvertiserId, not the seat id (accountId), which fails as a permissions error. One report per call; answers 207 — branch on a non-empty error array. No deduplication; a 429 is the concurrency cap. month.value and week.value carry no year. Spend is metric.totalCost; metric.sales needs budgetCurrency.value.")
+ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
+ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "read", params=BODY, profile=False, notes="Frees a concurrency slot.")
+for what, media in [("campaigns", "campaignsexport"), ("adGroups", "adgroupsexport"), ("targets", "targetsexport"), ("ads", "adsexport")]:
+    ad(f"exports.{snake(what)}_export", "POST", f"/{what}/export", f"application/vnd.{media}.v1+json", "read", params=BODY, notes="Answers 202 with an exportId; poll exports.get_export.")
+ad("exports.get_export", "GET", "/exports/{exportId}", "application/vnd.campaignsexport.v1+json", "read", params=[{"name": "exportId", "in": "path", "required": True, "type": "string"}], notes="Send the Accept media type of the export's kind.")
+ad("accounts.query_advertiser_accounts", "POST", "/adsApi/v1/query/advertiserAccounts", "application/json", "read", params=BODY, profile=False, paging={"request": "body.nextToken", "response": "nextToken"})
+ad("accounts.list_manager_accounts", "GET", "/managerAccounts", "application/vnd.getmanageraccountsresponse.v1+json", "read", profile=False, notes="Linked DSP accounts carry a seat id (accountId) and the numeric dspAdvertiserId: use the latter.")
+for what in ["campaigns", "adGroups", "adCreatives", "creativeAssociations", "associationModerations", "eligibleCreatives"]:
+    ad(f"dsp.list_{snake(what)}", "GET", f"/dsp/{what}", "application/json", "read", profile=False, params=[{"name": "Amazon-Ads-AccountId", "in": "header", "required": True, "type": "string"}, {"name": "maxResults", "in": "query", "required": False, "type": "integer"}, {"name": "nextToken", "in": "query", "required": False, "type": "string"}],
+       paging={"request": "nextToken", "response": "nextToken"}, notes="The advertiser is the numeric dspAdvertiserId, not the seat id.")
+ad("dsp.create_report", "POST", "/accounts/{accountId}/dsp/reports", "application/vnd.dspcreatereports.v3+json", "create", profile=False, params=[{"name": "accountId", "in": "path", "required": True, "type": "string"}] + BODY)
+ad("dsp.get_report", "GET", "/accounts/{accountId}/dsp/reports/{reportId}", "application/vnd.dspgetreports.v3+json", "read", profile=False, params=[{"name": "accountId", "in": "path", "required": True, "type": "string"}, {"name": "reportId", "in": "path", "required": True, "type": "string"}])
+ad("assets.list_recent", "POST", "/assets/search", "application/json", "read", params=BODY,
+   notes="Returns only the newest page (a few dozen assets). Any filter sent is silently ignored (HTTP 200, the same page). The token it returns cannot page. The library is per profile.")
+ad("profiles.list", "GET", "/v2/profiles", "application/json", "read", profile=False)
+AMC = "application/vnd.amcinstances.v1+json"
+ad("amc.list_accounts", "GET", "/amc/accounts", "application/vnd.amcaudiencesconnections.v1+json", "read", profile=False, notes="An empty answer is normal.")
+ad("amc.list_instances", "GET", "/amc/instances", AMC, "read", profile=False, params=[{"name": "Amazon-Advertising-API-AdvertiserId", "in": "header", "required": True, "type": "string"}, {"name": "Amazon-Advertising-API-MarketplaceId", "in": "header", "required": True, "type": "string"}], notes="One entity and marketplace pair at a time.")
+ad("amc.get_instance", "GET", "/amc/instances/{instanceId}", AMC, "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}])
+ad("amc.list_data_sources", "GET", "/amc/reporting/{instanceId}/dataSources", AMC, "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "nextToken", "in": "query", "required": False, "type": "string"}], paging={"request": "nextToken", "response": "nextToken"}, notes="Pages at 100; isPremium marks paid datasets.")
+ad("amc.get_data_source", "GET", "/amc/reporting/{instanceId}/dataSources/{dataSourceId}", AMC, "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "dataSourceId", "in": "path", "required": True, "type": "string"}])
+ad("amc.create_workflow_execution", "POST", "/amc/reporting/{instanceId}/workflowExecutions", "application/json", "create", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}] + BODY,
+   notes="timeWindowType is required (EXPLICIT, MOST_RECENT_DAY, MOST_RECENT_WEEK); dryRun validates in seconds. Shopper-level identifiers may be counted, never returned. A paid dataset the advertiser does not hold fails with a message that does not mention subscription.")
+ad("amc.get_workflow_execution", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}])
+ad("amc.get_download_urls", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}/downloadUrls", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}], notes="Short-lived CSV URLs.")
+ad("amc.list_audiences", "GET", "/amc/audiences/query", "application/json", "read", profile=False)
+ad("amc.get_audience", "GET", "/amc/audiences/query/{audienceExecutionId}", "application/json", "read", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}])
+ad("amc.create_audience", "POST", "/amc/audiences/query", "application/json", "create", "ads:write", profile=False, params=BODY, required=["instanceId", "audienceName", "query", "destination"],
+   notes="SQL over _for_audiences tables with no date filter (the window is the lookback); refresh 0 to 21 days; no trailing semicolon.")
+ad("amc.update_audience", "PUT", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}] + BODY, required=["query"], notes="Only a FAILED audience can be updated.")
+ad("amc.delete_audience", "DELETE", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}], notes="Only a FAILED audience can be deleted.")
+
+for name, data in [("spapi.json", spapi), ("ads.json", ads)]:
+    with open(os.path.join(HERE, name), "w") as f:
+        json.dump({"operations": data}, f, indent=1)
+        f.write("\n")
+print(f"{len(spapi)} selling-side and {len(ads)} advertising operations")

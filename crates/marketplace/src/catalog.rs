@@ -1,0 +1,159 @@
+//! The operation catalogs as data: `catalog/spapi.json` and `catalog/ads.json`, compiled in.
+//! Each entry names an operation id, its upstream method, path and media type, every parameter
+//! and where it goes, its paging rule, scope, kind (`read`, `create` — never retried — or
+//! `write` — the audited write surface), pacing, the write arrays' `requiredItemFields` and
+//! 200-item cap, and notes carrying the spec's traps. `generate.py` beside the data says where
+//! each part comes from.
+
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Where a parameter goes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    #[serde(rename = "in")]
+    pub location: String,
+    pub required: bool,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// One catalogued operation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Operation {
+    pub id: String,
+    pub api: String,
+    pub method: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    pub scope: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<f64>,
+    #[serde(default)]
+    pub params: Vec<Param>,
+    #[serde(default)]
+    pub paging: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marketplace_param: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_scoped: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_item_fields: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items_key: Option<String>,
+    #[serde(default)]
+    pub notes: String,
+}
+
+impl Operation {
+    /// Whether the operation takes a body.
+    pub fn takes_body(&self) -> bool {
+        self.params.iter().any(|p| p.location == "body")
+    }
+
+    /// Whether a failed attempt may be sent again (reads only).
+    pub fn idempotent(&self) -> bool {
+        self.kind == "read"
+    }
+}
+
+#[derive(Deserialize)]
+struct File {
+    operations: Vec<Operation>,
+}
+
+fn load(text: &str) -> Vec<Operation> {
+    serde_json::from_str::<File>(text)
+        .map(|f| f.operations)
+        .unwrap_or_default()
+}
+
+static SPAPI: LazyLock<Vec<Operation>> =
+    LazyLock::new(|| load(include_str!("../catalog/spapi.json")));
+static ADS: LazyLock<Vec<Operation>> = LazyLock::new(|| load(include_str!("../catalog/ads.json")));
+
+/// The selling-side catalog.
+pub fn spapi() -> &'static [Operation] {
+    &SPAPI
+}
+
+/// The advertising catalog.
+pub fn ads() -> &'static [Operation] {
+    &ADS
+}
+
+/// Operation `id` of `catalog`.
+pub fn find<'a>(catalog: &'a [Operation], id: &str) -> Option<&'a Operation> {
+    catalog.iter().find(|o| o.id == id)
+}
+
+/// The `merchantIdentifiers` object of the selling-side catalog (§2.1).
+pub fn merchant_identifiers() -> Value {
+    json!({
+        "legacySellerId": "positive integer: the service's own seller id, the durable key of exactly one merchant row; wins over sellerId and marketplace; preferred whenever known (warehouse column SellerID)",
+        "sellerId": "string: the provider's merchant token (A… or ENTITY…); selects a merchant alone only when the token maps to a single row (warehouse column MarketplaceSellerID)",
+        "marketplace": "optional country code (US, CA, MX …) narrowing a sellerId that matches more than one row",
+        "merchantId": "not a parameter: ignored if sent; the call then succeeds only when the credential can act for exactly one merchant",
+        "list": "GET /api/marketplace/merchants returns one row per account and marketplace with sellerId, legacySellerId and marketplace",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_catalogs_load_with_unique_ids_and_sound_entries() {
+        for (name, cat) in [("spapi", spapi()), ("ads", ads())] {
+            assert!(cat.len() > 50, "{name}: {}", cat.len());
+            let mut ids = std::collections::HashSet::new();
+            for o in cat {
+                assert!(ids.insert(&o.id), "{name}: {} twice", o.id);
+                assert!(
+                    ["read", "create", "write"].contains(&o.kind.as_str()),
+                    "{}",
+                    o.id
+                );
+                assert!(o.path.starts_with('/'), "{}", o.id);
+                for p in o.path.split('/').filter(|s| s.starts_with('{')) {
+                    let n = p.trim_matches(|c| c == '{' || c == '}');
+                    assert!(
+                        o.params.iter().any(|x| x.name == n && x.location == "path"),
+                        "{}: path parameter {n} undeclared",
+                        o.id
+                    );
+                }
+                if o.kind != "read" && o.api == "ads" {
+                    assert_eq!(o.max_items, Some(200), "{}", o.id);
+                    assert!(o.required_item_fields.is_some(), "{}", o.id);
+                }
+            }
+        }
+        assert!(
+            find(spapi(), "promotions.search_promotions")
+                .unwrap()
+                .notes
+                .contains("empty pages")
+        );
+        assert!(
+            find(ads(), "assets.list_recent")
+                .unwrap()
+                .notes
+                .contains("ignored")
+        );
+    }
+}
