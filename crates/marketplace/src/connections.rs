@@ -33,18 +33,23 @@ fn context(tenant: &TenantId, kind: &str, merchant: &str) -> String {
     format!("{}/{kind}/{merchant}", tenant.as_str())
 }
 
-/// Connects (or re-connects) `merchant`'s `kind` grant with `refresh_token`; status `active`
-/// unless `status` says otherwise.
-pub fn connect(
-    store: &Store,
-    sealer: &Sealer,
-    tenant: &TenantId,
-    kind: &str,
-    merchant: &str,
-    region: &str,
-    refresh_token: &str,
-    status: &str,
-) -> Result<()> {
+/// A grant to connect.
+#[derive(Debug, Clone)]
+pub struct Grant<'a> {
+    /// `seller` or `ads`.
+    pub kind: &'a str,
+    /// The merchant token.
+    pub merchant: &'a str,
+    /// `na`, `eu` or `fe`.
+    pub region: &'a str,
+    pub refresh_token: &'a str,
+    /// `active`, `lapsed` or `not_activated`.
+    pub status: &'a str,
+}
+
+/// Connects (or re-connects) a grant of `tenant`.
+pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>) -> Result<()> {
+    let Grant { kind, merchant, region, refresh_token, status } = *g;
     if ![SELLER, ADS].contains(&kind) {
         return Err(Error::new(Kind::BadParams, "kind must be seller or ads"));
     }

@@ -3,10 +3,15 @@
 //! upstream client (LWA, pacing, retries, timeouts) and the triage of provider outcomes into
 //! the one error type.
 
+pub mod calls;
 pub mod catalog;
 pub mod connections;
 pub mod merchants;
+pub mod pacing;
 pub mod secrets;
+pub mod triage;
+pub mod upstream;
 
 pub use merchants::{Merchant, Selector};
 pub use secrets::Sealer;
+pub use upstream::{Client, Policy, Upstream};

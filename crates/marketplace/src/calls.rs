@@ -1,0 +1,244 @@
+//! Turning a call body into an upstream request from its catalog entry: every argument must be
+//! a declared parameter; path parameters must be present; a body only where the operation takes
+//! one, and well formed; the merchant's marketplace (and, on listings, its seller id) injected.
+//! Anything wrong is `invalid_request` and nothing is sent.
+
+use pp_core::{Error, Result, TenantId};
+use serde_json::{Map, Value};
+
+use crate::catalog::Operation;
+use crate::merchants::Merchant;
+use crate::upstream::Request;
+
+fn scalar(name: &str, v: &Value) -> Result<String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Array(a) => a
+            .iter()
+            .map(|x| scalar(name, x))
+            .collect::<Result<Vec<_>>>()
+            .map(|v| v.join(",")),
+        _ => Err(Error::invalid_request(format!(
+            "{name} must be a string, number, boolean or a list of them"
+        ))),
+    }
+}
+
+/// Builds the request for `op` with the call's `query` arguments.
+pub fn build<'a>(
+    op: &'a Operation,
+    args: &Map<String, Value>,
+    tenant: &'a TenantId,
+    grant: &'a str,
+    merchant_token: &'a str,
+    merchant: Option<&Merchant>,
+) -> Result<Request<'a>> {
+    let names: Vec<&str> = op
+        .params
+        .iter()
+        .filter(|p| p.location != "body")
+        .map(|p| p.name.as_str())
+        .collect();
+    for k in args.keys() {
+        if k != "body" && !names.contains(&k.as_str()) {
+            return Err(Error::invalid_request(format!(
+                "'{k}' is not a parameter of {} (it takes {}{})",
+                op.id,
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                },
+                if op.takes_body() { ", and body" } else { "" }
+            ))
+            .with_fix(format!(
+                "GET /api/marketplace/{}/operations lists each operation's parameters.",
+                op.api
+            )));
+        }
+    }
+    let body = match args.get("body") {
+        None | Some(Value::Null) => None,
+        Some(_) if !op.takes_body() => {
+            return Err(Error::invalid_request(format!("{} takes no body", op.id)));
+        }
+        Some(b @ (Value::Object(_) | Value::Array(_))) => Some(b.clone()),
+        Some(_) => {
+            return Err(Error::invalid_request(format!(
+                "the body of {} must be a JSON object or array",
+                op.id
+            )));
+        }
+    };
+    let mut path = op.path.clone();
+    let mut query = Vec::new();
+    let mut headers = Vec::new();
+    for p in op.params.iter().filter(|p| p.location != "body") {
+        let injected = match (&merchant, p.name.as_str(), p.location.as_str()) {
+            (Some(m), "sellerId", "path") => Some(m.seller_id.clone()),
+            (Some(m), _, _) if op.marketplace_param.as_deref() == Some(p.name.as_str()) => {
+                Some(m.marketplace_id.clone())
+            }
+            _ => None,
+        };
+        let given = args
+            .get(&p.name)
+            .filter(|v| !v.is_null())
+            .map(|v| scalar(&p.name, v))
+            .transpose()?;
+        let value = match (given, injected) {
+            (Some(g), Some(i)) if g != i => {
+                return Err(Error::invalid_request(format!(
+                    "{} is set from the merchant ({i}); {} accepts exactly that one",
+                    p.name, op.id
+                )));
+            }
+            (Some(g), _) => Some(g),
+            (None, i) => i,
+        };
+        match (p.location.as_str(), value) {
+            ("path", Some(v)) => {
+                let enc: String = form_urlencoded::byte_serialize(v.as_bytes()).collect();
+                path = path.replace(&format!("{{{}}}", p.name), &enc.replace('+', "%20"));
+            }
+            ("path", None) => {
+                return Err(Error::invalid_request(format!(
+                    "{} needs the path parameter {}",
+                    op.id, p.name
+                )));
+            }
+            ("query", Some(v)) => query.push((p.name.clone(), v)),
+            ("header", Some(v)) => headers.push((p.name.clone(), v)),
+            _ => {}
+        }
+    }
+    Ok(Request {
+        op,
+        tenant,
+        grant,
+        merchant: merchant_token,
+        path,
+        query,
+        headers,
+        body,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{find, spapi};
+    use serde_json::json;
+
+    fn m() -> Merchant {
+        Merchant {
+            seller_id: "A2".into(),
+            legacy_seller_id: 1,
+            marketplace: "US".into(),
+            marketplace_id: "ATVPDKIKX0DER".into(),
+            account_type: "seller".into(),
+        }
+    }
+
+    #[test]
+    fn arguments_are_checked_and_the_merchant_injected() {
+        let t = TenantId::parse("acme").unwrap();
+        let args = |v: Value| v.as_object().unwrap().clone();
+        let promo = find(spapi(), "promotions.search_promotions").unwrap();
+        let r = build(
+            promo,
+            &args(json!({"limit": 5, "asins": ["B1", "B2"]})),
+            &t,
+            "seller",
+            "A2",
+            Some(&m()),
+        )
+        .unwrap();
+        assert!(
+            r.query
+                .contains(&("marketplaceIds".into(), "ATVPDKIKX0DER".into())),
+            "{:?}",
+            r.query
+        );
+        assert!(r.query.contains(&("asins".into(), "B1,B2".into())));
+        assert!(
+            build(
+                promo,
+                &args(json!({"marketplaceIds": "A2EUQ1WTGCTBG2"})),
+                &t,
+                "seller",
+                "A2",
+                Some(&m())
+            )
+            .is_err(),
+            "another marketplace"
+        );
+        assert!(
+            build(
+                promo,
+                &args(json!({"bogus": 1})),
+                &t,
+                "seller",
+                "A2",
+                Some(&m())
+            )
+            .unwrap_err()
+            .message()
+            .contains("bogus")
+        );
+        assert!(
+            build(
+                promo,
+                &args(json!({"body": {}})),
+                &t,
+                "seller",
+                "A2",
+                Some(&m())
+            )
+            .unwrap_err()
+            .message()
+            .contains("no body")
+        );
+        let sel = find(spapi(), "promotions.get_selection").unwrap();
+        assert!(
+            build(
+                sel,
+                &args(json!({"promotionId": "p"})),
+                &t,
+                "seller",
+                "A2",
+                Some(&m())
+            )
+            .unwrap_err()
+            .message()
+            .contains("selectionId")
+        );
+        let listing = find(spapi(), "listings.get_listings_item").unwrap();
+        let r = build(
+            listing,
+            &args(json!({"sku": "A B/1"})),
+            &t,
+            "seller",
+            "A2",
+            Some(&m()),
+        )
+        .unwrap();
+        assert_eq!(r.path, "/listings/2021-08-01/items/A2/A%20B%2F1");
+        let create = find(spapi(), "reports.create_report").unwrap();
+        assert!(
+            build(
+                create,
+                &args(json!({"body": "x"})),
+                &t,
+                "seller",
+                "A2",
+                Some(&m())
+            )
+            .unwrap_err()
+            .message()
+            .contains("must be a JSON object")
+        );
+    }
+}

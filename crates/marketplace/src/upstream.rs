@@ -1,0 +1,366 @@
+//! The upstream client: LWA token exchange and caching per merchant grant (refreshed before
+//! expiry; `invalid_grant` marks the connection lapsed and answers `reauth_required`), the
+//! provider's headers and media types, pacing, timeouts, and retries — only for reads, on 429
+//! (honouring `Retry-After`) and 5xx or broken connections, never for anything that creates.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use pp_core::{Error, Kind, Result, TenantId};
+use pp_store::Store;
+use serde_json::Value;
+
+use crate::catalog::Operation;
+use crate::connections;
+use crate::pacing::Pacer;
+use crate::secrets::Sealer;
+use crate::triage::{Answer, Failure, failure, stale_token, triage};
+
+/// Where the provider's APIs are.
+#[derive(Clone)]
+pub struct Upstream {
+    /// `sandbox` or `provider`.
+    pub kind: String,
+    pub token_url: String,
+    pub spapi_url: String,
+    pub ads_url: String,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("kind", &self.kind)
+            .field("spapi_url", &self.spapi_url)
+            .field("ads_url", &self.ads_url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Timeouts and retry bounds.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub timeout: Duration,
+    /// Extra attempts a read may make.
+    pub read_retries: u32,
+    /// Longest `Retry-After` (or pacing wait) the client sits out before answering `throttled`.
+    pub max_wait: Duration,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(20),
+            read_retries: 2,
+            max_wait: Duration::from_secs(5),
+        }
+    }
+}
+
+/// One call to make.
+#[derive(Debug)]
+pub struct Request<'a> {
+    pub op: &'a Operation,
+    pub tenant: &'a TenantId,
+    /// `seller` or `ads`: which grant signs it.
+    pub grant: &'a str,
+    pub merchant: &'a str,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Value>,
+}
+
+/// A 2xx answer.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Value,
+}
+
+/// The client.
+pub struct Client {
+    http: reqwest::Client,
+    pub upstream: Upstream,
+    pub policy: Policy,
+    tokens: Mutex<HashMap<String, (String, Instant)>>,
+    pacer: Pacer,
+}
+
+fn classify(e: &reqwest::Error) -> Failure {
+    if e.is_timeout() {
+        Failure::Timeout
+    } else if e.is_connect() {
+        Failure::Unreachable
+    } else {
+        Failure::Reset
+    }
+}
+
+impl Client {
+    pub fn new(upstream: Upstream, policy: Policy) -> Result<Self> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .timeout(policy.timeout)
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .map_err(Error::internal)?;
+        Ok(Self {
+            http,
+            upstream,
+            policy,
+            tokens: Mutex::new(HashMap::new()),
+            pacer: Pacer::default(),
+        })
+    }
+
+    fn key(tenant: &TenantId, grant: &str, merchant: &str) -> String {
+        format!("{}/{grant}/{merchant}", tenant.as_str())
+    }
+
+    /// Forgets a cached access token (the provider refused it).
+    pub fn forget(&self, tenant: &TenantId, grant: &str, merchant: &str) {
+        self.tokens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&Self::key(tenant, grant, merchant));
+    }
+
+    /// An access token for the grant, from the cache or through LWA.
+    pub async fn access_token(
+        &self,
+        store: &Store,
+        sealer: &Sealer,
+        tenant: &TenantId,
+        grant: &str,
+        merchant: &str,
+    ) -> Result<String> {
+        let key = Self::key(tenant, grant, merchant);
+        if let Some((t, until)) = self
+            .tokens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            && Instant::now() < *until
+        {
+            return Ok(t.clone());
+        }
+        let (conn, refresh) = connections::token(store, sealer, tenant, grant, merchant)?
+            .ok_or_else(|| {
+                Error::new(
+                    Kind::MerchantNotFound,
+                    format!("merchant {merchant} has no {grant} connection"),
+                )
+            })?;
+        if conn.status == connections::LAPSED {
+            return Err(lapsed(merchant));
+        }
+        let form = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh.as_str()),
+            ("client_id", self.upstream.client_id.as_str()),
+            ("client_secret", self.upstream.client_secret.as_str()),
+        ];
+        let r = self
+            .http
+            .post(&self.upstream.token_url)
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| match classify(&e) {
+                Failure::Unreachable => Error::new(
+                    Kind::HostUnreachable,
+                    "the marketplace's login service could not be reached",
+                ),
+                _ => Error::new(
+                    Kind::UpstreamUnavailable,
+                    "the marketplace's login service did not answer",
+                ),
+            })?;
+        let status = r.status().as_u16();
+        let body: Value = r.json().await.unwrap_or(Value::Null);
+        match status {
+            200 => {
+                let token = body["access_token"]
+                    .as_str()
+                    .ok_or_else(|| {
+                        Error::new(
+                            Kind::UpstreamUnavailable,
+                            "the login service answered without an access token",
+                        )
+                    })?
+                    .to_owned();
+                let ttl = body["expires_in"].as_u64().unwrap_or(3600);
+                // refresh a minute early (or at half-life for short tokens)
+                let life = Duration::from_secs(ttl.saturating_sub(60).max(ttl / 2));
+                self.tokens
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(key, (token.clone(), Instant::now() + life));
+                Ok(token)
+            }
+            400 if body["error"] == "invalid_grant" => {
+                connections::set_status(store, tenant, grant, merchant, connections::LAPSED)?;
+                Err(lapsed(merchant))
+            }
+            400..=499 => Err(Error::internal(format!("the LWA app was refused: {body}"))),
+            _ => Err(Error::new(
+                Kind::UpstreamUnavailable,
+                "the marketplace's login service failed",
+            )),
+        }
+    }
+
+    async fn attempt(
+        &self,
+        req: &Request<'_>,
+        token: &str,
+    ) -> std::result::Result<Answer, Failure> {
+        let base = if req.op.api == "ads" {
+            &self.upstream.ads_url
+        } else {
+            &self.upstream.spapi_url
+        };
+        let mut b = self
+            .http
+            .request(
+                req.op.method.parse().unwrap_or(reqwest::Method::GET),
+                format!("{base}{}", req.path),
+            )
+            .query(&req.query);
+        if req.op.api == "ads" {
+            b = b
+                .bearer_auth(token)
+                .header("Amazon-Advertising-API-ClientId", &self.upstream.client_id)
+                .header("Amazon-Ads-ClientId", &self.upstream.client_id);
+            if let Some(m) = &req.op.media_type {
+                b = b.header("accept", m.as_str());
+                if req.body.is_some() {
+                    b = b.header("content-type", m.as_str());
+                }
+            }
+        } else {
+            b = b
+                .header("x-amz-access-token", token)
+                .header("accept", "application/json");
+        }
+        for (k, v) in &req.headers {
+            b = b.header(k.as_str(), v.as_str());
+        }
+        if let Some(body) = &req.body {
+            b = b.body(body.to_string());
+            if req.op.api != "ads" || req.op.media_type.is_none() {
+                b = b.header("content-type", "application/json");
+            }
+        }
+        let r = b.send().await.map_err(|e| classify(&e))?;
+        let status = r.status().as_u16();
+        let retry_after = r
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok());
+        let body = r.text().await.map_err(|e| classify(&e))?;
+        Ok(Answer {
+            status,
+            retry_after,
+            body,
+        })
+    }
+
+    /// Sends `req`: paced, signed, retried as its kind allows, triaged.
+    pub async fn send(&self, store: &Store, sealer: &Sealer, req: &Request<'_>) -> Result<Reply> {
+        let op = req.op;
+        let key = format!("{}/{}/{}", req.tenant.as_str(), req.merchant, op.id);
+        match self.pacer.take(
+            &key,
+            op.rate.unwrap_or(0.0),
+            op.burst.unwrap_or(1.0),
+            self.policy.max_wait,
+        ) {
+            Ok(wait) => tokio::time::sleep(wait).await,
+            Err(wait) => {
+                return Err(Error::new(
+                    Kind::Throttled,
+                    format!(
+                        "{} is paced to the provider's usage plan; the next slot is in {} s",
+                        op.id,
+                        wait.as_secs() + 1
+                    ),
+                )
+                .with_field("retryAfter", wait.as_secs() + 1));
+            }
+        }
+        let mut fresh_token_tried = false;
+        let mut attempt = 0;
+        loop {
+            let token = self
+                .access_token(store, sealer, req.tenant, req.grant, req.merchant)
+                .await?;
+            let answer = self.attempt(req, &token).await;
+            let retryable_read = op.idempotent() && attempt < self.policy.read_retries;
+            match answer {
+                Err(f) if retryable_read && f != Failure::Unreachable => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
+                }
+                Err(f) => return Err(failure(op, f)),
+                Ok(a) if stale_token(&a) && !fresh_token_tried => {
+                    // the provider refused the token itself: nothing ran; one fresh token
+                    fresh_token_tried = true;
+                    self.forget(req.tenant, req.grant, req.merchant);
+                }
+                Ok(a) if (200..300).contains(&a.status) => {
+                    match serde_json::from_str::<Value>(&a.body) {
+                        Ok(body) => {
+                            return Ok(Reply {
+                                status: a.status,
+                                body,
+                            });
+                        }
+                        Err(_) if a.body.trim().is_empty() => {
+                            return Ok(Reply {
+                                status: a.status,
+                                body: Value::Null,
+                            });
+                        }
+                        Err(_) => return Err(triage(op, &a)),
+                    }
+                }
+                Ok(a) if a.status == 429 && retryable_read => {
+                    let wait = Duration::from_secs(a.retry_after.unwrap_or(1));
+                    if wait > self.policy.max_wait {
+                        return Err(triage(op, &a));
+                    }
+                    attempt += 1;
+                    tokio::time::sleep(wait).await;
+                }
+                Ok(a) if a.status >= 500 && retryable_read => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
+                }
+                Ok(a) => {
+                    let e = triage(op, &a);
+                    if e.kind == Kind::ReauthRequired {
+                        connections::set_status(
+                            store,
+                            req.tenant,
+                            req.grant,
+                            req.merchant,
+                            connections::LAPSED,
+                        )?;
+                        self.forget(req.tenant, req.grant, req.merchant);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+fn lapsed(merchant: &str) -> Error {
+    Error::new(Kind::ReauthRequired, format!("merchant {merchant}'s connection lapsed: the marketplace no longer accepts its authorization"))
+        .with_fix("Connect the merchant again (admin connection add), then retry.")
+}
