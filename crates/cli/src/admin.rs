@@ -28,6 +28,9 @@ enum AdminCommand {
     /// Service credentials.
     #[command(subcommand)]
     Credential(CredentialCommand),
+    /// Marketplace connections (merchants' provider grants).
+    #[command(subcommand)]
+    Connection(crate::connection::ConnectionCommand),
 }
 
 #[derive(Subcommand)]
@@ -92,6 +95,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
     let r = match args.command {
         AdminCommand::Tenant(c) => tenant(&store, c),
         AdminCommand::Credential(c) => credential(&store, c),
+        AdminCommand::Connection(c) => crate::connection::run(&store, c),
     };
     r.map_err(|e| describe(&e))
 }

@@ -38,6 +38,24 @@ pub struct ServerArgs {
     /// More browser `Origin`s allowed to call the MCP endpoints, comma-separated (`*`: any).
     #[arg(long, env = "PARTNER_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub mcp_allowed_origins: Vec<String>,
+    /// 64 hex characters: the key that seals connected merchants' refresh tokens.
+    #[arg(long, env = "PARTNER_SECRET_KEY", hide_env_values = true)]
+    pub secret_key: Option<String>,
+    /// The LWA app's client id (switches the marketplace surfaces on).
+    #[arg(long, env = "PARTNER_LWA_CLIENT_ID")]
+    pub lwa_client_id: Option<String>,
+    /// The LWA app's client secret.
+    #[arg(long, env = "PARTNER_LWA_CLIENT_SECRET", hide_env_values = true)]
+    pub lwa_client_secret: Option<String>,
+    /// The LWA token endpoint.
+    #[arg(long, env = "PARTNER_LWA_TOKEN_URL")]
+    pub lwa_token_url: Option<String>,
+    /// The selling-side API's base URL.
+    #[arg(long, env = "PARTNER_SPAPI_URL")]
+    pub spapi_url: Option<String>,
+    /// The advertising API's base URL.
+    #[arg(long, env = "PARTNER_ADS_URL")]
+    pub ads_url: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -48,6 +66,31 @@ struct FileConfig {
     public_url: Option<String>,
     mcp_allowed_hosts: Option<Vec<String>>,
     mcp_allowed_origins: Option<Vec<String>>,
+    secret_key: Option<String>,
+    lwa_client_id: Option<String>,
+    lwa_client_secret: Option<String>,
+    lwa_token_url: Option<String>,
+    spapi_url: Option<String>,
+    ads_url: Option<String>,
+}
+
+/// Where the marketplace provider is, when configured.
+#[derive(Clone, Default)]
+pub struct UpstreamConfig {
+    pub secret_key: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub token_url: Option<String>,
+    pub spapi_url: Option<String>,
+    pub ads_url: Option<String>,
+}
+
+impl std::fmt::Debug for UpstreamConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UpstreamConfig")
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The resolved configuration.
@@ -63,6 +106,8 @@ pub struct Config {
     pub mcp_allowed_hosts: Vec<String>,
     /// Extra `Origin`s the MCP endpoints accept.
     pub mcp_allowed_origins: Vec<String>,
+    /// The marketplace provider.
+    pub upstream: UpstreamConfig,
 }
 
 fn either(flag: &[String], file: Option<Vec<String>>) -> Vec<String> {
@@ -99,6 +144,14 @@ impl Config {
         let public_url = args.public_url.clone().or(file.public_url);
         let mcp_allowed_hosts = either(&args.mcp_allowed_hosts, file.mcp_allowed_hosts);
         let mcp_allowed_origins = either(&args.mcp_allowed_origins, file.mcp_allowed_origins);
+        let upstream = UpstreamConfig {
+            secret_key: args.secret_key.clone().or(file.secret_key),
+            client_id: args.lwa_client_id.clone().or(file.lwa_client_id),
+            client_secret: args.lwa_client_secret.clone().or(file.lwa_client_secret),
+            token_url: args.lwa_token_url.clone().or(file.lwa_token_url),
+            spapi_url: args.spapi_url.clone().or(file.spapi_url),
+            ads_url: args.ads_url.clone().or(file.ads_url),
+        };
         if args.dev {
             return Ok(Self {
                 listen,
@@ -106,6 +159,7 @@ impl Config {
                 public_url,
                 mcp_allowed_hosts,
                 mcp_allowed_origins,
+                upstream,
             });
         }
         let mut missing = Vec::new();
@@ -137,6 +191,52 @@ impl Config {
             public_url,
             mcp_allowed_hosts,
             mcp_allowed_origins,
+            upstream,
         })
+    }
+
+    /// The marketplace upstream and the sealing key, when an LWA app is configured.
+    pub fn upstream(
+        &self,
+    ) -> pp_core::Result<Option<(pp_marketplace::Upstream, pp_marketplace::Sealer)>> {
+        let u = &self.upstream;
+        let Some(client_id) = u.client_id.clone() else {
+            return Ok(None);
+        };
+        let missing = |what: &str| {
+            pp_core::Error::new(
+                pp_core::Kind::BadParams,
+                format!("lwa_client_id is set, so {what} is needed too"),
+            )
+        };
+        let client_secret = u
+            .client_secret
+            .clone()
+            .ok_or_else(|| missing("lwa_client_secret"))?;
+        let sealer = pp_marketplace::Sealer::from_hex(
+            u.secret_key
+                .as_deref()
+                .ok_or_else(|| missing("secret_key (64 hex characters)"))?,
+        )?;
+        Ok(Some((
+            pp_marketplace::Upstream {
+                kind: "provider".into(),
+                token_url: u
+                    .token_url
+                    .clone()
+                    .unwrap_or_else(|| "https://api.amazon.com/auth/o2/token".into()),
+                spapi_url: u
+                    .spapi_url
+                    .clone()
+                    .unwrap_or_else(|| "https://sellingpartnerapi-na.amazon.com".into()),
+                ads_url: u
+                    .ads_url
+                    .clone()
+                    .unwrap_or_else(|| "https://advertising-api.amazon.com".into()),
+                client_id,
+                client_secret,
+            },
+            sealer,
+        )))
     }
 }

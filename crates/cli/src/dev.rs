@@ -200,9 +200,9 @@ pub async fn start_sandbox(
 }
 
 /// The gateway's upstream configuration for the sandbox `creds` describe.
-pub fn sandbox_upstream(creds: &serde_json::Value) -> pp_server::Upstream {
+pub fn sandbox_upstream(creds: &serde_json::Value) -> pp_marketplace::Upstream {
     let text = |k: &str| creds[k].as_str().unwrap_or_default().to_owned();
-    pp_server::Upstream {
+    pp_marketplace::Upstream {
         kind: "sandbox".into(),
         token_url: text("token_url"),
         spapi_url: text("url"),
@@ -210,4 +210,43 @@ pub fn sandbox_upstream(creds: &serde_json::Value) -> pp_server::Upstream {
         client_id: text("client_id"),
         client_secret: text("client_secret"),
     }
+}
+
+/// The dev server's secret key (sealing refresh tokens), made once in `<data-dir>/secret.key`.
+pub fn secret_key(data_dir: &Path) -> Result<pp_marketplace::Sealer> {
+    let file = data_dir.join("secret.key");
+    let hex = match std::fs::read_to_string(&file) {
+        Ok(h) => h,
+        Err(_) => {
+            let h = pp_marketplace::Sealer::generate_hex()?;
+            write_private(&file, h.as_bytes())?;
+            h
+        }
+    };
+    pp_marketplace::Sealer::from_hex(&hex)
+}
+
+/// Connects every demo merchant's selling-side and advertising grants to the sandbox.
+pub fn connect_demo(
+    store: &Store,
+    sealer: &pp_marketplace::Sealer,
+    creds: &serde_json::Value,
+) -> Result<()> {
+    let tenant = TenantId::parse(DEMO_TENANT)?;
+    for (list, key, kind) in [
+        ("merchants", "merchant", "seller"),
+        ("advertising", "account", "ads"),
+    ] {
+        for m in creds[list].as_array().cloned().unwrap_or_default() {
+            let grant = pp_marketplace::connections::Grant {
+                kind,
+                merchant: m[key].as_str().unwrap_or_default(),
+                region: "na",
+                refresh_token: m["refresh_token"].as_str().unwrap_or_default(),
+                status: "active",
+            };
+            pp_marketplace::connections::connect(store, sealer, &tenant, &grant)?;
+        }
+    }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod admin;
 mod config;
+mod connection;
 mod dev;
 mod logging;
 mod serve;

@@ -34,7 +34,9 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             let sandbox =
                 dev::start_sandbox(&cfg.data_dir, std::path::Path::new(&boot.warehouse), addr)
                     .await?;
-            upstream = Some(dev::sandbox_upstream(&sandbox));
+            let sealer = dev::secret_key(&cfg.data_dir).map_err(|e| describe(&e))?;
+            dev::connect_demo(&store, &sealer, &sandbox).map_err(|e| describe(&e))?;
+            upstream = Some((dev::sandbox_upstream(&sandbox), sealer));
             boot.cred.sandbox = Some(sandbox);
             dev::write_files(&cfg.data_dir, &boot.cred).map_err(|e| describe(&e))?;
             dev::print_banner(&boot, &cfg.data_dir);
@@ -47,8 +49,13 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
         let mut state = AppState::new(store, &public_url)
             .map_err(|e| describe(&e))?
             .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins);
-        if let Some(u) = upstream {
-            state = state.with_upstream(u);
+        if upstream.is_none() {
+            upstream = cfg.upstream().map_err(|e| describe(&e))?;
+        }
+        if let Some((u, sealer)) = upstream {
+            state = state
+                .with_marketplace(u, pp_marketplace::Policy::default(), sealer)
+                .map_err(|e| describe(&e))?;
         }
         let state = Arc::new(state);
         pp_server::serve(listener, state, shutdown_signal())

@@ -49,7 +49,13 @@ pub struct Grant<'a> {
 
 /// Connects (or re-connects) a grant of `tenant`.
 pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>) -> Result<()> {
-    let Grant { kind, merchant, region, refresh_token, status } = *g;
+    let Grant {
+        kind,
+        merchant,
+        region,
+        refresh_token,
+        status,
+    } = *g;
     if ![SELLER, ADS].contains(&kind) {
         return Err(Error::new(Kind::BadParams, "kind must be seller or ads"));
     }

@@ -13,7 +13,7 @@ use std::future::Future;
 use axum::Router;
 use tokio::net::TcpListener;
 
-pub use state::{AppState, SharedState, Upstream};
+pub use state::{AppState, Marketplace, SharedState};
 
 /// The whole router over `state`.
 pub fn router(state: SharedState) -> Router {

@@ -25,35 +25,13 @@ pub struct AppState {
     /// MCP sessions and the MCP Host/Origin guard.
     pub mcp: McpState,
     /// The marketplace provider's APIs, when configured.
-    pub upstream: Option<Upstream>,
+    pub marketplace: Option<Arc<Marketplace>>,
 }
 
-/// Where the marketplace provider's APIs are: the provider's own hosts in production, the
-/// sandbox under `server --dev`. The LWA app secret stays here and is never rendered.
-#[derive(Clone)]
-pub struct Upstream {
-    /// `sandbox` or `provider`.
-    pub kind: String,
-    /// The LWA token endpoint.
-    pub token_url: String,
-    /// The selling-side API's base URL.
-    pub spapi_url: String,
-    /// The advertising API's base URL.
-    pub ads_url: String,
-    /// The LWA app's client id.
-    pub client_id: String,
-    /// The LWA app's client secret.
-    pub client_secret: String,
-}
-
-impl std::fmt::Debug for Upstream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Upstream")
-            .field("kind", &self.kind)
-            .field("spapi_url", &self.spapi_url)
-            .field("ads_url", &self.ads_url)
-            .finish_non_exhaustive()
-    }
+/// The live marketplace: the upstream client and the key that opens connected refresh tokens.
+pub struct Marketplace {
+    pub client: pp_marketplace::Client,
+    pub sealer: pp_marketplace::Sealer,
 }
 
 /// State as handlers receive it.
@@ -71,14 +49,29 @@ impl AppState {
             public_url: public_url.to_owned(),
             cursors,
             mcp: McpState::new(public_url),
-            upstream: None,
+            marketplace: None,
         })
     }
 
-    /// Points the marketplace surfaces at `upstream`.
-    pub fn with_upstream(mut self, upstream: Upstream) -> Self {
-        self.upstream = Some(upstream);
-        self
+    /// Points the marketplace surfaces at `upstream`, opening connections with `sealer`.
+    pub fn with_marketplace(
+        mut self,
+        upstream: pp_marketplace::Upstream,
+        policy: pp_marketplace::Policy,
+        sealer: pp_marketplace::Sealer,
+    ) -> Result<Self> {
+        let client = pp_marketplace::Client::new(upstream, policy)?;
+        self.marketplace = Some(Arc::new(Marketplace { client, sealer }));
+        Ok(self)
+    }
+
+    /// The marketplace, or `spapi_not_configured` / `ads_not_configured`.
+    pub fn marketplace(&self, api: &str) -> Result<&Marketplace> {
+        self.marketplace.as_deref().ok_or_else(|| {
+            let kind = if api == "ads" { Kind::AdsNotConfigured } else { Kind::SpapiNotConfigured };
+            Error::new(kind, format!("no upstream is configured for the {} API", if api == "ads" { "advertising" } else { "selling-side" }))
+                .with_fix("Set lwa_client_id, lwa_client_secret and the API URLs (docs/configuration.md); server --dev uses its sandbox.")
+        })
     }
 
     /// Also accepts these `Host` names and `Origin`s on the MCP endpoints (`*` accepts any).

@@ -57,7 +57,7 @@ fn start(d: &Path) -> (Server, String) {
 }
 
 async fn stored_in(base: &str, tok: &str, year_from: i64, year_to: i64) -> usize {
-    let http = reqwest::Client::new();
+    let http = crate::http();
     let mut after = String::new();
     let mut n = 0;
     loop {
@@ -109,7 +109,7 @@ async fn a_crash_mid_batch_leaves_all_or_nothing() {
                 tok.clone(),
             );
             tokio::spawn(async move {
-                reqwest::Client::new()
+                crate::http()
                     .post(url)
                     .bearer_auth(tok)
                     .json(&body)

@@ -160,7 +160,7 @@ async fn a_second_start_reuses_data_and_credential() {
 
 /// Opens a session-era MCP session; its id.
 async fn mcp_initialize(base: &str, token: &str) -> String {
-    let r = reqwest::Client::new()
+    let r = crate::http()
         .post(format!("{base}/mcp"))
         .bearer_auth(token)
         .header("accept", "application/json, text/event-stream")
@@ -177,7 +177,7 @@ async fn mcp_initialize(base: &str, token: &str) -> String {
 
 /// `tools/list` on an MCP session; the HTTP status.
 async fn mcp_tools_list(base: &str, token: &str, session: &str) -> u16 {
-    reqwest::Client::new()
+    crate::http()
         .post(format!("{base}/mcp"))
         .bearer_auth(token)
         .header("accept", "application/json, text/event-stream")
@@ -231,7 +231,7 @@ async fn mcp_host_allowance_comes_from_the_config_file() {
     let status = |host: &'static str| {
         let url = format!("{}/mcp", s.base);
         async move {
-            reqwest::Client::new()
+            crate::http()
                 .post(url)
                 .header("host", host)
                 .body("{}")

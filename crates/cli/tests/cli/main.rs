@@ -7,3 +7,10 @@ mod crash;
 mod dev_server;
 mod process;
 mod sandbox;
+
+/// An HTTP client for the tests. The workspace builds reqwest with rustls but without a
+/// default crypto provider, so the process installs ring's before its first client.
+pub fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}

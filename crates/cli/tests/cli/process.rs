@@ -161,7 +161,7 @@ fn rand_suffix() -> u128 {
 
 /// Mints a token with client credentials.
 pub async fn token(base: &str, id: &str, secret: &str) -> (u16, serde_json::Value) {
-    let res = reqwest::Client::new()
+    let res = crate::http()
         .post(format!("{base}/oauth/token"))
         .basic_auth(id, Some(secret))
         .form(&[("grant_type", "client_credentials")])
@@ -173,7 +173,7 @@ pub async fn token(base: &str, id: &str, secret: &str) -> (u16, serde_json::Valu
 
 /// GET with a bearer token; returns the status.
 pub async fn get_status(base: &str, path: &str, token: &str) -> u16 {
-    reqwest::Client::new()
+    crate::http()
         .get(format!("{base}{path}"))
         .bearer_auth(token)
         .send()

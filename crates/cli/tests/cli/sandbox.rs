@@ -7,7 +7,7 @@ use crate::process::{Server, run_ok};
 
 /// LWA exchange and one selling-side read; the participations' country codes.
 async fn provider_call(url: &str, client_id: &str, secret: &str, refresh: &str) -> Vec<String> {
-    let http = reqwest::Client::new();
+    let http = crate::http();
     let token: Value = http
         .post(format!("{url}/auth/o2/token"))
         .form(&[
@@ -174,7 +174,7 @@ async fn sim_takes_fault_rules_from_a_file() {
         &std::fs::read(d.join("w/sandbox/sandbox-credentials.json")).unwrap(),
     )
     .unwrap();
-    let http = reqwest::Client::new();
+    let http = crate::http();
     let rules: Value = http
         .get(format!("{}/__sandbox/faults", s.base))
         .bearer_auth(creds["client_secret"].as_str().unwrap())

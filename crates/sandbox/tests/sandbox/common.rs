@@ -46,7 +46,11 @@ impl SimApp {
         ));
         Self {
             base,
-            http: reqwest::Client::new(),
+            http: {
+                // reqwest is built without a default crypto provider; install ring's.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                reqwest::Client::new()
+            },
             creds,
             sim,
             dir,

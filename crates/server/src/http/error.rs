@@ -47,7 +47,18 @@ fn respond(e: &Error, body: serde_json::Value) -> Response {
     if let Some(v) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
     }
+    if e.kind == Kind::Throttled
+        && let Some(v) = body_retry_after(e)
+    {
+        res.headers_mut().insert(header::RETRY_AFTER, v);
+    }
     res
+}
+
+/// `Retry-After` of a throttled failure, from its `retryAfter` field.
+fn body_retry_after(e: &Error) -> Option<HeaderValue> {
+    let secs = e.api_envelope(None)["retryAfter"].as_u64()?;
+    HeaderValue::from_str(&secs.to_string()).ok()
 }
 
 impl IntoResponse for ApiError {

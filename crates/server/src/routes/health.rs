@@ -8,7 +8,8 @@ use crate::state::SharedState;
 use serde_json::{Value, json};
 
 pub async fn health(State(app): State<SharedState>) -> Json<Value> {
-    let upstream = app.upstream.as_ref().map(|u| {
+    let upstream = app.marketplace.as_ref().map(|m| {
+        let u = &m.client.upstream;
         json!({ "kind": u.kind, "spapi_url": u.spapi_url, "ads_url": u.ads_url, "token_url": u.token_url })
     });
     Json(json!({

@@ -3,6 +3,7 @@
 pub(crate) mod brand;
 mod forecast;
 mod health;
+mod marketplace;
 mod me;
 mod oauth;
 pub(crate) mod v1;
@@ -48,7 +49,22 @@ pub fn router(state: SharedState) -> Router {
         )
         .route("/api/query", post(warehouse::query))
         .route("/api/tables", get(warehouse::tables))
-        .route("/api/table/{name}", get(warehouse::describe));
+        .route("/api/table/{name}", get(warehouse::describe))
+        .route("/api/marketplace/merchants", get(marketplace::merchants))
+        .route(
+            "/api/marketplace/spapi/operations",
+            get(marketplace::spapi_operations),
+        )
+        .route("/api/marketplace/spapi/call", post(marketplace::spapi_call))
+        .route(
+            "/api/marketplace/ads/operations",
+            get(marketplace::ads_operations),
+        )
+        .route(
+            "/api/marketplace/ads/profiles",
+            get(marketplace::ads_profiles),
+        )
+        .route("/api/marketplace/ads/call", post(marketplace::ads_call));
     let brand_memory = Router::new()
         .route("/api/context/manifest", get(brand::manifest))
         .route(

@@ -18,7 +18,14 @@ pub struct Client {
     pub credential_id: String,
 }
 
+/// The sandbox provider a marketplace test app talks to.
+pub struct Sandbox {
+    pub base: String,
+    pub creds: Value,
+}
+
 pub struct TestApp {
+    pub sandbox: Option<Sandbox>,
     pub base: String,
     pub store: Store,
     pub http: reqwest::Client,
@@ -53,6 +60,25 @@ fn gamma_warehouse(path: &PathBuf) {
 
 impl TestApp {
     pub async fn start() -> Self {
+        Self::start_with(false).await
+    }
+
+    /// A test app whose marketplace surfaces call a sandbox provider over acme's world, with
+    /// acme's merchants connected (short timeouts, so hangs are quick to see).
+    pub async fn start_market() -> Self {
+        Self::start_market_with(|_| {}).await
+    }
+
+    /// As `start_market`, with the upstream configuration changed by `tweak`.
+    pub async fn start_market_with(tweak: impl FnOnce(&mut pp_marketplace::Upstream)) -> Self {
+        Self::start_inner(true, tweak).await
+    }
+
+    async fn start_with(market: bool) -> Self {
+        Self::start_inner(market, |_| {}).await
+    }
+
+    async fn start_inner(market: bool, tweak: impl FnOnce(&mut pp_marketplace::Upstream)) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let acme = TenantId::parse("acme").unwrap();
@@ -81,12 +107,69 @@ impl TestApp {
             .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let state = Arc::new(AppState::new(store.clone(), &base).unwrap());
+        let mut state = AppState::new(store.clone(), &base).unwrap();
+        let mut sandbox = None;
+        if market {
+            let sim_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let sim_base = format!("http://{}", sim_listener.local_addr().unwrap());
+            let mut cfg = pp_sandbox::SimConfig::new(
+                world.warehouse.clone(),
+                dir.path().join("sim"),
+                &sim_base,
+            );
+            cfg.report_ms = 300;
+            let sim = Arc::new(pp_sandbox::Sim::open(cfg).unwrap());
+            let creds = sim.credentials().unwrap();
+            tokio::spawn(pp_sandbox::serve(sim_listener, sim, std::future::pending()));
+            let sealer =
+                pp_marketplace::Sealer::from_hex(&pp_marketplace::Sealer::generate_hex().unwrap())
+                    .unwrap();
+            for (list, key, kind) in [
+                ("merchants", "merchant", "seller"),
+                ("advertising", "account", "ads"),
+            ] {
+                for m in creds[list].as_array().unwrap() {
+                    let grant = pp_marketplace::connections::Grant {
+                        kind,
+                        merchant: m[key].as_str().unwrap(),
+                        region: "na",
+                        refresh_token: m["refresh_token"].as_str().unwrap(),
+                        status: "active",
+                    };
+                    pp_marketplace::connections::connect(&store, &sealer, &acme, &grant).unwrap();
+                }
+            }
+            let mut upstream = pp_marketplace::Upstream {
+                kind: "sandbox".into(),
+                token_url: format!("{sim_base}/auth/o2/token"),
+                spapi_url: sim_base.clone(),
+                ads_url: sim_base.clone(),
+                client_id: creds["client_id"].as_str().unwrap().into(),
+                client_secret: creds["client_secret"].as_str().unwrap().into(),
+            };
+            tweak(&mut upstream);
+            let policy = pp_marketplace::Policy {
+                timeout: std::time::Duration::from_millis(1500),
+                read_retries: 2,
+                max_wait: std::time::Duration::from_secs(3),
+            };
+            state = state.with_marketplace(upstream, policy, sealer).unwrap();
+            sandbox = Some(Sandbox {
+                base: sim_base,
+                creds,
+            });
+        }
+        let state = Arc::new(state);
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         let mut app = Self {
+            sandbox,
             base,
             store,
-            http: reqwest::Client::new(),
+            http: {
+                // reqwest is built without a default crypto provider; install ring's.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                reqwest::Client::new()
+            },
             dir,
             acme: Client {
                 client_id: String::new(),
@@ -128,6 +211,43 @@ impl TestApp {
         let state = Arc::new(AppState::new(self.store.clone(), &base).unwrap());
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         base
+    }
+
+    /// A control call on the sandbox.
+    pub async fn sandbox(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+        let sb = self.sandbox.as_ref().expect("a market test app");
+        let r = self
+            .http
+            .request(method, format!("{}{path}", sb.base))
+            .bearer_auth(sb.creds["client_secret"].as_str().unwrap())
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            r.status().is_success(),
+            "sandbox control {path}: {}",
+            r.status()
+        );
+        r.json().await.unwrap_or(Value::Null)
+    }
+
+    /// Calls the sandbox received for `op`.
+    pub async fn sandbox_calls(&self, op: &str) -> u64 {
+        self.sandbox(reqwest::Method::GET, "/__sandbox/calls", Value::Null)
+            .await["calls"][op]
+            .as_u64()
+            .unwrap_or(0)
+    }
+
+    /// Adds sandbox fault rules.
+    pub async fn faults(&self, rules: Value) {
+        self.sandbox(
+            reqwest::Method::POST,
+            "/__sandbox/faults",
+            serde_json::json!({ "rules": rules }),
+        )
+        .await;
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -3,6 +3,7 @@
 mod brand;
 mod common;
 mod forecast;
+mod marketplace;
 mod mcp;
 mod mcp_client;
 mod oauth;

@@ -1,0 +1,95 @@
+//! `partner-platform admin connection`: connect a merchant's provider grant by hand (the
+//! refresh token the merchant's authorization produced) and list a tenant's connections. The
+//! token is sealed with the secret key before it is stored, and never printed.
+
+use clap::Subcommand;
+use pp_core::TenantId;
+use pp_marketplace::Sealer;
+use pp_marketplace::connections::{self, Grant};
+use pp_store::Store;
+
+#[derive(Subcommand)]
+pub enum ConnectionCommand {
+    /// Connect (or re-connect) a merchant's selling-side or advertising grant.
+    Add {
+        #[arg(long)]
+        tenant: String,
+        /// The merchant token (A… or ENTITY…).
+        #[arg(long)]
+        merchant: String,
+        /// `seller` (selling-side API) or `ads` (advertising API).
+        #[arg(long, default_value = "seller")]
+        kind: String,
+        /// `na`, `eu` or `fe`.
+        #[arg(long, default_value = "na")]
+        region: String,
+        /// The provider refresh token; prefer the environment variable to keep it out of shell history.
+        #[arg(long, env = "PARTNER_REFRESH_TOKEN", hide_env_values = true)]
+        refresh_token: String,
+        /// `active`, or `not_activated` for an advertising login not switched on in the service.
+        #[arg(long, default_value = "active")]
+        status: String,
+        /// 64 hex characters: the server's secret key.
+        #[arg(long, env = "PARTNER_SECRET_KEY", hide_env_values = true)]
+        secret_key: String,
+    },
+    /// List a tenant's connections (never their tokens).
+    List {
+        #[arg(long)]
+        tenant: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(store: &Store, cmd: ConnectionCommand) -> pp_core::Result<()> {
+    match cmd {
+        ConnectionCommand::Add {
+            tenant,
+            merchant,
+            kind,
+            region,
+            refresh_token,
+            status,
+            secret_key,
+        } => {
+            let tenant = TenantId::parse(&tenant)?;
+            if store.tenant(&tenant)?.is_none() {
+                return Err(pp_core::Error::not_found(format!(
+                    "no tenant {}",
+                    tenant.as_str()
+                )));
+            }
+            let sealer = Sealer::from_hex(&secret_key)?;
+            let grant = Grant {
+                kind: &kind,
+                merchant: &merchant,
+                region: &region,
+                refresh_token: &refresh_token,
+                status: &status,
+            };
+            connections::connect(store, &sealer, &tenant, &grant)?;
+            println!(
+                "connected {kind} grant of {merchant} for tenant {} ({status})",
+                tenant.as_str()
+            );
+        }
+        ConnectionCommand::List { tenant, json } => {
+            let list = connections::list(store, &TenantId::parse(&tenant)?)?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&list).unwrap_or_default()
+                );
+            } else {
+                for c in list {
+                    println!(
+                        "{:<6} {:<22} {:<3} {:<14} {}",
+                        c.kind, c.merchant, c.region, c.status, c.updated_at
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}

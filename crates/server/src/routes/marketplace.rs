@@ -1,0 +1,255 @@
+//! The live marketplace routes (§4.2): merchants, the two operation catalogs, the two call
+//! endpoints and the advertising profiles. Handlers check scopes, resolve the merchant or the
+//! advertising login, and hand the catalogued request to the upstream client; every provider
+//! outcome comes back triaged into the `/api` envelope.
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use pp_core::{Error, Kind, Principal, Scope};
+use pp_marketplace::calls::build;
+use pp_marketplace::catalog::{self, Operation};
+use pp_marketplace::connections::{self, ADS, NOT_ACTIVATED, SELLER};
+use pp_marketplace::{Merchant, Selector, merchants};
+use pp_warehouse::{Params, QueryRequest};
+use serde_json::{Map, Value, json};
+
+use crate::http::error::ApiError;
+use crate::http::json::JsonObject;
+use crate::state::SharedState;
+
+/// Rows of a warehouse query (the tenant's own warehouse).
+async fn rows(
+    app: &SharedState,
+    p: &Principal,
+    sql: &str,
+) -> Result<Vec<Map<String, Value>>, Error> {
+    let req = QueryRequest {
+        sql: sql.into(),
+        params: Params::None,
+        timeout_ms: app.limits.default_timeout_ms,
+    };
+    Ok(app.warehouse_for(p)?.query(req, &app.limits).await?.rows)
+}
+
+/// The merchants this credential can act for: seller rows whose token has a selling-side grant.
+async fn merchant_rows(app: &SharedState, p: &Principal) -> Result<Vec<Merchant>, Error> {
+    let connected: Vec<String> = connections::list(&app.store, &p.tenant)?
+        .into_iter()
+        .filter(|c| c.kind == SELLER)
+        .map(|c| c.merchant)
+        .collect();
+    Ok(rows(app, p, "SELECT ID, MarketplaceSellerID, Marketplace, MarketplaceID, AccountType FROM seller ORDER BY ID")
+        .await?
+        .into_iter()
+        .filter(|r| r["MarketplaceSellerID"].as_str().is_some_and(|t| connected.iter().any(|c| c == t)))
+        .map(|r| Merchant {
+            seller_id: r["MarketplaceSellerID"].as_str().unwrap_or_default().to_owned(),
+            legacy_seller_id: r["ID"].as_i64().unwrap_or_default(),
+            marketplace: r["Marketplace"].as_str().unwrap_or_default().to_owned(),
+            marketplace_id: r["MarketplaceID"].as_str().unwrap_or_default().to_owned(),
+            account_type: r["AccountType"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect())
+}
+
+pub async fn merchants(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+) -> Result<Json<Value>, ApiError> {
+    p.require(&[Scope::RetailRead])?;
+    Ok(Json(
+        json!({ "ok": true, "merchants": merchant_rows(&app, &p).await? }),
+    ))
+}
+
+pub async fn spapi_operations(Extension(p): Extension<Principal>) -> Result<Json<Value>, ApiError> {
+    p.require(&[Scope::RetailRead])?;
+    Ok(Json(
+        json!({ "ok": true, "operations": catalog::spapi(), "merchantIdentifiers": catalog::merchant_identifiers() }),
+    ))
+}
+
+pub async fn ads_operations(Extension(p): Extension<Principal>) -> Result<Json<Value>, ApiError> {
+    p.require(&[Scope::AdsRead])?;
+    Ok(Json(json!({ "ok": true, "operations": catalog::ads() })))
+}
+
+/// The call body's operation and arguments, checked against `catalog`.
+fn parse_call<'a>(
+    body: &Map<String, Value>,
+    catalog_: &'a [Operation],
+    api: &str,
+    extra: &[&str],
+) -> Result<(&'a Operation, Map<String, Value>), Error> {
+    let allowed = [
+        "operation",
+        "query",
+        "legacySellerId",
+        "sellerId",
+        "marketplace",
+        "merchantId",
+    ];
+    if let Some(k) = body
+        .keys()
+        .find(|k| !allowed.contains(&k.as_str()) && !extra.contains(&k.as_str()))
+    {
+        return Err(Error::invalid_request(format!(
+            "'{k}' is not a field of a call (operation, query, and the merchant selector)"
+        )));
+    }
+    let id = body
+        .get("operation")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::invalid_request("operation is required (an id from the catalog)"))?;
+    let op = catalog::find(catalog_, id).ok_or_else(|| {
+        Error::invalid_request(format!("operation '{id}' is not in the {api} catalog")).with_fix(
+            format!("GET /api/marketplace/{api}/operations lists every operation."),
+        )
+    })?;
+    if op.kind == "write" {
+        return Err(Error::invalid_request(format!(
+            "{id} is a write: writes go through the audited preview-and-commit flow, which this call does not run"
+        )));
+    }
+    let query = match body.get("query") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(q)) => q.clone(),
+        Some(_) => {
+            return Err(Error::invalid_request(
+                "query must be an object of the operation's parameters",
+            ));
+        }
+    };
+    Ok((op, query))
+}
+
+fn answer(op: &Operation, merchant: Value, reply: pp_marketplace::upstream::Reply) -> Json<Value> {
+    Json(
+        json!({ "ok": true, "operation": op.id, "merchant": merchant, "status": reply.status, "data": reply.body }),
+    )
+}
+
+pub async fn spapi_call(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<Value>, ApiError> {
+    p.require(&[Scope::RetailRead])?;
+    let (op, query) = parse_call(&body, catalog::spapi(), "spapi", &[])?;
+    let merchant = merchants::resolve(
+        &merchant_rows(&app, &p).await?,
+        &Selector::from_body(&body)?,
+    )?;
+    let m = app.marketplace("spapi")?;
+    let req = build(
+        op,
+        &query,
+        &p.tenant,
+        SELLER,
+        &merchant.seller_id,
+        Some(&merchant),
+    )?;
+    let reply = m.client.send(&app.store, &m.sealer, &req).await?;
+    Ok(answer(
+        op,
+        serde_json::to_value(&merchant).unwrap_or_default(),
+        reply,
+    ))
+}
+
+/// The advertising login (merchant token) a call acts as: the profile's owner for
+/// profile-scoped operations, else the merchant the selector names.
+async fn ads_login(
+    app: &SharedState,
+    p: &Principal,
+    op: &Operation,
+    body: &Map<String, Value>,
+) -> Result<(String, Option<String>), Error> {
+    if op.profile_scoped.unwrap_or(false) {
+        let profile = body.get("profileId").and_then(|v| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))).ok_or_else(|| {
+            Error::invalid_request(format!("{} is profile-scoped: send profileId (GET /api/marketplace/ads/profiles lists them)", op.id))
+        })?;
+        let found = rows(
+            app,
+            p,
+            &format!("SELECT MarketplaceSellerID FROM ads_profile WHERE ProfileID = {profile}"),
+        )
+        .await?;
+        let token = found
+            .first()
+            .and_then(|r| r["MarketplaceSellerID"].as_str())
+            .ok_or_else(|| {
+                Error::new(
+                    Kind::ProfileNotAuthorized,
+                    format!("profile {profile} is not one of this tenant's advertising profiles"),
+                )
+            })?;
+        return Ok((token.to_owned(), Some(profile.to_string())));
+    }
+    let m = merchants::resolve(&merchant_rows(app, p).await?, &Selector::from_body(body)?)?;
+    Ok((m.seller_id, None))
+}
+
+pub async fn ads_call(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<Value>, ApiError> {
+    p.require(&[Scope::AdsRead])?;
+    let (op, query) = parse_call(&body, catalog::ads(), "ads", &["profileId"])?;
+    let (login, profile) = ads_login(&app, &p, op, &body).await?;
+    let m = app.marketplace("ads")?;
+    let conn = connections::list(&app.store, &p.tenant)?
+        .into_iter()
+        .find(|c| c.kind == ADS && c.merchant == login);
+    match conn {
+        None => {
+            return Err(Error::new(
+                Kind::MerchantNotFound,
+                format!("merchant {login} has no advertising connection"),
+            )
+            .into());
+        }
+        Some(c) if c.status == NOT_ACTIVATED => {
+            return Err(Error::new(Kind::MerchantInactive, format!("merchant {login} is not activated for advertising in this service"))
+                .with_fix("A person must activate advertising for this merchant; re-authorizing does not help.")
+                .into());
+        }
+        _ => {}
+    }
+    let mut req = build(op, &query, &p.tenant, ADS, &login, None)?;
+    if let Some(pid) = &profile {
+        req.headers
+            .push(("Amazon-Advertising-API-Scope".into(), pid.clone()));
+    }
+    let reply = m.client.send(&app.store, &m.sealer, &req).await?;
+    Ok(answer(
+        op,
+        json!({ "sellerId": login, "profileId": profile }),
+        reply,
+    ))
+}
+
+pub async fn ads_profiles(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+) -> Result<Json<Value>, ApiError> {
+    p.require(&[Scope::AdsRead])?;
+    let m = app.marketplace("ads")?;
+    let op = catalog::find(catalog::ads(), "profiles.list")
+        .ok_or_else(|| Error::internal("profiles.list missing from the catalog"))?;
+    let mut out = Vec::new();
+    for c in connections::list(&app.store, &p.tenant)?
+        .into_iter()
+        .filter(|c| c.kind == ADS)
+    {
+        if c.status != connections::ACTIVE {
+            out.push(json!({ "sellerId": c.merchant, "status": c.status, "profiles": [] }));
+            continue;
+        }
+        let req = build(op, &Map::new(), &p.tenant, ADS, &c.merchant, None)?;
+        let reply = m.client.send(&app.store, &m.sealer, &req).await?;
+        out.push(json!({ "sellerId": c.merchant, "status": c.status, "profiles": reply.body }));
+    }
+    Ok(Json(json!({ "ok": true, "logins": out })))
+}

@@ -1,0 +1,537 @@
+//! The live marketplace through the gateway, against the sandbox provider with faults switched
+//! on per test: merchant resolution (§2.1), the catalogs, calls, the triage table (§7.2),
+//! retries that honour `Retry-After`, creates that are never retried, paging through the
+//! provider's quirks, and a revoked merchant beside working ones.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::TestApp;
+
+const US: &str = "ATVPDKIKX0DER";
+
+async fn call(
+    app: &TestApp,
+    token: &str,
+    api: &str,
+    body: Value,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let r = app
+        .http
+        .post(app.url(&format!("/api/marketplace/{api}/call")))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let (s, h) = (r.status().as_u16(), r.headers().clone());
+    (s, h, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn token(app: &TestApp) -> String {
+    app.token(&app.credential("acme", Some("account:read retail:read ads:read")))
+        .await
+}
+
+fn triaged(body: &Value, kind: &str, source: &str, retryable: bool) {
+    assert_eq!(body["kind"], kind, "{body}");
+    assert_eq!(body["source"], source, "{body}");
+    assert_eq!(body["retryable"], retryable, "{body}");
+}
+
+#[tokio::test]
+async fn merchants_resolve_by_the_section_2_1_rules() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    let (_, list) = app.get(&t, "/api/marketplace/merchants").await;
+    let rows = list["merchants"].as_array().unwrap();
+    assert!(
+        rows.iter().all(|r| r.as_object().unwrap().len() == 3),
+        "sellerId, legacySellerId, marketplace and nothing else: {list}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["sellerId"] == "A2DEMOSELLER01" && r["marketplace"] == "CA")
+    );
+    let read = |sel: Value| {
+        let mut body = json!({"operation": "sellers.get_marketplace_participations"});
+        body.as_object_mut()
+            .unwrap()
+            .extend(sel.as_object().unwrap().clone());
+        body
+    };
+    // legacySellerId wins
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        read(json!({"legacySellerId": 2, "sellerId": "A1DEMOSELLERMX"})),
+    )
+    .await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["merchant"]["marketplace"], "CA");
+    // an ambiguous sellerId lists its candidates
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        read(json!({"sellerId": "A2DEMOSELLER01"})),
+    )
+    .await;
+    assert_eq!(s, 400);
+    triaged(&r, "invalid_request", "request", false);
+    assert_eq!(r["candidates"].as_array().unwrap().len(), 2);
+    // marketplace narrows it
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        read(json!({"sellerId": "A2DEMOSELLER01", "marketplace": "US"})),
+    )
+    .await;
+    assert_eq!(
+        (s, r["merchant"]["legacySellerId"].as_i64()),
+        (200, Some(1))
+    );
+    // merchantId is ignored: this credential acts for several merchants, so it must name one
+    let (s, _, r) = call(&app, &t, "spapi", read(json!({"merchantId": 1}))).await;
+    assert_eq!(s, 400);
+    assert!(r["message"].as_str().unwrap().contains("legacySellerId"));
+    assert!(r["candidates"].as_array().unwrap().len() >= 3);
+    // nothing matches
+    let (s, _, r) = call(&app, &t, "spapi", read(json!({"legacySellerId": 99}))).await;
+    assert_eq!(s, 404);
+    triaged(&r, "merchant_not_found", "request", false);
+    assert!(
+        r["message"].as_str().unwrap().contains("sellerId"),
+        "says which identifiers it takes"
+    );
+}
+
+#[tokio::test]
+async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    let (s, sp) = app.get(&t, "/api/marketplace/spapi/operations").await;
+    assert_eq!(s, 200);
+    assert!(sp["merchantIdentifiers"]["legacySellerId"].is_string());
+    assert!(
+        sp["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["id"] == "promotions.search_promotions")
+    );
+    let (_, ads) = app.get(&t, "/api/marketplace/ads/operations").await;
+    let write = ads["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "sb.create_video_ads")
+        .unwrap();
+    assert_eq!(write["maxItems"], 200);
+    assert!(
+        write["requiredItemFields"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("creative.videoAssetIds"))
+    );
+    for (body, what) in [
+        (
+            json!({"operation": "nope.nothing", "legacySellerId": 1}),
+            "not in the spapi catalog",
+        ),
+        (
+            json!({"operation": "promotions.get_selection", "legacySellerId": 1, "query": {"promotionId": "x"}}),
+            "selectionId",
+        ),
+        (
+            json!({"operation": "sellers.get_account", "legacySellerId": 1, "query": {"body": {"a": 1}}}),
+            "takes no body",
+        ),
+        (
+            json!({"operation": "reports.create_report", "legacySellerId": 1, "query": {"body": "x"}}),
+            "must be a JSON object",
+        ),
+        (
+            json!({"operation": "listings.patch_listings_item", "legacySellerId": 1}),
+            "audited",
+        ),
+    ] {
+        let (s, _, r) = call(&app, &t, "spapi", body).await;
+        assert_eq!(s, 400, "{r}");
+        triaged(&r, "invalid_request", "request", false);
+        assert!(r["message"].as_str().unwrap().contains(what), "{what}: {r}");
+    }
+    let calls = app
+        .sandbox(Method::GET, "/__sandbox/calls", Value::Null)
+        .await;
+    assert_eq!(calls["calls"], json!({}), "nothing reached the provider");
+    // scopes
+    let no_retail = app
+        .token(&app.credential("acme", Some("account:read ads:read")))
+        .await;
+    let (s, _, r) = call(
+        &app,
+        &no_retail,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 403);
+    triaged(&r, "insufficient_scope", "account", false);
+}
+
+#[tokio::test]
+async fn provider_refusals_are_triaged_as_the_table_says() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    let promo = |q: Value, sel: Value| {
+        let mut b = json!({"operation": "promotions.search_promotions", "query": q});
+        b.as_object_mut()
+            .unwrap()
+            .extend(sel.as_object().unwrap().clone());
+        b
+    };
+    // the provider rejects a parameter: bad_request with its own words
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        promo(
+            json!({"startDateAfter": "2026-01-01T00:00:00"}),
+            json!({"legacySellerId": 1}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 400);
+    triaged(&r, "bad_request", "amazon_rejected", false);
+    assert_eq!(r["marketplace_error_code"], "InvalidInput");
+    assert_eq!(r["amazon"]["status"], 400);
+    assert_eq!(r["status"], 400);
+    assert!(r["responsePayload"]["errors"].is_array());
+    // a vendor on promotions: restricted_report
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        promo(json!({}), json!({"sellerId": "ENTITY2DEMOVENDOR"})),
+    )
+    .await;
+    assert_eq!(s, 403);
+    triaged(&r, "restricted_report", "amazon_rejected", false);
+    // the merchant's authorization lapses: reauth_required
+    app.sandbox(
+        Method::POST,
+        "/__sandbox/merchants/lapse",
+        json!({"merchant": "A1DEMOSELLERMX"}),
+    )
+    .await;
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "sellerId": "A1DEMOSELLERMX"}),
+    )
+    .await;
+    assert_eq!(s, 409, "{r}");
+    triaged(&r, "reauth_required", "account", false);
+    // provider failures: upstream_unavailable once the read's retries run out
+    let before = app.sandbox_calls("sellers.getAccount").await;
+    app.faults(
+        json!([{"op": "sellers.getAccount", "effect": "status", "status": 503, "times": 3}]),
+    )
+    .await;
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 502, "{r}");
+    triaged(&r, "upstream_unavailable", "amazon_unavailable", true);
+    assert_eq!(
+        app.sandbox_calls("sellers.getAccount").await - before,
+        3,
+        "one try and two retries"
+    );
+    // throttled with a delay longer than the client waits: throttled, with Retry-After
+    app.faults(
+        json!([{"op": "sellers.getAccount", "effect": "throttle", "retry_after": 30, "times": 1}]),
+    )
+    .await;
+    let (s, h, r) = call(
+        &app,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 429);
+    triaged(&r, "throttled", "request", true);
+    assert_eq!(h["retry-after"], "30");
+    // an unreadable 200: upstream_unavailable
+    app.faults(
+        json!([{"op": "sellers.getMarketplaceParticipations", "effect": "garbage", "times": 3}]),
+    )
+    .await;
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_marketplace_participations", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 502);
+    triaged(&r, "upstream_unavailable", "amazon_unavailable", true);
+}
+
+#[tokio::test]
+async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    // the DSP seat id in place of the advertiser id: profile_not_authorized
+    let v1 = |acct: &str| {
+        json!({"operation": "reporting_v1.create_report", "sellerId": "ENTITY2DEMOVENDOR", "query": {"body": {
+        "accessRequestedAccounts": [{"advertiserAccountId": acct}],
+        "reports": [{"format": "GZIP_JSON", "periods": [{"datePeriod": {"startDate": "2026-10-01", "endDate": "2026-10-31"}}], "query": {"fields": ["campaign.id", "metric.clicks"]}}]}}})
+    };
+    let (s, _, r) = call(&app, &t, "ads", v1("ENTITYSEAT7DEMO42")).await;
+    assert_eq!(s, 403, "{r}");
+    triaged(&r, "profile_not_authorized", "amazon_rejected", false);
+    let (s, _, r) = call(&app, &t, "ads", v1("590000000000001")).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["status"], 207);
+    assert!(r["data"]["success"][0]["report"]["reportId"].is_string());
+    // a merchant not activated for advertising in the service
+    pp_marketplace::connections::set_status(
+        &app.store,
+        &pp_core::TenantId::parse("acme").unwrap(),
+        "ads",
+        "A1DEMOSELLERMX",
+        "not_activated",
+    )
+    .unwrap();
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "ads",
+        json!({"operation": "accounts.list_manager_accounts", "sellerId": "A1DEMOSELLERMX"}),
+    )
+    .await;
+    assert_eq!(s, 422);
+    triaged(&r, "merchant_inactive", "account", false);
+    // profiles and a profile-scoped list
+    let (s, profiles) = app.get(&t, "/api/marketplace/ads/profiles").await;
+    assert_eq!(s, 200, "{profiles}");
+    let us = profiles["logins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["sellerId"] == "A2DEMOSELLER01")
+        .unwrap();
+    assert_eq!(us["profiles"].as_array().unwrap().len(), 2);
+    let (s, _, r) = call(&app, &t, "ads", json!({"operation": "sp.list_campaigns", "profileId": 3100000001u64, "query": {"body": {"maxResults": 2}}})).await;
+    assert_eq!(s, 200, "{r}");
+    let n = r["data"]["campaigns"].as_array().unwrap().len();
+    assert!((1..=2).contains(&n), "{r}");
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "ads",
+        json!({"operation": "sp.list_campaigns", "query": {"body": {}}}),
+    )
+    .await;
+    assert_eq!(s, 400, "profile-scoped needs profileId: {r}");
+}
+
+#[tokio::test]
+async fn a_throttled_read_is_retried_after_the_delay_and_a_timed_out_create_is_not() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    app.faults(
+        json!([{"op": "sellers.getAccount", "effect": "throttle", "retry_after": 1, "times": 1}]),
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 200, "{r}");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(1),
+        "it waited out Retry-After"
+    );
+    assert_eq!(app.sandbox_calls("sellers.getAccount").await, 2);
+    // a create that hangs past the timeout: not retried, outcome unknown
+    app.faults(json!([{"op": "reports.createReport", "effect": "hang", "times": 1}]))
+        .await;
+    let body = json!({"operation": "reports.create_report", "legacySellerId": 1, "query": {"body": {"reportType": "GET_MERCHANT_LISTINGS_ALL_DATA", "marketplaceIds": [US]}}});
+    let (s, _, r) = call(&app, &t, "spapi", body).await;
+    assert_eq!(s, 502, "{r}");
+    triaged(&r, "upstream_unavailable", "amazon_unavailable", true);
+    assert_eq!(r["requestOutcome"], "unknown");
+    assert_eq!(r["automaticRetry"], false);
+    assert_eq!(
+        app.sandbox_calls("reports.createReport").await,
+        1,
+        "exactly one create reached the provider"
+    );
+}
+
+#[tokio::test]
+async fn paging_through_promotions_and_inbound_items_reaches_the_end() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    let mut seen = 0;
+    let mut empty_pages = 0;
+    let mut q = json!({"limit": 2});
+    loop {
+        let (s, _, r) = call(
+            &app,
+            &t,
+            "spapi",
+            json!({"operation": "promotions.search_promotions", "legacySellerId": 1, "query": q}),
+        )
+        .await;
+        assert_eq!(s, 200, "{r}");
+        let page = r["data"]["promotions"].as_array().unwrap().len();
+        seen += page;
+        match r["data"]["pagination"]["nextToken"].as_str() {
+            Some(n) => {
+                empty_pages += usize::from(page == 0);
+                q["paginationToken"] = n.into();
+            }
+            None => break,
+        }
+    }
+    assert!(
+        empty_pages >= 1 && seen > 2,
+        "{seen} promotions, {empty_pages} empty pages"
+    );
+    // inbound: the per-shipment call's short list, continued with getShipmentItems
+    let (_, _, ships) = call(&app, &t, "spapi", json!({"operation": "inbound.get_shipments", "legacySellerId": 1, "query": {"QueryType": "SHIPMENT", "ShipmentStatusList": ["WORKING", "SHIPPED", "RECEIVING", "CLOSED"]}})).await;
+    let id = ships["data"]["payload"]["ShipmentData"][0]["ShipmentId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, _, first) = call(&app, &t, "spapi", json!({"operation": "inbound.get_shipment_items_by_shipment_id", "legacySellerId": 1, "query": {"shipmentId": id}})).await;
+    let mut items = first["data"]["payload"]["ItemData"]
+        .as_array()
+        .unwrap()
+        .len();
+    let mut next = first["data"]["payload"]["NextToken"]
+        .as_str()
+        .map(str::to_owned);
+    while let Some(n) = next {
+        let (s, _, r) = call(&app, &t, "spapi", json!({"operation": "inbound.get_shipment_items", "legacySellerId": 1, "query": {"QueryType": "NEXT_TOKEN", "NextToken": n}})).await;
+        assert_eq!(s, 200, "{r}");
+        items += r["data"]["payload"]["ItemData"].as_array().unwrap().len();
+        next = r["data"]["payload"]["NextToken"]
+            .as_str()
+            .map(str::to_owned);
+    }
+    assert_eq!(items, 5);
+}
+
+#[tokio::test]
+async fn a_revoked_merchant_needs_reauth_and_the_others_keep_working() {
+    let app = TestApp::start_market().await;
+    let t = token(&app).await;
+    let account = |sel: Value| {
+        let mut b = json!({"operation": "sellers.get_account"});
+        b.as_object_mut()
+            .unwrap()
+            .extend(sel.as_object().unwrap().clone());
+        b
+    };
+    assert_eq!(
+        call(
+            &app,
+            &t,
+            "spapi",
+            account(json!({"sellerId": "A1DEMOSELLERMX"}))
+        )
+        .await
+        .0,
+        200
+    );
+    app.sandbox(
+        Method::POST,
+        "/__sandbox/grants/revoke",
+        json!({"merchant": "A1DEMOSELLERMX"}),
+    )
+    .await;
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        account(json!({"sellerId": "A1DEMOSELLERMX"})),
+    )
+    .await;
+    assert_eq!(s, 409, "{r}");
+    triaged(&r, "reauth_required", "account", false);
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "spapi",
+        account(json!({"sellerId": "A1DEMOSELLERMX"})),
+    )
+    .await;
+    assert_eq!(
+        s, 409,
+        "still lapsed without asking the provider again: {r}"
+    );
+    assert_eq!(
+        call(&app, &t, "spapi", account(json!({"legacySellerId": 1})))
+            .await
+            .0,
+        200,
+        "the others keep working"
+    );
+}
+
+#[tokio::test]
+async fn unconfigured_and_unreachable_upstreams() {
+    let plain = TestApp::start().await;
+    let t = token(&plain).await;
+    // acme has no connections here either; the upstream check comes after merchant resolution
+    let (s, _, r) = call(
+        &plain,
+        &t,
+        "ads",
+        json!({"operation": "profiles.list", "legacySellerId": 1}),
+    )
+    .await;
+    assert!(s == 404 || s == 503, "{r}");
+    let (s, r) = plain.get(&t, "/api/marketplace/ads/profiles").await;
+    assert_eq!(s, 503);
+    triaged(&r, "ads_not_configured", "mixshift", false);
+    let dead = TestApp::start_market_with(|u| u.spapi_url = "http://127.0.0.1:9".into()).await;
+    let t = token(&dead).await;
+    let (s, _, r) = call(
+        &dead,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 502, "{r}");
+    triaged(&r, "host_unreachable", "amazon_unavailable", true);
+    let wrong_app = TestApp::start_market_with(|u| u.client_secret = "not-the-secret".into()).await;
+    let t = token(&wrong_app).await;
+    let (s, _, r) = call(
+        &wrong_app,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 500, "{r}");
+    triaged(&r, "unknown", "mixshift", true);
+}
