@@ -106,6 +106,7 @@ struct Detail {
     friendly: Option<String>,
     fix: Option<String>,
     required_scopes: Vec<String>,
+    retryable: Option<bool>,
     extra: Map<String, Value>,
 }
 
@@ -119,6 +120,7 @@ impl Error {
                 friendly: None,
                 fix: None,
                 required_scopes: Vec::new(),
+                retryable: None,
                 extra: Map::new(),
             }),
         }
@@ -138,6 +140,18 @@ impl Error {
     pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
         self.detail.fix = Some(fix.into());
         self
+    }
+
+    /// Overrides the kind's `retryable` where the triage table names an exception (a
+    /// concurrency cap is `throttled` but waiting does not clear it).
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.detail.retryable = Some(retryable);
+        self
+    }
+
+    /// Whether resending the same call can ever succeed.
+    pub fn retryable(&self) -> bool {
+        self.detail.retryable.unwrap_or(self.kind.retryable())
     }
 
     /// Adds one more envelope field.
@@ -192,7 +206,7 @@ impl Error {
             "source".into(),
             serde_json::to_value(self.kind.source()).unwrap_or(Value::Null),
         );
-        body.insert("retryable".into(), self.kind.retryable().into());
+        body.insert("retryable".into(), self.retryable().into());
         body.insert(
             "friendly".into(),
             self.detail

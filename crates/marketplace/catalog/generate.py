@@ -84,6 +84,22 @@ NOTES = {
 }
 
 
+# Checks the gateway runs before anything is sent (each failure is invalid_request):
+# "formats" (a parameter's value shape), "maxValues" (list parameters' item caps), "ranges"
+# (numeric bounds), "oneOf" (at least one of these parameters unless a paging value is given)
+# and "bodyArrays" (bounds on an array field of the body).
+OFFSET_DATES = ["startDateBefore", "startDateAfter", "endDateBefore", "endDateAfter", "updateDateAfter", "updateDateBefore"]
+CHECKS = {
+    "promotions.search_promotions": {
+        "formats": {k: "date-time-offset" for k in OFFSET_DATES},
+        "maxValues": {"asins": 10, "skus": 10},
+        "ranges": {"limit": [1, 100]},
+    },
+    "promotions.get_selection": {"ranges": {"limit": [1, 100]}},
+    "inbound.get_shipments": {"oneOf": {"params": ["ShipmentStatusList", "ShipmentIdList"], "unless": {"QueryType": "NEXT_TOKEN"}}},
+}
+
+
 def usage_plan(op):
     m = re.search(r"\|\s*([0-9.]+)\s*\|\s*([0-9.]+)\s*\|", op.get("description", ""))
     return (float(m.group(1)), float(m.group(2))) if m else (None, None)
@@ -136,6 +152,8 @@ for area, model_file, wanted in SPAPI:
                 "marketplaceParam": marketplace_param,
                 "notes": NOTES.get(entry_id, ""),
             })
+            if entry_id in CHECKS:
+                spapi[-1]["checks"] = CHECKS[entry_id]
 
 for e in spapi:
     if e["rate"] is None:  # promotions: no plan in the model
@@ -158,13 +176,19 @@ SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywor
 ads = []
 
 
-def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None):
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None):
+    # "create" is a read-scoped operation that makes a report, query or execution; anything
+    # that changes the account (entity creates included) is a "write" for the audited flow
+    if kind == "create" and scope == "ads:write":
+        kind = "write"
     e = {"id": id_, "api": "ads", "method": method, "path": path, "mediaType": media, "kind": kind, "scope": scope,
          "profileScoped": profile, "params": params or [], "paging": paging, "notes": notes}
-    if kind != "read":
+    if kind == "write":
         e["requiredItemFields"] = required or []
         e["maxItems"] = 200
         e["itemsKey"] = item_key
+    if checks:
+        e["checks"] = checks
     ads.append(e)
 
 
@@ -213,6 +237,7 @@ ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.cre
    notes="Never retried automatically. An identical request while the first is in flight answers 425 naming the original reportId: poll that one. 31 days per request within a 95-day lookback. Placement performance: groupBy campaignPlacement only, with placementClassification requested.")
 ad("reporting.get_report", "GET", "/reporting/reports/{reportId}", "application/vnd.getasyncreportresponse.v3+json", "read", params=[{"name": "reportId", "in": "path", "required": True, "type": "string"}])
 ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False,
+   checks={"bodyArrays": {"accessRequestedAccounts": [1, 5], "reports": [1, 1]}},
    notes="Not profile-scoped: up to 5 accounts in accessRequestedAccounts (advertiserAccountId or managerAccountId). For DSP pass the numeric dspAdvertiserId, not the seat id (accountId), which fails as a permissions error. One report per call; answers 207 — branch on a non-empty error array. No deduplication; a 429 is the concurrency cap. month.value and week.value carry no year. Spend is metric.totalCost; metric.sales needs budgetCurrency.value.")
 ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
 ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "read", params=BODY, profile=False, notes="Frees a concurrency slot.")

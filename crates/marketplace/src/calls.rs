@@ -59,6 +59,9 @@ pub fn build<'a>(
             )));
         }
     }
+    if let Some(checks) = &op.checks {
+        checks.run(&op.id, args)?;
+    }
     let body = match args.get("body") {
         None | Some(Value::Null) => None,
         Some(_) if !op.takes_body() => {
@@ -111,6 +114,16 @@ pub fn build<'a>(
             }
             ("query", Some(v)) => query.push((p.name.clone(), v)),
             ("header", Some(v)) => headers.push((p.name.clone(), v)),
+            (_, None) if p.required => {
+                return Err(Error::invalid_request(format!(
+                    "{} needs the {} parameter {}",
+                    op.id, p.location, p.name
+                ))
+                .with_fix(format!(
+                    "GET /api/marketplace/{}/operations lists each operation's parameters and notes.",
+                    op.api
+                )));
+            }
             _ => {}
         }
     }

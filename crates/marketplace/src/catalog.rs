@@ -10,6 +10,8 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::checks::Checks;
+
 /// Where a parameter goes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Param {
@@ -55,6 +57,9 @@ pub struct Operation {
     pub max_items: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items_key: Option<String>,
+    /// Rules run on the arguments before anything is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Checks>,
     #[serde(default)]
     pub notes: String,
 }
@@ -129,6 +134,16 @@ mod tests {
                     o.id
                 );
                 assert!(o.path.starts_with('/'), "{}", o.id);
+                if o.kind == "create" {
+                    assert!(
+                        o.scope.ends_with(":read"),
+                        "{}: a create is read-scoped",
+                        o.id
+                    );
+                }
+                for p in o.checks.iter().flat_map(|c| c.formats.keys()) {
+                    assert!(o.params.iter().any(|x| &x.name == p), "{}: {p}", o.id);
+                }
                 for p in o.path.split('/').filter(|s| s.starts_with('{')) {
                     let n = p.trim_matches(|c| c == '{' || c == '}');
                     assert!(
@@ -137,7 +152,7 @@ mod tests {
                         o.id
                     );
                 }
-                if o.kind != "read" && o.api == "ads" {
+                if o.kind == "write" && o.api == "ads" {
                     assert_eq!(o.max_items, Some(200), "{}", o.id);
                     assert!(o.required_item_fields.is_some(), "{}", o.id);
                 }

@@ -5,6 +5,7 @@
 
 pub mod calls;
 pub mod catalog;
+pub mod checks;
 pub mod connections;
 pub mod merchants;
 pub mod pacing;

@@ -135,10 +135,7 @@ pub fn triage(op: &Operation, a: &Answer) -> Error {
         e = e.with_field("marketplace_error_code", code);
     }
     if kind == Kind::Throttled {
-        e = e.with_field("retryAfter", a.retry_after.unwrap_or(1));
-        if !op.idempotent() {
-            e = e.with_field("automaticRetry", false);
-        }
+        e = throttled(op, e, a.retry_after);
     }
     if kind == Kind::ReauthRequired {
         e = e.with_fix("Connect the merchant again (admin connection add), then retry.");
@@ -148,4 +145,59 @@ pub fn triage(op: &Operation, a: &Answer) -> Error {
     } else {
         e
     }
+}
+
+/// A throttled answer's extras: the delay, and for creates the §4.4 refusal (never resent by
+/// us); Reporting v1's create is a concurrency cap that waiting alone does not clear.
+fn throttled(op: &Operation, e: Error, retry_after: Option<u64>) -> Error {
+    let e = e.with_field("retryAfter", retry_after.unwrap_or(1));
+    if op.idempotent() {
+        return e;
+    }
+    let e = e.with_field("automaticRetry", false);
+    if op.id == "reporting_v1.create_report" {
+        return e.with_retryable(false).with_fix(
+            "Reporting v1 allows only a few reports in flight per login: free a slot with reporting_v1.delete_report or wait until one reaches a terminal status, then create again.",
+        );
+    }
+    e
+}
+
+/// Reporting v1 answers every call with HTTP 207 and `{ error: [], success: [] }`; a
+/// non-empty `error` is the call's failure (§4.6 rule 6), triaged by the item's own code.
+pub fn multi_status(op: &Operation, status: u16, body: &Value) -> Option<Error> {
+    if !op.id.starts_with("reporting_v1.") {
+        return None;
+    }
+    let item = body["error"].as_array()?.first()?;
+    let (code, message) = provider_error(item);
+    let kind = match code.as_str() {
+        "UNAUTHORIZED" | "FORBIDDEN" | "ACCESS_DENIED" => Kind::ProfileNotAuthorized,
+        "TOO_MANY_REQUESTS" | "THROTTLED" => Kind::Throttled,
+        "INTERNAL_ERROR" | "INTERNAL_SERVER_ERROR" | "SERVICE_UNAVAILABLE" => {
+            Kind::UpstreamUnavailable
+        }
+        _ => Kind::BadRequest,
+    };
+    let mut e = Error::new(
+        kind,
+        format!(
+            "the marketplace refused {} inside its {status} answer: {}",
+            op.id,
+            if message.is_empty() { &code } else { &message }
+        ),
+    )
+    .with_field(
+        "amazon",
+        json!({ "status": status, "code": code, "message": message }),
+    )
+    .with_field("status", status)
+    .with_field("responsePayload", body.clone());
+    if kind == Kind::BadRequest {
+        e = e.with_field("marketplace_error_code", code);
+    }
+    if kind == Kind::Throttled {
+        e = throttled(op, e, None);
+    }
+    Some(e)
 }

@@ -15,7 +15,7 @@ use crate::catalog::Operation;
 use crate::connections;
 use crate::pacing::Pacer;
 use crate::secrets::Sealer;
-use crate::triage::{Answer, Failure, failure, stale_token, triage};
+use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 
 /// Where the provider's APIs are.
 #[derive(Clone)]
@@ -315,6 +315,9 @@ impl Client {
                 Ok(a) if (200..300).contains(&a.status) => {
                     match serde_json::from_str::<Value>(&a.body) {
                         Ok(body) => {
+                            if let Some(e) = triage::multi_status(op, a.status, &body) {
+                                return Err(e);
+                            }
                             return Ok(Reply {
                                 status: a.status,
                                 body,

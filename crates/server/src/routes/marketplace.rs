@@ -5,7 +5,7 @@
 
 use axum::Json;
 use axum::extract::{Extension, State};
-use pp_core::{Error, Kind, Principal, Scope};
+use pp_core::{Error, Kind, Principal, Scope, Source};
 use pp_marketplace::calls::build;
 use pp_marketplace::catalog::{self, Operation};
 use pp_marketplace::connections::{self, ADS, NOT_ACTIVATED, SELLER};
@@ -76,6 +76,7 @@ pub async fn ads_operations(Extension(p): Extension<Principal>) -> Result<Json<V
 
 /// The call body's operation and arguments, checked against `catalog`.
 fn parse_call<'a>(
+    p: &Principal,
     body: &Map<String, Value>,
     catalog_: &'a [Operation],
     api: &str,
@@ -106,6 +107,11 @@ fn parse_call<'a>(
             format!("GET /api/marketplace/{api}/operations lists every operation."),
         )
     })?;
+    let scope: Scope = op
+        .scope
+        .parse()
+        .map_err(|_| Error::internal(format!("{id} names an unknown scope")))?;
+    p.require(&[scope])?;
     if op.kind == "write" {
         return Err(Error::invalid_request(format!(
             "{id} is a write: writes go through the audited preview-and-commit flow, which this call does not run"
@@ -135,12 +141,12 @@ pub async fn spapi_call(
     JsonObject(body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
     p.require(&[Scope::RetailRead])?;
-    let (op, query) = parse_call(&body, catalog::spapi(), "spapi", &[])?;
+    let m = app.marketplace("spapi")?;
+    let (op, query) = parse_call(&p, &body, catalog::spapi(), "spapi", &[])?;
     let merchant = merchants::resolve(
         &merchant_rows(&app, &p).await?,
         &Selector::from_body(&body)?,
     )?;
-    let m = app.marketplace("spapi")?;
     let req = build(
         op,
         &query,
@@ -196,9 +202,9 @@ pub async fn ads_call(
     JsonObject(body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
     p.require(&[Scope::AdsRead])?;
-    let (op, query) = parse_call(&body, catalog::ads(), "ads", &["profileId"])?;
-    let (login, profile) = ads_login(&app, &p, op, &body).await?;
     let m = app.marketplace("ads")?;
+    let (op, query) = parse_call(&p, &body, catalog::ads(), "ads", &["profileId"])?;
+    let (login, profile) = ads_login(&app, &p, op, &body).await?;
     let conn = connections::list(&app.store, &p.tenant)?
         .into_iter()
         .find(|c| c.kind == ADS && c.merchant == login);
@@ -248,8 +254,27 @@ pub async fn ads_profiles(
             continue;
         }
         let req = build(op, &Map::new(), &p.tenant, ADS, &c.merchant, None)?;
-        let reply = m.client.send(&app.store, &m.sealer, &req).await?;
-        out.push(json!({ "sellerId": c.merchant, "status": c.status, "profiles": reply.body }));
+        match m.client.send(&app.store, &m.sealer, &req).await {
+            Ok(reply) => out.push(
+                json!({ "sellerId": c.merchant, "status": c.status, "profiles": reply.body }),
+            ),
+            // one login's refusal is that login's row; the provider being down is the call's
+            Err(e)
+                if e.kind.source() == Source::Account || e.kind == Kind::ProfileNotAuthorized =>
+            {
+                out.push(json!({ "sellerId": c.merchant, "status": status_after(&e, &c.status), "profiles": [], "error": { "kind": e.kind.code(), "message": e.message() } }));
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
     Ok(Json(json!({ "ok": true, "logins": out })))
+}
+
+/// A login's status once its call failed: a lapse shows at once.
+fn status_after(e: &Error, before: &str) -> String {
+    if e.kind == Kind::ReauthRequired {
+        connections::LAPSED.to_owned()
+    } else {
+        before.to_owned()
+    }
 }

@@ -154,13 +154,72 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
             "must be a JSON object",
         ),
         (
-            json!({"operation": "listings.patch_listings_item", "legacySellerId": 1}),
-            "audited",
+            json!({"operation": "promotions.get_selection", "legacySellerId": 1, "query": {"promotionId": "p", "selectionId": "s"}}),
+            "revisionId",
+        ),
+        (
+            json!({"operation": "promotions.search_promotions", "legacySellerId": 1, "query": {"startDateAfter": "2026-01-01T00:00:00"}}),
+            "time zone offset",
+        ),
+        (
+            json!({"operation": "promotions.search_promotions", "legacySellerId": 1, "query": {"marketplaceIds": "A2EUQ1WTGCTBG2"}}),
+            "exactly that one",
+        ),
+        (
+            json!({"operation": "inbound.get_shipments", "legacySellerId": 1, "query": {"QueryType": "DATE_RANGE", "LastUpdatedAfter": "2026-01-01T00:00:00Z"}}),
+            "ShipmentStatusList or ShipmentIdList",
+        ),
+        (
+            json!({"operation": "inbound.get_shipments", "legacySellerId": 1, "query": {"ShipmentIdList": ["FBA1"]}}),
+            "QueryType",
         ),
     ] {
         let (s, _, r) = call(&app, &t, "spapi", body).await;
         assert_eq!(s, 400, "{r}");
         triaged(&r, "invalid_request", "request", false);
+        assert!(r["message"].as_str().unwrap().contains(what), "{what}: {r}");
+    }
+    // the guarded listing write needs listings:write, and even then is not a plain call
+    let lister = app
+        .token(&app.credential("acme", Some("retail:read listings:write")))
+        .await;
+    let patch = json!({"operation": "listings.patch_listings_item", "legacySellerId": 1, "query": {"sku": "X"}});
+    let (s, _, r) = call(&app, &t, "spapi", patch.clone()).await;
+    assert_eq!(
+        (s, r["required_scopes"].clone()),
+        (403, json!(["listings:write"])),
+        "{r}"
+    );
+    let (s, _, r) = call(&app, &lister, "spapi", patch).await;
+    assert_eq!(s, 400, "{r}");
+    assert!(r["message"].as_str().unwrap().contains("audited"), "{r}");
+    // advertising: more than 5 accounts on Reporting v1; an entity create is a write
+    let six = vec![json!({"advertiserAccountId": "590000000000001"}); 6];
+    let ads_writer = app
+        .token(&app.credential("acme", Some("account:read ads:read ads:write")))
+        .await;
+    for (tok, body, status, what) in [
+        (
+            &t,
+            json!({"operation": "reporting_v1.create_report", "legacySellerId": 1, "query": {"body": {"accessRequestedAccounts": six, "reports": [{}]}}}),
+            400,
+            "1 to 5",
+        ),
+        (
+            &t,
+            json!({"operation": "sp.create_keywords", "profileId": 3100000001u64, "query": {"body": {"keywords": []}}}),
+            403,
+            "ads:write",
+        ),
+        (
+            &ads_writer,
+            json!({"operation": "sp.create_keywords", "profileId": 3100000001u64, "query": {"body": {"keywords": []}}}),
+            400,
+            "audited",
+        ),
+    ] {
+        let (s, _, r) = call(&app, tok, "ads", body).await;
+        assert_eq!(s, status, "{r}");
         assert!(r["message"].as_str().unwrap().contains(what), "{what}: {r}");
     }
     let calls = app
@@ -198,15 +257,19 @@ async fn provider_refusals_are_triaged_as_the_table_says() {
         &app,
         &t,
         "spapi",
-        promo(
-            json!({"startDateAfter": "2026-01-01T00:00:00"}),
-            json!({"legacySellerId": 1}),
-        ),
+        json!({"operation": "finances.list_financial_events", "legacySellerId": 1,
+            "query": {"PostedAfter": "2026-10-10T00:00:00Z", "PostedBefore": "2026-10-01T00:00:00Z"}}),
     )
     .await;
-    assert_eq!(s, 400);
+    assert_eq!(s, 400, "{r}");
     triaged(&r, "bad_request", "amazon_rejected", false);
     assert_eq!(r["marketplace_error_code"], "InvalidInput");
+    assert!(
+        r["amazon"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("PostedBefore")
+    );
     assert_eq!(r["amazon"]["status"], 400);
     assert_eq!(r["status"], 400);
     assert!(r["responsePayload"]["errors"].is_array());
@@ -304,6 +367,47 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["status"], 207);
     assert!(r["data"]["success"][0]["report"]["reportId"].is_string());
+    // a 207 whose error array is not empty is a failure, whatever the status says
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "ads",
+        json!({"operation": "reporting_v1.retrieve_report", "legacySellerId": 1,
+        "query": {"body": {"reportIds": ["rpt-none"]}}}),
+    )
+    .await;
+    assert_eq!(s, 400, "{r}");
+    triaged(&r, "bad_request", "amazon_rejected", false);
+    assert_eq!(r["amazon"]["status"], 207);
+    assert_eq!(r["marketplace_error_code"], "NOT_FOUND");
+    // a 429 on the v1 create is its concurrency cap: throttled, but waiting alone won't do
+    app.faults(json!([{"op": "reporting_v1.createReport", "effect": "throttle", "retry_after": 1, "times": 1}]))
+        .await;
+    let before = app.sandbox_calls("reporting_v1.createReport").await;
+    let (s, _, r) = call(&app, &t, "ads", v1("590000000000001")).await;
+    assert_eq!(s, 429, "{r}");
+    triaged(&r, "throttled", "request", false);
+    assert_eq!(r["automaticRetry"], false);
+    assert!(
+        r["fix"]
+            .as_str()
+            .unwrap()
+            .contains("reporting_v1.delete_report")
+    );
+    assert_eq!(
+        app.sandbox_calls("reporting_v1.createReport").await - before,
+        1
+    );
+    // a profile that is not the tenant's
+    let (s, _, r) = call(
+        &app,
+        &t,
+        "ads",
+        json!({"operation": "sp.list_campaigns", "profileId": 42, "query": {"body": {}}}),
+    )
+    .await;
+    assert_eq!(s, 403, "{r}");
+    triaged(&r, "profile_not_authorized", "amazon_rejected", false);
     // a merchant not activated for advertising in the service
     pp_marketplace::connections::set_status(
         &app.store,
@@ -344,6 +448,29 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
     )
     .await;
     assert_eq!(s, 400, "profile-scoped needs profileId: {r}");
+    // one revoked login shows on its own row; the others still list their profiles
+    app.sandbox(
+        Method::POST,
+        "/__sandbox/grants/revoke",
+        json!({"merchant": "A2DEMOSELLER01"}),
+    )
+    .await;
+    let (s, profiles) = app.get(&t, "/api/marketplace/ads/profiles").await;
+    assert_eq!(s, 200, "{profiles}");
+    let logins = profiles["logins"].as_array().unwrap();
+    let revoked = logins
+        .iter()
+        .find(|l| l["sellerId"] == "A2DEMOSELLER01")
+        .unwrap();
+    assert_eq!(revoked["error"]["kind"], "reauth_required", "{profiles}");
+    assert_eq!(revoked["status"], "lapsed");
+    assert!(
+        logins.iter().any(|l| l["sellerId"] == "ENTITY2DEMOVENDOR"
+            && l["status"] == "active"
+            && l["error"].is_null()
+            && l["profiles"].is_array()),
+        "{profiles}"
+    );
 }
 
 #[tokio::test]
@@ -500,7 +627,16 @@ async fn a_revoked_merchant_needs_reauth_and_the_others_keep_working() {
 async fn unconfigured_and_unreachable_upstreams() {
     let plain = TestApp::start().await;
     let t = token(&plain).await;
-    // acme has no connections here either; the upstream check comes after merchant resolution
+    // a gateway without upstream configuration says so before anything else
+    let (s, _, r) = call(
+        &plain,
+        &t,
+        "spapi",
+        json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+    )
+    .await;
+    assert_eq!(s, 503, "{r}");
+    triaged(&r, "spapi_not_configured", "mixshift", false);
     let (s, _, r) = call(
         &plain,
         &t,
@@ -508,7 +644,8 @@ async fn unconfigured_and_unreachable_upstreams() {
         json!({"operation": "profiles.list", "legacySellerId": 1}),
     )
     .await;
-    assert!(s == 404 || s == 503, "{r}");
+    assert_eq!(s, 503, "{r}");
+    triaged(&r, "ads_not_configured", "mixshift", false);
     let (s, r) = plain.get(&t, "/api/marketplace/ads/profiles").await;
     assert_eq!(s, 503);
     triaged(&r, "ads_not_configured", "mixshift", false);
