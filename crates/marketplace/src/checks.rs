@@ -50,13 +50,13 @@ impl Checks {
     /// Runs every rule on the call's `args` (operation parameters and `body`).
     pub fn run(&self, op: &str, args: &Map<String, Value>) -> Result<()> {
         for (name, format) in &self.formats {
-            if let Some(v) = args.get(name).and_then(Value::as_str) {
-                if format == "date-time-offset" && chrono::DateTime::parse_from_rfc3339(v).is_err()
-                {
-                    return Err(Error::invalid_request(format!(
-                        "{name} must be an ISO 8601 date-time with a time zone offset, such as 2026-10-01T00:00:00Z or 2026-10-01T00:00:00-07:00; got '{v}'"
-                    )));
-                }
+            let Some(v) = args.get(name).and_then(Value::as_str) else {
+                continue;
+            };
+            if format == "date-time-offset" && chrono::DateTime::parse_from_rfc3339(v).is_err() {
+                return Err(Error::invalid_request(format!(
+                    "{name} must be an ISO 8601 date-time with a time zone offset, such as 2026-10-01T00:00:00Z or 2026-10-01T00:00:00-07:00; got '{v}'"
+                )));
             }
         }
         for (name, max) in &self.max_values {
