@@ -228,11 +228,11 @@ impl Config {
                 spapi_url: u
                     .spapi_url
                     .clone()
-                    .unwrap_or_else(|| "https://sellingpartnerapi-na.amazon.com".into()),
+                    .unwrap_or_else(|| pp_marketplace::Upstream::PROVIDER_SPAPI_URL.into()),
                 ads_url: u
                     .ads_url
                     .clone()
-                    .unwrap_or_else(|| "https://advertising-api.amazon.com".into()),
+                    .unwrap_or_else(|| pp_marketplace::Upstream::PROVIDER_ADS_URL.into()),
                 client_id,
                 client_secret,
             },

@@ -17,7 +17,9 @@ use crate::pacing::Pacer;
 use crate::secrets::Sealer;
 use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 
-/// Where the provider's APIs are.
+/// Where the provider's APIs are. The URLs may name the connection's region: `{region}`
+/// becomes `na`, `eu` or `fe`, and `{region_suffix}` becomes nothing, `-eu` or `-fe` (the
+/// advertising hosts' spelling), so one configuration serves merchants of every region.
 #[derive(Clone)]
 pub struct Upstream {
     /// `sandbox` or `provider`.
@@ -27,6 +29,28 @@ pub struct Upstream {
     pub ads_url: String,
     pub client_id: String,
     pub client_secret: String,
+}
+
+impl Upstream {
+    /// The production hosts, by region.
+    pub const PROVIDER_SPAPI_URL: &str = "https://sellingpartnerapi-{region}.amazon.com";
+    pub const PROVIDER_ADS_URL: &str = "https://advertising-api{region_suffix}.amazon.com";
+
+    /// The base URL of `api` (`spapi` or `ads`) for a connection in `region`.
+    pub fn base(&self, api: &str, region: &str) -> String {
+        let url = if api == "ads" {
+            &self.ads_url
+        } else {
+            &self.spapi_url
+        };
+        let suffix = if region == "na" {
+            String::new()
+        } else {
+            format!("-{region}")
+        };
+        url.replace("{region}", region)
+            .replace("{region_suffix}", &suffix)
+    }
 }
 
 impl std::fmt::Debug for Upstream {
@@ -85,8 +109,16 @@ pub struct Client {
     http: reqwest::Client,
     pub upstream: Upstream,
     pub policy: Policy,
-    tokens: Mutex<HashMap<String, (String, Instant)>>,
+    /// Access tokens by grant: the token, the connection's region, and when to refresh.
+    tokens: Mutex<HashMap<String, (Token, Instant)>>,
     pacer: Pacer,
+}
+
+/// A usable access token and the region of the connection it signs for.
+#[derive(Debug, Clone)]
+pub struct Token {
+    pub value: String,
+    pub region: String,
 }
 
 fn classify(e: &reqwest::Error) -> Failure {
@@ -136,7 +168,7 @@ impl Client {
         tenant: &TenantId,
         grant: &str,
         merchant: &str,
-    ) -> Result<String> {
+    ) -> Result<Token> {
         let key = Self::key(tenant, grant, merchant);
         if let Some((t, until)) = self
             .tokens
@@ -192,6 +224,10 @@ impl Client {
                         )
                     })?
                     .to_owned();
+                let token = Token {
+                    value: token,
+                    region: conn.region.clone(),
+                };
                 let ttl = body["expires_in"].as_u64().unwrap_or(3600);
                 // refresh a minute early (or at half-life for short tokens)
                 let life = Duration::from_secs(ttl.saturating_sub(60).max(ttl / 2));
@@ -216,13 +252,9 @@ impl Client {
     async fn attempt(
         &self,
         req: &Request<'_>,
-        token: &str,
+        token: &Token,
     ) -> std::result::Result<Answer, Failure> {
-        let base = if req.op.api == "ads" {
-            &self.upstream.ads_url
-        } else {
-            &self.upstream.spapi_url
-        };
+        let base = self.upstream.base(&req.op.api, &token.region);
         let mut b = self
             .http
             .request(
@@ -232,7 +264,7 @@ impl Client {
             .query(&req.query);
         if req.op.api == "ads" {
             b = b
-                .bearer_auth(token)
+                .bearer_auth(&token.value)
                 .header("Amazon-Advertising-API-ClientId", &self.upstream.client_id)
                 .header("Amazon-Ads-ClientId", &self.upstream.client_id);
             if let Some(m) = &req.op.media_type {
@@ -243,7 +275,7 @@ impl Client {
             }
         } else {
             b = b
-                .header("x-amz-access-token", token)
+                .header("x-amz-access-token", &token.value)
                 .header("accept", "application/json");
         }
         for (k, v) in &req.headers {
@@ -366,4 +398,32 @@ impl Client {
 fn lapsed(merchant: &str) -> Error {
     Error::new(Kind::ReauthRequired, format!("merchant {merchant}'s connection lapsed: the marketplace no longer accepts its authorization"))
         .with_fix("Connect the merchant again (admin connection add), then retry.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_follow_the_connection_region() {
+        let u = Upstream {
+            kind: "provider".into(),
+            token_url: String::new(),
+            spapi_url: Upstream::PROVIDER_SPAPI_URL.into(),
+            ads_url: Upstream::PROVIDER_ADS_URL.into(),
+            client_id: String::new(),
+            client_secret: String::new(),
+        };
+        assert_eq!(
+            u.base("spapi", "eu"),
+            "https://sellingpartnerapi-eu.amazon.com"
+        );
+        assert_eq!(u.base("ads", "na"), "https://advertising-api.amazon.com");
+        assert_eq!(u.base("ads", "fe"), "https://advertising-api-fe.amazon.com");
+        let one = Upstream {
+            spapi_url: "http://127.0.0.1:9".into(),
+            ..u
+        };
+        assert_eq!(one.base("spapi", "fe"), "http://127.0.0.1:9");
+    }
 }
