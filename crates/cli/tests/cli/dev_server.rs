@@ -76,6 +76,12 @@ fn readme_walkthrough_runs_verbatim_against_the_dev_server() {
         stdout.contains("MIX_MAX_Record_IDX") && stdout.contains("Delete_Settlement_IDX"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains(r#""legacySellerId":1"#)
+            && stdout.contains(r#""operation":"sellers.get_marketplace_participations""#)
+            && stdout.contains(r#""isParticipating":true"#),
+        "the marketplace steps went through the sandbox: {stdout}"
+    );
 
     // The request log has one JSON line per request, and neither the token nor the secret.
     let token = stdout
