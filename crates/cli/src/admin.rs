@@ -95,7 +95,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
     let r = match args.command {
         AdminCommand::Tenant(c) => tenant(&store, c),
         AdminCommand::Credential(c) => credential(&store, c),
-        AdminCommand::Connection(c) => crate::connection::run(&store, c),
+        AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c),
     };
     r.map_err(|e| describe(&e))
 }

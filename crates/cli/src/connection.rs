@@ -2,6 +2,8 @@
 //! refresh token the merchant's authorization produced) and list a tenant's connections. The
 //! token is sealed with the secret key before it is stored, and never printed.
 
+use std::path::Path;
+
 use clap::Subcommand;
 use pp_core::TenantId;
 use pp_marketplace::Sealer;
@@ -29,9 +31,10 @@ pub enum ConnectionCommand {
         /// `active`, or `not_activated` for an advertising login not switched on in the service.
         #[arg(long, default_value = "active")]
         status: String,
-        /// 64 hex characters: the server's secret key.
+        /// 64 hex characters: the server's secret key (default: the dev server's
+        /// `<data-dir>/secret.key`).
         #[arg(long, env = "PARTNER_SECRET_KEY", hide_env_values = true)]
-        secret_key: String,
+        secret_key: Option<String>,
     },
     /// List a tenant's connections (never their tokens).
     List {
@@ -42,7 +45,21 @@ pub enum ConnectionCommand {
     },
 }
 
-pub fn run(store: &Store, cmd: ConnectionCommand) -> pp_core::Result<()> {
+/// The sealing key: given, or the one the dev server keeps beside its data.
+fn sealer(given: Option<String>, data_dir: &Path) -> pp_core::Result<Sealer> {
+    let hex = match given {
+        Some(h) => h,
+        None => std::fs::read_to_string(data_dir.join("secret.key")).map_err(|_| {
+            pp_core::Error::new(
+                pp_core::Kind::BadParams,
+                "no secret key: pass --secret-key (or PARTNER_SECRET_KEY), the server's 64 hex characters",
+            )
+        })?,
+    };
+    Sealer::from_hex(hex.trim())
+}
+
+pub fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_core::Result<()> {
     match cmd {
         ConnectionCommand::Add {
             tenant,
@@ -60,7 +77,7 @@ pub fn run(store: &Store, cmd: ConnectionCommand) -> pp_core::Result<()> {
                     tenant.as_str()
                 )));
             }
-            let sealer = Sealer::from_hex(&secret_key)?;
+            let sealer = sealer(secret_key, data_dir)?;
             let grant = Grant {
                 kind: &kind,
                 merchant: &merchant,

@@ -3,6 +3,7 @@
 //! against a real server process on an ephemeral port.
 
 mod admin;
+mod connection;
 mod crash;
 mod dev_server;
 mod process;
