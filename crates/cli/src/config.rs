@@ -56,6 +56,10 @@ pub struct ServerArgs {
     /// The advertising API's base URL.
     #[arg(long, env = "PARTNER_ADS_URL")]
     pub ads_url: Option<String>,
+    /// Pace calls to the provider's usage plans (default true). Switch off only against a
+    /// provider without limits, such as `sim --no-rate-limits` in a benchmark.
+    #[arg(long, env = "PARTNER_UPSTREAM_PACING")]
+    pub upstream_pacing: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -72,6 +76,7 @@ struct FileConfig {
     lwa_token_url: Option<String>,
     spapi_url: Option<String>,
     ads_url: Option<String>,
+    upstream_pacing: Option<bool>,
 }
 
 /// Where the marketplace provider is, when configured.
@@ -83,6 +88,17 @@ pub struct UpstreamConfig {
     pub token_url: Option<String>,
     pub spapi_url: Option<String>,
     pub ads_url: Option<String>,
+    pub pacing: Option<bool>,
+}
+
+impl UpstreamConfig {
+    /// Timeouts, retries and pacing for the upstream client.
+    pub fn policy(&self) -> pp_marketplace::Policy {
+        pp_marketplace::Policy {
+            pacing: self.pacing.unwrap_or(true),
+            ..Default::default()
+        }
+    }
 }
 
 impl std::fmt::Debug for UpstreamConfig {
@@ -151,6 +167,7 @@ impl Config {
             token_url: args.lwa_token_url.clone().or(file.lwa_token_url),
             spapi_url: args.spapi_url.clone().or(file.spapi_url),
             ads_url: args.ads_url.clone().or(file.ads_url),
+            pacing: args.upstream_pacing.or(file.upstream_pacing),
         };
         if args.dev {
             return Ok(Self {

@@ -54,7 +54,7 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
         }
         if let Some((u, sealer)) = upstream {
             state = state
-                .with_marketplace(u, pp_marketplace::Policy::default(), sealer)
+                .with_marketplace(u, cfg.upstream.policy(), sealer)
                 .map_err(|e| describe(&e))?;
         }
         let state = Arc::new(state);

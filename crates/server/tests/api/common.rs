@@ -152,6 +152,7 @@ impl TestApp {
                 timeout: std::time::Duration::from_millis(1500),
                 read_retries: 2,
                 max_wait: std::time::Duration::from_secs(3),
+                pacing: true,
             };
             state = state.with_marketplace(upstream, policy, sealer).unwrap();
             sandbox = Some(Sandbox {

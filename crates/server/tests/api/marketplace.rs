@@ -495,6 +495,27 @@ async fn a_throttled_read_is_retried_after_the_delay_and_a_timed_out_create_is_n
         "it waited out Retry-After"
     );
     assert_eq!(app.sandbox_calls("sellers.getAccount").await, 2);
+    // our own pacing: past the usage plan's burst the gateway answers throttled itself
+    let participations =
+        json!({"operation": "sellers.get_marketplace_participations", "legacySellerId": 1});
+    let mut answered = 0;
+    let (s, h, r) = loop {
+        let (s, h, r) = call(&app, &t, "spapi", participations.clone()).await;
+        if s != 200 || answered > 100 {
+            break (s, h, r);
+        }
+        answered += 1;
+    };
+    assert_eq!(s, 429, "{r}");
+    triaged(&r, "throttled", "request", true);
+    assert!(r["amazon"].is_null(), "the provider was not asked: {r}");
+    assert!(h["retry-after"].to_str().unwrap().parse::<u64>().unwrap() > 3);
+    assert_eq!(
+        app.sandbox_calls("sellers.getMarketplaceParticipations")
+            .await,
+        answered,
+        "the refused call was never sent"
+    );
     // a create that hangs past the timeout: not retried, outcome unknown
     app.faults(json!([{"op": "reports.createReport", "effect": "hang", "times": 1}]))
         .await;
