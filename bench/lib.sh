@@ -9,7 +9,7 @@ BIN="$CARGO_TARGET_DIR/release"
 OUT=bench/out
 mkdir -p "$OUT"
 WORK=$(mktemp -d)
-cleanup() { kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { for p in $(jobs -p); do pkill -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -25,7 +25,7 @@ mint() { curl -sf -u "$2:$3" -d grant_type=client_credentials "$1/oauth/token" |
 # wrk_row NAME URL [wrk args…]: runs wrk --latency and prints a Markdown table row.
 wrk_row() {
   local name=$1 url=$2; shift 2
-  wrk -t2 -c"$CONN" -d"${DUR}s" --latency "$@" "$url" > "$OUT/$name.txt"
+  wrk -t$(( CONN < 2 ? 1 : 2 )) -c"$CONN" -d"${DUR}s" --latency "$@" "$url" > "$OUT/$name.txt"
   printf '| %s | %s | %s | %s | %s |\n' "$name" "$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.txt")" \
     "$(awk '$1=="50%" {print $2}' "$OUT/$name.txt")" "$(awk '$1=="99%" {print $2}' "$OUT/$name.txt")" \
     "$(awk '/Non-2xx/ {print $5}' "$OUT/$name.txt" | grep . || echo 0)"

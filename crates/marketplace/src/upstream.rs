@@ -320,6 +320,8 @@ impl Client {
             Ok(Duration::ZERO)
         };
         match slot {
+            // a zero sleep would still wait for the timer's next tick (up to 1 ms)
+            Ok(wait) if wait.is_zero() => {}
             Ok(wait) => tokio::time::sleep(wait).await,
             Err(wait) => {
                 return Err(Error::new(
