@@ -52,26 +52,46 @@ async fn merchant_rows(app: &SharedState, p: &Principal) -> Result<Vec<Merchant>
         .collect())
 }
 
+/// `{ ok, merchants }` (`retail:read`).
+pub async fn list_merchants(app: &SharedState, p: &Principal) -> Result<Value, Error> {
+    p.require(&[Scope::RetailRead])?;
+    Ok(json!({ "ok": true, "merchants": merchant_rows(app, p).await? }))
+}
+
+/// The operations of a catalog whose id starts with `prefix` (all without one).
+fn operations<'a>(cat: &'a [Operation], prefix: Option<&str>) -> Vec<&'a Operation> {
+    cat.iter()
+        .filter(|o| prefix.is_none_or(|x| o.id.starts_with(x)))
+        .collect()
+}
+
+/// The selling-side catalog with `merchantIdentifiers` (`retail:read`).
+pub fn spapi_catalog(p: &Principal, prefix: Option<&str>) -> Result<Value, Error> {
+    p.require(&[Scope::RetailRead])?;
+    Ok(
+        json!({ "ok": true, "operations": operations(catalog::spapi(), prefix), "merchantIdentifiers": catalog::merchant_identifiers() }),
+    )
+}
+
+/// The advertising catalog (`ads:read`).
+pub fn ads_catalog(p: &Principal, prefix: Option<&str>) -> Result<Value, Error> {
+    p.require(&[Scope::AdsRead])?;
+    Ok(json!({ "ok": true, "operations": operations(catalog::ads(), prefix) }))
+}
+
 pub async fn merchants(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<Json<Value>, ApiError> {
-    p.require(&[Scope::RetailRead])?;
-    Ok(Json(
-        json!({ "ok": true, "merchants": merchant_rows(&app, &p).await? }),
-    ))
+    Ok(Json(list_merchants(&app, &p).await?))
 }
 
 pub async fn spapi_operations(Extension(p): Extension<Principal>) -> Result<Json<Value>, ApiError> {
-    p.require(&[Scope::RetailRead])?;
-    Ok(Json(
-        json!({ "ok": true, "operations": catalog::spapi(), "merchantIdentifiers": catalog::merchant_identifiers() }),
-    ))
+    Ok(Json(spapi_catalog(&p, None)?))
 }
 
 pub async fn ads_operations(Extension(p): Extension<Principal>) -> Result<Json<Value>, ApiError> {
-    p.require(&[Scope::AdsRead])?;
-    Ok(Json(json!({ "ok": true, "operations": catalog::ads() })))
+    Ok(Json(ads_catalog(&p, None)?))
 }
 
 /// The call body's operation and arguments, checked against `catalog`.
@@ -129,24 +149,20 @@ fn parse_call<'a>(
     Ok((op, query))
 }
 
-fn answer(op: &Operation, merchant: Value, reply: pp_marketplace::upstream::Reply) -> Json<Value> {
-    Json(
-        json!({ "ok": true, "operation": op.id, "merchant": merchant, "status": reply.status, "data": reply.body }),
-    )
+fn answer(op: &Operation, merchant: Value, reply: pp_marketplace::upstream::Reply) -> Value {
+    json!({ "ok": true, "operation": op.id, "merchant": merchant, "status": reply.status, "data": reply.body })
 }
 
-pub async fn spapi_call(
-    State(app): State<SharedState>,
-    Extension(p): Extension<Principal>,
-    JsonObject(body): JsonObject,
-) -> Result<Json<Value>, ApiError> {
+/// Runs one selling-side call described by `body` (§4.2).
+pub async fn run_spapi(
+    app: &SharedState,
+    p: &Principal,
+    body: &Map<String, Value>,
+) -> Result<Value, Error> {
     p.require(&[Scope::RetailRead])?;
     let m = app.marketplace("spapi")?;
-    let (op, query) = parse_call(&p, &body, catalog::spapi(), "spapi", &[])?;
-    let merchant = merchants::resolve(
-        &merchant_rows(&app, &p).await?,
-        &Selector::from_body(&body)?,
-    )?;
+    let (op, query) = parse_call(p, body, catalog::spapi(), "spapi", &[])?;
+    let merchant = merchants::resolve(&merchant_rows(app, p).await?, &Selector::from_body(body)?)?;
     let req = build(
         op,
         &query,
@@ -161,6 +177,14 @@ pub async fn spapi_call(
         serde_json::to_value(&merchant).unwrap_or_default(),
         reply,
     ))
+}
+
+pub async fn spapi_call(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(run_spapi(&app, &p, &body).await?))
 }
 
 /// The advertising login (merchant token) a call acts as: the profile's owner for
@@ -196,15 +220,16 @@ async fn ads_login(
     Ok((m.seller_id, None))
 }
 
-pub async fn ads_call(
-    State(app): State<SharedState>,
-    Extension(p): Extension<Principal>,
-    JsonObject(body): JsonObject,
-) -> Result<Json<Value>, ApiError> {
+/// Runs one advertising call described by `body` (§4.2, §4.6).
+pub async fn run_ads(
+    app: &SharedState,
+    p: &Principal,
+    body: &Map<String, Value>,
+) -> Result<Value, Error> {
     p.require(&[Scope::AdsRead])?;
     let m = app.marketplace("ads")?;
-    let (op, query) = parse_call(&p, &body, catalog::ads(), "ads", &["profileId"])?;
-    let (login, profile) = ads_login(&app, &p, op, &body).await?;
+    let (op, query) = parse_call(p, body, catalog::ads(), "ads", &["profileId"])?;
+    let (login, profile) = ads_login(app, p, op, body).await?;
     let conn = connections::list(&app.store, &p.tenant)?
         .into_iter()
         .find(|c| c.kind == ADS && c.merchant == login);
@@ -213,13 +238,11 @@ pub async fn ads_call(
             return Err(Error::new(
                 Kind::MerchantNotFound,
                 format!("merchant {login} has no advertising connection"),
-            )
-            .into());
+            ));
         }
         Some(c) if c.status == NOT_ACTIVATED => {
             return Err(Error::new(Kind::MerchantInactive, format!("merchant {login} is not activated for advertising in this service"))
-                .with_fix("A person must activate advertising for this merchant; re-authorizing does not help.")
-                .into());
+                .with_fix("A person must activate advertising for this merchant; re-authorizing does not help."));
         }
         _ => {}
     }
@@ -236,10 +259,23 @@ pub async fn ads_call(
     ))
 }
 
+pub async fn ads_call(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(run_ads(&app, &p, &body).await?))
+}
+
 pub async fn ads_profiles(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<Json<Value>, ApiError> {
+    Ok(Json(list_profiles(&app, &p).await?))
+}
+
+/// Every advertising login with its profiles (`ads:read`); a login's own refusal is its row's.
+pub async fn list_profiles(app: &SharedState, p: &Principal) -> Result<Value, Error> {
     p.require(&[Scope::AdsRead])?;
     let m = app.marketplace("ads")?;
     let op = catalog::find(catalog::ads(), "profiles.list")
@@ -264,10 +300,10 @@ pub async fn ads_profiles(
             {
                 out.push(json!({ "sellerId": c.merchant, "status": status_after(&e, &c.status), "profiles": [], "error": { "kind": e.kind.code(), "message": e.message() } }));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
-    Ok(Json(json!({ "ok": true, "logins": out })))
+    Ok(json!({ "ok": true, "logins": out }))
 }
 
 /// A login's status once its call failed: a lapse shows at once.

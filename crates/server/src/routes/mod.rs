@@ -3,7 +3,7 @@
 pub(crate) mod brand;
 mod forecast;
 mod health;
-mod marketplace;
+pub(crate) mod marketplace;
 mod me;
 mod oauth;
 pub(crate) mod v1;

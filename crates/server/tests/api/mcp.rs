@@ -155,7 +155,7 @@ async fn no_token_is_401_pointing_at_the_resource_metadata() {
 #[tokio::test]
 async fn a_credential_without_any_tool_scope_is_refused_at_connect() {
     let app = TestApp::start().await;
-    let mut m = Mcp::new(&app, Some("account:read retail:read")).await;
+    let mut m = Mcp::new(&app, Some("account:read brand_analytics:read")).await;
     let (status, body) = m
         .rpc(
             "initialize",
@@ -739,4 +739,68 @@ async fn timeline_writes_through_mcp_record_mcp() {
         .await;
     assert_eq!(corroborated["stake"]["status"], "corroborated");
     assert_eq!(corroborated["event"]["surface"], "mcp");
+}
+
+#[tokio::test]
+async fn marketplace_tools_call_the_provider_like_their_rest_twins() {
+    let app = TestApp::start_market().await;
+    let token = app
+        .token(&app.credential("acme", Some("account:read retail:read")))
+        .await;
+    let mut m = Mcp::with_token(&app, token.clone());
+    m.initialize("2025-11-25").await;
+    let (_, list) = m.rpc("tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let call_tool = tools
+        .iter()
+        .find(|t| t["name"] == "marketplace_spapi_call")
+        .unwrap();
+    assert_eq!(call_tool["annotations"]["openWorldHint"], true);
+    assert!(
+        call_tool["description"]
+            .as_str()
+            .unwrap()
+            .contains("Scopes: retail:read")
+    );
+    // the merchants and one call, as over REST
+    let (_, merchants) = m.call("marketplace_list_merchants", json!({})).await;
+    let (_, rest) = app.get(&token, "/api/marketplace/merchants").await;
+    assert_eq!(merchants, rest);
+    let (_, ops) = m
+        .call(
+            "marketplace_spapi_operations",
+            json!({"prefix": "promotions."}),
+        )
+        .await;
+    assert_eq!(ops["operations"].as_array().unwrap().len(), 3, "{ops}");
+    let body = json!({"operation": "sellers.get_marketplace_participations", "legacySellerId": 2});
+    let (result, via_mcp) = m.call("marketplace_spapi_call", body.clone()).await;
+    assert_eq!(result["isError"], false, "{result}");
+    let via_rest: Value = app
+        .http
+        .post(app.url("/api/marketplace/spapi/call"))
+        .bearer_auth(&token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(via_mcp, via_rest);
+    assert_eq!(via_mcp["merchant"]["marketplace"], "CA");
+    // the selector's refusal and the provider's are the /api envelope as a tool error
+    let (result, text) = m
+        .call(
+            "marketplace_spapi_call",
+            json!({"operation": "sellers.get_account", "sellerId": "A2DEMOSELLER01"}),
+        )
+        .await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(text["kind"], "invalid_request");
+    assert_eq!(text["candidates"].as_array().unwrap().len(), 2);
+    // advertising needs ads:read: a tool result, not an HTTP refusal
+    let (result, text) = m.call("marketplace_ads_profiles", json!({})).await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(text["required_scopes"], json!(["ads:read"]));
 }

@@ -113,6 +113,7 @@ changed: false and appends nothing. Same checks and result as POST /api/context/
                 read_only: false,
                 destructive: false,
                 idempotent: true,
+                open_world: false,
             },
             run: set_lifecycle,
         },

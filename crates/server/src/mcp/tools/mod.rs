@@ -5,6 +5,7 @@
 
 mod args;
 mod context;
+mod marketplace;
 mod timeline;
 mod warehouse;
 
@@ -35,6 +36,8 @@ pub struct Hints {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// The tool reaches outside the service (the marketplace provider).
+    pub open_world: bool,
 }
 
 /// A read that changes nothing.
@@ -42,6 +45,7 @@ pub const READ: Hints = Hints {
     read_only: true,
     destructive: false,
     idempotent: true,
+    open_world: false,
 };
 
 /// One tool.
@@ -60,6 +64,7 @@ pub struct Tool {
 
 static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     let mut v = warehouse::tools();
+    v.extend(marketplace::tools());
     v.extend(context::tools());
     v.extend(timeline::tools());
     v
@@ -118,7 +123,7 @@ pub fn descriptors(version: &str) -> Vec<Value> {
                     "readOnlyHint": t.hints.read_only,
                     "destructiveHint": t.hints.destructive,
                     "idempotentHint": t.hints.idempotent,
-                    "openWorldHint": false,
+                    "openWorldHint": t.hints.open_world,
                 },
             });
             if structured(version) {

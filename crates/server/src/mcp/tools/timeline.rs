@@ -22,6 +22,7 @@ const APPEND: Hints = Hints {
     read_only: false,
     destructive: false,
     idempotent: false,
+    open_world: false,
 };
 
 fn string(desc: &str) -> Value {
