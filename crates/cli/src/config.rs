@@ -60,6 +60,10 @@ pub struct ServerArgs {
     /// provider without limits, such as `sim --no-rate-limits` in a benchmark.
     #[arg(long, env = "PARTNER_UPSTREAM_PACING")]
     pub upstream_pacing: Option<bool>,
+    /// Milliseconds between a pricing run's provider batches (default: the provider's pace,
+    /// 35 s for Competitive Summary and 30 s for Featured Offer Expected Price).
+    #[arg(long, env = "PARTNER_PRICING_SPACING_MS")]
+    pub pricing_spacing_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -77,6 +81,7 @@ struct FileConfig {
     spapi_url: Option<String>,
     ads_url: Option<String>,
     upstream_pacing: Option<bool>,
+    pricing_spacing_ms: Option<u64>,
 }
 
 /// Where the marketplace provider is, when configured.
@@ -89,9 +94,21 @@ pub struct UpstreamConfig {
     pub spapi_url: Option<String>,
     pub ads_url: Option<String>,
     pub pacing: Option<bool>,
+    pub pricing_spacing_ms: Option<u64>,
 }
 
 impl UpstreamConfig {
+    /// How the job workers run.
+    pub fn jobs(&self) -> pp_server::JobsConfig {
+        pp_server::JobsConfig {
+            pricing_spacing: pp_marketplace::pricing::Spacing(
+                self.pricing_spacing_ms
+                    .map(std::time::Duration::from_millis),
+            ),
+            ..Default::default()
+        }
+    }
+
     /// Timeouts, retries and pacing for the upstream client.
     pub fn policy(&self) -> pp_marketplace::Policy {
         pp_marketplace::Policy {
@@ -168,6 +185,7 @@ impl Config {
             spapi_url: args.spapi_url.clone().or(file.spapi_url),
             ads_url: args.ads_url.clone().or(file.ads_url),
             pacing: args.upstream_pacing.or(file.upstream_pacing),
+            pricing_spacing_ms: args.pricing_spacing_ms.or(file.pricing_spacing_ms),
         };
         if args.dev {
             return Ok(Self {

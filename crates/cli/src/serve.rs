@@ -48,7 +48,8 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
         }
         let mut state = AppState::new(store, &public_url)
             .map_err(|e| describe(&e))?
-            .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins);
+            .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins)
+            .with_jobs(cfg.upstream.jobs());
         if upstream.is_none() {
             upstream = cfg.upstream().map_err(|e| describe(&e))?;
         }
@@ -58,9 +59,10 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 .map_err(|e| describe(&e))?;
         }
         let state = Arc::new(state);
-        pp_server::serve(listener, state, shutdown_signal())
-            .await
-            .map_err(|e| format!("server stopped: {e}"))
+        let workers = pp_server::Workers::spawn(state.clone());
+        let served = pp_server::serve(listener, state, shutdown_signal()).await;
+        workers.stop();
+        served.map_err(|e| format!("server stopped: {e}"))
     })
 }
 

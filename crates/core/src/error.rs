@@ -85,6 +85,8 @@ kinds! {
     HostUnreachable => ("host_unreachable", 502, AmazonUnavailable, true, "upstream_unavailable", "The marketplace could not be reached."),
     SpapiNotConfigured => ("spapi_not_configured", 503, Mixshift, false, "unavailable", "The selling-side API is not switched on for this service."),
     AdsNotConfigured => ("ads_not_configured", 503, Mixshift, false, "unavailable", "The advertising API is not switched on for this service."),
+    // Pricing (§7.5).
+    TooManyItems => ("too_many_items", 400, Request, false, "validation_error", "Too many items for this endpoint; use the /start endpoint."),
     // /v1 data plane.
     AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),
@@ -152,6 +154,11 @@ impl Error {
     /// Whether resending the same call can ever succeed.
     pub fn retryable(&self) -> bool {
         self.detail.retryable.unwrap_or(self.kind.retryable())
+    }
+
+    /// An envelope field added with [`Error::with_field`].
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.detail.extra.get(key)
     }
 
     /// Adds one more envelope field.

@@ -9,6 +9,7 @@ pub mod checks;
 pub mod connections;
 pub mod merchants;
 pub mod pacing;
+pub mod pricing;
 pub mod secrets;
 pub mod triage;
 pub mod upstream;

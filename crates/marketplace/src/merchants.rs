@@ -6,7 +6,7 @@
 //! takes and, when ambiguous, lists the candidate rows.
 
 use pp_core::{Error, Kind, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 /// One merchant row.
@@ -21,6 +21,41 @@ pub struct Merchant {
     pub marketplace_id: String,
     #[serde(skip)]
     pub account_type: String,
+}
+
+/// A merchant as stored with work that outlives the request (a pricing run's input): every
+/// field, where the API's rows show only three (§2.1 rule 3).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Stored {
+    pub seller_id: String,
+    pub legacy_seller_id: i64,
+    pub marketplace: String,
+    pub marketplace_id: String,
+    pub account_type: String,
+}
+
+impl From<&Merchant> for Stored {
+    fn from(m: &Merchant) -> Self {
+        Self {
+            seller_id: m.seller_id.clone(),
+            legacy_seller_id: m.legacy_seller_id,
+            marketplace: m.marketplace.clone(),
+            marketplace_id: m.marketplace_id.clone(),
+            account_type: m.account_type.clone(),
+        }
+    }
+}
+
+impl From<Stored> for Merchant {
+    fn from(s: Stored) -> Self {
+        Self {
+            seller_id: s.seller_id,
+            legacy_seller_id: s.legacy_seller_id,
+            marketplace: s.marketplace,
+            marketplace_id: s.marketplace_id,
+            account_type: s.account_type,
+        }
+    }
 }
 
 /// What a call named.

@@ -3,6 +3,7 @@
 //! error envelopes. Handlers stay thin: they read input, call a service, render the answer.
 
 pub mod http;
+pub mod jobs;
 pub mod mcp;
 pub mod openapi;
 mod routes;
@@ -13,6 +14,7 @@ use std::future::Future;
 use axum::Router;
 use tokio::net::TcpListener;
 
+pub use jobs::{JobsConfig, Workers};
 pub use state::{AppState, Marketplace, SharedState};
 
 /// The whole router over `state`.

@@ -26,6 +26,10 @@ pub struct AppState {
     pub mcp: McpState,
     /// The marketplace provider's APIs, when configured.
     pub marketplace: Option<Arc<Marketplace>>,
+    /// How the job workers run.
+    pub jobs: crate::jobs::JobsConfig,
+    /// Wakes idle workers when a job is added.
+    pub wake: crate::jobs::WakeHandle,
 }
 
 /// The live marketplace: the upstream client and the key that opens connected refresh tokens.
@@ -50,7 +54,15 @@ impl AppState {
             cursors,
             mcp: McpState::new(public_url),
             marketplace: None,
+            jobs: crate::jobs::JobsConfig::default(),
+            wake: Default::default(),
         })
+    }
+
+    /// Runs jobs as `jobs` says (worker count, lease, pricing pace).
+    pub fn with_jobs(mut self, jobs: crate::jobs::JobsConfig) -> Self {
+        self.jobs = jobs;
+        self
     }
 
     /// Points the marketplace surfaces at `upstream`, opening connections with `sealer`.

@@ -4,6 +4,7 @@
 //! runtime keep them that way (no query here scans more than an index range).
 
 mod credentials;
+pub mod jobs;
 mod migrations;
 mod pool;
 mod tenants;

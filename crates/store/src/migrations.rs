@@ -160,6 +160,35 @@ const STEPS: &[&str] = &[
         updated_at TEXT NOT NULL,
         PRIMARY KEY (tenant_id, kind, merchant)
     );",
+    // 6: jobs as rows (issue 6): long provider work in steps under a lease, and the item
+    // results each step records.
+    "CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        kind TEXT NOT NULL,
+        merchant TEXT,
+        status TEXT NOT NULL,
+        progress_done INTEGER NOT NULL,
+        progress_total INTEGER NOT NULL,
+        attempts INTEGER NOT NULL,
+        input TEXT NOT NULL,
+        state TEXT NOT NULL,
+        error TEXT,
+        run_after INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE INDEX jobs_ready ON jobs (status, run_after);
+    CREATE TABLE job_items (
+        job_id TEXT NOT NULL REFERENCES jobs(id),
+        seq INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
+    ) WITHOUT ROWID;",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

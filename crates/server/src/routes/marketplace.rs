@@ -52,6 +52,15 @@ async fn merchant_rows(app: &SharedState, p: &Principal) -> Result<Vec<Merchant>
         .collect())
 }
 
+/// The one merchant the body's selector names (§2.1).
+pub(crate) async fn resolve_merchant(
+    app: &SharedState,
+    p: &Principal,
+    body: &Map<String, Value>,
+) -> Result<Merchant, Error> {
+    merchants::resolve(&merchant_rows(app, p).await?, &Selector::from_body(body)?)
+}
+
 /// `{ ok, merchants }` (`retail:read`).
 pub async fn list_merchants(app: &SharedState, p: &Principal) -> Result<Value, Error> {
     p.require(&[Scope::RetailRead])?;

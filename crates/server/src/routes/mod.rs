@@ -6,6 +6,7 @@ mod health;
 pub(crate) mod marketplace;
 mod me;
 mod oauth;
+mod pricing;
 pub(crate) mod v1;
 pub(crate) mod warehouse;
 
@@ -64,7 +65,17 @@ pub fn router(state: SharedState) -> Router {
             "/api/marketplace/ads/profiles",
             get(marketplace::ads_profiles),
         )
-        .route("/api/marketplace/ads/call", post(marketplace::ads_call));
+        .route("/api/marketplace/ads/call", post(marketplace::ads_call))
+        .route("/api/marketplace/pricing/runs/{id}", get(pricing::run))
+        .route(
+            "/api/marketplace/pricing/runs/{id}/result",
+            get(pricing::result),
+        )
+        .route("/api/marketplace/pricing/{family}", post(pricing::sync))
+        .route(
+            "/api/marketplace/pricing/{family}/start",
+            post(pricing::start),
+        );
     let brand_memory = Router::new()
         .route("/api/context/manifest", get(brand::manifest))
         .route(

@@ -24,8 +24,41 @@ pub struct Sandbox {
     pub creds: Value,
 }
 
+/// How a marketplace test app is set up beyond the defaults.
+pub struct Options {
+    /// The gateway paces calls to the catalog's usage plans.
+    pub pacing: bool,
+    /// The sandbox enforces its usage plans.
+    pub sim_limits: bool,
+    pub jobs: pp_server::JobsConfig,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            pacing: true,
+            sim_limits: true,
+            jobs: pp_server::JobsConfig {
+                lease: std::time::Duration::from_secs(2),
+                poll: std::time::Duration::from_millis(50),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// What rebuilding the gateway's in-memory state needs (a restart).
+struct Rebuild {
+    upstream: pp_marketplace::Upstream,
+    policy: pp_marketplace::Policy,
+    sealer_hex: String,
+    jobs: pp_server::JobsConfig,
+}
+
 pub struct TestApp {
     pub sandbox: Option<Sandbox>,
+    workers: std::sync::Mutex<Option<pp_server::Workers>>,
+    rebuild: Option<Rebuild>,
     pub base: String,
     pub store: Store,
     pub http: reqwest::Client,
@@ -71,14 +104,24 @@ impl TestApp {
 
     /// As `start_market`, with the upstream configuration changed by `tweak`.
     pub async fn start_market_with(tweak: impl FnOnce(&mut pp_marketplace::Upstream)) -> Self {
-        Self::start_inner(true, tweak).await
+        Self::start_inner(true, tweak, Options::default()).await
     }
 
     async fn start_with(market: bool) -> Self {
-        Self::start_inner(market, |_| {}).await
+        Self::start_inner(market, |_| {}, Options::default()).await
     }
 
-    async fn start_inner(market: bool, tweak: impl FnOnce(&mut pp_marketplace::Upstream)) -> Self {
+    /// A marketplace test app set up by `options` (pricing runs want no usage plans and a
+    /// short pace).
+    pub async fn start_market_options(options: Options) -> Self {
+        Self::start_inner(true, |_| {}, options).await
+    }
+
+    async fn start_inner(
+        market: bool,
+        tweak: impl FnOnce(&mut pp_marketplace::Upstream),
+        options: Options,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let acme = TenantId::parse("acme").unwrap();
@@ -107,8 +150,11 @@ impl TestApp {
             .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let mut state = AppState::new(store.clone(), &base).unwrap();
+        let mut state = AppState::new(store.clone(), &base)
+            .unwrap()
+            .with_jobs(options.jobs.clone());
         let mut sandbox = None;
+        let mut rebuild = None;
         if market {
             let sim_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let sim_base = format!("http://{}", sim_listener.local_addr().unwrap());
@@ -118,12 +164,12 @@ impl TestApp {
                 &sim_base,
             );
             cfg.report_ms = 300;
+            cfg.rate_limits = options.sim_limits;
             let sim = Arc::new(pp_sandbox::Sim::open(cfg).unwrap());
             let creds = sim.credentials().unwrap();
             tokio::spawn(pp_sandbox::serve(sim_listener, sim, std::future::pending()));
-            let sealer =
-                pp_marketplace::Sealer::from_hex(&pp_marketplace::Sealer::generate_hex().unwrap())
-                    .unwrap();
+            let sealer_hex = pp_marketplace::Sealer::generate_hex().unwrap();
+            let sealer = pp_marketplace::Sealer::from_hex(&sealer_hex).unwrap();
             for (list, key, kind) in [
                 ("merchants", "merchant", "seller"),
                 ("advertising", "account", "ads"),
@@ -152,8 +198,14 @@ impl TestApp {
                 timeout: std::time::Duration::from_millis(1500),
                 read_retries: 2,
                 max_wait: std::time::Duration::from_secs(3),
-                pacing: true,
+                pacing: options.pacing,
             };
+            rebuild = Some(Rebuild {
+                upstream: upstream.clone(),
+                policy: policy.clone(),
+                sealer_hex,
+                jobs: options.jobs.clone(),
+            });
             state = state.with_marketplace(upstream, policy, sealer).unwrap();
             sandbox = Some(Sandbox {
                 base: sim_base,
@@ -161,9 +213,12 @@ impl TestApp {
             });
         }
         let state = Arc::new(state);
+        let workers = pp_server::Workers::spawn(state.clone());
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         let mut app = Self {
             sandbox,
+            workers: std::sync::Mutex::new(Some(workers)),
+            rebuild,
             base,
             store,
             http: {
@@ -212,6 +267,25 @@ impl TestApp {
         let state = Arc::new(AppState::new(self.store.clone(), &base).unwrap());
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         base
+    }
+
+    /// Stops the job workers at once, as a crash would, and starts new ones over freshly
+    /// built in-memory state (a new upstream client: no cached tokens, no pacing history).
+    pub fn restart_workers(&self) {
+        if let Some(w) = self.workers.lock().unwrap().take() {
+            w.stop();
+        }
+        let r = self.rebuild.as_ref().expect("a market test app");
+        let state = AppState::new(self.store.clone(), &self.base)
+            .unwrap()
+            .with_jobs(r.jobs.clone())
+            .with_marketplace(
+                r.upstream.clone(),
+                r.policy.clone(),
+                pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap(),
+            )
+            .unwrap();
+        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(Arc::new(state)));
     }
 
     /// A control call on the sandbox.

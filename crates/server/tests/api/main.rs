@@ -7,6 +7,7 @@ mod marketplace;
 mod mcp;
 mod mcp_client;
 mod oauth;
+mod pricing;
 mod surface;
 mod v1;
 mod warehouse;

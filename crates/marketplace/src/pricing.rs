@@ -1,0 +1,369 @@
+//! Pricing batches (§4.5, §8): Featured Offer Expected Price by SKU (provider batches of 40,
+//! 200 items inline) and Competitive Summary by ASIN (batches of 20, 100 inline), split and
+//! paced. A run of any size is a job: each step sends one batch and records its answers, so a
+//! throttled batch waits and is sent again, and a restart resumes at the next unanswered batch.
+
+use std::time::Duration;
+
+use pp_core::{Error, Kind, Result, TenantId};
+use pp_store::Store;
+use pp_store::jobs::{Item, Job, Outcome, now_ms};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::catalog::{self, Operation};
+use crate::merchants::{Merchant, Stored};
+use crate::secrets::Sealer;
+use crate::upstream::Client;
+
+/// The job kind of a pricing run.
+pub const JOB_KIND: &str = "pricing_run";
+/// The most items a `/start` run takes.
+pub const RUN_MAX: usize = 20_000;
+
+/// The two families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    FeaturedOfferExpectedPrice,
+    CompetitiveSummary,
+}
+
+impl Family {
+    /// From the route's path segment.
+    pub fn from_path(s: &str) -> Option<Self> {
+        match s {
+            "featured-offer-expected-price" => Some(Self::FeaturedOfferExpectedPrice),
+            "competitive-summary" => Some(Self::CompetitiveSummary),
+            _ => None,
+        }
+    }
+
+    pub fn batch(self) -> usize {
+        match self {
+            Self::FeaturedOfferExpectedPrice => 40,
+            Self::CompetitiveSummary => 20,
+        }
+    }
+
+    /// The synchronous endpoint's limit.
+    pub fn sync_max(self) -> usize {
+        match self {
+            Self::FeaturedOfferExpectedPrice => 200,
+            Self::CompetitiveSummary => 100,
+        }
+    }
+
+    /// The field naming an item: `skus` or `asins` in our bodies, `sku` or `asin` upstream.
+    pub fn field(self) -> (&'static str, &'static str) {
+        match self {
+            Self::FeaturedOfferExpectedPrice => ("skus", "sku"),
+            Self::CompetitiveSummary => ("asins", "asin"),
+        }
+    }
+
+    /// The provider's pace between batches when none is configured.
+    pub fn default_spacing(self) -> Duration {
+        match self {
+            Self::FeaturedOfferExpectedPrice => Duration::from_secs(30),
+            Self::CompetitiveSummary => Duration::from_secs(35),
+        }
+    }
+
+    fn operation(self) -> Result<&'static Operation> {
+        let id = match self {
+            Self::FeaturedOfferExpectedPrice => "pricing.get_featured_offer_expected_price_batch",
+            Self::CompetitiveSummary => "pricing.get_competitive_summary",
+        };
+        catalog::find(catalog::spapi(), id)
+            .ok_or_else(|| Error::internal(format!("{id} missing from the catalog")))
+    }
+}
+
+/// The configured pace: one spacing for both families, or each family's default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spacing(pub Option<Duration>);
+
+impl Spacing {
+    pub fn of(self, family: Family) -> Duration {
+        self.0.unwrap_or_else(|| family.default_spacing())
+    }
+}
+
+/// The request's item list: present, non-empty, well formed, de-duplicated (first wins).
+pub fn items(family: Family, body: &Map<String, Value>, max: usize) -> Result<Vec<String>> {
+    let (field, _) = family.field();
+    let list = body.get(field).and_then(Value::as_array).ok_or_else(|| {
+        Error::invalid_request(format!("{field} must be a list of at least one item"))
+    })?;
+    let mut out: Vec<String> = Vec::with_capacity(list.len());
+    for v in list {
+        let s = v
+            .as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && s.len() <= 200)
+            .ok_or_else(|| {
+                Error::invalid_request(format!("every entry of {field} must be a non-empty string"))
+            })?;
+        if family == Family::CompetitiveSummary
+            && !(s.len() == 10 && s.chars().all(|c| c.is_ascii_alphanumeric()))
+        {
+            return Err(Error::invalid_request(format!(
+                "'{s}' is not an ASIN (10 letters and digits)"
+            )));
+        }
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_owned());
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::invalid_request(format!(
+            "{field} must hold at least one item"
+        )));
+    }
+    if out.len() > max {
+        return Err(Error::new(
+            Kind::TooManyItems,
+            format!("{} items is over this endpoint's limit of {max}", out.len()),
+        )
+        .with_field("max_items", max)
+        .with_field("items_count", out.len())
+        .with_fix("Use the /start endpoint, which takes any size and runs in the background."));
+    }
+    Ok(out)
+}
+
+fn batch_body(family: Family, marketplace_id: &str, batch: &[String]) -> Value {
+    let requests: Vec<Value> = batch
+        .iter()
+        .map(|item| match family {
+            Family::FeaturedOfferExpectedPrice => json!({
+                "uri": "/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice",
+                "method": "GET", "marketplaceId": marketplace_id, "sku": item,
+            }),
+            Family::CompetitiveSummary => json!({
+                "uri": "/products/pricing/2022-05-01/items/competitiveSummary",
+                "method": "GET", "marketplaceId": marketplace_id, "asin": item,
+                "includedData": ["featuredBuyingOptions", "referencePrices", "lowestPricedOffers"],
+            }),
+        })
+        .collect();
+    json!({ "requests": requests })
+}
+
+/// Everything a batch needs to reach the provider.
+pub struct Upstream<'a> {
+    pub client: &'a Client,
+    pub store: &'a Store,
+    pub sealer: &'a Sealer,
+}
+
+/// Sends one provider batch; its answers, one per item in order, as `{ <field>, status, body }`.
+pub async fn send_batch(
+    up: &Upstream<'_>,
+    tenant: &TenantId,
+    merchant: &Merchant,
+    family: Family,
+    batch: &[String],
+) -> Result<Vec<Value>> {
+    let op = family.operation()?;
+    let mut args = Map::new();
+    args.insert(
+        "body".into(),
+        batch_body(family, &merchant.marketplace_id, batch),
+    );
+    let req = crate::calls::build(
+        op,
+        &args,
+        tenant,
+        crate::connections::SELLER,
+        &merchant.seller_id,
+        Some(merchant),
+    )?;
+    let reply = up.client.send(up.store, up.sealer, &req).await?;
+    let answers = reply.body["responses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let (_, key) = family.field();
+    Ok(batch
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let a = answers.get(i).cloned().unwrap_or(Value::Null);
+            json!({ key: item, "status": a["status"]["statusCode"], "body": a["body"] })
+        })
+        .collect())
+}
+
+/// What a run's job keeps as input.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RunInput {
+    pub family: Family,
+    pub merchant: Stored,
+    pub items: Vec<String>,
+    pub spacing_ms: u64,
+}
+
+/// The run's checkpoint.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunState {
+    pub next_batch: usize,
+    #[serde(default)]
+    pub throttled: u32,
+    #[serde(default)]
+    pub retries: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<String>,
+}
+
+/// Failures worth another try later (a provider outage), at most this often in a row.
+const MAX_RETRIES: u32 = 5;
+
+/// One step of a run: the next batch, answered and recorded, or waited for.
+pub async fn step(up: &Upstream<'_>, job: &Job) -> (Outcome, Vec<Item>) {
+    let input: RunInput = match serde_json::from_value(job.input.clone()) {
+        Ok(i) => i,
+        Err(e) => {
+            let err = Error::internal(format!("pricing run input: {e}"));
+            return failed(RunState::default(), &err);
+        }
+    };
+    let mut state: RunState = serde_json::from_value(job.state.clone()).unwrap_or_default();
+    let size = input.family.batch();
+    let start = state.next_batch * size;
+    let end = (start + size).min(input.items.len());
+    if start >= end {
+        let done = input.items.len() as i64;
+        return (
+            Outcome::Succeeded {
+                state: to_value(&state),
+                done,
+            },
+            Vec::new(),
+        );
+    }
+    let tenant = match TenantId::parse(&job.tenant) {
+        Ok(t) => t,
+        Err(e) => return failed(state, &e),
+    };
+    let batch = &input.items[start..end];
+    let merchant = Merchant::from(input.merchant.clone());
+    match send_batch(up, &tenant, &merchant, input.family, batch).await {
+        Ok(answers) => {
+            let items = answers
+                .into_iter()
+                .enumerate()
+                .map(|(i, value)| Item {
+                    seq: (start + i) as i64,
+                    key: batch[i].clone(),
+                    value,
+                })
+                .collect();
+            state.next_batch += 1;
+            state.retries = 0;
+            state.waiting = None;
+            let done = end as i64;
+            let outcome = if end == input.items.len() {
+                Outcome::Succeeded {
+                    state: to_value(&state),
+                    done,
+                }
+            } else {
+                let run_after = now_ms() + input.spacing_ms as i64;
+                Outcome::Continue {
+                    state: to_value(&state),
+                    done,
+                    run_after,
+                }
+            };
+            (outcome, items)
+        }
+        Err(e) if e.kind == Kind::Throttled => {
+            let wait = e
+                .field("retryAfter")
+                .and_then(Value::as_i64)
+                .unwrap_or(1)
+                .max(1);
+            state.throttled += 1;
+            state.waiting = Some(format!("throttled; next try in {wait} s"));
+            let run_after = now_ms() + (wait * 1000).max(input.spacing_ms as i64);
+            (
+                Outcome::Continue {
+                    state: to_value(&state),
+                    done: start as i64,
+                    run_after,
+                },
+                Vec::new(),
+            )
+        }
+        Err(e) if e.retryable() && state.retries < MAX_RETRIES => {
+            state.retries += 1;
+            let wait = 1_000 * 2_i64.pow(state.retries);
+            state.waiting = Some(format!("{}; next try in {} s", e.kind.code(), wait / 1000));
+            (
+                Outcome::Continue {
+                    state: to_value(&state),
+                    done: start as i64,
+                    run_after: now_ms() + wait,
+                },
+                Vec::new(),
+            )
+        }
+        Err(e) => failed(state, &e),
+    }
+}
+
+fn to_value(s: &RunState) -> Value {
+    serde_json::to_value(s).unwrap_or_default()
+}
+
+fn failed(state: RunState, e: &Error) -> (Outcome, Vec<Item>) {
+    (
+        Outcome::Failed {
+            state: to_value(&state),
+            error: e.api_envelope(None),
+        },
+        Vec::new(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_are_checked_deduplicated_and_capped() {
+        let f = Family::CompetitiveSummary;
+        let body = |v: Value| v.as_object().unwrap().clone();
+        let ok = items(
+            f,
+            &body(json!({"asins": ["B000000001", "B000000002", "B000000001"]})),
+            100,
+        )
+        .unwrap();
+        assert_eq!(ok, ["B000000001", "B000000002"]);
+        assert!(items(f, &body(json!({"asins": []})), 100).is_err());
+        assert!(items(f, &body(json!({"asins": ["nope"]})), 100).is_err());
+        let many: Vec<String> = (0..101).map(|i| format!("B{i:09}")).collect();
+        let e = items(f, &body(json!({ "asins": many })), 100).unwrap_err();
+        assert_eq!(e.kind, Kind::TooManyItems);
+        assert_eq!(e.field("items_count"), Some(&json!(101)));
+        let skus = items(
+            Family::FeaturedOfferExpectedPrice,
+            &body(json!({"skus": ["a b"]})),
+            200,
+        );
+        assert_eq!(skus.unwrap(), ["a b"]);
+    }
+
+    #[test]
+    fn batches_follow_the_provider_sizes() {
+        let b = batch_body(Family::CompetitiveSummary, "M", &vec!["A".to_owned(); 3]);
+        assert_eq!(b["requests"].as_array().unwrap().len(), 3);
+        assert_eq!(b["requests"][0]["marketplaceId"], "M");
+        assert_eq!(Family::CompetitiveSummary.batch(), 20);
+        assert_eq!(Family::FeaturedOfferExpectedPrice.batch(), 40);
+    }
+}

@@ -1,0 +1,155 @@
+//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`): each worker
+//! claims a ready job under a lease, runs one step of it while renewing the lease, and records
+//! the step's outcome. Several workers, in one process or several sharing one store, never run
+//! the same job twice, and a job whose worker died is taken up again when its lease runs out.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pp_core::Error;
+use pp_marketplace::pricing;
+use pp_store::jobs::{Item, Job, Outcome};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::state::SharedState;
+
+/// How the pool runs.
+#[derive(Debug, Clone)]
+pub struct JobsConfig {
+    /// Workers in this process.
+    pub workers: usize,
+    /// How long a claim holds before another worker may take the job; renewed every third.
+    pub lease: Duration,
+    /// How often an idle worker looks for ready jobs (an enqueue wakes it sooner).
+    pub poll: Duration,
+    /// The pace between pricing batches.
+    pub pricing_spacing: pricing::Spacing,
+}
+
+impl Default for JobsConfig {
+    fn default() -> Self {
+        Self {
+            workers: 2,
+            lease: Duration::from_secs(30),
+            poll: Duration::from_millis(500),
+            pricing_spacing: pricing::Spacing::default(),
+        }
+    }
+}
+
+/// Wakes idle workers when a job is enqueued.
+#[derive(Default)]
+pub struct Wake(Notify);
+
+impl Wake {
+    pub fn job_added(&self) {
+        self.0.notify_waiters();
+    }
+}
+
+/// The running workers; dropping this leaves them running, [`Workers::stop`] ends them.
+pub struct Workers {
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Starts `app.jobs.workers` workers.
+    pub fn spawn(app: SharedState) -> Self {
+        let process: [u8; 6] = pp_store::random_bytes().unwrap_or_default();
+        let process: String = process.iter().map(|b| format!("{b:02x}")).collect();
+        let handles = (0..app.jobs.workers)
+            .map(|i| tokio::spawn(work(app.clone(), format!("w{i}-{process}"))))
+            .collect();
+        Self { handles }
+    }
+
+    /// Stops every worker at once, as a crash would: a step in flight keeps its lease until it
+    /// runs out, then another worker takes the job up again.
+    pub fn stop(self) {
+        for h in self.handles {
+            h.abort();
+        }
+    }
+}
+
+async fn work(app: SharedState, owner: String) {
+    let lease_ms = app.jobs.lease.as_millis() as i64;
+    loop {
+        match app.store.claim_job(&owner, lease_ms) {
+            Ok(Some(job)) => run(&app, &owner, job).await,
+            Ok(None) => idle(&app).await,
+            Err(e) => {
+                tracing::error!(error = %e, "claiming a job failed");
+                idle(&app).await;
+            }
+        }
+    }
+}
+
+async fn idle(app: &SharedState) {
+    tokio::select! {
+        _ = app.wake.0.notified() => {}
+        _ = tokio::time::sleep(app.jobs.poll) => {}
+    }
+}
+
+/// Runs one step of `job`, renewing the lease meanwhile, and records its outcome.
+async fn run(app: &SharedState, owner: &str, job: Job) {
+    let lease_ms = app.jobs.lease.as_millis() as i64;
+    let renew = async {
+        loop {
+            tokio::time::sleep(app.jobs.lease / 3).await;
+            if !matches!(app.store.renew_job(&job.id, owner, lease_ms), Ok(true)) {
+                return;
+            }
+        }
+    };
+    let (outcome, items) = tokio::select! {
+        r = step(app, &job) => r,
+        _ = renew => {
+            tracing::warn!(job = %job.id, "lost the lease mid-step; another worker has it");
+            return;
+        }
+    };
+    match app.store.finish_step(&job.id, owner, &outcome, &items) {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::warn!(job = %job.id, "step finished after the lease moved on; dropped")
+        }
+        Err(e) => tracing::error!(job = %job.id, error = %e, "recording a step failed"),
+    }
+}
+
+async fn step(app: &SharedState, job: &Job) -> (Outcome, Vec<Item>) {
+    match job.kind.as_str() {
+        pricing::JOB_KIND => match app.marketplace("spapi") {
+            Ok(m) => {
+                let up = pricing::Upstream {
+                    client: &m.client,
+                    store: &app.store,
+                    sealer: &m.sealer,
+                };
+                pricing::step(&up, job).await
+            }
+            Err(e) => failed(job, &e),
+        },
+        other => failed(
+            job,
+            &Error::internal(format!("no worker for job kind {other}")),
+        ),
+    }
+}
+
+fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
+    (
+        Outcome::Failed {
+            state: job.state.clone(),
+            error: e.api_envelope(None),
+        },
+        Vec::new(),
+    )
+}
+
+/// Shared by the state: the pool's configuration and its wake-up.
+pub type WakeHandle = Arc<Wake>;

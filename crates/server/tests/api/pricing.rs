@@ -1,0 +1,201 @@
+//! Pricing batches through the gateway against the sandbox (§4.5, §8): inline calls within
+//! their limits, and background runs of any size that answer every item once in provider
+//! batches, paced as configured, through an injected 429 and a restart of the workers.
+
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{Options, TestApp};
+
+const SPACING: Duration = Duration::from_millis(150);
+
+async fn app() -> TestApp {
+    let mut o = Options {
+        pacing: false,
+        sim_limits: false,
+        ..Default::default()
+    };
+    o.jobs.pricing_spacing = pp_marketplace::pricing::Spacing(Some(SPACING));
+    TestApp::start_market_options(o).await
+}
+
+async fn post(app: &TestApp, token: &str, path: &str, body: Value) -> (u16, Value) {
+    let r = app
+        .http
+        .post(app.url(path))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+/// The US merchant's own ASINs and SKUs from the warehouse.
+async fn catalog(app: &TestApp, token: &str) -> (Vec<String>, Vec<String>) {
+    let (_, r) = post(
+        app,
+        token,
+        "/api/query",
+        json!({"sql": "SELECT ASIN, SKU FROM catalog_item WHERE SellerID = 1 ORDER BY ASIN"}),
+    )
+    .await;
+    let rows = r["rows"].as_array().unwrap();
+    let col = |c: &str| {
+        rows.iter()
+            .filter_map(|x| x[c].as_str().map(str::to_owned))
+            .collect()
+    };
+    (col("ASIN"), col("SKU"))
+}
+
+#[tokio::test]
+async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
+    let app = app().await;
+    let t = app.token(&app.acme).await;
+    let (mut asins, _) = catalog(&app, &t).await;
+    // 250 ASINs: the merchant's own, then some the provider does not know (answered 404 each)
+    let mut n = 0;
+    while asins.len() < 250 {
+        asins.push(format!("B0ZZ{n:06}"));
+        n += 1;
+    }
+    app.faults(json!([{"op": "productPricing.getCompetitiveSummary", "effect": "throttle", "retry_after": 4, "times": 1}]))
+        .await;
+    let started = Instant::now();
+    let (s, run) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/competitive-summary/start",
+        json!({"legacySellerId": 1, "asins": asins}),
+    )
+    .await;
+    assert_eq!(s, 202, "{run}");
+    let id = run["runId"].as_str().unwrap().to_owned();
+    assert_eq!(run["total"], 250);
+    assert_eq!(run["batches"]["total"], 13);
+    let poll = format!("/api/marketplace/pricing/runs/{id}");
+    let mut restarted = false;
+    let mut saw_wait = false;
+    let view = loop {
+        let (s, v) = app.get(&t, &poll).await;
+        assert_eq!(s, 200, "{v}");
+        saw_wait |= v["waiting"]
+            .as_str()
+            .is_some_and(|w| w.contains("throttled"));
+        if !restarted && v["done"].as_i64().unwrap() >= 100 {
+            app.restart_workers();
+            restarted = true;
+        }
+        if v["status"] == "succeeded" || v["status"] == "failed" {
+            break v;
+        }
+        assert!(started.elapsed() < Duration::from_secs(90), "stuck: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(view["status"], "succeeded", "{view}");
+    assert!(restarted && saw_wait, "the run saw the 429 and the restart");
+    assert_eq!(view["throttledBatches"], 1);
+    assert!(
+        started.elapsed() >= SPACING * 12,
+        "12 gaps of the configured pace"
+    );
+    let (_, result) = app.get(&t, &format!("{poll}/result")).await;
+    assert_eq!(result["complete"], true);
+    let answered: Vec<&str> = result["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["asin"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, asins, "every item answered once, in input order");
+    assert_eq!(result["items"][0]["status"], 200);
+    assert_eq!(result["items"][249]["status"], 404);
+    // 13 batches, one of them refused once; at most one more if the restart cut a batch short
+    let sent = app
+        .sandbox_calls("productPricing.getCompetitiveSummary")
+        .await;
+    assert!((14..=15).contains(&sent), "{sent} batch calls");
+    // another tenant sees nothing
+    let other = app.token(&app.beta).await;
+    let (s, r) = app.get(&other, &poll).await;
+    assert_eq!((s, r["kind"].as_str()), (404, Some("not_found")));
+}
+
+#[tokio::test]
+async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
+    let app = app().await;
+    let t = app.token(&app.acme).await;
+    let (asins, skus) = catalog(&app, &t).await;
+    let many: Vec<String> = (0..101).map(|i| format!("B0ZZ{i:06}")).collect();
+    let (s, r) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/competitive-summary",
+        json!({"legacySellerId": 1, "asins": many}),
+    )
+    .await;
+    assert_eq!(s, 400, "{r}");
+    assert_eq!(r["kind"], "too_many_items");
+    assert_eq!(
+        (r["max_items"].as_u64(), r["items_count"].as_u64()),
+        (Some(100), Some(101))
+    );
+    assert_eq!(r["retryable"], false);
+    let (s, r) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/competitive-summary",
+        json!({"legacySellerId": 1, "asins": ["not-an-asin"]}),
+    )
+    .await;
+    assert_eq!((s, r["kind"].as_str()), (400, Some("invalid_request")));
+    let calls = app
+        .sandbox(Method::GET, "/__sandbox/calls", Value::Null)
+        .await;
+    assert_eq!(calls["calls"], json!({}), "nothing was sent");
+    // within the limit: every batch inline, in order
+    let few: Vec<&String> = asins.iter().take(3).collect();
+    let (s, r) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/competitive-summary",
+        json!({"legacySellerId": 1, "asins": few}),
+    )
+    .await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["items"].as_array().unwrap().len(), 3);
+    assert_eq!(r["items"][0]["asin"], *few[0]);
+    assert_eq!(r["items"][0]["status"], 200);
+    let forty_one: Vec<String> = skus
+        .iter()
+        .cycle()
+        .take(41)
+        .enumerate()
+        .map(|(i, s)| {
+            if i < skus.len() {
+                s.clone()
+            } else {
+                format!("{s}-x{i}")
+            }
+        })
+        .collect();
+    let (s, r) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/featured-offer-expected-price",
+        json!({"legacySellerId": 1, "skus": forty_one}),
+    )
+    .await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["batches"], 2, "41 SKUs are two provider batches");
+    assert_eq!(r["items"].as_array().unwrap().len(), 41);
+    assert_eq!(r["items"][0]["status"], 200, "{}", r["items"][0]);
+    assert_eq!(
+        app.sandbox_calls("productPricing.getFeaturedOfferExpectedPriceBatch")
+            .await,
+        2
+    );
+}

@@ -1,0 +1,307 @@
+//! Jobs as rows: long provider work (pricing runs, report polling) is a row with a status that
+//! reaches a terminal value, a JSON input, a checkpoint (`state`) and progress. Work runs in
+//! steps: a worker claims a ready job under a lease, runs one step, and writes the step's
+//! outcome (and any item results) in one transaction. Claiming is a single `UPDATE … RETURNING`,
+//! so two workers, in one process or several on one store, never hold the same job; a job
+//! whose worker died is claimed again once its lease runs out, so a restart loses nothing.
+//!
+//! Statuses: `queued` (waiting for `run_after`; between steps too), `running` (a worker holds
+//! it), and the terminal `succeeded`, `failed`, `cancelled`.
+
+use pp_core::{Result, TenantId};
+use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
+
+use crate::{Store, db_err, now_rfc3339};
+
+pub const QUEUED: &str = "queued";
+pub const RUNNING: &str = "running";
+pub const SUCCEEDED: &str = "succeeded";
+pub const FAILED: &str = "failed";
+pub const CANCELLED: &str = "cancelled";
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A job as stored.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: String,
+    pub tenant: String,
+    pub kind: String,
+    pub merchant: Option<String>,
+    pub status: String,
+    pub done: i64,
+    pub total: i64,
+    pub attempts: i64,
+    pub input: Value,
+    pub state: Value,
+    pub error: Option<Value>,
+    pub run_after: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    pub finished_at: Option<String>,
+}
+
+/// What a step decided.
+#[derive(Debug)]
+pub enum Outcome {
+    /// More to do at `run_after` (unix ms), with the new checkpoint and progress.
+    Continue {
+        state: Value,
+        done: i64,
+        run_after: i64,
+    },
+    /// Finished; `state` is the final checkpoint.
+    Succeeded { state: Value, done: i64 },
+    /// Finished with an error envelope.
+    Failed { state: Value, error: Value },
+}
+
+/// One item result a step records (`seq` orders them; a repeated `seq` is ignored).
+#[derive(Debug)]
+pub struct Item {
+    pub seq: i64,
+    pub key: String,
+    pub value: Value,
+}
+
+const COLUMNS: &str = "id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, error, run_after, created_at, updated_at, finished_at";
+
+fn row(r: &rusqlite::Row) -> rusqlite::Result<Job> {
+    let json = |i: usize| -> rusqlite::Result<Value> {
+        let s: String = r.get(i)?;
+        Ok(serde_json::from_str(&s).unwrap_or(Value::Null))
+    };
+    Ok(Job {
+        id: r.get(0)?,
+        tenant: r.get(1)?,
+        kind: r.get(2)?,
+        merchant: r.get(3)?,
+        status: r.get(4)?,
+        done: r.get(5)?,
+        total: r.get(6)?,
+        attempts: r.get(7)?,
+        input: json(8)?,
+        state: json(9)?,
+        error: r
+            .get::<_, Option<String>>(10)?
+            .and_then(|s| serde_json::from_str(&s).ok()),
+        run_after: r.get(11)?,
+        created_at: r.get(12)?,
+        updated_at: r.get(13)?,
+        finished_at: r.get(14)?,
+    })
+}
+
+impl Store {
+    /// Adds a queued job, ready now, and returns its id.
+    pub fn enqueue_job(
+        &self,
+        tenant: &TenantId,
+        kind: &str,
+        merchant: Option<&str>,
+        total: i64,
+        input: &Value,
+    ) -> Result<String> {
+        let id = format!("job_{}", hex_id()?);
+        let now = now_rfc3339();
+        self.with_conn(|c| {
+            c.execute(
+                "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 'queued', 0, ?5, 0, ?6, '{}', ?7, ?8, ?8)",
+                params![id, tenant.as_str(), kind, merchant, total, input.to_string(), now_ms(), now],
+            )
+            .map_err(db_err)?;
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// Claims the job that has waited longest among those ready (or whose lease ran out),
+    /// for `owner` until `lease_ms` from now.
+    pub fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>> {
+        let now = now_ms();
+        self.with_conn(|c| {
+            c.query_row(
+                &format!(
+                    "UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, updated_at = ?3
+                     WHERE id = (SELECT id FROM jobs
+                                 WHERE (status = 'queued' AND run_after <= ?4) OR (status = 'running' AND lease_until < ?4)
+                                 ORDER BY run_after LIMIT 1)
+                     RETURNING {COLUMNS}"
+                ),
+                params![owner, now + lease_ms, now_rfc3339(), now],
+                row,
+            )
+            .optional()
+            .map_err(db_err)
+        })
+    }
+
+    /// Extends `owner`'s lease; false when the job is no longer its own.
+    pub fn renew_job(&self, id: &str, owner: &str, lease_ms: i64) -> Result<bool> {
+        self.with_conn(|c| {
+            let n = c
+                .execute(
+                    "UPDATE jobs SET lease_until = ?3 WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
+                    params![id, owner, now_ms() + lease_ms],
+                )
+                .map_err(db_err)?;
+            Ok(n == 1)
+        })
+    }
+
+    /// Records a step's outcome and items in one transaction, if `owner` still holds the job;
+    /// false (and nothing written) when it does not.
+    pub fn finish_step(
+        &self,
+        id: &str,
+        owner: &str,
+        outcome: &Outcome,
+        items: &[Item],
+    ) -> Result<bool> {
+        let now = now_rfc3339();
+        self.with_conn(|c| {
+            let tx = c.transaction().map_err(db_err)?;
+            let n = match outcome {
+                Outcome::Continue { state, done, run_after } => tx.execute(
+                    "UPDATE jobs SET status = 'queued', state = ?3, progress_done = ?4, run_after = ?5, lease_owner = NULL, lease_until = NULL, updated_at = ?6
+                     WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
+                    params![id, owner, state.to_string(), done, run_after, now],
+                ),
+                Outcome::Succeeded { state, done } => tx.execute(
+                    "UPDATE jobs SET status = 'succeeded', state = ?3, progress_done = ?4, lease_owner = NULL, lease_until = NULL, updated_at = ?5, finished_at = ?5
+                     WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
+                    params![id, owner, state.to_string(), done, now],
+                ),
+                Outcome::Failed { state, error } => tx.execute(
+                    "UPDATE jobs SET status = 'failed', state = ?3, error = ?4, lease_owner = NULL, lease_until = NULL, updated_at = ?5, finished_at = ?5
+                     WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
+                    params![id, owner, state.to_string(), error.to_string(), now],
+                ),
+            }
+            .map_err(db_err)?;
+            if n != 1 {
+                return Ok(false);
+            }
+            for it in items {
+                tx.execute(
+                    "INSERT OR IGNORE INTO job_items (job_id, seq, key, value) VALUES (?1, ?2, ?3, ?4)",
+                    params![id, it.seq, it.key, it.value.to_string()],
+                )
+                .map_err(db_err)?;
+            }
+            tx.commit().map_err(db_err)?;
+            Ok(true)
+        })
+    }
+
+    /// Hands a running job back to the queue (a worker stopping between steps).
+    pub fn release_job(&self, id: &str, owner: &str) -> Result<()> {
+        self.with_conn(|c| {
+            c.execute(
+                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
+                params![id, owner],
+            )
+            .map_err(db_err)?;
+            Ok(())
+        })
+    }
+
+    /// One of the tenant's jobs (another tenant's is `None`).
+    pub fn job(&self, tenant: &TenantId, id: &str) -> Result<Option<Job>> {
+        self.with_conn(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM jobs WHERE id = ?1 AND tenant_id = ?2"),
+                params![id, tenant.as_str()],
+                row,
+            )
+            .optional()
+            .map_err(db_err)
+        })
+    }
+
+    /// A job's recorded items, in `seq` order.
+    pub fn job_items(&self, id: &str) -> Result<Vec<(String, Value)>> {
+        self.with_conn(|c| {
+            let mut st = c
+                .prepare("SELECT key, value FROM job_items WHERE job_id = ?1 ORDER BY seq")
+                .map_err(db_err)?;
+            let rows = st
+                .query_map(params![id], |r| {
+                    let v: String = r.get(1)?;
+                    Ok((r.get(0)?, serde_json::from_str(&v).unwrap_or(Value::Null)))
+                })
+                .map_err(db_err)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_err)
+        })
+    }
+}
+
+fn hex_id() -> Result<String> {
+    let b: [u8; 12] = crate::random_bytes()?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_job_is_claimed_once_stepped_and_reclaimed_after_its_lease() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let t = TenantId::parse("acme").unwrap();
+        store.create_tenant(&t, "Acme", "acme.sqlite").unwrap();
+        let id = store
+            .enqueue_job(&t, "test", None, 2, &json!({"n": 2}))
+            .unwrap();
+        let a = store.claim_job("a", 60_000).unwrap().unwrap();
+        assert_eq!((a.id.as_str(), a.attempts), (id.as_str(), 1));
+        assert!(store.claim_job("b", 60_000).unwrap().is_none(), "held by a");
+        let step = Outcome::Continue {
+            state: json!({"next": 1}),
+            done: 1,
+            run_after: now_ms(),
+        };
+        let item = |seq| Item {
+            seq,
+            key: format!("k{seq}"),
+            value: json!(seq),
+        };
+        assert!(
+            !store.finish_step(&id, "b", &step, &[item(0)]).unwrap(),
+            "not b's"
+        );
+        assert!(store.finish_step(&id, "a", &step, &[item(0)]).unwrap());
+        // a worker that dies mid-step: its lease runs out and another takes the job
+        let b = store.claim_job("b", -1).unwrap().unwrap();
+        assert_eq!(b.state, json!({"next": 1}));
+        let c = store.claim_job("c", 60_000).unwrap().unwrap();
+        assert_eq!(c.attempts, 3);
+        assert!(!store.renew_job(&id, "b", 60_000).unwrap());
+        let done = Outcome::Succeeded {
+            state: json!({}),
+            done: 2,
+        };
+        assert!(
+            store
+                .finish_step(&id, "c", &done, &[item(0), item(1)])
+                .unwrap()
+        );
+        assert_eq!(store.job_items(&id).unwrap().len(), 2, "seq 0 once");
+        let j = store.job(&t, &id).unwrap().unwrap();
+        assert_eq!((j.status.as_str(), j.done), (SUCCEEDED, 2));
+        assert!(store.claim_job("d", 60_000).unwrap().is_none());
+        assert!(
+            store
+                .job(&TenantId::parse("other").unwrap(), &id)
+                .unwrap()
+                .is_none()
+        );
+    }
+}
