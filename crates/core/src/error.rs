@@ -85,6 +85,10 @@ kinds! {
     HostUnreachable => ("host_unreachable", 502, AmazonUnavailable, true, "upstream_unavailable", "The marketplace could not be reached."),
     SpapiNotConfigured => ("spapi_not_configured", 503, Mixshift, false, "unavailable", "The selling-side API is not switched on for this service."),
     AdsNotConfigured => ("ads_not_configured", 503, Mixshift, false, "unavailable", "The advertising API is not switched on for this service."),
+    // Reports (§7.4).
+    ReportRetired => ("report_retired", 400, Request, false, "validation_error", "That report type is retired; use a current one."),
+    ReportFatal => ("report_fatal", 502, AmazonRejected, false, "upstream_unavailable", "The report was accepted but failed to produce."),
+    ReportNotReady => ("report_not_ready", 409, Request, true, "conflict", "The report has no document yet; poll its status."),
     // Pricing (§7.5).
     TooManyItems => ("too_many_items", 400, Request, false, "validation_error", "Too many items for this endpoint; use the /start endpoint."),
     // /v1 data plane.

@@ -1,5 +1,5 @@
 //! Faults a test switches on: rules per operation (or `*`) that add latency, hang past the
-//! client's timeout, answer 500/503, throttle with or without `Retry-After`, send an
+//! client's timeout (before or after acting), answer 500/503, throttle with or without `Retry-After`, send an
 //! unreadable 200 body, reset the connection, or make reports end `FATAL`. A rule may apply to
 //! the next `times` calls only, and to a share of calls chosen by a seeded generator, so a
 //! run repeats exactly. Rules come from `--faults <file.toml>` or `/__sandbox/faults`.
@@ -16,6 +16,9 @@ pub enum Effect {
     Latency,
     /// Never answer (holds the request for an hour).
     Hang,
+    /// Act on the request, then never answer: the provider made the change (or report), but
+    /// the caller cannot know.
+    HangAfter,
     /// Answer `status` (500 or 503 …) with the provider's error body.
     Status,
     /// Answer 429, with `Retry-After: retry_after` when given.
@@ -143,6 +146,7 @@ impl Faults {
 pub const BEFORE: &[Effect] = &[
     Effect::Latency,
     Effect::Hang,
+    Effect::HangAfter,
     Effect::Status,
     Effect::Throttle,
     Effect::Garbage,

@@ -148,6 +148,7 @@ pub async fn gate(
         return finish(op, throttled(op, None));
     }
     let mut garbage = false;
+    let mut hang_after = false;
     if let Some(rule) = sim.faults.pick(op.name, BEFORE) {
         match rule.effect {
             Effect::Latency => {
@@ -174,6 +175,7 @@ pub async fn gate(
             Effect::Throttle => return finish(op, throttled(op, rule.retry_after)),
             Effect::Reset => return reset(),
             Effect::Garbage => garbage = true,
+            Effect::HangAfter => hang_after = true,
             Effect::FatalReport => {}
         }
     }
@@ -181,6 +183,9 @@ pub async fn gate(
     req.extensions_mut().insert(FatalReport(fatal));
     req.extensions_mut().insert(caller);
     let res = next.run(req).await;
+    if hang_after {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
     if garbage {
         let mut r = (
             StatusCode::OK,

@@ -189,6 +189,26 @@ const STEPS: &[&str] = &[
         value TEXT NOT NULL,
         PRIMARY KEY (job_id, seq)
     ) WITHOUT ROWID;",
+    // 7: the report ledger (issue 6): every report create's intent, written before it is
+    // sent, under a canonical hash of the request and the caller's Idempotency-Key.
+    "CREATE TABLE report_ledger (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        family TEXT NOT NULL,
+        account TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        idempotency_key TEXT,
+        status TEXT NOT NULL,
+        provider_report_id TEXT,
+        error TEXT,
+        sent_at INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX report_ledger_key ON report_ledger (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+    CREATE INDEX report_ledger_request ON report_ledger (tenant_id, family, account, request_hash, sent_at);
+    CREATE INDEX report_ledger_provider ON report_ledger (tenant_id, provider_report_id);",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

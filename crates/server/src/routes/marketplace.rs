@@ -5,6 +5,7 @@
 
 use axum::Json;
 use axum::extract::{Extension, State};
+use axum::http::HeaderMap;
 use pp_core::{Error, Kind, Principal, Scope, Source};
 use pp_marketplace::calls::build;
 use pp_marketplace::catalog::{self, Operation};
@@ -167,6 +168,7 @@ pub async fn run_spapi(
     app: &SharedState,
     p: &Principal,
     body: &Map<String, Value>,
+    key: Option<&str>,
 ) -> Result<Value, Error> {
     p.require(&[Scope::RetailRead])?;
     let m = app.marketplace("spapi")?;
@@ -180,20 +182,59 @@ pub async fn run_spapi(
         &merchant.seller_id,
         Some(&merchant),
     )?;
-    let reply = m.client.send(&app.store, &m.sealer, &req).await?;
-    Ok(answer(
-        op,
-        serde_json::to_value(&merchant).unwrap_or_default(),
-        reply,
-    ))
+    let merchant_json = serde_json::to_value(&merchant).unwrap_or_default();
+    send(app, m, op, &req, Some(&merchant), key, merchant_json).await
+}
+
+/// Sends a call; report creates go through the ledger (one create per request, the same id
+/// for identical requests and repeated keys).
+async fn send(
+    app: &SharedState,
+    m: &crate::state::Marketplace,
+    op: &Operation,
+    req: &pp_marketplace::upstream::Request<'_>,
+    merchant: Option<&Merchant>,
+    key: Option<&str>,
+    merchant_json: Value,
+) -> Result<Value, Error> {
+    let Some(family) = pp_marketplace::ledger::Family::of(&op.id) else {
+        let reply = m.client.send(&app.store, &m.sealer, req).await?;
+        return Ok(answer(op, merchant_json, reply));
+    };
+    let up = pp_marketplace::pricing::Upstream {
+        client: &m.client,
+        store: &app.store,
+        sealer: &m.sealer,
+    };
+    let c = pp_marketplace::reports::create(&up, req, family, merchant, key).await?;
+    let mut v = answer(op, merchant_json, c.reply);
+    v["report"] = json!({ "reportId": c.report_id, "reused": c.reused, "recovered": c.recovered });
+    Ok(v)
+}
+
+/// The caller's `Idempotency-Key`, if any (1 to 255 visible characters).
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Error> {
+    let Some(v) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    v.to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| (1..=255).contains(&k.len()))
+        .map(|k| Some(k.to_owned()))
+        .ok_or_else(|| {
+            Error::invalid_request("Idempotency-Key must be 1 to 255 visible characters")
+        })
 }
 
 pub async fn spapi_call(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
+    headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(run_spapi(&app, &p, &body).await?))
+    let key = idempotency_key(&headers)?;
+    Ok(Json(run_spapi(&app, &p, &body, key.as_deref()).await?))
 }
 
 /// The advertising login (merchant token) a call acts as: the profile's owner for
@@ -234,6 +275,7 @@ pub async fn run_ads(
     app: &SharedState,
     p: &Principal,
     body: &Map<String, Value>,
+    key: Option<&str>,
 ) -> Result<Value, Error> {
     p.require(&[Scope::AdsRead])?;
     let m = app.marketplace("ads")?;
@@ -260,20 +302,18 @@ pub async fn run_ads(
         req.headers
             .push(("Amazon-Advertising-API-Scope".into(), pid.clone()));
     }
-    let reply = m.client.send(&app.store, &m.sealer, &req).await?;
-    Ok(answer(
-        op,
-        json!({ "sellerId": login, "profileId": profile }),
-        reply,
-    ))
+    let who = json!({ "sellerId": login, "profileId": profile });
+    send(app, m, op, &req, None, key, who).await
 }
 
 pub async fn ads_call(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
+    headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(run_ads(&app, &p, &body).await?))
+    let key = idempotency_key(&headers)?;
+    Ok(Json(run_ads(&app, &p, &body, key.as_deref()).await?))
 }
 
 pub async fn ads_profiles(

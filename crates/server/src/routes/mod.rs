@@ -7,6 +7,7 @@ pub(crate) mod marketplace;
 mod me;
 mod oauth;
 mod pricing;
+mod reports;
 pub(crate) mod v1;
 pub(crate) mod warehouse;
 
@@ -66,6 +67,12 @@ pub fn router(state: SharedState) -> Router {
             get(marketplace::ads_profiles),
         )
         .route("/api/marketplace/ads/call", post(marketplace::ads_call))
+        .route("/api/marketplace/reports", post(reports::create))
+        .route("/api/marketplace/reports/{id}", get(reports::status))
+        .route(
+            "/api/marketplace/reports/{id}/document",
+            get(reports::document),
+        )
         .route("/api/marketplace/pricing/runs/{id}", get(pricing::run))
         .route(
             "/api/marketplace/pricing/runs/{id}/result",

@@ -30,6 +30,8 @@ pub struct Options {
     pub pacing: bool,
     /// The sandbox enforces its usage plans.
     pub sim_limits: bool,
+    /// How long the sandbox's reports take.
+    pub report_ms: u64,
     pub jobs: pp_server::JobsConfig,
 }
 
@@ -38,6 +40,7 @@ impl Default for Options {
         Self {
             pacing: true,
             sim_limits: true,
+            report_ms: 300,
             jobs: pp_server::JobsConfig {
                 lease: std::time::Duration::from_secs(2),
                 poll: std::time::Duration::from_millis(50),
@@ -163,7 +166,7 @@ impl TestApp {
                 dir.path().join("sim"),
                 &sim_base,
             );
-            cfg.report_ms = 300;
+            cfg.report_ms = options.report_ms;
             cfg.rate_limits = options.sim_limits;
             let sim = Arc::new(pp_sandbox::Sim::open(cfg).unwrap());
             let creds = sim.credentials().unwrap();

@@ -8,6 +8,7 @@ mod mcp;
 mod mcp_client;
 mod oauth;
 mod pricing;
+mod reports;
 mod surface;
 mod v1;
 mod warehouse;

@@ -93,7 +93,7 @@ async fn every_documented_route_exists() {
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["servers"][0]["url"], app.base);
     let paths = doc["paths"].as_object().unwrap();
-    assert_eq!(paths.len(), 49);
+    assert_eq!(paths.len(), 52);
     for (method, path) in pp_server::openapi::documented() {
         assert!(paths[path][method].is_object(), "{method} {path}");
         let url = app.url(

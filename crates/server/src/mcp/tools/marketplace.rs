@@ -172,11 +172,11 @@ fn ads_operations<'a>(ctx: &'a Ctx, args: Args) -> Fut<'a> {
 }
 
 fn spapi_call<'a>(ctx: &'a Ctx, args: Args) -> Fut<'a> {
-    Box::pin(async move { market::run_spapi(&ctx.app, &ctx.principal, args.map()).await })
+    Box::pin(async move { market::run_spapi(&ctx.app, &ctx.principal, args.map(), None).await })
 }
 
 fn ads_call<'a>(ctx: &'a Ctx, args: Args) -> Fut<'a> {
-    Box::pin(async move { market::run_ads(&ctx.app, &ctx.principal, args.map()).await })
+    Box::pin(async move { market::run_ads(&ctx.app, &ctx.principal, args.map(), None).await })
 }
 
 fn profiles<'a>(ctx: &'a Ctx, args: Args) -> Fut<'a> {

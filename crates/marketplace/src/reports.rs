@@ -1,0 +1,326 @@
+//! Report creates through the ledger (§4.4 and beyond): at most one create reaches the
+//! provider per call, identical requests share one report, an `Idempotency-Key` gets the same
+//! answer on a retry, v3's 425 names the original, and an uncertain create is reconciled on the
+//! next try before anything is sent again. Also the selling side's report status, normalized,
+//! with a reason on every terminal report.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use pp_core::{Error, Kind, Result, TenantId};
+use pp_store::jobs::now_ms;
+use serde_json::{Map, Value, json};
+
+use crate::calls::build;
+use crate::catalog;
+use crate::connections::SELLER;
+use crate::ledger::{self, Decision, Entry, Family};
+use crate::merchants::Merchant;
+use crate::pricing::Upstream;
+use crate::upstream::{Reply, Request};
+
+/// Report types the provider has retired: refused before anything is sent.
+pub const RETIRED: &[&str] = &[
+    "GET_FBA_FULFILLMENT_CURRENT_INVENTORY_DATA",
+    "GET_FBA_FULFILLMENT_MONTHLY_INVENTORY_DATA",
+    "GET_FBA_FULFILLMENT_INVENTORY_RECEIPTS_DATA",
+    "GET_FBA_FULFILLMENT_INVENTORY_SUMMARY_DATA",
+    "GET_FBA_FULFILLMENT_INVENTORY_ADJUSTMENTS_DATA",
+    "GET_FBA_FULFILLMENT_INVENTORY_HEALTH_DATA",
+    "GET_FLAT_FILE_OPEN_LISTINGS_DATA",
+    "GET_MERCHANT_LISTINGS_DATA_BACK_COMPAT",
+];
+
+/// A create's result.
+#[derive(Debug)]
+pub struct Created {
+    pub reply: Reply,
+    pub report_id: String,
+    /// The id came from an earlier create (an identical request, the same key, or a
+    /// reconciled uncertain create), not from a create sent by this call.
+    pub reused: bool,
+    /// How an earlier create's id was recovered: `425` or `listing`.
+    pub recovered: Option<&'static str>,
+}
+
+/// Refuses a retired selling-side report type.
+pub fn check_type(body: &Value) -> Result<()> {
+    let t = body["reportType"].as_str().unwrap_or_default();
+    if RETIRED.contains(&t) {
+        return Err(Error::new(
+            Kind::ReportRetired,
+            format!("report type {t} is retired by the provider; nothing was sent"),
+        )
+        .with_fix("Use a current report type (for FBA inventory, GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA or the FBA inventory API)."));
+    }
+    Ok(())
+}
+
+fn synthetic(family: Family, id: &str) -> Reply {
+    let body = match family {
+        Family::AdsV1 => {
+            json!({ "success": [{ "index": 0, "report": { "reportId": id } }], "error": [] })
+        }
+        _ => json!({ "reportId": id }),
+    };
+    Reply { status: 200, body }
+}
+
+/// Creates the report `req` describes, through the ledger.
+pub async fn create(
+    up: &Upstream<'_>,
+    req: &Request<'_>,
+    family: Family,
+    merchant: Option<&Merchant>,
+    key: Option<&str>,
+) -> Result<Created> {
+    let body = req.body.clone().unwrap_or(Value::Null);
+    if family == Family::Spapi {
+        check_type(&body)?;
+    }
+    let account = req
+        .headers
+        .iter()
+        .find(|(k, _)| k == "Amazon-Advertising-API-Scope")
+        .map_or(req.merchant, |(_, v)| v.as_str());
+    let hash = ledger::request_hash(family, account, &body);
+    let lease_ms = (up.client.policy.timeout + Duration::from_secs(5)).as_millis() as i64;
+    let deadline = now_ms() + 2 * lease_ms;
+    loop {
+        let d = ledger::decide(up.store, req.tenant, family, account, &hash, key, lease_ms)?;
+        match d {
+            Decision::Reuse(e) => {
+                let id = e.provider_id.unwrap_or_default();
+                return Ok(Created {
+                    reply: synthetic(family, &id),
+                    report_id: id,
+                    reused: true,
+                    recovered: None,
+                });
+            }
+            Decision::Send(e) => return send(up, req, family, &e).await,
+            Decision::Reconcile(e) => {
+                if family == Family::Spapi
+                    && let Some(m) = merchant
+                    && let Some(id) = find_listed(up, req.tenant, m, &body, &e).await?
+                {
+                    ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                    return Ok(Created {
+                        reply: synthetic(family, &id),
+                        report_id: id,
+                        reused: true,
+                        recovered: Some("listing"),
+                    });
+                }
+                return send(up, req, family, &e).await;
+            }
+            Decision::Wait(e) => {
+                if now_ms() > deadline {
+                    return Err(Error::new(
+                        Kind::Throttled,
+                        "an identical report request is still being sent; retry shortly",
+                    )
+                    .with_field("retryAfter", 2));
+                }
+                wait_for(up, &e).await;
+            }
+        }
+    }
+}
+
+async fn wait_for(up: &Upstream<'_>, e: &Entry) {
+    while now_ms() < e.lease_until {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        match ledger::get(up.store, &e.id) {
+            Ok(Some((now, _))) if now.status == ledger::SENDING => {}
+            _ => return,
+        }
+    }
+}
+
+/// The 425's original id ("… duplicate of : <id>").
+fn duplicate_of(e: &Error) -> Option<String> {
+    if e.field("status").and_then(Value::as_u64) != Some(425) {
+        return None;
+    }
+    let msg = e.field("amazon")?["message"].as_str()?;
+    msg.rsplit([':', ' '])
+        .find(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+async fn send(up: &Upstream<'_>, req: &Request<'_>, family: Family, e: &Entry) -> Result<Created> {
+    match up.client.send(up.store, up.sealer, req).await {
+        Ok(reply) => match family.report_id(&reply.body) {
+            Some(id) => {
+                ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                Ok(Created {
+                    reply,
+                    report_id: id,
+                    reused: false,
+                    recovered: None,
+                })
+            }
+            None => {
+                let err = Error::new(
+                    Kind::UpstreamUnavailable,
+                    "the provider accepted the create but named no report",
+                )
+                .with_field("requestOutcome", "unknown")
+                .with_field("automaticRetry", false);
+                ledger::settle(
+                    up.store,
+                    &e.id,
+                    ledger::UNKNOWN,
+                    None,
+                    Some(&err.api_envelope(None)),
+                )?;
+                Err(err)
+            }
+        },
+        Err(err) => {
+            if family == Family::AdsV3
+                && let Some(id) = duplicate_of(&err)
+            {
+                ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                return Ok(Created {
+                    reply: synthetic(family, &id),
+                    report_id: id,
+                    reused: true,
+                    recovered: Some("425"),
+                });
+            }
+            let unknown = err.field("requestOutcome").and_then(Value::as_str) == Some("unknown");
+            let status = if unknown {
+                ledger::UNKNOWN
+            } else {
+                ledger::FAILED
+            };
+            ledger::settle(up.store, &e.id, status, None, Some(&err.api_envelope(None)))?;
+            Err(err)
+        }
+    }
+}
+
+fn time(v: &Value) -> Option<DateTime<Utc>> {
+    v.as_str()
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// A report of the same type, window and marketplaces, made since the uncertain create was
+/// sent and not already some other request's.
+async fn find_listed(
+    up: &Upstream<'_>,
+    tenant: &TenantId,
+    merchant: &Merchant,
+    body: &Value,
+    e: &Entry,
+) -> Result<Option<String>> {
+    let op = catalog::find(catalog::spapi(), "reports.get_reports")
+        .ok_or_else(|| Error::internal("reports.get_reports missing from the catalog"))?;
+    let mut args = Map::new();
+    args.insert("reportTypes".into(), body["reportType"].clone());
+    args.insert("pageSize".into(), json!(100));
+    let req = build(
+        op,
+        &args,
+        tenant,
+        SELLER,
+        &merchant.seller_id,
+        Some(merchant),
+    )?;
+    let listed = up.client.send(up.store, up.sealer, &req).await?;
+    let since = DateTime::from_timestamp_millis(e.sent_at - 60_000).unwrap_or_default();
+    let same = |r: &Value, k: &str| body.get(k).is_none_or(|want| time(want) == time(&r[k]));
+    let mut found: Vec<(DateTime<Utc>, String)> = Vec::new();
+    for r in listed.body["reports"].as_array().into_iter().flatten() {
+        let (Some(created), Some(id)) = (time(&r["createdTime"]), r["reportId"].as_str()) else {
+            continue;
+        };
+        if created >= since
+            && r["reportType"] == body["reportType"]
+            && same(r, "dataStartTime")
+            && same(r, "dataEndTime")
+            && !ledger::adopted(up.store, tenant, id)?
+        {
+            found.push((created, id.to_owned()));
+        }
+    }
+    found.sort();
+    Ok(found.into_iter().next().map(|(_, id)| id))
+}
+
+/// A selling-side report's status in our words: `queued`, `running`, `done`, `failed` or
+/// `cancelled`, with a reason on every terminal report but a done one with data.
+pub fn normalize(report: &Value) -> (&'static str, Option<&'static str>) {
+    match report["processingStatus"].as_str().unwrap_or_default() {
+        "IN_QUEUE" => ("queued", None),
+        "IN_PROGRESS" => ("running", None),
+        "DONE" if report["reportDocumentId"].is_string() => ("done", None),
+        "DONE" => ("done", Some("no_data")),
+        "CANCELLED" => ("cancelled", Some("cancelled")),
+        _ => ("failed", Some(fatal_reason(report))),
+    }
+}
+
+fn fatal_reason(report: &Value) -> &'static str {
+    let (start, end) = (time(&report["dataStartTime"]), time(&report["dataEndTime"]));
+    match (start, end) {
+        (Some(s), Some(e)) if s > e => "bad_window",
+        (Some(s), _) if Utc::now().signed_duration_since(s).num_days() > 2 * 365 => {
+            "retention_exceeded"
+        }
+        _ => "provider_fatal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_reasons() {
+        assert_eq!(
+            normalize(&json!({"processingStatus": "IN_QUEUE"})),
+            ("queued", None)
+        );
+        assert_eq!(
+            normalize(&json!({"processingStatus": "DONE", "reportDocumentId": "d"})),
+            ("done", None)
+        );
+        assert_eq!(
+            normalize(&json!({"processingStatus": "DONE"})),
+            ("done", Some("no_data"))
+        );
+        assert_eq!(
+            normalize(
+                &json!({"processingStatus": "FATAL", "dataStartTime": "2026-02-01T00:00:00Z", "dataEndTime": "2026-01-01T00:00:00Z"})
+            ),
+            ("failed", Some("bad_window"))
+        );
+        assert_eq!(
+            normalize(
+                &json!({"processingStatus": "FATAL", "dataStartTime": "2019-01-01T00:00:00Z"})
+            ),
+            ("failed", Some("retention_exceeded"))
+        );
+        assert_eq!(
+            normalize(&json!({"processingStatus": "FATAL"})),
+            ("failed", Some("provider_fatal"))
+        );
+        assert!(
+            check_type(&json!({"reportType": "GET_FBA_FULFILLMENT_INVENTORY_HEALTH_DATA"}))
+                .is_err()
+        );
+        assert!(check_type(&json!({"reportType": "GET_SALES_AND_TRAFFIC_REPORT"})).is_ok());
+    }
+
+    #[test]
+    fn the_425_names_the_original() {
+        let e = Error::new(Kind::BadRequest, "x")
+            .with_field("status", 425)
+            .with_field("amazon", json!({"status": 425, "code": "425", "message": "The Request is a duplicate of : ab-cd-ef"}));
+        assert_eq!(duplicate_of(&e).as_deref(), Some("ab-cd-ef"));
+    }
+}
