@@ -384,7 +384,11 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
     app.faults(json!([{"op": "reporting_v1.createReport", "effect": "throttle", "retry_after": 1, "times": 1}]))
         .await;
     let before = app.sandbox_calls("reporting_v1.createReport").await;
-    let (s, _, r) = call(&app, &t, "ads", v1("590000000000001")).await;
+    // (another window: the identical request would get the first report from the ledger)
+    let mut other = v1("590000000000001");
+    other["query"]["body"]["reports"][0]["periods"][0]["datePeriod"]["endDate"] =
+        "2026-10-30".into();
+    let (s, _, r) = call(&app, &t, "ads", other).await;
     assert_eq!(s, 429, "{r}");
     triaged(&r, "throttled", "request", false);
     assert_eq!(r["automaticRetry"], false);
