@@ -64,6 +64,9 @@ pub struct ServerArgs {
     /// 35 s for Competitive Summary and 30 s for Featured Offer Expected Price).
     #[arg(long, env = "PARTNER_PRICING_SPACING_MS")]
     pub pricing_spacing_ms: Option<u64>,
+    /// Milliseconds one provider call may take before it counts as failed (default 20000).
+    #[arg(long, env = "PARTNER_UPSTREAM_TIMEOUT_MS")]
+    pub upstream_timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -82,6 +85,7 @@ struct FileConfig {
     ads_url: Option<String>,
     upstream_pacing: Option<bool>,
     pricing_spacing_ms: Option<u64>,
+    upstream_timeout_ms: Option<u64>,
 }
 
 /// Where the marketplace provider is, when configured.
@@ -95,6 +99,7 @@ pub struct UpstreamConfig {
     pub ads_url: Option<String>,
     pub pacing: Option<bool>,
     pub pricing_spacing_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
 }
 
 impl UpstreamConfig {
@@ -113,6 +118,7 @@ impl UpstreamConfig {
     pub fn policy(&self) -> pp_marketplace::Policy {
         pp_marketplace::Policy {
             pacing: self.pacing.unwrap_or(true),
+            timeout: std::time::Duration::from_millis(self.timeout_ms.unwrap_or(20_000)),
             ..Default::default()
         }
     }
@@ -186,6 +192,7 @@ impl Config {
             ads_url: args.ads_url.clone().or(file.ads_url),
             pacing: args.upstream_pacing.or(file.upstream_pacing),
             pricing_spacing_ms: args.pricing_spacing_ms.or(file.pricing_spacing_ms),
+            timeout_ms: args.upstream_timeout_ms.or(file.upstream_timeout_ms),
         };
         if args.dev {
             return Ok(Self {

@@ -7,6 +7,7 @@ mod connection;
 mod crash;
 mod dev_server;
 mod process;
+mod reports;
 mod sandbox;
 
 /// An HTTP client for the tests. The workspace builds reqwest with rustls but without a
