@@ -291,6 +291,22 @@ impl TestApp {
         *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(Arc::new(state)));
     }
 
+    /// A second worker pool over its own in-memory state and the same store, as a second
+    /// gateway process would run; it lives as long as the test.
+    pub fn second_worker_pool(&self) {
+        let r = self.rebuild.as_ref().expect("a market test app");
+        let state = AppState::new(self.store.clone(), &self.base)
+            .unwrap()
+            .with_jobs(r.jobs.clone())
+            .with_marketplace(
+                r.upstream.clone(),
+                r.policy.clone(),
+                pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap(),
+            )
+            .unwrap();
+        std::mem::forget(pp_server::Workers::spawn(Arc::new(state)));
+    }
+
     /// A control call on the sandbox.
     pub async fn sandbox(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
         let sb = self.sandbox.as_ref().expect("a market test app");

@@ -199,3 +199,40 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
         2
     );
 }
+
+#[tokio::test]
+async fn two_worker_pools_on_one_store_never_send_a_batch_twice() {
+    let app = app().await;
+    app.second_worker_pool();
+    let t = app.token(&app.acme).await;
+    let asins: Vec<String> = (0..100).map(|i| format!("B0YY{i:06}")).collect();
+    let (s, run) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/competitive-summary/start",
+        json!({"legacySellerId": 1, "asins": asins}),
+    )
+    .await;
+    assert_eq!(s, 202, "{run}");
+    let poll = format!(
+        "/api/marketplace/pricing/runs/{}",
+        run["runId"].as_str().unwrap()
+    );
+    let started = Instant::now();
+    loop {
+        let (_, v) = app.get(&t, &poll).await;
+        if v["status"] == "succeeded" {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "stuck: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, result) = app.get(&t, &format!("{poll}/result")).await;
+    assert_eq!(result["answered"], 100);
+    assert_eq!(
+        app.sandbox_calls("productPricing.getCompetitiveSummary")
+            .await,
+        5,
+        "five batches, each sent once by one of four workers"
+    );
+}
