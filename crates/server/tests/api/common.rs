@@ -272,39 +272,34 @@ impl TestApp {
         base
     }
 
-    /// Stops the job workers at once, as a crash would, and starts new ones over freshly
-    /// built in-memory state (a new upstream client: no cached tokens, no pacing history).
+    /// Gateway state built afresh over the same store, as a new process would hold it (a new
+    /// upstream client: no cached tokens, no pacing history).
+    fn fresh_state(&self) -> Arc<AppState> {
+        let r = self.rebuild.as_ref().expect("a market test app");
+        let state = AppState::new(self.store.clone(), &self.base)
+            .unwrap()
+            .with_jobs(r.jobs.clone())
+            .with_marketplace(
+                r.upstream.clone(),
+                r.policy.clone(),
+                pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap(),
+            )
+            .unwrap();
+        Arc::new(state)
+    }
+
+    /// Stops the job workers at once, as a crash would, and starts new ones over fresh state.
     pub fn restart_workers(&self) {
         if let Some(w) = self.workers.lock().unwrap().take() {
             w.stop();
         }
-        let r = self.rebuild.as_ref().expect("a market test app");
-        let state = AppState::new(self.store.clone(), &self.base)
-            .unwrap()
-            .with_jobs(r.jobs.clone())
-            .with_marketplace(
-                r.upstream.clone(),
-                r.policy.clone(),
-                pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap(),
-            )
-            .unwrap();
-        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(Arc::new(state)));
+        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(self.fresh_state()));
     }
 
-    /// A second worker pool over its own in-memory state and the same store, as a second
-    /// gateway process would run; it lives as long as the test.
+    /// A second worker pool over fresh state and the same store, as a second gateway process
+    /// would run; it lives as long as the test.
     pub fn second_worker_pool(&self) {
-        let r = self.rebuild.as_ref().expect("a market test app");
-        let state = AppState::new(self.store.clone(), &self.base)
-            .unwrap()
-            .with_jobs(r.jobs.clone())
-            .with_marketplace(
-                r.upstream.clone(),
-                r.policy.clone(),
-                pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap(),
-            )
-            .unwrap();
-        std::mem::forget(pp_server::Workers::spawn(Arc::new(state)));
+        std::mem::forget(pp_server::Workers::spawn(self.fresh_state()));
     }
 
     /// A control call on the sandbox.

@@ -51,6 +51,26 @@ async fn catalog(app: &TestApp, token: &str) -> (Vec<String>, Vec<String>) {
     (col("ASIN"), col("SKU"))
 }
 
+/// Polls a run until it is terminal, showing each view to `seen`; its last view.
+async fn until_finished(
+    app: &TestApp,
+    token: &str,
+    poll: &str,
+    mut seen: impl FnMut(&Value),
+) -> Value {
+    let started = Instant::now();
+    loop {
+        let (s, v) = app.get(token, poll).await;
+        assert_eq!(s, 200, "{v}");
+        seen(&v);
+        if v["status"] == "succeeded" || v["status"] == "failed" {
+            return v;
+        }
+        assert!(started.elapsed() < Duration::from_secs(90), "stuck: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
     let app = app().await;
@@ -79,9 +99,7 @@ async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
     let poll = format!("/api/marketplace/pricing/runs/{id}");
     let mut restarted = false;
     let mut saw_wait = false;
-    let view = loop {
-        let (s, v) = app.get(&t, &poll).await;
-        assert_eq!(s, 200, "{v}");
+    let view = until_finished(&app, &t, &poll, |v| {
         saw_wait |= v["waiting"]
             .as_str()
             .is_some_and(|w| w.contains("throttled"));
@@ -89,12 +107,8 @@ async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
             app.restart_workers();
             restarted = true;
         }
-        if v["status"] == "succeeded" || v["status"] == "failed" {
-            break v;
-        }
-        assert!(started.elapsed() < Duration::from_secs(90), "stuck: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    })
+    .await;
     assert_eq!(view["status"], "succeeded", "{view}");
     assert!(restarted && saw_wait, "the run saw the 429 and the restart");
     assert_eq!(view["throttledBatches"], 1);
@@ -218,15 +232,8 @@ async fn two_worker_pools_on_one_store_never_send_a_batch_twice() {
         "/api/marketplace/pricing/runs/{}",
         run["runId"].as_str().unwrap()
     );
-    let started = Instant::now();
-    loop {
-        let (_, v) = app.get(&t, &poll).await;
-        if v["status"] == "succeeded" {
-            break;
-        }
-        assert!(started.elapsed() < Duration::from_secs(30), "stuck: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let v = until_finished(&app, &t, &poll, |_| {}).await;
+    assert_eq!(v["status"], "succeeded", "{v}");
     let (_, result) = app.get(&t, &format!("{poll}/result")).await;
     assert_eq!(result["answered"], 100);
     assert_eq!(
