@@ -6,8 +6,8 @@ mod health;
 pub(crate) mod marketplace;
 mod me;
 mod oauth;
-mod pricing;
-mod reports;
+pub(crate) mod pricing;
+pub(crate) mod reports;
 pub(crate) mod v1;
 pub(crate) mod warehouse;
 

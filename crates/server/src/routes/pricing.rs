@@ -87,8 +87,21 @@ pub async fn start(
     Path(segment): Path<String>,
     JsonObject(body): JsonObject,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let f = family(&segment)?;
-    let (merchant, items) = parse(&app, &p, f, &body, pricing::RUN_MAX).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(start_run(&app, &p, &segment, &body).await?),
+    ))
+}
+
+/// Starts a background run of any size (`retail:read`); its first view.
+pub async fn start_run(
+    app: &SharedState,
+    p: &Principal,
+    segment: &str,
+    body: &Map<String, Value>,
+) -> Result<Value, Error> {
+    let f = family(segment)?;
+    let (merchant, items) = parse(app, p, f, body, pricing::RUN_MAX).await?;
     let input = RunInput {
         family: f,
         merchant: (&merchant).into(),
@@ -104,8 +117,8 @@ pub async fn start(
         &serde_json::to_value(&input).map_err(Error::internal)?,
     )?;
     app.wake.job_added();
-    let job = own_run(&app, &p, &id)?;
-    Ok((StatusCode::ACCEPTED, Json(view(&job, &segment))))
+    let job = own_run(app, p, &id)?;
+    Ok(view(&job, segment))
 }
 
 fn own_run(app: &SharedState, p: &Principal, id: &str) -> Result<Job, Error> {
@@ -155,13 +168,47 @@ fn view(job: &Job, segment: &str) -> Value {
     v
 }
 
+/// A run's view (`retail:read`).
+pub fn run_view(app: &SharedState, p: &Principal, id: &str) -> Result<Value, Error> {
+    let job = own_run(app, p, id)?;
+    Ok(view(&job, segment_of(&job)))
+}
+
+/// A run's answers so far, in input order, from `offset`, at most `limit` of them.
+pub fn run_result(
+    app: &SharedState,
+    p: &Principal,
+    id: &str,
+    offset: usize,
+    limit: usize,
+) -> Result<Value, Error> {
+    let job = own_run(app, p, id)?;
+    let all = app.store.job_items(&job.id)?;
+    let answered = all.len();
+    let items: Vec<Value> = all
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(_, v)| v)
+        .collect();
+    let mut v = json!({
+        "ok": true, "runId": job.id, "status": job.status,
+        "complete": job.status == jobs::SUCCEEDED,
+        "total": job.total, "answered": answered, "items": items,
+    });
+    let next = offset.saturating_add(limit);
+    if next < answered {
+        v["nextOffset"] = next.into();
+    }
+    Ok(v)
+}
+
 pub async fn run(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let job = own_run(&app, &p, &id)?;
-    Ok(Json(view(&job, segment_of(&job))))
+    Ok(Json(run_view(&app, &p, &id)?))
 }
 
 pub async fn result(
@@ -169,16 +216,5 @@ pub async fn result(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let job = own_run(&app, &p, &id)?;
-    let items: Vec<Value> = app
-        .store
-        .job_items(&job.id)?
-        .into_iter()
-        .map(|(_, v)| v)
-        .collect();
-    Ok(Json(json!({
-        "ok": true, "runId": job.id, "status": job.status,
-        "complete": job.status == jobs::SUCCEEDED,
-        "total": job.total, "answered": items.len(), "items": items,
-    })))
+    Ok(Json(run_result(&app, &p, &id, 0, usize::MAX)?))
 }

@@ -74,11 +74,24 @@ pub async fn create(
     headers: HeaderMap,
     JsonObject(body): JsonObject,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    p.require(&[Scope::RetailRead])?;
     let key = idempotency_key(&headers)?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(create_report(&app, &p, &body, key.as_deref()).await?),
+    ))
+}
+
+/// Creates a selling-side report through the ledger (`retail:read`).
+pub async fn create_report(
+    app: &SharedState,
+    p: &Principal,
+    body: &Map<String, Value>,
+    key: Option<&str>,
+) -> Result<Value, Error> {
+    p.require(&[Scope::RetailRead])?;
     let m = app.marketplace("spapi")?;
-    let merchant = resolve_merchant(&app, &p, &body).await?;
-    let provider_body = create_body(&body, &merchant.marketplace_id)?;
+    let merchant = resolve_merchant(app, p, body).await?;
+    let provider_body = create_body(body, &merchant.marketplace_id)?;
     let op = catalog::find(catalog::spapi(), "reports.create_report")
         .ok_or_else(|| Error::internal("reports.create_report missing from the catalog"))?;
     let mut args = Map::new();
@@ -96,15 +109,12 @@ pub async fn create(
         store: &app.store,
         sealer: &m.sealer,
     };
-    let c = reports::create(&up, &req, Family::Spapi, Some(&merchant), key.as_deref()).await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(json!({
-            "ok": true, "reportId": c.report_id, "merchant": merchant,
-            "reused": c.reused, "recovered": c.recovered,
-            "poll": format!("/api/marketplace/reports/{}", c.report_id),
-        })),
-    ))
+    let c = reports::create(&up, &req, Family::Spapi, Some(&merchant), key).await?;
+    Ok(json!({
+        "ok": true, "reportId": c.report_id, "merchant": merchant,
+        "reused": c.reused, "recovered": c.recovered,
+        "poll": format!("/api/marketplace/reports/{}", c.report_id),
+    }))
 }
 
 /// The provider's view of one of the tenant's reports.
@@ -140,7 +150,12 @@ pub async fn status(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let (_, r) = fetch(&app, &p, &id).await?;
+    Ok(Json(report_status(&app, &p, &id).await?))
+}
+
+/// A report's status in our words (`retail:read`).
+pub async fn report_status(app: &SharedState, p: &Principal, id: &str) -> Result<Value, Error> {
+    let (_, r) = fetch(app, p, id).await?;
     let (status, reason) = reports::normalize(&r);
     let mut v = json!({
         "ok": true, "reportId": id, "reportType": r["reportType"], "status": status,
@@ -152,9 +167,9 @@ pub async fn status(
         v["reason"] = reason.into();
     }
     if status == "failed" {
-        v["error"] = fatal(&id, reason.unwrap_or("provider_fatal")).api_envelope(None);
+        v["error"] = fatal(id, reason.unwrap_or("provider_fatal")).api_envelope(None);
     }
-    Ok(Json(v))
+    Ok(v)
 }
 
 pub async fn document(
@@ -162,11 +177,16 @@ pub async fn document(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let (account, r) = fetch(&app, &p, &id).await?;
+    Ok(Json(report_document(&app, &p, &id).await?))
+}
+
+/// A done report's presigned document URL (`retail:read`).
+pub async fn report_document(app: &SharedState, p: &Principal, id: &str) -> Result<Value, Error> {
+    let (account, r) = fetch(app, p, id).await?;
     let (status, reason) = reports::normalize(&r);
     let doc = match (status, r["reportDocumentId"].as_str()) {
         ("done", Some(d)) => d.to_owned(),
-        ("failed", _) => return Err(fatal(&id, reason.unwrap_or("provider_fatal")).into()),
+        ("failed", _) => return Err(fatal(id, reason.unwrap_or("provider_fatal"))),
         _ => {
             return Err(Error::new(
                 Kind::ReportNotReady,
@@ -175,8 +195,7 @@ pub async fn document(
                     reason.map(|r| format!(" ({r})")).unwrap_or_default()
                 ),
             )
-            .with_field("status", status)
-            .into());
+            .with_field("status", status));
         }
     };
     let m = app.marketplace("spapi")?;
@@ -186,9 +205,9 @@ pub async fn document(
     args.insert("reportDocumentId".into(), doc.clone().into());
     let req = build(op, &args, &p.tenant, SELLER, &account, None)?;
     let reply = m.client.send(&app.store, &m.sealer, &req).await?;
-    Ok(Json(json!({
+    Ok(json!({
         "ok": true, "reportId": id, "reportDocumentId": doc,
         "url": reply.body["url"], "compressionAlgorithm": reply.body["compressionAlgorithm"],
         "note": "The URL is presigned and short-lived: fetch it now, without an Authorization header.",
-    })))
+    }))
 }

@@ -804,3 +804,73 @@ async fn marketplace_tools_call_the_provider_like_their_rest_twins() {
     assert_eq!(result["isError"], true);
     assert_eq!(text["required_scopes"], json!(["ads:read"]));
 }
+
+#[tokio::test]
+async fn report_and_pricing_tools_run_long_work_like_their_routes() {
+    let mut o = crate::common::Options {
+        pacing: false,
+        sim_limits: false,
+        ..Default::default()
+    };
+    o.jobs.pricing_spacing =
+        pp_marketplace::pricing::Spacing(Some(std::time::Duration::from_millis(50)));
+    let app = TestApp::start_market_options(o).await;
+    let token = app
+        .token(&app.credential("acme", Some("retail:read")))
+        .await;
+    let mut m = Mcp::with_token(&app, token.clone());
+    m.initialize("2025-11-25").await;
+    // a report made once: the same key answers the same id
+    let report = json!({"legacySellerId": 1, "reportType": "GET_SALES_AND_TRAFFIC_REPORT",
+        "dataStartTime": "2026-10-01T00:00:00Z", "dataEndTime": "2026-10-31T00:00:00Z", "idempotencyKey": "mcp-1"});
+    let (r, first) = m.call("marketplace_report_create", report.clone()).await;
+    assert_eq!(r["isError"], false, "{r}");
+    let (_, again) = m.call("marketplace_report_create", report).await;
+    assert_eq!(again["reportId"], first["reportId"]);
+    assert_eq!(again["reused"], true);
+    let (_, status) = m
+        .call(
+            "marketplace_report_status",
+            json!({"reportId": first["reportId"]}),
+        )
+        .await;
+    assert!(status["status"].is_string(), "{status}");
+    // a pricing run, polled, then read in pages
+    let asins: Vec<String> = (0..45).map(|i| format!("B0MC{i:06}")).collect();
+    let (r, run) = m
+        .call(
+            "marketplace_pricing_start",
+            json!({"family": "competitive-summary", "legacySellerId": 1, "asins": asins}),
+        )
+        .await;
+    assert_eq!(r["isError"], false, "{r}");
+    let id = run["runId"].as_str().unwrap().to_owned();
+    let started = std::time::Instant::now();
+    loop {
+        let (_, v) = m
+            .call("marketplace_pricing_run", json!({"runId": id}))
+            .await;
+        if v["status"] == "succeeded" {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 30, "stuck: {v}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (_, page) = m
+        .call(
+            "marketplace_pricing_result",
+            json!({"runId": id, "limit": 40}),
+        )
+        .await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 40);
+    assert_eq!(page["nextOffset"], 40);
+    let (_, rest) = m
+        .call(
+            "marketplace_pricing_result",
+            json!({"runId": id, "offset": 40}),
+        )
+        .await;
+    assert_eq!(rest["items"].as_array().unwrap().len(), 5);
+    assert!(rest["nextOffset"].is_null());
+    assert_eq!(rest["items"][4]["asin"], "B0MC000044");
+}

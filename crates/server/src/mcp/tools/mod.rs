@@ -5,6 +5,7 @@
 
 mod args;
 mod context;
+mod long_work;
 mod marketplace;
 mod timeline;
 mod warehouse;
@@ -65,6 +66,7 @@ pub struct Tool {
 static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     let mut v = warehouse::tools();
     v.extend(marketplace::tools());
+    v.extend(long_work::tools());
     v.extend(context::tools());
     v.extend(timeline::tools());
     v
