@@ -13,7 +13,6 @@ use serde_json::Value;
 
 use crate::catalog::Operation;
 use crate::connections;
-use crate::pacing::Pacer;
 use crate::secrets::Sealer;
 use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 
@@ -114,7 +113,6 @@ pub struct Client {
     pub policy: Policy,
     /// Access tokens by grant: the token, the connection's region, and when to refresh.
     tokens: Mutex<HashMap<String, (Token, Instant)>>,
-    pacer: Pacer,
 }
 
 /// A usable access token and the region of the connection it signs for.
@@ -147,7 +145,6 @@ impl Client {
             upstream,
             policy,
             tokens: Mutex::new(HashMap::new()),
-            pacer: Pacer::default(),
         })
     }
 
@@ -310,12 +307,13 @@ impl Client {
         let op = req.op;
         let key = format!("{}/{}/{}", req.tenant.as_str(), req.merchant, op.id);
         let slot = if self.policy.pacing {
-            self.pacer.take(
+            crate::pacing::take(
+                store,
                 &key,
                 op.rate.unwrap_or(0.0),
                 op.burst.unwrap_or(1.0),
                 self.policy.max_wait,
-            )
+            )?
         } else {
             Ok(Duration::ZERO)
         };

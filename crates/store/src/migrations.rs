@@ -209,6 +209,13 @@ const STEPS: &[&str] = &[
     CREATE UNIQUE INDEX report_ledger_key ON report_ledger (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
     CREATE INDEX report_ledger_request ON report_ledger (tenant_id, family, account, request_hash, sent_at);
     CREATE INDEX report_ledger_provider ON report_ledger (tenant_id, provider_report_id);",
+    // 8: pacing buckets: the provider's usage plans, shared by every gateway process on this
+    // store (wall-clock milliseconds).
+    "CREATE TABLE pacing_buckets (
+        key TEXT PRIMARY KEY,
+        tokens REAL NOT NULL,
+        at_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.
