@@ -248,6 +248,14 @@ const OPS: &[Op] = &[
         None,
     ),
     Op(
+        "delete",
+        "/api/marketplace/pricing/runs/{id}",
+        &["retail:read"],
+        "Cancel an unfinished pricing run; items answered so far stay readable",
+        &[],
+        None,
+    ),
+    Op(
         "get",
         "/api/marketplace/pricing/runs/{id}/result",
         &["retail:read"],

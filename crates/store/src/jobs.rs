@@ -6,7 +6,7 @@
 //! whose worker died is claimed again once its lease runs out, so a restart loses nothing.
 //!
 //! Statuses: `queued` (waiting for `run_after`; between steps too), `running` (a worker holds
-//! it), and the terminal `succeeded`, `failed`, `cancelled`.
+//! it), and the terminal `succeeded`, `failed`, `cancelled` (by its tenant).
 
 use pp_core::{Result, TenantId};
 use rusqlite::{OptionalExtension, params};
@@ -211,6 +211,22 @@ impl Store {
         })
     }
 
+    /// Cancels one of the tenant's unfinished jobs: false when it is finished or not the
+    /// tenant's. A step in flight finishes but is not recorded.
+    pub fn cancel_job(&self, tenant: &TenantId, id: &str) -> Result<bool> {
+        let now = now_rfc3339();
+        self.with_conn(|c| {
+            let n = c
+                .execute(
+                    "UPDATE jobs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = ?3, finished_at = ?3
+                     WHERE id = ?1 AND tenant_id = ?2 AND status IN ('queued', 'running')",
+                    params![id, tenant.as_str(), now],
+                )
+                .map_err(db_err)?;
+            Ok(n == 1)
+        })
+    }
+
     /// One of the tenant's jobs (another tenant's is `None`).
     pub fn job(&self, tenant: &TenantId, id: &str) -> Result<Option<Job>> {
         self.with_conn(|c| {
@@ -297,6 +313,23 @@ mod tests {
         let j = store.job(&t, &id).unwrap().unwrap();
         assert_eq!((j.status.as_str(), j.done), (SUCCEEDED, 2));
         assert!(store.claim_job("d", 60_000).unwrap().is_none());
+        assert!(
+            !store.cancel_job(&t, &id).unwrap(),
+            "finished jobs stay as they are"
+        );
+        let other = store.enqueue_job(&t, "test", None, 1, &json!({})).unwrap();
+        store.claim_job("e", 60_000).unwrap().unwrap();
+        assert!(
+            !store
+                .cancel_job(&TenantId::parse("zeta").unwrap(), &other)
+                .unwrap()
+        );
+        assert!(store.cancel_job(&t, &other).unwrap());
+        assert!(
+            !store.finish_step(&other, "e", &done, &[]).unwrap(),
+            "a cancelled step is dropped"
+        );
+        assert_eq!(store.job(&t, &other).unwrap().unwrap().status, CANCELLED);
         assert!(
             store
                 .job(&TenantId::parse("other").unwrap(), &id)

@@ -73,7 +73,10 @@ pub fn router(state: SharedState) -> Router {
             "/api/marketplace/reports/{id}/document",
             get(reports::document),
         )
-        .route("/api/marketplace/pricing/runs/{id}", get(pricing::run))
+        .route(
+            "/api/marketplace/pricing/runs/{id}",
+            get(pricing::run).delete(pricing::cancel),
+        )
         .route(
             "/api/marketplace/pricing/runs/{id}/result",
             get(pricing::result),

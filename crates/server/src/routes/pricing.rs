@@ -211,6 +211,27 @@ pub async fn run(
     Ok(Json(run_view(&app, &p, &id)?))
 }
 
+/// Cancels an unfinished run (`retail:read`, like starting one); answered items stay.
+pub fn cancel_run(app: &SharedState, p: &Principal, id: &str) -> Result<Value, Error> {
+    let job = own_run(app, p, id)?;
+    if !app.store.cancel_job(&p.tenant, &job.id)? {
+        return Err(Error::new(
+            pp_core::Kind::Conflict,
+            format!("run {id} already ended ({})", job.status),
+        )
+        .with_field("status", job.status));
+    }
+    run_view(app, p, id)
+}
+
+pub async fn cancel(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(cancel_run(&app, &p, &id)?))
+}
+
 pub async fn result(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,

@@ -873,4 +873,12 @@ async fn report_and_pricing_tools_run_long_work_like_their_routes() {
     assert_eq!(rest["items"].as_array().unwrap().len(), 5);
     assert!(rest["nextOffset"].is_null());
     assert_eq!(rest["items"][4]["asin"], "B0MC000044");
+    let (r, e) = m
+        .call("marketplace_pricing_cancel", json!({"runId": id}))
+        .await;
+    assert_eq!(
+        (r["isError"].as_bool(), e["kind"].as_str()),
+        (Some(true), Some("conflict")),
+        "an ended run: {e}"
+    );
 }

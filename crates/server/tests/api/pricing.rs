@@ -243,3 +243,55 @@ async fn two_worker_pools_on_one_store_never_send_a_batch_twice() {
         "five batches, each sent once by one of four workers"
     );
 }
+
+#[tokio::test]
+async fn a_cancelled_run_sends_nothing_more_and_keeps_its_answers() {
+    let mut o = Options {
+        pacing: false,
+        sim_limits: false,
+        ..Default::default()
+    };
+    o.jobs.pricing_spacing = pp_marketplace::pricing::Spacing(Some(Duration::from_secs(60)));
+    let app = TestApp::start_market_options(o).await;
+    let t = app.token(&app.acme).await;
+    let asins: Vec<String> = (0..60).map(|i| format!("B0CC{i:06}")).collect();
+    let (_, run) = post(
+        &app,
+        &t,
+        "/api/marketplace/pricing/competitive-summary/start",
+        json!({"legacySellerId": 1, "asins": asins}),
+    )
+    .await;
+    let poll = format!(
+        "/api/marketplace/pricing/runs/{}",
+        run["runId"].as_str().unwrap()
+    );
+    // the first batch goes at once; the next would wait a minute
+    let started = Instant::now();
+    while app.get(&t, &poll).await.1["done"] != 20 {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let del = |path: String| {
+        let r = app.http.delete(app.url(&path)).bearer_auth(&t).send();
+        async move {
+            let r = r.await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (s, v) = del(poll.clone()).await;
+    assert_eq!((s, v["status"].as_str()), (200, Some("cancelled")), "{v}");
+    assert_eq!(v["estimatedSecondsLeft"], 0);
+    let (s, v) = del(poll.clone()).await;
+    assert_eq!((s, v["kind"].as_str()), (409, Some("conflict")), "{v}");
+    let (_, result) = app.get(&t, &format!("{poll}/result")).await;
+    assert_eq!(
+        (result["answered"].as_u64(), result["complete"].as_bool()),
+        (Some(20), Some(false))
+    );
+    assert_eq!(
+        app.sandbox_calls("productPricing.getCompetitiveSummary")
+            .await,
+        1
+    );
+}

@@ -1,5 +1,5 @@
 //! Marketplace tools for long provider work: selling-side reports (create once through the
-//! ledger, status, document) and pricing runs (start, poll, read answers in pages), over the
+//! ledger, status, document) and pricing runs (start, poll, cancel, read answers in pages), over the
 //! same functions as `/api/marketplace/reports` and `/api/marketplace/pricing`.
 
 use pp_core::Scope;
@@ -126,6 +126,22 @@ estimatedSecondsLeft, and waiting while a throttled batch waits its turn.",
             run: pricing_run,
         },
         Tool {
+            name: "marketplace_pricing_cancel",
+            title: "Cancel a pricing run",
+            description: "Cancels an unfinished run: no batch is sent after this; the answers so \
+far stay readable with marketplace_pricing_result. A run that already ended answers conflict.",
+            needs: RETAIL,
+            input: || json!({ "type": "object", "properties": { "runId": { "type": "string" } }, "required": ["runId"], "additionalProperties": false }),
+            output: None,
+            hints: Hints {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+                open_world: false,
+            },
+            run: pricing_cancel,
+        },
+        Tool {
             name: "marketplace_pricing_result",
             title: "A pricing run's answers",
             description: "Per-item answers in input order, partial while the run goes on: offset \
@@ -209,5 +225,12 @@ fn pricing_result<'a>(ctx: &'a Ctx, args: Args) -> Fut<'a> {
             offset,
             limit,
         )
+    })
+}
+
+fn pricing_cancel<'a>(ctx: &'a Ctx, args: Args) -> Fut<'a> {
+    Box::pin(async move {
+        args.only(&["runId"])?;
+        pricing::cancel_run(&ctx.app, &ctx.principal, args.required("runId")?)
     })
 }
