@@ -54,8 +54,10 @@ async fn identical_v3_requests_in_flight_share_one_report() {
         b.1["report"]["reportId"], id,
         "both callers get the same id"
     );
-    assert_eq!(b.1["report"]["reused"], true);
     assert_eq!(b.1["data"]["reportId"], id);
+    // whichever reached the ledger first sent the create; the other waited for its answer
+    let reused = [&a.1, &b.1].map(|r| r["report"]["reused"].as_bool().unwrap());
+    assert_eq!(reused.iter().filter(|r| **r).count(), 1, "{reused:?}");
     assert_eq!(
         app.sandbox_calls("reporting.createAsyncReport").await,
         1,
