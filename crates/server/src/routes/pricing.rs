@@ -72,12 +72,40 @@ pub async fn sync(
         if i > 0 {
             tokio::time::sleep(app.jobs.pricing_spacing.of(f)).await;
         }
-        answers.extend(pricing::send_batch(&up, &p.tenant, &merchant, f, batch).await?);
+        answers.extend(send_waiting(&up, &p, &merchant, f, batch).await?);
     }
     Ok(Json(json!({
         "ok": true, "family": segment, "merchant": merchant, "total": items.len(),
         "batches": items.len().div_ceil(f.batch()), "items": answers,
     })))
+}
+
+/// The longest a throttled inline batch waits (twice at most) before the call gives up.
+const INLINE_WAIT_MAX: u64 = 60;
+
+/// One inline batch; a throttled batch waits out its `Retry-After` (the caller is already
+/// holding for the pace) rather than losing the batches answered before it.
+async fn send_waiting(
+    up: &pricing::Upstream<'_>,
+    p: &Principal,
+    merchant: &Merchant,
+    f: Family,
+    batch: &[String],
+) -> Result<Vec<Value>, Error> {
+    let mut waited = 0;
+    loop {
+        match pricing::send_batch(up, &p.tenant, merchant, f, batch).await {
+            Err(e) if e.kind == pp_core::Kind::Throttled && waited < 2 => {
+                let wait = e.field("retryAfter").and_then(Value::as_u64).unwrap_or(1);
+                if wait > INLINE_WAIT_MAX {
+                    return Err(e);
+                }
+                waited += 1;
+                tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
+            }
+            other => return other,
+        }
+    }
 }
 
 /// A background run of any size.

@@ -196,6 +196,9 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
             }
         })
         .collect();
+    // a batch throttled past the client's own wait: the call waits it out, losing nothing
+    app.faults(json!([{"op": "productPricing.getFeaturedOfferExpectedPriceBatch", "effect": "throttle", "retry_after": 4, "times": 1}]))
+        .await;
     let (s, r) = post(
         &app,
         &t,
@@ -210,7 +213,8 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
     assert_eq!(
         app.sandbox_calls("productPricing.getFeaturedOfferExpectedPriceBatch")
             .await,
-        2
+        3,
+        "two batches, one of them refused once"
     );
 }
 
