@@ -16,6 +16,13 @@ struct Op(
     Option<&'static str>,
 );
 
+const IDEMPOTENCY_KEY: P = P(
+    "Idempotency-Key",
+    "string",
+    false,
+    "header",
+    "1 to 255 characters: a retry with the same key gets the same report, also after a restart",
+);
 const ACCOUNT: P = P(
     "account_id",
     "string",
@@ -156,7 +163,7 @@ const OPS: &[Op] = &[
         "/api/marketplace/spapi/call",
         &["retail:read"],
         "Run one catalogued selling-side operation for a merchant: { operation, legacySellerId | sellerId [+ marketplace], query }",
-        &[],
+        &[IDEMPOTENCY_KEY],
         Some("json"),
     ),
     Op(
@@ -180,7 +187,7 @@ const OPS: &[Op] = &[
         "/api/marketplace/ads/call",
         &["ads:read"],
         "Run one catalogued advertising operation: { operation, profileId | merchant selector, query }",
-        &[],
+        &[IDEMPOTENCY_KEY],
         Some("json"),
     ),
     Op(
@@ -188,7 +195,7 @@ const OPS: &[Op] = &[
         "/api/marketplace/reports",
         &["retail:read"],
         "Create a selling-side report once: { merchant selector, reportType, dataStartTime?, dataEndTime?, reportOptions? }; Idempotency-Key makes a retry safe",
-        &[],
+        &[IDEMPOTENCY_KEY],
         Some("json"),
     ),
     Op(
@@ -700,7 +707,10 @@ const OPS: &[Op] = &[
 
 fn param(p: &P) -> Value {
     let mut schema = json!({ "type": p.1 });
-    let loc = if p.3 == "path" { "path" } else { "query" };
+    let loc = match p.3 {
+        "path" | "header" => p.3,
+        _ => "query",
+    };
     if p.3 == "date" {
         schema["format"] = json!("date");
     }
