@@ -173,7 +173,7 @@ pub async fn run_spapi(
     p.require(&[Scope::RetailRead])?;
     let m = app.marketplace("spapi")?;
     let (op, query) = parse_call(p, body, catalog::spapi(), "spapi", &[])?;
-    let merchant = merchants::resolve(&merchant_rows(app, p).await?, &Selector::from_body(body)?)?;
+    let merchant = resolve_merchant(app, p, body).await?;
     let req = build(
         op,
         &query,
@@ -266,7 +266,7 @@ async fn ads_login(
             })?;
         return Ok((token.to_owned(), Some(profile.to_string())));
     }
-    let m = merchants::resolve(&merchant_rows(app, p).await?, &Selector::from_body(body)?)?;
+    let m = resolve_merchant(app, p, body).await?;
     Ok((m.seller_id, None))
 }
 
