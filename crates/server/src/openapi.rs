@@ -267,7 +267,22 @@ const OPS: &[Op] = &[
         "/api/marketplace/pricing/runs/{id}/result",
         &["retail:read"],
         "A pricing run's per-item answers in input order (partial while it runs)",
-        &[],
+        &[
+            P(
+                "offset",
+                "integer",
+                false,
+                "",
+                "First answer to return (default 0)",
+            ),
+            P(
+                "limit",
+                "integer",
+                false,
+                "",
+                "Answers per page, 1 to 5000 (default 1000)",
+            ),
+        ],
         None,
     ),
     Op(

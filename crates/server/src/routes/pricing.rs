@@ -4,7 +4,8 @@
 //! Families: `competitive-summary` (ASINs) and `featured-offer-expected-price` (SKUs).
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::StatusCode;
 use pp_core::{Error, Principal, Scope};
 use pp_marketplace::Merchant;
@@ -260,10 +261,34 @@ pub async fn cancel(
     Ok(Json(cancel_run(&app, &p, &id)?))
 }
 
+/// `?offset=&limit=` on a run's result.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Page {
+    offset: Option<usize>,
+    limit: Option<usize>,
+}
+
+/// Answers per page of a run's result: 1,000 unless asked, 5,000 at most.
+const RESULT_PAGE: usize = 1_000;
+const RESULT_PAGE_MAX: usize = 5_000;
+
 pub async fn result(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
+    page: Result<Query<Page>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(run_result(&app, &p, &id, 0, usize::MAX)?))
+    let Query(page) = page.map_err(|e| Error::invalid_request(e.body_text()))?;
+    let limit = page.limit.unwrap_or(RESULT_PAGE);
+    if !(1..=RESULT_PAGE_MAX).contains(&limit) {
+        return Err(Error::invalid_request(format!("limit must be 1 to {RESULT_PAGE_MAX}")).into());
+    }
+    Ok(Json(run_result(
+        &app,
+        &p,
+        &id,
+        page.offset.unwrap_or(0),
+        limit,
+    )?))
 }

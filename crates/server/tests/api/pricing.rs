@@ -126,6 +126,19 @@ async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
         .collect();
     assert_eq!(answered, asins, "every item answered once, in input order");
     assert_eq!(result["items"][0]["status"], 200);
+    let (_, page) = app
+        .get(&t, &format!("{poll}/result?offset=200&limit=30"))
+        .await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 30);
+    assert_eq!(
+        (
+            page["items"][0]["asin"].as_str(),
+            page["nextOffset"].as_u64()
+        ),
+        (Some(asins[200].as_str()), Some(230))
+    );
+    let (s, bad) = app.get(&t, &format!("{poll}/result?limit=0")).await;
+    assert_eq!((s, bad["kind"].as_str()), (400, Some("invalid_request")));
     assert_eq!(result["items"][249]["status"], 404);
     // 13 batches, one of them refused once; at most one more if the restart cut a batch short
     let sent = app
