@@ -39,6 +39,20 @@ fn triaged(body: &Value, kind: &str, source: &str, retryable: bool) {
     assert_eq!(body["retryable"], retryable, "{body}");
 }
 
+/// Calls `api`, checks the refusal's status, kind, `source` and `retryable`; the envelope.
+async fn refused(
+    app: &TestApp,
+    token: &str,
+    api: &str,
+    body: Value,
+    (status, kind, source, retryable): (u16, &str, &str, bool),
+) -> Value {
+    let (s, _, r) = call(app, token, api, body).await;
+    assert_eq!(s, status, "{r}");
+    triaged(&r, kind, source, retryable);
+    r
+}
+
 #[tokio::test]
 async fn merchants_resolve_by_the_section_2_1_rules() {
     let app = TestApp::start_market().await;
@@ -71,15 +85,14 @@ async fn merchants_resolve_by_the_section_2_1_rules() {
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["merchant"]["marketplace"], "CA");
     // an ambiguous sellerId lists its candidates
-    let (s, _, r) = call(
+    let r = refused(
         &app,
         &t,
         "spapi",
         read(json!({"sellerId": "A2DEMOSELLER01"})),
+        (400, "invalid_request", "request", false),
     )
     .await;
-    assert_eq!(s, 400);
-    triaged(&r, "invalid_request", "request", false);
     assert_eq!(r["candidates"].as_array().unwrap().len(), 2);
     // marketplace narrows it
     let (s, _, r) = call(
@@ -99,9 +112,14 @@ async fn merchants_resolve_by_the_section_2_1_rules() {
     assert!(r["message"].as_str().unwrap().contains("legacySellerId"));
     assert!(r["candidates"].as_array().unwrap().len() >= 3);
     // nothing matches
-    let (s, _, r) = call(&app, &t, "spapi", read(json!({"legacySellerId": 99}))).await;
-    assert_eq!(s, 404);
-    triaged(&r, "merchant_not_found", "request", false);
+    let r = refused(
+        &app,
+        &t,
+        "spapi",
+        read(json!({"legacySellerId": 99})),
+        (404, "merchant_not_found", "request", false),
+    )
+    .await;
     assert!(
         r["message"].as_str().unwrap().contains("sellerId"),
         "says which identifiers it takes"
@@ -230,15 +248,14 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
     let no_retail = app
         .token(&app.credential("acme", Some("account:read ads:read")))
         .await;
-    let (s, _, r) = call(
+    refused(
         &app,
         &no_retail,
         "spapi",
         json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+        (403, "insufficient_scope", "account", false),
     )
     .await;
-    assert_eq!(s, 403);
-    triaged(&r, "insufficient_scope", "account", false);
 }
 
 #[tokio::test]
@@ -253,16 +270,8 @@ async fn provider_refusals_are_triaged_as_the_table_says() {
         b
     };
     // the provider rejects a parameter: bad_request with its own words
-    let (s, _, r) = call(
-        &app,
-        &t,
-        "spapi",
-        json!({"operation": "finances.list_financial_events", "legacySellerId": 1,
-            "query": {"PostedAfter": "2026-10-10T00:00:00Z", "PostedBefore": "2026-10-01T00:00:00Z"}}),
-    )
-    .await;
-    assert_eq!(s, 400, "{r}");
-    triaged(&r, "bad_request", "amazon_rejected", false);
+    let r = refused(&app, &t, "spapi", json!({"operation": "finances.list_financial_events", "legacySellerId": 1,
+            "query": {"PostedAfter": "2026-10-10T00:00:00Z", "PostedBefore": "2026-10-01T00:00:00Z"}}), (400, "bad_request", "amazon_rejected", false)).await;
     assert_eq!(r["marketplace_error_code"], "InvalidInput");
     assert!(
         r["amazon"]["message"]
@@ -274,15 +283,14 @@ async fn provider_refusals_are_triaged_as_the_table_says() {
     assert_eq!(r["status"], 400);
     assert!(r["responsePayload"]["errors"].is_array());
     // a vendor on promotions: restricted_report
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "spapi",
         promo(json!({}), json!({"sellerId": "ENTITY2DEMOVENDOR"})),
+        (403, "restricted_report", "amazon_rejected", false),
     )
     .await;
-    assert_eq!(s, 403);
-    triaged(&r, "restricted_report", "amazon_rejected", false);
     // the merchant's authorization lapses: reauth_required
     app.sandbox(
         Method::POST,
@@ -290,30 +298,28 @@ async fn provider_refusals_are_triaged_as_the_table_says() {
         json!({"merchant": "A1DEMOSELLERMX"}),
     )
     .await;
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "spapi",
         json!({"operation": "sellers.get_account", "sellerId": "A1DEMOSELLERMX"}),
+        (409, "reauth_required", "account", false),
     )
     .await;
-    assert_eq!(s, 409, "{r}");
-    triaged(&r, "reauth_required", "account", false);
     // provider failures: upstream_unavailable once the read's retries run out
     let before = app.sandbox_calls("sellers.getAccount").await;
     app.faults(
         json!([{"op": "sellers.getAccount", "effect": "status", "status": 503, "times": 3}]),
     )
     .await;
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "spapi",
         json!({"operation": "sellers.get_account", "legacySellerId": 1}),
+        (502, "upstream_unavailable", "amazon_unavailable", true),
     )
     .await;
-    assert_eq!(s, 502, "{r}");
-    triaged(&r, "upstream_unavailable", "amazon_unavailable", true);
     assert_eq!(
         app.sandbox_calls("sellers.getAccount").await - before,
         3,
@@ -339,15 +345,14 @@ async fn provider_refusals_are_triaged_as_the_table_says() {
         json!([{"op": "sellers.getMarketplaceParticipations", "effect": "garbage", "times": 3}]),
     )
     .await;
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "spapi",
         json!({"operation": "sellers.get_marketplace_participations", "legacySellerId": 1}),
+        (502, "upstream_unavailable", "amazon_unavailable", true),
     )
     .await;
-    assert_eq!(s, 502);
-    triaged(&r, "upstream_unavailable", "amazon_unavailable", true);
 }
 
 #[tokio::test]
@@ -360,24 +365,28 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
         "accessRequestedAccounts": [{"advertiserAccountId": acct}],
         "reports": [{"format": "GZIP_JSON", "periods": [{"datePeriod": {"startDate": "2026-10-01", "endDate": "2026-10-31"}}], "query": {"fields": ["campaign.id", "metric.clicks"]}}]}}})
     };
-    let (s, _, r) = call(&app, &t, "ads", v1("ENTITYSEAT7DEMO42")).await;
-    assert_eq!(s, 403, "{r}");
-    triaged(&r, "profile_not_authorized", "amazon_rejected", false);
+    refused(
+        &app,
+        &t,
+        "ads",
+        v1("ENTITYSEAT7DEMO42"),
+        (403, "profile_not_authorized", "amazon_rejected", false),
+    )
+    .await;
     let (s, _, r) = call(&app, &t, "ads", v1("590000000000001")).await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["status"], 207);
     assert!(r["data"]["success"][0]["report"]["reportId"].is_string());
     // a 207 whose error array is not empty is a failure, whatever the status says
-    let (s, _, r) = call(
+    let r = refused(
         &app,
         &t,
         "ads",
         json!({"operation": "reporting_v1.retrieve_report", "legacySellerId": 1,
         "query": {"body": {"reportIds": ["rpt-none"]}}}),
+        (400, "bad_request", "amazon_rejected", false),
     )
     .await;
-    assert_eq!(s, 400, "{r}");
-    triaged(&r, "bad_request", "amazon_rejected", false);
     assert_eq!(r["amazon"]["status"], 207);
     assert_eq!(r["marketplace_error_code"], "NOT_FOUND");
     // a 429 on the v1 create is its concurrency cap: throttled, but waiting alone won't do
@@ -388,9 +397,7 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
     let mut other = v1("590000000000001");
     other["query"]["body"]["reports"][0]["periods"][0]["datePeriod"]["endDate"] =
         "2026-10-30".into();
-    let (s, _, r) = call(&app, &t, "ads", other).await;
-    assert_eq!(s, 429, "{r}");
-    triaged(&r, "throttled", "request", false);
+    let r = refused(&app, &t, "ads", other, (429, "throttled", "request", false)).await;
     assert_eq!(r["automaticRetry"], false);
     assert!(
         r["fix"]
@@ -403,15 +410,14 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
         1
     );
     // a profile that is not the tenant's
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "ads",
         json!({"operation": "sp.list_campaigns", "profileId": 42, "query": {"body": {}}}),
+        (403, "profile_not_authorized", "amazon_rejected", false),
     )
     .await;
-    assert_eq!(s, 403, "{r}");
-    triaged(&r, "profile_not_authorized", "amazon_rejected", false);
     // a merchant not activated for advertising in the service
     pp_marketplace::connections::set_status(
         &app.store,
@@ -421,15 +427,14 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
         "not_activated",
     )
     .unwrap();
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "ads",
         json!({"operation": "accounts.list_manager_accounts", "sellerId": "A1DEMOSELLERMX"}),
+        (422, "merchant_inactive", "account", false),
     )
     .await;
-    assert_eq!(s, 422);
-    triaged(&r, "merchant_inactive", "account", false);
     // profiles and a profile-scoped list
     let (s, profiles) = app.get(&t, "/api/marketplace/ads/profiles").await;
     assert_eq!(s, 200, "{profiles}");
@@ -524,9 +529,14 @@ async fn a_throttled_read_is_retried_after_the_delay_and_a_timed_out_create_is_n
     app.faults(json!([{"op": "reports.createReport", "effect": "hang", "times": 1}]))
         .await;
     let body = json!({"operation": "reports.create_report", "legacySellerId": 1, "query": {"body": {"reportType": "GET_MERCHANT_LISTINGS_ALL_DATA", "marketplaceIds": [US]}}});
-    let (s, _, r) = call(&app, &t, "spapi", body).await;
-    assert_eq!(s, 502, "{r}");
-    triaged(&r, "upstream_unavailable", "amazon_unavailable", true);
+    let r = refused(
+        &app,
+        &t,
+        "spapi",
+        body,
+        (502, "upstream_unavailable", "amazon_unavailable", true),
+    )
+    .await;
     assert_eq!(r["requestOutcome"], "unknown");
     assert_eq!(r["automaticRetry"], false);
     assert_eq!(
@@ -619,15 +629,14 @@ async fn a_revoked_merchant_needs_reauth_and_the_others_keep_working() {
         json!({"merchant": "A1DEMOSELLERMX"}),
     )
     .await;
-    let (s, _, r) = call(
+    refused(
         &app,
         &t,
         "spapi",
         account(json!({"sellerId": "A1DEMOSELLERMX"})),
+        (409, "reauth_required", "account", false),
     )
     .await;
-    assert_eq!(s, 409, "{r}");
-    triaged(&r, "reauth_required", "account", false);
     let (s, _, r) = call(
         &app,
         &t,
