@@ -6,15 +6,13 @@
 use std::time::Duration;
 
 use pp_core::{Error, Kind, Result, TenantId};
-use pp_store::Store;
 use pp_store::jobs::{Item, Job, Outcome, now_ms};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::catalog::{self, Operation};
 use crate::merchants::{Merchant, Stored};
-use crate::secrets::Sealer;
-use crate::upstream::Client;
+use crate::upstream::Provider;
 
 /// The job kind of a pricing run.
 pub const JOB_KIND: &str = "pricing_run";
@@ -151,16 +149,9 @@ fn batch_body(family: Family, marketplace_id: &str, batch: &[String]) -> Value {
     json!({ "requests": requests })
 }
 
-/// Everything a batch needs to reach the provider.
-pub struct Upstream<'a> {
-    pub client: &'a Client,
-    pub store: &'a Store,
-    pub sealer: &'a Sealer,
-}
-
 /// Sends one provider batch; its answers, one per item in order, as `{ <field>, status, body }`.
 pub async fn send_batch(
-    up: &Upstream<'_>,
+    up: &Provider<'_>,
     tenant: &TenantId,
     merchant: &Merchant,
     family: Family,
@@ -222,7 +213,7 @@ pub struct RunState {
 const MAX_RETRIES: u32 = 5;
 
 /// One step of a run: the next batch, answered and recorded, or waited for.
-pub async fn step(up: &Upstream<'_>, job: &Job) -> (Outcome, Vec<Item>) {
+pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
     let input: RunInput = match serde_json::from_value(job.input.clone()) {
         Ok(i) => i,
         Err(e) => {

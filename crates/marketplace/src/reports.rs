@@ -16,8 +16,7 @@ use crate::catalog;
 use crate::connections::SELLER;
 use crate::ledger::{self, Decision, Entry, Family};
 use crate::merchants::Merchant;
-use crate::pricing::Upstream;
-use crate::upstream::{Reply, Request};
+use crate::upstream::{Provider, Reply, Request};
 
 /// Report types the provider has retired: refused before anything is sent.
 pub const RETIRED: &[&str] = &[
@@ -68,7 +67,7 @@ fn synthetic(family: Family, id: &str) -> Reply {
 
 /// Creates the report `req` describes, through the ledger.
 pub async fn create(
-    up: &Upstream<'_>,
+    up: &Provider<'_>,
     req: &Request<'_>,
     family: Family,
     merchant: Option<&Merchant>,
@@ -128,7 +127,7 @@ pub async fn create(
     }
 }
 
-async fn wait_for(up: &Upstream<'_>, e: &Entry) {
+async fn wait_for(up: &Provider<'_>, e: &Entry) {
     while now_ms() < e.lease_until {
         tokio::time::sleep(Duration::from_millis(100)).await;
         match ledger::get(up.store, &e.id) {
@@ -149,7 +148,7 @@ fn duplicate_of(e: &Error) -> Option<String> {
         .map(str::to_owned)
 }
 
-async fn send(up: &Upstream<'_>, req: &Request<'_>, family: Family, e: &Entry) -> Result<Created> {
+async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -> Result<Created> {
     match up.client.send(up.store, up.sealer, req).await {
         Ok(reply) => match family.report_id(&reply.body) {
             Some(id) => {
@@ -211,7 +210,7 @@ fn time(v: &Value) -> Option<DateTime<Utc>> {
 /// A report of the same type, window and marketplaces, made since the uncertain create was
 /// sent and not already some other request's.
 async fn find_listed(
-    up: &Upstream<'_>,
+    up: &Provider<'_>,
     tenant: &TenantId,
     merchant: &Merchant,
     body: &Value,

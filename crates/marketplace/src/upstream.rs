@@ -106,6 +106,14 @@ pub struct Reply {
     pub body: Value,
 }
 
+/// Everything a call needs to reach the provider: the client, the store holding connections,
+/// pacing and ledgers, and the key that opens refresh tokens.
+pub struct Provider<'a> {
+    pub client: &'a Client,
+    pub store: &'a Store,
+    pub sealer: &'a Sealer,
+}
+
 /// The client.
 pub struct Client {
     http: reqwest::Client,

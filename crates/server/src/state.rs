@@ -38,6 +38,20 @@ pub struct Marketplace {
     pub sealer: pp_marketplace::Sealer,
 }
 
+impl Marketplace {
+    /// What a call needs to reach the provider, over `store`.
+    pub fn provider<'a>(
+        &'a self,
+        store: &'a pp_store::Store,
+    ) -> pp_marketplace::upstream::Provider<'a> {
+        pp_marketplace::upstream::Provider {
+            client: &self.client,
+            store,
+            sealer: &self.sealer,
+        }
+    }
+}
+
 /// State as handlers receive it.
 pub type SharedState = Arc<AppState>;
 

@@ -125,11 +125,7 @@ async fn step(app: &SharedState, job: &Job) -> (Outcome, Vec<Item>) {
     match job.kind.as_str() {
         pricing::JOB_KIND => match app.marketplace("spapi") {
             Ok(m) => {
-                let up = pricing::Upstream {
-                    client: &m.client,
-                    store: &app.store,
-                    sealer: &m.sealer,
-                };
+                let up = m.provider(&app.store);
                 pricing::step(&up, job).await
             }
             Err(e) => failed(job, &e),

@@ -201,11 +201,7 @@ async fn send(
         let reply = m.client.send(&app.store, &m.sealer, req).await?;
         return Ok(answer(op, merchant_json, reply));
     };
-    let up = pp_marketplace::pricing::Upstream {
-        client: &m.client,
-        store: &app.store,
-        sealer: &m.sealer,
-    };
+    let up = m.provider(&app.store);
     let c = pp_marketplace::reports::create(&up, req, family, merchant, key).await?;
     let mut v = answer(op, merchant_json, c.reply);
     v["report"] = json!({ "reportId": c.report_id, "reused": c.reused, "recovered": c.recovered });

@@ -63,11 +63,7 @@ pub async fn sync(
     let f = family(&segment)?;
     let (merchant, items) = parse(&app, &p, f, &body, f.sync_max()).await?;
     let m = app.marketplace("spapi")?;
-    let up = pricing::Upstream {
-        client: &m.client,
-        store: &app.store,
-        sealer: &m.sealer,
-    };
+    let up = m.provider(&app.store);
     let mut answers = Vec::with_capacity(items.len());
     for (i, batch) in items.chunks(f.batch()).enumerate() {
         if i > 0 {
@@ -87,7 +83,7 @@ const INLINE_WAIT_MAX: u64 = 60;
 /// One inline batch; a throttled batch waits out its `Retry-After` (the caller is already
 /// holding for the pace) rather than losing the batches answered before it.
 async fn send_waiting(
-    up: &pricing::Upstream<'_>,
+    up: &pp_marketplace::upstream::Provider<'_>,
     p: &Principal,
     merchant: &Merchant,
     f: Family,

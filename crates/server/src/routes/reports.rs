@@ -11,7 +11,6 @@ use pp_marketplace::calls::build;
 use pp_marketplace::catalog;
 use pp_marketplace::connections::SELLER;
 use pp_marketplace::ledger::{self, Family};
-use pp_marketplace::pricing::Upstream;
 use pp_marketplace::reports;
 use serde_json::{Map, Value, json};
 
@@ -104,11 +103,7 @@ pub async fn create_report(
         &merchant.seller_id,
         Some(&merchant),
     )?;
-    let up = Upstream {
-        client: &m.client,
-        store: &app.store,
-        sealer: &m.sealer,
-    };
+    let up = m.provider(&app.store);
     let c = reports::create(&up, &req, Family::Spapi, Some(&merchant), key).await?;
     Ok(json!({
         "ok": true, "reportId": c.report_id, "merchant": merchant,
