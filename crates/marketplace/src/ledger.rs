@@ -270,6 +270,43 @@ pub fn account_of(
     })
 }
 
+/// What the report watch saw: the provider's report and our reason for a terminal or stuck one.
+pub fn record_watch(store: &Store, id: &str, report: &Value, reason: Option<&str>) -> Result<()> {
+    store.with_conn(|c| {
+        c.execute(
+            "UPDATE report_ledger SET provider_report = ?2, reason = ?3, checked_at = ?4 WHERE id = ?1",
+            params![id, report.to_string(), reason, now_ms()],
+        )
+        .map_err(pp_store::db_err)?;
+        Ok(())
+    })
+}
+
+/// The watch's last view of a tenant's report: `(provider report, reason, checked at ms)`.
+pub fn watched(
+    store: &Store,
+    tenant: &TenantId,
+    provider_id: &str,
+) -> Result<Option<(Value, Option<String>, i64)>> {
+    store.with_conn(|c| {
+        c.query_row(
+            "SELECT provider_report, reason, checked_at FROM report_ledger
+             WHERE tenant_id = ?1 AND provider_report_id = ?2 AND provider_report IS NOT NULL",
+            params![tenant.as_str(), provider_id],
+            |r| {
+                let report: String = r.get(0)?;
+                Ok((
+                    serde_json::from_str(&report).unwrap_or(Value::Null),
+                    r.get(1)?,
+                    r.get(2)?,
+                ))
+            },
+        )
+        .optional()
+        .map_err(pp_store::db_err)
+    })
+}
+
 /// Whether another row already holds this provider id (so a listing match is not adopted
 /// twice).
 pub fn adopted(store: &Store, tenant: &TenantId, provider_id: &str) -> Result<bool> {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use pp_core::{Error, Kind, Result, TenantId};
-use pp_store::jobs::now_ms;
+use pp_store::jobs::{Item, Job, Outcome, now_ms};
 use serde_json::{Map, Value, json};
 
 use crate::calls::build;
@@ -104,6 +104,7 @@ pub async fn create(
                     && let Some(id) = find_listed(up, req.tenant, m, &body, &e).await?
                 {
                     ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                    watch(up, req, family, &e.id, &id)?;
                     return Ok(Created {
                         reply: synthetic(family, &id),
                         report_id: id,
@@ -153,6 +154,7 @@ async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -
         Ok(reply) => match family.report_id(&reply.body) {
             Some(id) => {
                 ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                watch(up, req, family, &e.id, &id)?;
                 Ok(Created {
                     reply,
                     report_id: id,
@@ -198,6 +200,98 @@ async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -
             ledger::settle(up.store, &e.id, status, None, Some(&err.api_envelope(None)))?;
             Err(err)
         }
+    }
+}
+
+/// The job kind that follows a selling-side report to its end.
+pub const WATCH_KIND: &str = "report_watch";
+
+/// Starts watching a newly created selling-side report (polling is a job, not the caller's).
+fn watch(
+    up: &Provider<'_>,
+    req: &Request<'_>,
+    family: Family,
+    ledger_id: &str,
+    id: &str,
+) -> Result<()> {
+    if family != Family::Spapi {
+        return Ok(());
+    }
+    let input = json!({ "ledgerId": ledger_id, "reportId": id, "account": req.merchant, "since": now_ms() });
+    up.store
+        .enqueue_job(req.tenant, WATCH_KIND, Some(req.merchant), 1, &input)?;
+    Ok(())
+}
+
+/// Whether a normalized status is final.
+pub fn terminal(status: &str) -> bool {
+    matches!(status, "done" | "failed" | "cancelled")
+}
+
+/// One look at a watched report: recorded in the ledger; done when the report is final, or
+/// when it has stayed unfinished past `stuck_after` (its reason becomes `stuck`).
+pub async fn watch_step(
+    up: &Provider<'_>,
+    job: &Job,
+    stuck_after: Duration,
+) -> (Outcome, Vec<Item>) {
+    let polls = job.state["polls"].as_u64().unwrap_or(0) + 1;
+    let state = json!({ "polls": polls });
+    let text = |k: &str| job.input[k].as_str().unwrap_or_default().to_owned();
+    let (ledger_id, id, account) = (text("ledgerId"), text("reportId"), text("account"));
+    let looked = async {
+        let tenant = TenantId::parse(&job.tenant)?;
+        let op = catalog::find(catalog::spapi(), "reports.get_report")
+            .ok_or_else(|| Error::internal("reports.get_report missing from the catalog"))?;
+        let mut args = Map::new();
+        args.insert("reportId".into(), id.clone().into());
+        let req = build(op, &args, &tenant, SELLER, &account, None)?;
+        Ok::<_, Error>(up.client.send(up.store, up.sealer, &req).await?.body)
+    };
+    let backoff = now_ms() + 1_000 * 2_i64.pow(polls.min(6) as u32 - 1);
+    match looked.await {
+        Ok(report) => {
+            let (status, reason) = normalize(&report);
+            let since = job.input["since"].as_i64().unwrap_or_else(now_ms);
+            let stuck = !terminal(status) && now_ms() - since > stuck_after.as_millis() as i64;
+            let reason = if stuck { Some("stuck") } else { reason };
+            if let Err(e) = ledger::record_watch(up.store, &ledger_id, &report, reason) {
+                return (
+                    Outcome::Failed {
+                        state,
+                        error: e.api_envelope(None),
+                    },
+                    Vec::new(),
+                );
+            }
+            if terminal(status) || stuck {
+                (Outcome::Succeeded { state, done: 1 }, Vec::new())
+            } else {
+                (
+                    Outcome::Continue {
+                        state,
+                        done: 0,
+                        run_after: backoff,
+                    },
+                    Vec::new(),
+                )
+            }
+        }
+        Err(e) if e.retryable() && polls < 50 => (
+            Outcome::Continue {
+                state,
+                done: 0,
+                run_after: backoff,
+            },
+            Vec::new(),
+        ),
+        Err(e) => (
+            Outcome::Failed {
+                state,
+                error: e.api_envelope(None),
+            },
+            Vec::new(),
+        ),
     }
 }
 

@@ -216,6 +216,11 @@ const STEPS: &[&str] = &[
         tokens REAL NOT NULL,
         at_ms INTEGER NOT NULL
     ) WITHOUT ROWID;",
+    // 9: what the report watch last saw of each created report: the provider's report, our
+    // reason (`stuck` included) and when it looked.
+    "ALTER TABLE report_ledger ADD COLUMN provider_report TEXT;
+    ALTER TABLE report_ledger ADD COLUMN reason TEXT;
+    ALTER TABLE report_ledger ADD COLUMN checked_at INTEGER;",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.

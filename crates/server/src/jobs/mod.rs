@@ -1,4 +1,5 @@
-//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`): each worker
+//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`: pricing runs and
+//! report watches): each worker
 //! claims a ready job under a lease, runs one step of it while renewing the lease, and records
 //! the step's outcome. Several workers, in one process or several sharing one store, never run
 //! the same job twice, and a job whose worker died is taken up again when its lease runs out.
@@ -7,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pp_core::Error;
-use pp_marketplace::pricing;
+use pp_marketplace::{pricing, reports};
 use pp_store::jobs::{Item, Job, Outcome};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -25,6 +26,8 @@ pub struct JobsConfig {
     pub poll: Duration,
     /// The pace between pricing batches.
     pub pricing_spacing: pricing::Spacing,
+    /// How long a report may stay unfinished before its watch calls it `stuck`.
+    pub report_stuck_after: Duration,
 }
 
 impl Default for JobsConfig {
@@ -34,6 +37,7 @@ impl Default for JobsConfig {
             lease: Duration::from_secs(30),
             poll: Duration::from_millis(500),
             pricing_spacing: pricing::Spacing::default(),
+            report_stuck_after: Duration::from_secs(6 * 3600),
         }
     }
 }
@@ -127,6 +131,12 @@ async fn step(app: &SharedState, job: &Job) -> (Outcome, Vec<Item>) {
             Ok(m) => {
                 let up = m.provider(&app.store);
                 pricing::step(&up, job).await
+            }
+            Err(e) => failed(job, &e),
+        },
+        reports::WATCH_KIND => match app.marketplace("spapi") {
+            Ok(m) => {
+                reports::watch_step(&m.provider(&app.store), job, app.jobs.report_stuck_after).await
             }
             Err(e) => failed(job, &e),
         },

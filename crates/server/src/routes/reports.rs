@@ -148,15 +148,36 @@ pub async fn status(
     Ok(Json(report_status(&app, &p, &id).await?))
 }
 
-/// A report's status in our words (`retail:read`).
+/// A report's status in our words (`retail:read`): from the watch's record once the report
+/// is final, else from the provider, with `stuck` when the watch gave up waiting.
 pub async fn report_status(app: &SharedState, p: &Principal, id: &str) -> Result<Value, Error> {
+    p.require(&[Scope::RetailRead])?;
+    let seen = ledger::watched(&app.store, &p.tenant, id)?;
+    if let Some((report, reason, checked)) = &seen
+        && reports::terminal(reports::normalize(report).0)
+    {
+        let mut v = render(id, report, reason.as_deref());
+        v["checkedAt"] = chrono::DateTime::from_timestamp_millis(*checked)
+            .map(|t| t.to_rfc3339())
+            .into();
+        return Ok(v);
+    }
     let (_, r) = fetch(app, p, id).await?;
-    let (status, reason) = reports::normalize(&r);
+    let stuck = seen
+        .as_ref()
+        .and_then(|(_, reason, _)| reason.as_deref())
+        .filter(|r| *r == "stuck");
+    Ok(render(id, &r, stuck.or(reports::normalize(&r).1)))
+}
+
+/// A report as our status answer, with `reason` when there is one.
+fn render(id: &str, r: &Value, reason: Option<&str>) -> Value {
+    let (status, _) = reports::normalize(r);
     let mut v = json!({
         "ok": true, "reportId": id, "reportType": r["reportType"], "status": status,
         "processingStatus": r["processingStatus"], "createdTime": r["createdTime"],
         "dataStartTime": r["dataStartTime"], "dataEndTime": r["dataEndTime"],
-        "documentReady": status == "done" && reason.is_none(),
+        "documentReady": status == "done" && r["reportDocumentId"].is_string(),
     });
     if let Some(reason) = reason {
         v["reason"] = reason.into();
@@ -164,7 +185,7 @@ pub async fn report_status(app: &SharedState, p: &Principal, id: &str) -> Result
     if status == "failed" {
         v["error"] = fatal(id, reason.unwrap_or("provider_fatal")).api_envelope(None);
     }
-    Ok(v)
+    v
 }
 
 pub async fn document(

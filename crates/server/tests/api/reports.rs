@@ -162,6 +162,26 @@ async fn an_unknown_create_is_found_on_the_retry_and_served_to_its_document() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(status["documentReady"], true, "{status}");
+    // the watch job followed it to the end: the status comes from its record, not the provider
+    let started = std::time::Instant::now();
+    while app.get(&t, &format!("{path}/{id}")).await.1["checkedAt"].is_null() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the watch never recorded it"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let looks = app.sandbox_calls("reports.getReport").await;
+    let (_, again) = app.get(&t, &format!("{path}/{id}")).await;
+    assert_eq!(
+        (again["status"].as_str(), again["documentReady"].as_bool()),
+        (Some("done"), Some(true))
+    );
+    assert_eq!(
+        app.sandbox_calls("reports.getReport").await,
+        looks,
+        "no provider call"
+    );
     let (s, doc) = app.get(&t, &format!("{path}/{id}/document")).await;
     assert_eq!(s, 200, "{doc}");
     assert!(doc["url"].as_str().unwrap().starts_with("http"));
@@ -198,5 +218,38 @@ async fn a_fatal_report_says_why_and_has_no_document() {
         (s, e["kind"].as_str(), e["retryable"].as_bool()),
         (502, Some("report_fatal"), Some(false)),
         "{e}"
+    );
+}
+
+#[tokio::test]
+async fn a_report_that_never_finishes_is_called_stuck() {
+    let mut o = Options {
+        report_ms: 600_000,
+        ..Default::default()
+    };
+    o.jobs.report_stuck_after = Duration::from_millis(500);
+    let app = TestApp::start_market_options(o).await;
+    let t = app.token(&app.acme).await;
+    let (s, r) = post(&app, &t, "/api/marketplace/reports", None, sp_report()).await;
+    assert_eq!(s, 202, "{r}");
+    let poll = format!(
+        "/api/marketplace/reports/{}",
+        r["reportId"].as_str().unwrap()
+    );
+    let started = std::time::Instant::now();
+    let v = loop {
+        let (_, v) = app.get(&t, &poll).await;
+        if v["reason"] == "stuck" {
+            break v;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "never called stuck: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        ["queued", "running"].contains(&v["status"].as_str().unwrap()),
+        "{v}"
     );
 }
