@@ -51,6 +51,24 @@ async fn catalog(app: &TestApp, token: &str) -> (Vec<String>, Vec<String>) {
     (col("ASIN"), col("SKU"))
 }
 
+/// Starts a Competitive Summary run for merchant 1 (202 expected); its first view and its
+/// poll path.
+async fn start_run(app: &TestApp, token: &str, asins: &[String]) -> (Value, String) {
+    let (s, run) = post(
+        app,
+        token,
+        "/api/marketplace/pricing/competitive-summary/start",
+        json!({"legacySellerId": 1, "asins": asins}),
+    )
+    .await;
+    assert_eq!(s, 202, "{run}");
+    let poll = format!(
+        "/api/marketplace/pricing/runs/{}",
+        run["runId"].as_str().unwrap()
+    );
+    (run, poll)
+}
+
 /// Polls a run until it is terminal, showing each view to `seen`; its last view.
 async fn until_finished(
     app: &TestApp,
@@ -85,18 +103,9 @@ async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
     app.faults(json!([{"op": "productPricing.getCompetitiveSummary", "effect": "throttle", "retry_after": 4, "times": 1}]))
         .await;
     let started = Instant::now();
-    let (s, run) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/competitive-summary/start",
-        json!({"legacySellerId": 1, "asins": asins}),
-    )
-    .await;
-    assert_eq!(s, 202, "{run}");
-    let id = run["runId"].as_str().unwrap().to_owned();
+    let (run, poll) = start_run(&app, &t, &asins).await;
     assert_eq!(run["total"], 250);
     assert_eq!(run["batches"]["total"], 13);
-    let poll = format!("/api/marketplace/pricing/runs/{id}");
     let mut restarted = false;
     let mut saw_wait = false;
     let view = until_finished(&app, &t, &poll, |v| {
@@ -237,18 +246,7 @@ async fn two_worker_pools_on_one_store_never_send_a_batch_twice() {
     app.second_worker_pool();
     let t = app.token(&app.acme).await;
     let asins: Vec<String> = (0..100).map(|i| format!("B0YY{i:06}")).collect();
-    let (s, run) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/competitive-summary/start",
-        json!({"legacySellerId": 1, "asins": asins}),
-    )
-    .await;
-    assert_eq!(s, 202, "{run}");
-    let poll = format!(
-        "/api/marketplace/pricing/runs/{}",
-        run["runId"].as_str().unwrap()
-    );
+    let (_, poll) = start_run(&app, &t, &asins).await;
     let v = until_finished(&app, &t, &poll, |_| {}).await;
     assert_eq!(v["status"], "succeeded", "{v}");
     let (_, result) = app.get(&t, &format!("{poll}/result")).await;
@@ -272,17 +270,7 @@ async fn a_cancelled_run_sends_nothing_more_and_keeps_its_answers() {
     let app = TestApp::start_market_options(o).await;
     let t = app.token(&app.acme).await;
     let asins: Vec<String> = (0..60).map(|i| format!("B0CC{i:06}")).collect();
-    let (_, run) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/competitive-summary/start",
-        json!({"legacySellerId": 1, "asins": asins}),
-    )
-    .await;
-    let poll = format!(
-        "/api/marketplace/pricing/runs/{}",
-        run["runId"].as_str().unwrap()
-    );
+    let (_, poll) = start_run(&app, &t, &asins).await;
     // the first batch goes at once; the next would wait a minute
     let started = Instant::now();
     while app.get(&t, &poll).await.1["done"] != 20 {
