@@ -14,11 +14,7 @@ pub fn random_token(prefix: &str) -> Result<String> {
     Ok(format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes)))
 }
 
-/// A short random hex id (`cred_…`, `ppc_…`).
-pub fn random_id(prefix: &str, bytes: usize) -> Result<String> {
-    let raw: [u8; 16] = pp_store::random_bytes()?;
-    Ok(format!("{prefix}{}", hex::encode(&raw[..bytes.min(16)])))
-}
+pub use pp_store::random_id;
 
 /// The argon2id PHC string of a secret.
 pub fn hash_secret(secret: &str) -> Result<String> {

@@ -187,7 +187,7 @@ pub fn decide(
                 Decision::Reconcile(Entry { status: SENDING.into(), lease_until: now + lease_ms, ..e })
             }
             None => {
-                let id = format!("rl_{}", hex::encode(pp_store::random_bytes::<10>()?));
+                let id = pp_store::random_id("rl_", 10)?;
                 tx.execute(
                     "INSERT INTO report_ledger (id, tenant_id, family, account, request_hash, idempotency_key, status, sent_at, lease_until, created_at, updated_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'sending', ?7, ?8, ?9, ?9)",

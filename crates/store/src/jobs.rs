@@ -106,7 +106,7 @@ impl Store {
         total: i64,
         input: &Value,
     ) -> Result<String> {
-        let id = format!("job_{}", hex_id()?);
+        let id = crate::random_id("job_", 12)?;
         let now = now_rfc3339();
         self.with_conn(|c| {
             c.execute(
@@ -255,11 +255,6 @@ impl Store {
             rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_err)
         })
     }
-}
-
-fn hex_id() -> Result<String> {
-    let b: [u8; 12] = crate::random_bytes()?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
 #[cfg(test)]

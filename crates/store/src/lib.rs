@@ -125,3 +125,9 @@ pub fn random_bytes<const N: usize>() -> Result<[u8; N]> {
     getrandom::fill(&mut buf).map_err(|e| Error::internal(format!("random source: {e}")))?;
     Ok(buf)
 }
+
+/// A short random hex id with a prefix (`cred_…`, `job_…`, `rl_…`), `bytes` (at most 16) long.
+pub fn random_id(prefix: &str, bytes: usize) -> Result<String> {
+    let raw: [u8; 16] = random_bytes()?;
+    Ok(format!("{prefix}{}", hex::encode(&raw[..bytes.min(16)])))
+}

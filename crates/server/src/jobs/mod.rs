@@ -60,8 +60,7 @@ pub struct Workers {
 impl Workers {
     /// Starts `app.jobs.workers` workers.
     pub fn spawn(app: SharedState) -> Self {
-        let process: [u8; 6] = pp_store::random_bytes().unwrap_or_default();
-        let process: String = process.iter().map(|b| format!("{b:02x}")).collect();
+        let process = pp_store::random_id("", 6).unwrap_or_default();
         let handles = (0..app.jobs.workers)
             .map(|i| tokio::spawn(work(app.clone(), format!("w{i}-{process}"))))
             .collect();
