@@ -176,7 +176,7 @@ SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywor
 ads = []
 
 
-def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None):
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None):
     # "create" is a read-scoped operation that makes a report, query or execution; anything
     # that changes the account (entity creates included) is a "write" for the audited flow
     if kind == "create" and scope == "ads:write":
@@ -189,6 +189,10 @@ def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=Non
         e["itemsKey"] = item_key
     if checks:
         e["checks"] = checks
+    # how the provider answers beyond plain statuses: "multi_status" (HTTP 207 with error and
+    # success arrays), "multi_status_capped" (also: its 429 is a concurrency cap)
+    if answer:
+        e["answer"] = answer
     ads.append(e)
 
 
@@ -236,11 +240,11 @@ ad("sb.campaigns_budget_usage", "POST", "/sb/campaigns/budget/usage", "applicati
 ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.createasyncreportrequest.v3+json", "create", params=BODY,
    notes="Never retried automatically. An identical request while the first is in flight answers 425 naming the original reportId: poll that one. 31 days per request within a 95-day lookback. Placement performance: groupBy campaignPlacement only, with placementClassification requested.")
 ad("reporting.get_report", "GET", "/reporting/reports/{reportId}", "application/vnd.getasyncreportresponse.v3+json", "read", params=[{"name": "reportId", "in": "path", "required": True, "type": "string"}])
-ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False,
+ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False, answer="multi_status_capped",
    checks={"bodyArrays": {"accessRequestedAccounts": [1, 5], "reports": [1, 1]}},
    notes="Not profile-scoped: up to 5 accounts in accessRequestedAccounts (advertiserAccountId or managerAccountId). For DSP pass the numeric dspAdvertiserId, not the seat id (accountId), which fails as a permissions error. One report per call; answers 207 — branch on a non-empty error array. No deduplication; a 429 is the concurrency cap. month.value and week.value carry no year. Spend is metric.totalCost; metric.sales needs budgetCurrency.value.")
-ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
-ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "read", params=BODY, profile=False, notes="Frees a concurrency slot.")
+ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
+ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="Frees a concurrency slot.")
 for what, media in [("campaigns", "campaignsexport"), ("adGroups", "adgroupsexport"), ("targets", "targetsexport"), ("ads", "adsexport")]:
     ad(f"exports.{snake(what)}_export", "POST", f"/{what}/export", f"application/vnd.{media}.v1+json", "read", params=BODY, notes="Answers 202 with an exportId; poll exports.get_export.")
 ad("exports.get_export", "GET", "/exports/{exportId}", "application/vnd.campaignsexport.v1+json", "read", params=[{"name": "exportId", "in": "path", "required": True, "type": "string"}], notes="Send the Accept media type of the export's kind.")

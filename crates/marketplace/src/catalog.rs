@@ -57,6 +57,10 @@ pub struct Operation {
     pub max_items: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items_key: Option<String>,
+    /// How the provider answers beyond plain statuses: `multi_status` (HTTP 207 with `error`
+    /// and `success` arrays) or `multi_status_capped` (also: a 429 is a concurrency cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
     /// Rules run on the arguments before anything is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,
@@ -68,6 +72,18 @@ impl Operation {
     /// Whether the operation takes a body.
     pub fn takes_body(&self) -> bool {
         self.params.iter().any(|p| p.location == "body")
+    }
+
+    /// Whether the answer is HTTP 207 with `error` and `success` arrays.
+    pub fn multi_status(&self) -> bool {
+        self.answer
+            .as_deref()
+            .is_some_and(|a| a.starts_with("multi_status"))
+    }
+
+    /// Whether a 429 means a concurrency cap that waiting alone does not clear.
+    pub fn capped(&self) -> bool {
+        self.answer.as_deref() == Some("multi_status_capped")
     }
 
     /// Whether a failed attempt may be sent again (reads only).

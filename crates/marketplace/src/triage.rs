@@ -155,7 +155,7 @@ fn throttled(op: &Operation, e: Error, retry_after: Option<u64>) -> Error {
         return e;
     }
     let e = e.with_field("automaticRetry", false);
-    if op.id == "reporting_v1.create_report" {
+    if op.capped() {
         return e.with_retryable(false).with_fix(
             "Reporting v1 allows only a few reports in flight per login: free a slot with reporting_v1.delete_report or wait until one reaches a terminal status, then create again.",
         );
@@ -166,7 +166,7 @@ fn throttled(op: &Operation, e: Error, retry_after: Option<u64>) -> Error {
 /// Reporting v1 answers every call with HTTP 207 and `{ error: [], success: [] }`; a
 /// non-empty `error` is the call's failure (§4.6 rule 6), triaged by the item's own code.
 pub fn multi_status(op: &Operation, status: u16, body: &Value) -> Option<Error> {
-    if !op.id.starts_with("reporting_v1.") {
+    if !op.multi_status() {
         return None;
     }
     let item = body["error"].as_array()?.first()?;
