@@ -89,17 +89,43 @@ pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>)
     })
 }
 
+const COLUMNS: &str = "kind, merchant, region, status, updated_at";
+
+fn row(r: &rusqlite::Row) -> rusqlite::Result<Connection> {
+    Ok(Connection {
+        kind: r.get(0)?,
+        merchant: r.get(1)?,
+        region: r.get(2)?,
+        status: r.get(3)?,
+        updated_at: r.get(4)?,
+    })
+}
+
+/// One connection of `tenant`, without its token.
+pub fn get(
+    store: &Store,
+    tenant: &TenantId,
+    kind: &str,
+    merchant: &str,
+) -> Result<Option<Connection>> {
+    store.with_conn(|c| {
+        c.query_row(
+            &format!("SELECT {COLUMNS} FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3"),
+            params![tenant.as_str(), kind, merchant],
+            row,
+        )
+        .optional()
+        .map_err(db_err)
+    })
+}
+
 /// Every connection of `tenant`.
 pub fn list(store: &Store, tenant: &TenantId) -> Result<Vec<Connection>> {
     store.with_conn(|c| {
         let mut st = c
-            .prepare("SELECT kind, merchant, region, status, updated_at FROM marketplace_connections WHERE tenant_id = ?1 ORDER BY kind, merchant")
+            .prepare(&format!("SELECT {COLUMNS} FROM marketplace_connections WHERE tenant_id = ?1 ORDER BY kind, merchant"))
             .map_err(db_err)?;
-        let rows = st
-            .query_map([tenant.as_str()], |r| {
-                Ok(Connection { kind: r.get(0)?, merchant: r.get(1)?, region: r.get(2)?, status: r.get(3)?, updated_at: r.get(4)? })
-            })
-            .map_err(db_err)?;
+        let rows = st.query_map([tenant.as_str()], row).map_err(db_err)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_err)
     })
 }
@@ -114,9 +140,9 @@ pub fn token(
 ) -> Result<Option<(Connection, String)>> {
     let row = store.with_conn(|c| {
         c.query_row(
-            "SELECT kind, merchant, region, status, updated_at, sealed_token FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
+            &format!("SELECT {COLUMNS}, sealed_token FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3"),
             params![tenant.as_str(), kind, merchant],
-            |r| Ok((Connection { kind: r.get(0)?, merchant: r.get(1)?, region: r.get(2)?, status: r.get(3)?, updated_at: r.get(4)? }, r.get::<_, Vec<u8>>(5)?)),
+            |r| Ok((row(r)?, r.get::<_, Vec<u8>>(5)?)),
         )
         .optional()
         .map_err(db_err)

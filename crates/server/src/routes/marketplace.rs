@@ -277,9 +277,7 @@ pub async fn run_ads(
     let m = app.marketplace("ads")?;
     let (op, query) = parse_call(p, body, catalog::ads(), "ads", &["profileId"])?;
     let (login, profile) = ads_login(app, p, op, body).await?;
-    let conn = connections::list(&app.store, &p.tenant)?
-        .into_iter()
-        .find(|c| c.kind == ADS && c.merchant == login);
+    let conn = connections::get(&app.store, &p.tenant, ADS, &login)?;
     match conn {
         None => {
             return Err(Error::new(
