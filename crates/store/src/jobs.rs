@@ -124,7 +124,17 @@ impl Store {
     /// for `owner` until `lease_ms` from now.
     pub fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>> {
         let now = now_ms();
+        const READY: &str =
+            "(status = 'queued' AND run_after <= ?1) OR (status = 'running' AND lease_until < ?1)";
         self.with_conn(|c| {
+            // an idle poll stays a read: only a ready job is worth the write lock
+            let ready: Option<i64> = c
+                .query_row(&format!("SELECT 1 FROM jobs WHERE {READY} LIMIT 1"), params![now], |r| r.get(0))
+                .optional()
+                .map_err(db_err)?;
+            if ready.is_none() {
+                return Ok(None);
+            }
             c.query_row(
                 &format!(
                     "UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, updated_at = ?3
