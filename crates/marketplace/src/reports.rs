@@ -77,6 +77,8 @@ pub async fn create(
     if family == Family::Spapi {
         check_type(&body)?;
     }
+    // the account the provider scopes the report to: the profile a profile-scoped call names
+    // in its scope header, else the merchant whose grant signs it
     let account = req
         .headers
         .iter()
