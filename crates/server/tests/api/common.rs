@@ -382,6 +382,31 @@ impl TestApp {
         body["access_token"].as_str().unwrap().to_owned()
     }
 
+    /// POSTs a JSON body, with an `Idempotency-Key` when given; status and body.
+    pub async fn post_keyed(
+        &self,
+        token: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Value,
+    ) -> (u16, Value) {
+        let mut r = self
+            .http
+            .post(self.url(path))
+            .bearer_auth(token)
+            .json(&body);
+        if let Some(k) = key {
+            r = r.header("Idempotency-Key", k);
+        }
+        let r = r.send().await.unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POSTs a JSON body; status and body.
+    pub async fn post(&self, token: &str, path: &str, body: Value) -> (u16, Value) {
+        self.post_keyed(token, path, None, body).await
+    }
+
     pub async fn get(&self, token: &str, path: &str) -> (u16, Value) {
         let res = self
             .http

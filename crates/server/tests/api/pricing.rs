@@ -21,27 +21,15 @@ async fn app() -> TestApp {
     TestApp::start_market_options(o).await
 }
 
-async fn post(app: &TestApp, token: &str, path: &str, body: Value) -> (u16, Value) {
-    let r = app
-        .http
-        .post(app.url(path))
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
-}
-
 /// The US merchant's own ASINs and SKUs from the warehouse.
 async fn catalog(app: &TestApp, token: &str) -> (Vec<String>, Vec<String>) {
-    let (_, r) = post(
-        app,
-        token,
-        "/api/query",
-        json!({"sql": "SELECT ASIN, SKU FROM catalog_item WHERE SellerID = 1 ORDER BY ASIN"}),
-    )
-    .await;
+    let (_, r) = app
+        .post(
+            token,
+            "/api/query",
+            json!({"sql": "SELECT ASIN, SKU FROM catalog_item WHERE SellerID = 1 ORDER BY ASIN"}),
+        )
+        .await;
     let rows = r["rows"].as_array().unwrap();
     let col = |c: &str| {
         rows.iter()
@@ -54,13 +42,13 @@ async fn catalog(app: &TestApp, token: &str) -> (Vec<String>, Vec<String>) {
 /// Starts a Competitive Summary run for merchant 1 (202 expected); its first view and its
 /// poll path.
 async fn start_run(app: &TestApp, token: &str, asins: &[String]) -> (Value, String) {
-    let (s, run) = post(
-        app,
-        token,
-        "/api/marketplace/pricing/competitive-summary/start",
-        json!({"legacySellerId": 1, "asins": asins}),
-    )
-    .await;
+    let (s, run) = app
+        .post(
+            token,
+            "/api/marketplace/pricing/competitive-summary/start",
+            json!({"legacySellerId": 1, "asins": asins}),
+        )
+        .await;
     assert_eq!(s, 202, "{run}");
     let poll = format!(
         "/api/marketplace/pricing/runs/{}",
@@ -161,13 +149,13 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
     let t = app.token(&app.acme).await;
     let (asins, skus) = catalog(&app, &t).await;
     let many: Vec<String> = (0..101).map(|i| format!("B0ZZ{i:06}")).collect();
-    let (s, r) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/competitive-summary",
-        json!({"legacySellerId": 1, "asins": many}),
-    )
-    .await;
+    let (s, r) = app
+        .post(
+            &t,
+            "/api/marketplace/pricing/competitive-summary",
+            json!({"legacySellerId": 1, "asins": many}),
+        )
+        .await;
     assert_eq!(s, 400, "{r}");
     assert_eq!(r["kind"], "too_many_items");
     assert_eq!(
@@ -175,13 +163,13 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
         (Some(100), Some(101))
     );
     assert_eq!(r["retryable"], false);
-    let (s, r) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/competitive-summary",
-        json!({"legacySellerId": 1, "asins": ["not-an-asin"]}),
-    )
-    .await;
+    let (s, r) = app
+        .post(
+            &t,
+            "/api/marketplace/pricing/competitive-summary",
+            json!({"legacySellerId": 1, "asins": ["not-an-asin"]}),
+        )
+        .await;
     assert_eq!((s, r["kind"].as_str()), (400, Some("invalid_request")));
     let calls = app
         .sandbox(Method::GET, "/__sandbox/calls", Value::Null)
@@ -189,13 +177,13 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
     assert_eq!(calls["calls"], json!({}), "nothing was sent");
     // within the limit: every batch inline, in order
     let few: Vec<&String> = asins.iter().take(3).collect();
-    let (s, r) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/competitive-summary",
-        json!({"legacySellerId": 1, "asins": few}),
-    )
-    .await;
+    let (s, r) = app
+        .post(
+            &t,
+            "/api/marketplace/pricing/competitive-summary",
+            json!({"legacySellerId": 1, "asins": few}),
+        )
+        .await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["items"].as_array().unwrap().len(), 3);
     assert_eq!(r["items"][0]["asin"], *few[0]);
@@ -216,13 +204,13 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
     // a batch throttled past the client's own wait: the call waits it out, losing nothing
     app.faults(json!([{"op": "productPricing.getFeaturedOfferExpectedPriceBatch", "effect": "throttle", "retry_after": 4, "times": 1}]))
         .await;
-    let (s, r) = post(
-        &app,
-        &t,
-        "/api/marketplace/pricing/featured-offer-expected-price",
-        json!({"legacySellerId": 1, "skus": forty_one}),
-    )
-    .await;
+    let (s, r) = app
+        .post(
+            &t,
+            "/api/marketplace/pricing/featured-offer-expected-price",
+            json!({"legacySellerId": 1, "skus": forty_one}),
+        )
+        .await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["batches"], 2, "41 SKUs are two provider batches");
     assert_eq!(r["items"].as_array().unwrap().len(), 41);

@@ -10,21 +10,6 @@ use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
 
-async fn post(
-    app: &TestApp,
-    token: &str,
-    path: &str,
-    key: Option<&str>,
-    body: Value,
-) -> (u16, Value) {
-    let mut r = app.http.post(app.url(path)).bearer_auth(token).json(&body);
-    if let Some(k) = key {
-        r = r.header("Idempotency-Key", k);
-    }
-    let r = r.send().await.unwrap();
-    (r.status().as_u16(), r.json().await.unwrap())
-}
-
 fn v3_report() -> Value {
     json!({"operation": "reporting.create_report", "profileId": 3100000001u64, "query": {"body": {
         "name": "camp", "startDate": "2026-10-01", "endDate": "2026-10-31",
@@ -44,9 +29,9 @@ async fn identical_v3_requests_in_flight_share_one_report() {
     app.faults(json!([{"op": "reporting.createAsyncReport", "effect": "latency", "latency_ms": 600, "times": 1}]))
         .await;
     let path = "/api/marketplace/ads/call";
-    let (a, b) = tokio::join!(post(&app, &t, path, None, v3_report()), async {
+    let (a, b) = tokio::join!(app.post_keyed(&t, path, None, v3_report()), async {
         tokio::time::sleep(Duration::from_millis(150)).await;
-        post(&app, &t, path, None, v3_report()).await
+        app.post_keyed(&t, path, None, v3_report()).await
     });
     assert_eq!((a.0, b.0), (200, 200), "{a:?} {b:?}");
     let id = a.1["report"]["reportId"].as_str().unwrap();
@@ -68,7 +53,9 @@ async fn identical_v3_requests_in_flight_share_one_report() {
     other["query"]["body"]["endDate"] = "2026-10-30".into();
     app.faults(json!([{"op": "reporting.createAsyncReport", "effect": "hang_after", "times": 1}]))
         .await;
-    let (s, r) = post(&app, &t, path, Some("v3-key"), other.clone()).await;
+    let (s, r) = app
+        .post_keyed(&t, path, Some("v3-key"), other.clone())
+        .await;
     assert_eq!(s, 502, "{r}");
     assert_eq!(
         (r["requestOutcome"].as_str(), r["automaticRetry"].as_bool()),
@@ -78,7 +65,7 @@ async fn identical_v3_requests_in_flight_share_one_report() {
         r["report"].is_null() && r.get("reportId").is_none(),
         "no report id: {r}"
     );
-    let (s, r) = post(&app, &t, path, Some("v3-key"), other).await;
+    let (s, r) = app.post_keyed(&t, path, Some("v3-key"), other).await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["report"]["recovered"], "425", "{r}");
     assert_eq!(
@@ -99,14 +86,14 @@ async fn an_unknown_create_is_found_on_the_retry_and_served_to_its_document() {
     let t = app.token(&app.acme).await;
     let path = "/api/marketplace/reports";
     // retired: nothing sent
-    let (s, r) = post(
-        &app,
-        &t,
-        path,
-        None,
-        json!({"legacySellerId": 1, "reportType": "GET_FBA_FULFILLMENT_INVENTORY_HEALTH_DATA"}),
-    )
-    .await;
+    let (s, r) = app
+        .post_keyed(
+            &t,
+            path,
+            None,
+            json!({"legacySellerId": 1, "reportType": "GET_FBA_FULFILLMENT_INVENTORY_HEALTH_DATA"}),
+        )
+        .await;
     assert_eq!(
         (s, r["kind"].as_str()),
         (400, Some("report_retired")),
@@ -119,7 +106,7 @@ async fn an_unknown_create_is_found_on_the_retry_and_served_to_its_document() {
     // the provider makes the report but its answer never arrives
     app.faults(json!([{"op": "reports.createReport", "effect": "hang_after", "times": 1}]))
         .await;
-    let (s, r) = post(&app, &t, path, Some("k-1"), sp_report()).await;
+    let (s, r) = app.post_keyed(&t, path, Some("k-1"), sp_report()).await;
     assert_eq!(s, 502, "{r}");
     assert_eq!(
         (r["requestOutcome"].as_str(), r["automaticRetry"].as_bool()),
@@ -130,19 +117,19 @@ async fn an_unknown_create_is_found_on_the_retry_and_served_to_its_document() {
     // the same key on another request is refused
     let mut changed = sp_report();
     changed["dataEndTime"] = "2026-10-30T00:00:00Z".into();
-    let (s, r) = post(&app, &t, path, Some("k-1"), changed).await;
+    let (s, r) = app.post_keyed(&t, path, Some("k-1"), changed).await;
     assert_eq!(
         (s, r["kind"].as_str()),
         (400, Some("invalid_request")),
         "{r}"
     );
     // the retry finds the report the provider made, and creates nothing
-    let (s, r) = post(&app, &t, path, Some("k-1"), sp_report()).await;
+    let (s, r) = app.post_keyed(&t, path, Some("k-1"), sp_report()).await;
     assert_eq!(s, 202, "{r}");
     assert_eq!(r["recovered"], "listing");
     let id = r["reportId"].as_str().unwrap().to_owned();
     // and so does an identical request without a key
-    let (_, again) = post(&app, &t, path, None, sp_report()).await;
+    let (_, again) = app.post_keyed(&t, path, None, sp_report()).await;
     assert_eq!(
         (again["reportId"].as_str(), again["reused"].as_bool()),
         (Some(id.as_str()), Some(true))
@@ -196,7 +183,9 @@ async fn a_fatal_report_says_why_and_has_no_document() {
     let t = app.token(&app.acme).await;
     app.faults(json!([{"op": "reports.createReport", "effect": "fatal_report", "times": 1}]))
         .await;
-    let (s, r) = post(&app, &t, "/api/marketplace/reports", None, sp_report()).await;
+    let (s, r) = app
+        .post_keyed(&t, "/api/marketplace/reports", None, sp_report())
+        .await;
     assert_eq!(s, 202, "{r}");
     let id = r["reportId"].as_str().unwrap().to_owned();
     let v = loop {
@@ -230,7 +219,9 @@ async fn a_report_that_never_finishes_is_called_stuck() {
     o.jobs.report_stuck_after = Duration::from_millis(500);
     let app = TestApp::start_market_options(o).await;
     let t = app.token(&app.acme).await;
-    let (s, r) = post(&app, &t, "/api/marketplace/reports", None, sp_report()).await;
+    let (s, r) = app
+        .post_keyed(&t, "/api/marketplace/reports", None, sp_report())
+        .await;
     assert_eq!(s, 202, "{r}");
     let poll = format!(
         "/api/marketplace/reports/{}",
