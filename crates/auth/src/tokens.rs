@@ -158,7 +158,7 @@ pub fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principal>> {
     };
     Ok(Some(Principal {
         tenant: TenantId::parse(&grant.tenant_id)?,
-        actor: format!("svc:{}", grant.label),
+        actor: pp_core::Actor::service(&grant.label, &grant.credential_id),
         scopes: ScopeSet::parse(&grant.scopes)?,
         credential_id: grant.credential_id,
         surface: Surface::Api,
@@ -178,6 +178,24 @@ mod tests {
         (dir, store, t)
     }
 
+    /// Two credentials with the same label never read alike in a trail: the actor names the
+    /// credential (it was `svc:service` for both).
+    #[test]
+    fn the_actor_names_the_credential_uniquely() {
+        let (_d, store, t) = setup();
+        let actor = |label: &str| {
+            let c = create_credential(&store, &t, None, label).unwrap();
+            let row = authenticate_client(&store, &c.row.client_id, &c.client_secret).unwrap();
+            let tok = mint_token(&store, &row, None).unwrap();
+            let p = verify_bearer(&store, &tok.access_token).unwrap().unwrap();
+            (p.actor.to_string(), c.row.id)
+        };
+        let (a, id_a) = actor("service");
+        let (b, _) = actor("service");
+        assert_ne!(a, b);
+        assert_eq!(a, format!("svc:service/{id_a}"));
+    }
+
     #[test]
     fn mint_verify_revoke() {
         let (_d, store, t) = setup();
@@ -191,7 +209,7 @@ mod tests {
         let tok = mint_token(&store, &row, Some("sql:query")).unwrap();
         assert_eq!(tok.scope, "sql:query");
         let p = verify_bearer(&store, &tok.access_token).unwrap().unwrap();
-        assert_eq!(p.actor, "svc:etl");
+        assert_eq!(p.actor.as_str(), format!("svc:etl/{}", c.row.id));
         assert_eq!(
             mint_token(&store, &row, Some("ads:write"))
                 .unwrap_err()

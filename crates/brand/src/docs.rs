@@ -91,7 +91,7 @@ pub fn put(
                 .with_field("conflicts", json!([{ "brand": slug, "type": kind, "expected": base_revision, "actual": current }])));
         }
         if cur.as_ref().is_some_and(|c| c.1 == h) {
-            return Ok(json!({ "ok": true, "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": current, "hash": h, "changed": false }));
+            return Ok(json!({ "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": current, "hash": h, "changed": false }));
         }
         let rev = current + 1;
         let at = now_rfc3339();
@@ -107,7 +107,7 @@ pub fn put(
         )
         .map_err(db_err)?;
         tx.commit().map_err(db_err)?;
-        Ok(json!({ "ok": true, "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": rev, "hash": h, "changed": true }))
+        Ok(json!({ "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": rev, "hash": h, "changed": true }))
     })
 }
 

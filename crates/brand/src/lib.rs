@@ -6,6 +6,7 @@
 pub mod docs;
 pub mod lifecycle;
 pub mod seed;
+pub mod service;
 pub mod timeline;
 
 pub(crate) use pp_core::text::one_line;

@@ -108,7 +108,7 @@ pub fn apply(
         let state = current.as_ref().map_or("active", |c| c.0.as_str());
         if state == target {
             let at = current.as_ref().map(|c| c.1.clone());
-            return Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": state, "changed": false, "at": at }));
+            return Ok(json!({ "brand_slug": ch.slug, "state": state, "changed": false, "at": at }));
         }
         let at = now_rfc3339();
         tx.execute(
@@ -121,6 +121,6 @@ pub fn apply(
         let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": &w.surface });
         let id = crate::timeline::insert_structural(&tx, tenant, kind, &at, ch, &payload, w)?;
         tx.commit().map_err(db_err)?;
-        Ok(json!({ "ok": true, "brand_slug": ch.slug, "state": target, "changed": true, "at": at, "event_id": id }))
+        Ok(json!({ "brand_slug": ch.slug, "state": target, "changed": true, "at": at, "event_id": id }))
     })
 }

@@ -102,7 +102,11 @@ pub fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_core::R
                 for c in list {
                     println!(
                         "{:<6} {:<22} {:<3} {:<14} {}",
-                        c.kind, c.merchant, c.region, c.status, c.updated_at
+                        c.kind.as_str(),
+                        c.merchant,
+                        c.region,
+                        c.status.as_str(),
+                        c.updated_at
                     );
                 }
             }

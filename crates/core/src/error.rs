@@ -96,10 +96,13 @@ kinds! {
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),
 }
 
+/// The underlying failure an [`Error`] was made from, kept for the log.
+pub type Cause = std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>;
+
 /// A failure, carrying everything any of the three renderings needs. Small on the stack
-/// (the kind plus one box) so `Result<T, Error>` stays cheap to pass around.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{kind:?}: {}", detail.message)]
+/// (the kind plus one box) so `Result<T, Error>` stays cheap to pass around. Its cause, when
+/// it has one, is a source chain ([`std::error::Error::source`]): logged, never sent.
+#[derive(Debug, Clone)]
 pub struct Error {
     /// The machine code.
     pub kind: Kind,
@@ -114,6 +117,22 @@ struct Detail {
     required_scopes: Vec<String>,
     retryable: Option<bool>,
     extra: Map<String, Value>,
+    source: Option<Cause>,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}: {}", self.kind, self.detail.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.detail
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl Error {
@@ -128,6 +147,7 @@ impl Error {
                 required_scopes: Vec::new(),
                 retryable: None,
                 extra: Map::new(),
+                source: None,
             }),
         }
     }
@@ -203,9 +223,36 @@ impl Error {
         Self::new(Kind::Unknown, "internal error").with_field("_cause", cause.to_string())
     }
 
+    /// An opaque `500 unknown` made from `source`, which stays attached as the error's
+    /// source chain for the log.
+    pub fn internal_from(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::internal(&source).with_source(source)
+    }
+
+    /// Keeps `source` as the cause of this error (logged with it, never sent).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.detail.source = Some(std::sync::Arc::new(source));
+        self
+    }
+
     /// The logged cause of an internal error, if any.
     pub fn cause(&self) -> Option<&str> {
         self.detail.extra.get("_cause").and_then(Value::as_str)
+    }
+
+    /// Everything the log should say about the failure: the cause, then each source in the
+    /// chain, joined by `: `. Empty when there is nothing beyond the message.
+    pub fn chain(&self) -> String {
+        let mut parts: Vec<String> = self.cause().map(str::to_owned).into_iter().collect();
+        let mut next = std::error::Error::source(self);
+        while let Some(e) = next {
+            let text = e.to_string();
+            if parts.last() != Some(&text) {
+                parts.push(text);
+            }
+            next = e.source();
+        }
+        parts.join(": ")
     }
 
     /// The `/api` failure envelope.
@@ -275,6 +322,15 @@ mod tests {
         for k in Kind::ALL {
             assert!(seen.insert(k.code()), "duplicate kind {}", k.code());
         }
+    }
+
+    #[test]
+    fn the_source_chain_is_kept_for_the_log() {
+        let io = std::io::Error::other("disk full");
+        let e = Error::internal_from(io);
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(e.chain().contains("disk full"), "{}", e.chain());
+        assert!(!e.api_envelope(None).to_string().contains("disk full"));
     }
 
     #[test]

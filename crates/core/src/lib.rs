@@ -7,10 +7,11 @@ pub mod ids;
 pub mod principal;
 pub mod scope;
 pub mod text;
+pub mod wire;
 
 pub use error::{Error, Kind, Result, Source};
 pub use ids::TenantId;
-pub use principal::{Principal, Surface};
+pub use principal::{Actor, Principal, Surface};
 pub use scope::{Scope, ScopeSet};
 
 /// The build's version (the workspace version).

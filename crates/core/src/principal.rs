@@ -26,13 +26,56 @@ impl Surface {
     }
 }
 
+/// The name on the sign-in, as audit rows, timeline events and logs record it. For a
+/// service credential it is `svc:<label>/<credential id>`: the label a person chose and the
+/// credential it belongs to, so two credentials never read alike in a trail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor(String);
+
+impl Actor {
+    /// The actor of service credential `credential_id` labelled `label`.
+    pub fn service(label: &str, credential_id: &str) -> Self {
+        Self(format!("svc:{label}/{credential_id}"))
+    }
+
+    /// A person's or application's name as the sign-in gives it (work email, client id).
+    pub fn named(name: &str) -> crate::Result<Self> {
+        let ok =
+            !name.trim().is_empty() && name.len() <= 254 && !name.chars().any(char::is_control);
+        if ok {
+            Ok(Self(name.to_owned()))
+        } else {
+            Err(crate::Error::invalid_request(
+                "a sign-in name is 1-254 printable characters",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Actor {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// An authenticated caller.
 #[derive(Debug, Clone)]
 pub struct Principal {
     /// The tenant whose data every query sees.
     pub tenant: TenantId,
-    /// The name on the sign-in: a work email, an `svc:` label or a client id.
-    pub actor: String,
+    /// The name on the sign-in: a work email, a service credential or a client id.
+    pub actor: Actor,
     /// What the token may do.
     pub scopes: ScopeSet,
     /// The credential the token was minted from.

@@ -77,11 +77,18 @@ pub const DEFAULT_SERVICE_SCOPES: &[Scope] = &[
     Scope::TimelineRead,
 ];
 
+/// The scopes raw SQL needs: the full read set plus `sql:query`.
+pub const SQL_SCOPES: &[Scope] = &[
+    Scope::AccountRead,
+    Scope::RetailRead,
+    Scope::AdsRead,
+    Scope::BrandAnalyticsRead,
+    Scope::SqlQuery,
+];
+
 /// The scopes the warehouse routes and tools require.
 pub fn sql_scopes() -> Vec<Scope> {
-    let mut v = FULL_READ_SET.to_vec();
-    v.push(Scope::SqlQuery);
-    v
+    SQL_SCOPES.to_vec()
 }
 
 /// A validated, ordered, de-duplicated set of scopes.

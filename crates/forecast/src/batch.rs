@@ -208,7 +208,7 @@ pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<
             results.push(write_one(&tx, tenant, actor, &at, batch.reason.as_deref(), w, s.as_ref())?);
         }
         tx.commit().map_err(db_err)?;
-        Ok(json!({ "ok": true, "results": results }))
+        Ok(json!({ "results": results }))
     })
 }
 

@@ -8,6 +8,7 @@ pub mod doc;
 pub mod key;
 pub mod read;
 pub mod scopes;
+pub mod service;
 
 pub use batch::{Batch, MAX_BATCH_BYTES, apply, parse};
 pub use key::{DocKind, Key, ScopeId};

@@ -37,11 +37,7 @@ pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Value> {
         .optional()
         .map_err(db_err)
     })?;
-    row.map(|mut v| {
-        v["ok"] = true.into();
-        v
-    })
-    .ok_or_else(|| Error::not_found(format!("nothing is stored at '{key}'")))
+    row.ok_or_else(|| Error::not_found(format!("nothing is stored at '{key}'")))
 }
 
 /// Cuts `limit + 1` fetched rows to a page; `next_after` is the last row's `field` when
@@ -72,7 +68,6 @@ pub struct Envelope {
 /// A page of `docs`.
 #[derive(serde::Serialize)]
 pub struct DocsPage {
-    pub ok: bool,
     pub docs: Vec<Envelope>,
     pub next_after: Option<String>,
 }
@@ -174,11 +169,7 @@ pub fn docs(
     } else {
         None
     };
-    Ok(DocsPage {
-        ok: true,
-        docs,
-        next_after,
-    })
+    Ok(DocsPage { docs, next_after })
 }
 
 /// `GET …/revisions?scope_id=&month=&after=`: the change log of a scope, oldest first.
@@ -224,7 +215,7 @@ pub fn revisions(
         .map_err(db_err)
     })?;
     let (rows, next) = page(rows, limit, "id");
-    Ok(json!({ "ok": true, "revisions": rows, "next_after": next }))
+    Ok(json!({ "revisions": rows, "next_after": next }))
 }
 
 #[cfg(test)]

@@ -68,7 +68,7 @@ pub fn create(store: &Store, tenant: &str, actor: &str, b: &Batch) -> Result<Val
     let key = b.writes[0].key.as_str();
     let env = crate::read::doc(store, tenant, key)?;
     Ok(
-        json!({ "ok": true, "definition": env["doc"], "scopeId": env["doc"]["scopeId"], "key": key, "version": env["version"] }),
+        json!({ "definition": env["doc"], "scopeId": env["doc"]["scopeId"], "key": key, "version": env["version"] }),
     )
 }
 
@@ -90,5 +90,5 @@ pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Value>
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_err)
     })?;
-    Ok(json!({ "ok": true, "scopes": rows }))
+    Ok(json!({ "scopes": rows }))
 }

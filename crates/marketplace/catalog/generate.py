@@ -46,6 +46,8 @@ SPAPI = [
 READ_POSTS = {"getMyFeesEstimateForSKU", "getMyFeesEstimateForASIN", "getMyFeesEstimates", "getFeaturedOfferExpectedPriceBatch", "getCompetitiveSummary"}
 # operations that create something at the provider: never retried automatically
 CREATES = {"createReport", "createQuery"}
+# operations that cancel the caller's own report or query: read-scoped, never retried
+CANCELS = {"cancelReport", "cancelQuery"}
 
 PAGING = {
     "getOrders": ("NextToken", "payload.NextToken"),
@@ -87,7 +89,8 @@ NOTES = {
 # Checks the gateway runs before anything is sent (each failure is invalid_request):
 # "formats" (a parameter's value shape), "maxValues" (list parameters' item caps), "ranges"
 # (numeric bounds), "oneOf" (at least one of these parameters unless a paging value is given)
-# and "bodyArrays" (bounds on an array field of the body).
+# "bodyArrays" (bounds on an array field of the body), "bodyRequired" (body fields that must be
+# present) and "distinct" (a body array whose entries must name distinct ids, by these fields).
 OFFSET_DATES = ["startDateBefore", "startDateAfter", "endDateBefore", "endDateAfter", "updateDateAfter", "updateDateBefore"]
 CHECKS = {
     "promotions.search_promotions": {
@@ -131,7 +134,7 @@ for area, model_file, wanted in SPAPI:
                 params.append({"name": p["name"], "in": p["in"], "required": bool(p.get("required", False)), "type": param_type(p)})
             kind = "read"
             if method != "get" and oid not in READ_POSTS:
-                kind = "create" if oid in CREATES else "write"
+                kind = "create" if oid in CREATES else "cancel" if oid in CANCELS else "write"
             rate, burst = usage_plan(op)
             entry_id = f"{area}.{snake(oid)}"
             paging = PAGING.get(oid)
@@ -241,7 +244,8 @@ ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.cre
    notes="Never retried automatically. An identical request while the first is in flight answers 425 naming the original reportId: poll that one. 31 days per request within a 95-day lookback. Placement performance: groupBy campaignPlacement only, with placementClassification requested.")
 ad("reporting.get_report", "GET", "/reporting/reports/{reportId}", "application/vnd.getasyncreportresponse.v3+json", "read", params=[{"name": "reportId", "in": "path", "required": True, "type": "string"}])
 ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False, answer="multi_status_capped",
-   checks={"bodyArrays": {"accessRequestedAccounts": [1, 5], "reports": [1, 1]}},
+   checks={"bodyArrays": {"accessRequestedAccounts": [1, 5], "reports": [1, 1]},
+           "distinct": {"accessRequestedAccounts": ["advertiserAccountId", "managerAccountId"]}},
    notes="Not profile-scoped: up to 5 accounts in accessRequestedAccounts (advertiserAccountId or managerAccountId). For DSP pass the numeric dspAdvertiserId, not the seat id (accountId), which fails as a permissions error. One report per call; answers 207 — branch on a non-empty error array. No deduplication; a 429 is the concurrency cap. month.value and week.value carry no year. Spend is metric.totalCost; metric.sales needs budgetCurrency.value.")
 ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
 ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="Frees a concurrency slot.")
@@ -265,6 +269,7 @@ ad("amc.get_instance", "GET", "/amc/instances/{instanceId}", AMC, "read", profil
 ad("amc.list_data_sources", "GET", "/amc/reporting/{instanceId}/dataSources", AMC, "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "nextToken", "in": "query", "required": False, "type": "string"}], paging={"request": "nextToken", "response": "nextToken"}, notes="Pages at 100; isPremium marks paid datasets.")
 ad("amc.get_data_source", "GET", "/amc/reporting/{instanceId}/dataSources/{dataSourceId}", AMC, "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "dataSourceId", "in": "path", "required": True, "type": "string"}])
 ad("amc.create_workflow_execution", "POST", "/amc/reporting/{instanceId}/workflowExecutions", "application/json", "create", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}] + BODY,
+   checks={"bodyRequired": ["timeWindowType"]},
    notes="timeWindowType is required (EXPLICIT, MOST_RECENT_DAY, MOST_RECENT_WEEK); dryRun validates in seconds. Shopper-level identifiers may be counted, never returned. A paid dataset the advertiser does not hold fails with a message that does not mention subscription.")
 ad("amc.get_workflow_execution", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}])
 ad("amc.get_download_urls", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}/downloadUrls", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}], notes="Short-lived CSV URLs.")

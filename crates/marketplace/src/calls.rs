@@ -7,6 +7,7 @@ use pp_core::{Error, Result, TenantId};
 use serde_json::{Map, Value};
 
 use crate::catalog::Operation;
+use crate::connections::GrantKind;
 use crate::merchants::Merchant;
 use crate::upstream::Request;
 
@@ -26,12 +27,25 @@ fn scalar(name: &str, v: &Value) -> Result<String> {
     }
 }
 
+/// What an operation takes, in words: its parameters and where its request body goes.
+fn takes(names: &[&str], body: bool) -> String {
+    match (names, body) {
+        ([], false) => "it takes no parameters".to_owned(),
+        ([], true) => "it takes only a request body, sent as query.body".to_owned(),
+        (n, false) => format!("it takes {}", n.join(", ")),
+        (n, true) => format!(
+            "it takes {}, and a request body sent as query.body",
+            n.join(", ")
+        ),
+    }
+}
+
 /// Builds the request for `op` with the call's `query` arguments.
 pub fn build<'a>(
     op: &'a Operation,
     args: &Map<String, Value>,
     tenant: &'a TenantId,
-    grant: &'a str,
+    grant: GrantKind,
     merchant_token: &'a str,
     merchant: Option<&Merchant>,
 ) -> Result<Request<'a>> {
@@ -44,14 +58,9 @@ pub fn build<'a>(
     for k in args.keys() {
         if k != "body" && !names.contains(&k.as_str()) {
             return Err(Error::invalid_request(format!(
-                "'{k}' is not a parameter of {} (it takes {}{})",
+                "'{k}' is not a parameter of {}: {}",
                 op.id,
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                },
-                if op.takes_body() { ", and body" } else { "" }
+                takes(&names, op.takes_body())
             ))
             .with_fix(format!(
                 "GET /api/marketplace/{}/operations lists each operation's parameters.",
@@ -63,6 +72,20 @@ pub fn build<'a>(
         checks.run(&op.id, args)?;
     }
     let body = match args.get("body") {
+        // an optional body is still a body: the provider wants `{}` with its media type
+        None | Some(Value::Null) if op.takes_body() => match op.body_required() {
+            false => Some(Value::Object(Map::new())),
+            true => {
+                return Err(Error::invalid_request(format!(
+                    "{} needs a request body: send it as query.body",
+                    op.id
+                ))
+                .with_fix(format!(
+                    "GET /api/marketplace/{}/operations shows the operation's parameters and notes.",
+                    op.api
+                )));
+            }
+        },
         None | Some(Value::Null) => None,
         Some(_) if !op.takes_body() => {
             return Err(Error::invalid_request(format!("{} takes no body", op.id)));
@@ -158,8 +181,16 @@ mod tests {
     #[test]
     fn arguments_are_checked_and_the_merchant_injected() {
         let t = TenantId::parse("acme").unwrap();
-        let built =
-            |op, v: Value| build(op, v.as_object().unwrap(), &t, "seller", "A2", Some(&m()));
+        let built = |op, v: Value| {
+            build(
+                op,
+                v.as_object().unwrap(),
+                &t,
+                GrantKind::Seller,
+                "A2",
+                Some(&m()),
+            )
+        };
         let refused = |op, v: Value| built(op, v).unwrap_err().message().to_owned();
         let promo = find(spapi(), "promotions.search_promotions").unwrap();
         let r = built(promo, json!({"limit": 5, "asins": ["B1", "B2"]})).unwrap();
@@ -187,5 +218,15 @@ mod tests {
         assert_eq!(r.path, "/listings/2021-08-01/items/A2/A%20B%2F1");
         let create = find(spapi(), "reports.create_report").unwrap();
         assert!(refused(create, json!({"body": "x"})).contains("must be a JSON object"));
+        assert!(refused(create, json!({})).contains("needs a request body"));
+        let e = refused(create, json!({"name": "x"}));
+        assert!(
+            e.contains("it takes only a request body, sent as query.body"),
+            "{e}"
+        );
+        // an optional body is sent as {} (the provider answers 415 without one)
+        let list = find(crate::catalog::ads(), "sp.list_campaigns").unwrap();
+        let r = build(list, &Map::new(), &t, GrantKind::Ads, "A2", None).unwrap();
+        assert_eq!(r.body, Some(json!({})));
     }
 }

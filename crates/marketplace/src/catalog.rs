@@ -23,6 +23,20 @@ pub struct Param {
     pub kind: String,
 }
 
+/// What an operation does at the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpKind {
+    /// Reads; retried on transient failures.
+    Read,
+    /// Makes a report, query or execution: read-scoped, never retried.
+    Create,
+    /// Cancels the caller's own report or query: read-scoped, never retried.
+    Cancel,
+    /// Changes the account: only through the audited write flow.
+    Write,
+}
+
 /// One catalogued operation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -38,7 +52,7 @@ pub struct Operation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
     pub scope: String,
-    pub kind: String,
+    pub kind: OpKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,7 +102,14 @@ impl Operation {
 
     /// Whether a failed attempt may be sent again (reads only).
     pub fn idempotent(&self) -> bool {
-        self.kind == "read"
+        self.kind == OpKind::Read
+    }
+
+    /// Whether the operation's body must be sent (an optional one is sent as `{}`).
+    pub fn body_required(&self) -> bool {
+        self.params
+            .iter()
+            .any(|p| p.location == "body" && p.required)
     }
 }
 
@@ -97,15 +118,19 @@ struct File {
     operations: Vec<Operation>,
 }
 
-fn load(text: &str) -> Vec<Operation> {
-    serde_json::from_str::<File>(text)
-        .map(|f| f.operations)
-        .unwrap_or_default()
+/// Parses a compiled-in catalog. The data ships with the binary and a test parses it, so a
+/// failure here is a broken build: it stops the process with the reason, never an empty list.
+fn load(name: &str, text: &str) -> Vec<Operation> {
+    match serde_json::from_str::<File>(text) {
+        Ok(f) => f.operations,
+        Err(e) => panic!("the compiled-in {name} catalog does not parse: {e}"),
+    }
 }
 
 static SPAPI: LazyLock<Vec<Operation>> =
-    LazyLock::new(|| load(include_str!("../catalog/spapi.json")));
-static ADS: LazyLock<Vec<Operation>> = LazyLock::new(|| load(include_str!("../catalog/ads.json")));
+    LazyLock::new(|| load("spapi", include_str!("../catalog/spapi.json")));
+static ADS: LazyLock<Vec<Operation>> =
+    LazyLock::new(|| load("ads", include_str!("../catalog/ads.json")));
 
 /// The selling-side catalog.
 pub fn spapi() -> &'static [Operation] {
@@ -144,13 +169,8 @@ mod tests {
             let mut ids = std::collections::HashSet::new();
             for o in cat {
                 assert!(ids.insert(&o.id), "{name}: {} twice", o.id);
-                assert!(
-                    ["read", "create", "write"].contains(&o.kind.as_str()),
-                    "{}",
-                    o.id
-                );
                 assert!(o.path.starts_with('/'), "{}", o.id);
-                if o.kind == "create" {
+                if matches!(o.kind, OpKind::Create | OpKind::Cancel) {
                     assert!(
                         o.scope.ends_with(":read"),
                         "{}: a create is read-scoped",
@@ -168,7 +188,7 @@ mod tests {
                         o.id
                     );
                 }
-                if o.kind == "write" && o.api == "ads" {
+                if o.kind == OpKind::Write && o.api == "ads" {
                     assert_eq!(o.max_items, Some(200), "{}", o.id);
                     assert!(o.required_item_fields.is_some(), "{}", o.id);
                 }

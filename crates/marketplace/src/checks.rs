@@ -35,6 +35,12 @@ pub struct Checks {
     /// Body array field → inclusive bounds on its length.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub body_arrays: BTreeMap<String, [usize; 2]>,
+    /// Body fields that must be present.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub body_required: Vec<String>,
+    /// Body array field → the id fields whose first present value must differ between entries.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub distinct: BTreeMap<String, Vec<String>>,
 }
 
 fn values(v: &Value) -> Vec<String> {
@@ -113,6 +119,32 @@ impl Checks {
                 )));
             }
         }
+        let body = args.get("body");
+        for field in &self.body_required {
+            if body.and_then(|b| b.get(field)).is_none_or(Value::is_null) {
+                return Err(Error::invalid_request(format!(
+                    "{op} needs body.{field}; nothing was sent"
+                )));
+            }
+        }
+        for (field, keys) in &self.distinct {
+            let entries = body
+                .and_then(|b| b.get(field))
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            let mut seen = std::collections::HashSet::new();
+            for e in entries {
+                let id = keys.iter().find_map(|k| e.get(k).filter(|v| !v.is_null()));
+                if let Some(id) = id
+                    && !seen.insert(id.to_string())
+                {
+                    return Err(Error::invalid_request(format!(
+                        "body.{field} names {id} twice on {op}: each entry must be a distinct account"
+                    )));
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -168,8 +200,23 @@ mod tests {
         );
         let v = "reporting_v1.create_report";
         let accounts = |n: usize| json!({"body": {"reports": [{}], "accessRequestedAccounts": vec![json!({"advertiserAccountId": "1"}); n]}});
-        assert!(run(v, ads(), accounts(5)).is_ok());
-        assert!(run(v, ads(), accounts(6)).is_err());
+        let distinct = |n: usize| json!({"body": {"reports": [{}], "accessRequestedAccounts": (0..n).map(|i| json!({"advertiserAccountId": i.to_string()})).collect::<Vec<_>>()}});
+        assert!(run(v, ads(), distinct(5)).is_ok());
+        assert!(run(v, ads(), distinct(6)).is_err());
         assert!(run(v, ads(), accounts(0)).is_err());
+        // five entries naming one account are one account, not five (§4.6)
+        let e = run(v, ads(), accounts(2)).unwrap_err();
+        assert!(e.message().contains("distinct"), "{}", e.message());
+        let x = "amc.create_workflow_execution";
+        let e = run(x, ads(), json!({"body": {"workflowId": "w"}})).unwrap_err();
+        assert!(e.message().contains("timeWindowType"), "{}", e.message());
+        assert!(
+            run(
+                x,
+                ads(),
+                json!({"body": {"timeWindowType": "MOST_RECENT_DAY"}})
+            )
+            .is_ok()
+        );
     }
 }

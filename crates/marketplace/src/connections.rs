@@ -6,31 +6,64 @@
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, params};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::secrets::Sealer;
 
-/// A grant's kind.
-pub const SELLER: &str = "seller";
-pub const ADS: &str = "ads";
+/// Which grant a connection holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantKind {
+    /// The selling-side API.
+    Seller,
+    /// The advertising API.
+    Ads,
+}
 
-/// Statuses.
-pub const ACTIVE: &str = "active";
-pub const LAPSED: &str = "lapsed";
-pub const NOT_ACTIVATED: &str = "not_activated";
+/// Where a connection stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectionStatus {
+    /// The provider accepts its grant.
+    Active,
+    /// The provider refused the grant; a person must connect again.
+    Lapsed,
+    /// Advertising is not switched on for this merchant in this service.
+    NotActivated,
+}
+
+macro_rules! wire_enum {
+    ($t:ty, $what:literal, $($v:ident => $s:literal),*) => {
+        impl $t {
+            /// The stored and wire spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$v => $s),* }
+            }
+            /// From its spelling; anything else is `bad_params` naming the choices.
+            pub fn parse(s: &str) -> Result<Self> {
+                match s {
+                    $($s => Ok(Self::$v),)*
+                    _ => Err(Error::new(Kind::BadParams, format!(concat!($what, " must be one of {}; got '{}'"), [$($s),*].join(", "), s))),
+                }
+            }
+        }
+    };
+}
+wire_enum!(GrantKind, "kind", Seller => "seller", Ads => "ads");
+wire_enum!(ConnectionStatus, "status", Active => "active", Lapsed => "lapsed", NotActivated => "not_activated");
 
 /// One connection, without its token.
 #[derive(Debug, Clone, Serialize)]
 pub struct Connection {
-    pub kind: String,
+    pub kind: GrantKind,
     pub merchant: String,
     pub region: String,
-    pub status: String,
+    pub status: ConnectionStatus,
     pub updated_at: String,
 }
 
-fn context(tenant: &TenantId, kind: &str, merchant: &str) -> String {
-    format!("{}/{kind}/{merchant}", tenant.as_str())
+fn context(tenant: &TenantId, kind: GrantKind, merchant: &str) -> String {
+    format!("{}/{}/{merchant}", tenant.as_str(), kind.as_str())
 }
 
 /// A grant to connect.
@@ -56,18 +89,11 @@ pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>)
         refresh_token,
         status,
     } = *g;
-    if ![SELLER, ADS].contains(&kind) {
-        return Err(Error::new(Kind::BadParams, "kind must be seller or ads"));
-    }
+    let kind = GrantKind::parse(kind)?;
     if !["na", "eu", "fe"].contains(&region) {
         return Err(Error::new(Kind::BadParams, "region must be na, eu or fe"));
     }
-    if ![ACTIVE, LAPSED, NOT_ACTIVATED].contains(&status) {
-        return Err(Error::new(
-            Kind::BadParams,
-            "status must be active, lapsed or not_activated",
-        ));
-    }
+    let status = ConnectionStatus::parse(status)?;
     if merchant.is_empty() || refresh_token.is_empty() {
         return Err(Error::new(
             Kind::BadParams,
@@ -82,7 +108,7 @@ pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
              ON CONFLICT (tenant_id, kind, merchant) DO UPDATE SET region = excluded.region, status = excluded.status,
                sealed_token = excluded.sealed_token, updated_at = excluded.updated_at",
-            params![tenant.as_str(), kind, merchant, region, status, sealed, now],
+            params![tenant.as_str(), kind.as_str(), merchant, region, status.as_str(), sealed, now],
         )
         .map_err(db_err)?;
         Ok(())
@@ -91,12 +117,23 @@ pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>)
 
 const COLUMNS: &str = "kind, merchant, region, status, updated_at";
 
+/// A stored spelling that no longer parses is a failure to read, never a default.
+fn parsed<T>(i: usize, r: Result<T>) -> rusqlite::Result<T> {
+    r.map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(
+            i,
+            rusqlite::types::Type::Text,
+            e.message().into(),
+        )
+    })
+}
+
 fn row(r: &rusqlite::Row) -> rusqlite::Result<Connection> {
     Ok(Connection {
-        kind: r.get(0)?,
+        kind: parsed(0, GrantKind::parse(&r.get::<_, String>(0)?))?,
         merchant: r.get(1)?,
         region: r.get(2)?,
-        status: r.get(3)?,
+        status: parsed(3, ConnectionStatus::parse(&r.get::<_, String>(3)?))?,
         updated_at: r.get(4)?,
     })
 }
@@ -105,13 +142,13 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<Connection> {
 pub fn get(
     store: &Store,
     tenant: &TenantId,
-    kind: &str,
+    kind: GrantKind,
     merchant: &str,
 ) -> Result<Option<Connection>> {
     store.with_conn(|c| {
         c.query_row(
             &format!("SELECT {COLUMNS} FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3"),
-            params![tenant.as_str(), kind, merchant],
+            params![tenant.as_str(), kind.as_str(), merchant],
             row,
         )
         .optional()
@@ -135,13 +172,13 @@ pub fn token(
     store: &Store,
     sealer: &Sealer,
     tenant: &TenantId,
-    kind: &str,
+    kind: GrantKind,
     merchant: &str,
 ) -> Result<Option<(Connection, String)>> {
     let row = store.with_conn(|c| {
         c.query_row(
             &format!("SELECT {COLUMNS}, sealed_token FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3"),
-            params![tenant.as_str(), kind, merchant],
+            params![tenant.as_str(), kind.as_str(), merchant],
             |r| Ok((row(r)?, r.get::<_, Vec<u8>>(5)?)),
         )
         .optional()
@@ -160,14 +197,14 @@ pub fn token(
 pub fn set_status(
     store: &Store,
     tenant: &TenantId,
-    kind: &str,
+    kind: GrantKind,
     merchant: &str,
-    status: &str,
+    status: ConnectionStatus,
 ) -> Result<()> {
     store.with_conn(|c| {
         c.execute(
             "UPDATE marketplace_connections SET status = ?4, updated_at = ?5 WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
-            params![tenant.as_str(), kind, merchant, status, now_rfc3339()],
+            params![tenant.as_str(), kind.as_str(), merchant, status.as_str(), now_rfc3339()],
         )
         .map_err(db_err)?;
         Ok(())

@@ -13,9 +13,11 @@ pub mod pacing;
 pub mod pricing;
 pub mod reports;
 pub mod secrets;
+pub mod service;
 pub mod triage;
 pub mod upstream;
 
 pub use merchants::{Merchant, Selector};
 pub use secrets::Sealer;
+pub use service::Marketplace;
 pub use upstream::{Client, Policy, Upstream};

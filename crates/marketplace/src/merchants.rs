@@ -23,6 +23,18 @@ pub struct Merchant {
     pub account_type: String,
 }
 
+impl From<pp_warehouse::directory::Seller> for Merchant {
+    fn from(s: pp_warehouse::directory::Seller) -> Self {
+        Self {
+            seller_id: s.token,
+            legacy_seller_id: s.id,
+            marketplace: s.marketplace,
+            marketplace_id: s.marketplace_id,
+            account_type: s.account_type,
+        }
+    }
+}
+
 /// A merchant as stored with work that outlives the request (a pricing run's input): every
 /// field, where the API's rows show only three (§2.1 rule 3).
 #[derive(Debug, Clone, Serialize, Deserialize)]

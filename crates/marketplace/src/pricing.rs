@@ -14,8 +14,6 @@ use crate::catalog::{self, Operation};
 use crate::merchants::{Merchant, Stored};
 use crate::upstream::Provider;
 
-/// The job kind of a pricing run.
-pub const JOB_KIND: &str = "pricing_run";
 /// The most items a `/start` run takes.
 pub const RUN_MAX: usize = 20_000;
 
@@ -28,12 +26,22 @@ pub enum Family {
 }
 
 impl Family {
-    /// From the route's path segment.
-    pub fn from_path(s: &str) -> Option<Self> {
+    /// From its name in paths and tool arguments; anything else is `not_found`.
+    pub fn parse(s: &str) -> Result<Self> {
         match s {
-            "featured-offer-expected-price" => Some(Self::FeaturedOfferExpectedPrice),
-            "competitive-summary" => Some(Self::CompetitiveSummary),
-            _ => None,
+            "featured-offer-expected-price" => Ok(Self::FeaturedOfferExpectedPrice),
+            "competitive-summary" => Ok(Self::CompetitiveSummary),
+            _ => Err(Error::not_found(format!(
+                "no pricing family '{s}': use competitive-summary or featured-offer-expected-price"
+            ))),
+        }
+    }
+
+    /// Its name in paths and tool arguments.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FeaturedOfferExpectedPrice => "featured-offer-expected-price",
+            Self::CompetitiveSummary => "competitive-summary",
         }
     }
 
@@ -89,9 +97,9 @@ impl Spacing {
 }
 
 /// The request's item list: present, non-empty, well formed, de-duplicated (first wins).
-pub fn items(family: Family, body: &Map<String, Value>, max: usize) -> Result<Vec<String>> {
+pub fn items(family: Family, list: Option<&[Value]>, max: usize) -> Result<Vec<String>> {
     let (field, _) = family.field();
-    let list = body.get(field).and_then(Value::as_array).ok_or_else(|| {
+    let list = list.ok_or_else(|| {
         Error::invalid_request(format!("{field} must be a list of at least one item"))
     })?;
     let mut out: Vec<String> = Vec::with_capacity(list.len());
@@ -167,7 +175,7 @@ pub async fn send_batch(
         op,
         &args,
         tenant,
-        crate::connections::SELLER,
+        crate::connections::GrantKind::Seller,
         &merchant.seller_id,
         Some(merchant),
     )?;
@@ -196,9 +204,9 @@ pub struct RunInput {
     pub spacing_ms: u64,
 }
 
-/// The run's checkpoint.
+/// The run's checkpoint (empty before the first step).
 #[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct RunState {
     pub next_batch: usize,
     #[serde(default)]
@@ -327,23 +335,24 @@ mod tests {
     #[test]
     fn items_are_checked_deduplicated_and_capped() {
         let f = Family::CompetitiveSummary;
-        let body = |v: Value| v.as_object().unwrap().clone();
+        let body = |v: Value| v.as_array().unwrap().clone();
         let ok = items(
             f,
-            &body(json!({"asins": ["B000000001", "B000000002", "B000000001"]})),
+            Some(&body(json!(["B000000001", "B000000002", "B000000001"]))),
             100,
         )
         .unwrap();
         assert_eq!(ok, ["B000000001", "B000000002"]);
-        assert!(items(f, &body(json!({"asins": []})), 100).is_err());
-        assert!(items(f, &body(json!({"asins": ["nope"]})), 100).is_err());
+        assert!(items(f, Some(&[]), 100).is_err());
+        assert!(items(f, None, 100).is_err());
+        assert!(items(f, Some(&body(json!(["nope"]))), 100).is_err());
         let many: Vec<String> = (0..101).map(|i| format!("B{i:09}")).collect();
-        let e = items(f, &body(json!({ "asins": many })), 100).unwrap_err();
+        let e = items(f, Some(&body(json!(many))), 100).unwrap_err();
         assert_eq!(e.kind, Kind::TooManyItems);
         assert_eq!(e.field("items_count"), Some(&json!(101)));
         let skus = items(
             Family::FeaturedOfferExpectedPrice,
-            &body(json!({"skus": ["a b"]})),
+            Some(&body(json!(["a b"]))),
             200,
         );
         assert_eq!(skus.unwrap(), ["a b"]);

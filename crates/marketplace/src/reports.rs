@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::calls::build;
 use crate::catalog;
-use crate::connections::SELLER;
+use crate::connections::GrantKind;
 use crate::ledger::{self, Decision, Entry, Family};
 use crate::merchants::Merchant;
 use crate::upstream::{Provider, Reply, Request};
@@ -205,9 +205,6 @@ async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -
     }
 }
 
-/// The job kind that follows a selling-side report to its end.
-pub const WATCH_KIND: &str = "report_watch";
-
 /// Starts watching a newly created selling-side report (polling is a job, not the caller's).
 fn watch(
     up: &Provider<'_>,
@@ -220,8 +217,13 @@ fn watch(
         return Ok(());
     }
     let input = json!({ "ledgerId": ledger_id, "reportId": id, "account": req.merchant, "since": now_ms() });
-    up.store
-        .enqueue_job(req.tenant, WATCH_KIND, Some(req.merchant), 1, &input)?;
+    up.store.enqueue_job(
+        req.tenant,
+        crate::service::JobKind::ReportWatch.as_str(),
+        Some(req.merchant),
+        1,
+        &input,
+    )?;
     Ok(())
 }
 
@@ -247,7 +249,7 @@ pub async fn watch_step(
             .ok_or_else(|| Error::internal("reports.get_report missing from the catalog"))?;
         let mut args = Map::new();
         args.insert("reportId".into(), id.clone().into());
-        let req = build(op, &args, &tenant, SELLER, &account, None)?;
+        let req = build(op, &args, &tenant, GrantKind::Seller, &account, None)?;
         Ok::<_, Error>(up.client.send(up.store, up.sealer, &req).await?.body)
     };
     let backoff = now_ms() + 1_000 * 2_i64.pow(polls.min(6) as u32 - 1);
@@ -321,7 +323,7 @@ async fn find_listed(
         op,
         &args,
         tenant,
-        SELLER,
+        GrantKind::Seller,
         &merchant.seller_id,
         Some(merchant),
     )?;

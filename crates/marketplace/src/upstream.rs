@@ -12,7 +12,7 @@ use pp_store::Store;
 use serde_json::Value;
 
 use crate::catalog::Operation;
-use crate::connections;
+use crate::connections::{self, ConnectionStatus, GrantKind};
 use crate::secrets::Sealer;
 use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 
@@ -90,8 +90,8 @@ impl Default for Policy {
 pub struct Request<'a> {
     pub op: &'a Operation,
     pub tenant: &'a TenantId,
-    /// `seller` or `ads`: which grant signs it.
-    pub grant: &'a str,
+    /// Which grant signs it.
+    pub grant: GrantKind,
     pub merchant: &'a str,
     pub path: String,
     pub query: Vec<(String, String)>,
@@ -156,12 +156,12 @@ impl Client {
         })
     }
 
-    fn key(tenant: &TenantId, grant: &str, merchant: &str) -> String {
-        format!("{}/{grant}/{merchant}", tenant.as_str())
+    fn key(tenant: &TenantId, grant: GrantKind, merchant: &str) -> String {
+        format!("{}/{}/{merchant}", tenant.as_str(), grant.as_str())
     }
 
     /// Forgets a cached access token (the provider refused it).
-    pub fn forget(&self, tenant: &TenantId, grant: &str, merchant: &str) {
+    pub fn forget(&self, tenant: &TenantId, grant: GrantKind, merchant: &str) {
         self.tokens
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -174,7 +174,7 @@ impl Client {
         store: &Store,
         sealer: &Sealer,
         tenant: &TenantId,
-        grant: &str,
+        grant: GrantKind,
         merchant: &str,
     ) -> Result<Token> {
         let key = Self::key(tenant, grant, merchant);
@@ -191,10 +191,10 @@ impl Client {
             .ok_or_else(|| {
                 Error::new(
                     Kind::MerchantNotFound,
-                    format!("merchant {merchant} has no {grant} connection"),
+                    format!("merchant {merchant} has no {} connection", grant.as_str()),
                 )
             })?;
-        if conn.status == connections::LAPSED {
+        if conn.status == ConnectionStatus::Lapsed {
             return Err(lapsed(merchant));
         }
         let form = [
@@ -246,7 +246,7 @@ impl Client {
                 Ok(token)
             }
             400 if body["error"] == "invalid_grant" => {
-                connections::set_status(store, tenant, grant, merchant, connections::LAPSED)?;
+                connections::set_status(store, tenant, grant, merchant, ConnectionStatus::Lapsed)?;
                 Err(lapsed(merchant))
             }
             400..=499 => Err(Error::internal(format!("the LWA app was refused: {body}"))),
@@ -400,7 +400,7 @@ impl Client {
                             req.tenant,
                             req.grant,
                             req.merchant,
-                            connections::LAPSED,
+                            ConnectionStatus::Lapsed,
                         )?;
                         self.forget(req.tenant, req.grant, req.merchant);
                     }

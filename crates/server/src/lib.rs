@@ -1,11 +1,14 @@
-//! The HTTP front doors: one axum router serving `/health`, the OAuth endpoints, `/v1` and
-//! `/api`, with request ids, one JSON log line per request, bearer authentication and the
-//! error envelopes. Handlers stay thin: they read input, call a service, render the answer.
+//! The front doors over HTTP: one axum router serving `/health`, the OAuth endpoints, `/v1`,
+//! `/api` and MCP, generated from one declaration per operation (`operations`), with request
+//! ids, one JSON log line per request, bearer authentication and the error envelopes.
+//! Handlers and tools stay thin: they read their wire format into a typed request, call a
+//! service from a capability crate with the principal, and render the typed answer.
 
 pub mod http;
 pub mod jobs;
 pub mod mcp;
 pub mod openapi;
+pub mod operations;
 mod routes;
 mod state;
 
@@ -15,7 +18,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 pub use jobs::{JobsConfig, Workers};
-pub use state::{AppState, Marketplace, SharedState};
+pub use state::{AppState, SharedState};
 
 /// The whole router over `state`.
 pub fn router(state: SharedState) -> Router {

@@ -1,117 +1,87 @@
-//! What every handler can reach: the state store, the warehouse engines, limits and the
-//! public base URL (used in discovery documents).
+//! What every front door can reach: the built services (warehouse, marketplace, brand memory,
+//! forecast state), the state store for authentication, MCP sessions, the cursor signer, the
+//! job settings and the public base URL (used in discovery documents). Services are built
+//! here once from their dependencies; handlers and tools only call them.
 
-use std::sync::Arc;
-
+use pp_brand::service::BrandMemory;
+use pp_core::Result;
 use pp_core::cursor::Cursors;
-use pp_core::{Error, Kind, Principal, Result};
+use pp_forecast::service::ForecastState;
+use pp_marketplace::Marketplace;
 use pp_store::Store;
-use pp_warehouse::{Engine, Limits, Registry};
+use pp_warehouse::{Limits, Warehouses};
 
 use crate::mcp::{Guard, McpState};
 
 /// Shared application state.
 pub struct AppState {
-    /// The state store.
+    /// The state store (credentials, tokens, usage).
     pub store: Store,
-    /// One warehouse engine per tenant.
-    pub warehouses: Registry,
-    /// Query limits.
-    pub limits: Limits,
+    /// The tenants' warehouses and the limits their queries run under.
+    pub warehouses: Warehouses,
     /// The base URL clients reach the service at (no trailing slash).
     pub public_url: String,
     /// Signs `/v1` paging cursors with a key kept in the state store.
     pub cursors: Cursors,
     /// MCP sessions and the MCP Host/Origin guard.
     pub mcp: McpState,
-    /// The marketplace provider's APIs, when configured.
-    pub marketplace: Option<Arc<Marketplace>>,
+    /// The live marketplace: calls, reports, pricing runs and their job steps.
+    pub market: Marketplace,
+    /// Context documents, the lifecycle and the timeline.
+    pub brand: BrandMemory,
+    /// Forecast corrections.
+    pub forecast: ForecastState,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
-    /// Wakes idle workers when a job is added.
-    pub wake: crate::jobs::WakeHandle,
-}
-
-/// The live marketplace: the upstream client and the key that opens connected refresh tokens.
-pub struct Marketplace {
-    pub client: pp_marketplace::Client,
-    pub sealer: pp_marketplace::Sealer,
-}
-
-impl Marketplace {
-    /// What a call needs to reach the provider, over `store`.
-    pub fn provider<'a>(
-        &'a self,
-        store: &'a pp_store::Store,
-    ) -> pp_marketplace::upstream::Provider<'a> {
-        pp_marketplace::upstream::Provider {
-            client: &self.client,
-            store,
-            sealer: &self.sealer,
-        }
-    }
 }
 
 /// State as handlers receive it.
-pub type SharedState = Arc<AppState>;
+pub type SharedState = std::sync::Arc<AppState>;
 
 impl AppState {
-    /// State over `store` with default limits.
+    /// State over `store` with default limits and no marketplace upstream.
     pub fn new(store: Store, public_url: &str) -> Result<Self> {
+        // a catalog that does not parse stops the start, not the first call
+        pp_marketplace::catalog::spapi();
+        pp_marketplace::catalog::ads();
         let cursors = Cursors::new(store.service_key("v1-cursor")?);
         let public_url = public_url.trim_end_matches('/');
+        let warehouses = Warehouses::new(store.clone(), Limits::default());
+        let jobs = crate::jobs::JobsConfig::default();
         Ok(Self {
+            market: Marketplace::new(store.clone(), warehouses.clone(), jobs.market()),
+            brand: BrandMemory::new(store.clone(), warehouses.clone(), cursors.clone()),
+            forecast: ForecastState::new(store.clone(), warehouses.clone()),
             store,
-            warehouses: Registry::default(),
-            limits: Limits::default(),
+            warehouses,
             public_url: public_url.to_owned(),
             cursors,
             mcp: McpState::new(public_url),
-            marketplace: None,
-            jobs: crate::jobs::JobsConfig::default(),
-            wake: Default::default(),
+            jobs,
         })
     }
 
     /// Runs jobs as `jobs` says (worker count, lease, pricing pace).
     pub fn with_jobs(mut self, jobs: crate::jobs::JobsConfig) -> Self {
+        self.market.set_settings(jobs.market());
         self.jobs = jobs;
         self
     }
 
-    /// Points the marketplace surfaces at `upstream`, opening connections with `sealer`.
+    /// Points the marketplace at `upstream`, opening connections with `sealer`.
     pub fn with_marketplace(
         mut self,
         upstream: pp_marketplace::Upstream,
         policy: pp_marketplace::Policy,
         sealer: pp_marketplace::Sealer,
     ) -> Result<Self> {
-        let client = pp_marketplace::Client::new(upstream, policy)?;
-        self.marketplace = Some(Arc::new(Marketplace { client, sealer }));
+        self.market = self.market.with_upstream(upstream, policy, sealer)?;
         Ok(self)
-    }
-
-    /// The marketplace, or `spapi_not_configured` / `ads_not_configured`.
-    pub fn marketplace(&self, api: &str) -> Result<&Marketplace> {
-        self.marketplace.as_deref().ok_or_else(|| {
-            let kind = if api == "ads" { Kind::AdsNotConfigured } else { Kind::SpapiNotConfigured };
-            Error::new(kind, format!("no upstream is configured for the {} API", if api == "ads" { "advertising" } else { "selling-side" }))
-                .with_fix("Set lwa_client_id, lwa_client_secret and the API URLs (docs/configuration.md); server --dev uses its sandbox.")
-        })
     }
 
     /// Also accepts these `Host` names and `Origin`s on the MCP endpoints (`*` accepts any).
     pub fn with_mcp_allowed(mut self, hosts: &[String], origins: &[String]) -> Self {
         self.mcp.guard = Guard::new(&self.public_url, hosts, origins);
         self
-    }
-
-    /// The caller's own tenant warehouse; there is no way to name another.
-    pub fn warehouse_for(&self, p: &Principal) -> Result<Arc<dyn Engine>> {
-        let tenant = self.store.tenant(&p.tenant)?.ok_or_else(|| {
-            Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
-                .with_field("_cause", format!("tenant {} missing from store", p.tenant))
-        })?;
-        self.warehouses.engine(&tenant.id, &tenant.warehouse)
     }
 }

@@ -20,6 +20,48 @@ pub const SUCCEEDED: &str = "succeeded";
 pub const FAILED: &str = "failed";
 pub const CANCELLED: &str = "cancelled";
 
+/// A job's status, as stored and shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+impl JobStatus {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => QUEUED,
+            Self::Running => RUNNING,
+            Self::Succeeded => SUCCEEDED,
+            Self::Failed => FAILED,
+            Self::Cancelled => CANCELLED,
+        }
+    }
+
+    /// From the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Queued,
+            Self::Running,
+            Self::Succeeded,
+            Self::Failed,
+            Self::Cancelled,
+        ]
+        .into_iter()
+        .find(|x| x.as_str() == s)
+    }
+
+    /// Whether the job has ended.
+    pub fn terminal(self) -> bool {
+        matches!(self, Self::Succeeded | Self::Failed | Self::Cancelled)
+    }
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -32,7 +74,7 @@ pub struct Job {
     pub tenant: String,
     pub kind: String,
     pub merchant: Option<String>,
-    pub status: String,
+    pub status: JobStatus,
     pub done: i64,
     pub total: i64,
     pub attempts: i64,
@@ -71,24 +113,31 @@ pub struct Item {
 const COLUMNS: &str = "id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, error, run_after, created_at, updated_at, finished_at";
 
 fn row(r: &rusqlite::Row) -> rusqlite::Result<Job> {
+    // a stored value that no longer parses is a failure to read, never a default
+    let broken = |i: usize, what: String| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, what.into())
+    };
     let json = |i: usize| -> rusqlite::Result<Value> {
         let s: String = r.get(i)?;
-        Ok(serde_json::from_str(&s).unwrap_or(Value::Null))
+        serde_json::from_str(&s).map_err(|e| broken(i, format!("job JSON column {i}: {e}")))
     };
+    let status: String = r.get(4)?;
     Ok(Job {
         id: r.get(0)?,
         tenant: r.get(1)?,
         kind: r.get(2)?,
         merchant: r.get(3)?,
-        status: r.get(4)?,
+        status: JobStatus::parse(&status)
+            .ok_or_else(|| broken(4, format!("unknown job status '{status}'")))?,
         done: r.get(5)?,
         total: r.get(6)?,
         attempts: r.get(7)?,
         input: json(8)?,
         state: json(9)?,
-        error: r
-            .get::<_, Option<String>>(10)?
-            .and_then(|s| serde_json::from_str(&s).ok()),
+        error: match r.get::<_, Option<String>>(10)? {
+            None => None,
+            Some(_) => Some(json(10)?),
+        },
         run_after: r.get(11)?,
         created_at: r.get(12)?,
         updated_at: r.get(13)?,
@@ -316,7 +365,7 @@ mod tests {
         );
         assert_eq!(store.job_items(&id).unwrap().len(), 2, "seq 0 once");
         let j = store.job(&t, &id).unwrap().unwrap();
-        assert_eq!((j.status.as_str(), j.done), (SUCCEEDED, 2));
+        assert_eq!((j.status, j.done), (JobStatus::Succeeded, 2));
         assert!(store.claim_job("d", 60_000).unwrap().is_none());
         assert!(
             !store.cancel_job(&t, &id).unwrap(),
@@ -334,7 +383,10 @@ mod tests {
             !store.finish_step(&other, "e", &done, &[]).unwrap(),
             "a cancelled step is dropped"
         );
-        assert_eq!(store.job(&t, &other).unwrap().unwrap().status, CANCELLED);
+        assert_eq!(
+            store.job(&t, &other).unwrap().unwrap().status,
+            JobStatus::Cancelled
+        );
         assert!(
             store
                 .job(&TenantId::parse("other").unwrap(), &id)

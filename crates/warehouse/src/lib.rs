@@ -3,13 +3,16 @@
 //! engine per tenant warehouse. Read-only is enforced by the engine itself, never by matching
 //! SQL text.
 
+pub mod directory;
 mod engine;
 mod limits;
 pub mod params;
 mod registry;
+pub mod row;
 mod split;
 pub mod sqlite;
 pub mod v1;
+mod warehouses;
 
 pub use engine::{
     ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription, TableSummary,
@@ -17,3 +20,5 @@ pub use engine::{
 pub use limits::Limits;
 pub use params::Params;
 pub use registry::Registry;
+pub use row::Row;
+pub use warehouses::{Caps, SqlRequest, Warehouses};

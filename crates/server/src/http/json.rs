@@ -1,44 +1,82 @@
-//! A JSON body extractor whose failures are `400 invalid_request` in the `/api` envelope
-//! (axum's own rejection would answer in plain text).
+//! JSON body extractors whose failures are `400 invalid_request` (or `too_large`) in the
+//! path's family envelope (axum's own rejection would answer in plain text): [`JsonObject`]
+//! for a body read as a JSON object, [`Body`] for one deserialized into a typed request.
 
 use axum::extract::{FromRequest, Request};
+use axum::response::Response;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use pp_core::{Error, Kind};
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
-use super::error::ApiError;
+use super::error::for_path;
 
 /// Largest JSON body accepted, in bytes.
 pub const MAX_BODY: usize = 1024 * 1024;
 
-/// A request body parsed as a JSON object, at most `LIMIT` bytes.
-pub struct JsonObject<const LIMIT: usize = MAX_BODY>(pub serde_json::Map<String, Value>);
+/// A request body parsed as a JSON object, at most `LIMIT` bytes; an empty body reads as `{}`
+/// when `EMPTY_OK`.
+pub struct JsonObject<const LIMIT: usize = MAX_BODY, const EMPTY_OK: bool = false>(
+    pub Map<String, Value>,
+);
 
-impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for JsonObject<LIMIT> {
-    type Rejection = ApiError;
+async fn read(req: Request, limit: usize, empty_ok: bool) -> Result<Map<String, Value>, Error> {
+    let limited = Limited::new(req.into_body(), limit);
+    let bytes = match limited.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<LengthLimitError>() => {
+            return Err(Error::new(
+                Kind::TooLarge,
+                format!("the body is larger than {limit} bytes"),
+            ));
+        }
+        Err(e) => return Err(Error::invalid_request(format!("cannot read the body: {e}"))),
+    };
+    if empty_ok && bytes.is_empty() {
+        return Ok(Map::new());
+    }
+    parse_object(&bytes)
+}
+
+impl<S: Send + Sync, const LIMIT: usize, const EMPTY_OK: bool> FromRequest<S>
+    for JsonObject<LIMIT, EMPTY_OK>
+{
+    type Rejection = Response;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        let limited = Limited::new(req.into_body(), LIMIT);
-        let bytes = match limited.collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) if e.is::<LengthLimitError>() => {
-                return Err(ApiError(Error::new(
-                    Kind::TooLarge,
-                    format!("the body is larger than {LIMIT} bytes"),
-                )));
-            }
-            Err(e) => {
-                return Err(ApiError(Error::invalid_request(format!(
-                    "cannot read the body: {e}"
-                ))));
-            }
-        };
-        parse_object(&bytes).map(Self).map_err(ApiError)
+        let path = req.uri().path().to_owned();
+        read(req, LIMIT, EMPTY_OK)
+            .await
+            .map(Self)
+            .map_err(|e| for_path(&path, e))
     }
 }
 
+/// A request body deserialized into the typed request `T`.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let path = req.uri().path().to_owned();
+        let parsed = match read(req, MAX_BODY, false).await {
+            Ok(map) => typed(Value::Object(map)),
+            Err(e) => Err(e),
+        };
+        parsed.map(Self).map_err(|e| for_path(&path, e))
+    }
+}
+
+/// Deserializes a JSON value into a typed request; a wrong shape is `invalid_request` naming
+/// the field.
+pub fn typed<T: DeserializeOwned>(v: Value) -> Result<T, Error> {
+    serde_json::from_value(v)
+        .map_err(|e| Error::invalid_request(pp_core::wire::plain("this request", &e.to_string())))
+}
+
 /// Parses a body that must be one JSON object (`400 invalid_request` otherwise).
-pub fn parse_object(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, Error> {
+pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, Error> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(Error::invalid_request("the body must be a JSON object")),

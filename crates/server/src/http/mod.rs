@@ -1,7 +1,9 @@
-//! HTTP plumbing shared by every route: error rendering, the JSON body extractor, request ids
-//! with request logs, and bearer authentication.
+//! HTTP plumbing shared by every route: error rendering, success rendering, the JSON body and
+//! query-string extractors, request ids with request logs, and bearer authentication.
 
 pub mod auth;
 pub mod error;
 pub mod json;
+pub mod query;
+pub mod render;
 pub mod request_log;

@@ -1,16 +1,12 @@
 //! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`: pricing runs and
-//! report watches): each worker
-//! claims a ready job under a lease, runs one step of it while renewing the lease, and records
-//! the step's outcome. Several workers, in one process or several sharing one store, never run
+//! report watches): each worker claims a ready job under a lease, hands it to the service
+//! that owns its kind for one step while renewing the lease, and records the step's outcome. Several workers, in one process or several sharing one store, never run
 //! the same job twice, and a job whose worker died is taken up again when its lease runs out.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use pp_core::Error;
-use pp_marketplace::{pricing, reports};
-use pp_store::jobs::{Item, Job, Outcome};
-use tokio::sync::Notify;
+use pp_marketplace::pricing;
+use pp_store::jobs::Job;
 use tokio::task::JoinHandle;
 
 use crate::state::SharedState;
@@ -42,13 +38,13 @@ impl Default for JobsConfig {
     }
 }
 
-/// Wakes idle workers when a job is enqueued.
-#[derive(Default)]
-pub struct Wake(Notify);
-
-impl Wake {
-    pub fn job_added(&self) {
-        self.0.notify_waiters();
+impl JobsConfig {
+    /// What the marketplace service needs of this configuration.
+    pub fn market(&self) -> pp_marketplace::service::Settings {
+        pp_marketplace::service::Settings {
+            pricing_spacing: self.pricing_spacing,
+            report_stuck_after: self.report_stuck_after,
+        }
     }
 }
 
@@ -91,8 +87,9 @@ async fn work(app: SharedState, owner: String) {
 }
 
 async fn idle(app: &SharedState) {
+    let wake = app.market.wake();
     tokio::select! {
-        _ = app.wake.0.notified() => {}
+        _ = wake.notified() => {}
         _ = tokio::time::sleep(app.jobs.poll) => {}
     }
 }
@@ -109,7 +106,7 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
         }
     };
     let (outcome, items) = tokio::select! {
-        r = step(app, &job) => r,
+        r = app.market.step(&job) => r,
         _ = renew => {
             tracing::warn!(job = %job.id, "lost the lease mid-step; another worker has it");
             return;
@@ -123,38 +120,3 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
         Err(e) => tracing::error!(job = %job.id, error = %e, "recording a step failed"),
     }
 }
-
-async fn step(app: &SharedState, job: &Job) -> (Outcome, Vec<Item>) {
-    match job.kind.as_str() {
-        pricing::JOB_KIND => match app.marketplace("spapi") {
-            Ok(m) => {
-                let up = m.provider(&app.store);
-                pricing::step(&up, job).await
-            }
-            Err(e) => failed(job, &e),
-        },
-        reports::WATCH_KIND => match app.marketplace("spapi") {
-            Ok(m) => {
-                reports::watch_step(&m.provider(&app.store), job, app.jobs.report_stuck_after).await
-            }
-            Err(e) => failed(job, &e),
-        },
-        other => failed(
-            job,
-            &Error::internal(format!("no worker for job kind {other}")),
-        ),
-    }
-}
-
-fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
-    (
-        Outcome::Failed {
-            state: job.state.clone(),
-            error: e.api_envelope(None),
-        },
-        Vec::new(),
-    )
-}
-
-/// Shared by the state: the pool's configuration and its wake-up.
-pub type WakeHandle = Arc<Wake>;

@@ -16,8 +16,7 @@ mod versions;
 
 use std::sync::Arc;
 
-use axum::Router;
-use axum::routing::get;
+use axum::routing::{MethodRouter, delete, get, post};
 
 pub use caller::Guard;
 pub use sessions::Sessions;
@@ -40,22 +39,33 @@ impl McpState {
     }
 }
 
-/// The MCP routes (each authenticates its own caller) and the RFC 9728 documents.
-pub fn routes() -> Router<SharedState> {
-    Router::new()
-        .route(
-            "/mcp",
-            get(streamable::get)
-                .post(streamable::post)
-                .delete(streamable::delete),
-        )
-        .route("/mcp/sse", get(legacy_sse::open).post(legacy_sse::message))
-        .route(
-            "/.well-known/oauth-protected-resource",
-            get(metadata::for_root),
-        )
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            get(metadata::for_mcp),
-        )
+/// `/mcp`: Streamable HTTP (each request authenticates its own caller).
+pub fn streamable_get() -> MethodRouter<SharedState> {
+    get(streamable::get)
+}
+
+pub fn streamable_post() -> MethodRouter<SharedState> {
+    post(streamable::post)
+}
+
+pub fn streamable_delete() -> MethodRouter<SharedState> {
+    delete(streamable::delete)
+}
+
+/// `/mcp/sse`: the legacy HTTP+SSE transport.
+pub fn sse_open() -> MethodRouter<SharedState> {
+    get(legacy_sse::open)
+}
+
+pub fn sse_message() -> MethodRouter<SharedState> {
+    post(legacy_sse::message)
+}
+
+/// The RFC 9728 documents, for the service and for the MCP endpoint.
+pub fn resource_metadata() -> MethodRouter<SharedState> {
+    get(metadata::for_root)
+}
+
+pub fn mcp_resource_metadata() -> MethodRouter<SharedState> {
+    get(metadata::for_mcp)
 }

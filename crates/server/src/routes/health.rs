@@ -8,8 +8,7 @@ use crate::state::SharedState;
 use serde_json::{Value, json};
 
 pub async fn health(State(app): State<SharedState>) -> Json<Value> {
-    let upstream = app.marketplace.as_ref().map(|m| {
-        let u = &m.client.upstream;
+    let upstream = app.market.upstream().map(|u| {
         json!({ "kind": u.kind, "spapi_url": u.spapi_url, "ads_url": u.ads_url, "token_url": u.token_url })
     });
     Json(json!({

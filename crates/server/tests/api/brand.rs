@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::TestApp;
+use crate::common::{TestApp, service_actor};
 
 async fn send(app: &TestApp, method: &str, token: &str, path: &str, body: &Value) -> (u16, Value) {
     let res = app
@@ -288,8 +288,8 @@ async fn lifecycle_follows_the_state_table() {
     let e = &tl["events"][0];
     assert_eq!(e["id"], event_id);
     assert_eq!(
-        (e["actor"].as_str(), e["on_behalf_of"].as_str()),
-        (Some("svc:test"), Some("ceo@example.com")),
+        (service_actor(&e["actor"]), e["on_behalf_of"].as_str()),
+        (true, Some("ceo@example.com")),
         "the body never names the actor"
     );
     assert_eq!(
@@ -310,16 +310,11 @@ async fn lifecycle_follows_the_state_table() {
     assert_eq!(
         (
             alpha["state"].as_str(),
-            alpha["changed_by"].as_str(),
+            service_actor(&alpha["changed_by"]),
             alpha["surface"].as_str(),
             alpha["reason_code"].as_str()
         ),
-        (
-            Some("retired"),
-            Some("svc:test"),
-            Some("api"),
-            Some("client_left")
-        )
+        (Some("retired"), true, Some("api"), Some("client_left"))
     );
     let (_, active) = app.get(&w, "/api/context/manifest?lifecycle=active").await;
     assert_eq!(
@@ -420,8 +415,11 @@ async fn reserved_kinds_are_refused_and_appends_are_attributed_to_the_credential
     let (s, b) = send(&app, "POST", &w, "/v1/timeline/event", &json!({ "brand": "alpha", "kind": "comment", "note": "Retail media test starts", "actor": "ceo@example.com", "changed_by": "ceo@example.com" })).await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(
-        (b["event"]["actor"].as_str(), b["event"]["surface"].as_str()),
-        (Some("svc:test"), Some("api"))
+        (
+            service_actor(&b["event"]["actor"]),
+            b["event"]["surface"].as_str()
+        ),
+        (true, Some("api"))
     );
     let r = token(&app, "gamma", "timeline:read").await;
     let (s, _) = send(

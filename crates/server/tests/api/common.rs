@@ -443,3 +443,11 @@ impl TestApp {
             .default_warehouse_path(&TenantId::parse(tenant).unwrap())
     }
 }
+
+/// Whether `v` is the actor of a test service credential: `svc:test/<credential id>`, naming
+/// the one credential that acted.
+pub fn service_actor(v: &Value) -> bool {
+    v.as_str()
+        .and_then(|a| a.strip_prefix("svc:test/cred_"))
+        .is_some_and(|id| !id.is_empty())
+}

@@ -422,9 +422,9 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
     pp_marketplace::connections::set_status(
         &app.store,
         &pp_core::TenantId::parse("acme").unwrap(),
-        "ads",
+        pp_marketplace::connections::GrantKind::Ads,
         "A1DEMOSELLERMX",
-        "not_activated",
+        pp_marketplace::connections::ConnectionStatus::NotActivated,
     )
     .unwrap();
     refused(

@@ -627,6 +627,7 @@ async fn large_results_are_capped_and_say_how_to_get_the_rest() {
 /// Strips what differs between two otherwise equal answers.
 fn comparable(mut v: Value) -> Value {
     for k in [
+        "ok",
         "at",
         "event_id",
         "id",
@@ -765,7 +766,7 @@ async fn marketplace_tools_call_the_provider_like_their_rest_twins() {
     // the merchants and one call, as over REST
     let (_, merchants) = m.call("marketplace_list_merchants", json!({})).await;
     let (_, rest) = app.get(&token, "/api/marketplace/merchants").await;
-    assert_eq!(merchants, rest);
+    assert_eq!(merchants, comparable(rest));
     let (_, ops) = m
         .call(
             "marketplace_spapi_operations",
@@ -787,7 +788,7 @@ async fn marketplace_tools_call_the_provider_like_their_rest_twins() {
         .json()
         .await
         .unwrap();
-    assert_eq!(via_mcp, via_rest);
+    assert_eq!(via_mcp, comparable(via_rest));
     assert_eq!(via_mcp["merchant"]["marketplace"], "CA");
     // the selector's refusal and the provider's are the /api envelope as a tool error
     let (result, text) = m

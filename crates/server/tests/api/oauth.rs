@@ -41,7 +41,11 @@ async fn wrong_secret_unknown_client_and_form_auth() {
     let (status, me) = app.get(token, "/v1/me").await;
     assert_eq!(status, 200);
     assert_eq!(me["tenant_id"], "acme");
-    assert_eq!(me["person_label"], "svc:test");
+    assert_eq!(
+        me["person_label"],
+        format!("svc:test/{}", me["credential_id"].as_str().unwrap()),
+        "the actor names the credential"
+    );
 }
 
 #[tokio::test]

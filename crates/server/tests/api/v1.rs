@@ -339,7 +339,8 @@ async fn accounts_resolve_only_within_the_tenant() {
             us["auth"]["retail"].as_str(),
             us["auth"]["ads"].as_str()
         ),
-        (Some("USD"), Some("connected"), Some("connected"))
+        (Some("USD"), Some("not_connected"), Some("not_connected")),
+        "this app holds no grants: the warehouse's rows alone connect nothing"
     );
     assert_eq!(body["accounts"][1]["currency"], "CAD");
 

@@ -1,14 +1,26 @@
 //! `GET /v1/accounts`: every merchant row the tenant exposes, with its brands, currency,
-//! per-domain status and how far its data runs.
+//! per-domain authorization (the state of the service's grant for it) and how far its data
+//! runs.
+
+use std::collections::HashMap;
 
 use pp_core::Result;
 use serde_json::{Value, json};
 
 use super::Ctx;
+use super::account::{all_accounts, data_through};
 use super::args::Args;
-use super::sql::{all_accounts, data_through, int, rows, s};
+use super::rows::{int, rows, s};
 
-pub async fn accounts(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
+/// The state of the service's grants, per domain, by merchant token (`active`, `lapsed`,
+/// `not_activated`); a token with no grant in a domain reads `not_connected` there.
+#[derive(Debug, Default)]
+pub struct Grants {
+    pub retail: HashMap<String, &'static str>,
+    pub ads: HashMap<String, &'static str>,
+}
+
+pub async fn accounts(ctx: &Ctx<'_>, args: &Args, grants: &Grants) -> Result<Value> {
     args.only(&[])?;
     let mut out = Vec::new();
     for a in all_accounts(ctx).await? {
@@ -19,8 +31,8 @@ pub async fn accounts(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         )
         .await?
         .iter()
-        .map(|r| s(r, "Brand").to_owned())
-        .collect();
+        .map(|r| s(r, "Brand").map(str::to_owned))
+        .collect::<Result<_>>()?;
         let (retail_table, ads_table) = if a.vendor {
             ("vendor_sales_and_traffic", "dsp_daily")
         } else {
@@ -28,13 +40,8 @@ pub async fn accounts(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         };
         let retail = data_through(ctx, retail_table, "Date", a.seller_id).await?;
         let ads = data_through(ctx, ads_table, "Date", a.seller_id).await?;
-        let status = |d: &Option<chrono::NaiveDate>| {
-            if d.is_some() {
-                "connected"
-            } else {
-                "not_connected"
-            }
-        };
+        let auth =
+            |m: &HashMap<String, &'static str>| m.get(&a.token).copied().unwrap_or("not_connected");
         out.push(json!({
             "account_id": a.id,
             "name": a.name,
@@ -45,7 +52,7 @@ pub async fn accounts(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
             "marketplace_id": a.marketplace_id,
             "currency": a.currency,
             "brands": brands,
-            "auth": { "retail": status(&retail), "ads": status(&ads) },
+            "auth": { "retail": auth(&grants.retail), "ads": auth(&grants.ads) },
             "data_through": { "retail": retail.map(|d| d.to_string()), "ads": ads.map(|d| d.to_string()) },
         }));
     }

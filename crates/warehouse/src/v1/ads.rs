@@ -6,11 +6,11 @@ use pp_core::{Error, Result};
 use serde_json::{Map, Value, json};
 
 use super::Ctx;
+use super::account::{Account, account, data_through, no_data};
 use super::args::Args;
-use super::sql::{
-    Account, Row, account, data_through, day, f, i, int, money, no_data, page, ratio, rows, s,
-    text, window,
-};
+use super::money::{money, ratio};
+use super::rows::{Row, day, f, i, int, rows, s, text};
+use super::window::{Window, page, window};
 use crate::params::Scalar;
 
 const METRICS: &str = "SUM(Impressions) AS impressions, SUM(Clicks) AS clicks, ROUND(SUM(Cost), 2) AS spend, \
@@ -23,18 +23,18 @@ const AD_PRODUCTS: &[&str] = &[
 const PAGED: &[&str] = &["account_id", "start_date", "end_date", "limit", "cursor"];
 
 /// The metric block of an aggregate row.
-fn metrics(r: &Row, currency: &str) -> Map<String, Value> {
+fn metrics(r: &Row, currency: &str) -> Result<Map<String, Value>> {
     let (imp, clk, spend, sales) = (
-        i(r, "impressions") as f64,
-        i(r, "clicks") as f64,
-        f(r, "spend"),
-        f(r, "sales"),
+        i(r, "impressions")? as f64,
+        i(r, "clicks")? as f64,
+        f(r, "spend")?,
+        f(r, "sales")?,
     );
     let mut m = Map::new();
-    m.insert("impressions".into(), json!(i(r, "impressions")));
-    m.insert("clicks".into(), json!(i(r, "clicks")));
+    m.insert("impressions".into(), json!(i(r, "impressions")?));
+    m.insert("clicks".into(), json!(i(r, "clicks")?));
     m.insert("spend".into(), money(spend, currency));
-    m.insert("purchases".into(), json!(i(r, "purchases")));
+    m.insert("purchases".into(), json!(i(r, "purchases")?));
     m.insert("sales".into(), money(sales, currency));
     m.insert("ctr".into(), ratio(clk, imp, 100.0));
     m.insert(
@@ -47,7 +47,7 @@ fn metrics(r: &Row, currency: &str) -> Map<String, Value> {
     );
     m.insert("acos".into(), ratio(spend, sales, 100.0));
     m.insert("roas".into(), ratio(sales, spend, 1.0));
-    m
+    Ok(m)
 }
 
 /// The account and its ads data-through day, or the `no_data` answer.
@@ -66,7 +66,7 @@ async fn ads_account(
     }
 }
 
-fn base(a: &Account, w: &super::sql::Window) -> Vec<Scalar> {
+fn base(a: &Account, w: &Window) -> Vec<Scalar> {
     vec![int(a.seller_id), day(w.start), day(w.end)]
 }
 
@@ -90,14 +90,14 @@ pub async fn account_summary(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     let by: Vec<Value> = by
         .iter()
         .map(|r| {
-            let mut m = metrics(r, &a.currency);
-            m.insert("ad_product".into(), json!(s(r, "ad_product")));
-            Value::Object(m)
+            let mut m = metrics(r, &a.currency)?;
+            m.insert("ad_product".into(), json!(s(r, "ad_product")?));
+            Ok(Value::Object(m))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     Ok(json!({
         "account_id": a.id, "currency": a.currency, "window": w.json(),
-        "totals": metrics(total.first().unwrap_or(&Row::new()), &a.currency),
+        "totals": metrics(total.first().unwrap_or(&Row::new()), &a.currency)?,
         "by_ad_product": by, "availability": { "status": "available" },
     }))
 }
@@ -127,15 +127,16 @@ pub async fn account_pacing(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     let elapsed = (end - month_start).num_days() + 1;
     let spent = rows(ctx, "SELECT ROUND(SUM(Cost), 2) AS spend, ROUND(SUM(CampaignBudget), 2) AS budget FROM ads_campaign_daily WHERE SellerID = ? AND Date BETWEEN ? AND ?", vec![int(a.seller_id), day(month_start), day(end)]).await?;
     let budgets = rows(ctx, "SELECT ROUND(SUM(DailyBudget), 2) AS daily FROM ads_campaign WHERE SellerID = ? AND State = 'ENABLED'", vec![int(a.seller_id)]).await?;
-    let spend = spent.first().map_or(0.0, |r| f(r, "spend"));
-    let monthly = budgets.first().map_or(0.0, |r| f(r, "daily")) * days_in_month as f64;
+    let spend = spent.first().map_or(Ok(0.0), |r| f(r, "spend"))?;
+    let budget = spent.first().map_or(Ok(0.0), |r| f(r, "budget"))?;
+    let monthly = budgets.first().map_or(Ok(0.0), |r| f(r, "daily"))? * days_in_month as f64;
     let projected = spend / elapsed as f64 * days_in_month as f64;
     Ok(json!({
         "account_id": a.id, "currency": a.currency,
         "month": &month_start.to_string()[..7], "days_in_month": days_in_month, "days_elapsed": elapsed,
         "data_through": through.to_string(), "month_complete": end == next - Duration::days(1),
         "spend_to_date": money(spend, &a.currency),
-        "budget_to_date": money(spent.first().map_or(0.0, |r| f(r, "budget")), &a.currency),
+        "budget_to_date": money(budget, &a.currency),
         "monthly_budget": money(monthly, &a.currency),
         "projected_spend": money(projected, &a.currency),
         "pacing_percent": ratio(projected, monthly, 100.0),
@@ -151,16 +152,16 @@ struct Listing<'a> {
     group: &'a str,
     keyset: &'a str,
     filters: Vec<(&'a str, Scalar, String)>,
-    key: fn(&Row) -> Value,
+    key: fn(&Row) -> Result<Value>,
     key_params: fn(&Value) -> Option<Vec<Scalar>>,
-    shape: fn(&Row, &Map<String, Value>) -> Value,
+    shape: fn(&Row, &Map<String, Value>) -> Result<Value>,
 }
 
 async fn listing(
     ctx: &Ctx<'_>,
     args: &Args,
     a: &Account,
-    w: &super::sql::Window,
+    w: &Window,
     l: Listing<'_>,
 ) -> Result<Value> {
     let mut fp = vec![
@@ -202,14 +203,14 @@ async fn listing(
         page_params,
     )
     .await?;
-    let (items, next) = p.finish(ctx, fetched, l.key);
+    let (items, next) = p.finish(ctx, fetched, l.key)?;
     let items: Vec<Value> = items
         .iter()
-        .map(|r| (l.shape)(r, &metrics(r, &a.currency)))
-        .collect();
+        .map(|r| (l.shape)(r, &metrics(r, &a.currency)?))
+        .collect::<Result<_>>()?;
     Ok(json!({
         "account_id": a.id, "currency": a.currency, "window": w.json(),
-        "totals": metrics(totals.first().unwrap_or(&Row::new()), &a.currency),
+        "totals": metrics(totals.first().unwrap_or(&Row::new()), &a.currency)?,
         "items": items, "next_cursor": next, "availability": { "status": "available" },
     }))
 }
@@ -238,9 +239,9 @@ pub async fn campaign_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         group: "CampaignID",
         keyset: "CampaignID > ?",
         filters,
-        key: |r| json!([i(r, "campaign_id")]),
+        key: |r| Ok(json!([i(r, "campaign_id")?])),
         key_params: |k| Some(vec![int(k.get(0)?.as_i64()?)]),
-        shape: |r, m| with(m, json!({ "campaign_id": i(r, "campaign_id"), "campaign_name": s(r, "campaign_name"), "ad_product": s(r, "ad_product") })),
+        shape: |r, m| Ok(with(m, json!({ "campaign_id": i(r, "campaign_id")?, "campaign_name": s(r, "campaign_name")?, "ad_product": s(r, "ad_product")? }))),
     })
     .await
 }
@@ -263,13 +264,13 @@ pub async fn search_terms(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         group: "SearchTerm, TargetingID",
         keyset: "(SearchTerm, TargetingID) > (?, ?)",
         filters,
-        key: |r| json!([s(r, "search_term"), i(r, "keyword_id")]),
+        key: |r| Ok(json!([s(r, "search_term")?, i(r, "keyword_id")?])),
         key_params: |k| Some(vec![text(k.get(0)?.as_str()?), int(k.get(1)?.as_i64()?)]),
         shape: |r, m| {
-            with(m, json!({
-                "search_term": s(r, "search_term"), "keyword_id": i(r, "keyword_id"), "keyword": s(r, "keyword"),
-                "match_type": s(r, "match_type"), "campaign_id": i(r, "campaign_id"), "ad_group_id": i(r, "ad_group_id"),
-            }))
+            Ok(with(m, json!({
+                "search_term": s(r, "search_term")?, "keyword_id": i(r, "keyword_id")?, "keyword": s(r, "keyword")?,
+                "match_type": s(r, "match_type")?, "campaign_id": i(r, "campaign_id")?, "ad_group_id": i(r, "ad_group_id")?,
+            })))
         },
     })
     .await
@@ -282,16 +283,27 @@ pub async fn asin_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         Err(v) => return Ok(v),
     };
     let w = window(args, through, 30)?;
-    listing(ctx, args, &a, &w, Listing {
-        name: "asin-performance",
-        table: "ads_advertised_product_daily",
-        select: "AdvertisedASIN AS asin, MAX(AdvertisedSKU) AS sku",
-        group: "AdvertisedASIN",
-        keyset: "AdvertisedASIN > ?",
-        filters: Vec::new(),
-        key: |r| json!([s(r, "asin")]),
-        key_params: |k| Some(vec![text(k.get(0)?.as_str()?)]),
-        shape: |r, m| with(m, json!({ "asin": s(r, "asin"), "sku": r.get("sku").cloned().unwrap_or(Value::Null) })),
-    })
+    listing(
+        ctx,
+        args,
+        &a,
+        &w,
+        Listing {
+            name: "asin-performance",
+            table: "ads_advertised_product_daily",
+            select: "AdvertisedASIN AS asin, MAX(AdvertisedSKU) AS sku",
+            group: "AdvertisedASIN",
+            keyset: "AdvertisedASIN > ?",
+            filters: Vec::new(),
+            key: |r| Ok(json!([s(r, "asin")?])),
+            key_params: |k| Some(vec![text(k.get(0)?.as_str()?)]),
+            shape: |r, m| {
+                Ok(with(
+                    m,
+                    json!({ "asin": s(r, "asin")?, "sku": crate::row::Row::opt_text(r, "sku")? }),
+                ))
+            },
+        },
+    )
     .await
 }

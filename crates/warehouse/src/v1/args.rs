@@ -7,6 +7,8 @@ use chrono::NaiveDate;
 use pp_core::{Error, Result};
 
 /// The parameters of one call.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(transparent)]
 pub struct Args(pub HashMap<String, String>);
 
 fn bad(name: &str, why: &str) -> Error {

@@ -5,8 +5,11 @@ use pp_core::Result;
 use serde_json::{Value, json};
 
 use super::Ctx;
+use super::account::{account, data_through, no_data};
 use super::args::Args;
-use super::sql::{account, data_through, day, i, int, no_data, page, ratio, rows, s, text, window};
+use super::money::ratio;
+use super::rows::{Row, day, i, int, rows, s, text};
+use super::window::{page, window};
 
 fn definitions() -> Value {
     json!({
@@ -71,27 +74,29 @@ pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Valu
     sql.push_str(" ORDER BY WeekStart, SearchQuery LIMIT ?");
     params.push(int(p.limit + 1));
     let (items, next) = p.finish(ctx, rows(ctx, &sql, params).await?, |r| {
-        json!([s(r, "week_start"), s(r, "search_query")])
-    });
-    let pair = |r: &super::sql::Row, k: &str| json!({ "total": i(r, &format!("{k}Total")), "brand": i(r, &format!("{k}Brand")) });
-    let share = |r: &super::sql::Row, k: &str| {
-        ratio(
-            i(r, &format!("{k}Brand")) as f64,
-            i(r, &format!("{k}Total")) as f64,
+        Ok(json!([s(r, "week_start")?, s(r, "search_query")?]))
+    })?;
+    let pair = |r: &Row, k: &str| -> Result<Value> {
+        Ok(json!({ "total": i(r, &format!("{k}Total"))?, "brand": i(r, &format!("{k}Brand"))? }))
+    };
+    let share = |r: &Row, k: &str| -> Result<Value> {
+        Ok(ratio(
+            i(r, &format!("{k}Brand"))? as f64,
+            i(r, &format!("{k}Total"))? as f64,
             100.0,
-        )
+        ))
     };
     let items: Vec<Value> = items
         .iter()
         .map(|r| {
-            json!({
-                "week_start": s(r, "week_start"), "week_end": s(r, "week_end"), "search_query": s(r, "search_query"),
-                "search_query_volume": i(r, "volume"),
-                "impressions": pair(r, "Impressions"), "clicks": pair(r, "Clicks"), "cart_adds": pair(r, "CartAdds"), "purchases": pair(r, "Purchases"),
-                "impression_share": share(r, "Impressions"), "click_share": share(r, "Clicks"), "purchase_share": share(r, "Purchases"),
-            })
+            Ok(json!({
+                "week_start": s(r, "week_start")?, "week_end": s(r, "week_end")?, "search_query": s(r, "search_query")?,
+                "search_query_volume": i(r, "volume")?,
+                "impressions": pair(r, "Impressions")?, "clicks": pair(r, "Clicks")?, "cart_adds": pair(r, "CartAdds")?, "purchases": pair(r, "Purchases")?,
+                "impression_share": share(r, "Impressions")?, "click_share": share(r, "Clicks")?, "purchase_share": share(r, "Purchases")?,
+            }))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     Ok(json!({
         "account_id": a.id, "window": w.json(), "items": items, "next_cursor": next,
         "metric_definitions": definitions(), "availability": { "status": "available" },

@@ -4,19 +4,22 @@
 //! to the latest complete data day, and answers with explicit currencies and opaque cursors.
 //! `docs/v1.md` is the contract.
 
+mod account;
 mod accounts;
 mod ads;
 mod args;
 mod brand_analytics;
+mod money;
 mod retail;
-mod sql;
+mod rows;
+mod window;
 
 use pp_core::cursor::Cursors;
 
 use crate::engine::Engine;
 use crate::limits::Limits;
 
-pub use accounts::accounts;
+pub use accounts::{Grants, accounts};
 pub use ads::{
     account_pacing, account_summary, asin_performance, campaign_performance, search_terms,
 };

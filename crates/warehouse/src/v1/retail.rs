@@ -5,11 +5,11 @@ use pp_core::Result;
 use serde_json::{Value, json};
 
 use super::Ctx;
+use super::account::{Account, account, data_through, no_data};
 use super::args::Args;
-use super::sql::{
-    Account, Row, account, data_through, day, f, i, int, money, no_data, page, ratio, rows, s,
-    text, window,
-};
+use super::money::{money, ratio};
+use super::rows::{Row, day, f, i, int, rows, s, text};
+use super::window::{Window, page, window};
 use crate::params::Scalar;
 
 const SERIES: &[&str] = &["account_id", "start_date", "end_date", "asin"];
@@ -69,8 +69,7 @@ fn source(a: &Account, by_asin: bool) -> Source {
 async fn series_scope(
     ctx: &Ctx<'_>,
     args: &Args,
-) -> Result<std::result::Result<(Account, Source, super::sql::Window, String, Vec<Scalar>), Value>>
-{
+) -> Result<std::result::Result<(Account, Source, Window, String, Vec<Scalar>), Value>> {
     args.only(SERIES)?;
     let a = account(ctx, args).await?;
     let src = source(&a, args.str("asin").is_some());
@@ -95,11 +94,11 @@ async fn series_scope(
 }
 
 /// A series point: its date first, then its measures.
-fn dated(r: &Row, measures: Value) -> Value {
+fn dated(r: &Row, measures: Value) -> Result<Value> {
     let mut m = serde_json::Map::new();
-    m.insert("date".into(), json!(s(r, "date")));
+    m.insert("date".into(), json!(s(r, "date")?));
     m.extend(measures.as_object().cloned().unwrap_or_default());
-    Value::Object(m)
+    Ok(Value::Object(m))
 }
 
 pub async fn sales(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
@@ -119,18 +118,21 @@ pub async fn sales(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     )
     .await?;
     let shape = |cents: i64, units: i64, orders: Option<i64>| json!({ "ordered_sales": money(cents as f64 / 100.0, &a.currency), "units": units, "orders": orders });
-    let orders = |r: &Row| r.get("orders").and_then(Value::as_i64);
+    let orders = |r: &Row| crate::row::Row::opt_int(r, "orders");
     let series: Vec<Value> = daily
         .iter()
-        .map(|r| dated(r, shape(i(r, "sales_cents"), i(r, "units"), orders(r))))
-        .collect();
-    let total_orders = daily
-        .iter()
-        .map(orders)
+        .map(|r| dated(r, shape(i(r, "sales_cents")?, i(r, "units")?, orders(r)?)))
+        .collect::<Result<_>>()?;
+    let per_day = daily.iter().map(orders).collect::<Result<Vec<_>>>()?;
+    let total_orders = per_day
+        .into_iter()
         .try_fold(0_i64, |acc, o| o.map(|o| acc + o));
     let totals = shape(
-        daily.iter().map(|r| i(r, "sales_cents")).sum(),
-        daily.iter().map(|r| i(r, "units")).sum(),
+        daily
+            .iter()
+            .map(|r| i(r, "sales_cents"))
+            .sum::<Result<i64>>()?,
+        daily.iter().map(|r| i(r, "units")).sum::<Result<i64>>()?,
         if daily.is_empty() { None } else { total_orders },
     );
     Ok(json!({
@@ -166,24 +168,24 @@ pub async fn traffic(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
             "unit_session_percentage": ratio(units as f64, s, 100.0),
         })
     };
-    let sessions = |r: &Row| r.get("sessions").and_then(Value::as_i64);
+    let sessions = |r: &Row| crate::row::Row::opt_int(r, "sessions");
     let series: Vec<Value> = daily
         .iter()
         .map(|r| {
             dated(
                 r,
                 shape(
-                    sessions(r),
-                    i(r, "page_views"),
-                    i(r, "units"),
-                    f(r, "buy_box_weighted"),
+                    sessions(r)?,
+                    i(r, "page_views")?,
+                    i(r, "units")?,
+                    f(r, "buy_box_weighted")?,
                 ),
             )
         })
-        .collect();
-    let total_sessions = daily
-        .iter()
-        .map(sessions)
+        .collect::<Result<_>>()?;
+    let per_day = daily.iter().map(sessions).collect::<Result<Vec<_>>>()?;
+    let total_sessions = per_day
+        .into_iter()
         .try_fold(0_i64, |acc, x| x.map(|x| acc + x));
     let totals = shape(
         if daily.is_empty() {
@@ -191,9 +193,15 @@ pub async fn traffic(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         } else {
             total_sessions
         },
-        daily.iter().map(|r| i(r, "page_views")).sum(),
-        daily.iter().map(|r| i(r, "units")).sum(),
-        daily.iter().map(|r| f(r, "buy_box_weighted")).sum(),
+        daily
+            .iter()
+            .map(|r| i(r, "page_views"))
+            .sum::<Result<i64>>()?,
+        daily.iter().map(|r| i(r, "units")).sum::<Result<i64>>()?,
+        daily
+            .iter()
+            .map(|r| f(r, "buy_box_weighted"))
+            .sum::<Result<f64>>()?,
     );
     Ok(json!({
         "account_id": a.id, "window": w.json(), "asin": args.str("asin"),
@@ -251,8 +259,8 @@ pub async fn inventory(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     sql.push_str(" ORDER BY SKU LIMIT ?");
     params.push(int(p.limit + 1));
     let (items, next) = p.finish(ctx, rows(ctx, &sql, params).await?, |r| {
-        json!([s(r, "sku")])
-    });
+        Ok(json!([s(r, "sku")?]))
+    })?;
     Ok(json!({
         "account_id": a.id, "data_through": through.to_string(), "items": items, "next_cursor": next,
         "availability": { "status": "available" },

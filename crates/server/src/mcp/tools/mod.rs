@@ -1,95 +1,29 @@
-//! Our own tool registry, in front of any transport or SDK: each tool's name, description (with
-//! the catalog's traps), input and output schemas, annotations, the scopes a call needs, and
-//! the function that runs it over the same services the REST routes use. A missing scope and a
-//! failed call are tool results with `isError: true` carrying the `/api` failure envelope.
-
-mod args;
-mod context;
-mod long_work;
-mod marketplace;
-mod timeline;
-mod warehouse;
-
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::LazyLock;
+//! The tool registry, a view over the operation declarations (`crate::operations`): each
+//! declared tool's name, description (with its scopes), input and output schemas and
+//! annotations, and the call that runs it. A missing scope and a failed call are tool results
+//! with `isError: true` carrying the `/api` failure envelope.
 
 use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{INVALID_PARAMS, RpcError};
-use crate::state::SharedState;
+use crate::operations::{self, Tool};
 
-pub use args::Args;
-
-/// What a running tool can reach.
-pub struct Ctx {
-    pub app: SharedState,
-    pub principal: Principal,
-}
-
-/// A tool's future.
-pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<Value, Error>> + Send + 'a>>;
-
-/// Behaviour hints shown to clients (`annotations`).
-#[derive(Clone, Copy)]
-pub struct Hints {
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    /// The tool reaches outside the service (the marketplace provider).
-    pub open_world: bool,
-}
-
-/// A read that changes nothing.
-pub const READ: Hints = Hints {
-    read_only: true,
-    destructive: false,
-    idempotent: true,
-    open_world: false,
-};
-
-/// One tool.
-pub struct Tool {
-    pub name: &'static str,
-    pub title: &'static str,
-    pub description: &'static str,
-    /// Every scope a call needs (checked on each call).
-    pub needs: &'static [Scope],
-    pub input: fn() -> Value,
-    /// The structured result's schema, when the result is structured.
-    pub output: Option<fn() -> Value>,
-    pub hints: Hints,
-    pub run: for<'a> fn(&'a Ctx, Args) -> Fut<'a>,
-}
-
-static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
-    let mut v = warehouse::tools();
-    v.extend(marketplace::tools());
-    v.extend(long_work::tools());
-    v.extend(context::tools());
-    v.extend(timeline::tools());
-    v
-});
-
-/// Every tool, in listing order.
-pub fn all() -> &'static [Tool] {
-    &TOOLS
-}
+pub use crate::operations::Ctx;
 
 /// Whether `p` holds the scopes of at least one tool (the connect rule).
 pub fn can_connect(p: &Principal) -> bool {
-    all().iter().any(|t| p.scopes.missing(t.needs).is_empty())
+    operations::tools().any(|(_, needs)| p.scopes.missing(needs).is_empty())
 }
 
 /// The distinct scope sets that let a credential connect, smallest first, as text.
 pub fn connect_options() -> Vec<String> {
     let mut sets: Vec<&'static [Scope]> = Vec::new();
-    for t in all() {
+    for (_, needs) in operations::tools() {
         // a set that contains a smaller listed set adds nothing
-        if !sets.iter().any(|s| s.iter().all(|x| t.needs.contains(x))) {
-            sets.retain(|s| !t.needs.iter().all(|x| s.contains(x)));
-            sets.push(t.needs);
+        if !sets.iter().any(|s| s.iter().all(|x| needs.contains(x))) {
+            sets.retain(|s| !needs.iter().all(|x| s.contains(x)));
+            sets.push(needs);
         }
     }
     sets.sort_by_key(|s| s.len());
@@ -113,13 +47,12 @@ fn structured(version: &str) -> bool {
 
 /// The `tools/list` entries for a client speaking `version`.
 pub fn descriptors(version: &str) -> Vec<Value> {
-    all()
-        .iter()
-        .map(|t| {
+    operations::tools()
+        .map(|(t, needs)| {
             let mut d = json!({
                 "name": t.name,
-                "description": format!("{}\n\nScopes: {}.", t.description, scopes_text(t.needs)),
-                "inputSchema": (t.input)(),
+                "description": format!("{}\n\nScopes: {}.", t.description, scopes_text(needs)),
+                "inputSchema": t.input,
                 "annotations": {
                     "title": t.title,
                     "readOnlyHint": t.hints.read_only,
@@ -130,8 +63,8 @@ pub fn descriptors(version: &str) -> Vec<Value> {
             });
             if structured(version) {
                 d["title"] = t.title.into();
-                if let Some(out) = t.output {
-                    d["outputSchema"] = out();
+                if let Some(out) = &t.output {
+                    d["outputSchema"] = out.clone();
                 }
             }
             d
@@ -141,8 +74,8 @@ pub fn descriptors(version: &str) -> Vec<Value> {
 
 /// A failed call: the `/api` failure envelope (plus `error: <kind>`) as the result text.
 pub fn failure(e: &Error) -> Value {
-    if let Some(cause) = e.cause() {
-        tracing::error!(kind = e.kind.code(), cause, "mcp tool failed");
+    if e.cause().is_some() {
+        tracing::error!(kind = e.kind.code(), cause = %e.chain(), "mcp tool failed");
     }
     let mut envelope = e.api_envelope(None);
     envelope["error"] = e.kind.code().into();
@@ -170,22 +103,22 @@ pub async fn call(
     params: &Map<String, Value>,
 ) -> Result<Value, RpcError> {
     let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-    let tool = all()
-        .iter()
-        .find(|t| t.name == name)
+    let (tool, needs) = operations::tools()
+        .find(|(t, _)| t.name == name)
         .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("Unknown tool: '{name}'")))?;
     let args = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(a)) => a.clone(),
         Some(_) => {
-            let e = Error::invalid_request("arguments must be an object");
-            return Ok(failure(&e));
+            return Ok(failure(&Error::invalid_request(
+                "arguments must be an object",
+            )));
         }
     };
-    if let Err(e) = ctx.principal.require(tool.needs) {
+    if let Err(e) = ctx.principal.require(needs) {
         return Ok(failure(&e));
     }
-    Ok(match (tool.run)(ctx, Args::new(args)).await {
+    Ok(match (tool.run)(ctx, args).await {
         Ok(v) => success(v, tool, version),
         Err(e) => failure(&e),
     })
@@ -198,13 +131,12 @@ mod tests {
     #[test]
     fn every_tool_is_well_formed_and_named_once() {
         let mut names = std::collections::HashSet::new();
-        for t in all() {
+        for (t, needs) in operations::tools() {
             assert!(names.insert(t.name), "{} twice", t.name);
-            let input = (t.input)();
-            assert_eq!(input["type"], "object", "{}", t.name);
-            assert!(!t.needs.is_empty(), "{} checks no scope", t.name);
-            if let Some(out) = t.output {
-                assert_eq!(out()["type"], "object", "{}", t.name);
+            assert_eq!(t.input["type"], "object", "{}", t.name);
+            assert!(!needs.is_empty(), "{} checks no scope", t.name);
+            if let Some(out) = &t.output {
+                assert_eq!(out["type"], "object", "{}", t.name);
             }
             assert!(
                 t.description.len() > 40,
@@ -212,6 +144,7 @@ mod tests {
                 t.name
             );
         }
+        assert_eq!(names.len(), 22);
     }
 
     #[test]

@@ -1,0 +1,223 @@
+//! Pricing (§4.5): inline batches answered in one response up to the family's limit, and runs
+//! of any size as jobs — started, polled, cancelled and read in pages, partial while they run.
+
+use std::time::Duration;
+
+use pp_core::{Error, Kind, Principal, Result, Scope};
+use pp_store::jobs::{Job, JobStatus, now_ms};
+use serde_json::Value;
+
+use super::answers::{PricingAnswer, RunBatches, RunMerchant, RunResult, RunView};
+use super::requests::{PricingRequest, ResultPage};
+use super::{Api, JobKind, Marketplace};
+use crate::merchants::Merchant;
+use crate::pricing::{self, Family, RunInput, RunState};
+use crate::upstream::Provider;
+
+/// The longest a throttled inline batch waits (twice at most) before the call gives up.
+const INLINE_WAIT_MAX: u64 = 60;
+/// Answers per page of a run's result unless asked, and at most.
+pub const RESULT_PAGE: u64 = 1_000;
+pub const RESULT_PAGE_MAX: u64 = 5_000;
+
+/// One inline batch; a throttled batch waits out its `Retry-After` (the caller is already
+/// holding for the pace) rather than losing the batches answered before it.
+async fn send_waiting(
+    up: &Provider<'_>,
+    p: &Principal,
+    merchant: &Merchant,
+    f: Family,
+    batch: &[String],
+) -> Result<Vec<Value>> {
+    let mut waited = 0;
+    loop {
+        match pricing::send_batch(up, &p.tenant, merchant, f, batch).await {
+            Err(e) if e.kind == Kind::Throttled && waited < 2 => {
+                let wait = e.field("retryAfter").and_then(Value::as_u64).unwrap_or(1);
+                if wait > INLINE_WAIT_MAX {
+                    return Err(e);
+                }
+                waited += 1;
+                tokio::time::sleep(Duration::from_secs(wait)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// A run as its poll shows it.
+fn view(job: &Job) -> Result<RunView> {
+    let input: RunInput = serde_json::from_value(job.input.clone())
+        .map_err(|e| Error::internal(format!("pricing run {} input: {e}", job.id)))?;
+    let state: RunState = serde_json::from_value(job.state.clone())
+        .map_err(|e| Error::internal(format!("pricing run {} state: {e}", job.id)))?;
+    let size = input.family.batch();
+    let batches = (job.total + size as i64 - 1) / size as i64;
+    let left = batches - state.next_batch as i64;
+    let terminal = job.status.terminal();
+    let eta_ms = if terminal || left <= 0 {
+        0
+    } else {
+        (job.run_after - now_ms()).max(0) + (left - 1) * input.spacing_ms as i64
+    };
+    Ok(RunView {
+        run_id: job.id.clone(),
+        family: input.family.name(),
+        status: job.status,
+        merchant: RunMerchant {
+            seller_id: input.merchant.seller_id,
+            legacy_seller_id: input.merchant.legacy_seller_id,
+            marketplace: input.merchant.marketplace,
+        },
+        done: job.done,
+        total: job.total,
+        batches: RunBatches {
+            done: state.next_batch,
+            total: batches,
+            size,
+        },
+        spacing_seconds: input.spacing_ms as f64 / 1000.0,
+        estimated_seconds_left: (eta_ms + 999) / 1000,
+        throttled_batches: state.throttled,
+        created_at: job.created_at.clone(),
+        updated_at: job.updated_at.clone(),
+        finished_at: job.finished_at.clone(),
+        waiting: state.waiting.filter(|_| !terminal),
+        error: job.error.clone(),
+    })
+}
+
+impl Marketplace {
+    /// The request's merchant and items, checked before anything is sent.
+    async fn pricing_items(
+        &self,
+        p: &Principal,
+        f: Family,
+        req: &PricingRequest,
+        max: usize,
+    ) -> Result<(Merchant, Vec<String>)> {
+        p.require(&[Scope::RetailRead])?;
+        let (list, other, other_name) = match f {
+            Family::CompetitiveSummary => (&req.asins, &req.skus, "skus"),
+            Family::FeaturedOfferExpectedPrice => (&req.skus, &req.asins, "asins"),
+        };
+        if other.is_some() {
+            return Err(Error::invalid_request(format!(
+                "'{other_name}' is not a field of {} (it takes the merchant selector and {})",
+                f.name(),
+                f.field().0
+            )));
+        }
+        let items = pricing::items(f, list.as_deref(), max)?;
+        self.provider(Api::Spapi)?;
+        Ok((self.resolve(p, &req.selector()).await?, items))
+    }
+
+    /// Every batch sent in turn, paced, answered in one response (`retail:read`).
+    pub async fn price_inline(
+        &self,
+        p: &Principal,
+        f: Family,
+        req: PricingRequest,
+    ) -> Result<PricingAnswer> {
+        let (merchant, items) = self.pricing_items(p, f, &req, f.sync_max()).await?;
+        let up = self.provider(Api::Spapi)?;
+        let mut answers = Vec::with_capacity(items.len());
+        for (i, batch) in items.chunks(f.batch()).enumerate() {
+            if i > 0 {
+                tokio::time::sleep(self.settings.pricing_spacing.of(f)).await;
+            }
+            answers.extend(send_waiting(&up, p, &merchant, f, batch).await?);
+        }
+        Ok(PricingAnswer {
+            family: f.name(),
+            merchant,
+            total: items.len(),
+            batches: items.len().div_ceil(f.batch()),
+            items: answers,
+        })
+    }
+
+    /// Starts a background run of any size (`retail:read`); its first view.
+    pub async fn start_run(
+        &self,
+        p: &Principal,
+        f: Family,
+        req: PricingRequest,
+    ) -> Result<RunView> {
+        let (merchant, items) = self.pricing_items(p, f, &req, pricing::RUN_MAX).await?;
+        let input = RunInput {
+            family: f,
+            merchant: (&merchant).into(),
+            spacing_ms: self.settings.pricing_spacing.of(f).as_millis() as u64,
+            items,
+        };
+        let total = input.items.len() as i64;
+        let id = self.store.enqueue_job(
+            &p.tenant,
+            JobKind::PricingRun.as_str(),
+            Some(&merchant.seller_id),
+            total,
+            &serde_json::to_value(&input).map_err(Error::internal)?,
+        )?;
+        self.wake.notify_waiters();
+        view(&self.own_run(p, &id)?)
+    }
+
+    fn own_run(&self, p: &Principal, id: &str) -> Result<Job> {
+        p.require(&[Scope::RetailRead])?;
+        self.store
+            .job(&p.tenant, id)?
+            .filter(|j| j.kind == JobKind::PricingRun.as_str())
+            .ok_or_else(|| Error::not_found(format!("no pricing run {id}")))
+    }
+
+    /// A run's view (`retail:read`).
+    pub fn run(&self, p: &Principal, id: &str) -> Result<RunView> {
+        view(&self.own_run(p, id)?)
+    }
+
+    /// A run's answers so far, in input order (`retail:read`).
+    pub fn run_result(&self, p: &Principal, id: &str, page: ResultPage) -> Result<RunResult> {
+        let limit = page.limit.unwrap_or(RESULT_PAGE);
+        if !(1..=RESULT_PAGE_MAX).contains(&limit) {
+            return Err(Error::invalid_request(format!(
+                "limit must be 1 to {RESULT_PAGE_MAX}"
+            )));
+        }
+        let offset = usize::try_from(page.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+        let limit = limit as usize;
+        let job = self.own_run(p, id)?;
+        let all = self.store.job_items(&job.id)?;
+        let answered = all.len();
+        let items = all
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|(_, v)| v)
+            .collect();
+        let next = offset.saturating_add(limit);
+        Ok(RunResult {
+            run_id: job.id,
+            status: job.status,
+            complete: job.status == JobStatus::Succeeded,
+            total: job.total,
+            answered,
+            items,
+            next_offset: (next < answered).then_some(next),
+        })
+    }
+
+    /// Cancels an unfinished run (`retail:read`, like starting one); answered items stay.
+    pub fn cancel_run(&self, p: &Principal, id: &str) -> Result<RunView> {
+        let job = self.own_run(p, id)?;
+        if !self.store.cancel_job(&p.tenant, &job.id)? {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!("run {id} already ended ({})", job.status.as_str()),
+            )
+            .with_field("status", job.status.as_str()));
+        }
+        self.run(p, id)
+    }
+}

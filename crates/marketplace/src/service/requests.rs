@@ -1,0 +1,285 @@
+//! The typed requests of the marketplace service. Every front door (REST body, MCP arguments,
+//! a command-line command) deserializes into these; unknown fields are refused, and values
+//! that have a shape (operation ids, profile ids, idempotency keys, pricing families) are
+//! newtypes or enums that validate on construction.
+
+use pp_core::{Error, Result};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+use crate::merchants::Selector;
+
+/// Reads a request from JSON: a wrong shape is `invalid_request` in plain words.
+pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T> {
+    serde_json::from_value(v)
+        .map_err(|e| Error::invalid_request(pp_core::wire::plain(what, &e.to_string())))
+}
+
+/// A positive whole number, also sent as a numeric string (`"3"`), as query strings and some
+/// clients do.
+fn positive<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i64>, D::Error> {
+    let v = Option::<Value>::deserialize(d)?;
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .filter(|n| *n > 0)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom("must be a positive whole number")),
+    }
+}
+
+/// The merchant selector of §2.1, as every marketplace request carries it.
+#[derive(Debug, Default, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectorFields {
+    #[serde(default, deserialize_with = "positive")]
+    pub legacy_seller_id: Option<i64>,
+    #[serde(default)]
+    pub seller_id: Option<String>,
+    #[serde(default)]
+    pub marketplace: Option<String>,
+    /// Not a selector (§2.1 rule 4): accepted and ignored.
+    #[serde(default, skip_serializing)]
+    pub merchant_id: Option<Value>,
+}
+
+impl SelectorFields {
+    /// The selector these fields name.
+    pub fn selector(&self) -> Result<Selector> {
+        let text = |k: &str, v: &Option<String>| -> Result<Option<String>> {
+            match v.as_deref().map(str::trim) {
+                None => Ok(None),
+                Some("") => Err(Error::invalid_request(format!(
+                    "{k} must be a non-empty string"
+                ))),
+                Some(s) => Ok(Some(s.to_owned())),
+            }
+        };
+        Ok(Selector {
+            legacy_seller_id: self.legacy_seller_id,
+            seller_id: text("sellerId", &self.seller_id)?,
+            marketplace: text("marketplace", &self.marketplace)?.map(|m| m.to_uppercase()),
+        })
+    }
+}
+
+/// An operation id of a catalog (`area.snake_name`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OperationId(String);
+
+impl OperationId {
+    pub fn parse(s: &str) -> Result<Self> {
+        let ok = !s.is_empty()
+            && s.len() <= 128
+            && s.contains('.')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        if ok {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(Error::invalid_request(format!(
+                "'{s}' is not an operation id (area.name, as the catalog lists them)"
+            )))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for OperationId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).map_err(|e| serde::de::Error::custom(e.message()))
+    }
+}
+
+/// An advertising profile id (a positive whole number, sent as a number or a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ProfileId(pub i64);
+
+impl<'de> Deserialize<'de> for ProfileId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match positive(d)? {
+            Some(n) => Ok(Self(n)),
+            None => Err(serde::de::Error::custom(
+                "profileId must be a positive whole number",
+            )),
+        }
+    }
+}
+
+/// A caller's `Idempotency-Key` (header) or `idempotencyKey` (tool argument): 1 to 255
+/// visible characters once surrounding blanks are trimmed, the same rule on every surface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    pub fn parse(raw: &str) -> Result<Self> {
+        let k = raw.trim();
+        if (1..=255).contains(&k.len()) && k.chars().all(|c| !c.is_control()) {
+            Ok(Self(k.to_owned()))
+        } else {
+            Err(Error::invalid_request(
+                "the idempotency key must be 1 to 255 visible characters",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for IdempotencyKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).map_err(|e| serde::de::Error::custom(e.message()))
+    }
+}
+
+/// `?prefix=` on a catalog listing.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogQuery {
+    /// Only operations whose id starts with this.
+    #[serde(default)]
+    pub prefix: Option<String>,
+}
+
+/// One catalogued selling-side call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SpapiCall {
+    pub operation: OperationId,
+    /// The operation's parameters by name; a request body goes under `body`.
+    #[serde(default)]
+    pub query: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "positive")]
+    pub legacy_seller_id: Option<i64>,
+    #[serde(default)]
+    pub seller_id: Option<String>,
+    #[serde(default)]
+    pub marketplace: Option<String>,
+    #[serde(default)]
+    pub merchant_id: Option<Value>,
+}
+
+/// One catalogued advertising call: profile-scoped operations take `profileId`, the others a
+/// merchant selector.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AdsCall {
+    pub operation: OperationId,
+    #[serde(default)]
+    pub query: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub profile_id: Option<ProfileId>,
+    #[serde(default, deserialize_with = "positive")]
+    pub legacy_seller_id: Option<i64>,
+    #[serde(default)]
+    pub seller_id: Option<String>,
+    #[serde(default)]
+    pub marketplace: Option<String>,
+    #[serde(default)]
+    pub merchant_id: Option<Value>,
+}
+
+macro_rules! selector_of {
+    ($t:ty) => {
+        impl $t {
+            /// The merchant selector the request carries.
+            pub fn selector(&self) -> SelectorFields {
+                SelectorFields {
+                    legacy_seller_id: self.legacy_seller_id,
+                    seller_id: self.seller_id.clone(),
+                    marketplace: self.marketplace.clone(),
+                    merchant_id: self.merchant_id.clone(),
+                }
+            }
+        }
+    };
+}
+selector_of!(SpapiCall);
+selector_of!(AdsCall);
+selector_of!(ReportRequest);
+selector_of!(PricingRequest);
+
+/// A selling-side report to create once (§4.4); the marketplace comes from the merchant.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReportRequest {
+    pub report_type: String,
+    #[serde(default)]
+    pub data_start_time: Option<String>,
+    #[serde(default)]
+    pub data_end_time: Option<String>,
+    #[serde(default)]
+    pub report_options: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "positive")]
+    pub legacy_seller_id: Option<i64>,
+    #[serde(default)]
+    pub seller_id: Option<String>,
+    #[serde(default)]
+    pub marketplace: Option<String>,
+    #[serde(default)]
+    pub merchant_id: Option<Value>,
+}
+
+/// The items of a pricing batch or run: `asins` for competitive summaries, `skus` for
+/// featured offer expected prices.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PricingRequest {
+    #[serde(default)]
+    pub asins: Option<Vec<Value>>,
+    #[serde(default)]
+    pub skus: Option<Vec<Value>>,
+    #[serde(default, deserialize_with = "positive")]
+    pub legacy_seller_id: Option<i64>,
+    #[serde(default)]
+    pub seller_id: Option<String>,
+    #[serde(default)]
+    pub marketplace: Option<String>,
+    #[serde(default)]
+    pub merchant_id: Option<Value>,
+}
+
+/// `?offset=&limit=` on a run's answers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultPage {
+    #[serde(default)]
+    pub offset: Option<u64>,
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_refuse_unknown_fields_and_bad_shapes() {
+        let ok: SpapiCall = from_json(
+            "call",
+            json!({"operation": "sellers.get_marketplace_participations", "legacySellerId": "1"}),
+        )
+        .unwrap();
+        assert_eq!(ok.legacy_seller_id, Some(1));
+        let e =
+            from_json::<SpapiCall>("call", json!({"operation": "a.b", "bogus": 1})).unwrap_err();
+        assert!(e.message().contains("bogus"), "{}", e.message());
+        assert!(from_json::<SpapiCall>("call", json!({"operation": "nodot"})).is_err());
+        assert!(
+            from_json::<AdsCall>("call", json!({"operation": "a.b", "profileId": -4})).is_err()
+        );
+        assert!(IdempotencyKey::parse("  k1 ").unwrap().as_str() == "k1");
+        assert!(IdempotencyKey::parse("   ").is_err());
+        assert!(IdempotencyKey::parse(&"x".repeat(256)).is_err());
+    }
+}

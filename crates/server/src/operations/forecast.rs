@@ -1,0 +1,177 @@
+//! Forecast state (`/api/app-state/forecasting/*`, `corrections:write` or `appstate:write`):
+//! documents, atomic batches, sub-brand scopes and the change log. Every call is recorded as
+//! API usage (the `TokenCounted` gate); calls failing with 400 or above are recorded but not
+//! charged.
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::routing::{MethodRouter, get, post};
+use pp_core::{Principal, Scope};
+use pp_forecast::MAX_BATCH_BYTES;
+use pp_forecast::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
+use serde_json::Value;
+
+use super::schema::{any_object, api, array, int, nullable, object, string};
+use super::{Endpoint, Gate};
+use crate::http::error::ApiError;
+use crate::http::json::JsonObject;
+use crate::http::query::Query;
+use crate::http::render;
+use crate::state::SharedState;
+
+const WRITE: &[Scope] = &[Scope::CorrectionsWrite, Scope::AppstateWrite];
+
+async fn doc(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(q): Query<DocQuery>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.forecast.doc(&p, q)?)?)
+}
+
+async fn docs(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(q): Query<DocsQuery>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.forecast.docs(&p, q)?)?)
+}
+
+async fn batch(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    JsonObject(body): JsonObject<MAX_BATCH_BYTES>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.forecast.batch(&p, &body).await?)?)
+}
+
+async fn scopes(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(q): Query<ScopesQuery>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.forecast.scopes(&p, q)?)?)
+}
+
+async fn create_scope(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    JsonObject(body): JsonObject,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.forecast.create_scope(&p, &body).await?)?)
+}
+
+async fn revisions(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(q): Query<RevisionsQuery>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.forecast.revisions(&p, q)?)?)
+}
+
+fn doc_route() -> MethodRouter<SharedState> {
+    get(doc)
+}
+fn docs_route() -> MethodRouter<SharedState> {
+    get(docs)
+}
+fn batch_route() -> MethodRouter<SharedState> {
+    post(batch)
+}
+fn scopes_route() -> MethodRouter<SharedState> {
+    get(scopes)
+}
+fn create_scope_route() -> MethodRouter<SharedState> {
+    post(create_scope)
+}
+fn revisions_route() -> MethodRouter<SharedState> {
+    get(revisions)
+}
+
+pub fn endpoints() -> Vec<Endpoint> {
+    let counted = |e: Endpoint| e.gate(Gate::TokenCounted).needs_any(WRITE);
+    let page = |e: Endpoint| {
+        e.query("after", false, string(), "next_after of the previous page")
+            .query("limit", false, int(), "1-500 (default 200)")
+    };
+    vec![
+        counted(Endpoint::get(
+            "/api/app-state/forecasting/doc",
+            "One forecast state document (corrections:write or appstate:write)",
+            doc_route,
+        ))
+        .query(
+            "key",
+            true,
+            string(),
+            "fb:override:<scopeId>:<YYYY-MM-01>, fb:account:<scopeId> or fb:scope_def:<scopeId>",
+        )
+        .answers(
+            200,
+            api(object(
+                &[
+                    ("key", string()),
+                    ("doc", nullable(any_object())),
+                    ("version", int()),
+                ],
+                &["key"],
+            )),
+        ),
+        page(counted(Endpoint::get(
+            "/api/app-state/forecasting/docs",
+            "Documents by key prefix, in key order",
+            docs_route,
+        )))
+        .query(
+            "prefix",
+            true,
+            string(),
+            "fb:<kind>:src:<database>:<merchant> (also matches the merchant's sub-brands)",
+        )
+        .query("scope_id", false, string(), "Only this exact scope")
+        .answers(
+            200,
+            api(object(
+                &[
+                    ("docs", array(any_object())),
+                    ("next_after", nullable(string())),
+                ],
+                &["docs"],
+            )),
+        ),
+        counted(Endpoint::post(
+            "/api/app-state/forecasting/batch",
+            "Atomic, optimistic batch of writes and deletes",
+            batch_route,
+        ))
+        .json_body(any_object())
+        .answers(200, api(any_object())),
+        counted(Endpoint::get(
+            "/api/app-state/forecasting/scopes",
+            "Sub-brand and item-group definitions",
+            scopes_route,
+        ))
+        .query("legacy_seller_id", false, int(), "Only this merchant's")
+        .answers(200, api(any_object())),
+        counted(Endpoint::post(
+            "/api/app-state/forecasting/scopes",
+            "Create a sub-brand or item-group definition (the service mints its key)",
+            create_scope_route,
+        ))
+        .json_body(any_object())
+        .answers(200, api(any_object())),
+        page(counted(Endpoint::get(
+            "/api/app-state/forecasting/revisions",
+            "Change log of a scope's month rows",
+            revisions_route,
+        )))
+        .query(
+            "scope_id",
+            true,
+            string(),
+            "src:<database>:<merchant>[:scope:<key>]",
+        )
+        .query("month", false, string(), "YYYY-MM-01")
+        .answers(200, api(any_object())),
+    ]
+}

@@ -1,0 +1,357 @@
+//! Pricing batches (§4.5): `POST /api/marketplace/pricing/{family}` answers inline up to the
+//! family's limit; `POST …/{family}/start` takes any size and returns a run (a job), polled at
+//! `GET …/runs/{id}`, cancelled with `DELETE …/runs/{id}` and read at `GET …/runs/{id}/result`,
+//! partial while it runs. Families: `competitive-summary` (ASINs) and
+//! `featured-offer-expected-price` (SKUs).
+
+use axum::Json;
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use axum::routing::{MethodRouter, delete, get, post};
+use pp_core::wire::{int_in, scalar_text};
+use pp_core::{Principal, Scope};
+use pp_marketplace::pricing::Family;
+use pp_marketplace::service::requests::{PricingRequest, ResultPage};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::marketplace::{CALL, merchant_schema, selector};
+use super::schema::{
+    any, any_object, api, array, boolean, closed, int, number, object, one_of, string, with,
+};
+use super::{Ctx, Endpoint, Fut, Hints, READ, Tool, args};
+use crate::http::error::ApiError;
+use crate::http::json::Body;
+use crate::http::query::Query;
+use crate::http::render;
+use crate::state::SharedState;
+
+const RETAIL: &[Scope] = &[Scope::RetailRead];
+/// A tool's page of answers: 100 unless asked, 500 at most (REST: 1,000 and 5,000).
+const TOOL_PAGE: i64 = 100;
+const TOOL_PAGE_MAX: i64 = 500;
+
+async fn inline(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(family): Path<String>,
+    Body(req): Body<PricingRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let f = Family::parse(&family)?;
+    Ok(render::api(app.market.price_inline(&p, f, req).await?)?)
+}
+
+async fn start(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(family): Path<String>,
+    Body(req): Body<PricingRequest>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let f = Family::parse(&family)?;
+    let run = app.market.start_run(&p, f, req).await?;
+    Ok((StatusCode::ACCEPTED, render::api(run)?))
+}
+
+async fn run(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.market.run(&p, &id)?)?)
+}
+
+async fn cancel(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.market.cancel_run(&p, &id)?)?)
+}
+
+async fn result(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
+    Query(page): Query<PageQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let page = ResultPage {
+        offset: int_in("offset", page.offset.as_deref(), 0, i64::MAX)?.map(|n| n as u64),
+        limit: int_in("limit", page.limit.as_deref(), 1, i64::MAX)?.map(|n| n as u64),
+    };
+    Ok(render::api(app.market.run_result(&p, &id, page)?)?)
+}
+
+/// `?offset=&limit=` (or the tool's arguments), read alike from text and JSON.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PageQuery {
+    #[serde(default, deserialize_with = "scalar_text")]
+    offset: Option<String>,
+    #[serde(default, deserialize_with = "scalar_text")]
+    limit: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StartArgs {
+    family: String,
+    #[serde(flatten)]
+    request: Map<String, Value>,
+}
+
+fn start_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
+        let StartArgs { family, request } = args(a)?;
+        let f = Family::parse(&family)?;
+        render::value(
+            ctx.app
+                .market
+                .start_run(&ctx.principal, f, args(request)?)
+                .await?,
+        )
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RunId {
+    run_id: String,
+}
+
+fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
+        let r: RunId = args(a)?;
+        render::value(ctx.app.market.run(&ctx.principal, &r.run_id)?)
+    })
+}
+
+fn cancel_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
+        let r: RunId = args(a)?;
+        render::value(ctx.app.market.cancel_run(&ctx.principal, &r.run_id)?)
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ResultArgs {
+    run_id: String,
+    #[serde(default, deserialize_with = "scalar_text")]
+    offset: Option<String>,
+    #[serde(default, deserialize_with = "scalar_text")]
+    limit: Option<String>,
+}
+
+fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
+        let r: ResultArgs = args(a)?;
+        let page = ResultPage {
+            offset: int_in("offset", r.offset.as_deref(), 0, i64::MAX)?.map(|n| n as u64),
+            limit: Some(
+                int_in("limit", r.limit.as_deref(), 1, TOOL_PAGE_MAX)?.unwrap_or(TOOL_PAGE) as u64,
+            ),
+        };
+        render::value(ctx.app.market.run_result(&ctx.principal, &r.run_id, page)?)
+    })
+}
+
+fn inline_route() -> MethodRouter<SharedState> {
+    post(inline)
+}
+fn start_route() -> MethodRouter<SharedState> {
+    post(start)
+}
+fn run_route() -> MethodRouter<SharedState> {
+    get(run)
+}
+fn cancel_route() -> MethodRouter<SharedState> {
+    delete(cancel)
+}
+fn result_route() -> MethodRouter<SharedState> {
+    get(result)
+}
+
+const FAMILIES: &[&str] = &["competitive-summary", "featured-offer-expected-price"];
+
+fn items_body() -> Value {
+    with(
+        closed(
+            &[("asins", array(string())), ("skus", array(string()))],
+            &[],
+        ),
+        &selector(),
+    )
+}
+
+fn run_schema() -> Value {
+    object(
+        &[
+            ("runId", string()),
+            ("family", one_of(FAMILIES)),
+            (
+                "status",
+                one_of(&["queued", "running", "succeeded", "failed", "cancelled"]),
+            ),
+            ("merchant", merchant_schema()),
+            ("done", int()),
+            ("total", int()),
+            (
+                "batches",
+                object(
+                    &[("done", int()), ("total", int()), ("size", int())],
+                    &["done", "total", "size"],
+                ),
+            ),
+            ("spacingSeconds", number()),
+            ("estimatedSecondsLeft", int()),
+            ("throttledBatches", int()),
+            ("waiting", string()),
+            ("error", any_object()),
+        ],
+        &["runId", "family", "status", "done", "total", "batches"],
+    )
+}
+
+fn result_schema() -> Value {
+    object(
+        &[
+            ("runId", string()),
+            ("status", string()),
+            ("complete", boolean()),
+            ("total", int()),
+            ("answered", int()),
+            ("items", array(any())),
+            ("nextOffset", int()),
+        ],
+        &["runId", "status", "complete", "total", "answered", "items"],
+    )
+}
+
+fn run_id_input() -> Value {
+    closed(&[("runId", string())], &["runId"])
+}
+
+pub fn endpoints() -> Vec<Endpoint> {
+    let family = |e: Endpoint| {
+        e.path_param(
+            "family",
+            one_of(FAMILIES),
+            "competitive-summary (asins) or featured-offer-expected-price (skus)",
+        )
+    };
+    let run_id = |e: Endpoint| e.path_param("id", string(), "The runId");
+    vec![
+        family(Endpoint::post(
+            "/api/marketplace/pricing/{family}",
+            "Price up to 100 ASINs or 200 SKUs inline, paced in provider batches",
+            inline_route,
+        ))
+        .needs(RETAIL)
+        .json_body(items_body())
+        .answers(
+            200,
+            api(object(
+                &[
+                    ("family", one_of(FAMILIES)),
+                    ("merchant", merchant_schema()),
+                    ("total", int()),
+                    ("batches", int()),
+                    ("items", array(any())),
+                ],
+                &["family", "merchant", "total", "batches", "items"],
+            )),
+        ),
+        family(Endpoint::post(
+            "/api/marketplace/pricing/{family}/start",
+            "Start a background pricing run of any size",
+            start_route,
+        ))
+        .needs(RETAIL)
+        .json_body(items_body())
+        .answers(202, api(run_schema()))
+        .tool(Tool {
+            name: "marketplace_pricing_start",
+            title: "Start a pricing run",
+            description: "Starts a background pricing run of any size for one merchant: family \
+competitive-summary with asins (provider batches of 20, about 35 s apart: 100 ASINs take about \
+two and a half minutes) or featured-offer-expected-price with skus (batches of 40). Returns runId; \
+poll marketplace_pricing_run, then read answers with marketplace_pricing_result.",
+            input: with(items_body(), &[("family", one_of(FAMILIES))]),
+            output: None,
+            hints: CALL,
+            run: start_tool,
+        }),
+        run_id(Endpoint::get(
+            "/api/marketplace/pricing/runs/{id}",
+            "A pricing run's progress",
+            run_route,
+        ))
+        .needs(RETAIL)
+        .answers(200, api(run_schema()))
+        .tool(Tool {
+            name: "marketplace_pricing_run",
+            title: "A pricing run's progress",
+            description: "status (queued, running, succeeded, failed), done of total, batches, \
+estimatedSecondsLeft, and waiting while a throttled batch waits its turn.",
+            input: run_id_input(),
+            output: None,
+            hints: READ,
+            run: run_tool,
+        }),
+        run_id(Endpoint::delete(
+            "/api/marketplace/pricing/runs/{id}",
+            "Cancel an unfinished run: nothing more is sent, answers so far stay",
+            cancel_route,
+        ))
+        .needs(RETAIL)
+        .answers(200, api(run_schema()))
+        .tool(Tool {
+            name: "marketplace_pricing_cancel",
+            title: "Cancel a pricing run",
+            description: "Cancels an unfinished run: no batch is sent after this; the answers so \
+far stay readable with marketplace_pricing_result. A run that already ended answers conflict.",
+            input: run_id_input(),
+            output: None,
+            hints: Hints {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+                open_world: false,
+            },
+            run: cancel_tool,
+        }),
+        run_id(Endpoint::get(
+            "/api/marketplace/pricing/runs/{id}/result",
+            "A run's answers in input order (offset, limit: 1,000 by default, 5,000 at most)",
+            result_route,
+        ))
+        .needs(RETAIL)
+        .query("offset", false, int(), "First answer (default 0)")
+        .query(
+            "limit",
+            false,
+            int(),
+            "Answers per page, 1-5000 (default 1000)",
+        )
+        .answers(200, api(result_schema()))
+        .tool(Tool {
+            name: "marketplace_pricing_result",
+            title: "A pricing run's answers",
+            description: "Per-item answers in input order, partial while the run goes on: offset \
+(default 0) and limit (1 to 500, default 100); nextOffset says where the next page starts.",
+            input: closed(
+                &[
+                    ("runId", string()),
+                    ("offset", json!({ "type": "integer", "minimum": 0 })),
+                    (
+                        "limit",
+                        json!({ "type": "integer", "minimum": 1, "maximum": TOOL_PAGE_MAX }),
+                    ),
+                ],
+                &["runId"],
+            ),
+            output: None,
+            hints: READ,
+            run: result_tool,
+        }),
+    ]
+}

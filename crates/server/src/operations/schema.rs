@@ -1,0 +1,95 @@
+//! Small builders for the JSON Schemas of requests, answers and tool arguments.
+
+use serde_json::{Map, Value, json};
+
+/// A string.
+pub fn string() -> Value {
+    json!({ "type": "string" })
+}
+
+/// A string with a description.
+pub fn text(desc: &str) -> Value {
+    json!({ "type": "string", "description": desc })
+}
+
+/// A calendar date.
+pub fn date() -> Value {
+    json!({ "type": "string", "format": "date" })
+}
+
+/// A whole number.
+pub fn int() -> Value {
+    json!({ "type": "integer" })
+}
+
+/// A number.
+pub fn number() -> Value {
+    json!({ "type": "number" })
+}
+
+/// A boolean.
+pub fn boolean() -> Value {
+    json!({ "type": "boolean" })
+}
+
+/// One of `values`.
+pub fn one_of(values: &[&str]) -> Value {
+    json!({ "type": "string", "enum": values })
+}
+
+/// Any JSON value.
+pub fn any() -> Value {
+    json!({})
+}
+
+/// An array of `items`.
+pub fn array(items: Value) -> Value {
+    json!({ "type": "array", "items": items })
+}
+
+/// `v` or null.
+pub fn nullable(v: Value) -> Value {
+    json!({ "anyOf": [v, { "type": "null" }] })
+}
+
+/// An object with `props`, of which `required` must be present; other fields allowed.
+pub fn object(props: &[(&str, Value)], required: &[&str]) -> Value {
+    let p: Map<String, Value> = props
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect();
+    json!({ "type": "object", "properties": p, "required": required })
+}
+
+/// As [`object`], with no other fields allowed (request bodies and tool arguments).
+pub fn closed(props: &[(&str, Value)], required: &[&str]) -> Value {
+    let mut o = object(props, required);
+    o["additionalProperties"] = false.into();
+    o
+}
+
+/// Any object.
+pub fn any_object() -> Value {
+    json!({ "type": "object" })
+}
+
+/// An `/api` success: `ok: true` beside the result's fields.
+pub fn api(mut result: Value) -> Value {
+    if let Some(p) = result["properties"].as_object_mut() {
+        p.shift_insert(0, "ok".into(), json!({ "const": true }));
+    }
+    if let Some(r) = result["required"].as_array_mut() {
+        r.insert(0, "ok".into());
+    }
+    result
+}
+
+/// Adds `props` to a tool's argument object (the merchant selector beside a call's fields).
+pub fn with(mut base: Value, props: &[(&str, Value)]) -> Value {
+    if let Some(p) = base["properties"].as_object_mut() {
+        for (k, v) in props {
+            p.insert((*k).to_owned(), v.clone());
+        }
+    }
+    base
+}

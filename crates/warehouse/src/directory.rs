@@ -1,0 +1,145 @@
+//! Typed lookups the services make in a tenant's warehouse: its merchant rows, the owner of an
+//! advertising profile, its brands and which seller ids exist. SQL text lives here, with
+//! bound parameters, and every row is read through the typed readers of [`crate::row`].
+
+use std::collections::BTreeSet;
+
+use pp_core::{Error, Result};
+
+use crate::engine::{Engine, QueryRequest};
+use crate::limits::Limits;
+use crate::params::{Params, Scalar};
+use crate::row::{Row, RowMap};
+
+/// One merchant row (`seller`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seller {
+    /// `ID`: the service's durable seller id (`legacySellerId`).
+    pub id: i64,
+    /// `MarketplaceSellerID`: the provider's merchant token.
+    pub token: String,
+    /// `Marketplace`: the country code.
+    pub marketplace: String,
+    /// `MarketplaceID`: the provider's marketplace id.
+    pub marketplace_id: String,
+    /// `AccountType`: `seller` or `vendor`.
+    pub account_type: String,
+}
+
+/// One brand (`brand`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Brand {
+    pub slug: String,
+    pub name: String,
+}
+
+async fn rows(
+    engine: &dyn Engine,
+    limits: &Limits,
+    sql: &str,
+    params: Vec<Scalar>,
+) -> Result<Vec<RowMap>> {
+    let req = QueryRequest {
+        sql: sql.to_owned(),
+        params: Params::Positional(params),
+        timeout_ms: limits.default_timeout_ms,
+    };
+    let r = engine.query(req, limits).await?;
+    if r.truncated {
+        return Err(Error::internal(format!(
+            "a directory lookup was truncated ({:?}): {sql}",
+            r.truncation
+        )));
+    }
+    Ok(r.rows)
+}
+
+/// Whether the warehouse has a table (or view) named `name`, by introspection.
+pub async fn has_table(engine: &dyn Engine, name: &str) -> Result<bool> {
+    Ok(engine.tables().await?.iter().any(|t| t.name == name))
+}
+
+/// Every merchant row, by id.
+pub async fn sellers(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Seller>> {
+    rows(
+        engine,
+        limits,
+        "SELECT ID, MarketplaceSellerID, Marketplace, MarketplaceID, AccountType FROM seller ORDER BY ID",
+        vec![],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(Seller {
+            id: r.int("ID")?,
+            token: r.text("MarketplaceSellerID")?.to_owned(),
+            marketplace: r.text("Marketplace")?.to_owned(),
+            marketplace_id: r.text("MarketplaceID")?.to_owned(),
+            account_type: r.text("AccountType")?.to_owned(),
+        })
+    })
+    .collect()
+}
+
+/// The merchant token that owns advertising profile `profile_id`, if the tenant has it.
+pub async fn profile_owner(
+    engine: &dyn Engine,
+    limits: &Limits,
+    profile_id: i64,
+) -> Result<Option<String>> {
+    let found = rows(
+        engine,
+        limits,
+        "SELECT MarketplaceSellerID FROM ads_profile WHERE ProfileID = ? LIMIT 1",
+        vec![Scalar::Int(profile_id)],
+    )
+    .await?;
+    found
+        .first()
+        .map(|r| r.text("MarketplaceSellerID").map(str::to_owned))
+        .transpose()
+}
+
+/// The tenant's brands, by slug; a warehouse without a `brand` table has none.
+pub async fn brands(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Brand>> {
+    if !has_table(engine, "brand").await? {
+        return Ok(Vec::new());
+    }
+    rows(
+        engine,
+        limits,
+        "SELECT Slug, Name FROM brand ORDER BY Slug",
+        vec![],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(Brand {
+            slug: r.text("Slug")?.to_owned(),
+            name: r.text("Name")?.to_owned(),
+        })
+    })
+    .collect()
+}
+
+/// Which of `ids` are seller rows of the warehouse.
+pub async fn existing_sellers(
+    engine: &dyn Engine,
+    limits: &Limits,
+    ids: &BTreeSet<i64>,
+) -> Result<BTreeSet<i64>> {
+    if ids.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let marks = vec!["?"; ids.len()].join(", ");
+    rows(
+        engine,
+        limits,
+        &format!("SELECT ID FROM seller WHERE ID IN ({marks})"),
+        ids.iter().map(|m| Scalar::Int(*m)).collect(),
+    )
+    .await?
+    .iter()
+    .map(|r| r.int("ID"))
+    .collect()
+}
