@@ -79,10 +79,10 @@ pub fn plain(what: &str, msg: &str) -> String {
             return format!("'{field}' is not a field of {what} ({takes})");
         }
     }
-    if let Some(rest) = msg.strip_prefix("missing field ") {
-        if let Some(field) = ticked(rest).first() {
-            return format!("{field} is required in {what}");
-        }
+    if let Some(rest) = msg.strip_prefix("missing field ")
+        && let Some(field) = ticked(rest).first()
+    {
+        return format!("{field} is required in {what}");
     }
     format!("{what}: {msg}")
 }

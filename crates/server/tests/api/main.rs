@@ -2,6 +2,7 @@
 
 mod brand;
 mod common;
+mod first_use;
 mod forecast;
 mod marketplace;
 mod mcp;
@@ -9,6 +10,8 @@ mod mcp_client;
 mod oauth;
 mod pricing;
 mod reports;
+mod shape;
 mod surface;
+mod twins;
 mod v1;
 mod warehouse;

@@ -9,7 +9,7 @@ use crate::common::TestApp;
 
 const ACCEPT: &str = "application/json, text/event-stream";
 
-struct Mcp {
+pub(crate) struct Mcp {
     base: String,
     http: reqwest::Client,
     token: String,
@@ -23,7 +23,7 @@ impl Mcp {
         Self::with_token(app, app.token(&c).await)
     }
 
-    fn with_token(app: &TestApp, token: String) -> Self {
+    pub(crate) fn with_token(app: &TestApp, token: String) -> Self {
         Self {
             base: app.base.clone(),
             http: app.http.clone(),
@@ -51,7 +51,7 @@ impl Mcp {
         r
     }
 
-    async fn rpc(&self, method: &str, params: Value) -> (u16, Value) {
+    pub(crate) async fn rpc(&self, method: &str, params: Value) -> (u16, Value) {
         let r = self
             .post()
             .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
@@ -62,7 +62,7 @@ impl Mcp {
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
-    async fn initialize(&mut self, version: &str) -> Value {
+    pub(crate) async fn initialize(&mut self, version: &str) -> Value {
         let r = self
             .post()
             .json(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -83,7 +83,7 @@ impl Mcp {
     }
 
     /// A tool call; returns the result and its text parsed as JSON.
-    async fn call(&self, name: &str, args: Value) -> (Value, Value) {
+    pub(crate) async fn call(&self, name: &str, args: Value) -> (Value, Value) {
         let (status, body) = self
             .rpc("tools/call", json!({"name": name, "arguments": args}))
             .await;

@@ -78,8 +78,33 @@ async fn unknown_routes_answer_in_their_family_envelope() {
     assert_eq!(body["kind"], "method_not_allowed");
 }
 
+/// The public surface as a reviewed file: any change to a route, a scope, a parameter or a
+/// schema shows in the diff of `tests/snapshots/openapi.json`. After an intended change,
+/// regenerate it with `UPDATE_SNAPSHOTS=1 cargo test -p pp-server --test api openapi`.
+#[test]
+fn the_openapi_document_matches_its_snapshot() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/openapi.json");
+    let doc = pp_server::openapi::document("https://partner.example");
+    let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &text).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        want == text,
+        "/openapi.json changed; review the difference and regenerate tests/snapshots/openapi.json \
+         with UPDATE_SNAPSHOTS=1 cargo test -p pp-server --test api openapi"
+    );
+}
+
+const METHODS: [&str; 5] = ["get", "post", "put", "delete", "patch"];
+
+/// Every documented operation is routed, and on a documented path no undocumented method is:
+/// the router, the document and the tools come from the same declarations.
 #[tokio::test]
-async fn every_documented_route_exists() {
+async fn every_route_is_documented_and_every_documented_path_is_routed() {
     let app = TestApp::start().await;
     let doc: Value = app
         .http
@@ -90,38 +115,82 @@ async fn every_documented_route_exists() {
         .json()
         .await
         .unwrap();
+    assert_eq!(
+        doc,
+        pp_server::openapi::document(&app.base),
+        "served as generated"
+    );
     assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["servers"][0]["url"], app.base);
     let paths = doc["paths"].as_object().unwrap();
-    assert_eq!(paths.len(), 52);
-    for (method, path) in pp_server::openapi::documented() {
-        assert!(paths[path][method].is_object(), "{method} {path}");
+    let documented = pp_server::openapi::documented();
+    assert_eq!(
+        paths
+            .values()
+            .map(|p| p.as_object().unwrap().len())
+            .sum::<usize>(),
+        documented.len()
+    );
+    for (path, ops) in paths {
         let url = app.url(
             &path
                 .replace("{name}", "seller")
                 .replace("{brand}", "northwind")
                 .replace("{kind}", "overview")
+                .replace("{family}", "competitive-summary")
                 .replace("{id}", "1"),
         );
+        for method in METHODS {
+            let res = app
+                .http
+                .request(method.to_uppercase().parse().unwrap(), &url)
+                .send()
+                .await
+                .unwrap();
+            let status = res.status().as_u16();
+            if ops.get(method).is_some() {
+                assert!(
+                    status != 404 && status != 405,
+                    "{method} {path} is documented but answers {status}"
+                );
+            } else {
+                assert_eq!(status, 405, "{method} {path} is routed but not documented");
+            }
+        }
+    }
+    for (method, path) in [
+        ("get", "/api/nothing-here"),
+        ("post", "/v1/nothing"),
+        ("get", "/api/marketplace"),
+    ] {
         let res = app
             .http
-            .request(method.to_uppercase().parse().unwrap(), url)
+            .request(method.to_uppercase().parse().unwrap(), app.url(path))
             .send()
             .await
             .unwrap();
-        assert_ne!(
-            res.status(),
-            404,
-            "{method} {path} is documented but not routed"
-        );
-        assert_ne!(
-            res.status(),
-            405,
-            "{method} {path} is documented but not routed for {method}"
-        );
+        assert_eq!(res.status(), 404, "{method} {path}");
     }
     assert_eq!(
         paths["/v1/ads/campaign-performance"]["get"]["x-required-scopes"],
         serde_json::json!(["ads:read"])
     );
+    assert_eq!(paths["/api/query"]["post"]["x-mcp-tool"], "legacy_query");
+    // every success has its schema, so a client can check what it gets
+    for (path, ops) in paths {
+        for (method, op) in ops.as_object().unwrap() {
+            let ok = op["responses"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .find(|(k, _)| k.starts_with('2'));
+            let (_, ok) = ok.unwrap_or_else(|| panic!("{method} {path} documents no success"));
+            if !path.starts_with("/mcp") {
+                assert!(
+                    ok["content"]["application/json"]["schema"].is_object(),
+                    "{method} {path} has no response schema"
+                );
+            }
+        }
+    }
 }
