@@ -2,6 +2,8 @@
 # Request benchmark: the gateway's GET /v1/me and a small POST /api/query on the dev server,
 # beside a bare hyper hello-world, driven by wrk from a second process in one run.
 # Usage: bench/run.sh [duration-seconds] [connections]      (needs wrk: apt-get install wrk)
+# With BEFORE=<path to another partner-platform binary> (an earlier build), that binary's dev
+# server is driven in the same run too, for a before/after table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR="${1:-10}"
@@ -14,6 +16,12 @@ wait_up http://127.0.0.1:18091/health
 # shellcheck disable=SC1091
 source "$WORK/dev/dev.env"
 TOKEN=$(mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
+if [ -n "${BEFORE:-}" ]; then
+  PARTNER_LOG=warn "$BEFORE" server --dev --data-dir "$WORK/before" --listen 127.0.0.1:18093 > "$WORK/before.log" 2>&1 &
+  wait_up http://127.0.0.1:18093/health
+  BEFORE_URL=$(. "$WORK/before/dev.env"; echo "$PP_BASE_URL")
+  BEFORE_TOKEN=$(. "$WORK/before/dev.env"; mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
+fi
 
 cat > "$WORK/query.lua" <<'LUA'
 wrk.method = "POST"
@@ -30,4 +38,8 @@ LUA
   wrk_row hello-hyper http://127.0.0.1:18090/
   wrk_row v1-me "$PP_BASE_URL/v1/me" -H "Authorization: Bearer $TOKEN"
   wrk_row api-query "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
+  if [ -n "${BEFORE:-}" ]; then
+    wrk_row v1-me-before "$BEFORE_URL/v1/me" -H "Authorization: Bearer $BEFORE_TOKEN"
+    wrk_row api-query-before "$BEFORE_URL/api/query" -H "Authorization: Bearer $BEFORE_TOKEN" -s "$WORK/query.lua"
+  fi
 } | tee "$OUT/latest.md"

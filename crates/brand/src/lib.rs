@@ -44,19 +44,30 @@ pub(crate) fn bad(msg: impl Into<String>) -> Error {
     Error::new(Kind::BadParams, msg)
 }
 
-/// Checks a brand slug's format: lowercase letters, digits, hyphens, at most 64.
-pub fn check_slug(slug: &str) -> Result<()> {
-    let ok = !slug.is_empty()
-        && slug.len() <= 64
-        && slug
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if ok {
-        Ok(())
-    } else {
-        Err(bad(format!(
-            "brand_slug '{slug}' must be 1-64 lowercase letters, digits and hyphens"
-        )))
+/// A brand slug: 1-64 lowercase letters, digits and hyphens, checked on construction.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct BrandSlug(String);
+
+impl BrandSlug {
+    /// Validates and wraps `slug`; a malformed one is `bad_params`.
+    pub fn parse(slug: &str) -> Result<Self> {
+        let ok = !slug.is_empty()
+            && slug.len() <= 64
+            && slug
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if ok {
+            Ok(Self(slug.to_owned()))
+        } else {
+            Err(bad(format!(
+                "brand_slug '{slug}' must be 1-64 lowercase letters, digits and hyphens"
+            )))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 

@@ -9,7 +9,7 @@ use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde_json::{Map, Value, json};
 
-use crate::{BrandRef, Writer, bad, check_slug, find, one_line};
+use crate::{BrandRef, BrandSlug, Writer, bad, find, one_line};
 
 /// `reason_code` values.
 pub const REASON_CODES: &[&str] = &["client_left", "duplicate", "superseded", "other"];
@@ -39,7 +39,7 @@ pub fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Value>> {
 
 /// A checked lifecycle request.
 pub struct Change {
-    pub slug: String,
+    pub slug: BrandSlug,
     pub retire: bool,
     pub reason_code: Option<String>,
     pub note: Option<String>,
@@ -65,7 +65,7 @@ pub fn parse(body: &Map<String, Value>) -> Result<Change> {
         .get("brand_slug")
         .and_then(Value::as_str)
         .ok_or_else(|| bad("brand_slug is required"))?;
-    check_slug(slug)?;
+    let slug = BrandSlug::parse(slug)?;
     let retire = match body.get("action").and_then(Value::as_str) {
         Some("retire") => true,
         Some("restore") => false,
@@ -81,7 +81,7 @@ pub fn parse(body: &Map<String, Value>) -> Result<Change> {
         )));
     }
     Ok(Change {
-        slug: slug.to_owned(),
+        slug,
         retire,
         reason_code,
         note: one_line("note", body.get("note"), 280)?,
@@ -97,12 +97,12 @@ pub fn apply(
     w: &Writer<'_>,
     ch: &Change,
 ) -> Result<Value> {
-    find(brands, &ch.slug)?;
+    find(brands, ch.slug.as_str())?;
     let target = if ch.retire { "retired" } else { "active" };
     store.with_conn(|c| {
         let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
         let current: Option<(String, String)> = tx
-            .query_row("SELECT state, changed_at FROM brand_lifecycle WHERE tenant_id = ?1 AND brand = ?2", params![tenant, ch.slug], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row("SELECT state, changed_at FROM brand_lifecycle WHERE tenant_id = ?1 AND brand = ?2", params![tenant, ch.slug.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()
             .map_err(db_err)?;
         let state = current.as_ref().map_or("active", |c| c.0.as_str());
@@ -114,7 +114,7 @@ pub fn apply(
         tx.execute(
             "INSERT INTO brand_lifecycle (tenant_id, brand, state, changed_at, changed_by, surface, reason_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (tenant_id, brand) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at, changed_by = excluded.changed_by, surface = excluded.surface, reason_code = excluded.reason_code",
-            params![tenant, ch.slug, target, at, w.actor, &w.surface, ch.reason_code],
+            params![tenant, ch.slug.as_str(), target, at, w.actor, &w.surface, ch.reason_code],
         )
         .map_err(db_err)?;
         let kind = if ch.retire { "structural.brand_retired" } else { "structural.brand_restored" };

@@ -91,7 +91,7 @@ pub(crate) fn insert_structural(
     w: &Writer<'_>,
 ) -> Result<i64> {
     let e = NewEvent {
-        brand: ch.slug.clone(),
+        brand: ch.slug.as_str().to_owned(),
         kind: kind.to_owned(),
         occurred_on: at[..10].to_owned(),
         source: "lifecycle".into(),

@@ -90,14 +90,32 @@ pub struct Key {
     raw: String,
 }
 
-/// Whether `m` is a first-of-month date `YYYY-MM-01`.
-pub fn is_month(m: &str) -> bool {
-    let b = m.as_bytes();
-    b.len() == 10
-        && m.ends_with("-01")
-        && b[4] == b'-'
-        && b[..4].iter().all(u8::is_ascii_digit)
-        && m[5..7].parse::<u32>().is_ok_and(|v| (1..=12).contains(&v))
+/// A month as forecast state names it: its first day, `YYYY-MM-01`, checked on construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Month(String);
+
+impl Month {
+    /// Validates and wraps `m`; anything but a first-of-month date is `bad_params`.
+    pub fn parse(m: &str) -> Result<Self> {
+        let b = m.as_bytes();
+        let ok = b.len() == 10
+            && m.ends_with("-01")
+            && b[4] == b'-'
+            && b[..4].iter().all(u8::is_ascii_digit)
+            && m[5..7].parse::<u32>().is_ok_and(|v| (1..=12).contains(&v));
+        if ok {
+            Ok(Self(m.to_owned()))
+        } else {
+            Err(Error::new(
+                Kind::BadParams,
+                format!("'{m}' is not a month: use YYYY-MM-01"),
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 impl Key {
@@ -131,13 +149,13 @@ impl Key {
                     format!("'{s}' lacks its month (fb:override:<scopeId>:<YYYY-MM-01>)"),
                 )
             })?;
-            if !is_month(month) {
-                return Err(Error::new(
+            let month = Month::parse(month).map_err(|_| {
+                Error::new(
                     Kind::BadParams,
                     format!("'{month}' in '{s}' is not a month: use YYYY-MM-01"),
-                ));
-            }
-            (ScopeId::parse(scope)?, Some(month.to_owned()))
+                )
+            })?;
+            (ScopeId::parse(scope)?, Some(month.as_str().to_owned()))
         } else {
             (ScopeId::parse(rest)?, None)
         };

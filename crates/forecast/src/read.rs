@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::batch::{check_database, own_database};
-use crate::key::{Key, ScopeId, is_month};
+use crate::key::{Key, Month, ScopeId};
 
 fn envelope(
     key: &str,
@@ -183,11 +183,11 @@ pub fn revisions(
 ) -> Result<Value> {
     let scope = ScopeId::parse(scope_id)?;
     own_database(tenant, &scope.database)?;
-    if let Some(m) = month
-        && !is_month(m)
-    {
-        return Err(Error::new(Kind::BadParams, "month must be YYYY-MM-01"));
-    }
+    let month = month
+        .map(Month::parse)
+        .transpose()
+        .map_err(|_| Error::new(Kind::BadParams, "month must be YYYY-MM-01"))?;
+    let month = month.as_ref().map(Month::as_str);
     let after: i64 = match after {
         None | Some("") => 0,
         Some(a) => a
