@@ -60,7 +60,12 @@ impl OAuthError {
 }
 
 fn server_error(e: pp_core::Error) -> OAuthError {
-    OAuthError::ServerError(e.cause().unwrap_or(e.message()).to_owned())
+    let chain = e.chain();
+    OAuthError::ServerError(if chain.is_empty() {
+        e.message().to_owned()
+    } else {
+        chain
+    })
 }
 
 /// A hash to verify against when the client id is unknown, so both paths cost the same.

@@ -1,7 +1,8 @@
 //! Brand memory (spec §2.4, §2.5, §3.1, §4.12, §6): per-brand context documents with their
 //! revision history, the brand lifecycle (retire and restore, never delete), and the
 //! timeline of native events, stakes, comments, action outcomes and corroborations. Brands
-//! themselves come from the tenant's warehouse; HTTP lives in `pp-server`.
+//! themselves come from the tenant's warehouse. [`service::BrandMemory`] is what every front
+//! door calls; HTTP and MCP live in `pp-server`.
 
 pub mod docs;
 pub mod lifecycle;

@@ -68,9 +68,9 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
 
 /// Text for a startup failure, including the logged-only cause (this is the operator's terminal).
 pub fn describe(e: &pp_core::Error) -> String {
-    match e.cause() {
-        Some(c) => format!("{} ({c})", e.message()),
-        None => e.message().to_owned(),
+    match e.chain() {
+        c if c.is_empty() => e.message().to_owned(),
+        c => format!("{} ({c})", e.message()),
     }
 }
 

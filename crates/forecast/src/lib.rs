@@ -1,7 +1,8 @@
 //! Forecast state (`/api/app-state/forecasting/*`, spec §2.6, §4.10): a person's forecast
 //! corrections (month rows), account settings and sub-brand definitions, stored as versioned
 //! documents. Every write goes through an atomic, optimistic batch; month-row changes land in
-//! a change log; a database's state has one home login. HTTP lives in `pp-server`.
+//! a change log; a database's state has one home login. [`service::ForecastState`] is what
+//! every front door calls; HTTP lives in `pp-server`.
 
 pub mod batch;
 pub mod doc;

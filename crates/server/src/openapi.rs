@@ -21,10 +21,10 @@ fn parameters(e: &Endpoint) -> Vec<Value> {
 }
 
 fn operation(e: &Endpoint) -> Value {
-    let error = if e.path.starts_with("/v1/") {
-        "#/components/schemas/V1Error"
-    } else {
-        "#/components/schemas/ApiError"
+    let error = match e.failure {
+        Some(name) => format!("#/components/schemas/{name}"),
+        None if e.path.starts_with("/v1/") => "#/components/schemas/V1Error".to_owned(),
+        None => "#/components/schemas/ApiError".to_owned(),
     };
     let success = match &e.response {
         Some(schema) => {
@@ -78,6 +78,7 @@ pub fn document(base: &str) -> Value {
         "components": {
             "securitySchemes": { "oauth2": { "type": "oauth2", "flows": { "clientCredentials": { "tokenUrl": format!("{base}/oauth/token"), "scopes": pp_core::Scope::ALL.iter().map(|s| (s.as_str().to_owned(), json!(s.as_str()))).collect::<Map<_, _>>() } } } },
             "schemas": {
+                "OAuthError": { "type": "object", "required": ["error"], "properties": { "error": { "type": "string" }, "error_description": { "type": "string" } } },
                 "V1Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object", "required": ["code", "message"], "properties": { "code": { "type": "string" }, "message": { "type": "string" } } } } },
                 "ApiError": { "type": "object", "required": ["ok", "kind", "source", "retryable", "friendly", "message"], "properties": {
                     "ok": { "const": false }, "kind": { "type": "string" }, "source": { "enum": ["request", "account", "amazon_rejected", "amazon_unavailable", "mixshift"] },

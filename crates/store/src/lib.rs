@@ -116,7 +116,7 @@ pub fn now_rfc3339() -> String {
 
 /// Maps a SQLite failure to an opaque internal error (the cause is logged, not sent).
 pub fn db_err(e: rusqlite::Error) -> Error {
-    Error::internal(format!("state store: {e}"))
+    Error::internal("state store").with_source(e)
 }
 
 /// Random bytes from the operating system.

@@ -28,8 +28,8 @@ impl From<Error> for V1Error {
 }
 
 fn respond(e: &Error, body: serde_json::Value) -> Response {
-    if let Some(cause) = e.cause() {
-        tracing::error!(kind = e.kind.code(), cause, "request failed");
+    if e.cause().is_some() {
+        tracing::error!(kind = e.kind.code(), cause = %e.chain(), "request failed");
     }
     let status = StatusCode::from_u16(e.kind.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut res = (status, Json(body)).into_response();

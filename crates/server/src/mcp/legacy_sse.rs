@@ -59,10 +59,17 @@ pub async fn open(State(app): State<SharedState>, Caller(p): Caller) -> Response
         .into_response()
 }
 
+/// `?session_id=` on a message, read like every query string (other parameters are ignored:
+/// the transport's clients add their own).
+#[derive(serde::Deserialize)]
+struct MessageQuery {
+    session_id: Option<String>,
+}
+
 fn session_id(query: Option<&str>) -> Option<String> {
-    form_urlencoded::parse(query?.as_bytes())
-        .find(|(k, _)| k == "session_id")
-        .map(|(_, v)| v.into_owned())
+    crate::http::query::parse::<MessageQuery>(query?)
+        .ok()?
+        .session_id
 }
 
 /// `POST /mcp/sse?session_id=…`.

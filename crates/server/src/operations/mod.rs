@@ -181,6 +181,9 @@ pub struct Endpoint {
     pub response: Option<Value>,
     pub handler: fn() -> MethodRouter<SharedState>,
     pub tool: Option<Tool>,
+    /// The failure body's schema in `components/schemas`, when it is not the path family's
+    /// envelope (the token endpoint answers RFC 6749 errors).
+    pub failure: Option<&'static str>,
 }
 
 impl Endpoint {
@@ -202,6 +205,7 @@ impl Endpoint {
             response: None,
             handler,
             tool: None,
+            failure: None,
         }
     }
 
@@ -318,6 +322,12 @@ impl Endpoint {
     pub fn answers(mut self, status: u16, schema: Value) -> Self {
         self.status = status;
         self.response = Some(schema);
+        self
+    }
+
+    /// Failures in the component schema `name` rather than the family's envelope.
+    pub fn fails_as(mut self, name: &'static str) -> Self {
+        self.failure = Some(name);
         self
     }
 

@@ -33,6 +33,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         public(Endpoint::get("/health", "Liveness with build, engine and evidence versions", health_route))
             .answers(200, object(&[("status", one_of(&["ok"])), ("version", string()), ("engine_version", string()), ("evidence_version", string()), ("upstream", json!({}))], &["status", "version", "engine_version", "evidence_version"])),
         public(Endpoint::post("/oauth/token", "Mint an access token (client_credentials; HTTP Basic or form client authentication)", token_route))
+            .fails_as("OAuthError")
             .form_body(closed(&[("grant_type", one_of(&["client_credentials"])), ("scope", string()), ("client_id", string()), ("client_secret", string())], &["grant_type"]))
             .answers(200, object(&[("access_token", string()), ("token_type", one_of(&["Bearer"])), ("expires_in", super::schema::int()), ("scope", string())], &["access_token", "token_type", "expires_in", "scope"])),
         public(Endpoint::get("/.well-known/oauth-authorization-server", "OAuth authorization server metadata (RFC 8414)", metadata_route))

@@ -75,10 +75,15 @@ pub fn any_object() -> Value {
 
 /// An `/api` success: `ok: true` beside the result's fields.
 pub fn api(mut result: Value) -> Value {
-    if let Some(p) = result["properties"].as_object_mut() {
+    let Some(o) = result.as_object_mut() else {
+        return result;
+    };
+    let props = o.entry("properties").or_insert_with(|| json!({}));
+    if let Some(p) = props.as_object_mut() {
         p.shift_insert(0, "ok".into(), json!({ "const": true }));
     }
-    if let Some(r) = result["required"].as_array_mut() {
+    let required = o.entry("required").or_insert_with(|| json!([]));
+    if let Some(r) = required.as_array_mut() {
         r.insert(0, "ok".into());
     }
     result
@@ -86,7 +91,7 @@ pub fn api(mut result: Value) -> Value {
 
 /// Adds `props` to a tool's argument object (the merchant selector beside a call's fields).
 pub fn with(mut base: Value, props: &[(&str, Value)]) -> Value {
-    if let Some(p) = base["properties"].as_object_mut() {
+    if let Some(p) = base.get_mut("properties").and_then(Value::as_object_mut) {
         for (k, v) in props {
             p.insert((*k).to_owned(), v.clone());
         }

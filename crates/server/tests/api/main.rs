@@ -10,6 +10,7 @@ mod mcp_client;
 mod oauth;
 mod pricing;
 mod reports;
+mod schema_fuzz;
 mod shape;
 mod surface;
 mod twins;

@@ -1,0 +1,84 @@
+//! `/openapi.json` held to the server's real answers by schemathesis: it generates requests
+//! for every documented operation from the document (valid ones and broken ones), sends them
+//! to a gateway over the sandbox provider, and checks that none answers 5xx and that every
+//! answer — success or failure — matches the schema the document gives it. The MCP transports
+//! are left to the MCP SDK tests. The runner is `PP_SCHEMATHESIS` (`.ci/run` installs it in a
+//! virtual environment and sets it); without one the test says it was skipped and why, except
+//! under CI, where a missing runner is a failure.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::common::{Options, TestApp};
+
+fn runner() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PP_SCHEMATHESIS") {
+        return Some(PathBuf::from(p));
+    }
+    let home = std::env::var_os("HOME")?;
+    let default =
+        PathBuf::from(home).join(".cache/partner-platform/schemathesis-venv/bin/schemathesis");
+    default.exists().then_some(default)
+}
+
+#[tokio::test]
+async fn every_answer_matches_the_documented_schema() {
+    let Some(runner) = runner() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "PP_SCHEMATHESIS is not set: .ci/run installs schemathesis and sets it"
+        );
+        eprintln!(
+            "SKIPPED schemathesis: set PP_SCHEMATHESIS to a schemathesis binary, or run .ci/run \
+             once, which makes ~/.cache/partner-platform/schemathesis-venv"
+        );
+        return;
+    };
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        ..Default::default()
+    })
+    .await;
+    let c = app.credential(
+        "acme",
+        Some("account:read retail:read ads:read brand_analytics:read sql:query context:read context:write timeline:read timeline:write corrections:write"),
+    );
+    let token = app.token(&c).await;
+    let work = tempfile::tempdir().unwrap();
+    let schema = format!("{}/openapi.json", app.base);
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(runner)
+            .current_dir(work.path())
+            .args([
+                "run",
+                &schema,
+                "-H",
+                &format!("Authorization: Bearer {token}"),
+                "--checks",
+                "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance",
+                "--exclude-path-regex",
+                "^/mcp",
+                "--phases",
+                "coverage,fuzzing",
+                "--max-examples",
+                "15",
+                "--seed",
+                "13",
+                "--workers",
+                "2",
+                "--no-color",
+            ])
+            .output()
+            .expect("schemathesis runs")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "schemathesis found answers that break the document:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("Tested:"), "{stdout}");
+}
