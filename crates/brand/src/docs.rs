@@ -4,9 +4,10 @@
 use pp_core::{Error, Kind, Result};
 use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::answers::{Doc, DocSummary, Lifecycle, Manifest, ManifestBrand, Written};
 use crate::{BrandRef, Writer, bad, find};
 
 /// Document types; `corpus` documents also carry a `name`.
@@ -66,7 +67,7 @@ pub fn put(
     brands: &[BrandRef],
     w: &Writer<'_>,
     d: &DocWrite<'_>,
-) -> Result<Value> {
+) -> Result<Written> {
     let (slug, kind, content, base_revision) = (d.brand, d.kind, d.content, d.base_revision);
     let name = d.name;
     find(brands, slug)?;
@@ -91,7 +92,14 @@ pub fn put(
                 .with_field("conflicts", json!([{ "brand": slug, "type": kind, "expected": base_revision, "actual": current }])));
         }
         if cur.as_ref().is_some_and(|c| c.1 == h) {
-            return Ok(json!({ "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": current, "hash": h, "changed": false }));
+            return Ok(Written {
+                brand: slug.to_owned(),
+                kind: kind.to_owned(),
+                name: (!name.is_empty()).then(|| name.clone()),
+                revision: current,
+                hash: h,
+                changed: false,
+            });
         }
         let rev = current + 1;
         let at = now_rfc3339();
@@ -107,7 +115,14 @@ pub fn put(
         )
         .map_err(db_err)?;
         tx.commit().map_err(db_err)?;
-        Ok(json!({ "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name), "revision": rev, "hash": h, "changed": true }))
+        Ok(Written {
+            brand: slug.to_owned(),
+            kind: kind.to_owned(),
+            name: (!name.is_empty()).then(|| name.clone()),
+            revision: rev,
+            hash: h,
+            changed: true,
+        })
     })
 }
 
@@ -119,18 +134,25 @@ pub fn get(
     slug: &str,
     kind: &str,
     name: Option<&str>,
-) -> Result<Value> {
+) -> Result<Doc> {
     find(brands, slug)?;
     let name = check_type(kind, name)?;
     let row = store.with_conn(|c| {
         c.query_row(
             "SELECT revision, content, hash, updated_at, updated_by FROM context_docs WHERE tenant_id = ?1 AND brand = ?2 AND type = ?3 AND name = ?4",
             params![tenant, slug, kind, name],
-            |r| Ok(json!({
-                "brand": slug, "type": kind, "name": (!name.is_empty()).then_some(&name),
-                "revision": r.get::<_, i64>(0)?, "content": r.get::<_, String>(1)?, "hash": r.get::<_, String>(2)?,
-                "updated_at": r.get::<_, String>(3)?, "updated_by": r.get::<_, String>(4)?,
-            })),
+            |r| {
+                Ok(Doc {
+                    brand: slug.to_owned(),
+                    kind: kind.to_owned(),
+                    name: (!name.is_empty()).then(|| name.clone()),
+                    revision: r.get(0)?,
+                    content: r.get(1)?,
+                    hash: r.get(2)?,
+                    updated_at: r.get(3)?,
+                    updated_by: r.get(4)?,
+                })
+            },
         )
         .optional()
         .map_err(db_err)
@@ -154,13 +176,22 @@ pub fn manifest(
     tenant: &str,
     brands: &[BrandRef],
     active_only: bool,
-) -> Result<Value> {
+) -> Result<Manifest> {
     let lifecycles = crate::lifecycle::all(store, tenant)?;
-    let docs: Vec<(String, Value)> = store.with_conn(|c| {
+    let docs: Vec<(String, DocSummary)> = store.with_conn(|c| {
         let mut st = c.prepare("SELECT brand, type, name, revision, hash, updated_at FROM context_docs WHERE tenant_id = ?1 ORDER BY brand, type, name").map_err(db_err)?;
         st.query_map([tenant], |r| {
             let name: String = r.get(2)?;
-            Ok((r.get::<_, String>(0)?, json!({ "type": r.get::<_, String>(1)?, "name": (!name.is_empty()).then_some(name), "revision": r.get::<_, i64>(3)?, "hash": r.get::<_, String>(4)?, "updated_at": r.get::<_, String>(5)? })))
+            Ok((
+                r.get::<_, String>(0)?,
+                DocSummary {
+                    kind: r.get(1)?,
+                    name: (!name.is_empty()).then_some(name),
+                    revision: r.get(3)?,
+                    hash: r.get(4)?,
+                    updated_at: r.get(5)?,
+                },
+            ))
         })
         .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
@@ -172,18 +203,26 @@ pub fn manifest(
         let lc = lifecycles
             .get(&b.slug)
             .cloned()
-            .unwrap_or_else(crate::lifecycle::never_retired);
-        let is_retired = lc["state"] == "retired";
+            .unwrap_or_else(Lifecycle::never_retired);
+        let is_retired = lc.state == "retired";
         retired += i64::from(is_retired);
         if active_only && is_retired {
             continue;
         }
-        let mine: Vec<&Value> = docs
+        let mine: Vec<DocSummary> = docs
             .iter()
             .filter(|d| d.0 == b.slug)
-            .map(|d| &d.1)
+            .map(|d| d.1.clone())
             .collect();
-        out.push(json!({ "brand_slug": b.slug, "name": b.name, "lifecycle": lc, "docs": mine }));
+        out.push(ManifestBrand {
+            brand_slug: b.slug.clone(),
+            name: b.name.clone(),
+            lifecycle: lc,
+            docs: mine,
+        });
     }
-    Ok(json!({ "brands": out, "retired_count": retired }))
+    Ok(Manifest {
+        brands: out,
+        retired_count: retired,
+    })
 }

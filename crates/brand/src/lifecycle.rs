@@ -9,6 +9,7 @@ use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde_json::{Map, Value, json};
 
+use crate::answers::{Lifecycle, LifecycleChange};
 use crate::{BrandRef, BrandSlug, Writer, bad, find, one_line};
 
 /// `reason_code` values.
@@ -16,20 +17,21 @@ pub const REASON_CODES: &[&str] = &["client_left", "duplicate", "superseded", "o
 /// Fields naming who acts: ignored, because the change is recorded as the credential.
 const ATTRIBUTION: &[&str] = &["actor", "changed_by"];
 
-/// The `lifecycle` object of a brand never retired.
-pub fn never_retired() -> Value {
-    json!({ "state": "active", "changed_at": null, "changed_by": null, "surface": null, "reason_code": null })
-}
-
 /// Every brand's lifecycle object that has ever changed, by slug.
-pub fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Value>> {
+pub fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Lifecycle>> {
     store.with_conn(|c| {
         let mut st = c.prepare("SELECT brand, state, changed_at, changed_by, surface, reason_code FROM brand_lifecycle WHERE tenant_id = ?1").map_err(db_err)?;
         st.query_map([tenant], |r| {
-            Ok((r.get::<_, String>(0)?, json!({
-                "state": r.get::<_, String>(1)?, "changed_at": r.get::<_, String>(2)?, "changed_by": r.get::<_, String>(3)?,
-                "surface": r.get::<_, String>(4)?, "reason_code": r.get::<_, Option<String>>(5)?,
-            })))
+            Ok((
+                r.get::<_, String>(0)?,
+                Lifecycle {
+                    state: r.get(1)?,
+                    changed_at: r.get(2)?,
+                    changed_by: r.get(3)?,
+                    surface: r.get(4)?,
+                    reason_code: r.get(5)?,
+                },
+            ))
         })
         .map_err(db_err)?
         .collect::<rusqlite::Result<HashMap<_, _>>>()
@@ -96,7 +98,7 @@ pub fn apply(
     brands: &[BrandRef],
     w: &Writer<'_>,
     ch: &Change,
-) -> Result<Value> {
+) -> Result<LifecycleChange> {
     find(brands, ch.slug.as_str())?;
     let target = if ch.retire { "retired" } else { "active" };
     store.with_conn(|c| {
@@ -108,7 +110,13 @@ pub fn apply(
         let state = current.as_ref().map_or("active", |c| c.0.as_str());
         if state == target {
             let at = current.as_ref().map(|c| c.1.clone());
-            return Ok(json!({ "brand_slug": ch.slug, "state": state, "changed": false, "at": at }));
+            return Ok(LifecycleChange {
+                brand_slug: ch.slug.as_str().to_owned(),
+                state: state.to_owned(),
+                changed: false,
+                at,
+                event_id: None,
+            });
         }
         let at = now_rfc3339();
         tx.execute(
@@ -121,6 +129,12 @@ pub fn apply(
         let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": &w.surface });
         let id = crate::timeline::insert_structural(&tx, tenant, kind, &at, ch, &payload, w)?;
         tx.commit().map_err(db_err)?;
-        Ok(json!({ "brand_slug": ch.slug, "state": target, "changed": true, "at": at, "event_id": id }))
+        Ok(LifecycleChange {
+            brand_slug: ch.slug.as_str().to_owned(),
+            state: target.to_owned(),
+            changed: true,
+            at: Some(at),
+            event_id: Some(id),
+        })
     })
 }

@@ -12,6 +12,7 @@ use pp_warehouse::{Warehouses, directory};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::answers::{Appended, Doc, Events, LifecycleChange, Manifest, Written};
 use crate::timeline::Filter;
 use crate::{BrandRef, Writer};
 
@@ -145,7 +146,7 @@ impl BrandMemory {
     }
 
     /// Every brand with its documents and lifecycle (`context:read`).
-    pub async fn manifest(&self, p: &Principal, q: ManifestQuery) -> Result<Value> {
+    pub async fn manifest(&self, p: &Principal, q: ManifestQuery) -> Result<Manifest> {
         p.require(&[Scope::ContextRead])?;
         let active = match q.lifecycle.as_deref() {
             None | Some("all") => false,
@@ -162,7 +163,7 @@ impl BrandMemory {
     }
 
     /// One document (`context:read`).
-    pub async fn doc(&self, p: &Principal, d: DocRef) -> Result<Value> {
+    pub async fn doc(&self, p: &Principal, d: DocRef) -> Result<Doc> {
         p.require(&[Scope::ContextRead])?;
         let brands = self.brands(p).await?;
         crate::docs::get(
@@ -181,7 +182,7 @@ impl BrandMemory {
         p: &Principal,
         d: DocRef,
         body: &Map<String, Value>,
-    ) -> Result<Value> {
+    ) -> Result<Written> {
         context_write(p)?;
         if let Some(k) = body
             .keys()
@@ -228,7 +229,7 @@ impl BrandMemory {
         &self,
         p: &Principal,
         change: crate::lifecycle::Change,
-    ) -> Result<Value> {
+    ) -> Result<LifecycleChange> {
         context_write(p)?;
         let brands = self.brands(p).await?;
         crate::lifecycle::apply(
@@ -241,13 +242,13 @@ impl BrandMemory {
     }
 
     /// Events newest first, filtered and paged (`timeline:read`).
-    pub fn timeline(&self, p: &Principal, f: &Filter) -> Result<Value> {
+    pub fn timeline(&self, p: &Principal, f: &Filter) -> Result<Events> {
         p.require(&[Scope::TimelineRead])?;
         crate::timeline::list(&self.store, p.tenant.as_str(), &self.cursors, f, today())
     }
 
     /// Appends a stake, comment or action outcome (`timeline:read` + `timeline:write`).
-    pub async fn append(&self, p: &Principal, body: &Map<String, Value>) -> Result<Value> {
+    pub async fn append(&self, p: &Principal, body: &Map<String, Value>) -> Result<Appended> {
         p.require(&[Scope::TimelineRead, Scope::TimelineWrite])?;
         let brands = self.brands(p).await?;
         crate::timeline::append(
@@ -261,7 +262,12 @@ impl BrandMemory {
     }
 
     /// Corroborates stake `id` (`timeline:read` + `timeline:write`).
-    pub fn corroborate(&self, p: &Principal, id: i64, body: &Map<String, Value>) -> Result<Value> {
+    pub fn corroborate(
+        &self,
+        p: &Principal,
+        id: i64,
+        body: &Map<String, Value>,
+    ) -> Result<Appended> {
         p.require(&[Scope::TimelineRead, Scope::TimelineWrite])?;
         crate::timeline::corroborate(
             &self.store,

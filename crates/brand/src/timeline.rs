@@ -11,6 +11,7 @@ use pp_store::{Store, db_err, now_rfc3339};
 use rusqlite::{OptionalExtension, params};
 use serde_json::{Map, Value, json};
 
+use crate::answers::{Appended, Event, Events, Window};
 use crate::lifecycle::Change;
 use crate::{BrandRef, Writer, bad, find, one_line};
 
@@ -152,7 +153,7 @@ pub fn append(
     w: &Writer<'_>,
     body: &Map<String, Value>,
     today: NaiveDate,
-) -> Result<Value> {
+) -> Result<Appended> {
     let allowed = [
         "brand",
         "kind",
@@ -247,7 +248,10 @@ pub fn append(
     }
     find(brands, slug)?;
     let id = store.with_conn(|c| insert(c, tenant, &e, w))?;
-    Ok(json!({ "event": get(store, tenant, id, today)? }))
+    Ok(Appended {
+        event: get(store, tenant, id, today)?,
+        stake: None,
+    })
 }
 
 /// Corroborates stake `id`: appends a corroboration and reopens the stake for
@@ -259,7 +263,7 @@ pub fn corroborate(
     id: i64,
     body: &Map<String, Value>,
     today: NaiveDate,
-) -> Result<Value> {
+) -> Result<Appended> {
     if let Some(k) = body.keys().find(|k| {
         !["note", "on_behalf_of"].contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str())
     }) {
@@ -285,9 +289,10 @@ pub fn corroborate(
         tx.commit().map_err(db_err)?;
         Ok(corroboration)
     })?;
-    Ok(
-        json!({ "event": get(store, tenant, corroboration, today)?, "stake": get(store, tenant, id, today)? }),
-    )
+    Ok(Appended {
+        event: get(store, tenant, corroboration, today)?,
+        stake: Some(get(store, tenant, id, today)?),
+    })
 }
 
 const COLUMNS: &str = "id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on, source, affects, tags, note, \
@@ -297,8 +302,13 @@ const COLUMNS: &str = "id, brand, family, kind, occurred_on, category, starts_on
 const EFFECTIVE_STATUS: &str =
     "CASE WHEN kind = 'stake' AND closes_on < ?2 THEN 'closed' ELSE status END";
 
-fn row(r: &rusqlite::Row<'_>, today: &str) -> rusqlite::Result<Value> {
-    let parse = |s: String| serde_json::from_str::<Value>(&s).unwrap_or(Value::Null);
+fn row(r: &rusqlite::Row<'_>, today: &str) -> rusqlite::Result<Event> {
+    // a stored JSON column that no longer parses is a failure to read, never a default
+    fn parse<T: serde::de::DeserializeOwned>(i: usize, s: String) -> rusqlite::Result<T> {
+        serde_json::from_str(&s).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+        })
+    }
     let kind: String = r.get(3)?;
     let closes: Option<String> = r.get(10)?;
     let status: Option<String> = r.get(9)?;
@@ -308,22 +318,40 @@ fn row(r: &rusqlite::Row<'_>, today: &str) -> rusqlite::Result<Value> {
         status
     };
     let window = if kind == "stake" {
-        json!({ "starts_on": r.get::<_, Option<String>>(6)?, "ends_on": r.get::<_, Option<String>>(7)? })
+        Some(Window {
+            starts_on: r.get(6)?,
+            ends_on: r.get(7)?,
+        })
     } else {
-        Value::Null
+        None
     };
-    Ok(json!({
-        "id": r.get::<_, i64>(0)?, "brand": r.get::<_, String>(1)?, "family": r.get::<_, String>(2)?, "kind": kind,
-        "occurred_on": r.get::<_, String>(4)?, "category": r.get::<_, Option<String>>(5)?, "window": window,
-        "interpretation": r.get::<_, Option<String>>(8)?, "status": status, "closes_on": closes, "source": r.get::<_, String>(11)?,
-        "affects": parse(r.get(12)?), "tags": parse(r.get(13)?), "note": r.get::<_, Option<String>>(14)?,
-        "reason_code": r.get::<_, Option<String>>(15)?, "on_behalf_of": r.get::<_, Option<String>>(16)?, "parent_id": r.get::<_, Option<i64>>(17)?,
-        "payload": parse(r.get(18)?), "actor": r.get::<_, String>(19)?, "surface": r.get::<_, String>(20)?, "created_at": r.get::<_, String>(21)?,
-    }))
+    Ok(Event {
+        id: r.get(0)?,
+        brand: r.get(1)?,
+        family: r.get(2)?,
+        kind,
+        occurred_on: r.get(4)?,
+        category: r.get(5)?,
+        window,
+        interpretation: r.get(8)?,
+        status,
+        closes_on: closes,
+        source: r.get(11)?,
+        affects: parse(12, r.get(12)?)?,
+        tags: parse(13, r.get(13)?)?,
+        note: r.get(14)?,
+        reason_code: r.get(15)?,
+        on_behalf_of: r.get(16)?,
+        parent_id: r.get(17)?,
+        payload: parse(18, r.get(18)?)?,
+        actor: r.get(19)?,
+        surface: r.get(20)?,
+        created_at: r.get(21)?,
+    })
 }
 
 /// One event by id.
-pub fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Value> {
+pub fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Event> {
     let t = today.to_string();
     store
         .with_conn(|c| {
@@ -361,7 +389,7 @@ pub struct Filter {
 
 /// Advertising changes committed through the service, projected at read time. Empty until
 /// audited ads writes land; the timeline merges whatever it returns.
-pub fn ads_projection(_store: &Store, _tenant: &str, _f: &Filter) -> Result<Vec<Value>> {
+pub fn ads_projection(_store: &Store, _tenant: &str, _f: &Filter) -> Result<Vec<Event>> {
     Ok(Vec::new())
 }
 
@@ -372,7 +400,7 @@ pub fn list(
     cursors: &Cursors,
     f: &Filter,
     today: NaiveDate,
-) -> Result<Value> {
+) -> Result<Events> {
     if let Some(fam) = &f.family
         && !["native", "ads_change"].contains(&fam.as_str())
     {
@@ -406,7 +434,10 @@ pub fn list(
         .transpose()?;
     if f.family.as_deref() == Some("ads_change") {
         let items = ads_projection(store, tenant, f)?;
-        return Ok(json!({ "events": items, "next_cursor": null }));
+        return Ok(Events {
+            events: items,
+            next_cursor: None,
+        });
     }
     let t = today.to_string();
     // ?2 is today: the status and future filters compare with it.
@@ -506,9 +537,12 @@ pub fn list(
     rows.truncate(f.limit as usize);
     let next = if more {
         rows.last()
-            .map(|r| cursors.encode(&fp, &json!([r["occurred_on"], r["id"]])))
+            .map(|r| cursors.encode(&fp, &json!([r.occurred_on, r.id])))
     } else {
         None
     };
-    Ok(json!({ "events": rows, "next_cursor": next }))
+    Ok(Events {
+        events: rows,
+        next_cursor: next,
+    })
 }

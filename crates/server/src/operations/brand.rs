@@ -133,31 +133,30 @@ async fn corroborate(
 }
 
 fn list_docs_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { ctx.app.brand.manifest(&ctx.principal, args(a)?).await })
+    Box::pin(async move { render::value(ctx.app.brand.manifest(&ctx.principal, args(a)?).await?) })
 }
 
 fn get_doc_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { ctx.app.brand.doc(&ctx.principal, args(a)?).await })
+    Box::pin(async move { render::value(ctx.app.brand.doc(&ctx.principal, args(a)?).await?) })
 }
 
 fn lifecycle_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
         let change = pp_brand::lifecycle::parse(&a)?;
-        ctx.app.brand.set_lifecycle(&ctx.principal, change).await
+        render::value(ctx.app.brand.set_lifecycle(&ctx.principal, change).await?)
     })
 }
 
 fn timeline_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
         let q: TimelineQuery = args(a)?;
-        ctx.app
-            .brand
-            .timeline(&ctx.principal, &q.filter(TOOL_PAGE.0, TOOL_PAGE.1)?)
+        let f = q.filter(TOOL_PAGE.0, TOOL_PAGE.1)?;
+        render::value(ctx.app.brand.timeline(&ctx.principal, &f)?)
     })
 }
 
 fn append_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { ctx.app.brand.append(&ctx.principal, &a).await })
+    Box::pin(async move { render::value(ctx.app.brand.append(&ctx.principal, &a).await?) })
 }
 
 #[derive(Deserialize)]
@@ -173,7 +172,7 @@ fn corroborate_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let id = c
             .event_id
             .ok_or_else(|| Error::invalid_request("event_id is required (a stake's id)"))?;
-        ctx.app.brand.corroborate(&ctx.principal, id, &c.body)
+        render::value(ctx.app.brand.corroborate(&ctx.principal, id, &c.body)?)
     })
 }
 
