@@ -9,6 +9,7 @@ use pp_store::{Store, db_err};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde_json::{Map, Value, json};
 
+use crate::answers::{Applied, WriteResult};
 use crate::doc;
 use crate::key::{DocKind, Key};
 
@@ -171,7 +172,7 @@ struct Stored {
 }
 
 /// Applies a checked batch as `actor`: all or nothing.
-pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<Value> {
+pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<Applied> {
     if actor.trim().is_empty() {
         return Err(bad(
             "this sign-in carries no name; forecast state is written under the signed-in name",
@@ -208,7 +209,7 @@ pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<
             results.push(write_one(&tx, tenant, actor, &at, batch.reason.as_deref(), w, s.as_ref())?);
         }
         tx.commit().map_err(db_err)?;
-        Ok(json!({ "results": results }))
+        Ok(Applied { results })
     })
 }
 
@@ -255,7 +256,7 @@ fn write_one(
     reason: Option<&str>,
     w: &Write,
     s: Option<&Stored>,
-) -> Result<Value> {
+) -> Result<WriteResult> {
     let live = s.and_then(|s| s.doc.as_ref());
     let before = live.map(doc::content);
     let (after, changed_doc) = match &w.doc {
@@ -271,9 +272,11 @@ fn write_one(
         Some(fields) => {
             let merged = doc::merge(&w.key, before.as_ref(), fields)?;
             if before.as_ref() == Some(&merged) {
-                return Ok(
-                    json!({ "key": w.key.as_str(), "version": w.expected, "changed": false }),
-                );
+                return Ok(WriteResult {
+                    key: w.key.as_str().to_owned(),
+                    version: w.expected,
+                    changed: false,
+                });
             }
             (Some(merged.clone()), Some(merged))
         }
@@ -303,7 +306,11 @@ fn write_one(
             .map_err(db_err)?;
         }
     }
-    Ok(json!({ "key": w.key.as_str(), "version": version, "changed": true }))
+    Ok(WriteResult {
+        key: w.key.as_str().to_owned(),
+        version,
+        changed: true,
+    })
 }
 
 fn nullable(v: &Value) -> Option<String> {

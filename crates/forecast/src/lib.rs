@@ -4,6 +4,7 @@
 //! a change log; a database's state has one home login. [`service::ForecastState`] is what
 //! every front door calls; HTTP lives in `pp-server`.
 
+pub mod answers;
 pub mod batch;
 pub mod doc;
 pub mod key;

@@ -3,73 +3,54 @@
 use pp_core::{Error, Kind, Result};
 use pp_store::{Store, db_err};
 use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 
+use crate::answers::{DocsPage, Envelope, Revision, Revisions};
 use crate::batch::{check_database, own_database};
 use crate::key::{Key, Month, ScopeId};
 
-fn envelope(
-    key: &str,
-    kind: &str,
-    version: i64,
-    doc: &str,
-    updated_at: &str,
-    updated_by: &str,
-) -> Value {
-    json!({
-        "key": key, "kind": kind, "version": version,
-        "doc": serde_json::from_str::<Value>(doc).unwrap_or(Value::Null),
-        "updated_at": updated_at, "updated_by": updated_by,
+/// A stored JSON column that no longer parses is a failure to read, never a default.
+fn stored<T: serde::de::DeserializeOwned>(i: usize, s: String) -> rusqlite::Result<T> {
+    serde_json::from_str(&s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+/// An optional stored JSON column: `NULL` reads as JSON null.
+fn stored_or_null(i: usize, s: Option<String>) -> rusqlite::Result<Value> {
+    s.map_or(Ok(Value::Null), |s| stored(i, s))
+}
+
+fn raw(i: usize, s: String) -> rusqlite::Result<Box<RawValue>> {
+    RawValue::from_string(s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
     })
 }
 
 /// `GET …/doc?key=`: the document envelope, or `404 not_found`.
-pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Value> {
+pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Envelope> {
     let k = Key::parse(key)?;
     check_database(tenant, std::iter::once(&k))?;
     let row = store.with_conn(|c| {
         c.query_row(
             "SELECT kind, version, doc, updated_at, updated_by FROM forecast_docs WHERE tenant_id = ?1 AND key = ?2 AND doc IS NOT NULL",
             params![tenant, key],
-            |r| Ok(envelope(key, &r.get::<_, String>(0)?, r.get(1)?, &r.get::<_, String>(2)?, &r.get::<_, String>(3)?, &r.get::<_, String>(4)?)),
+            |r| {
+                Ok(Envelope {
+                    key: key.to_owned(),
+                    kind: r.get(0)?,
+                    version: r.get(1)?,
+                    doc: raw(2, r.get(2)?)?,
+                    updated_at: r.get(3)?,
+                    updated_by: r.get(4)?,
+                })
+            },
         )
         .optional()
         .map_err(db_err)
     })?;
     row.ok_or_else(|| Error::not_found(format!("nothing is stored at '{key}'")))
-}
-
-/// Cuts `limit + 1` fetched rows to a page; `next_after` is the last row's `field` when
-/// more rows follow.
-fn page(mut rows: Vec<Value>, limit: i64, field: &str) -> (Vec<Value>, Option<Value>) {
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next = if more {
-        rows.last().map(|r| r[field].clone())
-    } else {
-        None
-    };
-    (rows, next)
-}
-
-/// A stored document as `docs` serves it; the document body is sent as stored, not
-/// re-parsed.
-#[derive(serde::Serialize)]
-pub struct Envelope {
-    pub key: String,
-    pub kind: String,
-    pub version: i64,
-    pub doc: Box<RawValue>,
-    pub updated_at: String,
-    pub updated_by: String,
-}
-
-/// A page of `docs`.
-#[derive(serde::Serialize)]
-pub struct DocsPage {
-    pub docs: Vec<Envelope>,
-    pub next_after: Option<String>,
 }
 
 /// A page size within 1..=500 (default 200).
@@ -145,14 +126,11 @@ pub fn docs(
                 limit + 1
             ],
             |r| {
-                let doc: String = r.get(3)?;
                 Ok(Envelope {
                     key: r.get(0)?,
                     kind: r.get(1)?,
                     version: r.get(2)?,
-                    doc: RawValue::from_string(doc).unwrap_or_else(|_| {
-                        RawValue::from_string("null".into()).expect("null is JSON")
-                    }),
+                    doc: raw(3, r.get(3)?)?,
                     updated_at: r.get(4)?,
                     updated_by: r.get(5)?,
                 })
@@ -180,7 +158,7 @@ pub fn revisions(
     month: Option<&str>,
     after: Option<&str>,
     limit: i64,
-) -> Result<Value> {
+) -> Result<Revisions> {
     let scope = ScopeId::parse(scope_id)?;
     own_database(tenant, &scope.database)?;
     let month = month
@@ -201,27 +179,43 @@ pub fn revisions(
                  WHERE tenant_id = ?1 AND scope_id = ?2 AND (?3 IS NULL OR month = ?3) AND id > ?4 ORDER BY id LIMIT ?5",
             )
             .map_err(db_err)?;
-        let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str::<Value>(&s).ok()).unwrap_or(Value::Null);
         st.query_map(params![tenant, scope.render(), month, after, limit + 1], |r| {
-            Ok(json!({
-                "id": r.get::<_, i64>(0)?, "scopeId": r.get::<_, String>(1)?, "month": r.get::<_, Option<String>>(2)?,
-                "field": r.get::<_, String>(3)?, "before": parse(r.get(4)?), "after": parse(r.get(5)?),
-                "reason": r.get::<_, Option<String>>(6)?, "actor": r.get::<_, String>(7)?, "createdAt": r.get::<_, String>(8)?,
-                "version": r.get::<_, i64>(9)?,
-            }))
+            Ok(Revision {
+                id: r.get(0)?,
+                scope_id: r.get(1)?,
+                month: r.get(2)?,
+                field: r.get(3)?,
+                before: stored_or_null(4, r.get(4)?)?,
+                after: stored_or_null(5, r.get(5)?)?,
+                reason: r.get(6)?,
+                actor: r.get(7)?,
+                created_at: r.get(8)?,
+                version: r.get(9)?,
+            })
         })
         .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_err)
     })?;
-    let (rows, next) = page(rows, limit, "id");
-    Ok(json!({ "revisions": rows, "next_after": next }))
+    let mut rows = rows;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next_after = if more {
+        rows.last().map(|r| r.id)
+    } else {
+        None
+    };
+    Ok(Revisions {
+        revisions: rows,
+        next_after,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::batch::{apply, parse};
+    use serde_json::json;
 
     #[test]
     fn a_merchant_prefix_never_matches_a_longer_merchant_id() {

@@ -6,6 +6,7 @@ use pp_store::{Store, db_err};
 use rusqlite::params;
 use serde_json::{Map, Value, json};
 
+use crate::answers::{ScopeCreated, ScopeDef, Scopes};
 use crate::batch::{self, Batch, Write};
 use crate::doc;
 use crate::key::Key;
@@ -63,17 +64,21 @@ pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
 }
 
 /// Creates the definition; answers `definition` (with its `id` and `scopeId`) and `version`.
-pub fn create(store: &Store, tenant: &str, actor: &str, b: &Batch) -> Result<Value> {
+pub fn create(store: &Store, tenant: &str, actor: &str, b: &Batch) -> Result<ScopeCreated> {
     batch::apply(store, tenant, actor, b)?;
     let key = b.writes[0].key.as_str();
     let env = crate::read::doc(store, tenant, key)?;
-    Ok(
-        json!({ "definition": env["doc"], "scopeId": env["doc"]["scopeId"], "key": key, "version": env["version"] }),
-    )
+    let definition: Value = serde_json::from_str(env.doc.get()).map_err(Error::internal_from)?;
+    Ok(ScopeCreated {
+        scope_id: definition["scopeId"].clone(),
+        definition,
+        key: key.to_owned(),
+        version: env.version,
+    })
 }
 
 /// Definitions of the tenant's merchants, or of one.
-pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Value> {
+pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Scopes> {
     let like = match merchant {
         Some(m) => format!("src:{tenant}:{m}:scope:%"),
         None => format!("src:{tenant}:%"),
@@ -83,12 +88,19 @@ pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Value>
             .prepare("SELECT scope_id, version, doc FROM forecast_docs WHERE tenant_id = ?1 AND kind = 'scope_def' AND doc IS NOT NULL AND scope_id LIKE ?2 ORDER BY key")
             .map_err(db_err)?;
         st.query_map(params![tenant, like], |r| {
-            let doc: Value = serde_json::from_str(&r.get::<_, String>(2)?).unwrap_or(Value::Null);
-            Ok(json!({ "scopeId": r.get::<_, String>(0)?, "version": r.get::<_, i64>(1)?, "definition": doc }))
+            let doc: String = r.get(2)?;
+            let definition = serde_json::from_str(&doc).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, e.into())
+            })?;
+            Ok(ScopeDef {
+                scope_id: r.get(0)?,
+                version: r.get(1)?,
+                definition,
+            })
         })
         .map_err(db_err)?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(db_err)
     })?;
-    Ok(json!({ "scopes": rows }))
+    Ok(Scopes { scopes: rows })
 }

@@ -12,8 +12,8 @@ use pp_warehouse::{Warehouses, directory};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::answers::{Applied, DocsPage, Envelope, Revisions, ScopeCreated, Scopes};
 use crate::batch::Batch;
-use crate::read::DocsPage;
 
 /// `GET …/doc`.
 #[derive(Debug, Deserialize)]
@@ -91,37 +91,41 @@ impl ForecastState {
         }
     }
 
-    async fn run(&self, p: &Principal, batch: Batch, create: bool) -> Result<Value> {
+    /// Runs `write` with the batch off the async workers (a batch is one SQLite
+    /// transaction), once its merchants are known to be connected.
+    async fn run<T: Send + 'static>(
+        &self,
+        p: &Principal,
+        batch: Batch,
+        write: fn(&Store, &str, &str, &Batch) -> Result<T>,
+    ) -> Result<T> {
         self.check_merchants(p, &batch.merchants).await?;
         let (store, p) = (self.store.clone(), p.clone());
-        tokio::task::spawn_blocking(move || {
-            let tenant = p.tenant.as_str();
-            if create {
-                crate::scopes::create(&store, tenant, &p.actor, &batch)
-            } else {
-                crate::batch::apply(&store, tenant, &p.actor, &batch)
-            }
-        })
-        .await
-        .map_err(Error::internal_from)?
+        tokio::task::spawn_blocking(move || write(&store, p.tenant.as_str(), &p.actor, &batch))
+            .await
+            .map_err(Error::internal_from)?
     }
 
     /// An atomic batch of writes.
-    pub async fn batch(&self, p: &Principal, body: &Map<String, Value>) -> Result<Value> {
+    pub async fn batch(&self, p: &Principal, body: &Map<String, Value>) -> Result<Applied> {
         require(p)?;
         let batch = crate::batch::parse(p.tenant.as_str(), body)?;
-        self.run(p, batch, false).await
+        self.run(p, batch, crate::batch::apply).await
     }
 
     /// Creates a sub-brand scope.
-    pub async fn create_scope(&self, p: &Principal, body: &Map<String, Value>) -> Result<Value> {
+    pub async fn create_scope(
+        &self,
+        p: &Principal,
+        body: &Map<String, Value>,
+    ) -> Result<ScopeCreated> {
         require(p)?;
         let batch = crate::scopes::parse_create(p.tenant.as_str(), body)?;
-        self.run(p, batch, true).await
+        self.run(p, batch, crate::scopes::create).await
     }
 
     /// One document.
-    pub fn doc(&self, p: &Principal, q: DocQuery) -> Result<Value> {
+    pub fn doc(&self, p: &Principal, q: DocQuery) -> Result<Envelope> {
         require(p)?;
         crate::read::doc(
             &self.store,
@@ -149,7 +153,7 @@ impl ForecastState {
     }
 
     /// A page of a scope's change log.
-    pub fn revisions(&self, p: &Principal, q: RevisionsQuery) -> Result<Value> {
+    pub fn revisions(&self, p: &Principal, q: RevisionsQuery) -> Result<Revisions> {
         require(p)?;
         let scope = required(&q.scope_id, "scope_id is required")?;
         let limit = crate::read::limit(q.limit.as_deref())?;
@@ -164,7 +168,7 @@ impl ForecastState {
     }
 
     /// The sub-brand scopes, of one merchant or all.
-    pub fn scopes(&self, p: &Principal, q: ScopesQuery) -> Result<Value> {
+    pub fn scopes(&self, p: &Principal, q: ScopesQuery) -> Result<Scopes> {
         require(p)?;
         let merchant = int_in(
             "legacy_seller_id",

@@ -11,7 +11,7 @@ use pp_forecast::MAX_BATCH_BYTES;
 use pp_forecast::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
 use serde_json::Value;
 
-use super::schema::{any_object, api, array, int, nullable, object, string};
+use super::schema::{any, any_object, api, array, boolean, int, nullable, object, string};
 use super::{Endpoint, Gate};
 use crate::http::error::ApiError;
 use crate::http::json::JsonObject;
@@ -88,6 +88,79 @@ fn revisions_route() -> MethodRouter<SharedState> {
     get(revisions)
 }
 
+/// A stored document with the service's stamps.
+fn envelope() -> Value {
+    object(
+        &[
+            ("key", string()),
+            ("kind", string()),
+            ("version", int()),
+            ("doc", any_object()),
+            ("updated_at", string()),
+            ("updated_by", string()),
+        ],
+        &["key", "kind", "version", "doc", "updated_at", "updated_by"],
+    )
+}
+
+fn applied() -> Value {
+    let write = object(
+        &[
+            ("key", string()),
+            ("version", int()),
+            ("changed", boolean()),
+        ],
+        &["key", "version", "changed"],
+    );
+    object(&[("results", array(write))], &["results"])
+}
+
+fn scopes_list() -> Value {
+    let def = object(
+        &[
+            ("scopeId", string()),
+            ("version", int()),
+            ("definition", any_object()),
+        ],
+        &["scopeId", "version", "definition"],
+    );
+    object(&[("scopes", array(def))], &["scopes"])
+}
+
+fn created() -> Value {
+    object(
+        &[
+            ("definition", any_object()),
+            ("scopeId", string()),
+            ("key", string()),
+            ("version", int()),
+        ],
+        &["definition", "scopeId", "key", "version"],
+    )
+}
+
+fn revisions_page() -> Value {
+    let row = object(
+        &[
+            ("id", int()),
+            ("scopeId", string()),
+            ("month", nullable(string())),
+            ("field", string()),
+            ("before", any()),
+            ("after", any()),
+            ("reason", nullable(string())),
+            ("actor", string()),
+            ("createdAt", string()),
+            ("version", int()),
+        ],
+        &["id", "scopeId", "field", "actor", "createdAt", "version"],
+    );
+    object(
+        &[("revisions", array(row)), ("next_after", nullable(int()))],
+        &["revisions", "next_after"],
+    )
+}
+
 pub fn endpoints() -> Vec<Endpoint> {
     let counted = |e: Endpoint| e.gate(Gate::TokenCounted).needs_any(WRITE);
     let page = |e: Endpoint| {
@@ -106,17 +179,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             string(),
             "fb:override:<scopeId>:<YYYY-MM-01>, fb:account:<scopeId> or fb:scope_def:<scopeId>",
         )
-        .answers(
-            200,
-            api(object(
-                &[
-                    ("key", string()),
-                    ("doc", nullable(any_object())),
-                    ("version", int()),
-                ],
-                &["key"],
-            )),
-        ),
+        .answers(200, api(envelope())),
         page(counted(Endpoint::get(
             "/api/app-state/forecasting/docs",
             "Documents by key prefix, in key order",
@@ -133,10 +196,10 @@ pub fn endpoints() -> Vec<Endpoint> {
             200,
             api(object(
                 &[
-                    ("docs", array(any_object())),
+                    ("docs", array(envelope())),
                     ("next_after", nullable(string())),
                 ],
-                &["docs"],
+                &["docs", "next_after"],
             )),
         ),
         counted(Endpoint::post(
@@ -145,21 +208,21 @@ pub fn endpoints() -> Vec<Endpoint> {
             batch_route,
         ))
         .json_body(any_object())
-        .answers(200, api(any_object())),
+        .answers(200, api(applied())),
         counted(Endpoint::get(
             "/api/app-state/forecasting/scopes",
             "Sub-brand and item-group definitions",
             scopes_route,
         ))
         .query("legacy_seller_id", false, int(), "Only this merchant's")
-        .answers(200, api(any_object())),
+        .answers(200, api(scopes_list())),
         counted(Endpoint::post(
             "/api/app-state/forecasting/scopes",
             "Create a sub-brand or item-group definition (the service mints its key)",
             create_scope_route,
         ))
         .json_body(any_object())
-        .answers(200, api(any_object())),
+        .answers(200, api(created())),
         page(counted(Endpoint::get(
             "/api/app-state/forecasting/revisions",
             "Change log of a scope's month rows",
@@ -172,6 +235,6 @@ pub fn endpoints() -> Vec<Endpoint> {
             "src:<database>:<merchant>[:scope:<key>]",
         )
         .query("month", false, string(), "YYYY-MM-01")
-        .answers(200, api(any_object())),
+        .answers(200, api(revisions_page())),
     ]
 }
