@@ -150,47 +150,27 @@ pub struct CatalogQuery {
     pub prefix: Option<String>,
 }
 
-/// One catalogued selling-side call.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SpapiCall {
-    pub operation: OperationId,
-    /// The operation's parameters by name; a request body goes under `body`.
-    #[serde(default)]
-    pub query: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "positive")]
-    pub legacy_seller_id: Option<i64>,
-    #[serde(default)]
-    pub seller_id: Option<String>,
-    #[serde(default)]
-    pub marketplace: Option<String>,
-    #[serde(default)]
-    pub merchant_id: Option<Value>,
-}
+/// Declares a request that carries the merchant selector of §2.1 beside its own fields (serde
+/// cannot flatten into a struct that refuses unknown fields, so the four fields are added here).
+macro_rules! selected {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fm:meta])* $field:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "camelCase")]
+        pub struct $name {
+            $($(#[$fm])* pub $field: $ty,)*
+            #[serde(default, deserialize_with = "positive")]
+            pub legacy_seller_id: Option<i64>,
+            #[serde(default)]
+            pub seller_id: Option<String>,
+            #[serde(default)]
+            pub marketplace: Option<String>,
+            /// Not a selector (§2.1 rule 4): accepted and ignored.
+            #[serde(default)]
+            pub merchant_id: Option<Value>,
+        }
 
-/// One catalogued advertising call: profile-scoped operations take `profileId`, the others a
-/// merchant selector.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct AdsCall {
-    pub operation: OperationId,
-    #[serde(default)]
-    pub query: Option<Map<String, Value>>,
-    #[serde(default)]
-    pub profile_id: Option<ProfileId>,
-    #[serde(default, deserialize_with = "positive")]
-    pub legacy_seller_id: Option<i64>,
-    #[serde(default)]
-    pub seller_id: Option<String>,
-    #[serde(default)]
-    pub marketplace: Option<String>,
-    #[serde(default)]
-    pub merchant_id: Option<Value>,
-}
-
-macro_rules! selector_of {
-    ($t:ty) => {
-        impl $t {
+        impl $name {
             /// The merchant selector the request carries.
             pub fn selector(&self) -> SelectorFields {
                 SelectorFields {
@@ -203,49 +183,51 @@ macro_rules! selector_of {
         }
     };
 }
-selector_of!(SpapiCall);
-selector_of!(AdsCall);
-selector_of!(ReportRequest);
-selector_of!(PricingRequest);
 
-/// A selling-side report to create once (§4.4); the marketplace comes from the merchant.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ReportRequest {
-    pub report_type: String,
-    #[serde(default)]
-    pub data_start_time: Option<String>,
-    #[serde(default)]
-    pub data_end_time: Option<String>,
-    #[serde(default)]
-    pub report_options: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "positive")]
-    pub legacy_seller_id: Option<i64>,
-    #[serde(default)]
-    pub seller_id: Option<String>,
-    #[serde(default)]
-    pub marketplace: Option<String>,
-    #[serde(default)]
-    pub merchant_id: Option<Value>,
+selected! {
+    /// One catalogued selling-side call.
+    SpapiCall {
+        operation: OperationId,
+        /// The operation's parameters by name; a request body goes under `body`.
+        #[serde(default)]
+        query: Option<Map<String, Value>>,
+    }
 }
 
-/// The items of a pricing batch or run: `asins` for competitive summaries, `skus` for
-/// featured offer expected prices.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct PricingRequest {
-    #[serde(default)]
-    pub asins: Option<Vec<Value>>,
-    #[serde(default)]
-    pub skus: Option<Vec<Value>>,
-    #[serde(default, deserialize_with = "positive")]
-    pub legacy_seller_id: Option<i64>,
-    #[serde(default)]
-    pub seller_id: Option<String>,
-    #[serde(default)]
-    pub marketplace: Option<String>,
-    #[serde(default)]
-    pub merchant_id: Option<Value>,
+selected! {
+    /// One catalogued advertising call: profile-scoped operations take `profileId`, the others
+    /// a merchant selector.
+    AdsCall {
+        operation: OperationId,
+        #[serde(default)]
+        query: Option<Map<String, Value>>,
+        #[serde(default)]
+        profile_id: Option<ProfileId>,
+    }
+}
+
+selected! {
+    /// A selling-side report to create once (§4.4); the marketplace comes from the merchant.
+    ReportRequest {
+        report_type: String,
+        #[serde(default)]
+        data_start_time: Option<String>,
+        #[serde(default)]
+        data_end_time: Option<String>,
+        #[serde(default)]
+        report_options: Option<Map<String, Value>>,
+    }
+}
+
+selected! {
+    /// The items of a pricing batch or run: `asins` for competitive summaries, `skus` for
+    /// featured offer expected prices.
+    PricingRequest {
+        #[serde(default)]
+        asins: Option<Vec<Value>>,
+        #[serde(default)]
+        skus: Option<Vec<Value>>,
+    }
 }
 
 /// `?offset=&limit=` on a run's answers.

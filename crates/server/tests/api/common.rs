@@ -451,3 +451,23 @@ pub fn service_actor(v: &Value) -> bool {
         .and_then(|a| a.strip_prefix("svc:test/cred_"))
         .is_some_and(|id| !id.is_empty())
 }
+
+/// An external client a test drives (the Python MCP SDK, schemathesis): the path in `env`, or
+/// `default` under `~/.cache/partner-platform` where `.ci/run` installs it. `None` means the
+/// caller skips with `why`; under CI a missing client is a failure instead.
+pub fn external_tool(env: &str, default: &str, why: &str) -> Option<PathBuf> {
+    let found = std::env::var_os(env).map(PathBuf::from).or_else(|| {
+        let path = PathBuf::from(std::env::var_os("HOME")?)
+            .join(".cache/partner-platform")
+            .join(default);
+        path.exists().then_some(path)
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{env} is not set: .ci/run installs it and sets it"
+        );
+        eprintln!("SKIPPED: {why} (set {env}, or run .ci/run once, which installs it)");
+    }
+    found
+}

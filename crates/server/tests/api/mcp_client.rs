@@ -4,31 +4,14 @@
 //! environment and sets it). Without one the tests say they were skipped and why, except
 //! under CI, where a missing client is a failure.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::TestApp;
-
-fn python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PP_MCP_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let home = std::env::var_os("HOME")?;
-    let default = PathBuf::from(home).join(".cache/partner-platform/mcp-venv/bin/python");
-    default.exists().then_some(default)
-}
+use crate::common::{TestApp, external_tool};
 
 /// Runs one scenario of the client script against `app` with a token of `scopes`.
 async fn scenario(name: &str, scopes: Option<&str>, token: Option<&str>) {
-    let Some(python) = python() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "PP_MCP_PYTHON is not set: .ci/run installs the Python MCP SDK and sets it"
-        );
-        eprintln!(
-            "SKIPPED mcp client scenario {name}: no Python MCP SDK (set PP_MCP_PYTHON to a python \
-             with `mcp` installed, or run .ci/run once, which makes ~/.cache/partner-platform/mcp-venv)"
-        );
+    let why = format!("mcp client scenario {name} needs a python with the `mcp` SDK");
+    let Some(python) = external_tool("PP_MCP_PYTHON", "mcp-venv/bin/python", &why) else {
         return;
     };
     let app = TestApp::start().await;

@@ -6,32 +6,15 @@
 //! virtual environment and sets it); without one the test says it was skipped and why, except
 //! under CI, where a missing runner is a failure.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::{Options, TestApp};
-
-fn runner() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PP_SCHEMATHESIS") {
-        return Some(PathBuf::from(p));
-    }
-    let home = std::env::var_os("HOME")?;
-    let default =
-        PathBuf::from(home).join(".cache/partner-platform/schemathesis-venv/bin/schemathesis");
-    default.exists().then_some(default)
-}
+use crate::common::{Options, TestApp, external_tool};
 
 #[tokio::test]
 async fn every_answer_matches_the_documented_schema() {
-    let Some(runner) = runner() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "PP_SCHEMATHESIS is not set: .ci/run installs schemathesis and sets it"
-        );
-        eprintln!(
-            "SKIPPED schemathesis: set PP_SCHEMATHESIS to a schemathesis binary, or run .ci/run \
-             once, which makes ~/.cache/partner-platform/schemathesis-venv"
-        );
+    let runner = "schemathesis-venv/bin/schemathesis";
+    let Some(runner) = external_tool("PP_SCHEMATHESIS", runner, "schemathesis is not installed")
+    else {
         return;
     };
     let app = TestApp::start_market_options(Options {
