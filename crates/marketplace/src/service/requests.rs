@@ -66,7 +66,8 @@ impl SelectorFields {
 }
 
 /// An operation id of a catalog (`area.snake_name`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct OperationId(String);
 
 impl OperationId {
@@ -90,12 +91,18 @@ impl OperationId {
     }
 }
 
-impl<'de> Deserialize<'de> for OperationId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::parse(&s).map_err(|e| serde::de::Error::custom(e.message()))
-    }
+/// Newtypes that validate text read it through `parse`, whatever carried it.
+macro_rules! parsed_from_text {
+    ($($t:ty),*) => {$(
+        impl TryFrom<String> for $t {
+            type Error = String;
+            fn try_from(s: String) -> std::result::Result<Self, String> {
+                Self::parse(&s).map_err(|e| e.message().to_owned())
+            }
+        }
+    )*};
 }
+parsed_from_text!(OperationId, IdempotencyKey);
 
 /// An advertising profile id (a positive whole number, sent as a number or a string).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -114,7 +121,8 @@ impl<'de> Deserialize<'de> for ProfileId {
 
 /// A caller's `Idempotency-Key` (header) or `idempotencyKey` (tool argument): 1 to 255
 /// visible characters once surrounding blanks are trimmed, the same rule on every surface.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
 pub struct IdempotencyKey(String);
 
 impl IdempotencyKey {
@@ -131,13 +139,6 @@ impl IdempotencyKey {
 
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for IdempotencyKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::parse(&s).map_err(|e| serde::de::Error::custom(e.message()))
     }
 }
 
