@@ -1,7 +1,8 @@
 //! The MCP server (§4.8): the same tools for every MCP client, over Streamable HTTP on `/mcp`
 //! (session-era revisions 2025-03-26 … 2025-11-25 and the stateless 2026-07-28) and the legacy
-//! HTTP+SSE transport on `/mcp/sse` (2024-11-05). Our own tool registry sits behind the
-//! transports; each tool calls the services the REST routes use. See `docs/mcp.md`.
+//! HTTP+SSE transport on `/mcp/sse` (2024-11-05). The tools are the MCP faces of the declared
+//! operations (`crate::operations`): `tools` lists and calls them, and each calls the same
+//! service method as its REST twin. See `docs/mcp.md`.
 
 mod caller;
 mod dispatch;
