@@ -295,11 +295,15 @@ pub fn watched(
             params![tenant.as_str(), provider_id],
             |r| {
                 let report: String = r.get(0)?;
-                Ok((
-                    serde_json::from_str(&report).unwrap_or(Value::Null),
-                    r.get(1)?,
-                    r.get(2)?,
-                ))
+                // a stored report that no longer parses is a failure to read, not "nothing"
+                let report = serde_json::from_str(&report).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        0,
+                        rusqlite::types::Type::Text,
+                        e.into(),
+                    )
+                })?;
+                Ok((report, r.get(1)?, r.get(2)?))
             },
         )
         .optional()

@@ -229,7 +229,13 @@ pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
             return failed(RunState::default(), &err);
         }
     };
-    let mut state: RunState = serde_json::from_value(job.state.clone()).unwrap_or_default();
+    let mut state: RunState = match serde_json::from_value(job.state.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            let err = Error::internal(format!("pricing run checkpoint: {e}"));
+            return failed(RunState::default(), &err);
+        }
+    };
     let size = input.family.batch();
     let start = state.next_batch * size;
     let end = (start + size).min(input.items.len());
