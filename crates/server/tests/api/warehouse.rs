@@ -323,3 +323,43 @@ async fn oversized_bodies_are_too_large() {
         );
     }
 }
+
+/// The body takes `maxRows` (as the tool does) and refuses any field it does not take.
+#[tokio::test]
+async fn max_rows_narrows_and_unknown_fields_are_refused() {
+    let app = TestApp::start().await;
+    let t = app.token(&app.acme).await;
+    let (s, r) = app
+        .query(
+            &t,
+            json!({"sql": "SELECT ID FROM seller ORDER BY ID", "maxRows": 2}),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(
+        (r["rowCount"].as_u64(), r["truncated"].as_bool()),
+        (Some(2), Some(true))
+    );
+    assert_eq!(r["truncation"]["reason"], "max_rows");
+    let (s, r) = app
+        .query(&t, json!({"sql": "SELECT 1", "maxRows": 10_001}))
+        .await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (400, Some("invalid_request")),
+        "{r}"
+    );
+    let (s, r) = app.query(&t, json!({"sql": "SELECT 1", "sqll": "x"})).await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (400, Some("invalid_request")),
+        "{r}"
+    );
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("'sqll' is not a field"),
+        "{r}"
+    );
+}
