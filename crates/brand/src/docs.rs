@@ -59,6 +59,43 @@ pub struct DocWrite<'a> {
     pub base_revision: i64,
 }
 
+/// A document write's body: the new content and the revision it replaces (0 for a new
+/// document). Any rule broken is `bad_params`.
+#[derive(Debug)]
+pub struct DocBody {
+    pub content: String,
+    pub base_revision: i64,
+}
+
+impl DocBody {
+    /// Reads a request body.
+    pub fn parse(body: &serde_json::Map<String, serde_json::Value>) -> Result<Self> {
+        if let Some(k) = body
+            .keys()
+            .find(|k| !["content", "base_revision"].contains(&k.as_str()))
+        {
+            return Err(bad(format!(
+                "'{k}' is not a field of a document write (content, base_revision)"
+            )));
+        }
+        let content = body
+            .get("content")
+            .and_then(serde_json::Value::as_str)
+            .ok_or_else(|| bad("content must be a string"))?;
+        let base_revision = body
+            .get("base_revision")
+            .and_then(serde_json::Value::as_i64)
+            .filter(|v| *v >= 0)
+            .ok_or_else(|| {
+                bad("base_revision must be the revision you read (0 for a new document)")
+            })?;
+        Ok(Self {
+            content: content.to_owned(),
+            base_revision,
+        })
+    }
+}
+
 /// Writes a document replacing `base_revision` (0 for a new one). A stale revision is
 /// `409 conflict`; unchanged content keeps the revision (`changed: false`).
 pub fn put(

@@ -10,10 +10,10 @@ use pp_core::{Error, Kind, Principal, Result, Scope};
 use pp_store::Store;
 use pp_warehouse::{Warehouses, directory};
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
 use crate::answers::{Appended, Doc, Events, LifecycleChange, Manifest, Written};
-use crate::timeline::Filter;
+use crate::docs::DocBody;
+use crate::timeline::{Append, Corroboration, Filter};
 use crate::{BrandRef, Writer};
 
 /// `?lifecycle=` on the manifest: `active` leaves retired brands out; `all` (the default)
@@ -177,43 +177,15 @@ impl BrandMemory {
     }
 
     /// Writes a document at `base_revision` (`context:read` + `context:write`).
-    pub async fn put_doc(
-        &self,
-        p: &Principal,
-        d: DocRef,
-        body: &Map<String, Value>,
-    ) -> Result<Written> {
+    pub async fn put_doc(&self, p: &Principal, d: DocRef, body: DocBody) -> Result<Written> {
         context_write(p)?;
-        if let Some(k) = body
-            .keys()
-            .find(|k| !["content", "base_revision"].contains(&k.as_str()))
-        {
-            return Err(Error::new(
-                Kind::BadParams,
-                format!("'{k}' is not a field of a document write (content, base_revision)"),
-            ));
-        }
-        let content = body
-            .get("content")
-            .and_then(Value::as_str)
-            .ok_or_else(|| Error::new(Kind::BadParams, "content must be a string"))?;
-        let base = body
-            .get("base_revision")
-            .and_then(Value::as_i64)
-            .filter(|v| *v >= 0)
-            .ok_or_else(|| {
-                Error::new(
-                    Kind::BadParams,
-                    "base_revision must be the revision you read (0 for a new document)",
-                )
-            })?;
         let brands = self.brands(p).await?;
         let w = crate::docs::DocWrite {
             brand: &d.brand,
             kind: &d.kind,
             name: d.name.as_deref(),
-            content,
-            base_revision: base,
+            content: &body.content,
+            base_revision: body.base_revision,
         };
         crate::docs::put(
             &self.store,
@@ -248,7 +220,7 @@ impl BrandMemory {
     }
 
     /// Appends a stake, comment or action outcome (`timeline:read` + `timeline:write`).
-    pub async fn append(&self, p: &Principal, body: &Map<String, Value>) -> Result<Appended> {
+    pub async fn append(&self, p: &Principal, a: Append) -> Result<Appended> {
         p.require(&[Scope::TimelineRead, Scope::TimelineWrite])?;
         let brands = self.brands(p).await?;
         crate::timeline::append(
@@ -256,25 +228,20 @@ impl BrandMemory {
             p.tenant.as_str(),
             &brands,
             &Writer::from(p),
-            body,
+            a,
             today(),
         )
     }
 
     /// Corroborates stake `id` (`timeline:read` + `timeline:write`).
-    pub fn corroborate(
-        &self,
-        p: &Principal,
-        id: i64,
-        body: &Map<String, Value>,
-    ) -> Result<Appended> {
+    pub fn corroborate(&self, p: &Principal, id: i64, c: Corroboration) -> Result<Appended> {
         p.require(&[Scope::TimelineRead, Scope::TimelineWrite])?;
         crate::timeline::corroborate(
             &self.store,
             p.tenant.as_str(),
             &Writer::from(p),
             id,
-            body,
+            c,
             today(),
         )
     }

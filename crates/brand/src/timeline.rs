@@ -145,95 +145,110 @@ fn labels(name: &str, v: Option<&Value>) -> Result<Vec<String>> {
     }
 }
 
-/// Checks an append (`POST /v1/timeline/event`) and stores it as `w`.
-pub fn append(
-    store: &Store,
-    tenant: &str,
-    brands: &[BrandRef],
-    w: &Writer<'_>,
-    body: &Map<String, Value>,
-    today: NaiveDate,
-) -> Result<Appended> {
-    let allowed = [
-        "brand",
-        "kind",
-        "category",
-        "starts_on",
-        "ends_on",
-        "interpretation",
-        "note",
-        "outcome",
-        "occurred_on",
-        "affects",
-        "tags",
-        "on_behalf_of",
-    ];
-    if let Some(k) = body
-        .keys()
-        .find(|k| !allowed.contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str()))
-    {
-        return Err(bad(format!("'{k}' is not a field of a timeline event")));
-    }
-    let kind = body
-        .get("kind")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad("kind is required (stake, comment or action_outcome)"))?;
-    if !APPENDABLE.contains(&kind) {
-        return Err(bad(format!(
-            "kind '{kind}' cannot be appended: callers append stake, comment or action_outcome; knowledge.* and structural.* kinds are reserved"
-        )));
-    }
-    let slug = body
-        .get("brand")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad("brand is required"))?;
-    let mut e = NewEvent {
-        brand: slug.to_owned(),
-        kind: kind.to_owned(),
-        source: w.surface.to_owned(),
-        affects: labels("affects", body.get("affects"))?,
-        tags: labels("tags", body.get("tags"))?,
-        on_behalf_of: one_line("on_behalf_of", body.get("on_behalf_of"), 254)?,
-        note: text("note", body.get("note"), 2_000)?,
-        payload: json!({}),
-        ..NewEvent::default()
-    };
-    if kind == "stake" {
-        let category = body
-            .get("category")
+/// A checked append (`POST /v1/timeline/event`, the `timeline_add_event` tool): every format
+/// rule is checked here, before the brand is looked up or anything is written.
+#[derive(Debug)]
+pub struct Append {
+    brand: String,
+    kind: String,
+    stake: Option<StakeWindow>,
+    note: Option<String>,
+    outcome: Option<String>,
+    occurred_on: Option<NaiveDate>,
+    affects: Vec<String>,
+    tags: Vec<String>,
+    on_behalf_of: Option<String>,
+}
+
+/// What only a stake carries.
+#[derive(Debug)]
+struct StakeWindow {
+    category: String,
+    starts: NaiveDate,
+    ends: Option<NaiveDate>,
+    interpretation: String,
+}
+
+impl Append {
+    /// Reads a request body; any rule broken is `bad_params`.
+    pub fn parse(body: &Map<String, Value>) -> Result<Self> {
+        let allowed = [
+            "brand",
+            "kind",
+            "category",
+            "starts_on",
+            "ends_on",
+            "interpretation",
+            "note",
+            "outcome",
+            "occurred_on",
+            "affects",
+            "tags",
+            "on_behalf_of",
+        ];
+        if let Some(k) = body
+            .keys()
+            .find(|k| !allowed.contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str()))
+        {
+            return Err(bad(format!("'{k}' is not a field of a timeline event")));
+        }
+        let kind = body
+            .get("kind")
             .and_then(Value::as_str)
-            .ok_or_else(|| bad("a stake needs a category"))?;
-        if !CATEGORIES.contains(&category) {
+            .ok_or_else(|| bad("kind is required (stake, comment or action_outcome)"))?;
+        if !APPENDABLE.contains(&kind) {
             return Err(bad(format!(
-                "category must be one of {}",
-                CATEGORIES.join(", ")
+                "kind '{kind}' cannot be appended: callers append stake, comment or action_outcome; knowledge.* and structural.* kinds are reserved"
             )));
         }
-        let starts = date("starts_on", body.get("starts_on"))?
-            .ok_or_else(|| bad("a stake needs starts_on (its window)"))?;
-        let ends = date("ends_on", body.get("ends_on"))?;
-        if ends.is_some_and(|e| e < starts) {
-            return Err(bad("ends_on is before starts_on"));
+        let brand = body
+            .get("brand")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("brand is required"))?;
+        let mut a = Append {
+            brand: brand.to_owned(),
+            kind: kind.to_owned(),
+            stake: None,
+            note: text("note", body.get("note"), 2_000)?,
+            outcome: None,
+            occurred_on: None,
+            affects: labels("affects", body.get("affects"))?,
+            tags: labels("tags", body.get("tags"))?,
+            on_behalf_of: one_line("on_behalf_of", body.get("on_behalf_of"), 254)?,
+        };
+        if kind == "stake" {
+            let category = body
+                .get("category")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("a stake needs a category"))?;
+            if !CATEGORIES.contains(&category) {
+                return Err(bad(format!(
+                    "category must be one of {}",
+                    CATEGORIES.join(", ")
+                )));
+            }
+            let starts = date("starts_on", body.get("starts_on"))?
+                .ok_or_else(|| bad("a stake needs starts_on (its window)"))?;
+            let ends = date("ends_on", body.get("ends_on"))?;
+            if ends.is_some_and(|e| e < starts) {
+                return Err(bad("ends_on is before starts_on"));
+            }
+            let interpretation = text("interpretation", body.get("interpretation"), 2_000)?
+                .ok_or_else(|| {
+                    bad("a stake needs an interpretation: how should the numbers be read?")
+                })?;
+            a.stake = Some(StakeWindow {
+                category: category.to_owned(),
+                starts,
+                ends,
+                interpretation,
+            });
+            return Ok(a);
         }
-        e.interpretation = Some(
-            text("interpretation", body.get("interpretation"), 2_000)?.ok_or_else(|| {
-                bad("a stake needs an interpretation: how should the numbers be read?")
-            })?,
-        );
-        e.category = Some(category.to_owned());
-        e.starts_on = Some(starts.to_string());
-        e.ends_on = ends.map(|d| d.to_string());
-        e.occurred_on = starts.to_string();
-        e.status = Some("proposed".into());
-        e.closes_on =
-            Some((ends.unwrap_or(starts).max(today) + Duration::days(OPEN_DAYS)).to_string());
-    } else {
-        if e.note.is_none() {
+        if a.note.is_none() {
             return Err(bad(format!("a {kind} needs a note")));
         }
-        e.occurred_on = date("occurred_on", body.get("occurred_on"))?
-            .unwrap_or(today)
-            .to_string();
+        a.occurred_on = date("occurred_on", body.get("occurred_on"))?;
         if kind == "action_outcome" {
             let outcome =
                 one_line("outcome", body.get("outcome"), 32)?.unwrap_or_else(|| "unknown".into());
@@ -243,15 +258,81 @@ pub fn append(
                     OUTCOMES.join(", ")
                 )));
             }
-            e.payload = json!({ "outcome": outcome });
+            a.outcome = Some(outcome);
         }
+        Ok(a)
     }
-    find(brands, slug)?;
+
+    /// The event to store, recorded through `source` on `today`.
+    fn event(self, source: &str, today: NaiveDate) -> NewEvent {
+        let mut e = NewEvent {
+            brand: self.brand,
+            kind: self.kind,
+            source: source.to_owned(),
+            affects: self.affects,
+            tags: self.tags,
+            on_behalf_of: self.on_behalf_of,
+            note: self.note,
+            payload: match self.outcome {
+                Some(o) => json!({ "outcome": o }),
+                None => json!({}),
+            },
+            occurred_on: self.occurred_on.unwrap_or(today).to_string(),
+            ..NewEvent::default()
+        };
+        if let Some(s) = self.stake {
+            e.interpretation = Some(s.interpretation);
+            e.category = Some(s.category);
+            e.starts_on = Some(s.starts.to_string());
+            e.ends_on = s.ends.map(|d| d.to_string());
+            e.occurred_on = s.starts.to_string();
+            e.status = Some("proposed".into());
+            e.closes_on = Some(
+                (s.ends.unwrap_or(s.starts).max(today) + Duration::days(OPEN_DAYS)).to_string(),
+            );
+        }
+        e
+    }
+}
+
+/// Stores a checked append as `w`.
+pub fn append(
+    store: &Store,
+    tenant: &str,
+    brands: &[BrandRef],
+    w: &Writer<'_>,
+    a: Append,
+    today: NaiveDate,
+) -> Result<Appended> {
+    find(brands, &a.brand)?;
+    let e = a.event(&w.surface, today);
     let id = store.with_conn(|c| insert(c, tenant, &e, w))?;
     Ok(Appended {
         event: get(store, tenant, id, today)?,
         stake: None,
     })
+}
+
+/// A checked corroboration: an optional note and the person it is recorded for.
+#[derive(Debug, Default)]
+pub struct Corroboration {
+    note: Option<String>,
+    on_behalf_of: Option<String>,
+}
+
+impl Corroboration {
+    /// Reads a request body; any rule broken is `bad_params`.
+    pub fn parse(body: &Map<String, Value>) -> Result<Self> {
+        if let Some(k) = body.keys().find(|k| {
+            !["note", "on_behalf_of"].contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str())
+        }) {
+            return Err(bad(format!("'{k}' is not a field of a corroboration")));
+        }
+        Ok(Self {
+            note: text("note", body.get("note"), 2_000)?,
+            on_behalf_of: one_line("on_behalf_of", body.get("on_behalf_of"), 254)?,
+        })
+    }
 }
 
 /// Corroborates stake `id`: appends a corroboration and reopens the stake for
@@ -261,16 +342,10 @@ pub fn corroborate(
     tenant: &str,
     w: &Writer<'_>,
     id: i64,
-    body: &Map<String, Value>,
+    c: Corroboration,
     today: NaiveDate,
 ) -> Result<Appended> {
-    if let Some(k) = body.keys().find(|k| {
-        !["note", "on_behalf_of"].contains(&k.as_str()) && !ATTRIBUTION.contains(&k.as_str())
-    }) {
-        return Err(bad(format!("'{k}' is not a field of a corroboration")));
-    }
-    let note = text("note", body.get("note"), 2_000)?;
-    let on_behalf_of = one_line("on_behalf_of", body.get("on_behalf_of"), 254)?;
+    let Corroboration { note, on_behalf_of } = c;
     let corroboration = store.with_conn(|c| {
         let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
         let stake: Option<(String, String, Option<String>)> = tx

@@ -5,7 +5,9 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::routing::{MethodRouter, get, post, put};
+use pp_brand::docs::DocBody;
 use pp_brand::service::{DocRef, ManifestQuery, TimelineQuery};
+use pp_brand::timeline::{Append, Corroboration};
 use pp_core::{Error, Principal, Scope};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -77,7 +79,9 @@ async fn put_doc(
         kind,
         name: None,
     };
-    Ok(render::api(app.brand.put_doc(&p, d, &body).await?)?)
+    Ok(render::api(
+        app.brand.put_doc(&p, d, DocBody::parse(&body)?).await?,
+    )?)
 }
 
 async fn put_named_doc(
@@ -91,7 +95,9 @@ async fn put_named_doc(
         kind,
         name: Some(name),
     };
-    Ok(render::api(app.brand.put_doc(&p, d, &body).await?)?)
+    Ok(render::api(
+        app.brand.put_doc(&p, d, DocBody::parse(&body)?).await?,
+    )?)
 }
 
 async fn lifecycle(
@@ -117,7 +123,9 @@ async fn append(
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject,
 ) -> Result<Json<Value>, V1Error> {
-    Ok(render::v1(app.brand.append(&p, &body).await?)?)
+    Ok(render::v1(
+        app.brand.append(&p, Append::parse(&body)?).await?,
+    )?)
 }
 
 async fn corroborate(
@@ -129,7 +137,11 @@ async fn corroborate(
     let id: i64 = id
         .parse()
         .map_err(|_| Error::not_found(format!("no timeline event {id}")))?;
-    Ok(render::v1(app.brand.corroborate(&p, id, &body)?)?)
+    Ok(render::v1(app.brand.corroborate(
+        &p,
+        id,
+        Corroboration::parse(&body)?,
+    )?)?)
 }
 
 fn list_docs_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
@@ -156,7 +168,14 @@ fn timeline_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 }
 
 fn append_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { render::value(ctx.app.brand.append(&ctx.principal, &a).await?) })
+    Box::pin(async move {
+        render::value(
+            ctx.app
+                .brand
+                .append(&ctx.principal, Append::parse(&a)?)
+                .await?,
+        )
+    })
 }
 
 #[derive(Deserialize)]
@@ -172,7 +191,11 @@ fn corroborate_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let id = c
             .event_id
             .ok_or_else(|| Error::invalid_request("event_id is required (a stake's id)"))?;
-        render::value(ctx.app.brand.corroborate(&ctx.principal, id, &c.body)?)
+        render::value(ctx.app.brand.corroborate(
+            &ctx.principal,
+            id,
+            Corroboration::parse(&c.body)?,
+        )?)
     })
 }
 
