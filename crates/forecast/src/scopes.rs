@@ -12,7 +12,7 @@ use crate::doc;
 use crate::key::Key;
 
 /// Reads `create`'s merchant (`legacySellerId`, or `merchantId`) and mints a scope key.
-pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
+pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<NewScope> {
     if body.contains_key("on_behalf_of") {
         return Err(Error::new(
             Kind::BadParams,
@@ -52,7 +52,7 @@ pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
     fields.entry("itemValues").or_insert_with(|| json!([]));
     fields.entry("campaignValues").or_insert_with(|| json!([]));
     let fields = doc::validate(&key, &Value::Object(fields))?;
-    Ok(Batch {
+    Ok(NewScope(Batch {
         merchants: [merchant].into(),
         writes: vec![Write {
             key,
@@ -60,11 +60,22 @@ pub fn parse_create(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
             doc: Some(fields),
         }],
         reason: None,
-    })
+    }))
+}
+
+/// A checked sub-brand definition to create: one write under a key the service minted.
+pub struct NewScope(Batch);
+
+impl NewScope {
+    /// The batch that writes it.
+    pub fn batch(&self) -> &Batch {
+        &self.0
+    }
 }
 
 /// Creates the definition; answers `definition` (with its `id` and `scopeId`) and `version`.
-pub fn create(store: &Store, tenant: &str, actor: &str, b: &Batch) -> Result<ScopeCreated> {
+pub fn create(store: &Store, tenant: &str, actor: &str, s: &NewScope) -> Result<ScopeCreated> {
+    let b = &s.0;
     batch::apply(store, tenant, actor, b)?;
     let key = b.writes[0].key.as_str();
     let env = crate::read::doc(store, tenant, key)?;

@@ -10,10 +10,10 @@ use pp_core::{Error, Kind, Principal, Result, Scope};
 use pp_store::Store;
 use pp_warehouse::{Warehouses, directory};
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
 use crate::answers::{Applied, DocsPage, Envelope, Revisions, ScopeCreated, Scopes};
 use crate::batch::Batch;
+use crate::scopes::NewScope;
 
 /// `GET …/doc`.
 #[derive(Debug, Deserialize)]
@@ -91,37 +91,33 @@ impl ForecastState {
         }
     }
 
-    /// Runs `write` with the batch off the async workers (a batch is one SQLite
-    /// transaction), once its merchants are known to be connected.
-    async fn run<T: Send + 'static>(
+    /// Runs `write` off the async workers (a batch is one SQLite transaction), once the
+    /// batch is known to name the caller's own database and connected merchants only.
+    async fn run<B: Send + 'static, T: Send + 'static>(
         &self,
         p: &Principal,
-        batch: Batch,
-        write: fn(&Store, &str, &str, &Batch) -> Result<T>,
+        input: B,
+        batch: fn(&B) -> &Batch,
+        write: fn(&Store, &str, &str, &B) -> Result<T>,
     ) -> Result<T> {
-        self.check_merchants(p, &batch.merchants).await?;
+        require(p)?;
+        let b = batch(&input);
+        crate::batch::check_database(p.tenant.as_str(), b.writes.iter().map(|w| &w.key))?;
+        self.check_merchants(p, &b.merchants).await?;
         let (store, p) = (self.store.clone(), p.clone());
-        tokio::task::spawn_blocking(move || write(&store, p.tenant.as_str(), &p.actor, &batch))
+        tokio::task::spawn_blocking(move || write(&store, p.tenant.as_str(), &p.actor, &input))
             .await
             .map_err(Error::internal_from)?
     }
 
-    /// An atomic batch of writes.
-    pub async fn batch(&self, p: &Principal, body: &Map<String, Value>) -> Result<Applied> {
-        require(p)?;
-        let batch = crate::batch::parse(p.tenant.as_str(), body)?;
-        self.run(p, batch, crate::batch::apply).await
+    /// An atomic batch of writes (read with `pp_forecast::parse`).
+    pub async fn batch(&self, p: &Principal, b: Batch) -> Result<Applied> {
+        self.run(p, b, |b| b, crate::batch::apply).await
     }
 
-    /// Creates a sub-brand scope.
-    pub async fn create_scope(
-        &self,
-        p: &Principal,
-        body: &Map<String, Value>,
-    ) -> Result<ScopeCreated> {
-        require(p)?;
-        let batch = crate::scopes::parse_create(p.tenant.as_str(), body)?;
-        self.run(p, batch, crate::scopes::create).await
+    /// Creates a sub-brand scope (read with `pp_forecast::scopes::parse_create`).
+    pub async fn create_scope(&self, p: &Principal, s: NewScope) -> Result<ScopeCreated> {
+        self.run(p, s, NewScope::batch, crate::scopes::create).await
     }
 
     /// One document.

@@ -42,7 +42,11 @@ async fn batch(
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject<MAX_BATCH_BYTES>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.forecast.batch(&p, &body).await?)?)
+    Ok(render::api(
+        app.forecast
+            .batch(&p, pp_forecast::parse(p.tenant.as_str(), &body)?)
+            .await?,
+    )?)
 }
 
 async fn scopes(
@@ -58,7 +62,14 @@ async fn create_scope(
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.forecast.create_scope(&p, &body).await?)?)
+    Ok(render::api(
+        app.forecast
+            .create_scope(
+                &p,
+                pp_forecast::scopes::parse_create(p.tenant.as_str(), &body)?,
+            )
+            .await?,
+    )?)
 }
 
 async fn revisions(
