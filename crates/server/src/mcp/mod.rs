@@ -7,22 +7,18 @@
 mod caller;
 mod dispatch;
 mod jsonrpc;
-mod legacy_sse;
-mod metadata;
+pub(crate) mod legacy_sse;
+pub(crate) mod metadata;
 mod modern;
 mod sessions;
-mod streamable;
+pub(crate) mod streamable;
 pub mod tools;
 mod versions;
 
 use std::sync::Arc;
 
-use axum::routing::{MethodRouter, delete, get, post};
-
 pub use caller::Guard;
 pub use sessions::Sessions;
-
-use crate::state::SharedState;
 
 /// The MCP server's own state: open sessions and the Host/Origin guard.
 pub struct McpState {
@@ -38,35 +34,4 @@ impl McpState {
             guard: Guard::new(public_url, &[], &[]),
         }
     }
-}
-
-/// `/mcp`: Streamable HTTP (each request authenticates its own caller).
-pub fn streamable_get() -> MethodRouter<SharedState> {
-    get(streamable::get)
-}
-
-pub fn streamable_post() -> MethodRouter<SharedState> {
-    post(streamable::post)
-}
-
-pub fn streamable_delete() -> MethodRouter<SharedState> {
-    delete(streamable::delete)
-}
-
-/// `/mcp/sse`: the legacy HTTP+SSE transport.
-pub fn sse_open() -> MethodRouter<SharedState> {
-    get(legacy_sse::open)
-}
-
-pub fn sse_message() -> MethodRouter<SharedState> {
-    post(legacy_sse::message)
-}
-
-/// The RFC 9728 documents, for the service and for the MCP endpoint.
-pub fn resource_metadata() -> MethodRouter<SharedState> {
-    get(metadata::for_root)
-}
-
-pub fn mcp_resource_metadata() -> MethodRouter<SharedState> {
-    get(metadata::for_mcp)
 }

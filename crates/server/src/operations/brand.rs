@@ -4,7 +4,6 @@
 
 use axum::Json;
 use axum::extract::{Extension, Path, State};
-use axum::routing::{MethodRouter, get, post, put};
 use pp_brand::docs::DocBody;
 use pp_brand::service::{DocRef, ManifestQuery, TimelineQuery};
 use pp_brand::timeline::{Append, Corroboration};
@@ -199,34 +198,6 @@ fn corroborate_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     })
 }
 
-fn manifest_route() -> MethodRouter<SharedState> {
-    get(manifest)
-}
-fn v1_manifest_route() -> MethodRouter<SharedState> {
-    get(v1_manifest)
-}
-fn v1_doc_route() -> MethodRouter<SharedState> {
-    get(v1_doc)
-}
-fn put_doc_route() -> MethodRouter<SharedState> {
-    put(put_doc)
-}
-fn put_named_doc_route() -> MethodRouter<SharedState> {
-    put(put_named_doc)
-}
-fn lifecycle_route() -> MethodRouter<SharedState> {
-    post(lifecycle)
-}
-fn timeline_route() -> MethodRouter<SharedState> {
-    get(timeline)
-}
-fn append_route() -> MethodRouter<SharedState> {
-    post(append)
-}
-fn corroborate_route() -> MethodRouter<SharedState> {
-    post(corroborate)
-}
-
 fn manifest_schema() -> Value {
     object(
         &[("brands", array(any_object())), ("retired_count", int())],
@@ -375,7 +346,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     let mut timeline_get = Endpoint::get(
         "/v1/timeline",
         "Timeline events newest first, with filters and a cursor",
-        timeline_route,
+        timeline,
     )
     .needs(TIMELINE_READ);
     for (name, schema) in timeline_filters(REST_PAGE.1) {
@@ -383,7 +354,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     }
     let lifecycle_q = one_of(&["active", "all"]);
     vec![
-        Endpoint::get("/api/context/manifest", "Brands with their documents, lifecycle and retired_count", manifest_route)
+        Endpoint::get("/api/context/manifest", "Brands with their documents, lifecycle and retired_count", manifest)
             .needs(CONTEXT_READ)
             .query("lifecycle", false, lifecycle_q.clone(), "active omits retired brands; all (default) includes them")
             .answers(200, api(manifest_schema()))
@@ -400,20 +371,20 @@ but do not plan new work for them.",
                 hints: READ,
                 run: list_docs_tool,
             }),
-        Endpoint::put("/api/context/docs/{brand}/{kind}", "Write a context document replacing base_revision (0 for new); 409 conflict when stale", put_doc_route)
+        Endpoint::put("/api/context/docs/{brand}/{kind}", "Write a context document replacing base_revision (0 for new); 409 conflict when stale", put_doc)
             .needs_staged(CONTEXT_WRITE)
             .path_param("brand", string(), "Brand slug")
             .path_param("kind", string(), "overview, positioning, audience, products, competitors or guidelines")
             .json_body(closed(&[("content", string()), ("base_revision", int())], &["content", "base_revision"]))
             .answers(200, api(written_schema())),
-        Endpoint::put("/api/context/docs/{brand}/{kind}/{name}", "Write a named corpus document", put_named_doc_route)
+        Endpoint::put("/api/context/docs/{brand}/{kind}/{name}", "Write a named corpus document", put_named_doc)
             .needs_staged(CONTEXT_WRITE)
             .path_param("brand", string(), "Brand slug")
             .path_param("kind", string(), "corpus")
             .path_param("name", string(), "Document name")
             .json_body(closed(&[("content", string()), ("base_revision", int())], &["content", "base_revision"]))
             .answers(200, api(written_schema())),
-        Endpoint::post("/api/context/lifecycle", "Retire or restore a brand", lifecycle_route)
+        Endpoint::post("/api/context/lifecycle", "Retire or restore a brand", lifecycle)
             .needs_staged(CONTEXT_WRITE)
             .json_body(lifecycle_input())
             .answers(200, api(lifecycle_schema()))
@@ -436,11 +407,11 @@ changed: false and appends nothing. Same checks and result as POST /api/context/
                 },
                 run: lifecycle_tool,
             }),
-        Endpoint::get("/v1/context/docs", "Manifest of every brand (lifecycle is accepted and ignored)", v1_manifest_route)
+        Endpoint::get("/v1/context/docs", "Manifest of every brand (lifecycle is accepted and ignored)", v1_manifest)
             .needs(CONTEXT_READ)
             .query("lifecycle", false, lifecycle_q, "Ignored: /v1 lists every brand")
             .answers(200, manifest_schema()),
-        Endpoint::get("/v1/context/doc", "One context document", v1_doc_route)
+        Endpoint::get("/v1/context/doc", "One context document", v1_doc)
             .needs(CONTEXT_READ)
             .query("brand", true, string(), "Brand slug")
             .query("type", true, string(), "Document type")
@@ -474,7 +445,7 @@ at most 100 events (default 25): pass next_cursor back as cursor for the next pa
             hints: READ,
             run: timeline_tool,
         }),
-        Endpoint::post("/v1/timeline/event", "Append a stake, comment or action outcome", append_route)
+        Endpoint::post("/v1/timeline/event", "Append a stake, comment or action outcome", append)
             .needs(TIMELINE_WRITE)
             .json_body(append_input())
             .answers(200, event_schema())
@@ -493,7 +464,7 @@ refused. Nothing is written when any field is refused.",
                 hints: APPEND,
                 run: append_tool,
             }),
-        Endpoint::post("/v1/timeline/event/{id}/corroborate", "Corroborate a stake", corroborate_route)
+        Endpoint::post("/v1/timeline/event/{id}/corroborate", "Corroborate a stake", corroborate)
             .needs(TIMELINE_WRITE)
             .path_param("id", int(), "Stake id")
             .json_body(closed(&[("note", string()), ("on_behalf_of", string())], &[]))

@@ -5,7 +5,6 @@
 
 use axum::Json;
 use axum::extract::{Extension, State};
-use axum::routing::{MethodRouter, get, post};
 use pp_core::{Principal, Scope};
 use pp_forecast::MAX_BATCH_BYTES;
 use pp_forecast::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
@@ -78,25 +77,6 @@ async fn revisions(
     Query(q): Query<RevisionsQuery>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(render::api(app.forecast.revisions(&p, q)?)?)
-}
-
-fn doc_route() -> MethodRouter<SharedState> {
-    get(doc)
-}
-fn docs_route() -> MethodRouter<SharedState> {
-    get(docs)
-}
-fn batch_route() -> MethodRouter<SharedState> {
-    post(batch)
-}
-fn scopes_route() -> MethodRouter<SharedState> {
-    get(scopes)
-}
-fn create_scope_route() -> MethodRouter<SharedState> {
-    post(create_scope)
-}
-fn revisions_route() -> MethodRouter<SharedState> {
-    get(revisions)
 }
 
 /// A stored document with the service's stamps.
@@ -182,7 +162,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         counted(Endpoint::get(
             "/api/app-state/forecasting/doc",
             "One forecast state document (corrections:write or appstate:write)",
-            doc_route,
+            doc,
         ))
         .query(
             "key",
@@ -194,7 +174,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         page(counted(Endpoint::get(
             "/api/app-state/forecasting/docs",
             "Documents by key prefix, in key order",
-            docs_route,
+            docs,
         )))
         .query(
             "prefix",
@@ -216,28 +196,28 @@ pub fn endpoints() -> Vec<Endpoint> {
         counted(Endpoint::post(
             "/api/app-state/forecasting/batch",
             "Atomic, optimistic batch of writes and deletes",
-            batch_route,
+            batch,
         ))
         .json_body(any_object())
         .answers(200, api(applied())),
         counted(Endpoint::get(
             "/api/app-state/forecasting/scopes",
             "Sub-brand and item-group definitions",
-            scopes_route,
+            scopes,
         ))
         .query("legacy_seller_id", false, int(), "Only this merchant's")
         .answers(200, api(scopes_list())),
         counted(Endpoint::post(
             "/api/app-state/forecasting/scopes",
             "Create a sub-brand or item-group definition (the service mints its key)",
-            create_scope_route,
+            create_scope,
         ))
         .json_body(any_object())
         .answers(200, api(created())),
         page(counted(Endpoint::get(
             "/api/app-state/forecasting/revisions",
             "Change log of a scope's month rows",
-            revisions_route,
+            revisions,
         )))
         .query(
             "scope_id",

@@ -7,7 +7,6 @@ use axum::Json;
 use axum::extract::{Extension, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::response::Response;
-use axum::routing::{MethodRouter, get, post};
 use pp_core::{Principal, Scope};
 use pp_marketplace::service::requests::{AdsCall, CatalogQuery, IdempotencyKey, SpapiCall};
 use serde_json::{Map, Value, json};
@@ -171,25 +170,6 @@ fn profiles_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     })
 }
 
-fn merchants_route() -> MethodRouter<SharedState> {
-    get(merchants)
-}
-fn spapi_operations_route() -> MethodRouter<SharedState> {
-    get(spapi_operations)
-}
-fn ads_operations_route() -> MethodRouter<SharedState> {
-    get(ads_operations)
-}
-fn spapi_call_route() -> MethodRouter<SharedState> {
-    post(spapi_call)
-}
-fn ads_call_route() -> MethodRouter<SharedState> {
-    post(ads_call)
-}
-fn ads_profiles_route() -> MethodRouter<SharedState> {
-    get(ads_profiles)
-}
-
 /// The merchant selector of §2.1, as request fields.
 pub fn selector() -> Vec<(&'static str, Value)> {
     vec![
@@ -313,7 +293,7 @@ const IDEMPOTENCY_KEY: &str =
 
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        Endpoint::get("/api/marketplace/merchants", "One row per connected account and marketplace: sellerId, legacySellerId, marketplace", merchants_route)
+        Endpoint::get("/api/marketplace/merchants", "One row per connected account and marketplace: sellerId, legacySellerId, marketplace", merchants)
             .needs(RETAIL)
             .answers(200, api(merchants_schema()))
             .tool(Tool {
@@ -327,7 +307,7 @@ rows (one token in two marketplaces): name it with legacySellerId, or sellerId p
                 hints: LIVE,
                 run: merchants_tool,
             }),
-        Endpoint::get("/api/marketplace/spapi/operations", "The selling-side operation catalog, with merchantIdentifiers", spapi_operations_route)
+        Endpoint::get("/api/marketplace/spapi/operations", "The selling-side operation catalog, with merchantIdentifiers", spapi_operations)
             .needs(RETAIL)
             .query("prefix", false, string(), "Only operations whose id starts with this")
             .answers(200, api(catalog_schema()))
@@ -344,7 +324,7 @@ status or id list). Also merchantIdentifiers, the selector contract.",
                 hints: CATALOG,
                 run: spapi_operations_tool,
             }),
-        Endpoint::post("/api/marketplace/spapi/call", "Run one catalogued selling-side operation for one merchant (§4.2)", spapi_call_route)
+        Endpoint::post("/api/marketplace/spapi/call", "Run one catalogued selling-side operation for one merchant (§4.2)", spapi_call)
             .needs(RETAIL)
             .param("Idempotency-Key", super::In::Header, false, string(), IDEMPOTENCY_KEY)
             .json_body(call_input(false))
@@ -363,7 +343,7 @@ merchant must connect again; throttled says when to retry. Writes are refused he
                 hints: CALL,
                 run: spapi_call_tool,
             }),
-        Endpoint::get("/api/marketplace/ads/operations", "The advertising operation catalog", ads_operations_route)
+        Endpoint::get("/api/marketplace/ads/operations", "The advertising operation catalog", ads_operations)
             .needs(ADS)
             .query("prefix", false, string(), "Only operations whose id starts with this")
             .answers(200, api(catalog_schema()))
@@ -379,7 +359,7 @@ ignores filters; bid adjustments replace the whole modifier object).",
                 hints: CATALOG,
                 run: ads_operations_tool,
             }),
-        Endpoint::get("/api/marketplace/ads/profiles", "Every advertising login with its profiles; a login's own refusal is on its row", ads_profiles_route)
+        Endpoint::get("/api/marketplace/ads/profiles", "Every advertising login with its profiles; a login's own refusal is on its row", ads_profiles)
             .needs(ADS)
             .answers(200, api(profiles_schema()))
             .tool(Tool {
@@ -393,7 +373,7 @@ carries error on its row; the others are still listed.",
                 hints: LIVE,
                 run: profiles_tool,
             }),
-        Endpoint::post("/api/marketplace/ads/call", "Run one catalogued advertising operation (profileId for profile-scoped ones)", ads_call_route)
+        Endpoint::post("/api/marketplace/ads/call", "Run one catalogued advertising operation (profileId for profile-scoped ones)", ads_call)
             .needs(ADS)
             .param("Idempotency-Key", super::In::Header, false, string(), IDEMPOTENCY_KEY)
             .json_body(call_input(true))

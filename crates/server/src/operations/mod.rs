@@ -26,7 +26,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
 
-use axum::routing::MethodRouter;
+use axum::handler::Handler;
+use axum::routing::{MethodFilter, MethodRouter, on};
 use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value};
 
@@ -42,6 +43,16 @@ pub enum Method {
 }
 
 impl Method {
+    /// The router's filter for this method.
+    fn filter(self) -> MethodFilter {
+        match self {
+            Self::Get => MethodFilter::GET,
+            Self::Post => MethodFilter::POST,
+            Self::Put => MethodFilter::PUT,
+            Self::Delete => MethodFilter::DELETE,
+        }
+    }
+
     /// Lowercase, as OpenAPI spells it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -179,7 +190,8 @@ pub struct Endpoint {
     pub status: u16,
     /// The success body's schema (`None` for answers that are not JSON, such as streams).
     pub response: Option<Value>,
-    pub handler: fn() -> MethodRouter<SharedState>,
+    /// The handler, routed for `method` only: the method is declared once.
+    pub handler: MethodRouter<SharedState>,
     pub tool: Option<Tool>,
     /// The failure body's schema in `components/schemas`, when it is not the path family's
     /// envelope (the token endpoint answers RFC 6749 errors).
@@ -187,12 +199,11 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    fn new(
-        method: Method,
-        path: &'static str,
-        summary: &'static str,
-        handler: fn() -> MethodRouter<SharedState>,
-    ) -> Self {
+    fn new<H, T>(method: Method, path: &'static str, summary: &'static str, handler: H) -> Self
+    where
+        H: Handler<T, SharedState>,
+        T: 'static,
+    {
         Self {
             method,
             path,
@@ -203,40 +214,40 @@ impl Endpoint {
             body: None,
             status: 200,
             response: None,
-            handler,
+            handler: on(method.filter(), handler),
             tool: None,
             failure: None,
         }
     }
 
-    pub fn get(
+    pub fn get<H: Handler<T, SharedState>, T: 'static>(
         path: &'static str,
         summary: &'static str,
-        handler: fn() -> MethodRouter<SharedState>,
+        handler: H,
     ) -> Self {
         Self::new(Method::Get, path, summary, handler)
     }
 
-    pub fn post(
+    pub fn post<H: Handler<T, SharedState>, T: 'static>(
         path: &'static str,
         summary: &'static str,
-        handler: fn() -> MethodRouter<SharedState>,
+        handler: H,
     ) -> Self {
         Self::new(Method::Post, path, summary, handler)
     }
 
-    pub fn put(
+    pub fn put<H: Handler<T, SharedState>, T: 'static>(
         path: &'static str,
         summary: &'static str,
-        handler: fn() -> MethodRouter<SharedState>,
+        handler: H,
     ) -> Self {
         Self::new(Method::Put, path, summary, handler)
     }
 
-    pub fn delete(
+    pub fn delete<H: Handler<T, SharedState>, T: 'static>(
         path: &'static str,
         summary: &'static str,
-        handler: fn() -> MethodRouter<SharedState>,
+        handler: H,
     ) -> Self {
         Self::new(Method::Delete, path, summary, handler)
     }

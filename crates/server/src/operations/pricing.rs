@@ -7,7 +7,6 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
-use axum::routing::{MethodRouter, delete, get, post};
 use pp_core::wire::{int_in, scalar_text};
 use pp_core::{Principal, Scope};
 use pp_marketplace::pricing::Family;
@@ -154,22 +153,6 @@ fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     })
 }
 
-fn inline_route() -> MethodRouter<SharedState> {
-    post(inline)
-}
-fn start_route() -> MethodRouter<SharedState> {
-    post(start)
-}
-fn run_route() -> MethodRouter<SharedState> {
-    get(run)
-}
-fn cancel_route() -> MethodRouter<SharedState> {
-    delete(cancel)
-}
-fn result_route() -> MethodRouter<SharedState> {
-    get(result)
-}
-
 const FAMILIES: &[&str] = &["competitive-summary", "featured-offer-expected-price"];
 
 fn items_body() -> Value {
@@ -243,7 +226,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         family(Endpoint::post(
             "/api/marketplace/pricing/{family}",
             "Price up to 100 ASINs or 200 SKUs inline, paced in provider batches",
-            inline_route,
+            inline,
         ))
         .needs(RETAIL)
         .json_body(items_body())
@@ -263,7 +246,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         family(Endpoint::post(
             "/api/marketplace/pricing/{family}/start",
             "Start a background pricing run of any size",
-            start_route,
+            start,
         ))
         .needs(RETAIL)
         .json_body(items_body())
@@ -283,7 +266,7 @@ poll marketplace_pricing_run, then read answers with marketplace_pricing_result.
         run_id(Endpoint::get(
             "/api/marketplace/pricing/runs/{id}",
             "A pricing run's progress",
-            run_route,
+            run,
         ))
         .needs(RETAIL)
         .answers(200, api(run_schema()))
@@ -300,7 +283,7 @@ estimatedSecondsLeft, and waiting while a throttled batch waits its turn.",
         run_id(Endpoint::delete(
             "/api/marketplace/pricing/runs/{id}",
             "Cancel an unfinished run: nothing more is sent, answers so far stay",
-            cancel_route,
+            cancel,
         ))
         .needs(RETAIL)
         .answers(200, api(run_schema()))
@@ -322,7 +305,7 @@ far stay readable with marketplace_pricing_result. A run that already ended answ
         run_id(Endpoint::get(
             "/api/marketplace/pricing/runs/{id}/result",
             "A run's answers in input order (offset, limit: 1,000 by default, 5,000 at most)",
-            result_route,
+            result,
         ))
         .needs(RETAIL)
         .query("offset", false, int(), "First answer (default 0)")

@@ -1,56 +1,38 @@
 //! Public operations: health, the token endpoint and discovery documents, this document, and
 //! the MCP transports (which authenticate their own callers; each tool checks its scopes).
 
-use axum::routing::{MethodRouter, get, post};
 use serde_json::json;
 
 use super::schema::{any_object, closed, object, one_of, string};
 use super::{Endpoint, Gate};
 use crate::mcp;
 use crate::routes::{health, oauth};
-use crate::state::SharedState;
-
-fn health_route() -> MethodRouter<SharedState> {
-    get(health::health)
-}
-
-fn openapi_route() -> MethodRouter<SharedState> {
-    get(health::openapi)
-}
-
-fn token_route() -> MethodRouter<SharedState> {
-    post(oauth::token)
-}
-
-fn metadata_route() -> MethodRouter<SharedState> {
-    get(oauth::metadata)
-}
 
 pub fn endpoints() -> Vec<Endpoint> {
     let public = |e: Endpoint| e.gate(Gate::Public);
     let own = |e: Endpoint| e.gate(Gate::Own);
     vec![
-        public(Endpoint::get("/health", "Liveness with build, engine and evidence versions", health_route))
+        public(Endpoint::get("/health", "Liveness with build, engine and evidence versions", health::health))
             .answers(200, object(&[("status", one_of(&["ok"])), ("version", string()), ("engine_version", string()), ("evidence_version", string()), ("upstream", json!({}))], &["status", "version", "engine_version", "evidence_version"])),
-        public(Endpoint::post("/oauth/token", "Mint an access token (client_credentials; HTTP Basic or form client authentication)", token_route))
+        public(Endpoint::post("/oauth/token", "Mint an access token (client_credentials; HTTP Basic or form client authentication)", oauth::token))
             .fails_as("OAuthError")
             .form_body(closed(&[("grant_type", one_of(&["client_credentials"])), ("scope", string()), ("client_id", string()), ("client_secret", string())], &["grant_type"]))
             .answers(200, object(&[("access_token", string()), ("token_type", one_of(&["Bearer"])), ("expires_in", super::schema::int()), ("scope", string())], &["access_token", "token_type", "expires_in", "scope"])),
-        public(Endpoint::get("/.well-known/oauth-authorization-server", "OAuth authorization server metadata (RFC 8414)", metadata_route))
+        public(Endpoint::get("/.well-known/oauth-authorization-server", "OAuth authorization server metadata (RFC 8414)", oauth::metadata))
             .answers(200, object(&[("issuer", string()), ("token_endpoint", string())], &["issuer", "token_endpoint"])),
-        public(Endpoint::get("/.well-known/oauth-protected-resource", "Protected resource metadata for the service (RFC 9728)", mcp::resource_metadata))
+        public(Endpoint::get("/.well-known/oauth-protected-resource", "Protected resource metadata for the service (RFC 9728)", mcp::metadata::for_root))
             .answers(200, object(&[("resource", string())], &["resource"])),
-        public(Endpoint::get("/.well-known/oauth-protected-resource/mcp", "Protected resource metadata for the MCP endpoint (RFC 9728)", mcp::mcp_resource_metadata))
+        public(Endpoint::get("/.well-known/oauth-protected-resource/mcp", "Protected resource metadata for the MCP endpoint (RFC 9728)", mcp::metadata::for_mcp))
             .answers(200, object(&[("resource", string())], &["resource"])),
-        own(Endpoint::post("/mcp", "MCP Streamable HTTP: JSON-RPC messages, session era or 2026-07-28 (docs/mcp.md); each tool checks its own scopes", mcp::streamable_post))
+        own(Endpoint::post("/mcp", "MCP Streamable HTTP: JSON-RPC messages, session era or 2026-07-28 (docs/mcp.md); each tool checks its own scopes", mcp::streamable::post))
             .json_body(any_object()),
-        own(Endpoint::get("/mcp", "MCP: a session's event stream (Mcp-Session-Id)", mcp::streamable_get)),
-        own(Endpoint::delete("/mcp", "MCP: end a session (Mcp-Session-Id)", mcp::streamable_delete)),
-        own(Endpoint::get("/mcp/sse", "MCP legacy HTTP+SSE (2024-11-05): opens the stream; its endpoint event names where to POST", mcp::sse_open)),
-        own(Endpoint::post("/mcp/sse", "MCP legacy HTTP+SSE: a message for the session named by session_id", mcp::sse_message))
+        own(Endpoint::get("/mcp", "MCP: a session's event stream (Mcp-Session-Id)", mcp::streamable::get)),
+        own(Endpoint::delete("/mcp", "MCP: end a session (Mcp-Session-Id)", mcp::streamable::delete)),
+        own(Endpoint::get("/mcp/sse", "MCP legacy HTTP+SSE (2024-11-05): opens the stream; its endpoint event names where to POST", mcp::legacy_sse::open)),
+        own(Endpoint::post("/mcp/sse", "MCP legacy HTTP+SSE: a message for the session named by session_id", mcp::legacy_sse::message))
             .query("session_id", true, string(), "The session id from the endpoint event")
             .json_body(any_object()),
-        public(Endpoint::get("/openapi.json", "This document", openapi_route))
+        public(Endpoint::get("/openapi.json", "This document", health::openapi))
             .answers(200, object(&[("openapi", string()), ("paths", any_object())], &["openapi", "paths"])),
     ]
 }

@@ -5,7 +5,6 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
-use axum::routing::{MethodRouter, get, post};
 use pp_core::{Principal, Scope};
 use pp_marketplace::service::requests::{IdempotencyKey, ReportRequest};
 use serde::Deserialize;
@@ -103,16 +102,6 @@ fn document_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     })
 }
 
-fn create_route() -> MethodRouter<SharedState> {
-    post(create)
-}
-fn status_route() -> MethodRouter<SharedState> {
-    get(status)
-}
-fn document_route() -> MethodRouter<SharedState> {
-    get(document)
-}
-
 fn report_fields() -> Vec<(&'static str, Value)> {
     vec![
         ("reportType", string()),
@@ -187,7 +176,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         )],
     );
     vec![
-        Endpoint::post("/api/marketplace/reports", "Create a selling-side report once (identical requests and repeated keys get the same reportId)", create_route)
+        Endpoint::post("/api/marketplace/reports", "Create a selling-side report once (identical requests and repeated keys get the same reportId)", create)
             .needs(RETAIL)
             .param("Idempotency-Key", super::In::Header, false, string(), "1 to 255 characters: a retry with the same key gets the same report, also after a restart")
             .json_body(body)
@@ -205,7 +194,7 @@ the same idempotencyKey and the earlier report is found. Then poll marketplace_r
                 hints: CALL,
                 run: create_tool,
             }),
-        Endpoint::get("/api/marketplace/reports/{id}", "A report's status in our words, with a reason on every terminal report", status_route)
+        Endpoint::get("/api/marketplace/reports/{id}", "A report's status in our words, with a reason on every terminal report", status)
             .needs(RETAIL)
             .path_param("id", string(), "The reportId")
             .answers(200, api(status_schema()))
@@ -220,7 +209,7 @@ When documentReady, read it with marketplace_report_document.",
                 hints: LIVE,
                 run: status_tool,
             }),
-        Endpoint::get("/api/marketplace/reports/{id}/document", "A done report's presigned document URL", document_route)
+        Endpoint::get("/api/marketplace/reports/{id}/document", "A done report's presigned document URL", document)
             .needs(RETAIL)
             .path_param("id", string(), "The reportId")
             .answers(200, api(document_schema()))

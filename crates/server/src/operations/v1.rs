@@ -4,7 +4,6 @@
 
 use axum::Json;
 use axum::extract::{Extension, State};
-use axum::routing::{MethodRouter, get};
 use pp_core::{Principal, Scope};
 use pp_warehouse::v1::{self, Args, Ctx};
 use serde_json::{Value, json};
@@ -43,22 +42,19 @@ async fn accounts(
 /// A data-plane read: the caller's own warehouse, its limits and the cursor signer.
 macro_rules! read {
     ($name:ident, $call:path) => {
-        fn $name() -> MethodRouter<SharedState> {
-            async fn handle(
-                State(app): State<SharedState>,
-                Extension(p): Extension<Principal>,
-                Query(args): Query<Args>,
-            ) -> Result<Json<Value>, V1Error> {
-                let engine = app.warehouses.of(&p)?;
-                let ctx = Ctx {
-                    engine: engine.as_ref(),
-                    limits: &app.warehouses.limits,
-                    tenant: p.tenant.as_str(),
-                    cursors: &app.cursors,
-                };
-                Ok(render::v1($call(&ctx, &args).await?)?)
-            }
-            get(handle)
+        async fn $name(
+            State(app): State<SharedState>,
+            Extension(p): Extension<Principal>,
+            Query(args): Query<Args>,
+        ) -> Result<Json<Value>, V1Error> {
+            let engine = app.warehouses.of(&p)?;
+            let ctx = Ctx {
+                engine: engine.as_ref(),
+                limits: &app.warehouses.limits,
+                tenant: p.tenant.as_str(),
+                cursors: &app.cursors,
+            };
+            Ok(render::v1($call(&ctx, &args).await?)?)
         }
     };
 }
@@ -73,14 +69,6 @@ read!(traffic, v1::traffic);
 read!(inventory, v1::inventory);
 read!(inventory_history, v1::inventory_history);
 read!(search_query_performance, v1::search_query_performance);
-
-fn me_route() -> MethodRouter<SharedState> {
-    get(me)
-}
-
-fn accounts_route() -> MethodRouter<SharedState> {
-    get(accounts)
-}
 
 /// Every data answer names its account; windowed ones carry the window and availability.
 fn data() -> Value {
@@ -148,10 +136,10 @@ pub fn endpoints() -> Vec<Endpoint> {
     let asin = |e: Endpoint| e.query("asin", false, string(), "Only this child ASIN");
     let grant = one_of(&["active", "lapsed", "not_activated", "not_connected"]);
     vec![
-        Endpoint::get("/v1/me", "Who the token belongs to: tenant, person label, credential and scopes", me_route)
+        Endpoint::get("/v1/me", "Who the token belongs to: tenant, person label, credential and scopes", me)
             .needs(&[Scope::AccountRead])
             .answers(200, object(&[("tenant_id", string()), ("tenant_name", nullable(string())), ("person_label", string()), ("credential_id", string()), ("scopes", array(string()))], &["tenant_id", "person_label", "credential_id", "scopes"])),
-        Endpoint::get("/v1/accounts", "Every account with the state of its retail and ads grants, currency, brands and data_through", accounts_route)
+        Endpoint::get("/v1/accounts", "Every account with the state of its retail and ads grants, currency, brands and data_through", accounts)
             .needs(&[Scope::AccountRead])
             .answers(200, object(&[("accounts", array(object(&[
                 ("account_id", string()), ("name", string()), ("type", one_of(&["seller", "vendor"])), ("seller_id", string()),

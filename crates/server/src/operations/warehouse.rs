@@ -5,7 +5,6 @@
 
 use axum::Json;
 use axum::extract::{Extension, Path, State};
-use axum::routing::{MethodRouter, get, post};
 use pp_core::Principal;
 use pp_core::scope::SQL_SCOPES;
 use pp_warehouse::{Caps, QueryResult, SqlRequest};
@@ -108,18 +107,6 @@ fn describe_table<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     })
 }
 
-fn query_route() -> MethodRouter<SharedState> {
-    post(query)
-}
-
-fn tables_route() -> MethodRouter<SharedState> {
-    get(tables)
-}
-
-fn describe_route() -> MethodRouter<SharedState> {
-    get(describe)
-}
-
 fn result_schema() -> Value {
     object(
         &[
@@ -191,7 +178,7 @@ fn table_schema() -> Value {
 
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        Endpoint::post("/api/query", "Read-only SQL against the caller's warehouse", query_route)
+        Endpoint::post("/api/query", "Read-only SQL against the caller's warehouse", query)
             .needs(SQL_SCOPES)
             .json_body(request_schema(pp_warehouse::Limits::default().max_rows))
             .answers(200, super::schema::api(result_schema()))
@@ -211,7 +198,7 @@ rather than pasting them into the SQL.",
                 hints: READ,
                 run: legacy_query,
             }),
-        Endpoint::get("/api/tables", "Tables and views of the caller's warehouse", tables_route)
+        Endpoint::get("/api/tables", "Tables and views of the caller's warehouse", tables)
             .needs(SQL_SCOPES)
             .answers(200, super::schema::api(tables_schema()))
             .tool(Tool {
@@ -225,7 +212,7 @@ reference of every table is also in the service's docs/warehouse.md.",
                 hints: READ,
                 run: list_tables,
             }),
-        Endpoint::get("/api/table/{name}", "Columns and indexes of one table", describe_route)
+        Endpoint::get("/api/table/{name}", "Columns and indexes of one table", describe)
             .needs(SQL_SCOPES)
             .path_param("name", string(), "Table name")
             .answers(200, super::schema::api(table_schema()))

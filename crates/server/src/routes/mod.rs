@@ -34,7 +34,7 @@ async fn check_scopes(State(e): State<&'static Endpoint>, req: Request, next: Ne
 pub fn router(state: SharedState) -> Router {
     let (mut open, mut token, mut counted) = (Router::new(), Router::new(), Router::new());
     for e in operations::all() {
-        let handler = (e.handler)();
+        let handler = e.handler.clone();
         match e.gate {
             Gate::Public | Gate::Own => open = open.route(e.path, handler),
             Gate::Token => {
