@@ -62,6 +62,12 @@ pub fn flag(name: &str, v: Option<&str>) -> Result<bool> {
     }
 }
 
+/// Reads the typed request `T` from JSON; a wrong shape is `invalid_request` naming the field
+/// in plain words (see [`plain`]).
+pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| Error::invalid_request(plain(what, &e.to_string())))
+}
+
 /// A deserializer's complaint about a request, in plain words: an unknown field names what the
 /// request takes, a missing field says it is required, a wrong type names the field.
 pub fn plain(what: &str, msg: &str) -> String {

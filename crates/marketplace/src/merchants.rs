@@ -7,7 +7,7 @@
 
 use pp_core::{Error, Kind, Result};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// One merchant row.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -81,32 +81,26 @@ pub struct Selector {
 const ACCEPTS: &str = "this endpoint accepts legacySellerId (preferred), or sellerId with an optional marketplace (US, CA, MX …); GET /api/marketplace/merchants lists them";
 
 impl Selector {
-    /// Reads the selector fields of a call body (`merchantId` is ignored, as §2.1 says).
-    pub fn from_body(body: &Map<String, Value>) -> Result<Self> {
-        let legacy = match body.get("legacySellerId") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_i64()
-                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                    .filter(|n| *n > 0)
-                    .ok_or_else(|| {
-                        Error::invalid_request("legacySellerId must be a positive integer")
-                    })?,
-            ),
-        };
-        let text = |k: &str| -> Result<Option<String>> {
-            match body.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
-                Some(_) => Err(Error::invalid_request(format!(
+    /// The selector a request's fields name (`merchantId` is not one: §2.1 ignores it). A
+    /// blank `sellerId` or `marketplace` is refused; the marketplace reads in capitals.
+    pub fn from_fields(
+        legacy_seller_id: Option<i64>,
+        seller_id: Option<&str>,
+        marketplace: Option<&str>,
+    ) -> Result<Self> {
+        let text = |k: &str, v: Option<&str>| -> Result<Option<String>> {
+            match v.map(str::trim) {
+                None => Ok(None),
+                Some("") => Err(Error::invalid_request(format!(
                     "{k} must be a non-empty string"
                 ))),
+                Some(s) => Ok(Some(s.to_owned())),
             }
         };
         Ok(Self {
-            legacy_seller_id: legacy,
-            seller_id: text("sellerId")?,
-            marketplace: text("marketplace")?.map(|m| m.to_uppercase()),
+            legacy_seller_id,
+            seller_id: text("sellerId", seller_id)?,
+            marketplace: text("marketplace", marketplace)?.map(|m| m.to_uppercase()),
         })
     }
 }
@@ -173,8 +167,13 @@ mod tests {
         }
     }
 
-    fn sel(v: Value) -> Selector {
-        Selector::from_body(v.as_object().unwrap()).unwrap()
+    /// The selector of a call carrying the fields of `v`, read as every front door reads it.
+    fn sel(mut v: Value) -> Selector {
+        v["operation"] = "sellers.get_account".into();
+        serde_json::from_value::<crate::service::requests::SpapiCall>(v)
+            .unwrap()
+            .selector()
+            .unwrap()
     }
 
     #[test]
@@ -233,6 +232,10 @@ mod tests {
                 .kind,
             Kind::MerchantNotFound
         );
-        assert!(Selector::from_body(json!({"legacySellerId": -1}).as_object().unwrap()).is_err());
+        let negative = json!({"operation": "sellers.get_account", "legacySellerId": -1});
+        assert!(serde_json::from_value::<crate::service::requests::SpapiCall>(negative).is_err());
+        let blank = json!({"operation": "sellers.get_account", "sellerId": " "});
+        let call: crate::service::requests::SpapiCall = serde_json::from_value(blank).unwrap();
+        assert!(call.selector().is_err());
     }
 }

@@ -118,7 +118,7 @@ impl Marketplace {
         p.require(&[Scope::RetailRead])?;
         self.provider(Api::Spapi)?;
         let op = callable(p, catalog::spapi(), "spapi", &req.operation)?;
-        let merchant = self.resolve(p, &req.selector()).await?;
+        let merchant = self.resolve(p, &req.selector()?).await?;
         let query = req.query.unwrap_or_default();
         let built = build(
             op,
@@ -142,7 +142,7 @@ impl Marketplace {
         req: &AdsCall,
     ) -> Result<(String, Option<String>)> {
         if !op.profile_scoped.unwrap_or(false) {
-            return Ok((self.resolve(p, &req.selector()).await?.seller_id, None));
+            return Ok((self.resolve(p, &req.selector()?).await?.seller_id, None));
         }
         let profile = req.profile_id.ok_or_else(|| {
             Error::invalid_request(format!(

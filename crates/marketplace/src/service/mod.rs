@@ -21,7 +21,7 @@ use pp_warehouse::directory;
 use tokio::sync::Notify;
 
 use crate::connections::{self, GrantKind};
-use crate::merchants::{self, Merchant};
+use crate::merchants::{self, Merchant, Selector};
 use crate::pricing::Spacing;
 use crate::upstream::{Client, Provider};
 use crate::{Policy, Sealer, Upstream};
@@ -150,7 +150,7 @@ impl Marketplace {
     }
 
     /// The one merchant `sel` names (§2.1).
-    async fn resolve(&self, p: &Principal, sel: &requests::SelectorFields) -> Result<Merchant> {
-        merchants::resolve(&self.merchant_rows(p).await?, &sel.selector()?)
+    async fn resolve(&self, p: &Principal, sel: &Selector) -> Result<Merchant> {
+        merchants::resolve(&self.merchant_rows(p).await?, sel)
     }
 }

@@ -110,7 +110,7 @@ impl Marketplace {
         }
         let items = pricing::items(f, list.as_deref(), max)?;
         self.provider(Api::Spapi)?;
-        Ok((self.resolve(p, &req.selector()).await?, items))
+        Ok((self.resolve(p, &req.selector()?).await?, items))
     }
 
     /// Every batch sent in turn, paced, answered in one response (`retail:read`).

@@ -78,7 +78,7 @@ impl Marketplace {
     ) -> Result<ReportCreated> {
         p.require(&[Scope::RetailRead])?;
         let up = self.provider(Api::Spapi)?;
-        let merchant = self.resolve(p, &req.selector()).await?;
+        let merchant = self.resolve(p, &req.selector()?).await?;
         let mut args = Map::new();
         args.insert("body".into(), create_body(&req, &merchant.marketplace_id)?);
         let op = catalog::find(catalog::spapi(), "reports.create_report")

@@ -9,12 +9,6 @@ use serde_json::{Map, Value};
 
 use crate::merchants::Selector;
 
-/// Reads a request from JSON: a wrong shape is `invalid_request` in plain words.
-pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T> {
-    serde_json::from_value(v)
-        .map_err(|e| Error::invalid_request(pp_core::wire::plain(what, &e.to_string())))
-}
-
 /// A positive whole number, also sent as a numeric string (`"3"`), as query strings and some
 /// clients do.
 fn positive<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i64>, D::Error> {
@@ -27,41 +21,6 @@ fn positive<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i64>,
             .filter(|n| *n > 0)
             .map(Some)
             .ok_or_else(|| serde::de::Error::custom("must be a positive whole number")),
-    }
-}
-
-/// The merchant selector of §2.1, as every marketplace request carries it.
-#[derive(Debug, Default, Clone, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SelectorFields {
-    #[serde(default, deserialize_with = "positive")]
-    pub legacy_seller_id: Option<i64>,
-    #[serde(default)]
-    pub seller_id: Option<String>,
-    #[serde(default)]
-    pub marketplace: Option<String>,
-    /// Not a selector (§2.1 rule 4): accepted and ignored.
-    #[serde(default, skip_serializing)]
-    pub merchant_id: Option<Value>,
-}
-
-impl SelectorFields {
-    /// The selector these fields name.
-    pub fn selector(&self) -> Result<Selector> {
-        let text = |k: &str, v: &Option<String>| -> Result<Option<String>> {
-            match v.as_deref().map(str::trim) {
-                None => Ok(None),
-                Some("") => Err(Error::invalid_request(format!(
-                    "{k} must be a non-empty string"
-                ))),
-                Some(s) => Ok(Some(s.to_owned())),
-            }
-        };
-        Ok(Selector {
-            legacy_seller_id: self.legacy_seller_id,
-            seller_id: text("sellerId", &self.seller_id)?,
-            marketplace: text("marketplace", &self.marketplace)?.map(|m| m.to_uppercase()),
-        })
     }
 }
 
@@ -173,13 +132,12 @@ macro_rules! selected {
 
         impl $name {
             /// The merchant selector the request carries.
-            pub fn selector(&self) -> SelectorFields {
-                SelectorFields {
-                    legacy_seller_id: self.legacy_seller_id,
-                    seller_id: self.seller_id.clone(),
-                    marketplace: self.marketplace.clone(),
-                    merchant_id: self.merchant_id.clone(),
-                }
+            pub fn selector(&self) -> Result<Selector> {
+                Selector::from_fields(
+                    self.legacy_seller_id,
+                    self.seller_id.as_deref(),
+                    self.marketplace.as_deref(),
+                )
             }
         }
     };
@@ -248,18 +206,25 @@ mod tests {
 
     #[test]
     fn requests_refuse_unknown_fields_and_bad_shapes() {
-        let ok: SpapiCall = from_json(
+        let ok: SpapiCall = pp_core::wire::from_json(
             "call",
             json!({"operation": "sellers.get_marketplace_participations", "legacySellerId": "1"}),
         )
         .unwrap();
         assert_eq!(ok.legacy_seller_id, Some(1));
         let e =
-            from_json::<SpapiCall>("call", json!({"operation": "a.b", "bogus": 1})).unwrap_err();
+            pp_core::wire::from_json::<SpapiCall>("call", json!({"operation": "a.b", "bogus": 1}))
+                .unwrap_err();
         assert!(e.message().contains("bogus"), "{}", e.message());
-        assert!(from_json::<SpapiCall>("call", json!({"operation": "nodot"})).is_err());
         assert!(
-            from_json::<AdsCall>("call", json!({"operation": "a.b", "profileId": -4})).is_err()
+            pp_core::wire::from_json::<SpapiCall>("call", json!({"operation": "nodot"})).is_err()
+        );
+        assert!(
+            pp_core::wire::from_json::<AdsCall>(
+                "call",
+                json!({"operation": "a.b", "profileId": -4})
+            )
+            .is_err()
         );
         assert!(IdempotencyKey::parse("  k1 ").unwrap().as_str() == "k1");
         assert!(IdempotencyKey::parse("   ").is_err());

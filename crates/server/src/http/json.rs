@@ -71,8 +71,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
 /// Deserializes a JSON value into a typed request; a wrong shape is `invalid_request` naming
 /// the field.
 pub fn typed<T: DeserializeOwned>(v: Value) -> Result<T, Error> {
-    serde_json::from_value(v)
-        .map_err(|e| Error::invalid_request(pp_core::wire::plain("this request", &e.to_string())))
+    pp_core::wire::from_json("this request", v)
 }
 
 /// Parses a body that must be one JSON object (`400 invalid_request` otherwise).
