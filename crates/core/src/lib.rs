@@ -20,3 +20,36 @@ pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const ENGINE_VERSION: &str = "engine-2026.11.0";
 /// Version of the evidence rules serving (stamped on results, shown by `/health`).
 pub const EVIDENCE_VERSION: &str = "evidence-2026.11.0";
+
+/// Gives a fieldless enum its one spelling, used on the wire and in storage: `as_str`, and
+/// `parse`, whose refusal is `bad_params` naming the choices.
+///
+/// ```
+/// #[derive(Debug, Clone, Copy, PartialEq)]
+/// enum Color { Red, DarkBlue }
+/// pp_core::spelled!(Color, "color", Red => "red", DarkBlue => "dark_blue");
+/// assert_eq!(Color::parse("dark_blue").unwrap(), Color::DarkBlue);
+/// assert!(Color::parse("green").unwrap_err().message().contains("red, dark_blue"));
+/// ```
+#[macro_export]
+macro_rules! spelled {
+    ($t:ty, $what:literal, $($v:ident => $s:literal),* $(,)?) => {
+        impl $t {
+            /// The stored and wire spelling.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$v => $s),* }
+            }
+
+            /// From its spelling; anything else is `bad_params` naming the choices.
+            pub fn parse(s: &str) -> $crate::Result<Self> {
+                match s {
+                    $($s => Ok(Self::$v),)*
+                    _ => Err($crate::Error::new(
+                        $crate::Kind::BadParams,
+                        format!(concat!($what, " must be one of {}; got '{}'"), [$($s),*].join(", "), s),
+                    )),
+                }
+            }
+        }
+    };
+}

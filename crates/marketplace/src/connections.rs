@@ -32,25 +32,8 @@ pub enum ConnectionStatus {
     NotActivated,
 }
 
-macro_rules! wire_enum {
-    ($t:ty, $what:literal, $($v:ident => $s:literal),*) => {
-        impl $t {
-            /// The stored and wire spelling.
-            pub fn as_str(self) -> &'static str {
-                match self { $(Self::$v => $s),* }
-            }
-            /// From its spelling; anything else is `bad_params` naming the choices.
-            pub fn parse(s: &str) -> Result<Self> {
-                match s {
-                    $($s => Ok(Self::$v),)*
-                    _ => Err(Error::new(Kind::BadParams, format!(concat!($what, " must be one of {}; got '{}'"), [$($s),*].join(", "), s))),
-                }
-            }
-        }
-    };
-}
-wire_enum!(GrantKind, "kind", Seller => "seller", Ads => "ads");
-wire_enum!(ConnectionStatus, "status", Active => "active", Lapsed => "lapsed", NotActivated => "not_activated");
+pp_core::spelled!(GrantKind, "kind", Seller => "seller", Ads => "ads");
+pp_core::spelled!(ConnectionStatus, "status", Active => "active", Lapsed => "lapsed", NotActivated => "not_activated");
 
 /// One connection, without its token.
 #[derive(Debug, Clone, Serialize)]

@@ -14,12 +14,6 @@ use serde_json::Value;
 
 use crate::{Store, db_err, now_rfc3339};
 
-pub const QUEUED: &str = "queued";
-pub const RUNNING: &str = "running";
-pub const SUCCEEDED: &str = "succeeded";
-pub const FAILED: &str = "failed";
-pub const CANCELLED: &str = "cancelled";
-
 /// A job's status, as stored and shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -31,31 +25,10 @@ pub enum JobStatus {
     Cancelled,
 }
 
+pp_core::spelled!(JobStatus, "job status", Queued => "queued", Running => "running",
+    Succeeded => "succeeded", Failed => "failed", Cancelled => "cancelled");
+
 impl JobStatus {
-    /// The stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => QUEUED,
-            Self::Running => RUNNING,
-            Self::Succeeded => SUCCEEDED,
-            Self::Failed => FAILED,
-            Self::Cancelled => CANCELLED,
-        }
-    }
-
-    /// From the stored spelling.
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::Queued,
-            Self::Running,
-            Self::Succeeded,
-            Self::Failed,
-            Self::Cancelled,
-        ]
-        .into_iter()
-        .find(|x| x.as_str() == s)
-    }
-
     /// Whether the job has ended.
     pub fn terminal(self) -> bool {
         matches!(self, Self::Succeeded | Self::Failed | Self::Cancelled)
@@ -127,8 +100,7 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<Job> {
         tenant: r.get(1)?,
         kind: r.get(2)?,
         merchant: r.get(3)?,
-        status: JobStatus::parse(&status)
-            .ok_or_else(|| broken(4, format!("unknown job status '{status}'")))?,
+        status: JobStatus::parse(&status).map_err(|e| broken(4, e.message().to_owned()))?,
         done: r.get(5)?,
         total: r.get(6)?,
         attempts: r.get(7)?,

@@ -17,22 +17,7 @@ pub enum JobKind {
     ReportWatch,
 }
 
-impl JobKind {
-    /// The stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PricingRun => "pricing_run",
-            Self::ReportWatch => "report_watch",
-        }
-    }
-
-    /// From the stored spelling.
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::PricingRun, Self::ReportWatch]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-    }
-}
+pp_core::spelled!(JobKind, "job kind", PricingRun => "pricing_run", ReportWatch => "report_watch");
 
 fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
     (
@@ -48,11 +33,9 @@ impl Marketplace {
     /// Runs one step of `job` and says what to record; a job of a kind this service does not
     /// know fails with an internal error rather than sitting in the queue.
     pub async fn step(&self, job: &Job) -> (Outcome, Vec<Item>) {
-        let Some(kind) = JobKind::parse(&job.kind) else {
-            return failed(
-                job,
-                &Error::internal(format!("no worker for job kind {}", job.kind)),
-            );
+        let kind = match JobKind::parse(&job.kind) {
+            Ok(kind) => kind,
+            Err(e) => return failed(job, &Error::internal(format!("no worker: {}", e.message()))),
         };
         let up = match self.provider(Api::Spapi) {
             Ok(up) => up,
