@@ -86,11 +86,6 @@ pub const SQL_SCOPES: &[Scope] = &[
     Scope::SqlQuery,
 ];
 
-/// The scopes the warehouse routes and tools require.
-pub fn sql_scopes() -> Vec<Scope> {
-    SQL_SCOPES.to_vec()
-}
-
 /// A validated, ordered, de-duplicated set of scopes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ScopeSet(BTreeSet<Scope>);
@@ -204,17 +199,18 @@ mod tests {
     }
 
     #[test]
+    fn raw_sql_needs_the_full_read_set_and_sql_query() {
+        let mut want = FULL_READ_SET.to_vec();
+        want.push(Scope::SqlQuery);
+        assert_eq!(SQL_SCOPES, want.as_slice());
+    }
+
+    #[test]
     fn require_reports_missing() {
         let s = ScopeSet::parse("sql:query").unwrap();
-        let e = require(&s, &sql_scopes()).unwrap_err();
+        let e = require(&s, SQL_SCOPES).unwrap_err();
         assert_eq!(e.required_scopes().len(), 5);
         assert!(e.message().contains("account:read"));
-        assert!(
-            require(
-                &ScopeSet::from_scopes(DEFAULT_SERVICE_SCOPES),
-                &sql_scopes()
-            )
-            .is_ok()
-        );
+        assert!(require(&ScopeSet::from_scopes(DEFAULT_SERVICE_SCOPES), SQL_SCOPES).is_ok());
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use pp_core::scope::sql_scopes;
+use pp_core::scope::SQL_SCOPES;
 use pp_core::{Error, Kind, Principal, Result, TenantId};
 use pp_store::Store;
 use serde::Deserialize;
@@ -134,20 +134,20 @@ impl Warehouses {
     /// Runs one read-only statement on the caller's warehouse (the full read set and
     /// `sql:query`), within `caps`.
     pub async fn query(&self, p: &Principal, req: SqlRequest, caps: Caps) -> Result<QueryResult> {
-        p.require(&sql_scopes())?;
+        p.require(SQL_SCOPES)?;
         let (req, limits) = req.checked(&self.limits, caps)?;
         self.of(p)?.query(req, &limits).await
     }
 
     /// The caller's tables and views.
     pub async fn tables(&self, p: &Principal) -> Result<Vec<TableSummary>> {
-        p.require(&sql_scopes())?;
+        p.require(SQL_SCOPES)?;
         self.of(p)?.tables().await
     }
 
     /// One table or view of the caller's warehouse.
     pub async fn describe(&self, p: &Principal, name: &str) -> Result<TableDescription> {
-        p.require(&sql_scopes())?;
+        p.require(SQL_SCOPES)?;
         self.of(p)?.describe(name).await
     }
 }

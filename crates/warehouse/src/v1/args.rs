@@ -50,18 +50,9 @@ impl Args {
             .transpose()
     }
 
-    /// A whole number within `lo..=hi`.
+    /// A whole number within `lo..=hi` (the rule every surface reads numbers by).
     pub fn int(&self, name: &str, lo: i64, hi: i64) -> Result<Option<i64>> {
-        match self.str(name) {
-            None => Ok(None),
-            Some(s) => match s.parse::<i64>() {
-                Ok(v) if (lo..=hi).contains(&v) => Ok(Some(v)),
-                _ => Err(bad(
-                    name,
-                    &format!("must be a whole number from {lo} to {hi}"),
-                )),
-            },
-        }
+        pp_core::wire::int_in(name, self.str(name), lo, hi)
     }
 
     /// A number.
@@ -76,13 +67,9 @@ impl Args {
             .transpose()
     }
 
-    /// `true` or `false`.
+    /// `true` or `false`; absent is `false`.
     pub fn bool(&self, name: &str) -> Result<bool> {
-        match self.str(name) {
-            None | Some("false") => Ok(false),
-            Some("true") => Ok(true),
-            Some(_) => Err(bad(name, "must be true or false")),
-        }
+        pp_core::wire::flag(name, self.str(name))
     }
 
     /// One of `choices`.
