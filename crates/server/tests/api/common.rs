@@ -471,3 +471,15 @@ pub fn external_tool(env: &str, default: &str, why: &str) -> Option<PathBuf> {
     }
     found
 }
+
+/// Runs an external client to its end off the async workers; its standard output, once it
+/// has exited successfully (`failed` heads the report when it has not).
+pub async fn run_external(mut cmd: std::process::Command, failed: &str) -> String {
+    let out = tokio::task::spawn_blocking(move || cmd.output().expect("the client runs"))
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{failed}:\n{stdout}\n{stderr}");
+    stdout
+}

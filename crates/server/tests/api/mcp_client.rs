@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::common::{TestApp, external_tool};
+use crate::common::{TestApp, external_tool, run_external};
 
 /// Runs one scenario of the client script against `app` with a token of `scopes`.
 async fn scenario(name: &str, scopes: Option<&str>, token: Option<&str>) {
@@ -22,20 +22,9 @@ async fn scenario(name: &str, scopes: Option<&str>, token: Option<&str>) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/client.py");
     let base = app.base.clone();
     let name = name.to_owned();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(python)
-            .args([script, &name, &base, &token])
-            .output()
-            .expect("python runs")
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python MCP client failed:\n{stdout}\n{stderr}"
-    );
+    let mut cmd = Command::new(python);
+    cmd.args([script, &name, &base, &token]);
+    let stdout = run_external(cmd, "the Python MCP client failed").await;
     assert!(stdout.contains("PASS"), "{stdout}");
 }
 

@@ -8,7 +8,7 @@
 
 use std::process::Command;
 
-use crate::common::{Options, TestApp, external_tool};
+use crate::common::{Options, TestApp, external_tool, run_external};
 
 #[tokio::test]
 async fn every_answer_matches_the_documented_schema() {
@@ -30,40 +30,29 @@ async fn every_answer_matches_the_documented_schema() {
     let token = app.token(&c).await;
     let work = tempfile::tempdir().unwrap();
     let schema = format!("{}/openapi.json", app.base);
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(runner)
-            .current_dir(work.path())
-            .args([
-                "run",
-                &schema,
-                "-H",
-                &format!("Authorization: Bearer {token}"),
-                "--checks",
-                "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance",
-                "--exclude-path-regex",
-                "^/mcp",
-                "--phases",
-                "coverage,fuzzing",
-                "--max-examples",
-                "15",
-                "--seed",
-                "13",
-                // one worker: CPython before 3.11.8 can fail parsing the runner's own code
-                // in two threads at once ("AST constructor recursion depth mismatch")
-                "--workers",
-                "1",
-                "--no-color",
-            ])
-            .output()
-            .expect("schemathesis runs")
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "schemathesis found answers that break the document:\n{stdout}\n{stderr}"
-    );
+    let mut cmd = Command::new(runner);
+    cmd.current_dir(work.path())
+        .args([
+            "run",
+            &schema,
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            "--checks",
+            "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance",
+            "--exclude-path-regex",
+            "^/mcp",
+            "--phases",
+            "coverage,fuzzing",
+            "--max-examples",
+            "15",
+            "--seed",
+            "13",
+            // one worker: CPython before 3.11.8 can fail parsing the runner's own code
+            // in two threads at once ("AST constructor recursion depth mismatch")
+            "--workers",
+            "1",
+            "--no-color",
+        ]);
+    let stdout = run_external(cmd, "schemathesis found answers that break the document").await;
     assert!(stdout.contains("Tested:"), "{stdout}");
 }
