@@ -38,19 +38,6 @@ impl Actor {
         Self(format!("svc:{label}/{credential_id}"))
     }
 
-    /// A person's or application's name as the sign-in gives it (work email, client id).
-    pub fn named(name: &str) -> crate::Result<Self> {
-        let ok =
-            !name.trim().is_empty() && name.len() <= 254 && !name.chars().any(char::is_control);
-        if ok {
-            Ok(Self(name.to_owned()))
-        } else {
-            Err(crate::Error::invalid_request(
-                "a sign-in name is 1-254 printable characters",
-            ))
-        }
-    }
-
     pub fn as_str(&self) -> &str {
         &self.0
     }

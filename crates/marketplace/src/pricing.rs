@@ -209,11 +209,9 @@ pub struct RunInput {
 #[serde(default, rename_all = "camelCase")]
 pub struct RunState {
     pub next_batch: usize,
-    #[serde(default)]
     pub throttled: u32,
-    #[serde(default)]
     pub retries: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
 }
 

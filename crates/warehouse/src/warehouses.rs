@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use pp_core::scope::SQL_SCOPES;
-use pp_core::{Error, Kind, Principal, Result, TenantId};
+use pp_core::{Error, Kind, Principal, Result};
 use pp_store::Store;
 use serde::Deserialize;
 use serde_json::Value;
@@ -108,18 +108,13 @@ impl Warehouses {
         }
     }
 
-    /// The engine of `tenant`'s warehouse.
-    pub fn of_tenant(&self, tenant: &TenantId) -> Result<Arc<dyn Engine>> {
-        let row = self.store.tenant(tenant)?.ok_or_else(|| {
-            Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
-                .with_field("_cause", format!("tenant {tenant} missing from store"))
-        })?;
-        self.registry.engine(&row.id, &row.warehouse)
-    }
-
     /// The caller's own warehouse; there is no way to name another.
     pub fn of(&self, p: &Principal) -> Result<Arc<dyn Engine>> {
-        self.of_tenant(&p.tenant)
+        let row = self.store.tenant(&p.tenant)?.ok_or_else(|| {
+            Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
+                .with_field("_cause", format!("tenant {} missing from store", p.tenant))
+        })?;
+        self.registry.engine(&row.id, &row.warehouse)
     }
 
     /// The caps of `/api/query`: the configured limits.

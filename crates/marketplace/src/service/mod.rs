@@ -101,11 +101,6 @@ impl Marketplace {
         self.live.as_ref().map(|l| &l.client.upstream)
     }
 
-    /// How long runs are paced and watched.
-    pub fn settings(&self) -> &Settings {
-        &self.settings
-    }
-
     /// Paces and watches runs as `settings` says.
     pub fn set_settings(&mut self, settings: Settings) {
         self.settings = settings;
