@@ -28,6 +28,7 @@ use crate::{Policy, Sealer, Upstream};
 
 pub use answers::*;
 pub use jobs::JobKind;
+pub use pricing_runs::REST_RESULT_PAGE;
 
 /// How the service runs its long work.
 #[derive(Debug, Clone)]

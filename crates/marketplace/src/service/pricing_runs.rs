@@ -8,7 +8,7 @@ use pp_store::jobs::{Job, JobStatus, now_ms};
 use serde_json::Value;
 
 use super::answers::{PricingAnswer, RunBatches, RunMerchant, RunResult, RunView};
-use super::requests::{PricingRequest, ResultPage};
+use super::requests::{PageSize, PricingRequest, ResultPage};
 use super::{Api, JobKind, Marketplace};
 use crate::merchants::Merchant;
 use crate::pricing::{self, Family, RunInput, RunState};
@@ -16,9 +16,11 @@ use crate::upstream::Provider;
 
 /// The longest a throttled inline batch waits (twice at most) before the call gives up.
 const INLINE_WAIT_MAX: u64 = 60;
-/// Answers per page of a run's result unless asked, and at most.
-pub const RESULT_PAGE: u64 = 1_000;
-pub const RESULT_PAGE_MAX: u64 = 5_000;
+/// A REST page of a run's answers: 1,000 unless asked, 5,000 at most.
+pub const REST_RESULT_PAGE: PageSize = PageSize {
+    default: 1_000,
+    max: 5_000,
+};
 
 /// One inline batch; a throttled batch waits out its `Retry-After` (the caller is already
 /// holding for the pace) rather than losing the batches answered before it.
@@ -178,15 +180,14 @@ impl Marketplace {
     }
 
     /// A run's answers so far, in input order (`retail:read`).
-    pub fn run_result(&self, p: &Principal, id: &str, page: ResultPage) -> Result<RunResult> {
-        let limit = page.limit.unwrap_or(RESULT_PAGE);
-        if !(1..=RESULT_PAGE_MAX).contains(&limit) {
-            return Err(Error::invalid_request(format!(
-                "limit must be 1 to {RESULT_PAGE_MAX}"
-            )));
-        }
-        let offset = usize::try_from(page.offset.unwrap_or(0)).unwrap_or(usize::MAX);
-        let limit = limit as usize;
+    pub fn run_result(
+        &self,
+        p: &Principal,
+        id: &str,
+        page: &ResultPage,
+        size: PageSize,
+    ) -> Result<RunResult> {
+        let (offset, limit) = page.read(size)?;
         let job = self.own_run(p, id)?;
         let all = self.store.job_items(&job.id)?;
         let answered = all.len();

@@ -193,10 +193,30 @@ selected! {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResultPage {
-    #[serde(default)]
-    pub offset: Option<u64>,
-    #[serde(default)]
-    pub limit: Option<u64>,
+    #[serde(default, deserialize_with = "pp_core::wire::scalar_text")]
+    pub offset: Option<String>,
+    #[serde(default, deserialize_with = "pp_core::wire::scalar_text")]
+    pub limit: Option<String>,
+}
+
+/// How many answers a surface's page holds: `default` unless asked, `max` at most.
+#[derive(Debug, Clone, Copy)]
+pub struct PageSize {
+    pub default: i64,
+    pub max: i64,
+}
+
+impl ResultPage {
+    /// The offset and page size asked for, within `size`.
+    pub fn read(&self, size: PageSize) -> Result<(usize, usize)> {
+        let offset = pp_core::wire::int_in("offset", self.offset.as_deref(), 0, i64::MAX)?;
+        let limit = pp_core::wire::int_in("limit", self.limit.as_deref(), 1, size.max)?;
+        let to_usize = |n: i64| usize::try_from(n).unwrap_or(usize::MAX);
+        Ok((
+            to_usize(offset.unwrap_or(0)),
+            to_usize(limit.unwrap_or(size.default)),
+        ))
+    }
 }
 
 #[cfg(test)]

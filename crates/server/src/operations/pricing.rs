@@ -7,10 +7,11 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
-use pp_core::wire::{int_in, scalar_text};
+use pp_core::wire::scalar_text;
 use pp_core::{Principal, Scope};
 use pp_marketplace::pricing::Family;
-use pp_marketplace::service::requests::{PricingRequest, ResultPage};
+use pp_marketplace::service::REST_RESULT_PAGE;
+use pp_marketplace::service::requests::{PageSize, PricingRequest, ResultPage};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -27,8 +28,10 @@ use crate::state::SharedState;
 
 const RETAIL: &[Scope] = &[Scope::RetailRead];
 /// A tool's page of answers: 100 unless asked, 500 at most (REST: 1,000 and 5,000).
-const TOOL_PAGE: i64 = 100;
-const TOOL_PAGE_MAX: i64 = 500;
+const TOOL_PAGE: PageSize = PageSize {
+    default: 100,
+    max: 500,
+};
 
 async fn inline(
     State(app): State<SharedState>,
@@ -71,23 +74,10 @@ async fn result(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-    Query(page): Query<PageQuery>,
+    Query(page): Query<ResultPage>,
 ) -> Result<Json<Value>, ApiError> {
-    let page = ResultPage {
-        offset: int_in("offset", page.offset.as_deref(), 0, i64::MAX)?.map(|n| n as u64),
-        limit: int_in("limit", page.limit.as_deref(), 1, i64::MAX)?.map(|n| n as u64),
-    };
-    Ok(render::api(app.market.run_result(&p, &id, page)?)?)
-}
-
-/// `?offset=&limit=` (or the tool's arguments), read alike from text and JSON.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PageQuery {
-    #[serde(default, deserialize_with = "scalar_text")]
-    offset: Option<String>,
-    #[serde(default, deserialize_with = "scalar_text")]
-    limit: Option<String>,
+    let answers = app.market.run_result(&p, &id, &page, REST_RESULT_PAGE)?;
+    Ok(render::api(answers)?)
 }
 
 #[derive(Deserialize)]
@@ -144,12 +134,14 @@ fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
         let r: ResultArgs = args(a)?;
         let page = ResultPage {
-            offset: int_in("offset", r.offset.as_deref(), 0, i64::MAX)?.map(|n| n as u64),
-            limit: Some(
-                int_in("limit", r.limit.as_deref(), 1, TOOL_PAGE_MAX)?.unwrap_or(TOOL_PAGE) as u64,
-            ),
+            offset: r.offset,
+            limit: r.limit,
         };
-        render::value(ctx.app.market.run_result(&ctx.principal, &r.run_id, page)?)
+        let answers = ctx
+            .app
+            .market
+            .run_result(&ctx.principal, &r.run_id, &page, TOOL_PAGE)?;
+        render::value(answers)
     })
 }
 
@@ -327,7 +319,7 @@ far stay readable with marketplace_pricing_result. A run that already ended answ
                     ("offset", json!({ "type": "integer", "minimum": 0 })),
                     (
                         "limit",
-                        json!({ "type": "integer", "minimum": 1, "maximum": TOOL_PAGE_MAX }),
+                        json!({ "type": "integer", "minimum": 1, "maximum": TOOL_PAGE.max }),
                     ),
                 ],
                 &["runId"],
