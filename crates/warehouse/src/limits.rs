@@ -13,6 +13,20 @@ pub struct Limits {
     pub max_rows: usize,
     /// Most bytes of row data (as JSON) returned; more are cut and the response says so.
     pub max_bytes: usize,
+    /// Longest string or blob a query may build or read (SQLite's length limit). It also
+    /// bounds the work of any one function call, such as a `LIKE` or an `instr`, which the
+    /// deadline cannot interrupt.
+    pub max_value_bytes: usize,
+    /// Longest `LIKE` or `GLOB` pattern.
+    pub max_pattern_bytes: usize,
+    /// Most columns in a result (or a table, index or `GROUP BY`).
+    pub max_columns: usize,
+    /// Most bytes of temporary files (sorts, `DISTINCT`, materialised subqueries) one query
+    /// may hold.
+    pub max_temp_bytes: u64,
+    /// Most queries running at once across all tenants; more wait for a slot within their
+    /// deadline.
+    pub max_running: usize,
 }
 
 impl Default for Limits {
@@ -22,6 +36,11 @@ impl Default for Limits {
             max_timeout_ms: 120_000,
             max_rows: 10_000,
             max_bytes: 16 * 1024 * 1024,
+            max_value_bytes: 256 * 1024,
+            max_pattern_bytes: 256,
+            max_columns: 256,
+            max_temp_bytes: 256 * 1024 * 1024,
+            max_running: 4,
         }
     }
 }

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pp_core::{Error, Kind, Result};
+use tokio::sync::Semaphore;
 
 use crate::engine::Engine;
 use crate::sqlite::SqliteEngine;
@@ -11,13 +12,24 @@ use crate::sqlite::SqliteEngine;
 /// An open engine and the locator it was opened from.
 type Entry = (String, Arc<dyn Engine>);
 
-/// Opens engines from warehouse locators and keeps them by tenant.
-#[derive(Default, Clone)]
+/// Opens engines from warehouse locators and keeps them by tenant. Every engine it opens
+/// shares one set of query slots, so no tenant's queries can take more than the machine's
+/// share set aside for SQL.
+#[derive(Clone)]
 pub struct Registry {
     engines: Arc<Mutex<HashMap<String, Entry>>>,
+    slots: Arc<Semaphore>,
 }
 
 impl Registry {
+    /// A registry whose engines run at most `running` queries at once.
+    pub fn new(running: usize) -> Self {
+        Self {
+            engines: Arc::default(),
+            slots: Arc::new(Semaphore::new(running.max(1))),
+        }
+    }
+
     /// The engine for `tenant`, whose warehouse is at `locator` (`sqlite:<path>`).
     pub fn engine(&self, tenant: &str, locator: &str) -> Result<Arc<dyn Engine>> {
         let mut map = self.engines.lock().map_err(Error::internal)?;
@@ -26,16 +38,16 @@ impl Registry {
         {
             return Ok(engine.clone());
         }
-        let engine = open(locator)?;
+        let engine = open(locator, &self.slots)?;
         map.insert(tenant.to_owned(), (locator.to_owned(), engine.clone()));
         Ok(engine)
     }
 }
 
-/// Opens the engine a locator names.
-pub fn open(locator: &str) -> Result<Arc<dyn Engine>> {
+/// Opens the engine a locator names, running its queries in `slots`.
+pub fn open(locator: &str, slots: &Arc<Semaphore>) -> Result<Arc<dyn Engine>> {
     match locator.split_once(':') {
-        Some(("sqlite", path)) => Ok(Arc::new(SqliteEngine::new(path.into()))),
+        Some(("sqlite", path)) => Ok(Arc::new(SqliteEngine::new(path.into(), slots.clone()))),
         _ => Err(Error::new(
             Kind::WarehouseUnavailable,
             "this tenant's warehouse engine is not supported by this build",

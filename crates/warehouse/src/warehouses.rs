@@ -103,7 +103,7 @@ impl Warehouses {
     pub fn new(store: Store, limits: Limits) -> Self {
         Self {
             store,
-            registry: Registry::default(),
+            registry: Registry::new(limits.max_running),
             limits,
         }
     }

@@ -2,6 +2,7 @@
 //! against `server --dev`, restarts, configuration refusals and the admin commands, each
 //! against a real server process on an ephemeral port.
 
+mod abuse;
 mod admin;
 mod connection;
 mod crash;

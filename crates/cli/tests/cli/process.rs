@@ -65,8 +65,19 @@ impl Server {
     /// Starts `partner-platform <args>` in `cwd`, takes its URL from the word after `marker`
     /// and reads its output up to the line holding `until`.
     pub fn start(cwd: &Path, args: &[&str], marker: &str, until: &str) -> Self {
+        Self::start_with(cmd(cwd), cwd, args, marker, until)
+    }
+
+    /// As `start`, from a prepared command (extra environment, say).
+    pub fn start_with(
+        mut command: Command,
+        cwd: &Path,
+        args: &[&str],
+        marker: &str,
+        until: &str,
+    ) -> Self {
         let log = cwd.join(format!("server-{}.log", rand_suffix()));
-        let mut child = cmd(cwd)
+        let mut child = command
             .args(args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())

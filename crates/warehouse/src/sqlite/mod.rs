@@ -1,17 +1,23 @@
 //! The embedded engine: one SQLite file per tenant, opened read-only with `query_only`, an
 //! authorizer that denies every write, ATTACH/DETACH, state-changing PRAGMAs and
-//! `load_extension`, and a progress handler that stops a query at its deadline. Work runs on
-//! tokio's blocking pool so a slow query never stalls the server.
+//! `load_extension`. A query runs on tokio's blocking pool once it holds one of the shared
+//! query slots; a watchdog interrupts it at its deadline or as soon as its caller goes away,
+//! and the caller is answered at the deadline even if the engine is still inside one long
+//! step (whose work SQLite's length limits bound: see `run.rs`).
 
 mod guard;
 mod introspect;
 mod run;
+mod tempspace;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use pp_core::{Error, Kind, Result};
 use rusqlite::{Connection, OpenFlags};
+use tokio::sync::Semaphore;
 
 use crate::engine::{BoxFuture, Engine, QueryRequest, QueryResult, TableDescription, TableSummary};
 use crate::limits::Limits;
@@ -20,10 +26,15 @@ use guard::Denial;
 
 const MAX_IDLE: usize = 4;
 
+/// How long past its deadline a query's caller waits for the engine to notice the interrupt
+/// before being answered without it.
+const GRACE: Duration = Duration::from_millis(250);
+
 /// A tenant warehouse in one SQLite file.
 pub struct SqliteEngine {
     path: Arc<PathBuf>,
     idle: Arc<Mutex<Vec<Guarded>>>,
+    slots: Arc<Semaphore>,
 }
 
 /// A read-only connection with its authorizer's denial record.
@@ -33,11 +44,13 @@ pub(crate) struct Guarded {
 }
 
 impl SqliteEngine {
-    /// An engine over the file at `path` (opened lazily, read-only).
-    pub fn new(path: PathBuf) -> Self {
+    /// An engine over the file at `path` (opened lazily, read-only) whose queries run in
+    /// `slots`.
+    pub fn new(path: PathBuf, slots: Arc<Semaphore>) -> Self {
         Self {
             path: Arc::new(path),
             idle: Arc::new(Mutex::new(Vec::new())),
+            slots,
         }
     }
 
@@ -45,25 +58,24 @@ impl SqliteEngine {
         if let Some(g) = idle.lock().map_err(Error::internal)?.pop() {
             return Ok(g);
         }
+        tempspace::register().map_err(Error::internal)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        let unavailable = |e: rusqlite::Error| {
             Error::new(
                 Kind::WarehouseUnavailable,
                 "the tenant's warehouse cannot be opened",
             )
             .with_field("_cause", format!("{}: {e}", path.display()))
-        })?;
-        conn.execute_batch("PRAGMA query_only = 1; PRAGMA trusted_schema = 0; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384;")
-            .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
+        };
+        let conn = Connection::open_with_flags_and_vfs(path, flags, tempspace::VFS_NAME)
+            .map_err(unavailable)?;
+        // A file that is not a database (or is damaged) fails here, on its first read.
+        conn.execute_batch("PRAGMA query_only = 1; PRAGMA trusted_schema = 0; PRAGMA threads = 0; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384; SELECT count(*) FROM sqlite_schema;")
+            .map_err(unavailable)?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
-        conn.set_limit(
-            rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH,
-            64 * 1024 * 1024,
-        )
-        .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
         let denial = guard::install(&conn)?;
         Ok(Guarded { conn, denial })
     }
@@ -103,7 +115,28 @@ impl Engine for SqliteEngine {
         limits: &'a Limits,
     ) -> BoxFuture<'a, Result<QueryResult>> {
         let limits = limits.clone();
-        self.blocking(move |g| run::query(g, &req, &limits))
+        let path = self.path.clone();
+        let idle = self.idle.clone();
+        let slots = self.slots.clone();
+        Box::pin(async move {
+            let deadline = tokio::time::Instant::now() + Duration::from_millis(req.timeout_ms);
+            let late = run::timeout_error(req.timeout_ms, limits.max_timeout_ms);
+            let slot = watch::slot(&slots, deadline, limits.max_running).await?;
+            let watch = watch::Watch::new();
+            // Dropped when the caller goes away: the query is interrupted, not left running.
+            let _stop = watch.stop_on_drop();
+            let armed = watch.clone();
+            let task = tokio::task::spawn_blocking(move || {
+                let _slot = slot;
+                let mut g = Self::checkout(&path, &idle)?;
+                armed.arm(g.conn.get_interrupt_handle());
+                let out = run::query(&mut g, &req, &limits);
+                armed.disarm();
+                Self::checkin(&idle, g);
+                out
+            });
+            watch.finish(task, deadline, GRACE, || late).await
+        })
     }
 
     fn tables(&self) -> BoxFuture<'_, Result<Vec<TableSummary>>> {

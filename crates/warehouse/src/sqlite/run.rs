@@ -1,15 +1,22 @@
 //! Running one statement: statement-count check, prepare under the authorizer, bind, step
 //! under a deadline, and convert rows to JSON within the row and byte caps.
+//!
+//! One SQLite step can run a single function call (a `LIKE`, an `instr`, a `json_patch`)
+//! that no deadline interrupts; its work grows with the lengths of its arguments, so the
+//! engine's length limits (value length, pattern length, column count) are what bound it.
+//! Temporary files are charged to the query's budget (`tempspace.rs`).
 
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use pp_core::{Error, Kind, Result};
+use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
-use rusqlite::{Statement, ToSql};
+use rusqlite::{Connection, Statement, ToSql};
 use serde_json::{Map, Value, json};
 
 use super::Guarded;
+use super::tempspace;
 use crate::engine::{ColumnInfo, QueryRequest, QueryResult};
 use crate::limits::Limits;
 use crate::params::{Params, Scalar};
@@ -28,23 +35,59 @@ pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<Que
     }
     let started = Instant::now();
     let deadline = started + Duration::from_millis(req.timeout_ms);
+    apply_limits(&g.conn, limits)?;
     g.conn
         .progress_handler(1_000, Some(move || Instant::now() > deadline))
         .map_err(|e| Error::internal(format!("progress handler: {e}")))?;
     g.denial.take();
+    let budget = tempspace::Budget::new(limits.max_temp_bytes);
+    let armed = tempspace::arm(budget.clone());
     let out = run(g, req, limits, started);
+    drop(armed);
     g.conn.progress_handler(0, None::<fn() -> bool>).ok();
     out.map_err(|e| match e.kind {
-        Kind::QueryTimeout => Error::new(
-            Kind::QueryTimeout,
-            format!("the query passed its {} ms limit and was stopped", req.timeout_ms),
+        Kind::QueryTimeout => timeout_error(req.timeout_ms, limits.max_timeout_ms),
+        Kind::SqlError if budget.exhausted() => Error::new(
+            Kind::TooLarge,
+            format!(
+                "the query needed more than {} MiB of temporary space and was stopped",
+                limits.max_temp_bytes >> 20
+            ),
         )
-        .with_fix(format!(
-            "Narrow the query (filter on an indexed column such as SellerID) or raise queryTimeoutMs up to {}.",
-            limits.max_timeout_ms
-        )),
+        .with_fix(
+            "Sort, group or de-duplicate fewer rows: filter first, or aggregate before ordering.",
+        ),
         _ => e,
     })
+}
+
+/// The `query_timeout` a query that passed its deadline answers.
+pub fn timeout_error(timeout_ms: u64, max_timeout_ms: u64) -> Error {
+    Error::new(
+        Kind::QueryTimeout,
+        format!("the query passed its {timeout_ms} ms limit and was stopped"),
+    )
+    .with_fix(format!(
+        "Narrow the query (filter on an indexed column such as SellerID) or raise queryTimeoutMs up to {max_timeout_ms}."
+    ))
+}
+
+/// SQLite's own limits for this query: they bound what one step can build or scan.
+fn apply_limits(conn: &Connection, limits: &Limits) -> Result<()> {
+    let int = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    for (limit, value) in [
+        (Limit::SQLITE_LIMIT_LENGTH, int(limits.max_value_bytes)),
+        (Limit::SQLITE_LIMIT_SQL_LENGTH, int(limits.max_value_bytes)),
+        (
+            Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
+            int(limits.max_pattern_bytes),
+        ),
+        (Limit::SQLITE_LIMIT_COLUMN, int(limits.max_columns)),
+    ] {
+        conn.set_limit(limit, value)
+            .map_err(|e| Error::internal(format!("warehouse limits: {e}")))?;
+    }
+    Ok(())
 }
 
 fn run(g: &Guarded, req: &QueryRequest, limits: &Limits, started: Instant) -> Result<QueryResult> {
@@ -75,9 +118,13 @@ fn run(g: &Guarded, req: &QueryRequest, limits: &Limits, started: Instant) -> Re
         }
         let mut obj = Map::with_capacity(columns.len());
         for (i, c) in columns.iter().enumerate() {
-            let v = to_json(row.get_ref(i).map_err(|e| sql_error(g, e))?);
-            bytes += c.name.len() + approx_len(&v);
-            obj.insert(c.name.clone(), v);
+            // Sized before it is copied, so a row over the cap is never built.
+            let value = row.get_ref(i).map_err(|e| sql_error(g, e))?;
+            bytes += c.name.len() + json_len(&value);
+            if bytes > limits.max_bytes {
+                break;
+            }
+            obj.insert(c.name.clone(), to_json(value));
         }
         if bytes > limits.max_bytes {
             truncation = Some(json!({ "reason": "max_bytes", "limit": limits.max_bytes }));
@@ -169,10 +216,12 @@ fn to_json(v: ValueRef<'_>) -> Value {
     }
 }
 
-fn approx_len(v: &Value) -> usize {
+/// About how many bytes `v` takes as JSON.
+fn json_len(v: &ValueRef<'_>) -> usize {
     match v {
-        Value::String(s) => s.len() + 2,
-        Value::Null => 4,
+        ValueRef::Text(t) => t.len() + 2,
+        ValueRef::Blob(b) => b.len().div_ceil(3) * 4 + 2,
+        ValueRef::Null => 4,
         _ => 12,
     }
 }
@@ -203,6 +252,20 @@ fn sql_error(g: &Guarded, e: rusqlite::Error) -> Error {
                 Kind::ReadOnlyViolation,
                 format!("{e}: the warehouse is read-only"),
             )
+        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::TooBig => {
+            Error::new(
+                Kind::TooLarge,
+                "a value in this query would be longer than the warehouse allows",
+            )
+            .with_fix("Build shorter strings: values are capped (see docs/security.md).")
+        }
+        rusqlite::Error::SqliteFailure(_, Some(msg)) if msg.contains("pattern too complex") => {
+            Error::new(
+                Kind::TooLarge,
+                "the LIKE or GLOB pattern is longer than the warehouse allows",
+            )
+            .with_fix("Use a shorter pattern (see docs/security.md).")
         }
         rusqlite::Error::MultipleStatement => Error::new(
             Kind::MultipleStatements,

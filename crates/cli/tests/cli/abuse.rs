@@ -1,0 +1,317 @@
+//! One request must not take the machine: each attack from the security sweep runs against a
+//! real server process, and the test watches that process from `/proc` (resident memory, CPU
+//! time, temporary files) while it runs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::process::{Server, cmd, run_ok, token};
+
+#[allow(dead_code)]
+/// What a test needs of its server: the process, a token, and where SQLite's temporary
+/// files go.
+pub struct Target {
+    pub server: Server,
+    pub token: String,
+    pub tmp: PathBuf,
+    pub id: String,
+    pub secret: String,
+}
+
+/// A server over the tiny world with a read-all credential; its temporary files go to a
+/// folder of their own so the test can see them.
+pub async fn target(d: &Path, extra_config: &str) -> Target {
+    let ok = |args: &[&str]| run_ok(d, args);
+    ok(&[
+        "world",
+        "generate",
+        "--scale",
+        "tiny",
+        "--out",
+        "world",
+        "--today",
+        "2026-11-22",
+    ]);
+    ok(&[
+        "admin",
+        "--data-dir",
+        "state",
+        "tenant",
+        "create",
+        "acme",
+        "--warehouse",
+        "world/warehouse.sqlite",
+    ]);
+    let out = ok(&[
+        "admin",
+        "--data-dir",
+        "state",
+        "credential",
+        "create",
+        "--tenant",
+        "acme",
+        "--label",
+        "sweep",
+        "--json",
+    ]);
+    let c: Value = serde_json::from_slice(&out).unwrap();
+    let (id, secret) = (
+        c["client_id"].as_str().unwrap().to_owned(),
+        c["client_secret"].as_str().unwrap().to_owned(),
+    );
+    let tmp = d.join("sqlite-tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(d.join("gateway.toml"), extra_config).unwrap();
+    let args = [
+        "server",
+        "--data-dir",
+        "state",
+        "--listen",
+        "127.0.0.1:0",
+        "--public-url",
+        "http://gateway.test",
+        "--config",
+        "gateway.toml",
+    ];
+    let mut command = cmd(d);
+    command.env("SQLITE_TMPDIR", &tmp);
+    let mut server = Server::start_with(command, d, &args, "listening on ", "listening on ");
+    server.base = format!("http://{}", server.base);
+    let (status, t) = token(&server.base, &id, &secret).await;
+    assert_eq!(status, 200, "{t}");
+    Target {
+        token: t["access_token"].as_str().unwrap().to_owned(),
+        server,
+        tmp,
+        id,
+        secret,
+    }
+}
+
+/// One reading of a process from `/proc`.
+pub struct Reading {
+    /// Resident memory, bytes.
+    pub rss: u64,
+    /// CPU time used so far (user + system), seconds.
+    pub cpu: f64,
+    /// Bytes of open files under the watched temporary folder (deleted ones included).
+    pub temp: u64,
+}
+
+/// Reads `pid`'s resident memory, CPU time and temporary files under `tmp`.
+pub fn read(pid: u32, tmp: &Path) -> Reading {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .unwrap()
+        * 1024;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    let mut temp = 0;
+    if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        for fd in fds.flatten() {
+            let Ok(link) = std::fs::read_link(fd.path()) else {
+                continue;
+            };
+            if link.starts_with(tmp) {
+                temp += std::fs::metadata(fd.path()).map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    Reading {
+        rss,
+        cpu: ticks / 100.0,
+        temp,
+    }
+}
+
+/// The highest resident memory and temporary space seen while `f` runs, sampled every 20 ms.
+pub async fn peaks<T>(pid: u32, tmp: &Path, f: impl Future<Output = T>) -> (T, u64, u64) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (rss, temp) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let sampler = {
+        let (stop, rss, temp, tmp) = (stop.clone(), rss.clone(), temp.clone(), tmp.to_owned());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let r = read(pid, &tmp);
+                rss.fetch_max(r.rss, Ordering::Relaxed);
+                temp.fetch_max(r.temp, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let out = f.await;
+    stop.store(true, Ordering::Relaxed);
+    sampler.join().unwrap();
+    (
+        out,
+        rss.load(Ordering::Relaxed),
+        temp.load(Ordering::Relaxed),
+    )
+}
+
+/// An answer without its rows, for failure messages.
+pub fn brief(body: &Value) -> Value {
+    let mut b = body.clone();
+    if let Some(o) = b.as_object_mut() {
+        o.remove("rows");
+    }
+    b
+}
+
+pub async fn query(base: &str, token: &str, sql: &str, timeout_ms: u64) -> (u16, Value) {
+    let res = crate::http()
+        .post(format!("{base}/api/query"))
+        .bearer_auth(token)
+        .json(&json!({ "sql": sql, "queryTimeoutMs": timeout_ms }))
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+const MIB: u64 = 1024 * 1024;
+
+/// CPU seconds the server spends over the next second, once a query has been answered.
+fn cpu_over_next_second(pid: u32, tmp: &Path) -> f64 {
+    let before = read(pid, tmp).cpu;
+    std::thread::sleep(Duration::from_secs(1));
+    read(pid, tmp).cpu - before
+}
+
+#[tokio::test]
+async fn pattern_matching_answers_within_its_deadline_and_leaves_no_work_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "").await;
+    let pid = t.server.child.id();
+    for sql in [
+        "SELECT printf('%.*c',2000000,'a') LIKE '%'||printf('%.*c',40000,'a')||'b'",
+        "SELECT printf('%.*c',2000000,'a') GLOB '*'||printf('%.*c',40000,'a')||'b'",
+        // Within the limits, but many rows of the most work one call may do.
+        "SELECT count(*) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n LIMIT 100000) SELECT i FROM n) WHERE printf('%.*c',250000+i%2,'a') LIKE '%'||printf('%.*c',250,'a')||'b'",
+        "SELECT count(*) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n LIMIT 100000) SELECT i FROM n) WHERE instr(printf('%.*c',250000+i%2,'a'), printf('%.*c',120000,'a')||'b') > 0",
+    ] {
+        let started = Instant::now();
+        let (status, body) = query(&t.server.base, &t.token, sql, 2000).await;
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_millis(2000 + 1000),
+            "{sql}: answered after {took:?}: {}",
+            brief(&body)
+        );
+        assert_eq!(status, 400, "{sql}: {}", brief(&body));
+        let kind = body["kind"].as_str().unwrap();
+        assert!(
+            ["query_timeout", "too_large"].contains(&kind),
+            "{sql}: {}",
+            brief(&body)
+        );
+        let busy = cpu_over_next_second(pid, &t.tmp);
+        assert!(busy < 0.5, "{sql}: {busy:.2} CPU seconds after the answer");
+    }
+}
+
+#[tokio::test]
+async fn a_query_whose_client_went_away_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "").await;
+    let pid = t.server.child.id();
+    let endless =
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n";
+    let call = query(&t.server.base, &t.token, endless, 120_000);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(700), call)
+            .await
+            .is_err()
+    );
+    // The client is gone; within a moment the server stops working on its behalf.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let busy = cpu_over_next_second(pid, &t.tmp);
+    assert!(busy < 0.3, "{busy:.2} CPU seconds after the client left");
+}
+
+#[tokio::test]
+async fn wide_values_are_refused_before_they_are_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "").await;
+    let pid = t.server.child.id();
+    let cols: Vec<String> = (0..30)
+        .map(|i| format!("printf('%.*c',60000000,'x') AS c{i}"))
+        .collect();
+    let wide = format!("SELECT {}", cols.join(", "));
+    let cols: Vec<String> = (0..30)
+        .map(|i| format!("printf('%.*c',200000,'x') AS c{i}"))
+        .collect();
+    let many = format!(
+        "SELECT {} FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n LIMIT 1000) SELECT i FROM n)",
+        cols.join(", ")
+    );
+    let start = read(pid, &t.tmp).rss;
+    let ((a, b), peak, _) = peaks(pid, &t.tmp, async {
+        (
+            query(&t.server.base, &t.token, &wide, 30_000).await,
+            query(&t.server.base, &t.token, &many, 30_000).await,
+        )
+    })
+    .await;
+    // SQLite refuses to build a value past the limit (printf gives NULL, others too_large).
+    assert!(
+        a.0 == 200 && a.1["rows"][0]["c0"].is_null() || a.1["kind"] == "too_large",
+        "{}",
+        brief(&a.1)
+    );
+    assert_eq!(b.0, 200, "{}", brief(&b.1));
+    assert_eq!(b.1["truncation"]["reason"], "max_bytes");
+    let grew = peak.saturating_sub(start);
+    assert!(
+        grew < 256 * MIB,
+        "resident memory grew by {} MiB",
+        grew / MIB
+    );
+}
+
+#[tokio::test]
+async fn temporary_space_stays_within_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "").await;
+    let pid = t.server.child.id();
+    let sort = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n LIMIT 20000000) \
+                SELECT i, printf('%.*c',200,'x') AS pad FROM n ORDER BY random()";
+    let start = read(pid, &t.tmp).rss;
+    let ((status, body), rss, temp) =
+        peaks(pid, &t.tmp, query(&t.server.base, &t.token, sort, 120_000)).await;
+    assert_eq!(
+        (status, body["kind"].as_str()),
+        (400, Some("too_large")),
+        "{}",
+        brief(&body)
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("temporary space"),
+        "{body}"
+    );
+    assert!(temp > 0, "the sort never reached the temporary folder");
+    assert!(
+        temp <= 256 * MIB,
+        "temporary files reached {} MiB",
+        temp / MIB
+    );
+    let grew = rss.saturating_sub(start);
+    assert!(
+        grew < 256 * MIB,
+        "resident memory grew by {} MiB",
+        grew / MIB
+    );
+}
