@@ -5,7 +5,7 @@ use pp_core::scope::DEFAULT_SERVICE_SCOPES;
 use pp_core::{Error, Kind, Result, ScopeSet, TenantId};
 use pp_store::{CredentialRow, NewCredential, Store};
 
-use crate::secret::{hash_secret, random_id, random_token};
+use crate::secret::{SecretKey, hash_secret, random_id, random_token};
 
 /// A freshly created credential with its secret, which is never stored or shown again.
 pub struct CreatedCredential {
@@ -38,7 +38,7 @@ pub fn create_credential(
     let client_secret = random_token("pps_")?;
     let id = random_id("cred_", 8)?;
     let client_id = random_id("ppc_", 12)?;
-    let secret_hash = hash_secret(&client_secret)?;
+    let secret_hash = hash_secret(&SecretKey::of(store)?, &client_secret);
     let row = store.insert_credential(&NewCredential {
         id: &id,
         tenant_id: tenant.as_str(),
@@ -55,7 +55,10 @@ pub fn create_credential(
 pub fn rotate_credential(store: &Store, id_or_client_id: &str) -> Result<CreatedCredential> {
     let row = store.find_credential(id_or_client_id)?;
     let client_secret = random_token("pps_")?;
-    store.rotate_credential(&row.id, &hash_secret(&client_secret)?)?;
+    store.rotate_credential(
+        &row.id,
+        &hash_secret(&SecretKey::of(store)?, &client_secret),
+    )?;
     let row = store.find_credential(&row.id)?;
     Ok(CreatedCredential { row, client_secret })
 }

@@ -1,11 +1,9 @@
 //! Client authentication, `client_credentials` access tokens and bearer verification.
 
-use std::sync::OnceLock;
-
 use pp_core::{Principal, Result, ScopeSet, Surface, TenantId};
 use pp_store::{CredentialRow, NewToken, Store, now_unix};
 
-use crate::secret::{hash_secret, random_token, token_hash, verify_secret};
+use crate::secret::{SecretKey, Verdict, hash_secret, random_token, token_hash, verify_secret};
 
 /// Access token lifetime: 12 hours (spec §5, §8).
 pub const TOKEN_TTL_SECS: i64 = 43_200;
@@ -23,6 +21,10 @@ pub enum OAuthError {
     UnsupportedGrantType(String),
     /// The service failed (HTTP 500); the cause is logged.
     ServerError(String),
+    /// Too many attempts from this address or for this client; retry after the wait (429).
+    RateLimited(std::time::Duration),
+    /// The request body is larger than the endpoint reads (413).
+    TooLarge(usize),
 }
 
 impl OAuthError {
@@ -34,6 +36,8 @@ impl OAuthError {
             OAuthError::InvalidScope(_) => "invalid_scope",
             OAuthError::UnsupportedGrantType(_) => "unsupported_grant_type",
             OAuthError::ServerError(_) => "server_error",
+            OAuthError::RateLimited(_) => "temporarily_unavailable",
+            OAuthError::TooLarge(_) => "invalid_request",
         }
     }
 
@@ -46,6 +50,13 @@ impl OAuthError {
                 format!("grant type '{g}' is not supported; use client_credentials")
             }
             OAuthError::ServerError(_) => "the authorization server failed".into(),
+            OAuthError::RateLimited(wait) => format!(
+                "too many token requests; retry after {} s (cache tokens: they last 12 hours)",
+                wait.as_secs().max(1)
+            ),
+            OAuthError::TooLarge(max) => {
+                format!("the request body is larger than {max} bytes")
+            }
         }
     }
 
@@ -54,6 +65,8 @@ impl OAuthError {
         match self {
             OAuthError::InvalidClient => 401,
             OAuthError::ServerError(_) => 500,
+            OAuthError::RateLimited(_) => 429,
+            OAuthError::TooLarge(_) => 413,
             _ => 400,
         }
     }
@@ -68,30 +81,38 @@ fn server_error(e: pp_core::Error) -> OAuthError {
     })
 }
 
-/// A hash to verify against when the client id is unknown, so both paths cost the same.
-fn decoy_hash() -> &'static str {
-    static DECOY: OnceLock<String> = OnceLock::new();
-    DECOY.get_or_init(|| hash_secret("decoy-secret-never-issued").unwrap_or_default())
-}
-
 /// Checks a client id and secret; a revoked credential or a wrong secret is `invalid_client`.
+/// An unknown client id costs the same keyed hash as a known one. A credential still hashed
+/// the old way (argon2) is moved to the keyed hash on its first successful use.
 pub fn authenticate_client(
     store: &Store,
     client_id: &str,
     client_secret: &str,
 ) -> Result<CredentialRow, OAuthError> {
+    let key = SecretKey::of(store).map_err(server_error)?;
     let row = store
         .credential_by_client_id(client_id)
         .map_err(server_error)?;
-    match row {
-        Some(row) if verify_secret(client_secret, &row.secret_hash) && row.revoked_at.is_none() => {
+    let Some(mut row) = row else {
+        let _ = hash_secret(&key, client_secret);
+        return Err(OAuthError::InvalidClient);
+    };
+    if row.revoked_at.is_some() {
+        return Err(OAuthError::InvalidClient);
+    }
+    match verify_secret(&key, client_secret, &row.secret_hash) {
+        Verdict::Matches => Ok(row),
+        Verdict::MatchesLegacy => {
+            let keyed = hash_secret(&key, client_secret);
+            if store
+                .rehash_credential(&row.id, &row.secret_hash, &keyed)
+                .map_err(server_error)?
+            {
+                row.secret_hash = keyed;
+            }
             Ok(row)
         }
-        Some(_) => Err(OAuthError::InvalidClient),
-        None => {
-            verify_secret(client_secret, decoy_hash());
-            Err(OAuthError::InvalidClient)
-        }
+        Verdict::Wrong => Err(OAuthError::InvalidClient),
     }
 }
 
@@ -136,15 +157,20 @@ pub fn mint_token(
     };
     let token = random_token("ppat_").map_err(server_error)?;
     let scope = granted.to_oauth_string();
-    store
+    let stored = store
         .insert_token(&NewToken {
             token_hash: &token_hash(&token),
             credential_id: &cred.id,
             tenant_id: &cred.tenant_id,
             scopes: &scope,
             expires_at: now_unix() + TOKEN_TTL_SECS,
+            secret_hash: &cred.secret_hash,
         })
         .map_err(server_error)?;
+    if !stored {
+        // Rotated or revoked between authentication and now: the secret is no longer good.
+        return Err(OAuthError::InvalidClient);
+    }
     Ok(TokenResponse {
         access_token: token,
         token_type: "Bearer",
@@ -223,6 +249,19 @@ mod tests {
         );
         store.revoke_credential(&row.id).unwrap();
         assert!(verify_bearer(&store, &tok.access_token).unwrap().is_none());
+    }
+
+    /// A token minted from the old secret while a rotation lands is never stored.
+    #[test]
+    fn a_mint_racing_a_rotation_stores_nothing() {
+        let (_d, store, t) = setup();
+        let c = create_credential(&store, &t, None, "etl").unwrap();
+        let row = authenticate_client(&store, &c.row.client_id, &c.client_secret).unwrap();
+        rotate_credential(&store, &c.row.client_id).unwrap();
+        assert_eq!(
+            mint_token(&store, &row, None).unwrap_err(),
+            OAuthError::InvalidClient
+        );
     }
 
     #[test]

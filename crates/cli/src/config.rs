@@ -86,6 +86,8 @@ struct FileConfig {
     upstream_pacing: Option<bool>,
     pricing_spacing_ms: Option<u64>,
     upstream_timeout_ms: Option<u64>,
+    /// The abuse bounds (`[limits]`; docs/security.md).
+    limits: Option<pp_server::Bounds>,
 }
 
 /// Where the marketplace provider is, when configured.
@@ -147,6 +149,8 @@ pub struct Config {
     pub mcp_allowed_origins: Vec<String>,
     /// The marketplace provider.
     pub upstream: UpstreamConfig,
+    /// The abuse bounds (connections, token attempts, MCP sessions, queries).
+    pub limits: pp_server::Bounds,
 }
 
 fn either(flag: &[String], file: Option<Vec<String>>) -> Vec<String> {
@@ -194,6 +198,7 @@ impl Config {
             pricing_spacing_ms: args.pricing_spacing_ms.or(file.pricing_spacing_ms),
             timeout_ms: args.upstream_timeout_ms.or(file.upstream_timeout_ms),
         };
+        let limits = file.limits.unwrap_or_default();
         if args.dev {
             return Ok(Self {
                 listen,
@@ -202,6 +207,7 @@ impl Config {
                 mcp_allowed_hosts,
                 mcp_allowed_origins,
                 upstream,
+                limits,
             });
         }
         let mut missing = Vec::new();
@@ -234,6 +240,7 @@ impl Config {
             mcp_allowed_hosts,
             mcp_allowed_origins,
             upstream,
+            limits,
         })
     }
 

@@ -46,7 +46,7 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 cfg.data_dir.display()
             );
         }
-        let mut state = AppState::new(store, &public_url)
+        let mut state = AppState::bounded(store, &public_url, cfg.limits.clone())
             .map_err(|e| describe(&e))?
             .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins)
             .with_jobs(cfg.upstream.jobs());

@@ -4,34 +4,24 @@
 //! Handlers and tools stay thin: they read their wire format into a typed request, call a
 //! service from a capability crate with the principal, and render the typed answer.
 
+mod bounds;
 pub mod http;
 pub mod jobs;
 pub mod mcp;
 pub mod openapi;
 pub mod operations;
 mod routes;
+mod serve;
 mod state;
 
-use std::future::Future;
-
 use axum::Router;
-use tokio::net::TcpListener;
 
+pub use bounds::Bounds;
 pub use jobs::{JobsConfig, Workers};
+pub use serve::serve;
 pub use state::{AppState, SharedState};
 
 /// The whole router over `state`.
 pub fn router(state: SharedState) -> Router {
     routes::router(state)
-}
-
-/// Serves `router(state)` on `listener` until `shutdown` resolves.
-pub async fn serve(
-    listener: TcpListener,
-    state: SharedState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
 }

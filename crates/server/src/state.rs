@@ -9,7 +9,10 @@ use pp_core::cursor::Cursors;
 use pp_forecast::service::ForecastState;
 use pp_marketplace::Marketplace;
 use pp_store::Store;
-use pp_warehouse::{Limits, Warehouses};
+use pp_warehouse::Warehouses;
+
+use crate::bounds::Bounds;
+use crate::http::rate::Limiter;
 
 use crate::mcp::{Guard, McpState};
 
@@ -33,6 +36,25 @@ pub struct AppState {
     pub forecast: ForecastState,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
+    /// The abuse bounds: connections, token attempts, MCP sessions, queries.
+    pub bounds: Bounds,
+    /// Token requests per source address and per client id.
+    pub token_limits: TokenLimits,
+}
+
+/// The token endpoint's attempt limits.
+pub struct TokenLimits {
+    pub per_address: Limiter,
+    pub per_client: Limiter,
+}
+
+impl TokenLimits {
+    fn new(b: &Bounds) -> Self {
+        Self {
+            per_address: Limiter::new(b.token_burst_per_address, b.token_per_minute_per_address),
+            per_client: Limiter::new(b.token_burst_per_client, b.token_per_minute_per_client),
+        }
+    }
 }
 
 /// State as handlers receive it.
@@ -41,12 +63,17 @@ pub type SharedState = std::sync::Arc<AppState>;
 impl AppState {
     /// State over `store` with default limits and no marketplace upstream.
     pub fn new(store: Store, public_url: &str) -> Result<Self> {
+        Self::bounded(store, public_url, Bounds::default())
+    }
+
+    /// State over `store` within `bounds`, with no marketplace upstream.
+    pub fn bounded(store: Store, public_url: &str, bounds: Bounds) -> Result<Self> {
         // a catalog that does not parse stops the start, not the first call
         pp_marketplace::catalog::spapi();
         pp_marketplace::catalog::ads();
         let cursors = Cursors::new(store.service_key("v1-cursor")?);
         let public_url = public_url.trim_end_matches('/');
-        let warehouses = Warehouses::new(store.clone(), Limits::default());
+        let warehouses = Warehouses::new(store.clone(), bounds.query_limits());
         let jobs = crate::jobs::JobsConfig::default();
         Ok(Self {
             market: Marketplace::new(store.clone(), warehouses.clone(), jobs.market()),
@@ -56,8 +83,10 @@ impl AppState {
             warehouses,
             public_url: public_url.to_owned(),
             cursors,
-            mcp: McpState::new(public_url),
+            mcp: McpState::new(public_url, &bounds),
             jobs,
+            token_limits: TokenLimits::new(&bounds),
+            bounds,
         })
     }
 

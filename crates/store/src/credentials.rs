@@ -141,6 +141,19 @@ impl Store {
         })
     }
 
+    /// Replaces a credential's secret hash with another form of the same secret, if it still
+    /// holds `old` (a rotation in between wins); whether it did.
+    pub fn rehash_credential(&self, id: &str, old: &str, new: &str) -> Result<bool> {
+        self.pool.with(|c| {
+            c.execute(
+                "UPDATE credentials SET secret_hash = ?3 WHERE id = ?1 AND secret_hash = ?2",
+                params![id, old, new],
+            )
+            .map(|n| n == 1)
+            .map_err(db_err)
+        })
+    }
+
     /// Replaces a live credential's secret hash and deletes its tokens in one transaction.
     pub fn rotate_credential(&self, id: &str, new_hash: &str) -> Result<()> {
         self.pool.with(|c| {

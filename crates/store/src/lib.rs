@@ -5,6 +5,7 @@
 
 mod credentials;
 pub mod jobs;
+mod keys;
 mod migrations;
 mod pool;
 mod tenants;

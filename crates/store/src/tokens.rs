@@ -19,6 +19,9 @@ pub struct NewToken<'a> {
     pub scopes: &'a str,
     /// Expiry (Unix seconds).
     pub expires_at: i64,
+    /// The credential's secret hash the caller authenticated against: the token is stored
+    /// only if the credential still has it (not rotated or revoked since).
+    pub secret_hash: &'a str,
 }
 
 /// What a live token grants.
@@ -35,8 +38,11 @@ pub struct TokenGrant {
 }
 
 impl Store {
-    /// Stores a token hash; expired tokens of the same credential are swept on the way.
-    pub fn insert_token(&self, t: &NewToken<'_>) -> Result<()> {
+    /// Stores a token hash if its credential still holds the secret it was minted from
+    /// (one statement, so a rotation either precedes it and nothing is stored, or follows it
+    /// and deletes it); whether it was stored. Expired tokens of the same credential are
+    /// swept on the way.
+    pub fn insert_token(&self, t: &NewToken<'_>) -> Result<bool> {
         let now = now_unix();
         self.pool.with(|c| {
             c.execute(
@@ -44,13 +50,15 @@ impl Store {
                 params![t.credential_id, now],
             )
             .map_err(db_err)?;
-            c.execute(
-                "INSERT INTO access_tokens (token_hash, credential_id, tenant_id, scopes, issued_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![t.token_hash, t.credential_id, t.tenant_id, t.scopes, now, t.expires_at],
-            )
-            .map_err(db_err)?;
-            Ok(())
+            let stored = c
+                .execute(
+                    "INSERT INTO access_tokens (token_hash, credential_id, tenant_id, scopes, issued_at, expires_at)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6 FROM credentials
+                     WHERE id = ?2 AND secret_hash = ?7 AND revoked_at IS NULL",
+                    params![t.token_hash, t.credential_id, t.tenant_id, t.scopes, now, t.expires_at, t.secret_hash],
+                )
+                .map_err(db_err)?;
+            Ok(stored == 1)
         })
     }
 

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 
 use crate::process::{Server, cmd, run_ok, token};
 
-#[allow(dead_code)]
 /// What a test needs of its server: the process, a token, and where SQLite's temporary
 /// files go.
 pub struct Target {
@@ -36,16 +35,18 @@ pub async fn target(d: &Path, extra_config: &str) -> Target {
         "--today",
         "2026-11-22",
     ]);
-    ok(&[
-        "admin",
-        "--data-dir",
-        "state",
-        "tenant",
-        "create",
-        "acme",
-        "--warehouse",
-        "world/warehouse.sqlite",
-    ]);
+    for tenant in ["acme", "beta"] {
+        ok(&[
+            "admin",
+            "--data-dir",
+            "state",
+            "tenant",
+            "create",
+            tenant,
+            "--warehouse",
+            "world/warehouse.sqlite",
+        ]);
+    }
     let out = ok(&[
         "admin",
         "--data-dir",
@@ -314,4 +315,281 @@ async fn temporary_space_stays_within_its_bound() {
         "resident memory grew by {} MiB",
         grew / MIB
     );
+}
+
+/// A second credential, of tenant `beta`: (client id, secret).
+fn beta_credential(d: &Path) -> (String, String) {
+    let out = run_ok(
+        d,
+        &[
+            "admin",
+            "--data-dir",
+            "state",
+            "credential",
+            "create",
+            "--tenant",
+            "beta",
+            "--label",
+            "other",
+            "--json",
+        ],
+    );
+    let c: Value = serde_json::from_slice(&out).unwrap();
+    (
+        c["client_id"].as_str().unwrap().to_owned(),
+        c["client_secret"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn health_time(base: &str) -> Duration {
+    let started = Instant::now();
+    let res = crate::http()
+        .get(format!("{base}/health"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    started.elapsed()
+}
+
+#[tokio::test]
+async fn a_flood_of_wrong_secrets_is_refused_cheaply() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "").await;
+    let pid = t.server.child.id();
+    let base = t.server.base.clone();
+    let start = read(pid, &t.tmp).rss;
+    let flood = async {
+        let attempts: Vec<_> = (0..300)
+            .map(|i| {
+                let base = base.clone();
+                let id = if i % 2 == 0 {
+                    t.id.clone()
+                } else {
+                    format!("ppc_unknown{i}")
+                };
+                tokio::spawn(async move {
+                    let res = crate::http()
+                        .post(format!("{base}/oauth/token"))
+                        .basic_auth(id, Some("pps_wrong"))
+                        .form(&[("grant_type", "client_credentials")])
+                        .send()
+                        .await
+                        .unwrap();
+                    let retry = res.headers().get("retry-after").cloned();
+                    let status = res.status().as_u16();
+                    let body: Value = res.json().await.unwrap();
+                    (status, retry, body)
+                })
+            })
+            .collect();
+        // Timed from a thread and runtime of its own, so the flood's client work is not counted.
+        let health_base = base.clone();
+        let health = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(health_time(&health_base))
+        });
+        let health = async move {
+            tokio::task::spawn_blocking(move || health.join().unwrap())
+                .await
+                .unwrap()
+        };
+        let all = async {
+            let mut out = Vec::new();
+            for a in attempts {
+                out.push(a.await.unwrap());
+            }
+            out
+        };
+        tokio::join!(all, health)
+    };
+    let ((answers, health), peak, _) = peaks(pid, &t.tmp, flood).await;
+    let limited: Vec<_> = answers.iter().filter(|(s, _, _)| *s == 429).collect();
+    assert!(!limited.is_empty(), "no attempt was refused with 429");
+    for (_, retry, body) in &limited {
+        let secs: u64 = retry.as_ref().unwrap().to_str().unwrap().parse().unwrap();
+        assert!(secs >= 1, "{body}");
+        assert_eq!(body["error"], "temporarily_unavailable");
+    }
+    assert!(answers.iter().all(|(s, _, _)| *s == 401 || *s == 429));
+    assert!(
+        health < Duration::from_millis(500),
+        "/health took {health:?}"
+    );
+    let grew = peak.saturating_sub(start);
+    assert!(
+        grew < 256 * MIB,
+        "resident memory grew by {} MiB",
+        grew / MIB
+    );
+}
+
+const GENEROUS_TOKENS: &str = "[limits]\ntoken_burst_per_address = 100000\ntoken_per_minute_per_address = 1000000\ntoken_burst_per_client = 100000\ntoken_per_minute_per_client = 1000000\n";
+
+#[tokio::test]
+async fn no_token_minted_from_the_old_secret_outlives_a_rotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_owned();
+    let t = target(&d, GENEROUS_TOKENS).await;
+    let base = t.server.base.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let loops: Vec<_> = (0..12)
+        .map(|_| {
+            let (base, id, secret, stop) =
+                (base.clone(), t.id.clone(), t.secret.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut minted = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let (status, body) = token(&base, &id, &secret).await;
+                    if status == 200 {
+                        minted.push(body["access_token"].as_str().unwrap().to_owned());
+                    }
+                }
+                minted
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rotate = tokio::task::spawn_blocking(move || {
+        run_ok(
+            &d,
+            &[
+                "admin",
+                "--data-dir",
+                "state",
+                "credential",
+                "rotate",
+                &t.id,
+                "--json",
+            ],
+        )
+    });
+    rotate.await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut minted = Vec::new();
+    for l in loops {
+        minted.extend(l.await.unwrap());
+    }
+    assert!(minted.len() > 20, "only {} tokens minted", minted.len());
+    let mut alive = 0;
+    for tok in &minted {
+        if crate::process::get_status(&base, "/v1/me", tok).await == 200 {
+            alive += 1;
+        }
+    }
+    assert_eq!(
+        alive,
+        0,
+        "{alive} of {} old-secret tokens still work",
+        minted.len()
+    );
+}
+
+async fn mcp_initialize(base: &str, token: &str) -> (u16, Option<String>, Value) {
+    let res = crate::http()
+        .post(format!("{base}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": { "name": "sweep", "version": "1" }
+            }
+        }))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let session = res
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, session, res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn one_credential_cannot_fill_the_session_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "[limits]\nmcp_sessions = 40\n").await;
+    let base = &t.server.base;
+    let mut first = None;
+    for i in 0..200 {
+        let (status, session, body) = mcp_initialize(base, &t.token).await;
+        assert_eq!(status, 200, "initialize {i}: {body}");
+        first.get_or_insert(session.unwrap());
+    }
+    // The flood replaced its own sessions: its first one is gone…
+    let res = crate::http()
+        .post(format!("{base}/mcp"))
+        .bearer_auth(&t.token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", first.unwrap())
+        .json(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    // …and another tenant still opens one.
+    let (id, secret) = beta_credential(dir.path());
+    let (_, other) = token(base, &id, &secret).await;
+    let (status, session, body) =
+        mcp_initialize(base, other["access_token"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(session.is_some());
+}
+
+#[tokio::test]
+async fn slow_and_idle_connections_are_closed_and_capped() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(
+        dir.path(),
+        "[limits]\nheader_timeout_ms = 1000\nmax_connections = 4\n",
+    )
+    .await;
+    let addr = t.server.base.trim_start_matches("http://").to_owned();
+    // Four clients that never finish their request head take every connection slot…
+    let mut slow = Vec::new();
+    for _ in 0..4 {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+        slow.push(s);
+    }
+    let started = Instant::now();
+    // …so a fifth waits, and is answered once the header timeout has dropped them.
+    let waited = health_time(&t.server.base).await;
+    assert!(
+        waited >= Duration::from_millis(500),
+        "answered after {waited:?} with every slot held"
+    );
+    for mut s in slow {
+        let mut buf = [0u8; 64];
+        let read = tokio::time::timeout(Duration::from_secs(3), s.read(&mut buf)).await;
+        assert!(
+            matches!(read, Ok(Ok(_)) | Ok(Err(_))),
+            "a half-sent request was still held after {:?}",
+            started.elapsed()
+        );
+    }
+    // An idle keep-alive connection is closed too.
+    let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(4), s.read_to_end(&mut answer)).await;
+    assert!(
+        closed.is_ok(),
+        "an idle keep-alive connection was held open"
+    );
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"));
 }

@@ -5,5 +5,6 @@ pub mod auth;
 pub mod error;
 pub mod json;
 pub mod query;
+pub mod rate;
 pub mod render;
 pub mod request_log;

@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use super::caller::Caller;
 use super::jsonrpc::{self, Message};
 use super::sessions::{Channel, Forget};
+use super::streamable::{refusal, session_refused};
 use super::{dispatch, versions};
 use crate::state::SharedState;
 
@@ -28,16 +29,14 @@ const QUEUE: usize = 64;
 /// `GET /mcp/sse`.
 pub async fn open(State(app): State<SharedState>, Caller(p): Caller) -> Response {
     let (tx, rx) = mpsc::channel::<String>(QUEUE);
-    let Some(id) =
-        app.mcp
-            .sessions
-            .open(&p.credential_id, versions::HANDSHAKE[0], Channel::Sse(tx))
-    else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many open MCP sessions; retry shortly",
-        )
-            .into_response();
+    let id = match app.mcp.sessions.open(
+        &p.credential_id,
+        p.tenant.as_str(),
+        versions::HANDSHAKE[0],
+        Channel::Sse(tx),
+    ) {
+        Ok(id) => id,
+        Err(why) => return session_refused(why),
     };
     let endpoint = Event::default()
         .event("endpoint")
@@ -81,31 +80,28 @@ pub async fn message(
     body: Bytes,
 ) -> Response {
     let Some(id) = session_id(query.as_deref()) else {
-        return (
+        return refusal(
             StatusCode::BAD_REQUEST,
             "session_id is required: POST to the endpoint the stream named",
-        )
-            .into_response();
+        );
     };
     let Some(live) = app.mcp.sessions.touch(&id, &p.credential_id) else {
-        return (
+        return refusal(
             StatusCode::NOT_FOUND,
             "Session not found: open a new stream at GET /mcp/sse",
-        )
-            .into_response();
+        );
     };
     let Channel::Sse(tx) = live.channel else {
-        return (
+        return refusal(
             StatusCode::NOT_FOUND,
             "Session not found: open a new stream at GET /mcp/sse",
-        )
-            .into_response();
+        );
     };
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
         Err(e) => {
             let _ = tx.send(jsonrpc::error(&Value::Null, &e).to_string()).await;
-            return (StatusCode::BAD_REQUEST, e.message).into_response();
+            return refusal(StatusCode::BAD_REQUEST, &e.message);
         }
     };
     let Message::Request {
@@ -129,11 +125,10 @@ pub async fn message(
     }
     .to_string();
     if tx.send(text).await.is_err() {
-        return (
+        return refusal(
             StatusCode::NOT_FOUND,
             "Session not found: the stream has closed",
-        )
-            .into_response();
+        );
     }
     (StatusCode::ACCEPTED, "Accepted").into_response()
 }

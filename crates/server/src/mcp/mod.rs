@@ -28,9 +28,14 @@ pub struct McpState {
 
 impl McpState {
     /// Sessions in memory; the guard accepts `public_url`'s host and origin and loopback.
-    pub fn new(public_url: &str) -> Self {
+    pub fn new(public_url: &str, bounds: &crate::Bounds) -> Self {
+        let caps = sessions::Caps {
+            per_credential: bounds.mcp_sessions_per_credential,
+            per_tenant: bounds.mcp_sessions_per_tenant,
+            total: bounds.mcp_sessions,
+        };
         Self {
-            sessions: Arc::new(Sessions::default()),
+            sessions: Arc::new(Sessions::new(caps, std::time::Duration::from_secs(3600))),
             guard: Guard::new(public_url, &[], &[]),
         }
     }

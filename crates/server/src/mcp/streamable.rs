@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::caller::Caller;
 use super::jsonrpc::{self, INVALID_REQUEST, Message, RpcError};
-use super::sessions::Channel;
+use super::sessions::{Channel, Refusal};
 use super::{dispatch, modern, versions};
 use crate::state::SharedState;
 
@@ -73,6 +73,27 @@ fn no_session(headers: &HeaderMap) -> Response {
     let mut r = respond(headers, &Value::Null, Err(e));
     *r.status_mut() = StatusCode::NOT_FOUND;
     r
+}
+
+/// A JSON-RPC error answer (id null) with an HTTP status: how the MCP endpoints refuse
+/// anything that is not a request they can answer.
+pub fn refusal(status: StatusCode, message: &str) -> Response {
+    let body = jsonrpc::error(&Value::Null, &RpcError::new(INVALID_REQUEST, message));
+    (status, axum::Json(body)).into_response()
+}
+
+/// Why a session was not opened, as the client sees it.
+pub fn session_refused(why: Refusal) -> Response {
+    match why {
+        Refusal::TenantFull => refusal(
+            StatusCode::TOO_MANY_REQUESTS,
+            "this account holds its most open MCP sessions; close one (DELETE /mcp) or retry later",
+        ),
+        Refusal::TableFull => refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server holds too many sessions; retry shortly",
+        ),
+    }
 }
 
 fn bad_request(headers: &HeaderMap, message: &str) -> Response {
@@ -155,18 +176,14 @@ fn initialize(
     }
     let offered = params.get("protocolVersion").and_then(Value::as_str);
     let version = versions::negotiate(offered);
-    let Some(session) = app
-        .mcp
-        .sessions
-        .open(&p.credential_id, version, Channel::Streamable)
-    else {
-        let e = RpcError::new(
-            INVALID_REQUEST,
-            "the server holds too many sessions; retry shortly",
-        );
-        let mut r = respond(headers, &id, Err(e));
-        *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-        return r;
+    let session = match app.mcp.sessions.open(
+        &p.credential_id,
+        p.tenant.as_str(),
+        version,
+        Channel::Streamable,
+    ) {
+        Ok(s) => s,
+        Err(why) => return session_refused(why),
     };
     let mut r = respond(headers, &id, Ok(dispatch::initialize_result(version)));
     if let Ok(v) = HeaderValue::from_str(&session) {
@@ -183,11 +200,10 @@ pub async fn get(
     headers: HeaderMap,
 ) -> Response {
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
-        return (
+        return refusal(
             StatusCode::METHOD_NOT_ALLOWED,
             "GET /mcp opens a session's event stream: send Mcp-Session-Id (2026-07-28 has no stream)",
-        )
-            .into_response();
+        );
     };
     if app.mcp.sessions.touch(session, &p.credential_id).is_none() {
         return no_session(&headers);

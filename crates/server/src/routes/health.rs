@@ -1,5 +1,6 @@
 //! Public documents: `GET /health` (liveness with the build, engine and evidence versions
-//! serving, and where the provider's APIs are — never the app secret) and `GET /openapi.json`.
+//! serving, and which kind of provider is configured — never its URLs or secrets, since anyone
+//! may call it) and `GET /openapi.json`.
 
 use axum::Json;
 use axum::extract::State;
@@ -8,9 +9,7 @@ use crate::state::SharedState;
 use serde_json::{Value, json};
 
 pub async fn health(State(app): State<SharedState>) -> Json<Value> {
-    let upstream = app.market.upstream().map(|u| {
-        json!({ "kind": u.kind, "spapi_url": u.spapi_url, "ads_url": u.ads_url, "token_url": u.token_url })
-    });
+    let upstream = app.market.upstream().map(|u| json!({ "kind": u.kind }));
     Json(json!({
         "status": "ok",
         "version": pp_core::BUILD_VERSION,

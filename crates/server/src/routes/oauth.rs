@@ -2,9 +2,10 @@
 //! authentication by HTTP Basic or form fields, RFC 6749 errors) and the RFC 8414 discovery
 //! document describing what exists.
 
+use std::net::SocketAddr;
+
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
@@ -20,6 +21,10 @@ fn oauth_error(e: OAuthError, basic_used: bool) -> Response {
         tracing::error!(cause = %cause, "token endpoint failed");
     }
     let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    let retry = match &e {
+        OAuthError::RateLimited(wait) => Some(wait.as_secs().max(1)),
+        _ => None,
+    };
     let mut res = (
         status,
         Json(json!({ "error": e.code(), "error_description": e.description() })),
@@ -30,6 +35,10 @@ fn oauth_error(e: OAuthError, basic_used: bool) -> Response {
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Basic realm=\"partner-platform\""),
         );
+    }
+    if let Some(secs) = retry {
+        res.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     }
     no_store(res)
 }
@@ -101,28 +110,53 @@ fn client_credentials(
         (Some(_), (_, Some(_))) => Err(OAuthError::InvalidRequest(
             "use one client authentication method: HTTP Basic or client_secret in the form, not both".into(),
         )),
+        (Some((id, _)), (Some(form_id), None)) if form_id != id => Err(OAuthError::InvalidRequest(
+            "the form's client_id differs from the one in HTTP Basic authentication".into(),
+        )),
         (Some(b), _) => Ok(b),
         (None, (Some(id), Some(secret))) => Ok((id.to_owned(), secret.to_owned())),
         (None, _) => Err(OAuthError::InvalidClient),
     }
 }
 
-pub async fn token(State(app): State<SharedState>, headers: HeaderMap, body: Bytes) -> Response {
-    let basic_used = headers.get(header::AUTHORIZATION).is_some();
-    // argon2 verification is deliberately slow: keep it off the async workers.
-    let result = tokio::task::spawn_blocking(move || {
+/// Largest token request body read (a form of a few short fields).
+const MAX_BODY: usize = 16 * 1024;
+
+/// `POST /oauth/token`. Each attempt is charged to its source address and then to the client
+/// id it names before any secret is checked; the keyed secret hash is cheap, so the whole
+/// exchange runs inline.
+pub async fn token(State(app): State<SharedState>, req: Request) -> Response {
+    let (parts, body) = req.into_parts();
+    let basic_used = parts.headers.get(header::AUTHORIZATION).is_some();
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let result = async {
+        if let Some(ip) = peer {
+            app.token_limits
+                .per_address
+                .take(&ip.to_string())
+                .map_err(OAuthError::RateLimited)?;
+        }
+        let body = axum::body::to_bytes(body, MAX_BODY)
+            .await
+            .map_err(|_| OAuthError::TooLarge(MAX_BODY))?;
         let fields = form_fields(&body)?;
         match field(&fields, "grant_type") {
             Some("client_credentials") => {}
             Some(other) => return Err(OAuthError::UnsupportedGrantType(other.to_owned())),
             None => return Err(OAuthError::InvalidRequest("grant_type is required".into())),
         }
-        let (id, secret) = client_credentials(&headers, &fields)?;
+        let (id, secret) = client_credentials(&parts.headers, &fields)?;
+        app.token_limits
+            .per_client
+            .take(&id)
+            .map_err(OAuthError::RateLimited)?;
         let cred = pp_auth::authenticate_client(&app.store, &id, &secret)?;
         pp_auth::mint_token(&app.store, &cred, field(&fields, "scope"))
-    })
-    .await
-    .unwrap_or_else(|e| Err(OAuthError::ServerError(e.to_string())));
+    }
+    .await;
     match result {
         Ok(t) => no_store(Json(t).into_response()),
         Err(e) => oauth_error(e, basic_used),
