@@ -27,12 +27,13 @@ pub fn create_credential(
         return Err(Error::not_found(format!("no tenant '{tenant}'")));
     }
     let label = label.trim();
-    if label.is_empty() || label.len() > 64 || label.chars().any(char::is_control) {
+    if label.is_empty() || label.chars().count() > 64 {
         return Err(Error::new(
             Kind::BadParams,
             "a label is 1-64 printable characters",
         ));
     }
+    pp_core::text::check_one_line("label", label)?;
     let scopes = scopes.unwrap_or_else(|| ScopeSet::from_scopes(DEFAULT_SERVICE_SCOPES));
     scopes.validate_grant()?;
     let client_secret = random_token("pps_")?;

@@ -66,7 +66,7 @@ impl OAuthError {
             OAuthError::InvalidClient => 401,
             OAuthError::ServerError(_) => 500,
             OAuthError::RateLimited(_) => 429,
-            OAuthError::TooLarge(_) => 413,
+            OAuthError::TooLarge(_) => 400,
             _ => 400,
         }
     }

@@ -108,9 +108,11 @@ pub(crate) fn insert_structural(
 fn date(name: &str, v: Option<&Value>) -> Result<Option<NaiveDate>> {
     match v {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .map(Some)
-            .map_err(|_| bad(format!("{name} must be a date YYYY-MM-DD"))),
+        Some(Value::String(s)) => pp_core::wire::calendar_date(s).map(Some).ok_or_else(|| {
+            bad(format!(
+                "{name} must be a date YYYY-MM-DD from 0001-01-01 to 9999-12-31"
+            ))
+        }),
         Some(_) => Err(bad(format!("{name} must be a date YYYY-MM-DD"))),
     }
 }

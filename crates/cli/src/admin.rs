@@ -109,6 +109,9 @@ fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
             json,
         } => {
             let tid = TenantId::parse(&id)?;
+            if let Some(n) = &name {
+                pp_core::text::check_one_line("name", n)?;
+            }
             let path = match warehouse {
                 Some(p) => std::path::absolute(&p).map_err(pp_core::Error::internal)?,
                 None => {
@@ -118,12 +121,7 @@ fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
                     p
                 }
             };
-            if !path.is_file() {
-                return Err(pp_core::Error::new(
-                    pp_core::Kind::BadParams,
-                    format!("no warehouse file at {}", path.display()),
-                ));
-            }
+            pp_warehouse::sqlite::check_file(&path)?;
             let t = store.create_tenant(
                 &tid,
                 name.as_deref().unwrap_or(&id),

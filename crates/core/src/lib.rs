@@ -6,6 +6,7 @@ pub mod error;
 pub mod ids;
 pub mod principal;
 pub mod scope;
+pub mod strict_json;
 pub mod text;
 pub mod wire;
 

@@ -41,14 +41,29 @@ pub fn int_in(name: &str, v: Option<&str>, lo: i64, hi: i64) -> Result<Option<i6
 pub fn date(name: &str, v: Option<&str>) -> Result<Option<NaiveDate>> {
     match v {
         None => Ok(None),
-        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .ok()
-            .filter(|d| s.len() == 10 && d.to_string() == s)
-            .map(Some)
-            .ok_or_else(|| {
-                Error::invalid_request(format!("{name} must be a date, YYYY-MM-DD; got '{s}'"))
-            }),
+        Some(s) => calendar_date(s).map(Some).ok_or_else(|| {
+            Error::invalid_request(format!(
+                "{name} must be a date, YYYY-MM-DD from 0001-01-01 to 9999-12-31; got '{s}'"
+            ))
+        }),
     }
+}
+
+/// `s` as a calendar date when it is exactly `YYYY-MM-DD` with a year from 0001 to 9999
+/// (the one date rule every surface reads by).
+pub fn calendar_date(s: &str) -> Option<NaiveDate> {
+    let shaped = s.len() == 10
+        && s.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    if !shaped || s.starts_with("0000") {
+        return None;
+    }
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
 }
 
 /// `true` or `false`; absent reads as `false`.

@@ -49,10 +49,11 @@ impl ScopeId {
             ["src", db, m, "scope", k] => (*db, *m, Some(*k)),
             _ => return Err(bad()),
         };
+        // Only the canonical spelling: `01` or `+1` would name merchant 1 under a second key.
         let merchant = merchant
             .parse::<i64>()
             .ok()
-            .filter(|m| *m > 0)
+            .filter(|m| *m > 0 && m.to_string() == merchant)
             .ok_or_else(bad)?;
         if !ident(db) || sub.is_some_and(|k| !ident(k)) {
             return Err(bad());
@@ -208,6 +209,16 @@ mod tests {
             "fb:override:src:acme:1:2026-13-01",
         ] {
             assert_eq!(Key::parse(bad).unwrap_err().kind, Kind::BadParams, "{bad}");
+        }
+        for alias in [
+            "fb:override:src:acme:01:2026-03-01",
+            "fb:override:src:acme:+1:2026-03-01",
+        ] {
+            assert_eq!(
+                Key::parse(alias).unwrap_err().kind,
+                Kind::BadParams,
+                "{alias}"
+            );
         }
     }
 }

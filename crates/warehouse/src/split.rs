@@ -11,6 +11,11 @@ pub fn has_second_statement(sql: &str) -> bool {
     }
 }
 
+/// Whether `sql` holds no statement at all (only blanks, `;` and comments).
+pub fn is_blank(sql: &str) -> bool {
+    only_blanks_and_comments(sql)
+}
+
 fn first_terminator(sql: &str) -> Option<usize> {
     let b = sql.as_bytes();
     let mut i = 0;

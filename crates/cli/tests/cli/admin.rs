@@ -124,3 +124,31 @@ async fn tenants_and_credentials_round_trip_against_a_running_server() {
     assert_eq!(token(&base, client_id, new_secret).await.0, 401);
     assert!(fails(d, &a(&["credential", "rotate", id])).contains("revoked"));
 }
+
+#[test]
+fn a_tenant_is_not_created_on_a_file_that_is_not_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "quarterly notes, not a warehouse").unwrap();
+    let out = run(
+        d,
+        &[
+            "admin",
+            "--data-dir",
+            "state",
+            "tenant",
+            "create",
+            "acme",
+            "--warehouse",
+            "notes.txt",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a usable warehouse"), "{err}");
+    let list = run_ok(
+        d,
+        &["admin", "--data-dir", "state", "tenant", "list", "--json"],
+    );
+    assert!(!String::from_utf8_lossy(&list).contains("acme"));
+}

@@ -76,7 +76,7 @@ pub fn typed<T: DeserializeOwned>(v: Value) -> Result<T, Error> {
 
 /// Parses a body that must be one JSON object (`400 invalid_request` otherwise).
 pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, Error> {
-    match serde_json::from_slice::<Value>(bytes) {
+    match pp_core::strict_json::parse(bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(Error::invalid_request("the body must be a JSON object")),
         Err(e) => Err(Error::invalid_request(format!(

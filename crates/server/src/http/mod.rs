@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod error;
+pub mod headers;
 pub mod json;
 pub mod query;
 pub mod rate;

@@ -86,16 +86,21 @@ impl Guard {
         }
         if let Some(origin) = parts.headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("");
-            let o = origin_of(origin);
-            let loopback =
-                LOOPBACK.contains(&host_name(o.split("://").nth(1).unwrap_or("")).as_str());
-            if !(self.any_origin || loopback || self.origins.contains(&o)) {
+            if !self.allows_origin(origin) {
                 return Err(refuse(format!(
                     "Origin '{origin}' may not call this server"
                 )));
             }
         }
         Ok(())
+    }
+
+    /// Whether a browser page at `origin` may call the server (the public URL's origin,
+    /// loopback, or one the operator allowed).
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        let o = origin_of(origin);
+        let loopback = LOOPBACK.contains(&host_name(o.split("://").nth(1).unwrap_or("")).as_str());
+        self.any_origin || loopback || self.origins.contains(&o)
     }
 }
 

@@ -90,7 +90,7 @@ impl Message {
 /// Reads one JSON-RPC message. Batches (arrays) are refused: no revision we serve needs them
 /// from a client, and 2025-06-18 removed them.
 pub fn parse(body: &[u8]) -> Result<Message, RpcError> {
-    let v: Value = serde_json::from_slice(body)
+    let v: Value = pp_core::strict_json::parse(body)
         .map_err(|e| RpcError::new(PARSE_ERROR, format!("the body is not JSON: {e}")))?;
     let Value::Object(mut o) = v else {
         return Err(RpcError::new(

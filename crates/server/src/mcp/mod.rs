@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 pub use caller::Guard;
 pub use sessions::Sessions;
+pub use streamable::refusal;
 
 /// The MCP server's own state: open sessions and the Host/Origin guard.
 pub struct McpState {

@@ -13,7 +13,7 @@ use axum::middleware::{Next, from_fn, from_fn_with_state};
 use axum::response::Response;
 use pp_core::Principal;
 
-use crate::http::{auth, error, request_log};
+use crate::http::{auth, error, headers, request_log};
 use crate::operations::{self, Endpoint, Gate};
 use crate::state::SharedState;
 
@@ -62,6 +62,7 @@ pub fn router(state: SharedState) -> Router {
         )
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(from_fn_with_state(state.clone(), headers::layer))
         .layer(from_fn(request_log::layer))
         .with_state(state)
 }

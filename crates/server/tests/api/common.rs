@@ -33,6 +33,8 @@ pub struct Options {
     /// How long the sandbox's reports take.
     pub report_ms: u64,
     pub jobs: pp_server::JobsConfig,
+    /// Browser origins the MCP endpoints accept beyond the public URL's.
+    pub mcp_origins: Vec<String>,
 }
 
 impl Default for Options {
@@ -46,6 +48,7 @@ impl Default for Options {
                 poll: std::time::Duration::from_millis(50),
                 ..Default::default()
             },
+            mcp_origins: Vec::new(),
         }
     }
 }
@@ -114,6 +117,15 @@ impl TestApp {
         Self::start_inner(market, |_| {}, Options::default()).await
     }
 
+    /// A test app whose MCP endpoints also accept browser pages from `origins`.
+    pub async fn start_with_mcp_origins(origins: &[&str]) -> Self {
+        let options = Options {
+            mcp_origins: origins.iter().map(|s| (*s).to_owned()).collect(),
+            ..Options::default()
+        };
+        Self::start_inner(false, |_| {}, options).await
+    }
+
     /// A marketplace test app set up by `options` (pricing runs want no usage plans and a
     /// short pace).
     pub async fn start_market_options(options: Options) -> Self {
@@ -155,6 +167,7 @@ impl TestApp {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let mut state = AppState::new(store.clone(), &base)
             .unwrap()
+            .with_mcp_allowed(&[], &options.mcp_origins)
             .with_jobs(options.jobs.clone());
         let mut sandbox = None;
         let mut rebuild = None;

@@ -7,6 +7,9 @@ use serde_json::json;
 use crate::engine::{IndexInfo, TableDescription, TableSummary};
 
 fn err(e: rusqlite::Error) -> Error {
+    if super::damaged(&e) {
+        return super::unavailable(&e);
+    }
     Error::internal(format!("introspection: {e}"))
 }
 

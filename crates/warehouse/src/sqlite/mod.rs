@@ -37,6 +37,46 @@ pub struct SqliteEngine {
     slots: Arc<Semaphore>,
 }
 
+/// Whether an engine error means the file itself is damaged or not a database.
+pub(crate) fn damaged(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+/// `warehouse_unavailable` for a damaged warehouse file (the cause is logged, not sent).
+pub(crate) fn unavailable(e: &rusqlite::Error) -> Error {
+    Error::new(
+        Kind::WarehouseUnavailable,
+        "the tenant's warehouse cannot be read; the operator has been told",
+    )
+    .with_field("_cause", e.to_string())
+}
+
+/// Checks that `path` is a SQLite database a warehouse can be opened on (it exists and its
+/// schema reads); how many tables and views it holds.
+pub fn check_file(path: &std::path::Path) -> Result<usize> {
+    let refuse = |why: String| {
+        Error::new(
+            Kind::BadParams,
+            format!("{} is not a usable warehouse: {why}", path.display()),
+        )
+    };
+    if !path.is_file() {
+        return Err(refuse("no such file".into()));
+    }
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|e| refuse(e.to_string()))?;
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view')",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n as usize)
+    .map_err(|e| refuse(e.to_string()))
+}
+
 /// A read-only connection with its authorizer's denial record.
 pub(crate) struct Guarded {
     pub conn: Connection,

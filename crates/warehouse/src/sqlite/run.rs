@@ -20,12 +20,14 @@ use super::tempspace;
 use crate::engine::{ColumnInfo, QueryRequest, QueryResult};
 use crate::limits::Limits;
 use crate::params::{Params, Scalar};
-use crate::split::has_second_statement;
+use crate::split::{has_second_statement, is_blank};
 
 /// Runs `req` on a guarded connection.
 pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<QueryResult> {
-    if req.sql.trim().is_empty() {
-        return Err(Error::invalid_request("sql is empty"));
+    if is_blank(&req.sql) {
+        return Err(Error::invalid_request(
+            "sql holds no statement (only blanks or comments)",
+        ));
     }
     if has_second_statement(&req.sql) {
         return Err(Error::new(
@@ -234,6 +236,9 @@ fn sql_error(g: &Guarded, e: rusqlite::Error) -> Error {
             format!("{why}: the warehouse is read-only"),
         )
         .with_fix("Send a single SELECT (or WITH … SELECT) statement.");
+    }
+    if super::damaged(&e) {
+        return super::unavailable(&e);
     }
     match &e {
         rusqlite::Error::SqliteFailure(f, _)

@@ -40,12 +40,17 @@ impl Args {
             .filter(|s| !s.is_empty())
     }
 
-    /// A `YYYY-MM-DD` date.
+    /// A `YYYY-MM-DD` date (0001–9999); present but empty is refused, not read as absent.
     pub fn date(&self, name: &str) -> Result<Option<NaiveDate>> {
-        self.str(name)
+        self.0
+            .get(name)
             .map(|s| {
-                NaiveDate::parse_from_str(s, "%Y-%m-%d")
-                    .map_err(|_| bad(name, "must be a date YYYY-MM-DD"))
+                pp_core::wire::calendar_date(s).ok_or_else(|| {
+                    bad(
+                        name,
+                        "must be a date YYYY-MM-DD from 0001-01-01 to 9999-12-31",
+                    )
+                })
             })
             .transpose()
     }

@@ -1,0 +1,90 @@
+//! JSON read strictly: an object that names a key twice is refused instead of keeping the
+//! last value, so `{"sql": "DELETE …", "sql": "SELECT 1"}` cannot mean one thing to a proxy or
+//! log reader and another to the gateway.
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+/// Parses `bytes` as JSON, refusing duplicate object keys (the message names the key).
+pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let v = de.deserialize_any(Strict)?;
+    de.end()?;
+    Ok(v)
+}
+
+struct Strict;
+
+impl<'de> de::DeserializeSeed<'de> for Strict {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(Strict)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Strict)? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.contains_key(&k) {
+                return Err(de::Error::custom(format!("the key \"{k}\" appears twice")));
+            }
+            let v = map.next_value_seed(Strict)?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn a_repeated_key_is_refused_at_any_depth() {
+        assert!(parse(br#"{"a": [1, {"b": 2.5, "c": null}], "d": "x"}"#).is_ok());
+        let e = parse(br#"{"sql":"DELETE","sql":"SELECT 1"}"#).unwrap_err();
+        assert!(e.to_string().contains("\"sql\" appears twice"), "{e}");
+        assert!(parse(br#"{"a": {"b": 1, "b": 2}}"#).is_err());
+        assert!(parse(b"{} x").is_err(), "trailing text");
+    }
+}
