@@ -593,3 +593,59 @@ async fn slow_and_idle_connections_are_closed_and_capped() {
     );
     assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"));
 }
+
+#[tokio::test]
+async fn busy_queries_do_not_starve_the_rest_of_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(dir.path(), "").await;
+    let endless =
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n";
+    let queries: Vec<_> = (0..8)
+        .map(|_| {
+            let (base, token) = (t.server.base.clone(), t.token.clone());
+            tokio::spawn(async move {
+                let started = Instant::now();
+                let (status, body) = query(&base, &token, endless, 3_000).await;
+                (started.elapsed(), status, body)
+            })
+        })
+        .collect();
+    // From a thread of its own: the gateway keeps answering while every query slot is taken.
+    let (base, id, secret) = (t.server.base.clone(), t.id.clone(), t.secret.clone());
+    let others = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let health = health_time(&base).await;
+            let started = Instant::now();
+            let (status, _) = token(&base, &id, &secret).await;
+            (health, started.elapsed(), status)
+        })
+    });
+    let (health, mint, status) = tokio::task::spawn_blocking(move || others.join().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        health < Duration::from_millis(300),
+        "/health took {health:?}"
+    );
+    assert_eq!(status, 200);
+    assert!(mint < Duration::from_millis(500), "a token took {mint:?}");
+    for q in queries {
+        let (took, status, body) = q.await.unwrap();
+        assert!(
+            took < Duration::from_millis(3_000 + 1_000),
+            "{took:?}: {}",
+            brief(&body)
+        );
+        let kind = body["kind"].as_str().unwrap_or_default();
+        assert!(
+            (status, kind) == (400, "query_timeout") || (status, kind) == (503, "unavailable"),
+            "{status} {}",
+            brief(&body)
+        );
+    }
+}
