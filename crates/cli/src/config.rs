@@ -64,9 +64,16 @@ pub struct ServerArgs {
     /// 35 s for Competitive Summary and 30 s for Featured Offer Expected Price).
     #[arg(long, env = "PARTNER_PRICING_SPACING_MS")]
     pub pricing_spacing_ms: Option<u64>,
-    /// Milliseconds one provider call may take before it counts as failed (default 20000).
+    /// Milliseconds one provider call may take before it counts as failed (default 20000);
+    /// also a report create's whole deadline.
     #[arg(long, env = "PARTNER_UPSTREAM_TIMEOUT_MS")]
     pub upstream_timeout_ms: Option<u64>,
+    /// Milliseconds a provider read may take in all, retries included (default 30000).
+    #[arg(long, env = "PARTNER_UPSTREAM_READ_DEADLINE_MS")]
+    pub upstream_read_deadline_ms: Option<u64>,
+    /// Job workers in this process (default 4).
+    #[arg(long, env = "PARTNER_JOB_WORKERS")]
+    pub job_workers: Option<usize>,
 }
 
 #[derive(Deserialize, Default)]
@@ -86,6 +93,8 @@ struct FileConfig {
     upstream_pacing: Option<bool>,
     pricing_spacing_ms: Option<u64>,
     upstream_timeout_ms: Option<u64>,
+    upstream_read_deadline_ms: Option<u64>,
+    job_workers: Option<usize>,
     /// The abuse bounds (`[limits]`; docs/security.md).
     limits: Option<pp_server::Bounds>,
 }
@@ -102,6 +111,8 @@ pub struct UpstreamConfig {
     pub pacing: Option<bool>,
     pub pricing_spacing_ms: Option<u64>,
     pub timeout_ms: Option<u64>,
+    pub read_deadline_ms: Option<u64>,
+    pub job_workers: Option<usize>,
 }
 
 impl UpstreamConfig {
@@ -112,6 +123,10 @@ impl UpstreamConfig {
                 self.pricing_spacing_ms
                     .map(std::time::Duration::from_millis),
             ),
+            workers: self
+                .job_workers
+                .unwrap_or(pp_server::JobsConfig::default().workers)
+                .max(1),
             ..Default::default()
         }
     }
@@ -121,6 +136,9 @@ impl UpstreamConfig {
         pp_marketplace::Policy {
             pacing: self.pacing.unwrap_or(true),
             timeout: std::time::Duration::from_millis(self.timeout_ms.unwrap_or(20_000)),
+            read_deadline: std::time::Duration::from_millis(
+                self.read_deadline_ms.unwrap_or(30_000),
+            ),
             ..Default::default()
         }
     }
@@ -197,6 +215,10 @@ impl Config {
             pacing: args.upstream_pacing.or(file.upstream_pacing),
             pricing_spacing_ms: args.pricing_spacing_ms.or(file.pricing_spacing_ms),
             timeout_ms: args.upstream_timeout_ms.or(file.upstream_timeout_ms),
+            read_deadline_ms: args
+                .upstream_read_deadline_ms
+                .or(file.upstream_read_deadline_ms),
+            job_workers: args.job_workers.or(file.job_workers),
         };
         let limits = file.limits.unwrap_or_default();
         if args.dev {

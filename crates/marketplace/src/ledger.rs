@@ -2,8 +2,10 @@
 //! written under a canonical hash of the request. An identical request while the first is in
 //! flight or done (within a day) gets the same report id instead of a second report; a caller's
 //! `Idempotency-Key` gets the same answer on a retry, across restarts. A create whose outcome
-//! was uncertain, or whose sender died, is reconciled on the next try: selling-side reports by
-//! listing that type, v3 by resending once and reading the 425's id.
+//! was uncertain, or whose sender died, is reconciled on the next try from the time of its
+//! *first* send (never moved by a reconcile), and is sent again only when the reconcile proves
+//! nothing was made or the caller acknowledged that a second report may be (`reports.rs`).
+//! A report that ended `FATAL` or cancelled is not handed to a new identical request.
 
 use pp_core::{Error, Result, TenantId};
 use pp_store::Store;
@@ -59,8 +61,11 @@ pub struct Entry {
     pub status: String,
     pub hash: String,
     pub provider_id: Option<String>,
+    /// When the first create of this request was sent (a reconcile searches from here).
     pub sent_at: i64,
     pub lease_until: i64,
+    /// Why the watched report ended without data (`provider_fatal`, `cancelled` …).
+    pub reason: Option<String>,
 }
 
 pub const SENDING: &str = "sending";
@@ -70,6 +75,11 @@ pub const FAILED: &str = "failed";
 
 /// How long a created report is handed to identical requests.
 const REUSE_MS: i64 = 24 * 3600 * 1000;
+
+/// Reasons a watched report ended that make it no answer to a new identical request: its own
+/// error says to create it again.
+const ENDED_WITHOUT_DATA: &str =
+    "'provider_fatal', 'bad_window', 'retention_exceeded', 'cancelled'";
 
 /// Objects with sorted keys and lists of plain values sorted (columns, group-bys and
 /// marketplaces are sets), so the same request always hashes the same.
@@ -121,10 +131,11 @@ fn entry(r: &rusqlite::Row) -> rusqlite::Result<Entry> {
         provider_id: r.get(3)?,
         sent_at: r.get(4)?,
         lease_until: r.get(5)?,
+        reason: r.get(6)?,
     })
 }
 
-const COLS: &str = "id, status, request_hash, provider_report_id, sent_at, lease_until";
+const COLS: &str = "id, status, request_hash, provider_report_id, sent_at, lease_until, reason";
 
 /// Decides, atomically, what a create does; `lease_ms` bounds how long a sender holds it.
 pub fn decide(
@@ -166,7 +177,9 @@ pub fn decide(
                 .query_row(
                     &format!(
                         "SELECT {COLS} FROM report_ledger WHERE tenant_id = ?1 AND family = ?2 AND account = ?3 AND request_hash = ?4
-                         AND status != 'failed' AND sent_at > ?5 ORDER BY sent_at DESC LIMIT 1"
+                         AND status != 'failed' AND sent_at > ?5
+                         AND (reason IS NULL OR reason NOT IN ({ENDED_WITHOUT_DATA}))
+                         ORDER BY sent_at DESC LIMIT 1"
                     ),
                     params![tenant.as_str(), family.name(), account, hash, now - REUSE_MS],
                     entry,
@@ -178,12 +191,14 @@ pub fn decide(
             Some(e) if e.status == CREATED => Decision::Reuse(e),
             Some(e) if e.status == SENDING && e.lease_until > now => Decision::Wait(e),
             Some(e) if e.status == FAILED => {
-                // a refused create under this key: this try starts afresh
-                claim(&tx, &e.id, now, lease_ms)?;
-                Decision::Send(Entry { status: SENDING.into(), lease_until: now + lease_ms, ..e })
+                // a refused create under this key: this try starts afresh, and a later
+                // reconcile searches from this send
+                claim(&tx, &e.id, now, lease_ms, true)?;
+                Decision::Send(Entry { status: SENDING.into(), lease_until: now + lease_ms, sent_at: now, ..e })
             }
             Some(e) => {
-                claim(&tx, &e.id, now, lease_ms)?;
+                // an uncertain create (or a dead sender): its first send stays the window's start
+                claim(&tx, &e.id, now, lease_ms, false)?;
                 Decision::Reconcile(Entry { status: SENDING.into(), lease_until: now + lease_ms, ..e })
             }
             None => {
@@ -201,6 +216,7 @@ pub fn decide(
                     provider_id: None,
                     sent_at: now,
                     lease_until: now + lease_ms,
+                    reason: None,
                 })
             }
         };
@@ -209,13 +225,29 @@ pub fn decide(
     })
 }
 
-fn claim(tx: &rusqlite::Transaction, id: &str, now: i64, lease_ms: i64) -> Result<()> {
+/// Takes the row for this try; `fresh` (the earlier create was refused, so nothing exists)
+/// moves the window's start to now.
+fn claim(tx: &rusqlite::Transaction, id: &str, now: i64, lease_ms: i64, fresh: bool) -> Result<()> {
     tx.execute(
-        "UPDATE report_ledger SET status = 'sending', lease_until = ?2, sent_at = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, now + lease_ms, now, pp_store::now_rfc3339()],
+        "UPDATE report_ledger SET status = 'sending', lease_until = ?2,
+                sent_at = CASE WHEN ?5 THEN ?3 ELSE sent_at END, updated_at = ?4 WHERE id = ?1",
+        params![id, now + lease_ms, now, pp_store::now_rfc3339(), fresh],
     )
     .map_err(pp_store::db_err)?;
     Ok(())
+}
+
+/// Puts a claimed row back to `unknown` without sending (the reconcile could not prove the
+/// first create failed), keeping its window and error.
+pub fn release_unknown(store: &Store, id: &str) -> Result<()> {
+    store.with_conn(|c| {
+        c.execute(
+            "UPDATE report_ledger SET status = 'unknown', lease_until = 0, updated_at = ?2 WHERE id = ?1",
+            params![id, pp_store::now_rfc3339()],
+        )
+        .map_err(pp_store::db_err)?;
+        Ok(())
+    })
 }
 
 /// Records what became of a row: `created` with the provider's id, `unknown` or `failed`.
@@ -243,7 +275,7 @@ pub fn get(store: &Store, id: &str) -> Result<Option<(Entry, Option<Value>)>> {
             &format!("SELECT {COLS}, error FROM report_ledger WHERE id = ?1"),
             params![id],
             |r| {
-                let err: Option<String> = r.get(6)?;
+                let err: Option<String> = r.get(7)?;
                 Ok((entry(r)?, err.and_then(|s| serde_json::from_str(&s).ok())))
             },
         )
@@ -345,6 +377,58 @@ mod tests {
         assert_ne!(
             request_hash(Family::Spapi, "m", &a),
             request_hash(Family::AdsV3, "m", &a)
+        );
+    }
+
+    /// A reconcile that could not finish leaves the window where the first create was sent,
+    /// so the next reconcile still searches from there.
+    #[test]
+    fn the_window_starts_at_the_first_send_whatever_reconciles_follow() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let t = TenantId::parse("acme").unwrap();
+        store.create_tenant(&t, "Acme", "x").unwrap();
+        let d = || decide(&store, &t, Family::Spapi, "m", "h", Some("k"), 60_000).unwrap();
+        let Decision::Send(first) = d() else { panic!() };
+        settle(&store, &first.id, UNKNOWN, None, None).unwrap();
+        for _ in 0..2 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            let Decision::Reconcile(e) = d() else {
+                panic!()
+            };
+            assert_eq!(e.sent_at, first.sent_at, "the window never moves");
+            release_unknown(&store, &e.id).unwrap();
+        }
+        let (row, _) = get(&store, &first.id).unwrap().unwrap();
+        assert_eq!((row.status.as_str(), row.sent_at), (UNKNOWN, first.sent_at));
+    }
+
+    /// A report that ended FATAL is no answer to a new identical request.
+    #[test]
+    fn a_failed_report_is_not_handed_out_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let t = TenantId::parse("acme").unwrap();
+        store.create_tenant(&t, "Acme", "x").unwrap();
+        let d = |key| decide(&store, &t, Family::Spapi, "m", "h", key, 60_000).unwrap();
+        let Decision::Send(first) = d(Some("k1")) else {
+            panic!()
+        };
+        settle(&store, &first.id, CREATED, Some("r1"), None).unwrap();
+        record_watch(
+            &store,
+            &first.id,
+            &json!({"processingStatus": "FATAL"}),
+            Some("provider_fatal"),
+        )
+        .unwrap();
+        assert!(
+            matches!(d(None), Decision::Send(_)),
+            "a new identical request creates"
+        );
+        assert!(
+            matches!(d(Some("k1")), Decision::Reuse(_)),
+            "its own key still answers the same"
         );
     }
 

@@ -290,8 +290,13 @@ pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
                 .unwrap_or(1)
                 .max(1);
             state.throttled += 1;
-            state.waiting = Some(format!("throttled; next try in {wait} s"));
-            let run_after = now_ms() + (wait * 1000).max(input.spacing_ms as i64);
+            // the run waits out the longer of the provider's Retry-After and its own pace
+            let wait_ms = (wait * 1000).max(input.spacing_ms as i64);
+            state.waiting = Some(format!(
+                "throttled; next try in {} s",
+                (wait_ms + 999) / 1000
+            ));
+            let run_after = now_ms() + wait_ms;
             (
                 Outcome::Continue {
                     state: to_value(&state),

@@ -1,8 +1,11 @@
 //! Report creates through the ledger (§4.4 and beyond): at most one create reaches the
-//! provider per call, identical requests share one report, an `Idempotency-Key` gets the same
-//! answer on a retry, v3's 425 names the original, and an uncertain create is reconciled on the
-//! next try before anything is sent again. Also the selling side's report status, normalized,
-//! with a reason on every terminal report.
+//! provider per request — identical requests share one report, an `Idempotency-Key` gets the
+//! same answer on a retry, and an uncertain create is never sent again unless the gateway
+//! proves the first made nothing (the selling side lists reports of that type from the first
+//! send) or the caller acknowledges that a second report may be made
+//! (`acceptDuplicateRisk: true`; v3's 425 then still names the original when it is in
+//! flight). Also the selling side's report status, normalized, with a reason on every terminal
+//! report.
 
 use std::time::Duration;
 
@@ -40,6 +43,18 @@ pub struct Created {
     pub reused: bool,
     /// How an earlier create's id was recovered: `425` or `listing`.
     pub recovered: Option<&'static str>,
+    /// This create was sent although an earlier identical one may have made a report (the
+    /// caller acknowledged the risk).
+    pub duplicate_risk: bool,
+}
+
+/// How a caller asked for a create.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CreateOptions<'a> {
+    /// The caller's `Idempotency-Key`.
+    pub key: Option<&'a str>,
+    /// Send even when an earlier identical create's outcome is unknown (`acceptDuplicateRisk`).
+    pub accept_duplicate_risk: bool,
 }
 
 /// Refuses a retired selling-side report type.
@@ -71,8 +86,9 @@ pub async fn create(
     req: &Request<'_>,
     family: Family,
     merchant: Option<&Merchant>,
-    key: Option<&str>,
+    opts: CreateOptions<'_>,
 ) -> Result<Created> {
+    let key = opts.key;
     let body = req.body.clone().unwrap_or(Value::Null);
     if family == Family::Spapi {
         check_type(&body)?;
@@ -97,24 +113,12 @@ pub async fn create(
                     report_id: id,
                     reused: true,
                     recovered: None,
+                    duplicate_risk: false,
                 });
             }
-            Decision::Send(e) => return send(up, req, family, &e).await,
+            Decision::Send(e) => return send(up, req, family, &e, false).await,
             Decision::Reconcile(e) => {
-                if family == Family::Spapi
-                    && let Some(m) = merchant
-                    && let Some(id) = find_listed(up, req.tenant, m, &body, &e).await?
-                {
-                    ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
-                    watch(up, req, family, &e.id, &id)?;
-                    return Ok(Created {
-                        reply: synthetic(family, &id),
-                        report_id: id,
-                        reused: true,
-                        recovered: Some("listing"),
-                    });
-                }
-                return send(up, req, family, &e).await;
+                return reconcile(up, req, family, merchant, &body, &e, opts).await;
             }
             Decision::Wait(e) => {
                 if now_ms() > deadline {
@@ -128,6 +132,81 @@ pub async fn create(
             }
         }
     }
+}
+
+/// An earlier identical create's outcome is unknown: adopt what it made, send only when the
+/// listing proves it made nothing or the caller accepted the risk, and otherwise answer the
+/// uncertainty again (the row goes back to `unknown`, its window unmoved).
+async fn reconcile(
+    up: &Provider<'_>,
+    req: &Request<'_>,
+    family: Family,
+    merchant: Option<&Merchant>,
+    body: &Value,
+    e: &Entry,
+    opts: CreateOptions<'_>,
+) -> Result<Created> {
+    let listed = match (family, merchant) {
+        (Family::Spapi, Some(m)) => Some(find_listed(up, req.tenant, m, body, e).await),
+        _ => None,
+    };
+    match listed {
+        Some(Ok(Some(id))) => {
+            ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+            watch(up, req, family, &e.id, &id)?;
+            Ok(Created {
+                reply: synthetic(family, &id),
+                report_id: id,
+                reused: true,
+                recovered: Some("listing"),
+                duplicate_risk: false,
+            })
+        }
+        // the listing is the proof: nothing was made since the first send
+        Some(Ok(None)) => send(up, req, family, e, false).await,
+        _ if opts.accept_duplicate_risk => send(up, req, family, e, true).await,
+        Some(Err(looked)) => {
+            ledger::release_unknown(up.store, &e.id)?;
+            Err(still_unknown(family, e).with_field(
+                "reconcile",
+                json!({ "kind": looked.kind.code(), "message": looked.message() }),
+            ))
+        }
+        None => {
+            ledger::release_unknown(up.store, &e.id)?;
+            Err(still_unknown(family, e))
+        }
+    }
+}
+
+/// The answer to a retry of a create whose first outcome is still unknown: nothing was sent,
+/// and what the caller can do.
+fn still_unknown(family: Family, e: &Entry) -> Error {
+    let first = DateTime::from_timestamp_millis(e.sent_at)
+        .map(|t| t.to_rfc3339())
+        .unwrap_or_default();
+    let (look, retryable) = match family {
+        Family::Spapi => (
+            "Retry later: the gateway lists this report type from the first send and adopts what it made; only a listing that shows nothing lets it create.",
+            true,
+        ),
+        _ => (
+            "The provider offers no way to look this report up; a plain retry answers the same.",
+            false,
+        ),
+    };
+    Error::new(
+        Kind::UpstreamUnavailable,
+        "an identical create's outcome is unknown, so nothing was sent: the provider may already have made this report",
+    )
+    .with_field("requestOutcome", "unknown")
+    .with_field("automaticRetry", false)
+    .with_field("firstSentAt", first)
+    .with_field("acknowledge", "acceptDuplicateRisk")
+    .with_retryable(retryable)
+    .with_fix(format!(
+        "{look} To create it anyway, send the same request again with \"acceptDuplicateRisk\": true; a second report may then be made."
+    ))
 }
 
 async fn wait_for(up: &Provider<'_>, e: &Entry) {
@@ -151,7 +230,13 @@ fn duplicate_of(e: &Error) -> Option<String> {
         .map(str::to_owned)
 }
 
-async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -> Result<Created> {
+async fn send(
+    up: &Provider<'_>,
+    req: &Request<'_>,
+    family: Family,
+    e: &Entry,
+    duplicate_risk: bool,
+) -> Result<Created> {
     match up.client.send(up.store, up.sealer, req).await {
         Ok(reply) => match family.report_id(&reply.body) {
             Some(id) => {
@@ -162,6 +247,7 @@ async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -
                     report_id: id,
                     reused: false,
                     recovered: None,
+                    duplicate_risk,
                 })
             }
             None => {
@@ -191,6 +277,7 @@ async fn send(up: &Provider<'_>, req: &Request<'_>, family: Family, e: &Entry) -
                     report_id: id,
                     reused: true,
                     recovered: Some("425"),
+                    duplicate_risk: false,
                 });
             }
             let unknown = err.field("requestOutcome").and_then(Value::as_str) == Some("unknown");

@@ -89,10 +89,12 @@ pub fn triage(op: &Operation, a: &Answer) -> Error {
     let (code, message) = provider_error(&payload);
     let lapsed =
         message.to_lowercase().contains("lapsed") || message.to_lowercase().contains("revoked");
+    // A lapsed authorization is the connection's, on either API: it is tested before the
+    // advertising 401 rule, which would otherwise call it a profile mapping gap.
     let kind = match a.status {
         200..=299 => Kind::UpstreamUnavailable,
-        401 if op.api == "ads" => Kind::ProfileNotAuthorized,
         401 | 403 if lapsed => Kind::ReauthRequired,
+        401 if op.api == "ads" => Kind::ProfileNotAuthorized,
         401 | 403 => {
             if op.api == "ads" {
                 Kind::ProfileNotAuthorized

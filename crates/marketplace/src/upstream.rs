@@ -65,7 +65,10 @@ impl std::fmt::Debug for Upstream {
 /// Timeouts and retry bounds.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// One attempt's limit; also a create's whole deadline (a create is sent once).
     pub timeout: Duration,
+    /// A read's whole deadline, which its attempts, retries and waits share.
+    pub read_deadline: Duration,
     /// Extra attempts a read may make.
     pub read_retries: u32,
     /// Longest `Retry-After` (or pacing wait) the client sits out before answering `throttled`.
@@ -78,6 +81,7 @@ impl Default for Policy {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(20),
+            read_deadline: Duration::from_secs(30),
             read_retries: 2,
             max_wait: Duration::from_secs(5),
             pacing: true,
@@ -310,8 +314,28 @@ impl Client {
         })
     }
 
-    /// Sends `req`: paced, signed, retried as its kind allows, triaged.
+    /// Sends `req`: paced, signed, retried as its kind allows, triaged. A read answers within
+    /// its deadline whatever happens upstream; a create within one attempt's timeout.
     pub async fn send(&self, store: &Store, sealer: &Sealer, req: &Request<'_>) -> Result<Reply> {
+        if !req.op.idempotent() {
+            return self.send_inner(store, sealer, req).await;
+        }
+        let deadline = self.policy.read_deadline;
+        match tokio::time::timeout(deadline, self.send_inner(store, sealer, req)).await {
+            Ok(answer) => answer,
+            Err(_) => Err(Error::new(
+                Kind::UpstreamUnavailable,
+                format!(
+                    "the marketplace did not answer {} within its {} s deadline (retries included)",
+                    req.op.id,
+                    deadline.as_secs_f64()
+                ),
+            )
+            .with_field("deadlineMs", deadline.as_millis() as u64)),
+        }
+    }
+
+    async fn send_inner(&self, store: &Store, sealer: &Sealer, req: &Request<'_>) -> Result<Reply> {
         let op = req.op;
         let key = format!("{}/{}/{}", req.tenant.as_str(), req.merchant, op.id);
         let slot = if self.policy.pacing {

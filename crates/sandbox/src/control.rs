@@ -76,6 +76,19 @@ pub async fn calls(State(sim): State<Arc<Sim>>) -> Json<Value> {
     Json(json!({ "calls": sim.calls.snapshot() }))
 }
 
+/// `GET /__sandbox/reports`: how many reports the provider holds, by family (`spapi`,
+/// `ads_v3`, `ads_v1` …), so a test or a person can see whether a retry made a second one.
+pub async fn reports(State(sim): State<Arc<Sim>>) -> Response {
+    match sim.report_counts() {
+        Ok(counts) => {
+            let by_family: serde_json::Map<String, Value> =
+                counts.into_iter().map(|(f, n)| (f, n.into())).collect();
+            Json(json!({ "reports": by_family })).into_response()
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
 /// `DELETE /__sandbox/calls`.
 pub async fn reset_calls(State(sim): State<Arc<Sim>>) -> StatusCode {
     sim.calls.reset();

@@ -63,6 +63,7 @@ pub fn router(sim: Arc<Sim>) -> Router {
             "/__sandbox/calls",
             get(control::calls).delete(control::reset_calls),
         )
+        .route("/__sandbox/reports", get(control::reports))
         .route("/__sandbox/grants/revoke", post(control::revoke))
         .route("/__sandbox/merchants/lapse", post(control::lapse))
         .route("/__sandbox/limits", put(control::limits))

@@ -157,6 +157,17 @@ impl Sim {
         })
     }
 
+    /// How many reports the provider holds, by family (what a duplicate create would add to).
+    pub fn report_counts(&self) -> Result<Vec<(String, i64)>, SimError> {
+        self.store.with(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT family, count(*) FROM reports GROUP BY family ORDER BY family",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        })
+    }
+
     /// Records the document built for report `id`.
     pub fn set_report_document(&self, id: &str, document: &str) -> Result<(), SimError> {
         self.store.with(|c| {

@@ -141,9 +141,10 @@ impl Store {
         Ok(id)
     }
 
-    /// Claims the job that has waited longest among those ready (or whose lease ran out),
-    /// for `owner` until `lease_ms` from now.
-    pub fn claim_job(&self, owner: &str, lease_ms: i64) -> Result<Option<Job>> {
+    /// Claims a ready job (or one whose lease ran out) for `owner` until `lease_ms` from now,
+    /// fairly: never one of a tenant already running `per_tenant` jobs, and among the rest the
+    /// tenant, then the merchant, with the fewest running, then the one that has waited longest.
+    pub fn claim_job(&self, owner: &str, lease_ms: i64, per_tenant: i64) -> Result<Option<Job>> {
         let now = now_ms();
         const READY: &str =
             "(status = 'queued' AND run_after <= ?1) OR (status = 'running' AND lease_until < ?1)";
@@ -156,15 +157,18 @@ impl Store {
             if ready.is_none() {
                 return Ok(None);
             }
+            const TENANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id)";
+            const MERCHANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id AND r.merchant IS j.merchant)";
             c.query_row(
                 &format!(
                     "UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, updated_at = ?3
-                     WHERE id = (SELECT id FROM jobs
-                                 WHERE (status = 'queued' AND run_after <= ?4) OR (status = 'running' AND lease_until < ?4)
-                                 ORDER BY run_after LIMIT 1)
+                     WHERE id = (SELECT j.id FROM jobs j
+                                 WHERE ((j.status = 'queued' AND j.run_after <= ?4) OR (j.status = 'running' AND j.lease_until < ?4))
+                                   AND {TENANT_RUNNING} < ?5
+                                 ORDER BY {TENANT_RUNNING}, {MERCHANT_RUNNING}, j.run_after LIMIT 1)
                      RETURNING {COLUMNS}"
                 ),
-                params![owner, now + lease_ms, now_rfc3339(), now],
+                params![owner, now + lease_ms, now_rfc3339(), now, per_tenant],
                 row,
             )
             .optional()
@@ -293,6 +297,38 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// One tenant's backlog cannot take every worker: past its cap the next claim goes to
+    /// another tenant, and the least busy tenant (then merchant) goes first.
+    #[test]
+    fn claims_are_fair_between_tenants_and_merchants() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let (a, b) = (TenantId::parse("a").unwrap(), TenantId::parse("b").unwrap());
+        store.create_tenant(&a, "A", "a.sqlite").unwrap();
+        store.create_tenant(&b, "B", "b.sqlite").unwrap();
+        for m in ["m1", "m1", "m1", "m2"] {
+            store
+                .enqueue_job(&a, "test", Some(m), 1, &json!({}))
+                .unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let later = store
+            .enqueue_job(&b, "test", Some("m9"), 1, &json!({}))
+            .unwrap();
+        let first = store.claim_job("w1", 60_000, 2).unwrap().unwrap();
+        assert_eq!(
+            (first.tenant.as_str(), first.merchant.as_deref()),
+            ("a", Some("m1"))
+        );
+        // b has nothing running, so its later job goes before a's older ones
+        assert_eq!(store.claim_job("w2", 60_000, 2).unwrap().unwrap().id, later);
+        // a's next is its other merchant, which has nothing running
+        let third = store.claim_job("w3", 60_000, 2).unwrap().unwrap();
+        assert_eq!(third.merchant.as_deref(), Some("m2"));
+        // a is at its cap of 2: its remaining jobs wait though a worker is free
+        assert!(store.claim_job("w4", 60_000, 2).unwrap().is_none());
+    }
+
     #[test]
     fn a_job_is_claimed_once_stepped_and_reclaimed_after_its_lease() {
         let dir = tempfile::tempdir().unwrap();
@@ -302,9 +338,12 @@ mod tests {
         let id = store
             .enqueue_job(&t, "test", None, 2, &json!({"n": 2}))
             .unwrap();
-        let a = store.claim_job("a", 60_000).unwrap().unwrap();
+        let a = store.claim_job("a", 60_000, 10).unwrap().unwrap();
         assert_eq!((a.id.as_str(), a.attempts), (id.as_str(), 1));
-        assert!(store.claim_job("b", 60_000).unwrap().is_none(), "held by a");
+        assert!(
+            store.claim_job("b", 60_000, 10).unwrap().is_none(),
+            "held by a"
+        );
         let step = Outcome::Continue {
             state: json!({"next": 1}),
             done: 1,
@@ -321,9 +360,9 @@ mod tests {
         );
         assert!(store.finish_step(&id, "a", &step, &[item(0)]).unwrap());
         // a worker that dies mid-step: its lease runs out and another takes the job
-        let b = store.claim_job("b", -1).unwrap().unwrap();
+        let b = store.claim_job("b", -1, 10).unwrap().unwrap();
         assert_eq!(b.state, json!({"next": 1}));
-        let c = store.claim_job("c", 60_000).unwrap().unwrap();
+        let c = store.claim_job("c", 60_000, 10).unwrap().unwrap();
         assert_eq!(c.attempts, 3);
         assert!(!store.renew_job(&id, "b", 60_000).unwrap());
         let done = Outcome::Succeeded {
@@ -338,13 +377,13 @@ mod tests {
         assert_eq!(store.job_items(&id).unwrap().len(), 2, "seq 0 once");
         let j = store.job(&t, &id).unwrap().unwrap();
         assert_eq!((j.status, j.done), (JobStatus::Succeeded, 2));
-        assert!(store.claim_job("d", 60_000).unwrap().is_none());
+        assert!(store.claim_job("d", 60_000, 10).unwrap().is_none());
         assert!(
             !store.cancel_job(&t, &id).unwrap(),
             "finished jobs stay as they are"
         );
         let other = store.enqueue_job(&t, "test", None, 1, &json!({})).unwrap();
-        store.claim_job("e", 60_000).unwrap().unwrap();
+        store.claim_job("e", 60_000, 10).unwrap().unwrap();
         assert!(
             !store
                 .cancel_job(&TenantId::parse("zeta").unwrap(), &other)

@@ -43,6 +43,8 @@ pub struct ReportRef {
     pub report_id: String,
     pub reused: bool,
     pub recovered: Option<&'static str>,
+    /// Sent although an earlier identical create may have made a report (acknowledged).
+    pub duplicate_risk: bool,
 }
 
 /// One call's answer: the provider's status and JSON.
@@ -88,6 +90,8 @@ pub struct ReportCreated {
     pub merchant: Merchant,
     pub reused: bool,
     pub recovered: Option<&'static str>,
+    /// Sent although an earlier identical create may have made a report (acknowledged).
+    pub duplicate_risk: bool,
     pub poll: String,
 }
 

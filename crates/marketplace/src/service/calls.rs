@@ -129,7 +129,8 @@ impl Marketplace {
             Some(&merchant),
         )?;
         let acting = Acting::Merchant(merchant.clone());
-        self.send(Api::Spapi, op, &built, Some(&merchant), key, acting)
+        let risk = req.accept_duplicate_risk;
+        self.send(Api::Spapi, op, &built, Some(&merchant), (key, risk), acting)
             .await
     }
 
@@ -200,7 +201,9 @@ impl Marketplace {
             seller_id: login.clone(),
             profile_id: profile,
         };
-        self.send(Api::Ads, op, &built, None, key, acting).await
+        let risk = req.accept_duplicate_risk;
+        self.send(Api::Ads, op, &built, None, (key, risk), acting)
+            .await
     }
 
     /// Sends a call; report creates go through the ledger (one create per request, the same
@@ -211,19 +214,23 @@ impl Marketplace {
         op: &Operation,
         req: &Request<'_>,
         merchant: Option<&Merchant>,
-        key: Option<IdempotencyKey>,
+        (key, accept_duplicate_risk): (Option<IdempotencyKey>, bool),
         acting: Acting,
     ) -> Result<CallAnswer> {
         let up = self.provider(api)?;
         let (reply, report) = match Family::of(&op.id) {
             None => (up.client.send(up.store, up.sealer, req).await?, None),
             Some(family) => {
-                let key = key.as_ref().map(IdempotencyKey::as_str);
-                let c = crate::reports::create(&up, req, family, merchant, key).await?;
+                let opts = crate::reports::CreateOptions {
+                    key: key.as_ref().map(IdempotencyKey::as_str),
+                    accept_duplicate_risk,
+                };
+                let c = crate::reports::create(&up, req, family, merchant, opts).await?;
                 let r = ReportRef {
                     report_id: c.report_id,
                     reused: c.reused,
                     recovered: c.recovered,
+                    duplicate_risk: c.duplicate_risk,
                 };
                 (c.reply, Some(r))
             }

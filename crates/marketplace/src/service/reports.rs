@@ -91,14 +91,18 @@ impl Marketplace {
             &merchant.seller_id,
             Some(&merchant),
         )?;
-        let key = key.as_ref().map(IdempotencyKey::as_str);
-        let c = reports::create(&up, &built, Family::Spapi, Some(&merchant), key).await?;
+        let opts = reports::CreateOptions {
+            key: key.as_ref().map(IdempotencyKey::as_str),
+            accept_duplicate_risk: req.accept_duplicate_risk,
+        };
+        let c = reports::create(&up, &built, Family::Spapi, Some(&merchant), opts).await?;
         Ok(ReportCreated {
             poll: format!("/api/marketplace/reports/{}", c.report_id),
             report_id: c.report_id,
             merchant,
             reused: c.reused,
             recovered: c.recovered,
+            duplicate_risk: c.duplicate_risk,
         })
     }
 

@@ -150,6 +150,10 @@ selected! {
         /// The operation's parameters by name; a request body goes under `body`.
         #[serde(default)]
         query: Option<Map<String, Value>>,
+        /// For a report create whose earlier identical try has an unknown outcome: send anyway,
+        /// accepting that a second report may be made.
+        #[serde(default)]
+        accept_duplicate_risk: bool,
     }
 }
 
@@ -162,6 +166,9 @@ selected! {
         query: Option<Map<String, Value>>,
         #[serde(default)]
         profile_id: Option<ProfileId>,
+        /// As on [`SpapiCall`].
+        #[serde(default)]
+        accept_duplicate_risk: bool,
     }
 }
 
@@ -175,6 +182,9 @@ selected! {
         data_end_time: Option<String>,
         #[serde(default)]
         report_options: Option<Map<String, Value>>,
+        /// As on [`SpapiCall`].
+        #[serde(default)]
+        accept_duplicate_risk: bool,
     }
 }
 

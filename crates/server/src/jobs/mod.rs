@@ -1,12 +1,17 @@
 //! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`: pricing runs and
 //! report watches): each worker claims a ready job under a lease, hands it to the service
-//! that owns its kind for one step while renewing the lease, and records the step's outcome. Several workers, in one process or several sharing one store, never run
-//! the same job twice, and a job whose worker died is taken up again when its lease runs out.
+//! that owns its kind for one step while renewing the lease, and records the step's outcome.
+//! Several workers, in one process or several sharing one store, never run the same job twice,
+//! and a job whose worker died is taken up again when its lease runs out. Claims are fair: a
+//! tenant holds at most `per_tenant` running jobs across every process on the store, and the
+//! tenant (then the merchant) with the fewest running goes first; a step that passes its
+//! deadline (shorter than the lease) is put back to try again later, so a hung provider holds a
+//! worker for one deadline at most.
 
 use std::time::Duration;
 
 use pp_marketplace::pricing;
-use pp_store::jobs::Job;
+use pp_store::jobs::{Job, Outcome};
 use tokio::task::JoinHandle;
 
 use crate::state::SharedState;
@@ -16,6 +21,8 @@ use crate::state::SharedState;
 pub struct JobsConfig {
     /// Workers in this process.
     pub workers: usize,
+    /// Running jobs one tenant may hold at once, across every process on the store.
+    pub per_tenant: usize,
     /// How long a claim holds before another worker may take the job; renewed every third.
     pub lease: Duration,
     /// How often an idle worker looks for ready jobs (an enqueue wakes it sooner).
@@ -29,7 +36,8 @@ pub struct JobsConfig {
 impl Default for JobsConfig {
     fn default() -> Self {
         Self {
-            workers: 2,
+            workers: 4,
+            per_tenant: 2,
             lease: Duration::from_secs(30),
             poll: Duration::from_millis(500),
             pricing_spacing: pricing::Spacing::default(),
@@ -39,6 +47,11 @@ impl Default for JobsConfig {
 }
 
 impl JobsConfig {
+    /// How long one step may run: two thirds of the lease.
+    pub fn step_deadline(&self) -> Duration {
+        self.lease * 2 / 3
+    }
+
     /// What the marketplace service needs of this configuration.
     pub fn market(&self) -> pp_marketplace::service::Settings {
         pp_marketplace::service::Settings {
@@ -75,7 +88,8 @@ impl Workers {
 async fn work(app: SharedState, owner: String) {
     let lease_ms = app.jobs.lease.as_millis() as i64;
     loop {
-        match app.store.claim_job(&owner, lease_ms) {
+        let per_tenant = app.jobs.per_tenant.max(1) as i64;
+        match app.store.claim_job(&owner, lease_ms, per_tenant) {
             Ok(Some(job)) => run(&app, &owner, job).await,
             Ok(None) => idle(&app).await,
             Err(e) => {
@@ -94,6 +108,30 @@ async fn idle(app: &SharedState) {
     }
 }
 
+/// A step that passed its deadline: nothing it did is recorded, and the job is tried again
+/// after another deadline (every step is safe to repeat: its provider calls are reads).
+fn past_deadline(job: &Job, deadline: Duration) -> (Outcome, Vec<pp_store::jobs::Item>) {
+    tracing::warn!(job = %job.id, "a step passed its deadline; it will be tried again");
+    let mut state = job.state.clone();
+    if let Some(o) = state.as_object_mut() {
+        o.insert(
+            "waiting".into(),
+            format!(
+                "the provider did not answer within the step's {} s deadline; next try in {} s",
+                deadline.as_secs(),
+                deadline.as_secs()
+            )
+            .into(),
+        );
+    }
+    let outcome = Outcome::Continue {
+        state,
+        done: job.done,
+        run_after: pp_store::jobs::now_ms() + deadline.as_millis() as i64,
+    };
+    (outcome, Vec::new())
+}
+
 /// Runs one step of `job`, renewing the lease meanwhile, and records its outcome.
 async fn run(app: &SharedState, owner: &str, job: Job) {
     let lease_ms = app.jobs.lease.as_millis() as i64;
@@ -105,8 +143,12 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             }
         }
     };
+    let deadline = app.jobs.step_deadline();
     let (outcome, items) = tokio::select! {
-        r = app.market.step(&job) => r,
+        r = tokio::time::timeout(deadline, app.market.step(&job)) => match r {
+            Ok(r) => r,
+            Err(_) => past_deadline(&job, deadline),
+        },
         _ = renew => {
             tracing::warn!(job = %job.id, "lost the lease mid-step; another worker has it");
             return;

@@ -203,6 +203,10 @@ fn call_input(ads: bool) -> Value {
     if ads {
         props.push(("profileId", json!({ "type": ["integer", "string"], "description": "Required by profile-scoped operations (see marketplace_ads_profiles)." })));
     }
+    props.push((
+        "acceptDuplicateRisk",
+        super::schema::accept_duplicate_risk(),
+    ));
     with(closed(&props, &["operation"]), &selector())
 }
 
@@ -249,8 +253,9 @@ fn call_schema() -> Value {
                         ("reportId", string()),
                         ("reused", super::schema::boolean()),
                         ("recovered", nullable(string())),
+                        ("duplicateRisk", super::schema::boolean()),
                     ],
-                    &["reportId", "reused"],
+                    &["reportId", "reused", "duplicateRisk"],
                 ),
             ),
         ],

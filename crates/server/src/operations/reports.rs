@@ -114,6 +114,10 @@ fn report_fields() -> Vec<(&'static str, Value)> {
             json!({ "type": "string", "description": "ISO 8601 with an offset" }),
         ),
         ("reportOptions", any_object()),
+        (
+            "acceptDuplicateRisk",
+            super::schema::accept_duplicate_risk(),
+        ),
     ]
 }
 
@@ -124,9 +128,10 @@ fn created_schema() -> Value {
             ("merchant", merchant_schema()),
             ("reused", boolean()),
             ("recovered", nullable(string())),
+            ("duplicateRisk", boolean()),
             ("poll", string()),
         ],
-        &["reportId", "merchant", "reused", "poll"],
+        &["reportId", "merchant", "reused", "duplicateRisk", "poll"],
     )
 }
 
@@ -188,7 +193,9 @@ pub fn endpoints() -> Vec<Endpoint> {
 dataStartTime and dataEndTime (ISO 8601 with an offset) and reportOptions. An identical request \
 in flight or made within a day gets the same reportId (reused: true); pass idempotencyKey to make \
 a retry safe. If the answer is requestOutcome: unknown, do not create a new report: retry with \
-the same idempotencyKey and the earlier report is found. Then poll marketplace_report_status.",
+the same idempotencyKey; the earlier report is found by listing, and nothing is sent again unless \
+the listing shows none. acceptDuplicateRisk: true sends anyway when the outcome stays unknown \
+(duplicateRisk: true says a second report may exist). Then poll marketplace_report_status.",
                 input: tool_input,
                 output: None,
                 hints: CALL,

@@ -32,6 +32,11 @@ pub fn boolean() -> Value {
     json!({ "type": "boolean" })
 }
 
+/// `acceptDuplicateRisk` on a report create.
+pub fn accept_duplicate_risk() -> Value {
+    json!({ "type": "boolean", "description": "Only for a report create whose earlier identical try has an unknown outcome: send it anyway, accepting that the provider may then hold two reports. Without it such a retry sends nothing." })
+}
+
 /// One of `values`.
 pub fn one_of(values: &[&str]) -> Value {
     json!({ "type": "string", "enum": values })

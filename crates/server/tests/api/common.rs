@@ -18,6 +18,9 @@ pub struct Client {
     pub credential_id: String,
 }
 
+/// A read's whole deadline in the marketplace test apps (attempts time out after 1.5 s).
+pub const READ_DEADLINE: std::time::Duration = std::time::Duration::from_millis(4000);
+
 /// The sandbox provider a marketplace test app talks to.
 pub struct Sandbox {
     pub base: String,
@@ -35,6 +38,8 @@ pub struct Options {
     pub jobs: pp_server::JobsConfig,
     /// Browser origins the MCP endpoints accept beyond the public URL's.
     pub mcp_origins: Vec<String>,
+    /// Job workers, and the running jobs one tenant may hold.
+    pub workers: Option<(usize, usize)>,
 }
 
 impl Default for Options {
@@ -49,6 +54,7 @@ impl Default for Options {
                 ..Default::default()
             },
             mcp_origins: Vec::new(),
+            workers: None,
         }
     }
 }
@@ -157,6 +163,10 @@ impl TestApp {
             .create_tenant(&beta, "Beta", &format!("sqlite:{}", beta_wh.display()))
             .unwrap();
         pp_brand::seed::from_world(&store, "acme", &world.warehouse, &world.ground_truth).unwrap();
+        let delta = TenantId::parse("delta").unwrap();
+        store
+            .create_tenant(&delta, "Delta", &format!("sqlite:{}", acme_wh.display()))
+            .unwrap();
         let gamma = TenantId::parse("gamma").unwrap();
         let gamma_wh = store.default_warehouse_path(&gamma);
         gamma_warehouse(&gamma_wh);
@@ -165,10 +175,15 @@ impl TestApp {
             .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
+        let mut jobs = options.jobs.clone();
+        if let Some((workers, per_tenant)) = options.workers {
+            jobs.workers = workers;
+            jobs.per_tenant = per_tenant;
+        }
         let mut state = AppState::new(store.clone(), &base)
             .unwrap()
             .with_mcp_allowed(&[], &options.mcp_origins)
-            .with_jobs(options.jobs.clone());
+            .with_jobs(jobs.clone());
         let mut sandbox = None;
         let mut rebuild = None;
         if market {
@@ -198,7 +213,10 @@ impl TestApp {
                         refresh_token: m["refresh_token"].as_str().unwrap(),
                         status: "active",
                     };
-                    pp_marketplace::connections::connect(&store, &sealer, &acme, &grant).unwrap();
+                    // delta: a second tenant on the same world and logins
+                    for t in [&acme, &delta] {
+                        pp_marketplace::connections::connect(&store, &sealer, t, &grant).unwrap();
+                    }
                 }
             }
             let mut upstream = pp_marketplace::Upstream {
@@ -212,6 +230,7 @@ impl TestApp {
             tweak(&mut upstream);
             let policy = pp_marketplace::Policy {
                 timeout: std::time::Duration::from_millis(1500),
+                read_deadline: READ_DEADLINE,
                 read_retries: 2,
                 max_wait: std::time::Duration::from_secs(3),
                 pacing: options.pacing,
@@ -220,7 +239,7 @@ impl TestApp {
                 upstream: upstream.clone(),
                 policy: policy.clone(),
                 sealer_hex,
-                jobs: options.jobs.clone(),
+                jobs: jobs.clone(),
             });
             state = state.with_marketplace(upstream, policy, sealer).unwrap();
             sandbox = Some(Sandbox {
@@ -332,6 +351,14 @@ impl TestApp {
             r.status()
         );
         r.json().await.unwrap_or(Value::Null)
+    }
+
+    /// Reports the provider holds for `family` (`sp`, `ads_v3`, `ads_v1`).
+    pub async fn provider_reports(&self, family: &str) -> u64 {
+        self.sandbox(reqwest::Method::GET, "/__sandbox/reports", Value::Null)
+            .await["reports"][family]
+            .as_u64()
+            .unwrap_or(0)
     }
 
     /// Calls the sandbox received for `op`.

@@ -3,6 +3,7 @@
 mod bounds;
 mod brand;
 mod common;
+mod exactly_once;
 mod first_use;
 mod forecast;
 mod marketplace;

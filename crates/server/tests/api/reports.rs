@@ -48,7 +48,9 @@ async fn identical_v3_requests_in_flight_share_one_report() {
         1,
         "one create reached the provider"
     );
-    // a create whose answer never came: unknown; the retry resends once and the 425 names it
+    // a create whose answer never came: unknown; a plain retry sends nothing (v3 offers no
+    // way to look the report up), and a retry that accepts the risk resends, where the 425
+    // names the original while it is still in flight
     let mut other = v3_report();
     other["query"]["body"]["endDate"] = "2026-10-30".into();
     app.faults(json!([{"op": "reporting.createAsyncReport", "effect": "hang_after", "times": 1}]))
@@ -65,13 +67,32 @@ async fn identical_v3_requests_in_flight_share_one_report() {
         r["report"].is_null() && r.get("reportId").is_none(),
         "no report id: {r}"
     );
+    let (s, r) = app
+        .post_keyed(&t, path, Some("v3-key"), other.clone())
+        .await;
+    assert_eq!(
+        (s, r["acknowledge"].as_str()),
+        (502, Some("acceptDuplicateRisk")),
+        "{r}"
+    );
+    assert_eq!(
+        app.sandbox_calls("reporting.createAsyncReport").await,
+        2,
+        "nothing resent"
+    );
+    other["acceptDuplicateRisk"] = true.into();
     let (s, r) = app.post_keyed(&t, path, Some("v3-key"), other).await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["report"]["recovered"], "425", "{r}");
     assert_eq!(
         app.sandbox_calls("reporting.createAsyncReport").await,
         3,
-        "the unknown create and one resend"
+        "the unknown create and one acknowledged resend"
+    );
+    assert_eq!(
+        app.provider_reports("ads_v3").await,
+        2,
+        "the resend made nothing new"
     );
 }
 
