@@ -118,15 +118,18 @@ pub struct UpstreamConfig {
 impl UpstreamConfig {
     /// How the job workers run.
     pub fn jobs(&self) -> pp_server::JobsConfig {
+        let workers = self
+            .job_workers
+            .unwrap_or(pp_server::JobsConfig::default().workers)
+            .max(1);
         pp_server::JobsConfig {
             pricing_spacing: pp_marketplace::pricing::Spacing(
                 self.pricing_spacing_ms
                     .map(std::time::Duration::from_millis),
             ),
-            workers: self
-                .job_workers
-                .unwrap_or(pp_server::JobsConfig::default().workers)
-                .max(1),
+            workers,
+            // a tenant may hold half the workers, so another tenant always finds one free
+            per_tenant: (workers / 2).max(1),
             ..Default::default()
         }
     }

@@ -6,11 +6,12 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use pp_core::{ScopeSet, TenantId};
 use pp_server::AppState;
 use pp_store::Store;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 pub struct Client {
     pub client_id: String,
@@ -351,6 +352,53 @@ impl TestApp {
             r.status()
         );
         r.json().await.unwrap_or(Value::Null)
+    }
+
+    /// Up to `n` SKUs of merchant 1, read as `token` sees the warehouse.
+    pub async fn skus(&self, token: &str, n: usize) -> Vec<Value> {
+        let sql = format!(
+            "SELECT SKU FROM catalog_item WHERE SellerID = 1 AND SKU IS NOT NULL LIMIT {n}"
+        );
+        let (_, r) = self.post(token, "/api/query", json!({ "sql": sql })).await;
+        r["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["SKU"].clone())
+            .collect()
+    }
+
+    /// Starts a Featured Offer Expected Price run of `skus` for merchant 1; its poll path.
+    pub async fn start_feop_run(&self, token: &str, skus: &[Value]) -> String {
+        let (s, run) = self
+            .post(
+                token,
+                "/api/marketplace/pricing/featured-offer-expected-price/start",
+                json!({"legacySellerId": 1, "skus": skus}),
+            )
+            .await;
+        assert_eq!(s, 202, "{run}");
+        format!(
+            "/api/marketplace/pricing/runs/{}",
+            run["runId"].as_str().unwrap()
+        )
+    }
+
+    /// Polls a run until it ends, failing past `limit`; its last view.
+    pub async fn until_run_ends(&self, token: &str, poll: &str, limit: Duration) -> Value {
+        let started = std::time::Instant::now();
+        loop {
+            let (_, v) = self.get(token, poll).await;
+            if v["status"] == "succeeded" || v["status"] == "failed" {
+                return v;
+            }
+            assert!(
+                started.elapsed() < limit,
+                "{v} after {:?}",
+                started.elapsed()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Reports the provider holds for `family` (`sp`, `ads_v3`, `ads_v1`).

@@ -4,6 +4,7 @@ mod bounds;
 mod brand;
 mod common;
 mod exactly_once;
+mod fault_matrix;
 mod first_use;
 mod forecast;
 mod marketplace;
