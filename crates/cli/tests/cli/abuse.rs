@@ -11,9 +11,14 @@ use serde_json::{Value, json};
 
 use crate::process::{Server, cmd, run_ok, token};
 
+/// The sweep's tests run one at a time: each loads a server on purpose, and its timings should
+/// not include another's load.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// What a test needs of its server: the process, a token, and where SQLite's temporary
-/// files go.
+/// files go (and, held while it lives, its turn).
 pub struct Target {
+    _turn: tokio::sync::MutexGuard<'static, ()>,
     pub server: Server,
     pub token: String,
     pub tmp: PathBuf,
@@ -24,6 +29,7 @@ pub struct Target {
 /// A server over the tiny world with a read-all credential; its temporary files go to a
 /// folder of their own so the test can see them.
 pub async fn target(d: &Path, extra_config: &str) -> Target {
+    let turn = SERIAL.lock().await;
     let ok = |args: &[&str]| run_ok(d, args);
     ok(&[
         "world",
@@ -85,6 +91,7 @@ pub async fn target(d: &Path, extra_config: &str) -> Target {
     let (status, t) = token(&server.base, &id, &secret).await;
     assert_eq!(status, 200, "{t}");
     Target {
+        _turn: turn,
         token: t["access_token"].as_str().unwrap().to_owned(),
         server,
         tmp,
