@@ -179,7 +179,7 @@ SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywor
 ads = []
 
 
-def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None):
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None):
     # "create" is a read-scoped operation that makes a report, query or execution; anything
     # that changes the account (entity creates included) is a "write" for the audited flow
     if kind == "create" and scope == "ads:write":
@@ -196,6 +196,9 @@ def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=Non
     # success arrays), "multi_status_capped" (also: its 429 is a concurrency cap)
     if answer:
         e["answer"] = answer
+    # the media type follows the kind a path id encodes (base64url of "<uuid>,<letter>")
+    if media_by_id:
+        e["mediaTypeById"] = media_by_id
     ads.append(e)
 
 
@@ -248,10 +251,13 @@ ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "applicati
            "distinct": {"accessRequestedAccounts": ["advertiserAccountId", "managerAccountId"]}},
    notes="Not profile-scoped: up to 5 accounts in accessRequestedAccounts (advertiserAccountId or managerAccountId). For DSP pass the numeric dspAdvertiserId, not the seat id (accountId), which fails as a permissions error. One report per call; answers 207 — branch on a non-empty error array. No deduplication; a 429 is the concurrency cap. month.value and week.value carry no year. Spend is metric.totalCost; metric.sales needs budgetCurrency.value.")
 ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
-ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="Frees a concurrency slot.")
+ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "cancel", params=BODY, profile=False, answer="multi_status", notes="Deletes the caller's own report and frees a concurrency slot; never retried.")
 for what, media in [("campaigns", "campaignsexport"), ("adGroups", "adgroupsexport"), ("targets", "targetsexport"), ("ads", "adsexport")]:
     ad(f"exports.{snake(what)}_export", "POST", f"/{what}/export", f"application/vnd.{media}.v1+json", "read", params=BODY, notes="Answers 202 with an exportId; poll exports.get_export.")
-ad("exports.get_export", "GET", "/exports/{exportId}", "application/vnd.campaignsexport.v1+json", "read", params=[{"name": "exportId", "in": "path", "required": True, "type": "string"}], notes="Send the Accept media type of the export's kind.")
+EXPORT_KINDS = {"C": "campaignsexport", "A": "adgroupsexport", "T": "targetsexport", "R": "adsexport"}
+ad("exports.get_export", "GET", "/exports/{exportId}", "application/vnd.campaignsexport.v1+json", "read", params=[{"name": "exportId", "in": "path", "required": True, "type": "string"}],
+   media_by_id={"param": "exportId", "types": {k: f"application/vnd.{m}.v1+json" for k, m in EXPORT_KINDS.items()}},
+   notes="The export's kind (campaigns, ad groups, targets, ads) is read from its exportId, and the matching Accept media type is sent.")
 ad("accounts.query_advertiser_accounts", "POST", "/adsApi/v1/query/advertiserAccounts", "application/json", "read", params=BODY, profile=False, paging={"request": "body.nextToken", "response": "nextToken"})
 ad("accounts.list_manager_accounts", "GET", "/managerAccounts", "application/vnd.getmanageraccountsresponse.v1+json", "read", profile=False, notes="Linked DSP accounts carry a seat id (accountId) and the numeric dspAdvertiserId: use the latter.")
 for what in ["campaigns", "adGroups", "adCreatives", "creativeAssociations", "associationModerations", "eligibleCreatives"]:

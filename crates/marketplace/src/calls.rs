@@ -150,6 +150,23 @@ pub fn build<'a>(
             _ => {}
         }
     }
+    let media_type = match &op.media_type_by_id {
+        None => op.media_type.clone(),
+        Some(by) => {
+            let id = args
+                .get(&by.param)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let media = by.for_id(id).ok_or_else(|| {
+                Error::invalid_request(format!(
+                    "{} is not an id {} can read: its kind cannot be told from it",
+                    by.param, op.id
+                ))
+                .with_fix("Pass the id exactly as the create answered it.")
+            })?;
+            Some(media.to_owned())
+        }
+    };
     Ok(Request {
         op,
         tenant,
@@ -159,6 +176,7 @@ pub fn build<'a>(
         query,
         headers,
         body,
+        media_type,
     })
 }
 

@@ -78,8 +78,34 @@ pub struct Operation {
     /// Rules run on the arguments before anything is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,
+    /// The media type follows the kind a path id encodes (`exports.get_export`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type_by_id: Option<MediaById>,
     #[serde(default)]
     pub notes: String,
+}
+
+/// Media types chosen by the kind a path id encodes: the provider's ids are base64url of
+/// `<uuid>,<letter>`, and the letter names the kind (an export's campaigns, ad groups …).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MediaById {
+    /// The path parameter holding the id.
+    pub param: String,
+    /// The media type for each kind letter.
+    pub types: std::collections::BTreeMap<String, String>,
+}
+
+impl MediaById {
+    /// The media type for `id`, when it decodes to a known kind.
+    pub fn for_id(&self, id: &str) -> Option<&str> {
+        use base64::Engine as _;
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(id.trim_end_matches('='))
+            .ok()?;
+        let text = String::from_utf8(raw).ok()?;
+        let letter = text.rsplit_once(',')?.1;
+        self.types.get(letter).map(String::as_str)
+    }
 }
 
 impl Operation {

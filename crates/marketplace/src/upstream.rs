@@ -101,6 +101,9 @@ pub struct Request<'a> {
     pub query: Vec<(String, String)>,
     pub headers: Vec<(String, String)>,
     pub body: Option<Value>,
+    /// The media type sent as `Accept` (and `Content-Type` with a body) on the advertising
+    /// API: the operation's, or the one its id names.
+    pub media_type: Option<String>,
 }
 
 /// A 2xx answer.
@@ -279,7 +282,7 @@ impl Client {
                 .bearer_auth(&token.value)
                 .header("Amazon-Advertising-API-ClientId", &self.upstream.client_id)
                 .header("Amazon-Ads-ClientId", &self.upstream.client_id);
-            if let Some(m) = &req.op.media_type {
+            if let Some(m) = &req.media_type {
                 b = b.header("accept", m.as_str());
                 if req.body.is_some() {
                     b = b.header("content-type", m.as_str());
@@ -295,7 +298,7 @@ impl Client {
         }
         if let Some(body) = &req.body {
             b = b.body(body.to_string());
-            if req.op.api != "ads" || req.op.media_type.is_none() {
+            if req.op.api != "ads" || req.media_type.is_none() {
                 b = b.header("content-type", "application/json");
             }
         }

@@ -34,6 +34,8 @@ const FAMILY: &str = "export";
 
 struct Export {
     what: &'static str,
+    /// The letter the provider's export ids end with for this kind.
+    letter: &'static str,
     media: &'static str,
     kinds: &'static [&'static Kind],
 }
@@ -44,6 +46,7 @@ static EXPORTS: [(&str, &Op, Export); 4] = [
         &CAMPAIGNS,
         Export {
             what: "campaigns",
+            letter: "C",
             media: "application/vnd.campaignsexport.v1+json",
             kinds: &[&super::sp::CAMPAIGNS, &super::sb::CAMPAIGNS],
         },
@@ -53,6 +56,7 @@ static EXPORTS: [(&str, &Op, Export); 4] = [
         &AD_GROUPS,
         Export {
             what: "adGroups",
+            letter: "A",
             media: "application/vnd.adgroupsexport.v1+json",
             kinds: &[&super::sp::AD_GROUPS, &super::sb::AD_GROUPS],
         },
@@ -62,6 +66,7 @@ static EXPORTS: [(&str, &Op, Export); 4] = [
         &TARGETS,
         Export {
             what: "targets",
+            letter: "T",
             media: "application/vnd.targetsexport.v1+json",
             kinds: &[&super::sp::KEYWORDS, &super::sp::TARGETS],
         },
@@ -71,6 +76,7 @@ static EXPORTS: [(&str, &Op, Export); 4] = [
         &ADS,
         Export {
             what: "ads",
+            letter: "R",
             media: "application/vnd.adsexport.v1+json",
             kinds: &[&super::sp::PRODUCT_ADS, &super::sb::ADS],
         },
@@ -103,7 +109,7 @@ async fn create(
     media(&h, e.media)?;
     let p = profile(&sim, &c, &h)?;
     let req = if b.is_empty() { json!({}) } else { body(&b)? };
-    let id = format!("{}-{}", crate::store::random_hex(6), e.what);
+    let id = export_id(e.letter);
     sim.create_report(
         FAMILY,
         &p.to_string(),
@@ -117,6 +123,22 @@ async fn create(
         e.media,
         &json!({ "exportId": id, "status": "PROCESSING" }),
     ))
+}
+
+/// An export id as the provider spells one: base64url (unpadded) of `<uuid>,<kind letter>`,
+/// so a client can tell the export's kind, and so its `Accept` media type, from the id.
+fn export_id(letter: &str) -> String {
+    use base64::Engine as _;
+    let h = crate::store::random_hex(16);
+    let uuid = format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    );
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{uuid},{letter}"))
 }
 
 async fn status(

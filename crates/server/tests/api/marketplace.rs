@@ -702,3 +702,35 @@ async fn unconfigured_and_unreachable_upstreams() {
     )
     .await;
 }
+
+/// Every export kind is readable through the gateway: the `Accept` media type of
+/// `exports.get_export` follows the kind the provider's export id names.
+#[tokio::test]
+async fn every_export_kind_is_readable_through_the_gateway() {
+    let app = TestApp::start_market().await;
+    let t = app.token(&app.acme).await;
+    let path = "/api/marketplace/ads/call";
+    for kind in ["campaigns", "ad_groups", "targets", "ads"] {
+        let (s, r) = app
+            .post(&t, path, json!({"operation": format!("exports.{kind}_export"), "profileId": 3100000001u64, "query": {"body": {}}}))
+            .await;
+        assert_eq!(s, 200, "{kind}: {r}");
+        let id = r["data"]["exportId"].as_str().unwrap().to_owned();
+        let (s, r) = app
+            .post(&t, path, json!({"operation": "exports.get_export", "profileId": 3100000001u64, "query": {"exportId": id}}))
+            .await;
+        assert_eq!(s, 200, "{kind}: {r}");
+        assert_eq!(r["data"]["exportId"], id.as_str(), "{kind}: {r}");
+    }
+    // an id whose kind cannot be told is refused before anything is sent
+    let before = app.sandbox_calls("exports.getExport").await;
+    let (s, r) = app
+        .post(&t, path, json!({"operation": "exports.get_export", "profileId": 3100000001u64, "query": {"exportId": "not-an-export"}}))
+        .await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (400, Some("invalid_request")),
+        "{r}"
+    );
+    assert_eq!(app.sandbox_calls("exports.getExport").await, before);
+}
