@@ -138,7 +138,16 @@ async fn advertisers(
             if let Some(d) = a.dsp {
                 alt.push(json!({ "countryCode": a.country, "dspAdvertiserId": d.to_string() }));
             }
-            json!({ "advertiserAccountId": a.id, "displayName": a.name, "currencyCode": a.currency, "alternateIds": alt })
+            // businessDetails and status are required by the model: the demo accounts are
+            // approved, their business address known to the provider by token
+            json!({
+                "advertiserAccountId": a.id,
+                "displayName": a.name,
+                "currencyCode": a.currency,
+                "alternateIds": alt,
+                "businessDetails": [{ "addressToken": format!("addr-{}", a.id) }],
+                "status": { "statusCode": "APPROVED", "statusMessage": "The account is registered and can run campaigns." },
+            })
         })
         .collect();
     Ok(answer(

@@ -85,7 +85,7 @@ pub fn library(sim: &Sim, profile: i64) -> Result<Vec<Value>, SimError> {
                 3 => (
                     "VIDEO",
                     "BACKGROUND_VIDEO",
-                    json!({ "contentType": "video/mp4", "resolutionWidth": 1920, "resolutionHeight": 1080, "durationInSeconds": 15, "sizeInBytes": 8_388_608 }),
+                    json!({ "contentType": "mp4", "resolutionWidth": 1920, "resolutionHeight": 1080, "durationInSeconds": 15, "sizeInBytes": 8_388_608 }),
                 ),
                 _ => (
                     "IMAGE",
@@ -94,10 +94,16 @@ pub fn library(sim: &Sim, profile: i64) -> Result<Vec<Value>, SimError> {
                 ),
             };
             let created = base - ((n * 7 + b) as i64) * 86_400_000;
+            // spec checks are for videos: the model's programs are video placements
+            let approved = if kind == "VIDEO" {
+                json!(["SPONSORED_BRANDS_VIDEO", "STORES_BACKGROUND_VIDEO_TILE"])
+            } else {
+                json!([])
+            };
             out.push(json!({
                 "assetId": asset_id(profile, brand, n), "version": "version_v1", "name": format!("{brand} {} {n}", sub.to_lowercase()),
                 "assetType": kind, "assetSubTypeList": [sub], "fileMetadata": meta, "tags": [brand],
-                "specCheckApprovedPrograms": ["SPONSORED_BRANDS"], "assetStatus": "ACTIVE",
+                "specCheckApprovedPrograms": approved, "assetStatus": "ACTIVE",
                 "creationTime": created, "lastUpdatedTime": created, "marketplaces": [],
             }));
         }

@@ -174,6 +174,49 @@ pub async fn parts(r: reqwest::Response) -> (u16, reqwest::header::HeaderMap, Va
     (status, headers, body)
 }
 
+/// The official models folder (`$PP_PROVIDER_MODELS`, joined with `sub`) and a Python with
+/// `jsonschema` and PyYAML (`$PP_MCP_PYTHON`, or the venv `.ci/run` makes); `None`, with the
+/// reason printed, when either is missing outside CI (under CI a missing one fails).
+pub fn model_tools(sub: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    use std::path::PathBuf;
+    let models = std::env::var_os("PP_PROVIDER_MODELS").map(|p| PathBuf::from(p).join(sub));
+    let python = std::env::var_os("PP_MCP_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let p = PathBuf::from(std::env::var_os("HOME")?)
+                .join(".cache/partner-platform/mcp-venv/bin/python");
+            p.exists().then_some(p)
+        });
+    match (models, python) {
+        (Some(m), Some(p)) if m.is_dir() => Some((m, p)),
+        (m, p) => {
+            let why = format!(
+                "PP_PROVIDER_MODELS ({m:?}) must name the official models folder and PP_MCP_PYTHON ({p:?}) a Python with jsonschema and PyYAML; .ci/run sets both"
+            );
+            assert!(std::env::var_os("CI").is_none(), "{why}");
+            eprintln!("SKIPPED model validation: {why}");
+            None
+        }
+    }
+}
+
+/// (status, content type, JSON body — or the text when it is not JSON) of a response.
+pub async fn typed_parts(r: reqwest::Response) -> (u16, String, Value) {
+    let status = r.status().as_u16();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let text = r.text().await.unwrap();
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    };
+    (status, ct, body)
+}
+
 /// The US seller's advertising profile.
 pub const US_PROFILE: &str = "3100000001";
 
@@ -218,14 +261,12 @@ impl<'a> Ads<'a> {
         if !body.is_null() {
             r = r.body(body.to_string());
         }
-        let r = r.send().await.unwrap();
-        let status = r.status().as_u16();
-        let ct = r
-            .headers()
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default();
-        (status, ct, r.json().await.unwrap_or(Value::Null))
+        let (status, ct, body) = typed_parts(r.send().await.unwrap()).await;
+        (
+            status,
+            ct,
+            if body.is_string() { Value::Null } else { body },
+        )
     }
 
     /// An Ads API v1 POST (its own client-id header, JSON): (status, JSON body).

@@ -4,35 +4,10 @@
 //! `$PP_MCP_PYTHON` (which has `jsonschema`). Without them the test says it was skipped and
 //! why; under CI a missing one is a failure.
 
-use std::path::PathBuf;
-
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{SELLER, SimApp, US};
-
-/// What a run of the checks needs; `None` (with the reason printed) when it is missing.
-fn tools() -> Option<(PathBuf, PathBuf)> {
-    let models = std::env::var_os("PP_PROVIDER_MODELS").map(PathBuf::from);
-    let python = std::env::var_os("PP_MCP_PYTHON")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let p = PathBuf::from(std::env::var_os("HOME")?)
-                .join(".cache/partner-platform/mcp-venv/bin/python");
-            p.exists().then_some(p)
-        });
-    match (models, python) {
-        (Some(m), Some(p)) if m.is_dir() => Some((m, p)),
-        (m, p) => {
-            let why = format!(
-                "PP_PROVIDER_MODELS ({m:?}) must name the official models folder and PP_MCP_PYTHON ({p:?}) a Python with jsonschema; .ci/run sets both"
-            );
-            assert!(std::env::var_os("CI").is_none(), "{why}");
-            eprintln!("SKIPPED model validation: {why}");
-            None
-        }
-    }
-}
+use crate::common::{SELLER, SimApp, US, model_tools};
 
 /// Collects (model, path template, method, status, body) cases.
 struct Cases(Vec<Value>);
@@ -72,7 +47,7 @@ impl Cases {
 
 #[tokio::test]
 async fn selling_side_responses_match_the_official_models() {
-    let Some((models, python)) = tools() else {
+    let Some((models, python)) = model_tools("") else {
         return;
     };
     let app = SimApp::start().await;
