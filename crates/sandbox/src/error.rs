@@ -25,6 +25,9 @@ pub struct SimError {
     pub message: String,
     pub details: String,
     pub family: Family,
+    /// The media type the error is answered as, when the operation's documents give its
+    /// errors the operation's own media type (default: `application/json`).
+    pub media: Option<&'static str>,
 }
 
 impl SimError {
@@ -35,7 +38,14 @@ impl SimError {
             message: message.into(),
             details: String::new(),
             family: Family::Sp,
+            media: None,
         }
+    }
+
+    /// Answers the failure as `media`.
+    pub fn with_media(mut self, media: &'static str) -> Self {
+        self.media = Some(media);
+        self
     }
 
     /// Adds the selling side's `details`.
@@ -82,6 +92,13 @@ impl IntoResponse for SimError {
                 json!({ "code": self.status.as_u16().to_string(), "detail": self.message })
             }
         };
-        (self.status, Json(body)).into_response()
+        let mut r = (self.status, Json(body)).into_response();
+        if let Some(m) = self.media {
+            r.headers_mut().insert(
+                axum::http::header::CONTENT_TYPE,
+                axum::http::HeaderValue::from_static(m),
+            );
+        }
+        r
     }
 }

@@ -135,9 +135,18 @@ async fn accounts(Extension(c): Extension<Caller>) -> Response {
     )
 }
 
+/// An instance as the AMC administration documents describe one (their required fields
+/// included), with the optional datasets the clean-room tools read.
 fn instance_body(c: &Caller) -> Value {
+    let id = instance_id(c);
     json!({
-        "instanceId": instance_id(c), "instanceName": format!("{} AMC", c.subject), "instanceType": "STANDARD", "creationStatus": "COMPLETED",
+        "instanceId": id, "instanceName": format!("{} AMC", c.subject), "instanceType": "STANDARD", "creationStatus": "COMPLETED",
+        "creationDatetime": "2026-01-15T00:00:00Z",
+        "apiEndpoint": format!("https://{id}.amc.sandbox.invalid"),
+        "awsAccountId": "000000000000", "dataUploadAwsAccountId": "000000000001",
+        "s3BucketName": format!("amc-{id}"), "s3BucketRegion": "us-east-1",
+        "entities": [entity(c)], "advertiserTypes": ["SPONSORED_ADS", "DISPLAY"],
+        "customerCanonicalName": c.subject.clone(),
         "optionalDatasets": [{ "datasetName": "amazon_audience_segments", "activatedAt": "2026-01-15T00:00:00Z" }],
     })
 }
@@ -153,7 +162,8 @@ async fn instances(Extension(c): Extension<Caller>, h: HeaderMap) -> Result<Resp
         return Err(err(
             400,
             "Amazon-Advertising-API-AdvertiserId and Amazon-Advertising-API-MarketplaceId name one entity and marketplace pair",
-        ));
+        )
+        .with_media(MEDIA));
     }
     let list = if adv == Some(entity(&c).as_str()) && market == Some("ATVPDKIKX0DER") {
         vec![instance_body(&c)]
@@ -167,8 +177,12 @@ async fn instance(
     Extension(c): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Response, SimError> {
-    check_instance(&c, &id)?;
-    Ok(answer(200, MEDIA, &instance_body(&c)))
+    check_instance(&c, &id).map_err(|e| e.with_media(MEDIA))?;
+    Ok(answer(
+        200,
+        MEDIA,
+        &json!({ "instance": instance_body(&c) }),
+    ))
 }
 
 /// The data sources: the standard tables, their `_for_audiences` twins and the paid ones.

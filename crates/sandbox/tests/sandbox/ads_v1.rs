@@ -313,7 +313,7 @@ async fn the_clean_room_needs_a_time_window_pages_sources_and_guards_audiences()
         .json()
         .await
         .unwrap();
-    assert!(one["optionalDatasets"].is_array());
+    assert!(one["instance"]["optionalDatasets"].is_array(), "{one}");
     // data sources page at 100
     let p1: Value = a
         .req(Method::GET, &format!("/amc/reporting/{id}/dataSources"))
