@@ -98,15 +98,23 @@ async fn budgets(
     h: HeaderMap,
     b: Bytes,
 ) -> Result<Response, SimError> {
-    super::media(&h, BUDGET_MEDIA)?;
-    let p = profile(&sim, &c, &h)?;
-    let req = body(&b)?;
+    // every answer of this operation, errors included, is in its own media type
+    let in_media = |e: SimError| e.with_media(BUDGET_MEDIA);
+    super::media(&h, BUDGET_MEDIA).map_err(in_media)?;
+    let p = profile(&sim, &c, &h).map_err(in_media)?;
+    let req = body(&b).map_err(in_media)?;
     let ids = req["campaignIds"]
         .as_array()
         .filter(|a| !a.is_empty() && a.len() <= 100)
         .ok_or_else(|| {
-            SimError::new(400, "400", "campaignIds must hold 1 to 100 ids").for_family(Family::Ads)
+            in_media(
+                SimError::new(400, "400", "campaignIds must hold 1 to 100 ids")
+                    .for_family(Family::Ads),
+            )
         })?;
+    let end = sim.world.last_day;
+    let start = end - chrono::Days::new(6);
+    let day = |d: chrono::NaiveDate| d.format("%Y%m%d").to_string();
     let (mut ok, mut bad) = (Vec::new(), Vec::new());
     for (i, id) in ids.iter().enumerate() {
         let id = s(id);
@@ -120,10 +128,22 @@ async fn budgets(
             Some(r) => {
                 let budget = r["budget"].as_f64().unwrap_or(0.0);
                 let capped = r["capped"].as_i64().unwrap_or(0);
-                let suggested = if capped > 0 { (budget * 1.3 * 100.0).round() / 100.0 } else { budget };
-                ok.push(json!({ "index": i, "campaignId": id, "suggestedBudget": suggested, "sevenDaysMissedOpportunities": { "estimatedMissedClicksLower": capped * 3, "estimatedMissedClicksUpper": capped * 8 } }));
+                let increase = if capped > 0 { 30.0 } else { 0.0 };
+                let suggested = (budget * (1.0 + increase / 100.0) * 100.0).round() / 100.0;
+                let in_budget = 100 - (capped * 100 / 30).min(100);
+                ok.push(json!({
+                    "index": i, "campaignId": id, "suggestedBudget": suggested,
+                    "sevenDaysMissedOpportunities": {
+                        "startDate": day(start), "endDate": day(end),
+                        "estimatedMissedClicksLower": capped * 3, "estimatedMissedClicksUpper": capped * 8,
+                        "estimatedMissedImpressionsLower": capped * 120, "estimatedMissedImpressionsUpper": capped * 300,
+                        "estimatedMissedSalesLower": (capped * 9) as f64, "estimatedMissedSalesUpper": (capped * 24) as f64,
+                        "percentTimeInBudget": in_budget,
+                    },
+                    "budgetRuleRecommendation": { "ruleId": format!("rule-{id}"), "ruleName": "Raise the budget on days it runs out", "suggestedBudgetIncreasePercent": increase },
+                }));
             }
-            None => bad.push(json!({ "index": i, "campaignId": id, "error": { "code": "INVALID_CAMPAIGN_ID", "message": "no such campaign" } })),
+            None => bad.push(json!({ "index": i, "campaignId": id, "Error": { "code": "400", "details": "No campaign with this id in the profile." } })),
         }
     }
     Ok(answer(

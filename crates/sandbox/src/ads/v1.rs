@@ -115,13 +115,13 @@ fn requested(
     ids.dedup();
     if ids.is_empty() {
         return Ok(Err(error(
-            "INVALID_ARGUMENT",
+            "INVALID_INPUT",
             "accessRequestedAccounts must name at least one advertiserAccountId or managerAccountId",
         )));
     }
     if ids.len() > MAX_ACCOUNTS {
         return Ok(Err(error(
-            "INVALID_ARGUMENT",
+            "INVALID_INPUT",
             format!(
                 "accessRequestedAccounts names {} accounts; at most {MAX_ACCOUNTS}",
                 ids.len()
@@ -215,14 +215,11 @@ async fn create(
     if reports.len() != 1 {
         return Ok(multi(
             vec![],
-            error(
-                "INVALID_ARGUMENT",
-                "send exactly one report per create call",
-            ),
+            error("INVALID_INPUT", "send exactly one report per create call"),
         ));
     }
     if let Err(m) = check_query(&sim, &reports[0]) {
-        return Ok(multi(vec![], error("INVALID_ARGUMENT", m)));
+        return Ok(multi(vec![], error("INVALID_INPUT", m)));
     }
     let now = now_ms();
     let running = sim
@@ -417,7 +414,7 @@ fn one_id(b: &[u8]) -> Result<Result<String, Vec<Value>>, SimError> {
     let ids = body["reportIds"].as_array().cloned().unwrap_or_default();
     if ids.len() != 1 {
         return Ok(Err(error(
-            "INVALID_ARGUMENT",
+            "INVALID_INPUT",
             "reportIds must hold exactly one id",
         )));
     }
