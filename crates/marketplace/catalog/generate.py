@@ -174,6 +174,8 @@ SP_REQUIRED = {
     "campaignNegativeKeywords": ["campaignId", "keywordText", "matchType", "state"],
     "negativeTargets": ["campaignId", "adGroupId", "expression", "state"],
 }
+# the request and answer key of each entity's items, where it is not the path's name
+SP_ITEMS = {"targets": "targetingClauses", "negativeTargets": "negativeTargetingClauses"}
 SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywordId", "targets": "targetId", "productAds": "adId", "negativeKeywords": "keywordId", "campaignNegativeKeywords": "keywordId", "negativeTargets": "targetId"}
 
 ads = []
@@ -208,11 +210,11 @@ for name, media in SP_MEDIA.items():
     singular = snake(name)
     ad(f"sp.list_{singular}", "POST", f"/sp/{name}/list", m, "read", paging={"request": "body.nextToken", "response": "nextToken"}, params=BODY,
        notes="Filters go in the body (<x>IdFilter, stateFilter); page with maxResults and nextToken in the body.")
-    ad(f"sp.create_{singular}", "POST", f"/sp/{name}", m, "create", "ads:write", required=SP_REQUIRED[name], params=BODY, item_key=name,
+    ad(f"sp.create_{singular}", "POST", f"/sp/{name}", m, "create", "ads:write", required=SP_REQUIRED[name], params=BODY, item_key=SP_ITEMS.get(name, name),
        notes="Answers 207: each item in success or error by index. Never retried automatically.")
-    ad(f"sp.update_{singular}", "PUT", f"/sp/{name}", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=name,
+    ad(f"sp.update_{singular}", "PUT", f"/sp/{name}", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=SP_ITEMS.get(name, name),
        notes="Answers 207 per item." + (" dynamicBidding is replaced whole: resend unchanged placement entries." if name == "campaigns" else ""))
-    ad(f"sp.delete_{singular}", "POST", f"/sp/{name}/delete", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=name, notes="Archives; answers 207 per item.")
+    ad(f"sp.delete_{singular}", "POST", f"/sp/{name}/delete", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=SP_ITEMS.get(name, name), notes="Archives; answers 207 per item.")
 ad("sp.update_campaign_bid_adjustments", "PUT", "/sp/campaigns", "application/vnd.spCampaign.v3+json", "write", "ads:write", required=["campaignId", "dynamicBidding"], params=BODY, item_key="campaigns",
    notes="dynamicBidding.placementBidding (PLACEMENT_TOP, PLACEMENT_PRODUCT_PAGE, PLACEMENT_REST_OF_SEARCH, SITE_AMAZON_BUSINESS) and shopperCohortBidding replace the object sent; omitted entries lose their value. percentage is a whole-number increase; 0 means none.")
 ad("sp.campaigns_budget_usage", "POST", "/sp/campaigns/budget/usage", "application/vnd.spcampaignbudgetusage.v1+json", "read", params=BODY, notes="campaignIds (1 to 100); answers 207 with success and error lists.")

@@ -15,6 +15,22 @@ pub enum Family {
     Ads,
     /// Ads reporting v3 (`{ code, detail }`).
     AdsReporting,
+    /// The advertising entity APIs whose documents say `{ code, message }` with a code named
+    /// by the status (Sponsored Products v3, Sponsored Brands v4).
+    AdsEntity,
+}
+
+/// The code the entity APIs' documents give each status.
+fn entity_code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 | 422 => "INVALID_ARGUMENT",
+        401 => "UNAUTHORIZED",
+        403 => "ACCESS_DENIED",
+        404 => "NOT_FOUND",
+        415 => "UNSUPPORTED_MEDIA_TYPE",
+        429 => "THROTTLED",
+        _ => "INTERNAL_ERROR",
+    }
 }
 
 /// A failure the sandbox answers.
@@ -90,6 +106,9 @@ impl IntoResponse for SimError {
             Family::Ads => json!({ "code": self.code, "details": self.message }),
             Family::AdsReporting => {
                 json!({ "code": self.status.as_u16().to_string(), "detail": self.message })
+            }
+            Family::AdsEntity => {
+                json!({ "code": entity_code(self.status), "message": self.message })
             }
         };
         let mut r = (self.status, Json(body)).into_response();

@@ -143,12 +143,14 @@ fn start(
     bytes: &[u8],
     media_type: &str,
 ) -> Result<(i64, Value), SimError> {
-    media(headers, media_type)?;
-    let p = profile(sim, c, headers)?;
+    // the entity APIs answer every refusal as { code, message }
+    let entity = |e: SimError| e.for_family(Family::AdsEntity);
+    media(headers, media_type).map_err(entity)?;
+    let p = profile(sim, c, headers).map_err(entity)?;
     let b = if bytes.is_empty() {
         json!({})
     } else {
-        body(bytes)?
+        body(bytes).map_err(entity)?
     };
     Ok((p, b))
 }
@@ -156,7 +158,7 @@ fn start(
 fn items<'a>(kind: &Kind, b: &'a Value) -> Result<&'a Vec<Value>, SimError> {
     let list = b[kind.plural].as_array().ok_or_else(|| {
         SimError::new(400, "400", format!("{} must be an array", kind.plural))
-            .for_family(Family::Ads)
+            .for_family(Family::AdsEntity)
     })?;
     if list.is_empty() || list.len() > 1000 {
         return Err(SimError::new(
@@ -164,7 +166,7 @@ fn items<'a>(kind: &Kind, b: &'a Value) -> Result<&'a Vec<Value>, SimError> {
             "400",
             format!("{} must hold 1 to 1000 items", kind.plural),
         )
-        .for_family(Family::Ads));
+        .for_family(Family::AdsEntity));
     }
     Ok(list)
 }
@@ -226,7 +228,7 @@ pub fn changed(
         return Err(item_error(
             i,
             "entityStateError",
-            "ENTITY_ARCHIVED",
+            "ARCHIVED_ENTITY_CANNOT_BE_MODIFIED",
             format!("{} {id} is archived", kind.singular),
             Some((kind.error_type, id)),
         ));
@@ -314,7 +316,7 @@ async fn archive(
             "400",
             format!("{}Filter.include is required", kind.id_field),
         )
-        .for_family(Family::Ads));
+        .for_family(Family::AdsEntity));
     }
     let list: Vec<Value> = ids
         .iter()

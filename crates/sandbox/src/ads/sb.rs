@@ -106,7 +106,7 @@ fn no_create(_: &Sim, _: i64, i: usize, _: &Value) -> Result<Value, Value> {
 
 macro_rules! ops {
     ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 10.0, burst: 10.0 };)*
+        $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0 };)*
     };
 }
 
@@ -338,7 +338,7 @@ async fn create_ads(
         .as_array()
         .filter(|a| !a.is_empty() && a.len() <= 1000)
         .ok_or_else(|| {
-            SimError::new(400, "400", "ads must hold 1 to 1000 items").for_family(Family::Ads)
+            SimError::new(400, "400", "ads must hold 1 to 1000 items").for_family(Family::AdsEntity)
         })?;
     apply(&ADS, AD_MEDIA, &sim, p, list, |i, item| {
         new_ad(&sim, p, i, item, t)

@@ -72,7 +72,9 @@ kind!(TARGETS, "sp_target", "targetId", "targetingClauses", "targetingClause", "
      WHERE c.ProfileID = ?1 AND c.AdProduct = 'SPONSORED_PRODUCTS' AND t.TargetingType = 'PRODUCT'",
     |r: &Map<String, Value>| json!({
         "targetId": s(&r["TargetingID"]), "campaignId": s(&r["CampaignID"]), "adGroupId": s(&r["AdGroupID"]),
-        "expression": [{ "type": "ASIN_SAME_AS", "value": r["Targeting"] }], "expressionType": "MANUAL", "bid": r["Bid"], "state": r["State"],
+        "expression": [{ "type": "ASIN_SAME_AS", "value": r["Targeting"] }],
+        "resolvedExpression": [{ "type": "ASIN_SAME_AS", "value": r["Targeting"] }],
+        "expressionType": "MANUAL", "bid": r["Bid"], "state": r["State"],
     }));
 
 kind!(PRODUCT_ADS, "sp_product_ad", "adId", "productAds", "productAd", "PRODUCT_AD",
@@ -229,6 +231,7 @@ fn new_target(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {
     Ok(json!({
         "targetId": new_id(sim, i, "sp-target", 7_500_000_000)?,
         "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "expression": k["expression"],
+        "resolvedExpression": resolved(&k["expression"]),
         "expressionType": k["expressionType"], "bid": bid, "state": k["state"],
     }))
 }
@@ -286,13 +289,23 @@ fn new_negative_target(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, 
     group_of(sim, p, i, k)?;
     Ok(json!({
         "targetId": new_id(sim, i, "sp-negative-target", 6_700_000_000)?,
-        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "expression": k["expression"], "state": k["state"],
+        "campaignId": s(&k["campaignId"]), "adGroupId": s(&k["adGroupId"]), "expression": k["expression"],
+        "resolvedExpression": resolved(&k["expression"]), "state": k["state"],
     }))
+}
+
+/// The provider's reading of a targeting expression (the required `resolvedExpression`): the
+/// same predicates, as the provider resolved them; the sandbox resolves each to itself.
+fn resolved(expression: &Value) -> Value {
+    match expression {
+        Value::Array(items) => Value::Array(items.clone()),
+        _ => Value::Array(Vec::new()),
+    }
 }
 
 macro_rules! ops {
     ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 10.0, burst: 10.0 };)*
+        $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0 };)*
     };
 }
 
@@ -472,7 +485,8 @@ pub fn budget_usage_of(
         .as_array()
         .filter(|a| !a.is_empty() && a.len() <= 100)
         .ok_or_else(|| {
-            SimError::new(400, "400", "campaignIds must hold 1 to 100 ids").for_family(Family::Ads)
+            SimError::new(400, "400", "campaignIds must hold 1 to 100 ids")
+                .for_family(Family::AdsEntity)
         })?;
     let (mut ok, mut err) = (Vec::new(), Vec::new());
     for (i, id) in ids.iter().enumerate() {

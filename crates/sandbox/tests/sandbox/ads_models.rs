@@ -67,7 +67,110 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         .await;
     let group = r["adGroups"][0]["adGroupId"].as_str().unwrap_or_default();
     ids.insert("adGroupId", group.to_owned());
+    for (list, media, key, id) in [
+        ("keywords", "spKeyword", "keywords", "keywordId"),
+        (
+            "targets",
+            "spTargetingClause",
+            "targetingClauses",
+            "targetId",
+        ),
+        ("productAds", "spProductAd", "productAds", "adId"),
+        (
+            "negativeKeywords",
+            "spNegativeKeyword",
+            "negativeKeywords",
+            "keywordId",
+        ),
+        (
+            "campaignNegativeKeywords",
+            "spCampaignNegativeKeyword",
+            "campaignNegativeKeywords",
+            "keywordId",
+        ),
+        (
+            "negativeTargets",
+            "spNegativeTargetingClause",
+            "negativeTargetingClauses",
+            "targetId",
+        ),
+    ] {
+        let media = format!("application/vnd.{media}.v3+json");
+        let (_, _, r) = a
+            .call(Method::POST, &format!("/sp/{list}/list"), &media, json!({}))
+            .await;
+        let value = r[key][0][id].as_str().unwrap_or_default();
+        ids.insert(list_key(list), value.to_owned());
+    }
     ids
+}
+
+/// Where `ids` keeps the first id of each Sponsored Products list.
+fn list_key(list: &str) -> &'static str {
+    match list {
+        "keywords" => "sp.keywords",
+        "targets" => "sp.targets",
+        "productAds" => "sp.productAds",
+        "negativeKeywords" => "sp.negativeKeywords",
+        "campaignNegativeKeywords" => "sp.campaignNegativeKeywords",
+        _ => "sp.negativeTargets",
+    }
+}
+
+/// A value for a Sponsored Products item field, by its name.
+fn sp_field(field: &str, entity: &str, ids: &BTreeMap<&str, String>) -> Value {
+    match field {
+        "name" => json!(format!("models {entity}")),
+        "targetingType" => json!("MANUAL"),
+        "state" => json!("ENABLED"),
+        "budget" => json!({ "budgetType": "DAILY", "budget": 25.0 }),
+        "campaignId" => json!(ids["campaignId"]),
+        "adGroupId" => json!(ids["adGroupId"]),
+        "defaultBid" => json!(0.75),
+        "keywordText" => json!("models keyword"),
+        "matchType" if entity.contains("egative") => json!("NEGATIVE_EXACT"),
+        "matchType" => json!("EXACT"),
+        "expression" => json!([{ "type": "ASIN_SAME_AS", "value": "B0MODELS01" }]),
+        "expressionType" => json!("MANUAL"),
+        "dynamicBidding" => {
+            json!({ "strategy": "LEGACY_FOR_SALES", "placementBidding": [{ "placement": "PLACEMENT_TOP", "percentage": 20 }] })
+        }
+        _ => json!(
+            ids.get(format!("sp.{entity}").as_str())
+                .cloned()
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The body of a Sponsored Products write: one item with its required fields (a delete: an
+/// id filter naming one).
+fn sp_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
+    let entity = op["itemsKey"].as_str()?;
+    if !op["id"].as_str()?.starts_with("sp.") {
+        return None;
+    }
+    let mut item = serde_json::Map::new();
+    for f in op["requiredItemFields"].as_array()? {
+        let f = f.as_str()?;
+        item.insert(f.to_owned(), sp_field(f, entity, ids));
+    }
+    if op["id"].as_str()?.starts_with("sp.delete_") {
+        let id = item.values().next()?.clone();
+        return Some(json!({ format!("{}IdFilter", id_filter(entity)): { "include": [id] } }));
+    }
+    Some(json!({ entity: [Value::Object(item)] }))
+}
+
+/// The id filter a Sponsored Products delete names (`campaignIdFilter` …).
+fn id_filter(entity: &str) -> &'static str {
+    match entity {
+        "campaigns" => "campaign",
+        "adGroups" => "adGroup",
+        "productAds" => "ad",
+        "keywords" | "negativeKeywords" | "campaignNegativeKeywords" => "keyword",
+        _ => "target",
+    }
 }
 
 /// The body a read needs to answer with data (`{}` for the rest).
@@ -100,9 +203,16 @@ async fn advertising_reads_match_the_official_models() {
     .unwrap();
     let mut cases = Vec::new();
     for op in catalog["operations"].as_array().unwrap() {
-        if op["kind"] != "read" {
+        let write = if op["kind"] == "write" {
+            match sp_write(op, &ids) {
+                Some(body) => Some(body),
+                None => continue, // writes of other families are next
+            }
+        } else if op["kind"] == "read" {
+            None
+        } else {
             continue;
-        }
+        };
         let template = op["path"].as_str().unwrap();
         let mut path = template.to_owned();
         for (name, id) in &ids {
@@ -130,8 +240,10 @@ async fn advertising_reads_match_the_official_models() {
                 .header("Amazon-Advertising-API-AdvertiserId", AMC_ENTITY)
                 .header("Amazon-Advertising-API-MarketplaceId", US_MARKET);
         }
-        if method == Method::POST {
-            let body = body_for(op["id"].as_str().unwrap(), &ids);
+        if method != Method::GET {
+            let body = write
+                .clone()
+                .unwrap_or_else(|| body_for(op["id"].as_str().unwrap(), &ids));
             req = req.header("content-type", media).body(body.to_string());
         }
         let (status, ct, body) = typed_parts(req.send().await.unwrap()).await;
