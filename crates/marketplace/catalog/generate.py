@@ -179,9 +179,11 @@ SP_ITEMS = {"targets": "targetingClauses", "negativeTargets": "negativeTargeting
 SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywordId", "targets": "targetId", "productAds": "adId", "negativeKeywords": "keywordId", "campaignNegativeKeywords": "keywordId", "negativeTargets": "targetId"}
 
 ads = []
+# Sponsored Brands v4 writes take at most 10 items (the provider's documents' maxItems)
+SB_MAX_ITEMS = 10
 
 
-def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None):
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None, max_items=200):
     # "create" is a read-scoped operation that makes a report, query or execution; anything
     # that changes the account (entity creates included) is a "write" for the audited flow
     if kind == "create" and scope == "ads:write":
@@ -190,7 +192,8 @@ def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=Non
          "profileScoped": profile, "params": params or [], "paging": paging, "notes": notes}
     if kind == "write":
         e["requiredItemFields"] = required or []
-        e["maxItems"] = 200
+        # the spec's cap on every ads write, or the provider's own lower one (SB v4: 10)
+        e["maxItems"] = max_items
         e["itemsKey"] = item_key
     if checks:
         e["checks"] = checks
@@ -225,11 +228,11 @@ for name, media, req, idf in [("campaigns", "sbcampaignresource", ["name", "stat
     singular = snake(name)
     ad(f"sb.list_{singular}", "POST", f"/sb/v4/{name}/list", m, "read", paging={"request": "body.nextToken", "response": "nextToken"}, params=BODY)
     if name != "ads":
-        ad(f"sb.create_{singular}", "POST", f"/sb/v4/{name}", m, "create", "ads:write", required=req, params=BODY, item_key=name,
+        ad(f"sb.create_{singular}", "POST", f"/sb/v4/{name}", m, "create", "ads:write", required=req, params=BODY, item_key=name, max_items=SB_MAX_ITEMS,
            notes="Creative creation order: campaigns, then ad groups, then the ad type." + (" No bid: bids live on keywords and targets." if name == "adGroups" else ""))
-    ad(f"sb.update_{singular}", "PUT", f"/sb/v4/{name}", m, "write", "ads:write", required=[idf], params=BODY, item_key=name)
-    ad(f"sb.delete_{singular}", "POST", f"/sb/v4/{name}/delete", m, "write", "ads:write", required=[idf], params=BODY, item_key=name)
-ad("sb.update_campaign_bid_adjustments", "PUT", "/sb/v4/campaigns", "application/vnd.sbcampaignresource.v4+json", "write", "ads:write", required=["campaignId", "bidding"], params=BODY, item_key="campaigns",
+    ad(f"sb.update_{singular}", "PUT", f"/sb/v4/{name}", m, "write", "ads:write", required=[idf], params=BODY, item_key=name, max_items=SB_MAX_ITEMS)
+    ad(f"sb.delete_{singular}", "POST", f"/sb/v4/{name}/delete", m, "write", "ads:write", required=[idf], params=BODY, item_key=name, max_items=SB_MAX_ITEMS)
+ad("sb.update_campaign_bid_adjustments", "PUT", "/sb/v4/campaigns", "application/vnd.sbcampaignresource.v4+json", "write", "ads:write", required=["campaignId", "bidding"], params=BODY, item_key="campaigns", max_items=SB_MAX_ITEMS,
    notes="bidding.bidAdjustmentsByPlacement (TOP_OF_SEARCH, HOME, DETAIL_PAGE, OTHER) and shopperCohortBidAdjustments, beside bidOptimization: send the whole bidding object; omitted entries lose their value.")
 for op_name, path, req in [
     ("create_product_collection_ads", "productCollection", ["adGroupId", "name", "state", "creative.asins", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"]),
@@ -237,7 +240,7 @@ for op_name, path, req in [
     ("create_video_ads", "video", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds"]),
     ("create_store_spotlight_ads", "storeSpotlight", ["adGroupId", "name", "state", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline", "creative.subpages"]),
 ]:
-    ad(f"sb.{op_name}", "POST", f"/sb/v4/ads/{path}", "application/vnd.sbadresource.v4+json", "create", "ads:write", required=req, params=BODY, item_key="ads",
+    ad(f"sb.{op_name}", "POST", f"/sb/v4/ads/{path}", "application/vnd.sbadresource.v4+json", "create", "ads:write", required=req, params=BODY, item_key="ads", max_items=SB_MAX_ITEMS,
        notes="Every asset id must already be in the creative asset library. Store-landing ads: every ASIN must be on the Store page. VIDEO takes asins and videoAssetIds only (brand fields fail). Store Spotlight: no top-level asins; they ride in subpages.")
 ad("sb.list_keywords", "GET", "/sb/keywords", "application/vnd.sbkeyword.v3+json", "read", params=[{"name": "startIndex", "in": "query", "required": False, "type": "integer"}, {"name": "count", "in": "query", "required": False, "type": "integer"}, {"name": "adGroupIdFilter", "in": "query", "required": False, "type": "string"}])
 ad("sb.update_keywords", "PUT", "/sb/keywords", "application/json", "write", "ads:write", required=["keywordId", "adGroupId"], params=BODY, notes="Sponsored Brands keyword updates need adGroupId beside keywordId.")

@@ -36,6 +36,8 @@ pub struct Surface {
     pub updatable: &'static [&'static str],
     /// Fields an update item must carry beside the id.
     pub update_needs: &'static [&'static str],
+    /// Items (or ids to archive) one call may carry.
+    pub max_items: usize,
 }
 
 /// A field value as the string ids are.
@@ -155,16 +157,17 @@ fn start(
     Ok((p, b))
 }
 
-fn items<'a>(kind: &Kind, b: &'a Value) -> Result<&'a Vec<Value>, SimError> {
+fn items<'a>(sf: &Surface, b: &'a Value) -> Result<&'a Vec<Value>, SimError> {
+    let kind = sf.kind;
     let list = b[kind.plural].as_array().ok_or_else(|| {
         SimError::new(400, "400", format!("{} must be an array", kind.plural))
             .for_family(Family::AdsEntity)
     })?;
-    if list.is_empty() || list.len() > 1000 {
+    if list.is_empty() || list.len() > sf.max_items {
         return Err(SimError::new(
             400,
             "400",
-            format!("{} must hold 1 to 1000 items", kind.plural),
+            format!("{} must hold 1 to {} items", kind.plural, sf.max_items),
         )
         .for_family(Family::AdsEntity));
     }
@@ -265,14 +268,9 @@ async fn create(
     b: Bytes,
 ) -> Result<Response, SimError> {
     let (p, body) = start(&sim, &c, &h, &b, sf.media)?;
-    apply(
-        sf.kind,
-        sf.media,
-        &sim,
-        p,
-        items(sf.kind, &body)?,
-        |i, item| (sf.create)(&sim, p, i, item),
-    )
+    apply(sf.kind, sf.media, &sim, p, items(sf, &body)?, |i, item| {
+        (sf.create)(&sim, p, i, item)
+    })
 }
 
 async fn update(
@@ -283,14 +281,9 @@ async fn update(
     b: Bytes,
 ) -> Result<Response, SimError> {
     let (p, body) = start(&sim, &c, &h, &b, sf.media)?;
-    apply(
-        sf.kind,
-        sf.media,
-        &sim,
-        p,
-        items(sf.kind, &body)?,
-        |i, item| changed(sf.kind, &sim, p, i, item, sf.updatable, sf.update_needs),
-    )
+    apply(sf.kind, sf.media, &sim, p, items(sf, &body)?, |i, item| {
+        changed(sf.kind, &sim, p, i, item, sf.updatable, sf.update_needs)
+    })
 }
 
 async fn archive(
@@ -310,11 +303,14 @@ async fn archive(
                 .collect()
         })
         .unwrap_or_default();
-    if ids.is_empty() {
+    if ids.is_empty() || ids.len() > sf.max_items {
         return Err(SimError::new(
             400,
             "400",
-            format!("{}Filter.include is required", kind.id_field),
+            format!(
+                "{}Filter.include must name 1 to {} ids",
+                kind.id_field, sf.max_items
+            ),
         )
         .for_family(Family::AdsEntity));
     }

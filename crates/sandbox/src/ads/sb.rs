@@ -104,6 +104,9 @@ fn no_create(_: &Sim, _: i64, i: usize, _: &Value) -> Result<Value, Value> {
     ))
 }
 
+/// Items one Sponsored Brands v4 write may carry (the documents' `maxItems`).
+pub const SB_MAX_ITEMS: usize = 10;
+
 macro_rules! ops {
     ($($stat:ident = $name:literal;)*) => {
         $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0 };)*
@@ -132,6 +135,7 @@ static SURFACES: [Surface; 3] = [
         create: new_campaign,
         updatable: &["name", "state", "budget", "bidding", "endDate"],
         update_needs: &[],
+        max_items: SB_MAX_ITEMS,
     },
     Surface {
         kind: &AD_GROUPS,
@@ -146,6 +150,7 @@ static SURFACES: [Surface; 3] = [
         create: new_ad_group,
         updatable: &["name", "state"],
         update_needs: &[],
+        max_items: SB_MAX_ITEMS,
     },
     Surface {
         kind: &ADS,
@@ -155,6 +160,7 @@ static SURFACES: [Surface; 3] = [
         create: no_create,
         updatable: &["name", "state"],
         update_needs: &[],
+        max_items: SB_MAX_ITEMS,
     },
 ];
 
@@ -336,9 +342,14 @@ async fn create_ads(
     let b = body(&b)?;
     let list = b["ads"]
         .as_array()
-        .filter(|a| !a.is_empty() && a.len() <= 1000)
+        .filter(|a| !a.is_empty() && a.len() <= SB_MAX_ITEMS)
         .ok_or_else(|| {
-            SimError::new(400, "400", "ads must hold 1 to 1000 items").for_family(Family::AdsEntity)
+            SimError::new(
+                400,
+                "400",
+                format!("ads must hold 1 to {SB_MAX_ITEMS} items"),
+            )
+            .for_family(Family::AdsEntity)
         })?;
     apply(&ADS, AD_MEDIA, &sim, p, list, |i, item| {
         new_ad(&sim, p, i, item, t)

@@ -335,6 +335,7 @@ static SURFACES: [Surface; 8] = [
         create: new_campaign,
         updatable: &["name", "state", "budget", "dynamicBidding", "endDate"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &AD_GROUPS,
@@ -349,6 +350,7 @@ static SURFACES: [Surface; 8] = [
         create: new_ad_group,
         updatable: &["name", "state", "defaultBid"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &KEYWORDS,
@@ -363,6 +365,7 @@ static SURFACES: [Surface; 8] = [
         create: new_keyword,
         updatable: &["state", "bid"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &TARGETS,
@@ -377,6 +380,7 @@ static SURFACES: [Surface; 8] = [
         create: new_target,
         updatable: &["state", "bid", "expression"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &PRODUCT_ADS,
@@ -386,6 +390,7 @@ static SURFACES: [Surface; 8] = [
         create: new_product_ad,
         updatable: &["state"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &NEGATIVE_KEYWORDS,
@@ -395,6 +400,7 @@ static SURFACES: [Surface; 8] = [
         create: new_negative_keyword,
         updatable: &["state"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &CAMPAIGN_NEGATIVE_KEYWORDS,
@@ -404,6 +410,7 @@ static SURFACES: [Surface; 8] = [
         create: new_campaign_negative_keyword,
         updatable: &["state"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
     Surface {
         kind: &NEGATIVE_TARGETS,
@@ -413,8 +420,12 @@ static SURFACES: [Surface; 8] = [
         create: new_negative_target,
         updatable: &["state", "expression"],
         update_needs: &[],
+        max_items: SP_MAX_ITEMS,
     },
 ];
+
+/// Items one Sponsored Products v3 write may carry (the documents' `maxItems`).
+const SP_MAX_ITEMS: usize = 1000;
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     bulk::routes(sim, &SURFACES).route(

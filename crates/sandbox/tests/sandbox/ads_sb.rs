@@ -397,3 +397,35 @@ async fn sp_negatives_product_ads_and_budget_usage() {
     assert!(u["success"][0]["budgetUsagePercent"].is_number());
     assert_eq!(u["error"][0]["index"], 1);
 }
+
+/// Sponsored Brands v4 writes take at most the documents' 10 items; the eleventh is refused
+/// whole, as `{ code, message }`.
+#[tokio::test]
+async fn sb_v4_writes_take_at_most_ten_items() {
+    let app = SimApp::start().await;
+    let a = Ads::login(&app, SELLER).await;
+    let media = "application/vnd.sbcampaignresource.v4+json";
+    let campaign = |i: usize| json!({ "name": format!("ten {i}"), "state": "ENABLED", "budget": 10.0, "budgetType": "DAILY" });
+    let eleven: Vec<Value> = (0..11).map(campaign).collect();
+    let (status, _, r) = a
+        .call(
+            Method::POST,
+            "/sb/v4/campaigns",
+            media,
+            json!({ "campaigns": eleven }),
+        )
+        .await;
+    assert_eq!(status, 400, "{r}");
+    assert_eq!(r["code"], "INVALID_ARGUMENT", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("1 to 10"), "{r}");
+    let ten: Vec<Value> = (0..10).map(campaign).collect();
+    let (status, _, r) = a
+        .call(
+            Method::POST,
+            "/sb/v4/campaigns",
+            media,
+            json!({ "campaigns": ten }),
+        )
+        .await;
+    assert_eq!(status, 207, "{r}");
+}
