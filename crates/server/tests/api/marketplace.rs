@@ -147,7 +147,8 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
         .iter()
         .find(|o| o["id"] == "sb.create_video_ads")
         .unwrap();
-    assert_eq!(write["maxItems"], 200);
+    // Sponsored Brands v4 takes 10 items per call at the provider, under the spec's 200
+    assert_eq!(write["maxItems"], 10);
     assert!(
         write["requiredItemFields"]
             .as_array()
