@@ -140,7 +140,8 @@ pub const MERCHANTS: &[MerchantDef] = &[
         country: "MX",
         marketplace_id: "A1AM78C64UM0Y8",
         currency: "MXN",
-        timezone: "America/Mexico_City",
+        // the Ads API's profile table gives Mexico the Pacific time zone
+        timezone: "America/Los_Angeles",
         brands: &["sierra-casa"],
         brand_analytics: false,
     },

@@ -144,7 +144,13 @@ impl Kind {
             .collect();
         let total = matching.len();
         let page: Vec<Value> = matching.into_iter().skip(offset).take(max).collect();
-        let mut out = json!({ (self.plural): page, "totalResults": total });
+        // the documents call the count totalCount on Sponsored Brands v4 campaigns only
+        let total_key = if self.name == "sb_campaign" {
+            "totalCount"
+        } else {
+            "totalResults"
+        };
+        let mut out = json!({ (self.plural): page, (total_key): total });
         if offset + max < total {
             out["nextToken"] = format!("o.{}", offset + max).into();
         }
@@ -171,10 +177,21 @@ pub fn item_error(
 }
 
 /// The 207 body of a bulk call.
+/// The id key of a write's success item: the entity's own id field, except where the
+/// documents name the negative keywords' ids after their kind.
+fn success_id(kind: &Kind) -> &'static str {
+    match kind.singular {
+        "negativeKeyword" => "negativeKeywordId",
+        "campaignNegativeKeyword" => "campaignNegativeKeywordId",
+        _ => kind.id_field,
+    }
+}
+
 pub fn bulk(kind: &Kind, success: Vec<(usize, Value)>, errors: Vec<Value>) -> Value {
+    let key = success_id(kind);
     let success: Vec<Value> = success
         .into_iter()
-        .map(|(i, v)| json!({ "index": i, (kind.id_field): v[kind.id_field].clone(), (kind.singular): v }))
+        .map(|(i, v)| json!({ "index": i, (key): v[kind.id_field].clone(), (kind.singular): v }))
         .collect();
     json!({ (kind.plural): { "success": success, "error": errors } })
 }

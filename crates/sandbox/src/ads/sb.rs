@@ -323,11 +323,16 @@ fn new_ad(sim: &Sim, p: i64, i: usize, k: &Value, t: &AdType) -> Result<Value, V
             ));
         }
     }
-    Ok(json!({
+    let mut ad = json!({
         "adId": new_id(sim, i, "sb-ad", 9_200_000_000)?,
         "adGroupId": s(&k["adGroupId"]), "campaignId": group["campaignId"], "name": k["name"], "state": k["state"],
-        "adType": t.name, "creative": c, "landingPage": k.get("landingPage").cloned().unwrap_or(Value::Null),
-    }))
+        "adType": t.name, "creative": c,
+    });
+    // the documents' landingPage is an object: an ad without one has no key, not null
+    if let Some(page) = k.get("landingPage").filter(|v| v.is_object()) {
+        ad["landingPage"] = page.clone();
+    }
+    Ok(ad)
 }
 
 async fn create_ads(
