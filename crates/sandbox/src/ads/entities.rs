@@ -193,5 +193,17 @@ pub fn bulk(kind: &Kind, success: Vec<(usize, Value)>, errors: Vec<Value>) -> Va
         .into_iter()
         .map(|(i, v)| json!({ "index": i, (key): v[kind.id_field].clone(), (kind.singular): v }))
         .collect();
+    // Sponsored Brands v4 leaves out a list with nothing in it (its documents say 1 item at
+    // least); Sponsored Products sends both lists always
+    if kind.name.starts_with("sb_") {
+        let mut lists = serde_json::Map::new();
+        if !success.is_empty() {
+            lists.insert("success".into(), success.into());
+        }
+        if !errors.is_empty() {
+            lists.insert("error".into(), errors.into());
+        }
+        return json!({ (kind.plural): lists });
+    }
     json!({ (kind.plural): { "success": success, "error": errors } })
 }

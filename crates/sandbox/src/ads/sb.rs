@@ -73,13 +73,18 @@ fn new_campaign(sim: &Sim, _p: i64, i: usize, k: &Value) -> Result<Value, Value>
     if k["budget"].as_f64().is_none_or(|b| b < 1.0) {
         return Err(invalid(i, "budget must be at least 1"));
     }
-    Ok(json!({
+    let mut campaign = json!({
         "campaignId": new_id(sim, i, "sb-campaign", 9_000_000_000)?,
         "name": k["name"], "state": k["state"], "budget": k["budget"], "budgetType": k["budgetType"],
         "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world.last_day.succ_opt().unwrap_or_default().to_string().into()),
-        "brandEntityId": k["brandEntityId"], "goal": k.get("goal").cloned().unwrap_or_else(|| "BRAND_IMPRESSION_SHARE".into()), "costType": "CPC",
+        "goal": k.get("goal").cloned().unwrap_or_else(|| "BRAND_IMPRESSION_SHARE".into()), "costType": "CPC",
         "bidding": k.get("bidding").cloned().unwrap_or_else(|| json!({ "bidOptimization": true, "bidAdjustmentsByPlacement": [], "shopperCohortBidAdjustments": [] })),
-    }))
+    });
+    // a brand entity only when one was named (sellers have none): a string, never null
+    if let Some(e) = k.get("brandEntityId").filter(|v| v.is_string()) {
+        campaign["brandEntityId"] = e.clone();
+    }
+    Ok(campaign)
 }
 
 fn new_ad_group(sim: &Sim, p: i64, i: usize, k: &Value) -> Result<Value, Value> {

@@ -102,7 +102,105 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         let value = r[key][0][id].as_str().unwrap_or_default();
         ids.insert(list_key(list), value.to_owned());
     }
+    for (list, media, id) in [
+        ("campaigns", "sbcampaignresource", "campaignId"),
+        ("adGroups", "sbadgroupresource", "adGroupId"),
+        ("ads", "sbadresource", "adId"),
+    ] {
+        let media = format!("application/vnd.{media}.v4+json");
+        let (_, _, r) = a
+            .call(
+                Method::POST,
+                &format!("/sb/v4/{list}/list"),
+                &media,
+                json!({}),
+            )
+            .await;
+        let value = r[list][0][id].as_str().unwrap_or_default();
+        ids.insert(sb_key(id), value.to_owned());
+    }
+    let (_, _, r) = a
+        .call(
+            Method::POST,
+            "/assets/search",
+            "application/json",
+            json!({}),
+        )
+        .await;
+    for asset in r["assetList"].as_array().into_iter().flatten() {
+        let key = match asset["assetSubTypeList"][0].as_str() {
+            Some("LOGO") => "asset.logo",
+            Some("BACKGROUND_VIDEO") | Some("VIDEO") => "asset.video",
+            _ => continue,
+        };
+        let id = asset["assetId"].as_str().unwrap_or_default().to_owned();
+        ids.entry(key).or_insert(id);
+    }
     ids
+}
+
+/// Where `ids` keeps the first Sponsored Brands v4 entity ids.
+fn sb_key(id: &str) -> &'static str {
+    match id {
+        "campaignId" => "sb.campaignId",
+        "adGroupId" => "sb.adGroupId",
+        _ => "sb.adId",
+    }
+}
+
+/// A value for a Sponsored Brands v4 item field (`creative.x` fields go inside `creative`).
+fn sb_field(field: &str, ids: &BTreeMap<&str, String>) -> Value {
+    let id = |k: &str| json!(ids.get(k).cloned().unwrap_or_default());
+    match field {
+        "name" => json!("models sb"),
+        "state" => json!("ENABLED"),
+        "budget" => json!(25.0),
+        "budgetType" => json!("DAILY"),
+        "campaignId" => id("sb.campaignId"),
+        "adGroupId" => id("sb.adGroupId"),
+        "adId" => id("sb.adId"),
+        "bidding" => {
+            json!({ "bidOptimization": false, "bidAdjustmentsByPlacement": [{ "placement": "HOME", "percentage": 20 }] })
+        }
+        "asins" => json!(["B0MODELS01", "B0MODELS02", "B0MODELS03"]),
+        "brandName" => json!("Models"),
+        "brandLogoAssetID" => id("asset.logo"),
+        "brandLogoCrop" => json!({ "top": 0, "left": 0, "width": 400, "height": 400 }),
+        "headline" => json!("Models headline"),
+        "videoAssetIds" => json!([ids.get("asset.video").cloned().unwrap_or_default()]),
+        "subpages" => {
+            json!([{ "pageTitle": "Models", "asin": "B0MODELS01", "url": "https://www.amazon.com/stores/page/MODELS" }])
+        }
+        _ => Value::Null,
+    }
+}
+
+/// The body of a Sponsored Brands v4 write: one item with its required fields (a delete: an
+/// id filter naming one).
+fn sb_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
+    let id = op["id"].as_str()?;
+    let entity = op["itemsKey"].as_str()?;
+    if !id.starts_with("sb.") || !op["path"].as_str()?.starts_with("/sb/v4/") {
+        return None;
+    }
+    let mut item = serde_json::Map::new();
+    let mut creative = serde_json::Map::new();
+    for f in op["requiredItemFields"].as_array()? {
+        let f = f.as_str()?;
+        match f.strip_prefix("creative.") {
+            Some(c) => creative.insert(c.to_owned(), sb_field(c, ids)),
+            None => item.insert(f.to_owned(), sb_field(f, ids)),
+        };
+    }
+    if !creative.is_empty() {
+        item.insert("creative".into(), Value::Object(creative));
+    }
+    if id.starts_with("sb.delete_") {
+        let (field, value) = item.into_iter().next()?;
+        let filter = format!("{}Filter", field);
+        return Some(json!({ filter: { "include": [value] } }));
+    }
+    Some(json!({ entity: [Value::Object(item)] }))
 }
 
 /// Where `ids` keeps the first id of each Sponsored Products list.
@@ -204,9 +302,9 @@ async fn advertising_reads_match_the_official_models() {
     let mut cases = Vec::new();
     for op in catalog["operations"].as_array().unwrap() {
         let write = if op["kind"] == "write" {
-            match sp_write(op, &ids) {
+            match sp_write(op, &ids).or_else(|| sb_write(op, &ids)) {
                 Some(body) => Some(body),
-                None => continue, // writes of other families are next
+                None => continue, // SB v3 and AMC writes are next
             }
         } else if op["kind"] == "read" {
             None
