@@ -119,6 +119,37 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         let value = r[list][0][id].as_str().unwrap_or_default();
         ids.insert(sb_key(id), value.to_owned());
     }
+    let r: Value = a
+        .req(Method::GET, "/sb/keywords")
+        .header("Amazon-Advertising-API-Scope", US_PROFILE)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap_or(Value::Null);
+    ids.insert("sb3.keyword", s_id(&r[0]["keywordId"]));
+    ids.insert("sb3.keywordGroup", s_id(&r[0]["adGroupId"]));
+    for (path, key, id, group) in [
+        (
+            "/sb/targets/list",
+            "targets",
+            "sb3.target",
+            "sb3.targetGroup",
+        ),
+        (
+            "/sb/negativeTargets/list",
+            "negativeTargets",
+            "sb3.negativeTarget",
+            "sb3.negativeTargetGroup",
+        ),
+    ] {
+        let (_, _, r) = a
+            .call(Method::POST, path, "application/json", json!({}))
+            .await;
+        ids.insert(id, s_id(&r[key][0]["targetId"]));
+        ids.insert(group, s_id(&r[key][0]["adGroupId"]));
+    }
     let (_, _, r) = a
         .call(
             Method::POST,
@@ -137,6 +168,38 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         ids.entry(key).or_insert(id);
     }
     ids
+}
+
+/// An id as text, whether the answer spelled it as a number or a string.
+fn s_id(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The body of a Sponsored Brands v3 update: one item naming an existing keyword or target
+/// and its ad group, with a new state.
+fn sb3_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
+    let num = |k: &str| -> Option<Value> { Some(json!(ids.get(k)?.parse::<i64>().ok()?)) };
+    let item = |id_field: &str, id: &str, group: &str| -> Option<Value> {
+        Some(json!({ id_field: num(id)?, "adGroupId": num(group)?, "state": "paused" }))
+    };
+    match op["id"].as_str()? {
+        "sb.update_keywords" => Some(json!([item(
+            "keywordId",
+            "sb3.keyword",
+            "sb3.keywordGroup"
+        )?])),
+        "sb.update_targets" => {
+            Some(json!({ "targets": [item("targetId", "sb3.target", "sb3.targetGroup")?] }))
+        }
+        "sb.update_negative_targets" => Some(json!({
+            "negativeTargets": [item("targetId", "sb3.negativeTarget", "sb3.negativeTargetGroup")?]
+        })),
+        _ => None,
+    }
 }
 
 /// Where `ids` keeps the first Sponsored Brands v4 entity ids.
@@ -302,9 +365,12 @@ async fn advertising_reads_match_the_official_models() {
     let mut cases = Vec::new();
     for op in catalog["operations"].as_array().unwrap() {
         let write = if op["kind"] == "write" {
-            match sp_write(op, &ids).or_else(|| sb_write(op, &ids)) {
+            match sp_write(op, &ids)
+                .or_else(|| sb_write(op, &ids))
+                .or_else(|| sb3_write(op, &ids))
+            {
                 Some(body) => Some(body),
-                None => continue, // SB v3 and AMC writes are next
+                None => continue, // the AMC audience writes are not in the documents
             }
         } else if op["kind"] == "read" {
             None
