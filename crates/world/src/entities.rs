@@ -8,7 +8,12 @@ use crate::spec::{BRANDS, MERCHANTS, WorldSpec};
 use chrono::Duration;
 
 /// Writes every entity row.
-pub fn write(spec: &WorldSpec, model: &Model, out: &mut dyn Loader) -> Result<(), String> {
+pub fn write(
+    spec: &WorldSpec,
+    model: &Model,
+    plan: &crate::events::Plan,
+    out: &mut dyn Loader,
+) -> Result<(), String> {
     for m in MERCHANTS {
         let row = [
             m.id.into(),
@@ -58,8 +63,16 @@ pub fn write(spec: &WorldSpec, model: &Model, out: &mut dyn Loader) -> Result<()
         ];
         out.insert(table("ads_profile"), &row)?;
     }
-    for c in &model.campaigns {
+    for (ci, c) in model.campaigns.iter().enumerate() {
         let m = &MERCHANTS[c.merchant];
+        // the budget in force on the last day: the campaign table and the daily table agree
+        let budget = plan
+            .budget_changes
+            .iter()
+            .filter(|(i, from, _)| *i == ci && *from < crate::spec::DAYS)
+            .map(|(_, _, new)| *new)
+            .next_back()
+            .unwrap_or(c.budget_cents);
         let targeting = if c.ad_product == "SPONSORED_PRODUCTS" {
             "MANUAL"
         } else {
@@ -75,7 +88,7 @@ pub fn write(spec: &WorldSpec, model: &Model, out: &mut dyn Loader) -> Result<()
             brand_name(c.brand).into(),
             targeting.into(),
             "ENABLED".into(),
-            Cell::Cents(c.budget_cents),
+            Cell::Cents(budget),
             Cell::Text(spec.first_day().to_string()),
         ];
         out.insert(table("ads_campaign"), &row)?;

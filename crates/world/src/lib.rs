@@ -44,7 +44,7 @@ pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundT
     let mut rng = Rng::new(spec.seed);
     let model = model::build(spec, &mut rng);
     let mut plan = events::plan(spec, &model, &mut rng);
-    entities::write(spec, &model, loader.as_mut())?;
+    entities::write(spec, &model, &plan, loader.as_mut())?;
     sim::run(spec, &model, &mut plan, &mut rng, loader.as_mut())?;
     loader.finish()?;
     Ok(GroundTruth {

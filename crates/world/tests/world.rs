@@ -274,3 +274,34 @@ fn the_by_date_rollup_is_the_sum_of_the_asin_rows() {
         .unwrap();
     assert_eq!(days, pp_world::DAYS);
 }
+
+/// The campaign table's budget is the one in force on the last day of the daily table, also
+/// for the campaigns whose budget changed.
+#[test]
+fn campaign_budgets_agree_between_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(3), dir.path()).unwrap();
+    let db = Connection::open(&g.warehouse).unwrap();
+    let (campaigns, disagreeing): (i64, i64) = db
+        .query_row(
+            "SELECT COUNT(*), SUM(c.DailyBudget <> d.CampaignBudget) FROM ads_campaign c
+             JOIN ads_campaign_daily d ON d.CampaignID = c.CampaignID
+              AND d.Date = (SELECT MAX(Date) FROM ads_campaign_daily x WHERE x.CampaignID = c.CampaignID)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(campaigns > 0);
+    assert_eq!(disagreeing, 0, "of {campaigns} campaigns");
+    let changed: i64 = db
+        .query_row(
+            "SELECT COUNT(DISTINCT CampaignID) FROM (SELECT CampaignID, COUNT(DISTINCT CampaignBudget) n FROM ads_campaign_daily GROUP BY CampaignID) WHERE n > 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        changed > 0,
+        "no campaign changed its budget, so the check proves little"
+    );
+}

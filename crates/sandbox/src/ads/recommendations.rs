@@ -120,7 +120,10 @@ async fn budgets(
         let id = s(id);
         let id = id.as_str().unwrap_or("");
         let rows = sim.world.rows(
-            "SELECT MAX(CampaignBudget) AS budget, AVG(Cost) AS spend, SUM(CASE WHEN Cost >= CampaignBudget * 0.98 THEN 1 ELSE 0 END) AS capped
+            // the budget in force now (as budget usage reports it), and the days of the last
+            // thirty it ran out
+            "SELECT (SELECT CampaignBudget FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 ORDER BY Date DESC LIMIT 1) AS budget,
+                    AVG(Cost) AS spend, SUM(CASE WHEN Cost >= CampaignBudget * 0.98 THEN 1 ELSE 0 END) AS capped
              FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 AND Date > date(?3, '-30 day')",
             &[&p, &id, &sim.world.last_day.to_string()],
         )?;

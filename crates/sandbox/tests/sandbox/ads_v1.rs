@@ -561,3 +561,70 @@ async fn exports_and_recommendations_answer_with_their_media_types() {
     );
     assert_eq!(r["budgetRecommendationsErrorResults"][0]["index"], 1);
 }
+
+/// Budget usage and budget recommendations tell the same story for every campaign: the same
+/// budget in force, and a recommendation never below it.
+#[tokio::test]
+async fn budget_usage_and_recommendations_agree() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let a = login(&app, SELLER).await;
+    let (_, _, list) = a
+        .call(
+            Method::POST,
+            "/sp/campaigns/list",
+            "application/vnd.spCampaign.v3+json",
+            json!({}),
+        )
+        .await;
+    let ids: Vec<Value> = list["campaigns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["campaignId"].clone())
+        .collect();
+    assert!(!ids.is_empty());
+    let usage_media = "application/vnd.spcampaignbudgetusage.v1+json";
+    let (_, _, usage) = a
+        .call(
+            Method::POST,
+            "/sp/campaigns/budget/usage",
+            usage_media,
+            json!({ "campaignIds": ids }),
+        )
+        .await;
+    let rec_media = "application/vnd.budgetrecommendation.v3+json";
+    let (_, _, recs) = a
+        .call(
+            Method::POST,
+            "/sp/campaigns/budgetRecommendations",
+            rec_media,
+            json!({ "campaignIds": ids }),
+        )
+        .await;
+    for u in usage["success"].as_array().unwrap() {
+        let id = &u["campaignId"];
+        let r = recs["budgetRecommendationsSuccessResults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| &r["campaignId"] == id)
+            .unwrap_or_else(|| panic!("no recommendation for {id}: {recs}"));
+        let (budget, suggested) = (
+            u["budget"].as_f64().unwrap(),
+            r["suggestedBudget"].as_f64().unwrap(),
+        );
+        assert!(
+            suggested >= budget,
+            "campaign {id}: {suggested} recommended under its budget {budget}"
+        );
+        let raise = r["budgetRuleRecommendation"]["suggestedBudgetIncreasePercent"]
+            .as_f64()
+            .unwrap();
+        let expected = (budget * (1.0 + raise / 100.0) * 100.0).round() / 100.0;
+        assert!(
+            (suggested - expected).abs() < 0.011,
+            "campaign {id}: {suggested} is not {budget} raised {raise}%"
+        );
+    }
+}
