@@ -15,8 +15,9 @@ pub enum Family {
     Ads,
     /// Ads reporting v3 (`{ code, detail }`).
     AdsReporting,
-    /// The advertising entity APIs whose documents say `{ code, message }` with a code named
-    /// by the status (Sponsored Products v3, Sponsored Brands v4).
+    /// The advertising APIs whose documents say `{ code, message }` with a code named by the
+    /// status (Sponsored Products v3, Sponsored Brands v4; exports, whose documents need only
+    /// `message`).
     AdsEntity,
 }
 
@@ -27,6 +28,7 @@ fn entity_code(status: StatusCode) -> &'static str {
         401 => "UNAUTHORIZED",
         403 => "ACCESS_DENIED",
         404 => "NOT_FOUND",
+        406 => "NOT_ACCEPTABLE",
         415 => "UNSUPPORTED_MEDIA_TYPE",
         429 => "THROTTLED",
         _ => "INTERNAL_ERROR",

@@ -147,9 +147,11 @@ async fn status(
     h: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, SimError> {
-    let p = profile(&sim, &c, &h)?;
+    // the exports documents' errors are { message } (with a code beside it here)
+    let p = profile(&sim, &c, &h).map_err(|e| e.for_family(Family::AdsEntity))?;
     let r = sim.report(FAMILY, &p.to_string(), &id)?.ok_or_else(|| {
-        SimError::new(404, "NOT_FOUND", format!("export {id} not found")).for_family(Family::Ads)
+        SimError::new(404, "NOT_FOUND", format!("export {id} not found"))
+            .for_family(Family::AdsEntity)
     })?;
     let e = &EXPORTS
         .iter()
@@ -166,7 +168,7 @@ async fn status(
             "NOT_ACCEPTABLE",
             format!("this export answers {}", e.media),
         )
-        .for_family(Family::Ads));
+        .for_family(Family::AdsEntity));
     }
     let mut v = json!({ "exportId": id, "createdAt": iso(r.created_ms) });
     match r.phase(now_ms()) {

@@ -65,8 +65,10 @@ def deref(doc, node):
         ref = node["$ref"]
         if not ref.startswith("#/"):
             return node
+        target = doc
         for part in ref[2:].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
     return node
 
 
