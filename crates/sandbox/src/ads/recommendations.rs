@@ -86,10 +86,43 @@ async fn keywords(
         .enumerate()
         .map(|(i, r)| {
             let cpc = r["cost"].as_f64().unwrap_or(0.0) / r["clk"].as_f64().unwrap_or(1.0).max(1.0);
-            json!({ "keyword": r["SearchTerm"], "matchType": "EXACT", "rank": i + 1, "bid": (cpc * 100.0).round() / 100.0, "translation": r["SearchTerm"] })
+            ranked(
+                version,
+                i + 1,
+                &r["SearchTerm"],
+                (cpc * 100.0).round() / 100.0,
+            )
         })
         .collect();
-    Ok(answer(200, version, &json!({ "keywordTargetList": list })))
+    let answer_body = match *version {
+        // v3 answers the targets themselves; v4 and v5 a list under keywordTargetList (v5
+        // with impact metrics beside it)
+        v if v.contains(".v3+") => Value::Array(list),
+        v if v.contains(".v4+") => json!({ "keywordTargetList": list }),
+        _ => json!({ "keywordTargetList": list, "impactMetrics": [] }),
+    };
+    Ok(answer(200, version, &answer_body))
+}
+
+/// One ranked keyword in the shape of the version asked: v3 flat (bid and suggestedBid on
+/// the target), v4 and v5 with the bids in bidInfo (v5's themed, with the default theme).
+fn ranked(version: &str, rank: usize, keyword: &Value, bid: f64) -> Value {
+    let range = |low: f64, high: f64| {
+        (bid * low * 100.0).round() / 100.0..=(bid * high * 100.0).round() / 100.0
+    };
+    let r = range(0.8, 1.25);
+    let suggested = json!({ "suggested": bid, "rangeStart": r.start(), "rangeEnd": r.end(), "bidRecId": format!("rec-{rank}") });
+    if version.contains(".v3+") {
+        return json!({ "keyword": keyword, "matchType": "EXACT", "rank": rank, "bid": bid, "translation": keyword, "suggestedBid": suggested });
+    }
+    let mut info =
+        json!({ "matchType": "EXACT", "rank": rank, "bid": bid, "suggestedBid": suggested });
+    if version.contains(".v5+") {
+        info["theme"] = "CONVERSION_OPPORTUNITIES".into();
+        info["suggestedBid"] =
+            json!({ "suggested": bid, "rangeStart": r.start(), "rangeEnd": r.end() });
+    }
+    json!({ "keyword": keyword, "recId": format!("rec-{rank}"), "translation": keyword, "userSelectedKeyword": false, "bidInfo": [info] })
 }
 
 async fn budgets(

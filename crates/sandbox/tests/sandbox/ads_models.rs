@@ -416,6 +416,23 @@ async fn advertising_reads_match_the_official_models() {
         cases.push(json!({ "op": op["id"], "path": template, "method": op["method"].as_str().unwrap().to_lowercase(),
                            "status": status, "media": ct, "body": body }));
     }
+    // the keyword recommendations in the two versions the catalog does not ask for
+    for version in ["v3", "v4"] {
+        let media = format!("application/vnd.spkeywordsrecommendation.{version}+json");
+        let (status, ct, body) = a
+            .call(
+                Method::POST,
+                "/sp/targets/keywords/recommendations",
+                &media,
+                body_for("sp.keyword_recommendations", &ids),
+            )
+            .await;
+        cases.push(
+            json!({ "op": format!("sp.keyword_recommendations ({version})"),
+                           "path": "/sp/targets/keywords/recommendations", "method": "post",
+                           "status": status, "media": ct, "body": body }),
+        );
+    }
     // error answers the documents describe: an export asked for in another kind's media type,
     // and one that does not exist
     for (id, accept, label) in [

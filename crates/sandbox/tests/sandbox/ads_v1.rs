@@ -541,7 +541,10 @@ async fn exports_and_recommendations_answer_with_their_media_types() {
     let r = scoped(Method::POST, "/sp/targets/keywords/recommendations").header("content-type", v5).body(json!({"recommendationType": "KEYWORDS_FOR_ADGROUP", "campaignId": g["campaignId"], "adGroupId": g["adGroupId"]}).to_string()).send().await.unwrap();
     assert_eq!(r.headers()["content-type"], v5);
     let recs: Value = r.json().await.unwrap();
-    assert_eq!(recs["keywordTargetList"][0]["rank"], 1);
+    assert_eq!(
+        recs["keywordTargetList"][0]["bidInfo"][0]["rank"], 1,
+        "{recs}"
+    );
     let budget = "application/vnd.budgetrecommendation.v3+json";
     let r: Value = scoped(Method::POST, "/sp/campaigns/budgetRecommendations")
         .header("content-type", budget)
