@@ -1,7 +1,8 @@
 //! Random secrets and their hashes. Client secrets are 256-bit random values, so a fast keyed
 //! hash (HMAC-SHA-256 under the store's `client-secret` key, compared in constant time)
 //! protects them as well as a slow one would, and lets the token endpoint answer a flood of
-//! wrong secrets without spending memory or CPU on each. argon2id stays for what people
+//! wrong secrets without spending memory or CPU on each. The key is one of the store's
+//! service keys, read once by whoever authenticates many clients (the server's state). argon2id stays for what people
 //! choose (passwords) and to verify credentials created before the keyed hash, which are
 //! moved to it on their next successful use. Access tokens are stored as their SHA-256.
 
@@ -23,7 +24,7 @@ pub struct SecretKey([u8; 32]);
 impl SecretKey {
     /// The store's key (made on first use, shared by every instance on the store).
     pub fn of(store: &pp_store::Store) -> Result<Self> {
-        store.server_key("client-secret").map(Self)
+        store.service_key("client-secret").map(Self)
     }
 
     fn mac(&self, secret: &str) -> hmac::Hmac<Sha256> {

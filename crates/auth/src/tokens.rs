@@ -81,29 +81,30 @@ fn server_error(e: pp_core::Error) -> OAuthError {
     })
 }
 
-/// Checks a client id and secret; a revoked credential or a wrong secret is `invalid_client`.
-/// An unknown client id costs the same keyed hash as a known one. A credential still hashed
-/// the old way (argon2) is moved to the keyed hash on its first successful use.
+/// Checks a client id and secret against `key` (the store's [`SecretKey`]); a revoked
+/// credential or a wrong secret is `invalid_client`. An unknown client id costs the same keyed
+/// hash as a known one. A credential still hashed the old way (argon2) is moved to the keyed
+/// hash on its first successful use.
 pub fn authenticate_client(
     store: &Store,
+    key: &SecretKey,
     client_id: &str,
     client_secret: &str,
 ) -> Result<CredentialRow, OAuthError> {
-    let key = SecretKey::of(store).map_err(server_error)?;
     let row = store
         .credential_by_client_id(client_id)
         .map_err(server_error)?;
     let Some(mut row) = row else {
-        let _ = hash_secret(&key, client_secret);
+        let _ = hash_secret(key, client_secret);
         return Err(OAuthError::InvalidClient);
     };
     if row.revoked_at.is_some() {
         return Err(OAuthError::InvalidClient);
     }
-    match verify_secret(&key, client_secret, &row.secret_hash) {
+    match verify_secret(key, client_secret, &row.secret_hash) {
         Verdict::Matches => Ok(row),
         Verdict::MatchesLegacy => {
-            let keyed = hash_secret(&key, client_secret);
+            let keyed = hash_secret(key, client_secret);
             if store
                 .rehash_credential(&row.id, &row.secret_hash, &keyed)
                 .map_err(server_error)?
@@ -201,6 +202,10 @@ mod tests {
     use super::*;
     use crate::{create_credential, rotate_credential};
 
+    fn key(store: &Store) -> SecretKey {
+        SecretKey::of(store).unwrap()
+    }
+
     fn setup() -> (tempfile::TempDir, Store, TenantId) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
@@ -216,7 +221,8 @@ mod tests {
         let (_d, store, t) = setup();
         let actor = |label: &str| {
             let c = create_credential(&store, &t, None, label).unwrap();
-            let row = authenticate_client(&store, &c.row.client_id, &c.client_secret).unwrap();
+            let row = authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret)
+                .unwrap();
             let tok = mint_token(&store, &row, None).unwrap();
             let p = verify_bearer(&store, &tok.access_token).unwrap().unwrap();
             (p.actor.to_string(), c.row.id)
@@ -232,9 +238,10 @@ mod tests {
         let (_d, store, t) = setup();
         let c = create_credential(&store, &t, None, "etl").unwrap();
         assert!(c.row.scopes.contains("sql:query"));
-        let row = authenticate_client(&store, &c.row.client_id, &c.client_secret).unwrap();
+        let row =
+            authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret).unwrap();
         assert_eq!(
-            authenticate_client(&store, &c.row.client_id, "wrong").unwrap_err(),
+            authenticate_client(&store, &key(&store), &c.row.client_id, "wrong").unwrap_err(),
             OAuthError::InvalidClient
         );
         let tok = mint_token(&store, &row, Some("sql:query")).unwrap();
@@ -256,7 +263,8 @@ mod tests {
     fn a_mint_racing_a_rotation_stores_nothing() {
         let (_d, store, t) = setup();
         let c = create_credential(&store, &t, None, "etl").unwrap();
-        let row = authenticate_client(&store, &c.row.client_id, &c.client_secret).unwrap();
+        let row =
+            authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret).unwrap();
         rotate_credential(&store, &c.row.client_id).unwrap();
         assert_eq!(
             mint_token(&store, &row, None).unwrap_err(),
@@ -271,7 +279,11 @@ mod tests {
         let tok = mint_token(&store, &c.row, None).unwrap();
         let r = rotate_credential(&store, &c.row.client_id).unwrap();
         assert!(verify_bearer(&store, &tok.access_token).unwrap().is_none());
-        assert!(authenticate_client(&store, &c.row.client_id, &c.client_secret).is_err());
-        assert!(authenticate_client(&store, &c.row.client_id, &r.client_secret).is_ok());
+        assert!(
+            authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret).is_err()
+        );
+        assert!(
+            authenticate_client(&store, &key(&store), &c.row.client_id, &r.client_secret).is_ok()
+        );
     }
 }

@@ -98,7 +98,8 @@ fn absolute(p: &Path) -> std::path::PathBuf {
 /// The saved credential, if it still authenticates.
 fn reusable(store: &Store, file: &Path) -> Option<DevCredential> {
     let c: DevCredential = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;
-    pp_auth::authenticate_client(store, &c.client_id, &c.client_secret).ok()?;
+    let key = pp_auth::SecretKey::of(store).ok()?;
+    pp_auth::authenticate_client(store, &key, &c.client_id, &c.client_secret).ok()?;
     Some(c)
 }
 

@@ -40,6 +40,9 @@ pub struct AppState {
     pub bounds: Bounds,
     /// Token requests per source address and per client id.
     pub token_limits: TokenLimits,
+    /// The key client secrets are hashed under (read once: the token endpoint needs it on
+    /// every attempt).
+    pub secret_key: pp_auth::SecretKey,
 }
 
 /// The token endpoint's attempt limits.
@@ -72,6 +75,7 @@ impl AppState {
         pp_marketplace::catalog::spapi();
         pp_marketplace::catalog::ads();
         let cursors = Cursors::new(store.service_key("v1-cursor")?);
+        let secret_key = pp_auth::SecretKey::of(&store)?;
         let public_url = public_url.trim_end_matches('/');
         let warehouses = Warehouses::new(store.clone(), bounds.query_limits());
         let jobs = crate::jobs::JobsConfig::default();
@@ -86,6 +90,7 @@ impl AppState {
             mcp: McpState::new(public_url, &bounds),
             jobs,
             token_limits: TokenLimits::new(&bounds),
+            secret_key,
             bounds,
         })
     }

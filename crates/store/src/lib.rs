@@ -5,7 +5,6 @@
 
 mod credentials;
 pub mod jobs;
-mod keys;
 mod migrations;
 mod pool;
 mod tenants;

@@ -221,12 +221,6 @@ const STEPS: &[&str] = &[
     "ALTER TABLE report_ledger ADD COLUMN provider_report TEXT;
     ALTER TABLE report_ledger ADD COLUMN reason TEXT;
     ALTER TABLE report_ledger ADD COLUMN checked_at INTEGER;",
-    // 10: the gateway's own keys (the client-secret hashing key), made once per store so
-    // every instance on it agrees.
-    "CREATE TABLE server_keys (
-        name TEXT PRIMARY KEY,
-        key BLOB NOT NULL
-    ) WITHOUT ROWID;",
 ];
 
 /// Brings the schema up to the newest step, each step in its own transaction.
