@@ -45,18 +45,19 @@ pub(crate) fn damaged(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// `warehouse_unavailable` for a damaged warehouse file (the cause is logged, not sent).
-pub(crate) fn unavailable(e: &rusqlite::Error) -> Error {
+/// `warehouse_unavailable` for a warehouse file that cannot be opened or read (missing,
+/// damaged, not a database); `cause` is logged, not sent.
+pub(crate) fn unavailable(cause: impl std::fmt::Display) -> Error {
     Error::new(
         Kind::WarehouseUnavailable,
-        "the tenant's warehouse cannot be read; the operator has been told",
+        "the tenant's warehouse cannot be opened or read; the operator has been told",
     )
-    .with_field("_cause", e.to_string())
+    .with_field("_cause", cause.to_string())
 }
 
 /// Checks that `path` is a SQLite database a warehouse can be opened on (it exists and its
-/// schema reads); how many tables and views it holds.
-pub fn check_file(path: &std::path::Path) -> Result<usize> {
+/// schema reads).
+pub fn check_file(path: &std::path::Path) -> Result<()> {
     let refuse = |why: String| {
         Error::new(
             Kind::BadParams,
@@ -68,13 +69,8 @@ pub fn check_file(path: &std::path::Path) -> Result<usize> {
     }
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| refuse(e.to_string()))?;
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view')",
-        [],
-        |r| r.get::<_, i64>(0),
-    )
-    .map(|n| n as usize)
-    .map_err(|e| refuse(e.to_string()))
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+        .map_err(|e| refuse(e.to_string()))
 }
 
 /// A read-only connection with its authorizer's denial record.
@@ -102,13 +98,7 @@ impl SqliteEngine {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
-        let unavailable = |e: rusqlite::Error| {
-            Error::new(
-                Kind::WarehouseUnavailable,
-                "the tenant's warehouse cannot be opened",
-            )
-            .with_field("_cause", format!("{}: {e}", path.display()))
-        };
+        let unavailable = |e: rusqlite::Error| unavailable(format!("{}: {e}", path.display()));
         let conn = Connection::open_with_flags_and_vfs(path, flags, tempspace::VFS_NAME)
             .map_err(unavailable)?;
         // A file that is not a database (or is damaged) fails here, on its first read.

@@ -1,12 +1,13 @@
 //! Running one statement: statement-count check, prepare under the authorizer, bind, step
-//! under a deadline, and convert rows to JSON within the row and byte caps.
+//! (the watchdog in `watch.rs` interrupts it at its deadline), and convert rows to JSON within
+//! the row and byte caps.
 //!
 //! One SQLite step can run a single function call (a `LIKE`, an `instr`, a `json_patch`)
 //! that no deadline interrupts; its work grows with the lengths of its arguments, so the
 //! engine's length limits (value length, pattern length, column count) are what bound it.
 //! Temporary files are charged to the query's budget (`tempspace.rs`).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use base64::Engine as _;
 use pp_core::{Error, Kind, Result};
@@ -35,18 +36,14 @@ pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<Que
             "the sql holds more than one statement; send one statement per call",
         ));
     }
+    // the deadline is the watchdog's (`watch.rs`): it interrupts the statement
     let started = Instant::now();
-    let deadline = started + Duration::from_millis(req.timeout_ms);
     apply_limits(&g.conn, limits)?;
-    g.conn
-        .progress_handler(1_000, Some(move || Instant::now() > deadline))
-        .map_err(|e| Error::internal(format!("progress handler: {e}")))?;
     g.denial.take();
     let budget = tempspace::Budget::new(limits.max_temp_bytes);
     let armed = tempspace::arm(budget.clone());
     let out = run(g, req, limits, started);
     drop(armed);
-    g.conn.progress_handler(0, None::<fn() -> bool>).ok();
     out.map_err(|e| match e.kind {
         Kind::QueryTimeout => timeout_error(req.timeout_ms, limits.max_timeout_ms),
         Kind::SqlError if budget.exhausted() => Error::new(
