@@ -157,15 +157,18 @@ impl Store {
             if ready.is_none() {
                 return Ok(None);
             }
-            const TENANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id)";
-            const MERCHANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id AND r.merchant IS j.merchant)";
+            // each ready job with how many of its tenant's (and merchant's) jobs run now
+            const RUNNING: &str = "SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id";
             c.query_row(
                 &format!(
                     "UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, updated_at = ?3
-                     WHERE id = (SELECT j.id FROM jobs j
-                                 WHERE ((j.status = 'queued' AND j.run_after <= ?4) OR (j.status = 'running' AND j.lease_until < ?4))
-                                   AND {TENANT_RUNNING} < ?5
-                                 ORDER BY {TENANT_RUNNING}, {MERCHANT_RUNNING}, j.run_after LIMIT 1)
+                     WHERE id = (SELECT id FROM (
+                                   SELECT j.id, j.run_after, ({RUNNING}) AS tenant_running,
+                                          ({RUNNING} AND r.merchant IS j.merchant) AS merchant_running
+                                   FROM jobs j
+                                   WHERE (j.status = 'queued' AND j.run_after <= ?4) OR (j.status = 'running' AND j.lease_until < ?4))
+                                 WHERE tenant_running < ?5
+                                 ORDER BY tenant_running, merchant_running, run_after LIMIT 1)
                      RETURNING {COLUMNS}"
                 ),
                 params![owner, now + lease_ms, now_rfc3339(), now, per_tenant],
