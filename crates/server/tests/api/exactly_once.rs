@@ -218,6 +218,9 @@ async fn one_tenants_hung_provider_does_not_stall_anothers_run() {
         ..Default::default()
     };
     o.jobs.pricing_spacing = pp_marketplace::pricing::Spacing(Some(Duration::from_millis(100)));
+    // a long lease (and so a long step deadline): only fair claims, not a step cut short, can
+    // free a worker for delta in time
+    o.jobs.lease = Duration::from_secs(30);
     let app = TestApp::start_market_options(o).await;
     let acme = app.token(&app.acme).await;
     let delta = app.token(&app.credential("delta", None)).await;
