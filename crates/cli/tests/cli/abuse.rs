@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::process::{Server, cmd, run_ok, token};
+use crate::process::{
+    Server, cmd, new_credential, run_ok, start_server_with, tiny_world_tenants, token,
+};
 
 /// The sweep's tests run one at a time: each loads a server on purpose, and its timings should
 /// not include another's load.
@@ -30,64 +32,14 @@ pub struct Target {
 /// folder of their own so the test can see them.
 pub async fn target(d: &Path, extra_config: &str) -> Target {
     let turn = SERIAL.lock().await;
-    let ok = |args: &[&str]| run_ok(d, args);
-    ok(&[
-        "world",
-        "generate",
-        "--scale",
-        "tiny",
-        "--out",
-        "world",
-        "--today",
-        "2026-11-22",
-    ]);
-    for tenant in ["acme", "beta"] {
-        ok(&[
-            "admin",
-            "--data-dir",
-            "state",
-            "tenant",
-            "create",
-            tenant,
-            "--warehouse",
-            "world/warehouse.sqlite",
-        ]);
-    }
-    let out = ok(&[
-        "admin",
-        "--data-dir",
-        "state",
-        "credential",
-        "create",
-        "--tenant",
-        "acme",
-        "--label",
-        "sweep",
-        "--json",
-    ]);
-    let c: Value = serde_json::from_slice(&out).unwrap();
-    let (id, secret) = (
-        c["client_id"].as_str().unwrap().to_owned(),
-        c["client_secret"].as_str().unwrap().to_owned(),
-    );
+    tiny_world_tenants(d, &["acme", "beta"]);
+    let (id, secret) = new_credential(d, "acme", None, "sweep");
     let tmp = d.join("sqlite-tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::write(d.join("gateway.toml"), extra_config).unwrap();
-    let args = [
-        "server",
-        "--data-dir",
-        "state",
-        "--listen",
-        "127.0.0.1:0",
-        "--public-url",
-        "http://gateway.test",
-        "--config",
-        "gateway.toml",
-    ];
     let mut command = cmd(d);
     command.env("SQLITE_TMPDIR", &tmp);
-    let mut server = Server::start_with(command, d, &args, "listening on ", "listening on ");
-    server.base = format!("http://{}", server.base);
+    let server = start_server_with(command, d, &["--config", "gateway.toml"]);
     let (status, t) = token(&server.base, &id, &secret).await;
     assert_eq!(status, 200, "{t}");
     Target {
@@ -324,30 +276,6 @@ async fn temporary_space_stays_within_its_bound() {
     );
 }
 
-/// A second credential, of tenant `beta`: (client id, secret).
-fn beta_credential(d: &Path) -> (String, String) {
-    let out = run_ok(
-        d,
-        &[
-            "admin",
-            "--data-dir",
-            "state",
-            "credential",
-            "create",
-            "--tenant",
-            "beta",
-            "--label",
-            "other",
-            "--json",
-        ],
-    );
-    let c: Value = serde_json::from_slice(&out).unwrap();
-    (
-        c["client_id"].as_str().unwrap().to_owned(),
-        c["client_secret"].as_str().unwrap().to_owned(),
-    )
-}
-
 async fn health_time(base: &str) -> Duration {
     let started = Instant::now();
     let res = crate::http()
@@ -544,7 +472,7 @@ async fn one_credential_cannot_fill_the_session_table() {
         .unwrap();
     assert_eq!(res.status(), 404);
     // …and another tenant still opens one.
-    let (id, secret) = beta_credential(dir.path());
+    let (id, secret) = new_credential(dir.path(), "beta", None, "other");
     let (_, other) = token(base, &id, &secret).await;
     let (status, session, body) =
         mcp_initialize(base, other["access_token"].as_str().unwrap()).await;
@@ -655,4 +583,36 @@ async fn busy_queries_do_not_starve_the_rest_of_the_gateway() {
             brief(&body)
         );
     }
+}
+
+/// A client that sends its head and then trickles nothing of the body it announced is dropped
+/// once nothing has moved for the idle timeout (the header timeout no longer applies).
+#[tokio::test]
+async fn a_stalled_body_is_dropped_after_the_idle_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let t = target(
+        dir.path(),
+        "[limits]\nheader_timeout_ms = 30000\nidle_timeout_ms = 1000\n",
+    )
+    .await;
+    let addr = t.server.base.trim_start_matches("http://").to_owned();
+    let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /api/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"sql\"",
+        t.token
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    let started = Instant::now();
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut buf)).await;
+    assert!(
+        read.is_ok(),
+        "a stalled body was still held after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "dropped too early"
+    );
 }

@@ -5,49 +5,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::process::{Server, run_ok, start_server, token};
+use crate::process::{Server, new_credential, start_server, tiny_world_tenants, token};
 
 fn setup(d: &Path) -> (String, String) {
-    let ok = |args: &[&str]| run_ok(d, args);
-    ok(&[
-        "world",
-        "generate",
-        "--scale",
-        "tiny",
-        "--out",
-        "world",
-        "--today",
-        "2026-11-22",
-    ]);
-    ok(&[
-        "admin",
-        "--data-dir",
-        "state",
-        "tenant",
-        "create",
-        "acme",
-        "--warehouse",
-        "world/warehouse.sqlite",
-    ]);
-    let out = ok(&[
-        "admin",
-        "--data-dir",
-        "state",
-        "credential",
-        "create",
-        "--tenant",
-        "acme",
-        "--scopes",
-        "corrections:write",
-        "--label",
-        "planner",
-        "--json",
-    ]);
-    let c: Value = serde_json::from_slice(&out).unwrap();
-    (
-        c["client_id"].as_str().unwrap().to_owned(),
-        c["client_secret"].as_str().unwrap().to_owned(),
-    )
+    tiny_world_tenants(d, &["acme"]);
+    new_credential(d, "acme", Some("corrections:write"), "planner")
 }
 
 fn start(d: &Path) -> (Server, String) {

@@ -39,7 +39,12 @@ pub fn run_ok(cwd: &Path, args: &[&str]) -> Vec<u8> {
 
 /// A non-dev server over `<cwd>/state` on an ephemeral port; `base` is its URL.
 pub fn start_server(cwd: &Path) -> Server {
-    let args = [
+    start_server_with(cmd(cwd), cwd, &[])
+}
+
+/// As `start_server`, from a prepared command (extra environment, say) and with `extra` flags.
+pub fn start_server_with(command: Command, cwd: &Path, extra: &[&str]) -> Server {
+    let mut args = vec![
         "server",
         "--data-dir",
         "state",
@@ -48,9 +53,70 @@ pub fn start_server(cwd: &Path) -> Server {
         "--public-url",
         "http://gateway.test",
     ];
-    let mut s = Server::start(cwd, &args, "listening on ", "listening on ");
+    args.extend_from_slice(extra);
+    let mut s = Server::start_with(command, cwd, &args, "listening on ", "listening on ");
     s.base = format!("http://{}", s.base);
     s
+}
+
+/// The tiny demo world under `<cwd>/world` (anchored on 2026-11-22), and `tenants` on its
+/// warehouse in `<cwd>/state`.
+pub fn tiny_world_tenants(cwd: &Path, tenants: &[&str]) {
+    run_ok(
+        cwd,
+        &[
+            "world",
+            "generate",
+            "--scale",
+            "tiny",
+            "--out",
+            "world",
+            "--today",
+            "2026-11-22",
+        ],
+    );
+    for tenant in tenants {
+        run_ok(
+            cwd,
+            &[
+                "admin",
+                "--data-dir",
+                "state",
+                "tenant",
+                "create",
+                tenant,
+                "--warehouse",
+                "world/warehouse.sqlite",
+            ],
+        );
+    }
+}
+
+/// A new credential of `tenant` (the default bundle, or `scopes`): its client id and secret.
+pub fn new_credential(
+    cwd: &Path,
+    tenant: &str,
+    scopes: Option<&str>,
+    label: &str,
+) -> (String, String) {
+    let mut args = vec![
+        "admin",
+        "--data-dir",
+        "state",
+        "credential",
+        "create",
+        "--tenant",
+        tenant,
+        "--label",
+        label,
+        "--json",
+    ];
+    if let Some(s) = scopes {
+        args.extend_from_slice(&["--scopes", s]);
+    }
+    let c: serde_json::Value = serde_json::from_slice(&run_ok(cwd, &args)).unwrap();
+    let text = |k: &str| c[k].as_str().unwrap().to_owned();
+    (text("client_id"), text("client_secret"))
 }
 
 /// A server process; stopped with SIGTERM on drop.

@@ -7,20 +7,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::process::{Server, run_ok, token};
+use crate::process::{Server, cmd, run_ok, start_server_with, token};
 
 fn gateway(d: &Path, url: &str, creds: &Value, key: &str) -> Server {
     let text = |k: &str| creds[k].as_str().unwrap().to_owned();
     let (id, secret) = (text("client_id"), text("client_secret"));
     let token_url = format!("{url}/auth/o2/token");
     let args = [
-        "server",
-        "--data-dir",
-        "state",
-        "--listen",
-        "127.0.0.1:0",
-        "--public-url",
-        "http://gateway.test",
         "--lwa-client-id",
         &id,
         "--lwa-client-secret",
@@ -36,9 +29,7 @@ fn gateway(d: &Path, url: &str, creds: &Value, key: &str) -> Server {
         "--upstream-timeout-ms",
         "2000",
     ];
-    let mut s = Server::start(d, &args, "listening on ", "listening on ");
-    s.base = format!("http://{}", s.base);
-    s
+    start_server_with(cmd(d), d, &args)
 }
 
 async fn create(base: &str, token: &str) -> reqwest::Result<reqwest::Response> {
