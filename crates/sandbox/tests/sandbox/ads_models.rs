@@ -20,12 +20,15 @@ use crate::common::{Ads, SELLER, SimApp, US_PROFILE, model_tools, typed_parts};
 /// Reads whose answers still differ from the models, and how (issue 24 fixes them).
 const NOT_YET: &[(&str, &str)] = &[];
 
+/// Ids the calls need, by name (`campaignId`, `sp.keywords`, `sb.adGroupId` …).
+type Ids = BTreeMap<String, String>;
+
 /// The US seller's entity and marketplace, as AMC's administration calls name them.
 const AMC_ENTITY: &str = "ENTITYA2DEMOSELLER01";
 const US_MARKET: &str = "ATVPDKIKX0DER";
 
 /// Ids the reads' paths need, made or found on the sandbox first.
-async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
+async fn ids(a: &Ads<'_>) -> Ids {
     let mut ids = BTreeMap::new();
     let (_, _, r) = a
         .call(Method::POST, "/reporting/reports", "application/vnd.createasyncreportrequest.v3+json", json!({
@@ -34,7 +37,7 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
                               "reportTypeId": "spCampaigns", "timeUnit": "DAILY", "format": "GZIP_JSON"}}))
         .await;
     ids.insert(
-        "reportId",
+        "reportId".into(),
         r["reportId"].as_str().unwrap_or_default().to_owned(),
     );
     let media = "application/vnd.campaignsexport.v1+json";
@@ -42,7 +45,7 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         .call(Method::POST, "/campaigns/export", media, json!({}))
         .await;
     ids.insert(
-        "exportId",
+        "exportId".into(),
         r["exportId"].as_str().unwrap_or_default().to_owned(),
     );
     let r: Value = a
@@ -56,19 +59,19 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         .await
         .unwrap_or(Value::Null);
     let instance = r["instances"][0]["instanceId"].as_str().unwrap_or_default();
-    ids.insert("instanceId", instance.to_owned());
+    ids.insert("instanceId".into(), instance.to_owned());
     let media = "application/vnd.spCampaign.v3+json";
     let (_, _, r) = a
         .call(Method::POST, "/sp/campaigns/list", media, json!({}))
         .await;
     let campaign = r["campaigns"][0]["campaignId"].as_str().unwrap_or_default();
-    ids.insert("campaignId", campaign.to_owned());
+    ids.insert("campaignId".into(), campaign.to_owned());
     let media = "application/vnd.spAdGroup.v3+json";
     let (_, _, r) = a
         .call(Method::POST, "/sp/adGroups/list", media, json!({}))
         .await;
     let group = r["adGroups"][0]["adGroupId"].as_str().unwrap_or_default();
-    ids.insert("adGroupId", group.to_owned());
+    ids.insert("adGroupId".into(), group.to_owned());
     for (list, media, key, id) in [
         ("keywords", "spKeyword", "keywords", "keywordId"),
         (
@@ -102,7 +105,7 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
             .call(Method::POST, &format!("/sp/{list}/list"), &media, json!({}))
             .await;
         let value = r[key][0][id].as_str().unwrap_or_default();
-        ids.insert(list_key(list), value.to_owned());
+        ids.insert(format!("sp.{key}"), value.to_owned());
     }
     for (list, media, id) in [
         ("campaigns", "sbcampaignresource", "campaignId"),
@@ -119,7 +122,7 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
             )
             .await;
         let value = r[list][0][id].as_str().unwrap_or_default();
-        ids.insert(sb_key(id), value.to_owned());
+        ids.insert(format!("sb.{id}"), value.to_owned());
     }
     let r: Value = a
         .req(Method::GET, "/sb/keywords")
@@ -130,8 +133,8 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         .json()
         .await
         .unwrap_or(Value::Null);
-    ids.insert("sb3.keyword", s_id(&r[0]["keywordId"]));
-    ids.insert("sb3.keywordGroup", s_id(&r[0]["adGroupId"]));
+    ids.insert("sb3.keyword".into(), s_id(&r[0]["keywordId"]));
+    ids.insert("sb3.keywordGroup".into(), s_id(&r[0]["adGroupId"]));
     for (path, key, id, group) in [
         (
             "/sb/targets/list",
@@ -149,8 +152,8 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
         let (_, _, r) = a
             .call(Method::POST, path, "application/json", json!({}))
             .await;
-        ids.insert(id, s_id(&r[key][0]["targetId"]));
-        ids.insert(group, s_id(&r[key][0]["adGroupId"]));
+        ids.insert(id.into(), s_id(&r[key][0]["targetId"]));
+        ids.insert(group.into(), s_id(&r[key][0]["adGroupId"]));
     }
     let (_, _, r) = a
         .call(
@@ -167,7 +170,7 @@ async fn ids(a: &Ads<'_>) -> BTreeMap<&'static str, String> {
             _ => continue,
         };
         let id = asset["assetId"].as_str().unwrap_or_default().to_owned();
-        ids.entry(key).or_insert(id);
+        ids.entry(key.into()).or_insert(id);
     }
     ids
 }
@@ -183,7 +186,7 @@ fn s_id(v: &Value) -> String {
 
 /// The body of a Sponsored Brands v3 update: one item naming an existing keyword or target
 /// and its ad group, with a new state.
-fn sb3_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
+fn sb3_write(op: &Value, ids: &Ids) -> Option<Value> {
     let num = |k: &str| -> Option<Value> { Some(json!(ids.get(k)?.parse::<i64>().ok()?)) };
     let item = |id_field: &str, id: &str, group: &str| -> Option<Value> {
         Some(json!({ id_field: num(id)?, "adGroupId": num(group)?, "state": "paused" }))
@@ -204,17 +207,8 @@ fn sb3_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
     }
 }
 
-/// Where `ids` keeps the first Sponsored Brands v4 entity ids.
-fn sb_key(id: &str) -> &'static str {
-    match id {
-        "campaignId" => "sb.campaignId",
-        "adGroupId" => "sb.adGroupId",
-        _ => "sb.adId",
-    }
-}
-
 /// A value for a Sponsored Brands v4 item field (`creative.x` fields go inside `creative`).
-fn sb_field(field: &str, ids: &BTreeMap<&str, String>) -> Value {
+fn sb_field(field: &str, _entity: &str, ids: &Ids) -> Value {
     let id = |k: &str| json!(ids.get(k).cloned().unwrap_or_default());
     match field {
         "name" => json!("models sb"),
@@ -240,48 +234,8 @@ fn sb_field(field: &str, ids: &BTreeMap<&str, String>) -> Value {
     }
 }
 
-/// The body of a Sponsored Brands v4 write: one item with its required fields (a delete: an
-/// id filter naming one).
-fn sb_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
-    let id = op["id"].as_str()?;
-    let entity = op["itemsKey"].as_str()?;
-    if !id.starts_with("sb.") || !op["path"].as_str()?.starts_with("/sb/v4/") {
-        return None;
-    }
-    let mut item = serde_json::Map::new();
-    let mut creative = serde_json::Map::new();
-    for f in op["requiredItemFields"].as_array()? {
-        let f = f.as_str()?;
-        match f.strip_prefix("creative.") {
-            Some(c) => creative.insert(c.to_owned(), sb_field(c, ids)),
-            None => item.insert(f.to_owned(), sb_field(f, ids)),
-        };
-    }
-    if !creative.is_empty() {
-        item.insert("creative".into(), Value::Object(creative));
-    }
-    if id.starts_with("sb.delete_") {
-        let (field, value) = item.into_iter().next()?;
-        let filter = format!("{}Filter", field);
-        return Some(json!({ filter: { "include": [value] } }));
-    }
-    Some(json!({ entity: [Value::Object(item)] }))
-}
-
-/// Where `ids` keeps the first id of each Sponsored Products list.
-fn list_key(list: &str) -> &'static str {
-    match list {
-        "keywords" => "sp.keywords",
-        "targets" => "sp.targets",
-        "productAds" => "sp.productAds",
-        "negativeKeywords" => "sp.negativeKeywords",
-        "campaignNegativeKeywords" => "sp.campaignNegativeKeywords",
-        _ => "sp.negativeTargets",
-    }
-}
-
 /// A value for a Sponsored Products item field, by its name.
-fn sp_field(field: &str, entity: &str, ids: &BTreeMap<&str, String>) -> Value {
+fn sp_field(field: &str, entity: &str, ids: &Ids) -> Value {
     match field {
         "name" => json!(format!("models {entity}")),
         "targetingType" => json!("MANUAL"),
@@ -306,38 +260,37 @@ fn sp_field(field: &str, entity: &str, ids: &BTreeMap<&str, String>) -> Value {
     }
 }
 
-/// The body of a Sponsored Products write: one item with its required fields (a delete: an
-/// id filter naming one).
-fn sp_write(op: &Value, ids: &BTreeMap<&str, String>) -> Option<Value> {
+/// The body of an entity write (Sponsored Products, Sponsored Brands v4): one item with its
+/// required fields (`creative.x` ones inside `creative`); a delete names the first of them in
+/// its id filter (`campaignIdFilter` …).
+fn entity_write(op: &Value, ids: &Ids) -> Option<Value> {
     let entity = op["itemsKey"].as_str()?;
-    if !op["id"].as_str()?.starts_with("sp.") {
-        return None;
-    }
+    let value: fn(&str, &str, &Ids) -> Value = match op["path"].as_str()? {
+        p if p.starts_with("/sp/") => sp_field,
+        p if p.starts_with("/sb/v4/") => sb_field,
+        _ => return None,
+    };
     let mut item = serde_json::Map::new();
+    let mut creative = serde_json::Map::new();
     for f in op["requiredItemFields"].as_array()? {
         let f = f.as_str()?;
-        item.insert(f.to_owned(), sp_field(f, entity, ids));
+        match f.strip_prefix("creative.") {
+            Some(c) => creative.insert(c.to_owned(), value(c, entity, ids)),
+            None => item.insert(f.to_owned(), value(f, entity, ids)),
+        };
     }
-    if op["id"].as_str()?.starts_with("sp.delete_") {
-        let id = item.values().next()?.clone();
-        return Some(json!({ format!("{}IdFilter", id_filter(entity)): { "include": [id] } }));
+    if !creative.is_empty() {
+        item.insert("creative".into(), Value::Object(creative));
+    }
+    if op["id"].as_str()?.contains(".delete_") {
+        let (field, id) = item.into_iter().next()?;
+        return Some(json!({ format!("{field}Filter"): { "include": [id] } }));
     }
     Some(json!({ entity: [Value::Object(item)] }))
 }
 
-/// The id filter a Sponsored Products delete names (`campaignIdFilter` …).
-fn id_filter(entity: &str) -> &'static str {
-    match entity {
-        "campaigns" => "campaign",
-        "adGroups" => "adGroup",
-        "productAds" => "ad",
-        "keywords" | "negativeKeywords" | "campaignNegativeKeywords" => "keyword",
-        _ => "target",
-    }
-}
-
 /// The body a read needs to answer with data (`{}` for the rest).
-fn body_for(op: &str, ids: &BTreeMap<&str, String>) -> Value {
+fn body_for(op: &str, ids: &Ids) -> Value {
     match op {
         // one campaign of the profile and one that is not, so both result lists are filled
         "sp.budget_recommendations" => json!({ "campaignIds": [ids["campaignId"], "1"] }),
@@ -367,10 +320,7 @@ async fn advertising_reads_match_the_official_models() {
     let mut cases = Vec::new();
     for op in catalog["operations"].as_array().unwrap() {
         let write = if op["kind"] == "write" {
-            match sp_write(op, &ids)
-                .or_else(|| sb_write(op, &ids))
-                .or_else(|| sb3_write(op, &ids))
-            {
+            match entity_write(op, &ids).or_else(|| sb3_write(op, &ids)) {
                 Some(body) => Some(body),
                 None => continue, // the AMC audience writes are not in the documents
             }
