@@ -125,8 +125,10 @@ async fn enveloped(path: &str, res: Response) -> Response {
         return crate::mcp::refusal(status, &message);
     }
     if path.starts_with("/oauth/") {
-        let body = serde_json::json!({ "error": "invalid_request", "error_description": message });
-        return (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+        return crate::routes::oauth::oauth_error(
+            pp_auth::OAuthError::InvalidRequest(message),
+            false,
+        );
     }
     crate::http::error::for_path(path, Error::new(kind, message))
 }

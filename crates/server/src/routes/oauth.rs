@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 
 use crate::state::SharedState;
 
-fn oauth_error(e: OAuthError, basic_used: bool) -> Response {
+/// An RFC 6749 error answer (`no-store`, the Basic challenge on a 401 after Basic, and
+/// `Retry-After` when rate limited).
+pub(crate) fn oauth_error(e: OAuthError, basic_used: bool) -> Response {
     if let OAuthError::ServerError(cause) = &e {
         tracing::error!(cause = %cause, "token endpoint failed");
     }
