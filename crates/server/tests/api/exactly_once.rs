@@ -113,7 +113,7 @@ async fn v3_after_a_create_that_never_answered_makes_one_report() {
 }
 
 #[tokio::test]
-async fn reporting_v1_after_an_uncertain_create_makes_one_report() {
+async fn reporting_v1_after_an_uncertain_create_makes_one_report_also_when_concurrent() {
     let app = TestApp::start_market().await;
     let t = app.token(&app.acme).await;
     for (effect, key) in [("garbage", "v1-g"), ("hang_after", "v1-h")] {
@@ -128,9 +128,13 @@ async fn reporting_v1_after_an_uncertain_create_makes_one_report() {
         let before = app.provider_reports("ads_v1").await;
         app.faults(json!([{"op": "reporting_v1.createReport", "effect": effect, "times": 1}]))
             .await;
-        let (s, r) = app.post_keyed(&t, ADS, Some(key), body.clone()).await;
-        assert_eq!(s, 502, "{effect}: {r}");
-        assert!(unknown(&r), "{effect}: {r}");
+        // three identical keyed calls at once: one sends, the others wait for its outcome
+        let calls = (0..3).map(|_| app.post_keyed(&t, ADS, Some(key), body.clone()));
+        for (s, r) in futures_util::future::join_all(calls).await {
+            assert_eq!(s, 502, "{effect}: {r}");
+            assert!(unknown(&r), "{effect}: {r}");
+        }
+        // and later retries send nothing either
         for _ in 0..2 {
             let (s, r) = app.post_keyed(&t, ADS, Some(key), body.clone()).await;
             assert_eq!(
