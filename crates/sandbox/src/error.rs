@@ -1,5 +1,9 @@
 //! Errors in the provider's own shapes: the selling-side `{ errors: [ { code, message,
-//! details } ] }`, and the advertising API's `{ code, details }` (reporting says `detail`).
+//! details } ] }`, and the advertising APIs' several (`{ code, details }`, reporting's
+//! `{ code, detail }`, the entity APIs' and Ads API v1's `{ code, message }`, DSP reports'
+//! `{ message, requestId }`). An error made in the generic advertising shape is answered in
+//! its operation's own family (the gate re-renders it), so shared checks such as the profile
+//! scope speak each API's dialect.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -19,6 +23,24 @@ pub enum Family {
     /// status (Sponsored Products v3, Sponsored Brands v4; exports, whose documents need only
     /// `message`).
     AdsEntity,
+    /// Ads API v1 (`/adsApi/v1/…`): `{ code, message }` with its `ErrorCode` enum.
+    AdsV1,
+    /// DSP reports: `{ message, requestId }` as `application/vnd.dsperror.v1+json`.
+    Dsp,
+}
+
+/// The `ErrorCode` Ads API v1's documents give each status.
+fn v1_code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 | 422 => "BAD_REQUEST",
+        401 => "UNAUTHORIZED",
+        403 => "FORBIDDEN",
+        404 => "NOT_FOUND",
+        409 => "CONFLICT",
+        413 => "CONTENT_TOO_LARGE",
+        429 => "TOO_MANY_REQUESTS",
+        _ => "INTERNAL_ERROR",
+    }
 }
 
 /// The code the entity APIs' documents give each status.
@@ -36,7 +58,7 @@ fn entity_code(status: StatusCode) -> &'static str {
 }
 
 /// A failure the sandbox answers.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SimError {
     pub status: StatusCode,
     pub code: String,
@@ -112,9 +134,19 @@ impl IntoResponse for SimError {
             Family::AdsEntity => {
                 json!({ "code": entity_code(self.status), "message": self.message })
             }
+            Family::AdsV1 => json!({ "code": v1_code(self.status), "message": self.message }),
+            Family::Dsp => {
+                json!({ "message": self.message, "requestId": crate::store::random_hex(16) })
+            }
+        };
+        let media = match (self.media, self.family) {
+            (Some(m), _) => Some(m),
+            (None, Family::Dsp) => Some("application/vnd.dsperror.v1+json"),
+            (None, _) => None,
         };
         let mut r = (self.status, Json(body)).into_response();
-        if let Some(m) = self.media {
+        r.extensions_mut().insert(self.clone());
+        if let Some(m) = media {
             r.headers_mut().insert(
                 axum::http::header::CONTENT_TYPE,
                 axum::http::HeaderValue::from_static(m),

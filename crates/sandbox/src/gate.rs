@@ -19,15 +19,30 @@ use crate::lwa::Caller;
 use crate::sim::Sim;
 use crate::store::random_hex;
 
-/// One provider operation: its name (faults, counters and buckets key on it), its family and
-/// its usage plan.
+/// One provider operation: its name (faults, counters and buckets key on it), its family, its
+/// usage plan and the media type its documents give its errors.
 #[derive(Debug)]
 pub struct Op {
     pub name: &'static str,
+    /// The error dialect: a generic advertising error (`Family::Ads`) is answered in this one.
     pub family: Family,
     /// Requests per second (0: no plan in the model).
     pub rate: f64,
     pub burst: f64,
+    /// The media type of the operation's errors when its documents give one other than
+    /// `application/json` (an error that names its own keeps it).
+    pub error_media: Option<&'static str>,
+}
+
+/// `e` in `op`'s own dialect and error media type.
+fn in_dialect(op: &Op, mut e: SimError) -> SimError {
+    if e.family == Family::Ads && !matches!(op.family, Family::Ads | Family::Sp) {
+        e = e.for_family(op.family);
+    }
+    match (e.media, op.error_media) {
+        (None, Some(m)) => e.with_media(m),
+        _ => e,
+    }
 }
 
 /// Calls received per operation.
@@ -108,13 +123,13 @@ fn authenticate(sim: &Sim, op: &Op, req: &Request) -> Result<Caller, SimError> {
 }
 
 fn throttled(op: &Op, retry_after: Option<u32>) -> Response {
-    let mut r = SimError::new(
+    let e = SimError::new(
         429,
         "QuotaExceeded",
         "You exceeded your quota for the requested resource.",
     )
-    .for_family(op.family)
-    .into_response();
+    .for_family(op.family);
+    let mut r = in_dialect(op, e).into_response();
     if let Some(s) = retry_after.and_then(|s| HeaderValue::from_str(&s.to_string()).ok()) {
         r.headers_mut().insert(header::RETRY_AFTER, s);
     }
@@ -142,7 +157,7 @@ pub async fn gate(
     sim.calls.bump(op.name);
     let caller = match authenticate(&sim, op, &req) {
         Ok(c) => c,
-        Err(e) => return finish(op, e.into_response()),
+        Err(e) => return finish(op, in_dialect(op, e).into_response()),
     };
     if !sim.limits.take(&caller.subject, op.name, op.rate, op.burst) {
         return finish(op, throttled(op, None));
@@ -170,7 +185,7 @@ pub async fn gate(
                     "The service is temporarily unable to answer (sandbox fault).",
                 )
                 .for_family(op.family);
-                return finish(op, e.into_response());
+                return finish(op, in_dialect(op, e).into_response());
             }
             Effect::Throttle => return finish(op, throttled(op, rule.retry_after)),
             Effect::Reset => return reset(),
@@ -182,7 +197,14 @@ pub async fn gate(
     let fatal = sim.faults.pick(op.name, &[Effect::FatalReport]).is_some();
     req.extensions_mut().insert(FatalReport(fatal));
     req.extensions_mut().insert(caller);
-    let res = next.run(req).await;
+    let mut res = next.run(req).await;
+    if let Some(e) = res.extensions_mut().remove::<SimError>() {
+        let (family, media) = (e.family, e.media);
+        let e = in_dialect(op, e);
+        if (e.family, e.media) != (family, media) {
+            res = e.into_response();
+        }
+    }
     if hang_after {
         tokio::time::sleep(Duration::from_secs(3600)).await;
     }

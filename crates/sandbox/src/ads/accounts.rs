@@ -22,15 +22,17 @@ use crate::sim::Sim;
 
 static ADVERTISERS: Op = Op {
     name: "accounts.queryAdvertiserAccounts",
-    family: Family::Ads,
+    family: Family::AdsV1,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 static MANAGERS: Op = Op {
     name: "accounts.getManagerAccounts",
     family: Family::Ads,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -20,17 +20,20 @@ use crate::lwa::Caller;
 use crate::op;
 use crate::sim::Sim;
 
+/// The asset search answers errors with a `message`, in its own media type.
 static SEARCH: Op = Op {
     name: "assets.searchAssets",
-    family: Family::Ads,
+    family: Family::AdsEntity,
     rate: 5.0,
     burst: 10.0,
+    error_media: Some(SEARCH_MEDIA),
 };
 static PAGE_ASINS: Op = Op {
     name: "stores.listAsins",
     family: Family::Ads,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 
 const SEARCH_MEDIA: &str = "application/vnd.creativeassetssearchassetsresponse.v3+json";

@@ -25,15 +25,31 @@ use crate::sim::Sim;
 
 macro_rules! ops {
     ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 5.0, burst: 10.0 };)*
+        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 5.0, burst: 10.0, error_media: None };)*
     };
 }
 
 ops! {
     CAMPAIGNS = "dsp.listCampaigns"; AD_GROUPS = "dsp.listAdGroups"; CREATIVES = "dsp.listAdCreatives";
     ASSOCIATIONS = "dsp.listCreativeAssociations"; MODERATIONS = "dsp.listAssociationModerations"; ELIGIBLE = "dsp.listEligibleCreatives";
-    CREATE_REPORT = "dsp.createReport"; GET_REPORT = "dsp.getReport";
 }
+
+/// DSP reports answer their errors as `{ message, requestId }` (the lists, undocumented,
+/// keep the advertising API's `{ code, details }`).
+static CREATE_REPORT: Op = Op {
+    name: "dsp.createReport",
+    family: Family::Dsp,
+    rate: 5.0,
+    burst: 10.0,
+    error_media: None,
+};
+static GET_REPORT: Op = Op {
+    name: "dsp.getReport",
+    family: Family::Dsp,
+    rate: 5.0,
+    burst: 10.0,
+    error_media: None,
+};
 
 const FAMILY: &str = "dsp";
 

@@ -24,7 +24,7 @@ use crate::sim::Sim;
 
 macro_rules! ops {
     ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 1.0, burst: 10.0 };)*
+        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 1.0, burst: 10.0, error_media: None };)*
     };
 }
 

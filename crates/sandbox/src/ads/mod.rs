@@ -14,6 +14,7 @@ mod recommendations;
 mod reporting;
 mod sb;
 mod sb3;
+mod sb3_targets;
 mod sp;
 mod v1;
 

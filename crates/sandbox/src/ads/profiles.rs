@@ -18,12 +18,14 @@ static LIST: Op = Op {
     family: Family::Ads,
     rate: 0.0,
     burst: 0.0,
+    error_media: None,
 };
 static ONE: Op = Op {
     name: "profiles.getProfileById",
     family: Family::Ads,
     rate: 0.0,
     burst: 0.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -25,12 +25,14 @@ static KEYWORDS: Op = Op {
     family: Family::Ads,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 static BUDGETS: Op = Op {
     name: "sp.getBudgetRecommendations",
     family: Family::Ads,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 
 const KEYWORD_MEDIA: &[&str] = &[
@@ -70,11 +72,13 @@ async fn keywords(
         )
         .for_family(Family::Ads));
     };
-    let p = profile(&sim, &c, &h)?;
-    let req = body(&b)?;
+    let version: &'static str = version;
+    let in_media = |e: SimError| e.with_media(version);
+    let p = profile(&sim, &c, &h).map_err(in_media)?;
+    let req = body(&b).map_err(in_media)?;
     let group = s(&req["adGroupId"]);
     let group = group.as_str().ok_or_else(|| {
-        SimError::new(400, "400", "adGroupId is required").for_family(Family::Ads)
+        in_media(SimError::new(400, "400", "adGroupId is required").for_family(Family::Ads))
     })?;
     let rows = sim.world.rows(
         "SELECT SearchTerm, SUM(Clicks) AS clk, SUM(Cost) AS cost FROM ads_search_term_daily WHERE ProfileID = ?1 AND AdGroupID = ?2
@@ -94,7 +98,7 @@ async fn keywords(
             )
         })
         .collect();
-    let answer_body = match *version {
+    let answer_body = match version {
         // v3 answers the targets themselves; v4 and v5 a list under keywordTargetList (v5
         // with impact metrics beside it)
         v if v.contains(".v3+") => Value::Array(list),

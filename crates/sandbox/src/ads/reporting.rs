@@ -29,18 +29,21 @@ static CREATE: Op = Op {
     family: Family::AdsReporting,
     rate: 1.0,
     burst: 10.0,
+    error_media: None,
 };
 static GET: Op = Op {
     name: "reporting.getAsyncReport",
     family: Family::AdsReporting,
     rate: 5.0,
     burst: 20.0,
+    error_media: None,
 };
 static DELETE: Op = Op {
     name: "reporting.deleteAsyncReport",
     family: Family::AdsReporting,
     rate: 1.0,
     burst: 10.0,
+    error_media: None,
 };
 
 const CREATE_REQUEST: &str = "application/vnd.createasyncreportrequest.v3+json";

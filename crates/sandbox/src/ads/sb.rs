@@ -112,19 +112,34 @@ fn no_create(_: &Sim, _: i64, i: usize, _: &Value) -> Result<Value, Value> {
 /// Items one Sponsored Brands v4 write may carry (the documents' `maxItems`).
 pub const SB_MAX_ITEMS: usize = 10;
 
+/// The Sponsored Brands v4 operations; each answers its errors in its resource's media type,
+/// as the documents have them.
 macro_rules! ops {
-    ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0 };)*
+    ($media:ident: $($stat:ident = $name:literal;)*) => {
+        $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0, error_media: Some($media) };)*
     };
 }
 
-ops! {
+ops! { CAMPAIGN_MEDIA:
     LIST_CAMPAIGNS = "sb.listCampaigns"; CREATE_CAMPAIGNS = "sb.createCampaigns"; UPDATE_CAMPAIGNS = "sb.updateCampaigns"; DELETE_CAMPAIGNS = "sb.deleteCampaigns";
+}
+ops! { AD_GROUP_MEDIA:
     LIST_AD_GROUPS = "sb.listAdGroups"; CREATE_AD_GROUPS = "sb.createAdGroups"; UPDATE_AD_GROUPS = "sb.updateAdGroups"; DELETE_AD_GROUPS = "sb.deleteAdGroups";
+}
+ops! { AD_MEDIA:
     LIST_ADS = "sb.listAds"; CREATE_ADS = "sb.createAds"; UPDATE_ADS = "sb.updateAds"; DELETE_ADS = "sb.deleteAds";
     PRODUCT_COLLECTION = "sb.createProductCollectionAds"; BRAND_VIDEO = "sb.createBrandVideoAds"; VIDEO = "sb.createVideoAds";
-    STORE_SPOTLIGHT = "sb.createStoreSpotlightAds"; EXTENDED = "sb.createExtendedProductCollectionAds"; BUDGET_USAGE = "sb.campaignsBudgetUsage";
+    STORE_SPOTLIGHT = "sb.createStoreSpotlightAds"; EXTENDED = "sb.createExtendedProductCollectionAds";
 }
+
+/// Budget usage answers its errors as `{ code, details }`, unlike the entity calls.
+static BUDGET_USAGE: Op = Op {
+    name: "sb.campaignsBudgetUsage",
+    family: Family::Ads,
+    rate: 10.0,
+    burst: 10.0,
+    error_media: None,
+};
 
 static SURFACES: [Surface; 3] = [
     Surface {

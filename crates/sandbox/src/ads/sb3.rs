@@ -1,7 +1,6 @@
-//! Sponsored Brands v3 keywords, negative keywords, targets and negative targets. Updates need
-//! `adGroupId` beside the entity id, and a negative target is named by `targetId` (a
-//! `negativeTargetId` is refused). Keyword calls answer arrays of `{ code, keywordId }` (207);
-//! target calls answer success and error result lists.
+//! Sponsored Brands v3 keywords and negative keywords, and the routes of its targets and
+//! negative targets (their rules are in `sb3_targets`). Updates need `adGroupId` beside the
+//! entity id. Keyword calls answer arrays of `{ code, keywordId }` (207).
 
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::bulk::s;
 use super::entities::Kind;
+use super::sb3_targets::{self, NEGATIVE_TARGETS, Side, TARGETS};
 use super::{answer, body, profile};
 use crate::error::{Family, SimError};
 use crate::gate::Op;
@@ -52,20 +52,23 @@ static KEYWORDS: std::sync::LazyLock<Kind> = std::sync::LazyLock::new(|| {
 });
 static NEGATIVE_KEYWORDS: std::sync::LazyLock<Kind> =
     std::sync::LazyLock::new(|| kind("sb_negative_keyword", "keywordId", NONE, |_| Value::Null));
-static TARGETS: std::sync::LazyLock<Kind> =
-    std::sync::LazyLock::new(|| kind("sb_target", "targetId", NONE, |_| Value::Null));
-static NEGATIVE_TARGETS: std::sync::LazyLock<Kind> =
-    std::sync::LazyLock::new(|| kind("sb_negative_target", "targetId", NONE, |_| Value::Null));
 
+/// The SB v3 operations, by the media type their documents give their errors (none: the
+/// keyword writes answer per item in their 207).
 macro_rules! ops {
-    ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 10.0, burst: 10.0 };)*
+    ($media:expr => $($stat:ident = $name:literal;)*) => {
+        $(static $stat: Op = Op { name: $name, family: Family::Ads, rate: 10.0, burst: 10.0, error_media: $media };)*
     };
 }
 
-ops! {
-    LIST_KW = "sb.listKeywords"; CREATE_KW = "sb.createKeywords"; UPDATE_KW = "sb.updateKeywords"; GET_KW = "sb.getKeyword"; ARCHIVE_KW = "sb.archiveKeyword";
+ops! { None =>
+    LIST_KW = "sb.listKeywords"; CREATE_KW = "sb.createKeywords"; UPDATE_KW = "sb.updateKeywords";
     LIST_NKW = "sb.listNegativeKeywords"; CREATE_NKW = "sb.createNegativeKeywords"; UPDATE_NKW = "sb.updateNegativeKeywords";
+}
+ops! { Some("application/vnd.error.v3+json") =>
+    GET_KW = "sb.getKeyword"; ARCHIVE_KW = "sb.archiveKeyword";
+}
+ops! { Some(sb3_targets::ERROR_MEDIA) =>
     LIST_T = "sb.listTargets"; CREATE_T = "sb.createTargets"; UPDATE_T = "sb.updateTargets";
     LIST_NT = "sb.listNegativeTargets"; CREATE_NT = "sb.createNegativeTargets"; UPDATE_NT = "sb.updateNegativeTargets";
 }
@@ -192,91 +195,6 @@ fn array(b: &[u8]) -> Result<Vec<Value>, SimError> {
         })
 }
 
-fn target_writes(
-    kind: &Kind,
-    sim: &Sim,
-    p: i64,
-    b: &Value,
-    key: &str,
-    create: bool,
-) -> Result<Value, SimError> {
-    let items = b[key]
-        .as_array()
-        .cloned()
-        .filter(|a| !a.is_empty())
-        .ok_or_else(|| {
-            SimError::new(400, "400", format!("{key} must be a non-empty array"))
-                .for_family(Family::Ads)
-        })?;
-    let (mut ok, mut bad) = (Vec::new(), Vec::new());
-    for (i, item) in items.iter().enumerate() {
-        let result: Result<String, String> = if create {
-            match ad_group_of(sim, p, &item["adGroupId"]) {
-                None => Err(format!("adGroupId {} not found", item["adGroupId"])),
-                Some(g) if item["expressions"].as_array().is_none_or(|e| e.is_empty()) => Err(
-                    format!("expressions are required (ad group {})", g["adGroupId"]),
-                ),
-                Some(g) => {
-                    let id = sim.store.next(kind.name, 9_400_000_000)?.to_string();
-                    let t = json!({ "targetId": id, "adGroupId": s(&item["adGroupId"]), "campaignId": g["campaignId"], "expressions": item["expressions"], "bid": item.get("bid").cloned().unwrap_or(Value::Null), "state": "enabled" });
-                    kind.put(sim, p, &t)?;
-                    Ok(id)
-                }
-            }
-        } else if item.get("negativeTargetId").is_some() {
-            Err("a negative target is identified by targetId, not negativeTargetId".to_owned())
-        } else {
-            let id = s(&item["targetId"]);
-            match (
-                kind.get(sim, p, id.as_str().unwrap_or(""))?,
-                item.get("adGroupId"),
-            ) {
-                (_, None) => Err(
-                    "adGroupId is required beside targetId on a Sponsored Brands target update"
-                        .to_owned(),
-                ),
-                (None, _) => Err(format!("targetId {id} not found")),
-                (Some(mut t), Some(_)) => {
-                    for f in ["state", "bid"] {
-                        if let Some(v) = item.get(f).filter(|v| !v.is_null()) {
-                            t[f] = v.clone();
-                        }
-                    }
-                    kind.put(sim, p, &t)?;
-                    Ok(id.as_str().unwrap_or("").to_owned())
-                }
-            }
-        };
-        match result {
-            Ok(id) => ok.push(json!({ "targetId": id, "targetRequestIndex": i })),
-            Err(details) => bad.push(
-                json!({ "targetRequestIndex": i, "code": "INVALID_ARGUMENT", "details": details }),
-            ),
-        }
-    }
-    let (s_key, e_key) = if create {
-        ("createTargetSuccessResults", "createTargetErrorResults")
-    } else {
-        ("updateTargetSuccessResults", "updateTargetErrorResults")
-    };
-    Ok(json!({ (s_key): ok, (e_key): bad }))
-}
-
-fn list_targets(kind: &Kind, sim: &Sim, p: i64, b: &Value, key: &str) -> Result<Value, SimError> {
-    let max = b["maxResults"].as_u64().unwrap_or(100).clamp(1, 5000) as usize;
-    let start: usize = b["nextToken"]
-        .as_str()
-        .and_then(|t| t.strip_prefix("o."))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    let all = kind.all(sim, p)?;
-    let mut out = json!({ (key): all.iter().skip(start).take(max).cloned().collect::<Vec<_>>() });
-    if start + max < all.len() {
-        out["nextToken"] = format!("o.{}", start + max).into();
-    }
-    Ok(out)
-}
-
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     let kw = |k: &'static std::sync::LazyLock<Kind>, neg: bool, list_op, create_op, update_op| {
         op(
@@ -331,12 +249,13 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
             ),
         ))
     };
-    let tg = |k: &'static std::sync::LazyLock<Kind>,
-              key: &'static str,
-              list_op,
-              create_op,
-              update_op,
-              base: &'static str| {
+    let tg = |side: &'static Side, list_op, create_op, update_op, base: &'static str| {
+        let read = |b: &Bytes| -> Result<Value, SimError> {
+            match b.is_empty() {
+                true => Ok(json!({})),
+                false => body(b).map_err(|e| sb3_targets::bad_request(e.message)),
+            }
+        };
         Router::new()
             .route(
                 &format!("{base}/list"),
@@ -349,12 +268,8 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
                               h: HeaderMap,
                               b: Bytes| async move {
                             let p = profile(&sim, &c, &h)?;
-                            let body = if b.is_empty() { json!({}) } else { body(&b)? };
-                            Ok::<_, SimError>(answer(
-                                200,
-                                "application/vnd.sblisttargetsresponse.v3+json",
-                                &list_targets(k, &sim, p, &body, key)?,
-                            ))
+                            let list = sb3_targets::list(side, &sim, p, &read(&b)?)?;
+                            Ok::<_, SimError>(answer(200, side.list_media, &list))
                         },
                     ),
                 ),
@@ -370,11 +285,8 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
                               h: HeaderMap,
                               b: Bytes| async move {
                             let p = profile(&sim, &c, &h)?;
-                            Ok::<_, SimError>(answer(
-                                207,
-                                "application/vnd.sbcreatetargetsresponse.v3+json",
-                                &target_writes(k, &sim, p, &body(&b)?, key, true)?,
-                            ))
+                            let made = sb3_targets::write(side, &sim, p, &read(&b)?, true)?;
+                            Ok::<_, SimError>(answer(200, side.create_media, &made))
                         },
                     ),
                 )
@@ -387,11 +299,8 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
                               h: HeaderMap,
                               b: Bytes| async move {
                             let p = profile(&sim, &c, &h)?;
-                            Ok::<_, SimError>(answer(
-                                207,
-                                "application/vnd.updatetargetsresponse.v3+json",
-                                &target_writes(k, &sim, p, &body(&b)?, key, false)?,
-                            ))
+                            let done = sb3_targets::write(side, &sim, p, &read(&b)?, false)?;
+                            Ok::<_, SimError>(answer(200, side.update_media, &done))
                         },
                     ),
                 )),
@@ -455,17 +364,9 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
                 ),
             )),
         )
-        .merge(tg(
-            &TARGETS,
-            "targets",
-            &LIST_T,
-            &CREATE_T,
-            &UPDATE_T,
-            "/sb/targets",
-        ))
+        .merge(tg(&TARGETS, &LIST_T, &CREATE_T, &UPDATE_T, "/sb/targets"))
         .merge(tg(
             &NEGATIVE_TARGETS,
-            "negativeTargets",
             &LIST_NT,
             &CREATE_NT,
             &UPDATE_NT,

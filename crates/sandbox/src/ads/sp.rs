@@ -305,7 +305,7 @@ fn resolved(expression: &Value) -> Value {
 
 macro_rules! ops {
     ($($stat:ident = $name:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0 };)*
+        $(static $stat: Op = Op { name: $name, family: Family::AdsEntity, rate: 10.0, burst: 10.0, error_media: None };)*
     };
 }
 
@@ -318,8 +318,16 @@ ops! {
     LIST_NEG = "sp.listNegativeKeywords"; CREATE_NEG = "sp.createNegativeKeywords"; UPDATE_NEG = "sp.updateNegativeKeywords"; DELETE_NEG = "sp.deleteNegativeKeywords";
     LIST_CNEG = "sp.listCampaignNegativeKeywords"; CREATE_CNEG = "sp.createCampaignNegativeKeywords"; UPDATE_CNEG = "sp.updateCampaignNegativeKeywords"; DELETE_CNEG = "sp.deleteCampaignNegativeKeywords";
     LIST_NT = "sp.listNegativeTargets"; CREATE_NT = "sp.createNegativeTargets"; UPDATE_NT = "sp.updateNegativeTargets"; DELETE_NT = "sp.deleteNegativeTargets";
-    BUDGET_USAGE = "sp.campaignsBudgetUsage";
 }
+
+/// Budget usage answers its errors as `{ code, details }`, unlike the entity calls.
+static BUDGET_USAGE: Op = Op {
+    name: "sp.campaignsBudgetUsage",
+    family: Family::Ads,
+    rate: 10.0,
+    burst: 10.0,
+    error_media: None,
+};
 
 static SURFACES: [Surface; 8] = [
     Surface {

@@ -28,21 +28,24 @@ use crate::sim::Sim;
 
 static CREATE: Op = Op {
     name: "reporting_v1.createReport",
-    family: Family::Ads,
+    family: Family::AdsV1,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 static RETRIEVE: Op = Op {
     name: "reporting_v1.retrieveReport",
-    family: Family::Ads,
+    family: Family::AdsV1,
     rate: 10.0,
     burst: 20.0,
+    error_media: None,
 };
 static DELETE: Op = Op {
     name: "reporting_v1.deleteReport",
-    family: Family::Ads,
+    family: Family::AdsV1,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 
 const FAMILY: &str = "ads_v1";
@@ -228,7 +231,7 @@ async fn create(
         .filter(|r| r.in_flight(now))
         .count();
     if running >= CONCURRENCY {
-        return Err(SimError::new(429, "TOO_MANY_REQUESTS", format!("{running} reports are in progress; at most {CONCURRENCY} at a time: wait for one to finish or delete one")).for_family(Family::Ads));
+        return Err(SimError::new(429, "TOO_MANY_REQUESTS", format!("{running} reports are in progress; at most {CONCURRENCY} at a time: wait for one to finish or delete one")).for_family(Family::AdsV1));
     }
     let id = format!("rpt-{}", crate::store::random_hex(10));
     let mut request = reports[0].clone();
@@ -454,7 +457,11 @@ async fn remove(
     match sim.report(FAMILY, &c.subject, &id)? {
         Some(r) => {
             sim.cancel_report(&r)?;
-            Ok(multi(vec![json!({ "index": 0, "reportId": id })], vec![]))
+            let r = sim.report(FAMILY, &c.subject, &id)?.unwrap_or(r);
+            Ok(multi(
+                vec![json!({ "index": 0, "report": describe(&sim, &c, &r)? })],
+                vec![],
+            ))
         }
         None => Ok(multi(
             vec![],

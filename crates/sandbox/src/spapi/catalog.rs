@@ -21,12 +21,14 @@ static SEARCH: Op = Op {
     family: Family::Sp,
     rate: 2.0,
     burst: 2.0,
+    error_media: None,
 };
 static GET: Op = Op {
     name: "catalogItems.getCatalogItem",
     family: Family::Sp,
     rate: 2.0,
     burst: 2.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -21,12 +21,14 @@ static SEARCH: Op = Op {
     family: Family::Sp,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 static GET: Op = Op {
     name: "definitionsProductTypes.getDefinitionsProductType",
     family: Family::Sp,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 
 /// The product type every sandbox listing has.

@@ -20,18 +20,21 @@ static FOR_SKU: Op = Op {
     family: Family::Sp,
     rate: 1.0,
     burst: 2.0,
+    error_media: None,
 };
 static FOR_ASIN: Op = Op {
     name: "productFees.getMyFeesEstimateForASIN",
     family: Family::Sp,
     rate: 1.0,
     burst: 2.0,
+    error_media: None,
 };
 static BATCH: Op = Op {
     name: "productFees.getMyFeesEstimates",
     family: Family::Sp,
     rate: 0.5,
     burst: 1.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

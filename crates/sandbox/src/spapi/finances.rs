@@ -22,24 +22,28 @@ static GROUPS: Op = Op {
     family: Family::Sp,
     rate: 0.5,
     burst: 30.0,
+    error_media: None,
 };
 static BY_GROUP: Op = Op {
     name: "finances.listFinancialEventsByGroupId",
     family: Family::Sp,
     rate: 0.5,
     burst: 30.0,
+    error_media: None,
 };
 static BY_ORDER: Op = Op {
     name: "finances.listFinancialEventsByOrderId",
     family: Family::Sp,
     rate: 0.5,
     burst: 30.0,
+    error_media: None,
 };
 static EVENTS: Op = Op {
     name: "finances.listFinancialEvents",
     family: Family::Sp,
     rate: 0.5,
     burst: 30.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -20,7 +20,7 @@ use crate::sim::Sim;
 
 macro_rules! sp_ops {
     ($($stat:ident = $name:literal, $rate:literal, $burst:literal;)*) => {
-        $(static $stat: Op = Op { name: $name, family: Family::Sp, rate: $rate, burst: $burst };)*
+        $(static $stat: Op = Op { name: $name, family: Family::Sp, rate: $rate, burst: $burst, error_media: None };)*
     };
 }
 

@@ -20,6 +20,7 @@ static SUMMARIES: Op = Op {
     family: Family::Sp,
     rate: 2.0,
     burst: 2.0,
+    error_media: None,
 };
 const PAGE: usize = 50;
 

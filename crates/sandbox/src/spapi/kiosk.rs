@@ -24,30 +24,35 @@ static CREATE: Op = Op {
     family: Family::Sp,
     rate: 0.0167,
     burst: 15.0,
+    error_media: None,
 };
 static LIST: Op = Op {
     name: "dataKiosk.getQueries",
     family: Family::Sp,
     rate: 0.0222,
     burst: 10.0,
+    error_media: None,
 };
 static GET: Op = Op {
     name: "dataKiosk.getQuery",
     family: Family::Sp,
     rate: 2.0,
     burst: 15.0,
+    error_media: None,
 };
 static CANCEL: Op = Op {
     name: "dataKiosk.cancelQuery",
     family: Family::Sp,
     rate: 0.0222,
     burst: 10.0,
+    error_media: None,
 };
 static DOCUMENT: Op = Op {
     name: "dataKiosk.getDocument",
     family: Family::Sp,
     rate: 0.0167,
     burst: 15.0,
+    error_media: None,
 };
 
 const FAMILY: &str = "kiosk";

@@ -25,18 +25,21 @@ static GET: Op = Op {
     family: Family::Sp,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 static PATCH: Op = Op {
     name: "listingsItems.patchListingsItem",
     family: Family::Sp,
     rate: 5.0,
     burst: 5.0,
+    error_media: None,
 };
 static PUT: Op = Op {
     name: "listingsItems.putListingsItem",
     family: Family::Sp,
     rate: 5.0,
     burst: 10.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -24,18 +24,21 @@ static ORDERS: Op = Op {
     family: Family::Sp,
     rate: 0.0167,
     burst: 20.0,
+    error_media: None,
 };
 static ORDER: Op = Op {
     name: "orders.getOrder",
     family: Family::Sp,
     rate: 0.5,
     burst: 30.0,
+    error_media: None,
 };
 static ITEMS: Op = Op {
     name: "orders.getOrderItems",
     family: Family::Sp,
     rate: 0.5,
     burst: 30.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -22,12 +22,14 @@ static FEOP: Op = Op {
     family: Family::Sp,
     rate: 0.033,
     burst: 1.0,
+    error_media: None,
 };
 static SUMMARY: Op = Op {
     name: "productPricing.getCompetitiveSummary",
     family: Family::Sp,
     rate: 0.033,
     burst: 1.0,
+    error_media: None,
 };
 
 /// The provider's batch sizes.

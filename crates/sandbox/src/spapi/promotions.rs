@@ -24,18 +24,21 @@ static SEARCH: Op = Op {
     family: Family::Sp,
     rate: 1.0,
     burst: 10.0,
+    error_media: None,
 };
 static GET: Op = Op {
     name: "promotions.getPromotion",
     family: Family::Sp,
     rate: 1.0,
     burst: 10.0,
+    error_media: None,
 };
 static SELECTION: Op = Op {
     name: "promotions.getSelection",
     family: Family::Sp,
     rate: 1.0,
     burst: 10.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

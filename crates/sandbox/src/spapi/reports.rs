@@ -24,30 +24,35 @@ static CREATE: Op = Op {
     family: Family::Sp,
     rate: 0.0167,
     burst: 15.0,
+    error_media: None,
 };
 static GET_REPORTS: Op = Op {
     name: "reports.getReports",
     family: Family::Sp,
     rate: 0.0222,
     burst: 10.0,
+    error_media: None,
 };
 static GET_REPORT: Op = Op {
     name: "reports.getReport",
     family: Family::Sp,
     rate: 2.0,
     burst: 15.0,
+    error_media: None,
 };
 static CANCEL: Op = Op {
     name: "reports.cancelReport",
     family: Family::Sp,
     rate: 0.0222,
     burst: 10.0,
+    error_media: None,
 };
 static DOCUMENT: Op = Op {
     name: "reports.getReportDocument",
     family: Family::Sp,
     rate: 0.0167,
     burst: 15.0,
+    error_media: None,
 };
 
 /// The report types the sandbox builds.

@@ -19,12 +19,14 @@ static PARTICIPATIONS: Op = Op {
     family: Family::Sp,
     rate: 0.016,
     burst: 15.0,
+    error_media: None,
 };
 static ACCOUNT: Op = Op {
     name: "sellers.getAccount",
     family: Family::Sp,
     rate: 0.016,
     burst: 15.0,
+    error_media: None,
 };
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {

@@ -429,3 +429,91 @@ async fn sb_v4_writes_take_at_most_ten_items() {
         .await;
     assert_eq!(status, 207, "{r}");
 }
+
+#[tokio::test]
+async fn sb_v3_targets_are_numbered_apart_filtered_and_negative_targets_carry_no_bid() {
+    let app = SimApp::start().await;
+    let a = ads(&app).await;
+    let (_, group, _) = setup(&a).await;
+    let (_, _, other) = a
+        .call(Method::POST, "/sb/v4/adGroups/list", AD_GROUP, json!({}))
+        .await;
+    let other = other["adGroups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["adGroupId"].as_str().unwrap().to_owned())
+        .find(|g| *g != group)
+        .unwrap();
+    let expr = |v: &str| json!([{"type": "asinSameAs", "value": v}]);
+    let (s, ct, made) = a.call(Method::POST, "/sb/targets", "application/json", json!({"targets": [
+        {"adGroupId": group.parse::<i64>().unwrap(), "expressions": expr("B0FILTER01"), "bid": 0.9},
+        {"adGroupId": other.parse::<i64>().unwrap(), "expressions": expr("B0FILTER02")},
+        {"adGroupId": group, "expressions": [{"type": "keywordSameAs", "value": "x"}]}
+    ]})).await;
+    assert_eq!(
+        (s, ct.as_str()),
+        (200, "application/vnd.sbcreatetargetsresponse.v3+json")
+    );
+    let ok = made["createTargetSuccessResults"].as_array().unwrap();
+    assert_eq!(ok.len(), 2, "{made}");
+    assert!(ok[0]["targetId"].is_i64(), "ids are integers: {made}");
+    assert_eq!(made["createTargetErrorResults"][0]["targetRequestIndex"], 2);
+    let (s, ct, neg) = a.call(Method::POST, "/sb/negativeTargets", "application/json", json!({"negativeTargets": [
+        {"adGroupId": group, "expressions": [{"type": "asinBrandSameAs", "value": "Rival"}]},
+        {"adGroupId": group, "expressions": [{"type": "asinBrandSameAs", "value": "Rival"}], "bid": 1.0}
+    ]})).await;
+    assert_eq!(
+        (s, ct.as_str()),
+        (
+            200,
+            "application/vnd.sbcreatenegativetargetsrequest.v3+json"
+        )
+    );
+    let neg_id = &neg["createTargetSuccessResults"][0]["targetId"];
+    assert!(
+        neg["createTargetErrorResults"][0]["details"]
+            .as_str()
+            .unwrap()
+            .contains("no bid")
+    );
+    let target_ids: Vec<&Value> = ok.iter().map(|r| &r["targetId"]).collect();
+    assert!(
+        !target_ids.contains(&neg_id),
+        "a negative target's id is never a target's"
+    );
+    // an ad group filter keeps that group's targets only; a state filter none paused
+    let list = |filters: Value| {
+        a.call(
+            Method::POST,
+            "/sb/targets/list",
+            "application/json",
+            json!({ "filters": filters }),
+        )
+    };
+    let (_, ct, mine) = list(json!([{"filterType": "AD_GROUP_ID", "values": [group]}])).await;
+    assert_eq!(ct, "application/vnd.sblisttargetsresponse.v3+json");
+    let mine = mine["targets"].as_array().unwrap();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0]["bid"], 0.9);
+    assert_eq!(mine[0]["resolvedExpressions"], mine[0]["expressions"]);
+    let (_, _, none) = list(json!([{"filterType": "TARGETING_STATE", "values": ["paused"]}])).await;
+    assert_eq!(none["targets"], json!([]));
+    let (_, _, theirs) = list(json!([{"filterType": "AD_GROUP_ID", "values": [other]}])).await;
+    assert!(
+        theirs["targets"][0].get("bid").is_none(),
+        "no bid unless one was given: {theirs}"
+    );
+    let (s, ct, _) = list(json!([{"filterType": "AD_GROUP_ID", "values": [group]}, {"filterType": "AD_GROUP_ID", "values": [other]}])).await;
+    assert_eq!((s, ct.as_str()), (400, "application/vnd.sberror.v3.0+json"));
+    let (_, ct, negs) = a
+        .call(
+            Method::POST,
+            "/sb/negativeTargets/list",
+            "application/json",
+            json!({}),
+        )
+        .await;
+    assert_eq!(ct, "application/vnd.sblistnegativetargetsresponse.v3+json");
+    assert!(negs["negativeTargets"][0].get("bid").is_none());
+}

@@ -1,6 +1,7 @@
 //! The sandbox over HTTP, as a provider client would use it: LWA, the selling side, the
 //! advertising API, documents, usage plans, faults and the control surface.
 
+mod ads_model_cases;
 mod ads_models;
 mod ads_sb;
 mod ads_session;
