@@ -17,13 +17,13 @@ pub struct CreatedCredential {
 
 /// Creates a credential for `tenant`. With no scope list it holds the default bundle
 /// (read-only plus `sql:query`).
-pub fn create_credential(
+pub async fn create_credential(
     store: &Store,
     tenant: &TenantId,
     scopes: Option<ScopeSet>,
     label: &str,
 ) -> Result<CreatedCredential> {
-    if store.tenant(tenant)?.is_none() {
+    if store.tenants().get(tenant).await?.is_none() {
         return Err(Error::not_found(format!("no tenant '{tenant}'")));
     }
     let label = label.trim();
@@ -39,27 +39,28 @@ pub fn create_credential(
     let client_secret = random_token("pps_")?;
     let id = random_id("cred_", 8)?;
     let client_id = random_id("ppc_", 12)?;
-    let secret_hash = hash_secret(&SecretKey::of(store)?, &client_secret);
-    let row = store.insert_credential(&NewCredential {
-        id: &id,
-        tenant_id: tenant.as_str(),
-        client_id: &client_id,
-        secret_hash: &secret_hash,
-        label,
-        scopes: &scopes.to_oauth_string(),
-    })?;
+    let secret_hash = hash_secret(&SecretKey::of(store).await?, &client_secret);
+    let row = store
+        .credentials()
+        .insert(&NewCredential {
+            id: &id,
+            tenant_id: tenant.as_str(),
+            client_id: &client_id,
+            secret_hash: &secret_hash,
+            label,
+            scopes: &scopes.to_oauth_string(),
+        })
+        .await?;
     Ok(CreatedCredential { row, client_secret })
 }
 
 /// Gives a live credential a new secret; its old secret and every token minted from it stop
 /// working at once.
-pub fn rotate_credential(store: &Store, id_or_client_id: &str) -> Result<CreatedCredential> {
-    let row = store.find_credential(id_or_client_id)?;
+pub async fn rotate_credential(store: &Store, id_or_client_id: &str) -> Result<CreatedCredential> {
+    let row = store.credentials().find(id_or_client_id).await?;
     let client_secret = random_token("pps_")?;
-    store.rotate_credential(
-        &row.id,
-        &hash_secret(&SecretKey::of(store)?, &client_secret),
-    )?;
-    let row = store.find_credential(&row.id)?;
+    let hash = hash_secret(&SecretKey::of(store).await?, &client_secret);
+    store.credentials().rotate(&row.id, &hash).await?;
+    let row = store.credentials().find(&row.id).await?;
     Ok(CreatedCredential { row, client_secret })
 }

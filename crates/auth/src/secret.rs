@@ -23,8 +23,8 @@ pub struct SecretKey([u8; 32]);
 
 impl SecretKey {
     /// The store's key (made on first use, shared by every instance on the store).
-    pub fn of(store: &pp_store::Store) -> Result<Self> {
-        store.service_key("client-secret").map(Self)
+    pub async fn of(store: &pp_store::Store) -> Result<Self> {
+        store.keys().get("client-secret").await.map(Self)
     }
 
     fn mac(&self, secret: &str) -> hmac::Hmac<Sha256> {

@@ -85,14 +85,16 @@ fn server_error(e: pp_core::Error) -> OAuthError {
 /// credential or a wrong secret is `invalid_client`. An unknown client id costs the same keyed
 /// hash as a known one. A credential still hashed the old way (argon2) is moved to the keyed
 /// hash on its first successful use.
-pub fn authenticate_client(
+pub async fn authenticate_client(
     store: &Store,
     key: &SecretKey,
     client_id: &str,
     client_secret: &str,
 ) -> Result<CredentialRow, OAuthError> {
     let row = store
-        .credential_by_client_id(client_id)
+        .credentials()
+        .by_client_id(client_id)
+        .await
         .map_err(server_error)?;
     let Some(mut row) = row else {
         let _ = hash_secret(key, client_secret);
@@ -106,7 +108,9 @@ pub fn authenticate_client(
         Verdict::MatchesLegacy => {
             let keyed = hash_secret(key, client_secret);
             if store
-                .rehash_credential(&row.id, &row.secret_hash, &keyed)
+                .credentials()
+                .rehash(&row.id, &row.secret_hash, &keyed)
+                .await
                 .map_err(server_error)?
             {
                 row.secret_hash = keyed;
@@ -131,7 +135,7 @@ pub struct TokenResponse {
 }
 
 /// Mints an access token for an authenticated credential, narrowed to `requested` if given.
-pub fn mint_token(
+pub async fn mint_token(
     store: &Store,
     cred: &CredentialRow,
     requested: Option<&str>,
@@ -159,7 +163,8 @@ pub fn mint_token(
     let token = random_token("ppat_").map_err(server_error)?;
     let scope = granted.to_oauth_string();
     let stored = store
-        .insert_token(&NewToken {
+        .tokens()
+        .insert(&NewToken {
             token_hash: &token_hash(&token),
             credential_id: &cred.id,
             tenant_id: &cred.tenant_id,
@@ -167,6 +172,7 @@ pub fn mint_token(
             expires_at: now_unix() + TOKEN_TTL_SECS,
             secret_hash: &cred.secret_hash,
         })
+        .await
         .map_err(server_error)?;
     if !stored {
         // Rotated or revoked between authentication and now: the secret is no longer good.
@@ -181,11 +187,11 @@ pub fn mint_token(
 }
 
 /// Turns a bearer token into a principal; `None` when it is unknown, expired or revoked.
-pub fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principal>> {
+pub async fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principal>> {
     if !token.starts_with("ppat_") || token.len() > 128 {
         return Ok(None);
     }
-    let Some(grant) = store.live_token(&token_hash(token))? else {
+    let Some(grant) = store.tokens().live(&token_hash(token)).await? else {
         return Ok(None);
     };
     Ok(Some(Principal {
@@ -202,88 +208,129 @@ mod tests {
     use super::*;
     use crate::{create_credential, rotate_credential};
 
-    fn key(store: &Store) -> SecretKey {
-        SecretKey::of(store).unwrap()
+    async fn key(store: &Store) -> SecretKey {
+        SecretKey::of(store).await.unwrap()
     }
 
-    fn setup() -> (tempfile::TempDir, Store, TenantId) {
+    /// Authenticates `c` with its own secret.
+    async fn login(store: &Store, c: &crate::CreatedCredential) -> CredentialRow {
+        authenticate_client(store, &key(store).await, &c.row.client_id, &c.client_secret)
+            .await
+            .unwrap()
+    }
+
+    async fn setup() -> (tempfile::TempDir, Store, TenantId) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let t = TenantId::parse("acme").unwrap();
-        store.create_tenant(&t, "Acme", "sqlite:/dev/null").unwrap();
+        store
+            .tenants()
+            .create(&t, "Acme", "sqlite:/dev/null")
+            .await
+            .unwrap();
         (dir, store, t)
     }
 
     /// Two credentials with the same label never read alike in a trail: the actor names the
     /// credential (it was `svc:service` for both).
-    #[test]
-    fn the_actor_names_the_credential_uniquely() {
-        let (_d, store, t) = setup();
-        let actor = |label: &str| {
-            let c = create_credential(&store, &t, None, label).unwrap();
-            let row = authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret)
+    #[tokio::test]
+    async fn the_actor_names_the_credential_uniquely() {
+        let (_d, store, t) = setup().await;
+        let actor = async |label: &str| {
+            let c = create_credential(&store, &t, None, label).await.unwrap();
+            let row = login(&store, &c).await;
+            let tok = mint_token(&store, &row, None).await.unwrap();
+            let p = verify_bearer(&store, &tok.access_token)
+                .await
+                .unwrap()
                 .unwrap();
-            let tok = mint_token(&store, &row, None).unwrap();
-            let p = verify_bearer(&store, &tok.access_token).unwrap().unwrap();
             (p.actor.to_string(), c.row.id)
         };
-        let (a, id_a) = actor("service");
-        let (b, _) = actor("service");
+        let (a, id_a) = actor("service").await;
+        let (b, _) = actor("service").await;
         assert_ne!(a, b);
         assert_eq!(a, format!("svc:service/{id_a}"));
     }
 
-    #[test]
-    fn mint_verify_revoke() {
-        let (_d, store, t) = setup();
-        let c = create_credential(&store, &t, None, "etl").unwrap();
+    #[tokio::test]
+    async fn mint_verify_revoke() {
+        let (_d, store, t) = setup().await;
+        let c = create_credential(&store, &t, None, "etl").await.unwrap();
         assert!(c.row.scopes.contains("sql:query"));
-        let row =
-            authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret).unwrap();
+        let row = login(&store, &c).await;
         assert_eq!(
-            authenticate_client(&store, &key(&store), &c.row.client_id, "wrong").unwrap_err(),
+            authenticate_client(&store, &key(&store).await, &c.row.client_id, "wrong")
+                .await
+                .unwrap_err(),
             OAuthError::InvalidClient
         );
-        let tok = mint_token(&store, &row, Some("sql:query")).unwrap();
+        let tok = mint_token(&store, &row, Some("sql:query")).await.unwrap();
         assert_eq!(tok.scope, "sql:query");
-        let p = verify_bearer(&store, &tok.access_token).unwrap().unwrap();
+        let p = verify_bearer(&store, &tok.access_token)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(p.actor.as_str(), format!("svc:etl/{}", c.row.id));
         assert_eq!(
             mint_token(&store, &row, Some("ads:write"))
+                .await
                 .unwrap_err()
                 .code(),
             "invalid_scope"
         );
-        store.revoke_credential(&row.id).unwrap();
-        assert!(verify_bearer(&store, &tok.access_token).unwrap().is_none());
+        store.credentials().revoke(&row.id).await.unwrap();
+        assert!(
+            verify_bearer(&store, &tok.access_token)
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 
     /// A token minted from the old secret while a rotation lands is never stored.
-    #[test]
-    fn a_mint_racing_a_rotation_stores_nothing() {
-        let (_d, store, t) = setup();
-        let c = create_credential(&store, &t, None, "etl").unwrap();
-        let row =
-            authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret).unwrap();
-        rotate_credential(&store, &c.row.client_id).unwrap();
+    #[tokio::test]
+    async fn a_mint_racing_a_rotation_stores_nothing() {
+        let (_d, store, t) = setup().await;
+        let c = create_credential(&store, &t, None, "etl").await.unwrap();
+        let row = login(&store, &c).await;
+        rotate_credential(&store, &c.row.client_id).await.unwrap();
         assert_eq!(
-            mint_token(&store, &row, None).unwrap_err(),
+            mint_token(&store, &row, None).await.unwrap_err(),
             OAuthError::InvalidClient
         );
     }
 
-    #[test]
-    fn rotation_kills_old_secret_and_tokens() {
-        let (_d, store, t) = setup();
-        let c = create_credential(&store, &t, None, "etl").unwrap();
-        let tok = mint_token(&store, &c.row, None).unwrap();
-        let r = rotate_credential(&store, &c.row.client_id).unwrap();
-        assert!(verify_bearer(&store, &tok.access_token).unwrap().is_none());
+    #[tokio::test]
+    async fn rotation_kills_old_secret_and_tokens() {
+        let (_d, store, t) = setup().await;
+        let c = create_credential(&store, &t, None, "etl").await.unwrap();
+        let tok = mint_token(&store, &c.row, None).await.unwrap();
+        let r = rotate_credential(&store, &c.row.client_id).await.unwrap();
         assert!(
-            authenticate_client(&store, &key(&store), &c.row.client_id, &c.client_secret).is_err()
+            verify_bearer(&store, &tok.access_token)
+                .await
+                .unwrap()
+                .is_none()
         );
         assert!(
-            authenticate_client(&store, &key(&store), &c.row.client_id, &r.client_secret).is_ok()
+            authenticate_client(
+                &store,
+                &key(&store).await,
+                &c.row.client_id,
+                &c.client_secret
+            )
+            .await
+            .is_err()
+        );
+        assert!(
+            authenticate_client(
+                &store,
+                &key(&store).await,
+                &c.row.client_id,
+                &r.client_secret
+            )
+            .await
+            .is_ok()
         );
     }
 }

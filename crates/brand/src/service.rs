@@ -134,7 +134,7 @@ impl BrandMemory {
 
     /// The tenant's brands, from its warehouse.
     async fn brands(&self, p: &Principal) -> Result<Vec<BrandRef>> {
-        let engine = self.warehouses.of(p)?;
+        let engine = self.warehouses.of(p).await?;
         Ok(directory::brands(engine.as_ref(), &self.warehouses.limits)
             .await?
             .into_iter()

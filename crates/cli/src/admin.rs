@@ -91,16 +91,22 @@ enum CredentialCommand {
 }
 
 pub fn run(args: AdminArgs) -> Result<(), String> {
-    let store = Store::open(&args.data_dir).map_err(|e| describe(&e))?;
-    let r = match args.command {
-        AdminCommand::Tenant(c) => tenant(&store, c),
-        AdminCommand::Credential(c) => credential(&store, c),
-        AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c),
-    };
-    r.map_err(|e| describe(&e))
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    rt.block_on(async move {
+        let store = Store::open(&args.data_dir).map_err(|e| describe(&e))?;
+        let r = match args.command {
+            AdminCommand::Tenant(c) => tenant(&store, c).await,
+            AdminCommand::Credential(c) => credential(&store, c).await,
+            AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
+        };
+        r.map_err(|e| describe(&e))
+    })
 }
 
-fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
+async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
     match cmd {
         TenantCommand::Create {
             id,
@@ -122,11 +128,14 @@ fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
                 }
             };
             pp_warehouse::sqlite::check_file(&path)?;
-            let t = store.create_tenant(
-                &tid,
-                name.as_deref().unwrap_or(&id),
-                &format!("sqlite:{}", path.display()),
-            )?;
+            let t = store
+                .tenants()
+                .create(
+                    &tid,
+                    name.as_deref().unwrap_or(&id),
+                    &format!("sqlite:{}", path.display()),
+                )
+                .await?;
             if json {
                 println!(
                     "{}",
@@ -137,7 +146,7 @@ fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
             }
         }
         TenantCommand::List { json } => {
-            let ts = store.tenants()?;
+            let ts = store.tenants().list().await?;
             if json {
                 println!(
                     "{}",
@@ -188,7 +197,7 @@ fn show(row: &CredentialRow, secret: Option<&str>, json: bool) -> pp_core::Resul
     Ok(())
 }
 
-fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
+async fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
     match cmd {
         CredentialCommand::Create {
             tenant,
@@ -197,11 +206,12 @@ fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
             json,
         } => {
             let scopes = scopes.as_deref().map(ScopeSet::parse).transpose()?;
-            let c = pp_auth::create_credential(store, &TenantId::parse(&tenant)?, scopes, &label)?;
+            let c = pp_auth::create_credential(store, &TenantId::parse(&tenant)?, scopes, &label)
+                .await?;
             show(&c.row, Some(&c.client_secret), json)
         }
         CredentialCommand::List { tenant, json } => {
-            let rows = store.credentials(tenant.as_deref())?;
+            let rows = store.credentials().list(tenant.as_deref()).await?;
             if json {
                 println!(
                     "{}",
@@ -223,8 +233,8 @@ fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
             Ok(())
         }
         CredentialCommand::Revoke { id } => {
-            let row = store.find_credential(&id)?;
-            let was_active = store.revoke_credential(&row.id)?;
+            let row = store.credentials().find(&id).await?;
+            let was_active = store.credentials().revoke(&row.id).await?;
             println!(
                 "{}",
                 json!({ "id": row.id, "revoked": true, "changed": was_active })
@@ -232,7 +242,7 @@ fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
             Ok(())
         }
         CredentialCommand::Rotate { id, json } => {
-            let c = pp_auth::rotate_credential(store, &id)?;
+            let c = pp_auth::rotate_credential(store, &id).await?;
             show(&c.row, Some(&c.client_secret), json)
         }
     }

@@ -59,7 +59,7 @@ fn sealer(given: Option<String>, data_dir: &Path) -> pp_core::Result<Sealer> {
     Sealer::from_hex(hex.trim())
 }
 
-pub fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_core::Result<()> {
+pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_core::Result<()> {
     match cmd {
         ConnectionCommand::Add {
             tenant,
@@ -71,7 +71,7 @@ pub fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_core::R
             secret_key,
         } => {
             let tenant = TenantId::parse(&tenant)?;
-            if store.tenant(&tenant)?.is_none() {
+            if store.tenants().get(&tenant).await?.is_none() {
                 return Err(pp_core::Error::not_found(format!(
                     "no tenant {}",
                     tenant.as_str()

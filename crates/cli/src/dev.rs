@@ -38,16 +38,16 @@ pub struct Boot {
 
 /// Ensures the demo tenant, its warehouse and a live credential exist; rewrites the
 /// credential files with the current base URL.
-pub fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) -> Result<Boot> {
+pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) -> Result<Boot> {
     let tenant = TenantId::parse(DEMO_TENANT)?;
     let path = store.default_warehouse_path(&tenant);
-    let first_start = store.tenant(&tenant)?.is_none();
+    let first_start = store.tenants().get(&tenant).await?.is_none();
     if first_start {
-        store.create_tenant(
-            &tenant,
-            "Demo tenant",
-            &format!("sqlite:{}", absolute(&path).display()),
-        )?;
+        let warehouse = format!("sqlite:{}", absolute(&path).display());
+        store
+            .tenants()
+            .create(&tenant, "Demo tenant", &warehouse)
+            .await?;
     }
     if !path.exists() {
         let spec = WorldSpec {
@@ -63,10 +63,10 @@ pub fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) -> Res
         pp_brand::seed::from_world(store, DEMO_TENANT, &path, &truth)?;
     }
     let file = store.data_dir().join("dev-credential.json");
-    let (client_id, client_secret, scopes) = match reusable(store, &file) {
+    let (client_id, client_secret, scopes) = match reusable(store, &file).await {
         Some(c) => (c.client_id, c.client_secret, c.scopes),
         None => {
-            let c = pp_auth::create_credential(store, &tenant, None, "dev")?;
+            let c = pp_auth::create_credential(store, &tenant, None, "dev").await?;
             (
                 c.row.client_id,
                 c.client_secret,
@@ -96,10 +96,12 @@ fn absolute(p: &Path) -> std::path::PathBuf {
 }
 
 /// The saved credential, if it still authenticates.
-fn reusable(store: &Store, file: &Path) -> Option<DevCredential> {
+async fn reusable(store: &Store, file: &Path) -> Option<DevCredential> {
     let c: DevCredential = serde_json::from_slice(&std::fs::read(file).ok()?).ok()?;
-    let key = pp_auth::SecretKey::of(store).ok()?;
-    pp_auth::authenticate_client(store, &key, &c.client_id, &c.client_secret).ok()?;
+    let key = pp_auth::SecretKey::of(store).await.ok()?;
+    pp_auth::authenticate_client(store, &key, &c.client_id, &c.client_secret)
+        .await
+        .ok()?;
     Some(c)
 }
 

@@ -29,8 +29,9 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{addr}"));
         let mut upstream = None;
         if args.dev {
-            let mut boot =
-                dev::bootstrap(&store, &public_url, args.today).map_err(|e| describe(&e))?;
+            let mut boot = dev::bootstrap(&store, &public_url, args.today)
+                .await
+                .map_err(|e| describe(&e))?;
             let sandbox =
                 dev::start_sandbox(&cfg.data_dir, std::path::Path::new(&boot.warehouse), addr)
                     .await?;
@@ -47,6 +48,7 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             );
         }
         let mut state = AppState::bounded(store, &public_url, cfg.limits.clone())
+            .await
             .map_err(|e| describe(&e))?
             .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins)
             .with_jobs(cfg.upstream.jobs());

@@ -77,7 +77,7 @@ impl ForecastState {
     /// Fails with `merchant_not_connected` unless every merchant is a seller row of the
     /// caller's warehouse.
     async fn check_merchants(&self, p: &Principal, merchants: &BTreeSet<i64>) -> Result<()> {
-        let engine = self.warehouses.of(p)?;
+        let engine = self.warehouses.of(p).await?;
         let found =
             directory::existing_sellers(engine.as_ref(), &self.warehouses.limits, merchants)
                 .await?;

@@ -362,6 +362,15 @@ pub fn adopted(store: &Store, tenant: &TenantId, provider_id: &str) -> Result<bo
 mod tests {
     use super::*;
 
+    /// Makes tenant `t` (the ledger's rows belong to one).
+    fn tenant(store: &Store, t: &TenantId) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(store.tenants().create(t, "Acme", "x")).unwrap();
+    }
+
     #[test]
     fn the_same_request_hashes_the_same_whatever_the_order() {
         let a = json!({"reportType": "X", "marketplaceIds": ["B", "A"], "opts": {"z": 1, "a": 2}});
@@ -387,7 +396,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let t = TenantId::parse("acme").unwrap();
-        store.create_tenant(&t, "Acme", "x").unwrap();
+        tenant(&store, &t);
         let d = || decide(&store, &t, Family::Spapi, "m", "h", Some("k"), 60_000).unwrap();
         let Decision::Send(first) = d() else { panic!() };
         settle(&store, &first.id, UNKNOWN, None, None).unwrap();
@@ -409,7 +418,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let t = TenantId::parse("acme").unwrap();
-        store.create_tenant(&t, "Acme", "x").unwrap();
+        tenant(&store, &t);
         let d = |key| decide(&store, &t, Family::Spapi, "m", "h", key, 60_000).unwrap();
         let Decision::Send(first) = d(Some("k1")) else {
             panic!()
@@ -437,7 +446,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let t = TenantId::parse("acme").unwrap();
-        store.create_tenant(&t, "Acme", "x").unwrap();
+        tenant(&store, &t);
         let d = |hash: &str, key: Option<&str>| {
             decide(&store, &t, Family::AdsV3, "p1", hash, key, 60_000).unwrap()
         };

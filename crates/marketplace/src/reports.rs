@@ -153,7 +153,7 @@ async fn reconcile(
     match listed {
         Some(Ok(Some(id))) => {
             ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
-            watch(up, req, family, &e.id, &id)?;
+            watch(up, req, family, &e.id, &id).await?;
             Ok(Created {
                 reply: synthetic(family, &id),
                 report_id: id,
@@ -241,7 +241,7 @@ async fn send(
         Ok(reply) => match family.report_id(&reply.body) {
             Some(id) => {
                 ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
-                watch(up, req, family, &e.id, &id)?;
+                watch(up, req, family, &e.id, &id).await?;
                 Ok(Created {
                     reply,
                     report_id: id,
@@ -293,7 +293,7 @@ async fn send(
 }
 
 /// Starts watching a newly created selling-side report (polling is a job, not the caller's).
-fn watch(
+async fn watch(
     up: &Provider<'_>,
     req: &Request<'_>,
     family: Family,
@@ -304,13 +304,16 @@ fn watch(
         return Ok(());
     }
     let input = json!({ "ledgerId": ledger_id, "reportId": id, "account": req.merchant, "since": now_ms() });
-    up.store.enqueue_job(
-        req.tenant,
-        crate::service::JobKind::ReportWatch.as_str(),
-        Some(req.merchant),
-        1,
-        &input,
-    )?;
+    up.store
+        .jobs()
+        .enqueue(
+            req.tenant,
+            crate::service::JobKind::ReportWatch.as_str(),
+            Some(req.merchant),
+            1,
+            &input,
+        )
+        .await?;
     Ok(())
 }
 

@@ -65,17 +65,17 @@ pub type SharedState = std::sync::Arc<AppState>;
 
 impl AppState {
     /// State over `store` with default limits and no marketplace upstream.
-    pub fn new(store: Store, public_url: &str) -> Result<Self> {
-        Self::bounded(store, public_url, Bounds::default())
+    pub async fn new(store: Store, public_url: &str) -> Result<Self> {
+        Self::bounded(store, public_url, Bounds::default()).await
     }
 
     /// State over `store` within `bounds`, with no marketplace upstream.
-    pub fn bounded(store: Store, public_url: &str, bounds: Bounds) -> Result<Self> {
+    pub async fn bounded(store: Store, public_url: &str, bounds: Bounds) -> Result<Self> {
         // a catalog that does not parse stops the start, not the first call
         pp_marketplace::catalog::spapi();
         pp_marketplace::catalog::ads();
-        let cursors = Cursors::new(store.service_key("v1-cursor")?);
-        let secret_key = pp_auth::SecretKey::of(&store)?;
+        let cursors = Cursors::new(store.keys().get("v1-cursor").await?);
+        let secret_key = pp_auth::SecretKey::of(&store).await?;
         let public_url = public_url.trim_end_matches('/');
         let warehouses = Warehouses::new(store.clone(), bounds.query_limits());
         let jobs = crate::jobs::JobsConfig::default();

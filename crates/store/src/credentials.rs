@@ -1,179 +1,186 @@
-//! Service credentials as stored: the client id, the argon2id hash of the secret (never the
-//! secret), label, scopes and revocation. Hashing and checking live in `pp-auth`.
+//! Service credentials: a client id and a keyed hash of its secret, the tenant it acts for, its
+//! scopes, and when it was rotated or revoked. Revoking or rotating deletes the credential's
+//! tokens in the same transaction, so every instance refuses them on the next request.
 
 use pp_core::{Error, Kind, Result};
-use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
-use crate::{Store, db_err, now_unix};
+use crate::args;
+use crate::db::{Db, Row};
+use crate::now_unix;
 
-/// A credential row; `secret_hash` never leaves the store layer in a response.
+/// A stored credential (the secret's hash is never serialized).
 #[derive(Debug, Clone, Serialize)]
 pub struct CredentialRow {
-    /// Stable id (`cred_…`).
     pub id: String,
-    /// Owning tenant.
     pub tenant_id: String,
-    /// The public OAuth client id.
     pub client_id: String,
     #[serde(skip)]
-    /// argon2id PHC string of the secret.
     pub secret_hash: String,
-    /// A person's label for it (`nightly-etl`); the actor reads `svc:<label>`.
     pub label: String,
-    /// Space-separated scopes.
     pub scopes: String,
-    /// Creation time (Unix seconds).
     pub created_at: i64,
-    /// Last rotation, if any.
     pub rotated_at: Option<i64>,
-    /// Revocation time, if revoked.
     pub revoked_at: Option<i64>,
 }
 
-/// What creating a credential stores.
+/// What a new credential is made of.
 pub struct NewCredential<'a> {
-    /// Stable id.
     pub id: &'a str,
-    /// Owning tenant.
     pub tenant_id: &'a str,
-    /// OAuth client id.
     pub client_id: &'a str,
-    /// argon2id hash of the secret.
     pub secret_hash: &'a str,
-    /// Label.
     pub label: &'a str,
-    /// Space-separated scopes.
     pub scopes: &'a str,
 }
 
 const COLS: &str =
     "id, tenant_id, client_id, secret_hash, label, scopes, created_at, rotated_at, revoked_at";
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CredentialRow> {
+fn row(r: &Row) -> Result<CredentialRow> {
     Ok(CredentialRow {
-        id: r.get(0)?,
-        tenant_id: r.get(1)?,
-        client_id: r.get(2)?,
-        secret_hash: r.get(3)?,
-        label: r.get(4)?,
-        scopes: r.get(5)?,
-        created_at: r.get(6)?,
-        rotated_at: r.get(7)?,
-        revoked_at: r.get(8)?,
+        id: r.text(0)?,
+        tenant_id: r.text(1)?,
+        client_id: r.text(2)?,
+        secret_hash: r.text(3)?,
+        label: r.text(4)?,
+        scopes: r.text(5)?,
+        created_at: r.i64(6)?,
+        rotated_at: r.opt_i64(7)?,
+        revoked_at: r.opt_i64(8)?,
     })
 }
 
-impl Store {
+/// The credentials aggregate.
+pub struct Credentials<'a>(pub(crate) &'a Db);
+
+impl Credentials<'_> {
     /// Stores a new credential.
-    pub fn insert_credential(&self, n: &NewCredential<'_>) -> Result<CredentialRow> {
-        self.pool.with(|c| {
-            c.execute(
-                "INSERT INTO credentials (id, tenant_id, client_id, secret_hash, label, scopes, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![n.id, n.tenant_id, n.client_id, n.secret_hash, n.label, n.scopes, now_unix()],
+    pub async fn insert(&self, n: &NewCredential<'_>) -> Result<CredentialRow> {
+        let rows = self
+            .0
+            .all(
+                format!(
+                    "INSERT INTO credentials (id, tenant_id, client_id, secret_hash, label, scopes, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING {COLS}"
+                ),
+                args![n.id, n.tenant_id, n.client_id, n.secret_hash, n.label, n.scopes, now_unix()],
             )
-            .map_err(db_err)?;
-            c.query_row(&format!("SELECT {COLS} FROM credentials WHERE id = ?1"), [n.id], row)
-                .map_err(db_err)
-        })
+            .await?;
+        row(rows
+            .first()
+            .ok_or_else(|| Error::internal("credential insert returned nothing"))?)
     }
 
-    /// A credential by its OAuth client id.
-    pub fn credential_by_client_id(&self, client_id: &str) -> Result<Option<CredentialRow>> {
-        self.pool.with(|c| {
-            c.query_row(
-                &format!("SELECT {COLS} FROM credentials WHERE client_id = ?1"),
-                [client_id],
-                row,
+    /// The credential with this client id, revoked or not.
+    pub async fn by_client_id(&self, client_id: &str) -> Result<Option<CredentialRow>> {
+        self.0
+            .one(
+                format!("SELECT {COLS} FROM credentials WHERE client_id = ?1"),
+                args![client_id],
             )
-            .optional()
-            .map_err(db_err)
-        })
+            .await?
+            .as_ref()
+            .map(row)
+            .transpose()
     }
 
-    /// Credentials, of one tenant or all, oldest first.
-    pub fn credentials(&self, tenant: Option<&str>) -> Result<Vec<CredentialRow>> {
-        self.pool.with(|c| {
-            let mut st = c
-                .prepare(&format!(
+    /// Every credential (of `tenant`, when given), oldest first.
+    pub async fn list(&self, tenant: Option<&str>) -> Result<Vec<CredentialRow>> {
+        self.0
+            .all(
+                format!(
                     "SELECT {COLS} FROM credentials WHERE ?1 IS NULL OR tenant_id = ?1
                      ORDER BY created_at, id"
-                ))
-                .map_err(db_err)?;
-            st.query_map([tenant], row)
-                .map_err(db_err)?
-                .collect::<rusqlite::Result<Vec<_>>>()
-                .map_err(db_err)
-        })
+                ),
+                args![tenant],
+            )
+            .await?
+            .iter()
+            .map(row)
+            .collect()
     }
 
-    /// Finds a credential by id or client id.
-    pub fn find_credential(&self, id_or_client_id: &str) -> Result<CredentialRow> {
-        self.pool
-            .with(|c| {
-                c.query_row(
-                    &format!("SELECT {COLS} FROM credentials WHERE id = ?1 OR client_id = ?1"),
-                    [id_or_client_id],
-                    row,
-                )
-                .optional()
-                .map_err(db_err)
-            })?
+    /// The credential named by its id or its client id; `not_found` otherwise.
+    pub async fn find(&self, id_or_client_id: &str) -> Result<CredentialRow> {
+        self.0
+            .one(
+                format!("SELECT {COLS} FROM credentials WHERE id = ?1 OR client_id = ?1"),
+                args![id_or_client_id],
+            )
+            .await?
+            .as_ref()
+            .map(row)
+            .transpose()?
             .ok_or_else(|| Error::not_found(format!("no credential '{id_or_client_id}'")))
     }
 
-    /// Revokes a credential and deletes its tokens in one transaction. Returns whether it
-    /// was active before.
-    pub fn revoke_credential(&self, id: &str) -> Result<bool> {
-        self.pool.with(|c| {
-            let tx = c.transaction().map_err(db_err)?;
-            let n = tx
-                .execute(
-                    "UPDATE credentials SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
-                    params![id, now_unix()],
-                )
-                .map_err(db_err)?;
-            tx.execute("DELETE FROM access_tokens WHERE credential_id = ?1", [id])
-                .map_err(db_err)?;
-            tx.commit().map_err(db_err)?;
-            Ok(n == 1)
-        })
+    /// Revokes a credential and deletes its tokens; false if it was already revoked.
+    pub async fn revoke(&self, id: &str) -> Result<bool> {
+        let id = id.to_owned();
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let n = tx
+                        .exec(
+                            "UPDATE credentials SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+                            args![&id, now_unix()],
+                        )
+                        .await?;
+                    tx.exec(
+                        "DELETE FROM access_tokens WHERE credential_id = ?1",
+                        args![&id],
+                    )
+                    .await?;
+                    Ok(n == 1)
+                })
+            })
+            .await
     }
 
-    /// Replaces a credential's secret hash with another form of the same secret, if it still
-    /// holds `old` (a rotation in between wins); whether it did.
-    pub fn rehash_credential(&self, id: &str, old: &str, new: &str) -> Result<bool> {
-        self.pool.with(|c| {
-            c.execute(
+    /// Replaces the secret's hash `old` by `new` (a legacy hash upgraded on use); false if the
+    /// secret changed meanwhile.
+    pub async fn rehash(&self, id: &str, old: &str, new: &str) -> Result<bool> {
+        Ok(self
+            .0
+            .exec(
                 "UPDATE credentials SET secret_hash = ?3 WHERE id = ?1 AND secret_hash = ?2",
-                params![id, old, new],
+                args![id, old, new],
             )
-            .map(|n| n == 1)
-            .map_err(db_err)
-        })
+            .await?
+            == 1)
     }
 
-    /// Replaces a live credential's secret hash and deletes its tokens in one transaction.
-    pub fn rotate_credential(&self, id: &str, new_hash: &str) -> Result<()> {
-        self.pool.with(|c| {
-            let tx = c.transaction().map_err(db_err)?;
-            let n = tx
-                .execute(
-                    "UPDATE credentials SET secret_hash = ?2, rotated_at = ?3
-                     WHERE id = ?1 AND revoked_at IS NULL",
-                    params![id, new_hash, now_unix()],
-                )
-                .map_err(db_err)?;
-            if n == 0 {
-                return Err(Error::new(
-                    Kind::BadParams,
-                    format!("credential '{id}' is revoked or does not exist; create a new one"),
-                ));
-            }
-            tx.execute("DELETE FROM access_tokens WHERE credential_id = ?1", [id])
-                .map_err(db_err)?;
-            tx.commit().map_err(db_err)
-        })
+    /// Gives a live credential a new secret and deletes its tokens; `bad_params` if it is
+    /// revoked or unknown.
+    pub async fn rotate(&self, id: &str, new_hash: &str) -> Result<()> {
+        let (id, new_hash) = (id.to_owned(), new_hash.to_owned());
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let n = tx
+                        .exec(
+                            "UPDATE credentials SET secret_hash = ?2, rotated_at = ?3
+                             WHERE id = ?1 AND revoked_at IS NULL",
+                            args![&id, &new_hash, now_unix()],
+                        )
+                        .await?;
+                    if n == 0 {
+                        return Err(Error::new(
+                            Kind::BadParams,
+                            format!(
+                                "credential '{id}' is revoked or does not exist; create a new one"
+                            ),
+                        ));
+                    }
+                    tx.exec(
+                        "DELETE FROM access_tokens WHERE credential_id = ?1",
+                        args![&id],
+                    )
+                    .await?;
+                    Ok(())
+                })
+            })
+            .await
     }
 }

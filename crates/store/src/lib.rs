@@ -1,77 +1,104 @@
-//! The state store: the service's own data (tenants, service credentials, access tokens, and
-//! later jobs, audit rows, brand memory and forecast state). SQLite in WAL mode by default;
-//! migrations run when the store opens. Calls are synchronous and short; callers on an async
-//! runtime keep them that way (no query here scans more than an index range).
+//! The state store: everything the service keeps (tenants, credentials and tokens, jobs, and the
+//! services' own aggregates), behind async interfaces, one per aggregate (`store.tenants()`,
+//! `store.credentials()`, `store.jobs()` …), on SQLite (the embedded default) or PostgreSQL
+//! (several instances sharing one state), picked by the state URL. Migrations run when the
+//! store opens. Each aggregate writes its SQL once for both engines (`db`).
 
 mod credentials;
+pub mod db;
 pub mod jobs;
+mod keys;
 mod migrations;
-mod pool;
 mod tenants;
 mod tokens;
+mod url;
+mod usage;
 
 use std::path::{Path, PathBuf};
 
 use pp_core::{Error, Result};
 
-pub use credentials::{CredentialRow, NewCredential};
-use pool::Pool;
-pub use tenants::TenantRow;
-pub use tokens::{NewToken, TokenGrant};
+pub use credentials::{CredentialRow, Credentials, NewCredential};
+pub use db::Dialect;
+use db::{Db, PgDb, SqliteDb};
+pub use jobs::Jobs;
+pub use keys::Keys;
+pub use tenants::{TenantRow, Tenants};
+pub use tokens::{NewToken, TokenGrant, Tokens};
+pub use url::StateUrl;
+pub use usage::Usage;
 
 /// The service's state store.
 #[derive(Clone)]
 pub struct Store {
-    pool: Pool,
+    db: Db,
     data_dir: PathBuf,
 }
 
 impl Store {
-    /// Opens (creating if needed) `<data_dir>/state.sqlite` and brings its schema up to date.
+    /// Opens (creating if needed) the embedded store `<data_dir>/state.sqlite` and brings its
+    /// schema up to date.
     pub fn open(data_dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(data_dir).map_err(|e| {
-            Error::internal(format!(
-                "cannot create data dir {}: {e}",
-                data_dir.display()
-            ))
-        })?;
-        let pool = Pool::new(data_dir.join("state.sqlite"));
-        pool.with(migrations::run)?;
+        Self::open_sqlite(&data_dir.join("state.sqlite"), data_dir)
+    }
+
+    fn open_sqlite(file: &Path, data_dir: &Path) -> Result<Self> {
+        for dir in [Some(data_dir), file.parent()].into_iter().flatten() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::internal(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let db = SqliteDb::new(file.to_path_buf());
+        db.with(migrations::run_sqlite)?;
         Ok(Self {
-            pool,
+            db: Db::Sqlite(db),
             data_dir: data_dir.to_path_buf(),
         })
     }
 
-    /// Runs `f` on a pooled connection, for services that keep their own tables here
-    /// (their migrations live in this crate so the schema has one version sequence).
+    /// Opens the store `url` names (SQLite file or PostgreSQL database) and brings its schema
+    /// up to date; `data_dir` holds the tenants' embedded warehouses either way.
+    pub async fn connect(url: &StateUrl, data_dir: &Path) -> Result<Self> {
+        match url {
+            StateUrl::Sqlite(file) => Self::open_sqlite(file, data_dir),
+            StateUrl::Postgres(u) => {
+                std::fs::create_dir_all(data_dir).map_err(|e| {
+                    Error::internal(format!("cannot create {}: {e}", data_dir.display()))
+                })?;
+                let db = PgDb::connect(u, 16).await?;
+                migrations::run_postgres(&db).await?;
+                Ok(Self {
+                    db: Db::Postgres(db),
+                    data_dir: data_dir.to_path_buf(),
+                })
+            }
+        }
+    }
+
+    /// The database, for the aggregates.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// Which engine holds the state.
+    pub fn dialect(&self) -> Dialect {
+        self.db.dialect()
+    }
+
+    /// Runs `f` on an embedded store's connection, for the aggregates whose SQL has not moved
+    /// behind an interface here yet (SQLite only; on PostgreSQL it is an error).
     pub fn with_conn<T>(
         &self,
         f: impl FnOnce(&mut rusqlite::Connection) -> Result<T>,
     ) -> Result<T> {
-        self.pool.with(f)
+        match &self.db {
+            Db::Sqlite(d) => d.with(f),
+            Db::Postgres(_) => Err(Error::internal(
+                "this part of the state store runs on SQLite only so far",
+            )),
+        }
     }
 
-    /// Records one metered API call; calls failing with 400 or above are recorded but not
-    /// charged.
-    pub fn record_usage(
-        &self,
-        tenant: &str,
-        credential_id: &str,
-        route: &str,
-        status: u16,
-    ) -> Result<()> {
-        self.pool.with(|c| {
-            c.execute(
-                "INSERT INTO api_usage (tenant_id, credential_id, route, status, charged, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                rusqlite::params![tenant, credential_id, route, status, status < 400, now_unix()],
-            )
-            .map_err(db_err)?;
-            Ok(())
-        })
-    }
-
-    /// The folder holding the store and the tenants' default warehouses.
+    /// The folder holding the tenants' default warehouses (and the embedded store).
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
     }
@@ -83,24 +110,29 @@ impl Store {
             .join(tenant.as_str())
             .join("warehouse.sqlite")
     }
-}
 
-impl Store {
-    /// A 256-bit key the service keeps for `name`, made on first use and the same ever after
-    /// (so cursors stay valid across restarts and across instances sharing the store).
-    pub fn service_key(&self, name: &str) -> Result<[u8; 32]> {
-        let fresh: [u8; 32] = random_bytes()?;
-        self.pool.with(|c| {
-            c.execute(
-                "INSERT INTO service_keys (name, value, created_at) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO NOTHING",
-                rusqlite::params![name, &fresh[..], now_unix()],
-            )
-            .map_err(db_err)?;
-            let v: Vec<u8> = c
-                .query_row("SELECT value FROM service_keys WHERE name = ?1", [name], |r| r.get(0))
-                .map_err(db_err)?;
-            v.try_into().map_err(|_| Error::internal(format!("service key {name} is not 32 bytes")))
-        })
+    pub fn tenants(&self) -> Tenants<'_> {
+        Tenants(&self.db)
+    }
+
+    pub fn credentials(&self) -> Credentials<'_> {
+        Credentials(&self.db)
+    }
+
+    pub fn tokens(&self) -> Tokens<'_> {
+        Tokens(&self.db)
+    }
+
+    pub fn jobs(&self) -> Jobs<'_> {
+        Jobs(&self.db)
+    }
+
+    pub fn keys(&self) -> Keys<'_> {
+        Keys(&self.db)
+    }
+
+    pub fn usage(&self) -> Usage<'_> {
+        Usage(&self.db)
     }
 }
 
@@ -116,7 +148,7 @@ pub fn now_rfc3339() -> String {
 
 /// Maps a SQLite failure to an opaque internal error (the cause is logged, not sent).
 pub fn db_err(e: rusqlite::Error) -> Error {
-    Error::internal("state store").with_source(e)
+    db::db_error(e)
 }
 
 /// Random bytes from the operating system.

@@ -1,8 +1,13 @@
-//! Schema migrations, applied in order on open and tracked by `PRAGMA user_version`.
-//! Append new steps; never edit a released one.
+//! Schema migrations, applied in order when the store opens: SQLite's steps tracked by
+//! `PRAGMA user_version`, PostgreSQL's by the `schema_version` table under an advisory lock (so
+//! instances starting together migrate once). The two lists describe the same schema step for
+//! step (PostgreSQL with `BIGINT`, `BYTEA`, `DOUBLE PRECISION` and identity columns). Append new
+//! steps to both; never edit a released one.
 
 use pp_core::Result;
 use rusqlite::Connection;
+
+use crate::db::{PgDb, db_error};
 
 const STEPS: &[&str] = &[
     // 1: tenants, service credentials, access tokens.
@@ -223,17 +228,264 @@ const STEPS: &[&str] = &[
     ALTER TABLE report_ledger ADD COLUMN checked_at INTEGER;",
 ];
 
-/// Brings the schema up to the newest step, each step in its own transaction.
-pub fn run(conn: &mut Connection) -> Result<()> {
+/// Brings a SQLite schema up to the newest step, each step in its own transaction.
+pub fn run_sqlite(conn: &mut Connection) -> Result<()> {
     let current: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(crate::db_err)?;
+        .map_err(db_error)?;
     for (i, sql) in STEPS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction().map_err(crate::db_err)?;
-        tx.execute_batch(sql).map_err(crate::db_err)?;
+        let tx = conn.transaction().map_err(db_error)?;
+        tx.execute_batch(sql).map_err(db_error)?;
         tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
-            .map_err(crate::db_err)?;
-        tx.commit().map_err(crate::db_err)?;
+            .map_err(db_error)?;
+        tx.commit().map_err(db_error)?;
     }
     Ok(())
 }
+
+/// Brings a PostgreSQL schema up to the newest step, all in one transaction that holds an
+/// advisory lock, so instances starting together migrate once.
+pub async fn run_postgres(db: &PgDb) -> Result<()> {
+    debug_assert_eq!(
+        STEPS.len(),
+        PG_STEPS.len(),
+        "one PostgreSQL step per SQLite step"
+    );
+    let mut tx = db.pool().begin().await.map_err(db_error)?;
+    sqlx::raw_sql("SELECT pg_advisory_xact_lock(7321400001); CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
+        .execute(&mut *tx)
+        .await
+        .map_err(db_error)?;
+    let current: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM schema_version")
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(db_error)?;
+    let current = current.unwrap_or(0) as usize;
+    for (i, sql) in PG_STEPS.iter().enumerate().skip(current) {
+        sqlx::raw_sql(sql)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        sqlx::query("INSERT INTO schema_version (version) VALUES ($1)")
+            .bind((i + 1) as i64)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+    }
+    tx.commit().await.map_err(db_error)
+}
+
+/// The same steps in PostgreSQL's types.
+const PG_STEPS: &[&str] = &[
+    // 1: tenants, service credentials, access tokens.
+    "CREATE TABLE tenants (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        warehouse TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE TABLE credentials (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        client_id TEXT NOT NULL UNIQUE,
+        secret_hash TEXT NOT NULL,
+        label TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        rotated_at BIGINT,
+        revoked_at BIGINT
+    );
+    CREATE INDEX credentials_tenant ON credentials(tenant_id);
+    CREATE TABLE access_tokens (
+        token_hash BYTEA PRIMARY KEY,
+        credential_id TEXT NOT NULL REFERENCES credentials(id),
+        tenant_id TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        issued_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX access_tokens_credential ON access_tokens(credential_id);",
+    // 2: keys the service makes for itself.
+    "CREATE TABLE service_keys (
+        name TEXT PRIMARY KEY,
+        value BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+    );",
+    // 3: forecast state and API usage.
+    "CREATE TABLE forecast_docs (
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        scope_id TEXT NOT NULL,
+        month TEXT,
+        version BIGINT NOT NULL,
+        doc TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+    );
+    CREATE TABLE forecast_revisions (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        scope_id TEXT NOT NULL,
+        month TEXT,
+        field TEXT NOT NULL,
+        before TEXT,
+        after TEXT,
+        version BIGINT NOT NULL,
+        reason TEXT,
+        actor TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX forecast_revisions_scope ON forecast_revisions (tenant_id, scope_id, id);
+    CREATE TABLE forecast_homes (
+        tenant_id TEXT NOT NULL,
+        database TEXT NOT NULL,
+        login TEXT NOT NULL,
+        since TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, database)
+    );
+    CREATE TABLE api_usage (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        route TEXT NOT NULL,
+        status BIGINT NOT NULL,
+        charged BIGINT NOT NULL,
+        at BIGINT NOT NULL
+    );
+    CREATE INDEX api_usage_tenant ON api_usage (tenant_id, at);",
+    // 4: brand memory.
+    "CREATE TABLE context_docs (
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        type TEXT NOT NULL,
+        name TEXT NOT NULL,
+        revision BIGINT NOT NULL,
+        content TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, brand, type, name)
+    );
+    CREATE TABLE context_doc_revisions (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        type TEXT NOT NULL,
+        name TEXT NOT NULL,
+        revision BIGINT NOT NULL,
+        content TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE brand_lifecycle (
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        state TEXT NOT NULL,
+        changed_at TEXT NOT NULL,
+        changed_by TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        reason_code TEXT,
+        PRIMARY KEY (tenant_id, brand)
+    );
+    CREATE TABLE timeline_events (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        family TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        occurred_on TEXT NOT NULL,
+        category TEXT,
+        starts_on TEXT,
+        ends_on TEXT,
+        interpretation TEXT,
+        status TEXT,
+        closes_on TEXT,
+        source TEXT NOT NULL,
+        affects TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        note TEXT,
+        reason_code TEXT,
+        on_behalf_of TEXT,
+        parent_id BIGINT,
+        payload TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX timeline_events_order ON timeline_events (tenant_id, occurred_on, id);",
+    // 5: marketplace connections.
+    "CREATE TABLE marketplace_connections (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        kind TEXT NOT NULL,
+        merchant TEXT NOT NULL,
+        region TEXT NOT NULL,
+        status TEXT NOT NULL,
+        sealed_token BYTEA NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, kind, merchant)
+    );",
+    // 6: jobs as rows and their item results.
+    "CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        kind TEXT NOT NULL,
+        merchant TEXT,
+        status TEXT NOT NULL,
+        progress_done BIGINT NOT NULL,
+        progress_total BIGINT NOT NULL,
+        attempts BIGINT NOT NULL,
+        input TEXT NOT NULL,
+        state TEXT NOT NULL,
+        error TEXT,
+        run_after BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE INDEX jobs_ready ON jobs (status, run_after);
+    CREATE TABLE job_items (
+        job_id TEXT NOT NULL REFERENCES jobs(id),
+        seq BIGINT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (job_id, seq)
+    );",
+    // 7: the report ledger.
+    "CREATE TABLE report_ledger (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        family TEXT NOT NULL,
+        account TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        idempotency_key TEXT,
+        status TEXT NOT NULL,
+        provider_report_id TEXT,
+        error TEXT,
+        sent_at BIGINT NOT NULL,
+        lease_until BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX report_ledger_key ON report_ledger (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+    CREATE INDEX report_ledger_request ON report_ledger (tenant_id, family, account, request_hash, sent_at);
+    CREATE INDEX report_ledger_provider ON report_ledger (tenant_id, provider_report_id);",
+    // 8: pacing buckets.
+    "CREATE TABLE pacing_buckets (
+        key TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL,
+        at_ms BIGINT NOT NULL
+    );",
+    // 9: what the report watch last saw of each created report.
+    "ALTER TABLE report_ledger ADD COLUMN provider_report TEXT;
+    ALTER TABLE report_ledger ADD COLUMN reason TEXT;
+    ALTER TABLE report_ledger ADD COLUMN checked_at BIGINT;",
+];

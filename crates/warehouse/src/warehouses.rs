@@ -109,8 +109,8 @@ impl Warehouses {
     }
 
     /// The caller's own warehouse; there is no way to name another.
-    pub fn of(&self, p: &Principal) -> Result<Arc<dyn Engine>> {
-        let row = self.store.tenant(&p.tenant)?.ok_or_else(|| {
+    pub async fn of(&self, p: &Principal) -> Result<Arc<dyn Engine>> {
+        let row = self.store.tenants().get(&p.tenant).await?.ok_or_else(|| {
             Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
                 .with_field("_cause", format!("tenant {} missing from store", p.tenant))
         })?;
@@ -131,18 +131,18 @@ impl Warehouses {
     pub async fn query(&self, p: &Principal, req: SqlRequest, caps: Caps) -> Result<QueryResult> {
         p.require(SQL_SCOPES)?;
         let (req, limits) = req.checked(&self.limits, caps)?;
-        self.of(p)?.query(req, &limits).await
+        self.of(p).await?.query(req, &limits).await
     }
 
     /// The caller's tables and views.
     pub async fn tables(&self, p: &Principal) -> Result<Vec<TableSummary>> {
         p.require(SQL_SCOPES)?;
-        self.of(p)?.tables().await
+        self.of(p).await?.tables().await
     }
 
     /// One table or view of the caller's warehouse.
     pub async fn describe(&self, p: &Principal, name: &str) -> Result<TableDescription> {
         p.require(SQL_SCOPES)?;
-        self.of(p)?.describe(name).await
+        self.of(p).await?.describe(name).await
     }
 }

@@ -80,7 +80,7 @@ impl Marketplace {
             };
             domain.insert(c.merchant, c.status.as_str());
         }
-        let engine = self.warehouses.of(p)?;
+        let engine = self.warehouses.of(p).await?;
         let ctx = pp_warehouse::v1::Ctx {
             engine: engine.as_ref(),
             limits: &self.warehouses.limits,
@@ -151,7 +151,7 @@ impl Marketplace {
                 op.id
             ))
         })?;
-        let engine = self.warehouses.of(p)?;
+        let engine = self.warehouses.of(p).await?;
         let owner = directory::profile_owner(engine.as_ref(), &self.warehouses.limits, profile.0)
             .await?
             .ok_or_else(|| {

@@ -136,7 +136,7 @@ impl Marketplace {
             .filter(|c| c.kind == GrantKind::Seller)
             .map(|c| c.merchant)
             .collect();
-        let engine = self.warehouses.of(p)?;
+        let engine = self.warehouses.of(p).await?;
         Ok(directory::sellers(engine.as_ref(), &self.warehouses.limits)
             .await?
             .into_iter()

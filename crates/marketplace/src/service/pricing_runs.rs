@@ -155,32 +155,39 @@ impl Marketplace {
             items,
         };
         let total = input.items.len() as i64;
-        let id = self.store.enqueue_job(
-            &p.tenant,
-            JobKind::PricingRun.as_str(),
-            Some(&merchant.seller_id),
-            total,
-            &serde_json::to_value(&input).map_err(Error::internal)?,
-        )?;
+        let input = serde_json::to_value(&input).map_err(Error::internal)?;
+        let id = self
+            .store
+            .jobs()
+            .enqueue(
+                &p.tenant,
+                JobKind::PricingRun.as_str(),
+                Some(&merchant.seller_id),
+                total,
+                &input,
+            )
+            .await?;
         self.wake.notify_waiters();
-        view(&self.own_run(p, &id)?)
+        view(&self.own_run(p, &id).await?)
     }
 
-    fn own_run(&self, p: &Principal, id: &str) -> Result<Job> {
+    async fn own_run(&self, p: &Principal, id: &str) -> Result<Job> {
         p.require(&[Scope::RetailRead])?;
         self.store
-            .job(&p.tenant, id)?
+            .jobs()
+            .get(&p.tenant, id)
+            .await?
             .filter(|j| j.kind == JobKind::PricingRun.as_str())
             .ok_or_else(|| Error::not_found(format!("no pricing run {id}")))
     }
 
     /// A run's view (`retail:read`).
-    pub fn run(&self, p: &Principal, id: &str) -> Result<RunView> {
-        view(&self.own_run(p, id)?)
+    pub async fn run(&self, p: &Principal, id: &str) -> Result<RunView> {
+        view(&self.own_run(p, id).await?)
     }
 
     /// A run's answers so far, in input order (`retail:read`).
-    pub fn run_result(
+    pub async fn run_result(
         &self,
         p: &Principal,
         id: &str,
@@ -188,8 +195,8 @@ impl Marketplace {
         size: PageSize,
     ) -> Result<RunResult> {
         let (offset, limit) = page.read(size)?;
-        let job = self.own_run(p, id)?;
-        let all = self.store.job_items(&job.id)?;
+        let job = self.own_run(p, id).await?;
+        let all = self.store.jobs().items(&job.id).await?;
         let answered = all.len();
         let items = all
             .into_iter()
@@ -210,15 +217,15 @@ impl Marketplace {
     }
 
     /// Cancels an unfinished run (`retail:read`, like starting one); answered items stay.
-    pub fn cancel_run(&self, p: &Principal, id: &str) -> Result<RunView> {
-        let job = self.own_run(p, id)?;
-        if !self.store.cancel_job(&p.tenant, &job.id)? {
+    pub async fn cancel_run(&self, p: &Principal, id: &str) -> Result<RunView> {
+        let job = self.own_run(p, id).await?;
+        if !self.store.jobs().cancel(&p.tenant, &job.id).await? {
             return Err(Error::new(
                 Kind::Conflict,
                 format!("run {id} already ended ({})", job.status.as_str()),
             )
             .with_field("status", job.status.as_str()));
         }
-        self.run(p, id)
+        self.run(p, id).await
     }
 }

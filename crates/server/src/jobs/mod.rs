@@ -89,7 +89,7 @@ async fn work(app: SharedState, owner: String) {
     let lease_ms = app.jobs.lease.as_millis() as i64;
     loop {
         let per_tenant = app.jobs.per_tenant.max(1) as i64;
-        match app.store.claim_job(&owner, lease_ms, per_tenant) {
+        match app.store.jobs().claim(&owner, lease_ms, per_tenant).await {
             Ok(Some(job)) => run(&app, &owner, job).await,
             Ok(None) => idle(&app).await,
             Err(e) => {
@@ -138,7 +138,10 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
     let renew = async {
         loop {
             tokio::time::sleep(app.jobs.lease / 3).await;
-            if !matches!(app.store.renew_job(&job.id, owner, lease_ms), Ok(true)) {
+            if !matches!(
+                app.store.jobs().renew(&job.id, owner, lease_ms).await,
+                Ok(true)
+            ) {
                 return;
             }
         }
@@ -154,7 +157,12 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             return;
         }
     };
-    match app.store.finish_step(&job.id, owner, &outcome, &items) {
+    match app
+        .store
+        .jobs()
+        .finish_step(&job.id, owner, &outcome, &items)
+        .await
+    {
         Ok(true) => {}
         Ok(false) => {
             tracing::warn!(job = %job.id, "step finished after the lease moved on; dropped")

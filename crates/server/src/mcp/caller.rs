@@ -142,7 +142,7 @@ fn reject(app: &SharedState, method: &Method, e: Error) -> Response {
     res
 }
 
-fn authenticate(app: &SharedState, parts: &Parts) -> Result<Principal, Error> {
+async fn authenticate(app: &SharedState, parts: &Parts) -> Result<Principal, Error> {
     app.mcp.guard.check(parts)?;
     let token = bearer_token(&parts.headers).ok_or_else(|| {
         Error::new(
@@ -150,12 +150,14 @@ fn authenticate(app: &SharedState, parts: &Parts) -> Result<Principal, Error> {
             "send Authorization: Bearer <access token> (mint one at POST /oauth/token)",
         )
     })?;
-    let mut p = pp_auth::verify_bearer(&app.store, token)?.ok_or_else(|| {
-        Error::new(
-            Kind::InvalidToken,
-            "the access token is invalid, expired or revoked",
-        )
-    })?;
+    let mut p = pp_auth::verify_bearer(&app.store, token)
+        .await?
+        .ok_or_else(|| {
+            Error::new(
+                Kind::InvalidToken,
+                "the access token is invalid, expired or revoked",
+            )
+        })?;
     if !tools::can_connect(&p) {
         let mut e = Error::new(
             Kind::InsufficientScope,
@@ -176,7 +178,7 @@ impl FromRequestParts<SharedState> for Caller {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, app: &SharedState) -> Result<Self, Response> {
-        match authenticate(app, parts) {
+        match authenticate(app, parts).await {
             Ok(p) => {
                 if let Some(slot) = parts.extensions.get::<LogSlot>() {
                     slot.set(p.tenant.as_str(), &p.actor);

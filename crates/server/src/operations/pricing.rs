@@ -59,7 +59,7 @@ async fn run(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.market.run(&p, &id)?)?)
+    Ok(render::api(app.market.run(&p, &id).await?)?)
 }
 
 async fn cancel(
@@ -67,7 +67,7 @@ async fn cancel(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.market.cancel_run(&p, &id)?)?)
+    Ok(render::api(app.market.cancel_run(&p, &id).await?)?)
 }
 
 async fn result(
@@ -76,7 +76,10 @@ async fn result(
     Path(id): Path<String>,
     Query(page): Query<ResultPage>,
 ) -> Result<Json<Value>, ApiError> {
-    let answers = app.market.run_result(&p, &id, &page, REST_RESULT_PAGE)?;
+    let answers = app
+        .market
+        .run_result(&p, &id, &page, REST_RESULT_PAGE)
+        .await?;
     Ok(render::api(answers)?)
 }
 
@@ -109,14 +112,14 @@ struct RunId {
 fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
         let r: RunId = args(a)?;
-        render::value(ctx.app.market.run(&ctx.principal, &r.run_id)?)
+        render::value(ctx.app.market.run(&ctx.principal, &r.run_id).await?)
     })
 }
 
 fn cancel_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
         let r: RunId = args(a)?;
-        render::value(ctx.app.market.cancel_run(&ctx.principal, &r.run_id)?)
+        render::value(ctx.app.market.cancel_run(&ctx.principal, &r.run_id).await?)
     })
 }
 
@@ -140,7 +143,8 @@ fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let answers = ctx
             .app
             .market
-            .run_result(&ctx.principal, &r.run_id, &page, TOOL_PAGE)?;
+            .run_result(&ctx.principal, &r.run_id, &page, TOOL_PAGE)
+            .await?;
         render::value(answers)
     })
 }

@@ -19,7 +19,7 @@ async fn me(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<Json<Value>, V1Error> {
-    let tenant = app.store.tenant(&p.tenant)?;
+    let tenant = app.store.tenants().get(&p.tenant).await?;
     Ok(render::v1(json!({
         "tenant_id": p.tenant.as_str(),
         "tenant_name": tenant.map(|t| t.name),
@@ -47,7 +47,7 @@ macro_rules! read {
             Extension(p): Extension<Principal>,
             Query(args): Query<Args>,
         ) -> Result<Json<Value>, V1Error> {
-            let engine = app.warehouses.of(&p)?;
+            let engine = app.warehouses.of(&p).await?;
             let ctx = Ctx {
                 engine: engine.as_ref(),
                 limits: &app.warehouses.limits,

@@ -155,8 +155,8 @@ pub async fn token(State(app): State<SharedState>, req: Request) -> Response {
             .per_client
             .take(&id)
             .map_err(OAuthError::RateLimited)?;
-        let cred = pp_auth::authenticate_client(&app.store, &app.secret_key, &id, &secret)?;
-        pp_auth::mint_token(&app.store, &cred, field(&fields, "scope"))
+        let cred = pp_auth::authenticate_client(&app.store, &app.secret_key, &id, &secret).await?;
+        pp_auth::mint_token(&app.store, &cred, field(&fields, "scope")).await
     }
     .await;
     match result {

@@ -22,7 +22,9 @@ pub async fn record(State(app): State<SharedState>, req: Request, next: Next) ->
     if let Some((tenant, cred)) = who
         && let Err(e) = app
             .store
-            .record_usage(&tenant, &cred, &route, res.status().as_u16())
+            .usage()
+            .record(&tenant, &cred, &route, res.status().as_u16())
+            .await
     {
         tracing::error!(cause = %e.chain(), "usage not recorded");
     }

@@ -145,7 +145,9 @@ async fn input_that_could_mean_two_things_is_refused() {
         assert_eq!(body["error"]["code"], "validation_error", "{q}: {body}");
     }
     // One-line fields with a NUL, a bidirectional override or a line separator.
-    let c = app.credential("gamma", Some("context:read context:write"));
+    let c = app
+        .credential("gamma", Some("context:read context:write"))
+        .await;
     let w = app.token(&c).await;
     for bad in ["a\u{0}b", "evil\u{202E}txt", "one\u{2028}two"] {
         let (status, body) = app

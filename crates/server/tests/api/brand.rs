@@ -19,7 +19,7 @@ async fn send(app: &TestApp, method: &str, token: &str, path: &str, body: &Value
 }
 
 async fn token(app: &TestApp, tenant: &str, scopes: &str) -> String {
-    let c = app.credential(tenant, Some(scopes));
+    let c = app.credential(tenant, Some(scopes)).await;
     app.token(&c).await
 }
 
@@ -200,7 +200,9 @@ async fn context_write_alone_is_refused() {
             .is_err()
     );
     // … and a token narrowed away from context:read is refused on every context call.
-    let c = app.credential("gamma", Some("context:read context:write"));
+    let c = app
+        .credential("gamma", Some("context:read context:write"))
+        .await;
     let (s, body) = app
         .token_raw(
             &c.client_id,

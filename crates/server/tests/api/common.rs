@@ -158,21 +158,29 @@ impl TestApp {
         let world = pp_world::generate_sqlite(&spec, acme_wh.parent().unwrap()).unwrap();
         beta_warehouse(&beta_wh);
         store
-            .create_tenant(&acme, "Acme", &format!("sqlite:{}", acme_wh.display()))
+            .tenants()
+            .create(&acme, "Acme", &format!("sqlite:{}", acme_wh.display()))
+            .await
             .unwrap();
         store
-            .create_tenant(&beta, "Beta", &format!("sqlite:{}", beta_wh.display()))
+            .tenants()
+            .create(&beta, "Beta", &format!("sqlite:{}", beta_wh.display()))
+            .await
             .unwrap();
         pp_brand::seed::from_world(&store, "acme", &world.warehouse, &world.ground_truth).unwrap();
         let delta = TenantId::parse("delta").unwrap();
         store
-            .create_tenant(&delta, "Delta", &format!("sqlite:{}", acme_wh.display()))
+            .tenants()
+            .create(&delta, "Delta", &format!("sqlite:{}", acme_wh.display()))
+            .await
             .unwrap();
         let gamma = TenantId::parse("gamma").unwrap();
         let gamma_wh = store.default_warehouse_path(&gamma);
         gamma_warehouse(&gamma_wh);
         store
-            .create_tenant(&gamma, "Gamma", &format!("sqlite:{}", gamma_wh.display()))
+            .tenants()
+            .create(&gamma, "Gamma", &format!("sqlite:{}", gamma_wh.display()))
+            .await
             .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -182,6 +190,7 @@ impl TestApp {
             jobs.per_tenant = per_tenant;
         }
         let mut state = AppState::new(store.clone(), &base)
+            .await
             .unwrap()
             .with_mcp_allowed(&[], &options.mcp_origins)
             .with_jobs(jobs.clone());
@@ -274,19 +283,20 @@ impl TestApp {
                 credential_id: String::new(),
             },
         };
-        app.acme = app.credential("acme", None);
-        app.beta = app.credential("beta", None);
+        app.acme = app.credential("acme", None).await;
+        app.beta = app.credential("beta", None).await;
         app
     }
 
     /// A new credential for `tenant` (default bundle when `scopes` is None).
-    pub fn credential(&self, tenant: &str, scopes: Option<&str>) -> Client {
+    pub async fn credential(&self, tenant: &str, scopes: Option<&str>) -> Client {
         let c = pp_auth::create_credential(
             &self.store,
             &TenantId::parse(tenant).unwrap(),
             scopes.map(|s| ScopeSet::parse(s).unwrap()),
             "test",
         )
+        .await
         .unwrap();
         Client {
             client_id: c.row.client_id,
@@ -300,16 +310,17 @@ impl TestApp {
     pub async fn restarted_gateway(&self) -> String {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let state = Arc::new(AppState::new(self.store.clone(), &base).unwrap());
+        let state = Arc::new(AppState::new(self.store.clone(), &base).await.unwrap());
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         base
     }
 
     /// Gateway state built afresh over the same store, as a new process would hold it (a new
     /// upstream client: no cached tokens, no pacing history).
-    fn fresh_state(&self) -> Arc<AppState> {
+    async fn fresh_state(&self) -> Arc<AppState> {
         let r = self.rebuild.as_ref().expect("a market test app");
         let state = AppState::new(self.store.clone(), &self.base)
+            .await
             .unwrap()
             .with_jobs(r.jobs.clone())
             .with_marketplace(
@@ -322,17 +333,17 @@ impl TestApp {
     }
 
     /// Stops the job workers at once, as a crash would, and starts new ones over fresh state.
-    pub fn restart_workers(&self) {
+    pub async fn restart_workers(&self) {
         if let Some(w) = self.workers.lock().unwrap().take() {
             w.stop();
         }
-        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(self.fresh_state()));
+        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(self.fresh_state().await));
     }
 
     /// A second worker pool over fresh state and the same store, as a second gateway process
     /// would run; it lives as long as the test.
-    pub fn second_worker_pool(&self) {
-        std::mem::forget(pp_server::Workers::spawn(self.fresh_state()));
+    pub async fn second_worker_pool(&self) {
+        std::mem::forget(pp_server::Workers::spawn(self.fresh_state().await));
     }
 
     /// A control call on the sandbox.

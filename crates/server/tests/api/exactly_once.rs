@@ -227,7 +227,7 @@ async fn one_tenants_hung_provider_does_not_stall_anothers_run() {
     o.jobs.lease = Duration::from_secs(30);
     let app = TestApp::start_market_options(o).await;
     let acme = app.token(&app.acme).await;
-    let delta = app.token(&app.credential("delta", None)).await;
+    let delta = app.token(&app.credential("delta", None).await).await;
     // acme's Competitive Summary runs hang at the provider…
     app.faults(json!([{"op": "productPricing.getCompetitiveSummary", "effect": "hang"}]))
         .await;

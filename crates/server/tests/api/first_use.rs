@@ -28,7 +28,9 @@ async fn a_profile(app: &TestApp, token: &str) -> i64 {
 #[tokio::test]
 async fn an_optional_body_is_sent_as_an_empty_one_with_its_media_type() {
     let app = TestApp::start_market().await;
-    let t = app.token(&app.credential("acme", Some("ads:read"))).await;
+    let t = app
+        .token(&app.credential("acme", Some("ads:read")).await)
+        .await;
     let profile = a_profile(&app, &t).await;
     let (s, r) = call(
         &app,
@@ -47,8 +49,8 @@ async fn two_credentials_never_read_alike_in_the_trail() {
     let app = TestApp::start().await;
     let scopes = Some("context:read context:write timeline:read timeline:write");
     let (a, b) = (
-        app.credential("gamma", scopes),
-        app.credential("gamma", scopes),
+        app.credential("gamma", scopes).await,
+        app.credential("gamma", scopes).await,
     );
     let (ta, tb) = (app.token(&a).await, app.token(&b).await);
     let comment = json!({"brand": "alpha", "kind": "comment", "note": "Seen."});
@@ -144,7 +146,7 @@ async fn cancelling_own_work_needs_only_retail_read() {
     })
     .await;
     let t = app
-        .token(&app.credential("acme", Some("retail:read")))
+        .token(&app.credential("acme", Some("retail:read")).await)
         .await;
     let (s, report) = app
         .post(
@@ -193,7 +195,9 @@ async fn cancelling_own_work_needs_only_retail_read() {
 #[tokio::test]
 async fn clean_room_rules_are_checked_before_anything_is_sent() {
     let app = TestApp::start_market().await;
-    let t = app.token(&app.credential("acme", Some("ads:read"))).await;
+    let t = app
+        .token(&app.credential("acme", Some("ads:read")).await)
+        .await;
     let (s, r) = call(
         &app,
         &t,
@@ -229,7 +233,9 @@ async fn clean_room_rules_are_checked_before_anything_is_sent() {
 #[tokio::test]
 async fn a_misplaced_field_says_where_it_goes() {
     let app = TestApp::start_market().await;
-    let t = app.token(&app.credential("acme", Some("ads:read"))).await;
+    let t = app
+        .token(&app.credential("acme", Some("ads:read")).await)
+        .await;
     let profile = a_profile(&app, &t).await;
     let (s, r) = call(&app, &t, "ads", json!({"operation": "reporting.create_report", "profileId": profile, "query": {"name": "weekly"}})).await;
     assert_eq!(s, 400, "{r}");

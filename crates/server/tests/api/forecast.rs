@@ -29,7 +29,7 @@ async fn batch(app: &TestApp, token: &str, writes: Value) -> (u16, Value) {
 }
 
 async fn writer(app: &TestApp) -> String {
-    let c = app.credential("acme", Some("corrections:write"));
+    let c = app.credential("acme", Some("corrections:write")).await;
     app.token(&c).await
 }
 
@@ -470,6 +470,7 @@ async fn scopes_home_login_and_attribution() {
             Some(pp_core::ScopeSet::parse("corrections:write").unwrap()),
             "analyst",
         )
+        .await
         .unwrap();
         app.token(&crate::common::Client {
             client_id: c.row.client_id,

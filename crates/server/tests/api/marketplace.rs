@@ -29,8 +29,11 @@ async fn call(
 }
 
 async fn token(app: &TestApp) -> String {
-    app.token(&app.credential("acme", Some("account:read retail:read ads:read")))
-        .await
+    app.token(
+        &app.credential("acme", Some("account:read retail:read ads:read"))
+            .await,
+    )
+    .await
 }
 
 fn triaged(body: &Value, kind: &str, source: &str, retryable: bool) {
@@ -200,7 +203,10 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
     }
     // the guarded listing write needs listings:write, and even then is not a plain call
     let lister = app
-        .token(&app.credential("acme", Some("retail:read listings:write")))
+        .token(
+            &app.credential("acme", Some("retail:read listings:write"))
+                .await,
+        )
         .await;
     let patch = json!({"operation": "listings.patch_listings_item", "legacySellerId": 1, "query": {"sku": "X"}});
     let (s, _, r) = call(&app, &t, "spapi", patch.clone()).await;
@@ -215,7 +221,10 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
     // advertising: more than 5 accounts on Reporting v1; an entity create is a write
     let six = vec![json!({"advertiserAccountId": "590000000000001"}); 6];
     let ads_writer = app
-        .token(&app.credential("acme", Some("account:read ads:read ads:write")))
+        .token(
+            &app.credential("acme", Some("account:read ads:read ads:write"))
+                .await,
+        )
         .await;
     for (tok, body, status, what) in [
         (
@@ -247,7 +256,7 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
     assert_eq!(calls["calls"], json!({}), "nothing reached the provider");
     // scopes
     let no_retail = app
-        .token(&app.credential("acme", Some("account:read ads:read")))
+        .token(&app.credential("acme", Some("account:read ads:read")).await)
         .await;
     refused(
         &app,

@@ -19,7 +19,7 @@ pub(crate) struct Mcp {
 
 impl Mcp {
     async fn new(app: &TestApp, scopes: Option<&str>) -> Self {
-        let c = app.credential("acme", scopes);
+        let c = app.credential("acme", scopes).await;
         Self::with_token(app, app.token(&c).await)
     }
 
@@ -511,7 +511,7 @@ async fn legacy_sse_names_its_endpoint_and_answers_down_the_stream() {
         serde_json::from_str(seen.lines().nth(1).unwrap().trim_start_matches("data: ")).unwrap();
     assert_eq!(msg["result"]["protocolVersion"], "2024-11-05");
     // another credential cannot post into this session
-    let other = app.token(&app.credential("acme", None)).await;
+    let other = app.token(&app.credential("acme", None).await).await;
     let r = post(
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         &other,
@@ -648,7 +648,9 @@ fn comparable(mut v: Value) -> Value {
 #[tokio::test]
 async fn the_lifecycle_tool_and_the_rest_route_agree_with_their_own_surface() {
     let app = TestApp::start().await;
-    let c = app.credential("acme", Some("context:read context:write timeline:read"));
+    let c = app
+        .credential("acme", Some("context:read context:write timeline:read"))
+        .await;
     let token = app.token(&c).await;
     let mut m = Mcp::with_token(&app, token.clone());
     m.initialize("2025-11-25").await;
@@ -715,7 +717,9 @@ async fn the_lifecycle_tool_and_the_rest_route_agree_with_their_own_surface() {
 #[tokio::test]
 async fn timeline_writes_through_mcp_record_mcp() {
     let app = TestApp::start().await;
-    let c = app.credential("acme", Some("timeline:read timeline:write"));
+    let c = app
+        .credential("acme", Some("timeline:read timeline:write"))
+        .await;
     let mut m = Mcp::with_token(&app, app.token(&c).await);
     m.initialize("2025-11-25").await;
     let (result, added) = m
@@ -746,7 +750,10 @@ async fn timeline_writes_through_mcp_record_mcp() {
 async fn marketplace_tools_call_the_provider_like_their_rest_twins() {
     let app = TestApp::start_market().await;
     let token = app
-        .token(&app.credential("acme", Some("account:read retail:read")))
+        .token(
+            &app.credential("acme", Some("account:read retail:read"))
+                .await,
+        )
         .await;
     let mut m = Mcp::with_token(&app, token.clone());
     m.initialize("2025-11-25").await;
@@ -817,7 +824,7 @@ async fn report_and_pricing_tools_run_long_work_like_their_routes() {
         pp_marketplace::pricing::Spacing(Some(std::time::Duration::from_millis(50)));
     let app = TestApp::start_market_options(o).await;
     let token = app
-        .token(&app.credential("acme", Some("retail:read")))
+        .token(&app.credential("acme", Some("retail:read")).await)
         .await;
     let mut m = Mcp::with_token(&app, token.clone());
     m.initialize("2025-11-25").await;

@@ -17,7 +17,7 @@ async fn scenario(name: &str, scopes: Option<&str>, token: Option<&str>) {
     let app = TestApp::start().await;
     let token = match token {
         Some(t) => t.to_owned(),
-        None => app.token(&app.credential("acme", scopes)).await,
+        None => app.token(&app.credential("acme", scopes).await).await,
     };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/client.py");
     let base = app.base.clone();

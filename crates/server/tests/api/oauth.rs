@@ -129,7 +129,7 @@ async fn scope_narrowing_is_enforced() {
 #[tokio::test]
 async fn missing_scope_on_v1_uses_v1_envelope() {
     let app = TestApp::start().await;
-    let c = app.credential("acme", Some("sql:query"));
+    let c = app.credential("acme", Some("sql:query")).await;
     let token = app.token(&c).await;
     let res = app.get_raw(&token, "/v1/me").await;
     assert_eq!(res.status(), 403);
@@ -197,7 +197,9 @@ async fn revoked_credential_token_fails_at_once() {
     let token = app.token(&app.acme).await;
     assert_eq!(app.get(&token, "/v1/me").await.0, 200);
     app.store
-        .revoke_credential(&app.acme.credential_id)
+        .credentials()
+        .revoke(&app.acme.credential_id)
+        .await
         .unwrap();
     let (status, body) = app.get(&token, "/v1/me").await;
     assert_eq!(status, 401);
@@ -213,7 +215,9 @@ async fn revoked_credential_token_fails_at_once() {
 async fn rotation_invalidates_old_secret_and_tokens() {
     let app = TestApp::start().await;
     let token = app.token(&app.acme).await;
-    let rotated = pp_auth::rotate_credential(&app.store, &app.acme.client_id).unwrap();
+    let rotated = pp_auth::rotate_credential(&app.store, &app.acme.client_id)
+        .await
+        .unwrap();
     assert_eq!(app.get(&token, "/v1/me").await.0, 401);
     assert_eq!(
         app.token_raw(&app.acme.client_id, &app.acme.client_secret, &[])

@@ -62,13 +62,13 @@ async fn until_finished(
     app: &TestApp,
     token: &str,
     poll: &str,
-    mut seen: impl FnMut(&Value),
+    mut seen: impl AsyncFnMut(&Value),
 ) -> Value {
     let started = Instant::now();
     loop {
         let (s, v) = app.get(token, poll).await;
         assert_eq!(s, 200, "{v}");
-        seen(&v);
+        seen(&v).await;
         if v["status"] == "succeeded" || v["status"] == "failed" {
             return v;
         }
@@ -95,12 +95,12 @@ async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
     assert_eq!(run["batches"]["total"], 13);
     let mut restarted = false;
     let mut saw_wait = false;
-    let view = until_finished(&app, &t, &poll, |v| {
+    let view = until_finished(&app, &t, &poll, async |v| {
         saw_wait |= v["waiting"]
             .as_str()
             .is_some_and(|w| w.contains("throttled"));
         if !restarted && v["done"].as_i64().unwrap() >= 100 {
-            app.restart_workers();
+            app.restart_workers().await;
             restarted = true;
         }
     })
@@ -226,13 +226,13 @@ async fn inline_calls_keep_their_limits_and_send_nothing_over_them() {
 #[tokio::test]
 async fn two_worker_pools_on_one_store_never_send_a_batch_twice() {
     let app = app().await;
-    app.second_worker_pool();
+    app.second_worker_pool().await;
     let t = app.token(&app.acme).await;
     let asins: Vec<String> = (0..100).map(|i| format!("B0YY{i:06}")).collect();
     let (_, poll) = start_run(&app, &t, &asins).await;
     // when each batch's answers first showed (polled every 50 ms)
     let mut seen_at: Vec<(i64, Instant)> = Vec::new();
-    let v = until_finished(&app, &t, &poll, |v| {
+    let v = until_finished(&app, &t, &poll, async |v| {
         let done = v["done"].as_i64().unwrap();
         if seen_at.last().is_none_or(|(d, _)| *d != done) {
             seen_at.push((done, Instant::now()));

@@ -26,7 +26,7 @@ async fn every_answer_matches_the_documented_schema() {
     let c = app.credential(
         "acme",
         Some("account:read retail:read ads:read brand_analytics:read sql:query context:read context:write timeline:read timeline:write corrections:write"),
-    );
+    ).await;
     let token = app.token(&c).await;
     let work = tempfile::tempdir().unwrap();
     let schema = format!("{}/openapi.json", app.base);

@@ -122,7 +122,7 @@ async fn every_tool_answers_like_its_rest_twin() {
     let c = app.credential(
         "acme",
         Some("account:read retail:read ads:read brand_analytics:read sql:query context:read context:write timeline:read timeline:write"),
-    );
+    ).await;
     let token = app.token(&c).await;
     let mut mcp = Mcp::with_token(&app, token.clone());
     mcp.initialize("2025-11-25").await;

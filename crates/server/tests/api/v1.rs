@@ -459,7 +459,9 @@ async fn bad_parameters_are_validation_errors() {
 #[tokio::test]
 async fn data_endpoints_check_their_scopes() {
     let app = TestApp::start().await;
-    let c = app.credential("acme", Some("account:read retail:read"));
+    let c = app
+        .credential("acme", Some("account:read retail:read"))
+        .await;
     let t = app.token(&c).await;
     assert_eq!(
         app.get(&t, "/v1/retail/sales?account_id=acme:1").await.0,
@@ -476,7 +478,7 @@ async fn data_endpoints_check_their_scopes() {
             "{path}"
         );
     }
-    let c = app.credential("acme", Some("ads:read"));
+    let c = app.credential("acme", Some("ads:read")).await;
     let t = app.token(&c).await;
     assert_eq!(app.get(&t, "/v1/accounts").await.0, 403);
     assert_eq!(

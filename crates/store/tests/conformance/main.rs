@@ -1,0 +1,9 @@
+//! The state store's contract, run against both implementations: the embedded SQLite store
+//! and PostgreSQL (a database made for each test on the machine's server and dropped after).
+//! Every test takes a [`Fixture`] and runs once per engine through [`each_engine`].
+
+mod auth;
+mod fixture;
+mod jobs;
+
+pub use fixture::{Fixture, each_engine};
