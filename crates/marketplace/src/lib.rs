@@ -9,7 +9,6 @@ pub mod checks;
 pub mod connections;
 pub mod ledger;
 pub mod merchants;
-pub mod pacing;
 pub mod pricing;
 pub mod reports;
 pub mod secrets;

@@ -104,7 +104,7 @@ pub async fn create(
     let lease_ms = (up.client.policy.timeout + Duration::from_secs(5)).as_millis() as i64;
     let deadline = now_ms() + 2 * lease_ms;
     loop {
-        let d = ledger::decide(up.store, req.tenant, family, account, &hash, key, lease_ms)?;
+        let d = ledger::decide(up.store, req.tenant, family, account, &hash, key, lease_ms).await?;
         match d {
             Decision::Reuse(e) => {
                 let id = e.provider_id.unwrap_or_default();
@@ -152,7 +152,10 @@ async fn reconcile(
     };
     match listed {
         Some(Ok(Some(id))) => {
-            ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+            up.store
+                .ledger()
+                .settle(&e.id, ledger::CREATED, Some(&id), None)
+                .await?;
             watch(up, req, family, &e.id, &id).await?;
             Ok(Created {
                 reply: synthetic(family, &id),
@@ -166,14 +169,14 @@ async fn reconcile(
         Some(Ok(None)) => send(up, req, family, e, false).await,
         _ if opts.accept_duplicate_risk => send(up, req, family, e, true).await,
         Some(Err(looked)) => {
-            ledger::release_unknown(up.store, &e.id)?;
+            up.store.ledger().release_unknown(&e.id).await?;
             Err(still_unknown(family, e).with_field(
                 "reconcile",
                 json!({ "kind": looked.kind.code(), "message": looked.message() }),
             ))
         }
         None => {
-            ledger::release_unknown(up.store, &e.id)?;
+            up.store.ledger().release_unknown(&e.id).await?;
             Err(still_unknown(family, e))
         }
     }
@@ -212,7 +215,7 @@ fn still_unknown(family: Family, e: &Entry) -> Error {
 async fn wait_for(up: &Provider<'_>, e: &Entry) {
     while now_ms() < e.lease_until {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        match ledger::get(up.store, &e.id) {
+        match up.store.ledger().get(&e.id).await {
             Ok(Some((now, _))) if now.status == ledger::SENDING => {}
             _ => return,
         }
@@ -240,7 +243,10 @@ async fn send(
     match up.client.send(up.store, up.sealer, req).await {
         Ok(reply) => match family.report_id(&reply.body) {
             Some(id) => {
-                ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                up.store
+                    .ledger()
+                    .settle(&e.id, ledger::CREATED, Some(&id), None)
+                    .await?;
                 watch(up, req, family, &e.id, &id).await?;
                 Ok(Created {
                     reply,
@@ -257,13 +263,10 @@ async fn send(
                 )
                 .with_field("requestOutcome", "unknown")
                 .with_field("automaticRetry", false);
-                ledger::settle(
-                    up.store,
-                    &e.id,
-                    ledger::UNKNOWN,
-                    None,
-                    Some(&err.api_envelope(None)),
-                )?;
+                up.store
+                    .ledger()
+                    .settle(&e.id, ledger::UNKNOWN, None, Some(&err.api_envelope(None)))
+                    .await?;
                 Err(err)
             }
         },
@@ -271,7 +274,10 @@ async fn send(
             if family == Family::AdsV3
                 && let Some(id) = duplicate_of(&err)
             {
-                ledger::settle(up.store, &e.id, ledger::CREATED, Some(&id), None)?;
+                up.store
+                    .ledger()
+                    .settle(&e.id, ledger::CREATED, Some(&id), None)
+                    .await?;
                 return Ok(Created {
                     reply: synthetic(family, &id),
                     report_id: id,
@@ -286,7 +292,10 @@ async fn send(
             } else {
                 ledger::FAILED
             };
-            ledger::settle(up.store, &e.id, status, None, Some(&err.api_envelope(None)))?;
+            up.store
+                .ledger()
+                .settle(&e.id, status, None, Some(&err.api_envelope(None)))
+                .await?;
             Err(err)
         }
     }
@@ -349,7 +358,12 @@ pub async fn watch_step(
             let since = job.input["since"].as_i64().unwrap_or_else(now_ms);
             let stuck = !terminal(status) && now_ms() - since > stuck_after.as_millis() as i64;
             let reason = if stuck { Some("stuck") } else { reason };
-            if let Err(e) = ledger::record_watch(up.store, &ledger_id, &report, reason) {
+            if let Err(e) = up
+                .store
+                .ledger()
+                .record_watch(&ledger_id, &report, reason)
+                .await
+            {
                 return (
                     Outcome::Failed {
                         state,
@@ -429,7 +443,7 @@ async fn find_listed(
             && r["reportType"] == body["reportType"]
             && same(r, "dataStartTime")
             && same(r, "dataEndTime")
-            && !ledger::adopted(up.store, tenant, id)?
+            && !up.store.ledger().adopted(tenant, id).await?
         {
             found.push((created, id.to_owned()));
         }

@@ -342,13 +342,15 @@ impl Client {
         let op = req.op;
         let key = format!("{}/{}/{}", req.tenant.as_str(), req.merchant, op.id);
         let slot = if self.policy.pacing {
-            crate::pacing::take(
-                store,
-                &key,
-                op.rate.unwrap_or(0.0),
-                op.burst.unwrap_or(1.0),
-                self.policy.max_wait,
-            )?
+            store
+                .pacing()
+                .take(
+                    &key,
+                    op.rate.unwrap_or(0.0),
+                    op.burst.unwrap_or(1.0),
+                    self.policy.max_wait,
+                )
+                .await?
         } else {
             Ok(Duration::ZERO)
         };

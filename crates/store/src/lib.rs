@@ -8,7 +8,9 @@ mod credentials;
 pub mod db;
 pub mod jobs;
 mod keys;
+pub mod ledger;
 mod migrations;
+mod pacing;
 mod tenants;
 mod tokens;
 mod url;
@@ -23,6 +25,8 @@ pub use db::Dialect;
 use db::{Db, PgDb, SqliteDb};
 pub use jobs::Jobs;
 pub use keys::Keys;
+pub use ledger::Ledger;
+pub use pacing::Pacing;
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{NewToken, TokenGrant, Tokens};
 pub use url::StateUrl;
@@ -133,6 +137,14 @@ impl Store {
 
     pub fn usage(&self) -> Usage<'_> {
         Usage(&self.db)
+    }
+
+    pub fn ledger(&self) -> Ledger<'_> {
+        Ledger(&self.db)
+    }
+
+    pub fn pacing(&self) -> Pacing<'_> {
+        Pacing(&self.db)
     }
 }
 

@@ -11,7 +11,7 @@ use super::{Api, Marketplace};
 use crate::calls::build;
 use crate::catalog;
 use crate::connections::GrantKind;
-use crate::ledger::{self, Family};
+use crate::ledger::Family;
 use crate::reports;
 
 /// The provider's create body from ours; the marketplace comes from the merchant.
@@ -109,8 +109,12 @@ impl Marketplace {
     /// The provider's view of one of the tenant's reports, and the account it belongs to.
     async fn fetch(&self, p: &Principal, id: &str) -> Result<(String, Value)> {
         let up = self.provider(Api::Spapi)?;
-        let account =
-            ledger::account_of(&self.store, &p.tenant, Family::Spapi, id)?.ok_or_else(|| {
+        let account = self
+            .store
+            .ledger()
+            .account_of(&p.tenant, Family::Spapi.name(), id)
+            .await?
+            .ok_or_else(|| {
                 Error::not_found(format!(
                     "no report {id} created through this service for this tenant"
                 ))
@@ -128,7 +132,7 @@ impl Marketplace {
     /// report is final, else from the provider, with `stuck` when the watch gave up waiting.
     pub async fn report_status(&self, p: &Principal, id: &str) -> Result<ReportStatus> {
         p.require(&[Scope::RetailRead])?;
-        let seen = ledger::watched(&self.store, &p.tenant, id)?;
+        let seen = self.store.ledger().watched(&p.tenant, id).await?;
         if let Some((report, reason, checked)) = &seen
             && reports::terminal(reports::normalize(report).0)
         {

@@ -13,6 +13,7 @@ pub struct Fixture {
     pub store: Store,
     pub engine: &'static str,
     _dir: tempfile::TempDir,
+    url: StateUrl,
     database: Option<(String, String)>,
 }
 
@@ -26,6 +27,11 @@ impl Fixture {
             .await
             .unwrap();
         t
+    }
+
+    /// Another handle on the same state, as a second gateway instance holds it.
+    pub async fn second_instance(&self) -> Store {
+        Store::connect(&self.url, self._dir.path()).await.unwrap()
     }
 }
 
@@ -54,6 +60,7 @@ async fn sqlite() -> Fixture {
     Fixture {
         store,
         engine: "sqlite",
+        url: StateUrl::default_for(dir.path()),
         _dir: dir,
         database: None,
     }
@@ -73,6 +80,7 @@ async fn postgres() -> Option<Fixture> {
     Some(Fixture {
         store,
         engine: "postgres",
+        url,
         _dir: dir,
         database: Some((name, admin_url())),
     })

@@ -5,5 +5,7 @@
 mod auth;
 mod fixture;
 mod jobs;
+mod ledger;
+mod pacing;
 
 pub use fixture::{Fixture, each_engine};
