@@ -85,14 +85,14 @@ pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_c
                 refresh_token: &refresh_token,
                 status: &status,
             };
-            connections::connect(store, &sealer, &tenant, &grant)?;
+            connections::connect(store, &sealer, &tenant, &grant).await?;
             println!(
                 "connected {kind} grant of {merchant} for tenant {} ({status})",
                 tenant.as_str()
             );
         }
         ConnectionCommand::List { tenant, json } => {
-            let list = connections::list(store, &TenantId::parse(&tenant)?)?;
+            let list = connections::list(store, &TenantId::parse(&tenant)?).await?;
             if json {
                 println!(
                     "{}",

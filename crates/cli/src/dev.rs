@@ -230,7 +230,7 @@ pub fn secret_key(data_dir: &Path) -> Result<pp_marketplace::Sealer> {
 }
 
 /// Connects every demo merchant's selling-side and advertising grants to the sandbox.
-pub fn connect_demo(
+pub async fn connect_demo(
     store: &Store,
     sealer: &pp_marketplace::Sealer,
     creds: &serde_json::Value,
@@ -248,7 +248,7 @@ pub fn connect_demo(
                 refresh_token: m["refresh_token"].as_str().unwrap_or_default(),
                 status: "active",
             };
-            pp_marketplace::connections::connect(store, sealer, &tenant, &grant)?;
+            pp_marketplace::connections::connect(store, sealer, &tenant, &grant).await?;
         }
     }
     Ok(())

@@ -36,7 +36,9 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 dev::start_sandbox(&cfg.data_dir, std::path::Path::new(&boot.warehouse), addr)
                     .await?;
             let sealer = dev::secret_key(&cfg.data_dir).map_err(|e| describe(&e))?;
-            dev::connect_demo(&store, &sealer, &sandbox).map_err(|e| describe(&e))?;
+            dev::connect_demo(&store, &sealer, &sandbox)
+                .await
+                .map_err(|e| describe(&e))?;
             upstream = Some((dev::sandbox_upstream(&sandbox), sealer));
             boot.cred.sandbox = Some(sandbox);
             dev::write_files(&cfg.data_dir, &boot.cred).map_err(|e| describe(&e))?;

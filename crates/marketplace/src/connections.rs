@@ -4,8 +4,7 @@
 //! grant; a person must re-connect) or `not_activated` (advertising not switched on).
 
 use pp_core::{Error, Kind, Result, TenantId};
-use pp_store::{Store, db_err, now_rfc3339};
-use rusqlite::{OptionalExtension, params};
+use pp_store::{ConnectionRow, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::secrets::Sealer;
@@ -64,7 +63,12 @@ pub struct Grant<'a> {
 }
 
 /// Connects (or re-connects) a grant of `tenant`.
-pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>) -> Result<()> {
+pub async fn connect(
+    store: &Store,
+    sealer: &Sealer,
+    tenant: &TenantId,
+    g: &Grant<'_>,
+) -> Result<()> {
     let Grant {
         kind,
         merchant,
@@ -84,112 +88,87 @@ pub fn connect(store: &Store, sealer: &Sealer, tenant: &TenantId, g: &Grant<'_>)
         ));
     }
     let sealed = sealer.seal(&context(tenant, kind, merchant), refresh_token)?;
-    let now = now_rfc3339();
-    store.with_conn(|c| {
-        c.execute(
-            "INSERT INTO marketplace_connections (tenant_id, kind, merchant, region, status, sealed_token, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
-             ON CONFLICT (tenant_id, kind, merchant) DO UPDATE SET region = excluded.region, status = excluded.status,
-               sealed_token = excluded.sealed_token, updated_at = excluded.updated_at",
-            params![tenant.as_str(), kind.as_str(), merchant, region, status.as_str(), sealed, now],
+    store
+        .connections()
+        .upsert(
+            tenant,
+            kind.as_str(),
+            merchant,
+            region,
+            status.as_str(),
+            &sealed,
         )
-        .map_err(db_err)?;
-        Ok(())
-    })
+        .await
 }
 
-const COLUMNS: &str = "kind, merchant, region, status, updated_at";
-
-/// A stored spelling that no longer parses is a failure to read, never a default.
-fn parsed<T>(i: usize, r: Result<T>) -> rusqlite::Result<T> {
-    r.map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(
-            i,
-            rusqlite::types::Type::Text,
-            e.message().into(),
-        )
-    })
-}
-
-fn row(r: &rusqlite::Row) -> rusqlite::Result<Connection> {
+/// A stored row as a connection; a spelling that no longer parses is a failure to read,
+/// never a default.
+fn connection(r: &ConnectionRow) -> Result<Connection> {
     Ok(Connection {
-        kind: parsed(0, GrantKind::parse(&r.get::<_, String>(0)?))?,
-        merchant: r.get(1)?,
-        region: r.get(2)?,
-        status: parsed(3, ConnectionStatus::parse(&r.get::<_, String>(3)?))?,
-        updated_at: r.get(4)?,
+        kind: GrantKind::parse(&r.kind)?,
+        merchant: r.merchant.clone(),
+        region: r.region.clone(),
+        status: ConnectionStatus::parse(&r.status)?,
+        updated_at: r.updated_at.clone(),
     })
 }
 
 /// One connection of `tenant`, without its token.
-pub fn get(
+pub async fn get(
     store: &Store,
     tenant: &TenantId,
     kind: GrantKind,
     merchant: &str,
 ) -> Result<Option<Connection>> {
-    store.with_conn(|c| {
-        c.query_row(
-            &format!("SELECT {COLUMNS} FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3"),
-            params![tenant.as_str(), kind.as_str(), merchant],
-            row,
-        )
-        .optional()
-        .map_err(db_err)
-    })
+    let row = store
+        .connections()
+        .get(tenant, kind.as_str(), merchant)
+        .await?;
+    row.as_ref().map(connection).transpose()
 }
 
 /// Every connection of `tenant`.
-pub fn list(store: &Store, tenant: &TenantId) -> Result<Vec<Connection>> {
-    store.with_conn(|c| {
-        let mut st = c
-            .prepare(&format!("SELECT {COLUMNS} FROM marketplace_connections WHERE tenant_id = ?1 ORDER BY kind, merchant"))
-            .map_err(db_err)?;
-        let rows = st.query_map([tenant.as_str()], row).map_err(db_err)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_err)
-    })
+pub async fn list(store: &Store, tenant: &TenantId) -> Result<Vec<Connection>> {
+    store
+        .connections()
+        .list(tenant)
+        .await?
+        .iter()
+        .map(connection)
+        .collect()
 }
 
 /// The connection and its opened refresh token.
-pub fn token(
+pub async fn token(
     store: &Store,
     sealer: &Sealer,
     tenant: &TenantId,
     kind: GrantKind,
     merchant: &str,
 ) -> Result<Option<(Connection, String)>> {
-    let row = store.with_conn(|c| {
-        c.query_row(
-            &format!("SELECT {COLUMNS}, sealed_token FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3"),
-            params![tenant.as_str(), kind.as_str(), merchant],
-            |r| Ok((row(r)?, r.get::<_, Vec<u8>>(5)?)),
-        )
-        .optional()
-        .map_err(db_err)
-    })?;
-    match row {
+    match store
+        .connections()
+        .get(tenant, kind.as_str(), merchant)
+        .await?
+    {
         None => Ok(None),
-        Some((conn, sealed)) => Ok(Some((
-            conn,
-            sealer.open(&context(tenant, kind, merchant), &sealed)?,
+        Some(r) => Ok(Some((
+            connection(&r)?,
+            sealer.open(&context(tenant, kind, merchant), &r.sealed_token)?,
         ))),
     }
 }
 
 /// Sets a connection's status (the provider refused its grant: `lapsed`).
-pub fn set_status(
+pub async fn set_status(
     store: &Store,
     tenant: &TenantId,
     kind: GrantKind,
     merchant: &str,
     status: ConnectionStatus,
 ) -> Result<()> {
-    store.with_conn(|c| {
-        c.execute(
-            "UPDATE marketplace_connections SET status = ?4, updated_at = ?5 WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
-            params![tenant.as_str(), kind.as_str(), merchant, status.as_str(), now_rfc3339()],
-        )
-        .map_err(db_err)?;
-        Ok(())
-    })
+    store
+        .connections()
+        .set_status(tenant, kind.as_str(), merchant, status.as_str())
+        .await
 }

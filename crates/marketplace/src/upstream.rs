@@ -194,7 +194,8 @@ impl Client {
         {
             return Ok(t.clone());
         }
-        let (conn, refresh) = connections::token(store, sealer, tenant, grant, merchant)?
+        let (conn, refresh) = connections::token(store, sealer, tenant, grant, merchant)
+            .await?
             .ok_or_else(|| {
                 Error::new(
                     Kind::MerchantNotFound,
@@ -253,7 +254,8 @@ impl Client {
                 Ok(token)
             }
             400 if body["error"] == "invalid_grant" => {
-                connections::set_status(store, tenant, grant, merchant, ConnectionStatus::Lapsed)?;
+                connections::set_status(store, tenant, grant, merchant, ConnectionStatus::Lapsed)
+                    .await?;
                 Err(lapsed(merchant))
             }
             400..=499 => Err(Error::internal(format!("the LWA app was refused: {body}"))),
@@ -430,7 +432,8 @@ impl Client {
                             req.grant,
                             req.merchant,
                             ConnectionStatus::Lapsed,
-                        )?;
+                        )
+                        .await?;
                         self.forget(req.tenant, req.grant, req.merchant);
                     }
                     return Err(e);

@@ -4,6 +4,7 @@
 //! (several instances sharing one state), picked by the state URL. Migrations run when the
 //! store opens. Each aggregate writes its SQL once for both engines (`db`).
 
+mod connections;
 mod credentials;
 pub mod db;
 pub mod jobs;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use pp_core::{Error, Result};
 
+pub use connections::{ConnectionRow, Connections};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
 use db::{Db, PgDb, SqliteDb};
@@ -145,6 +147,10 @@ impl Store {
 
     pub fn pacing(&self) -> Pacing<'_> {
         Pacing(&self.db)
+    }
+
+    pub fn connections(&self) -> Connections<'_> {
+        Connections(&self.db)
     }
 }
 

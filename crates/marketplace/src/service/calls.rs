@@ -73,7 +73,7 @@ impl Marketplace {
     ) -> Result<serde_json::Value> {
         p.require(&[Scope::AccountRead])?;
         let mut grants = pp_warehouse::v1::Grants::default();
-        for c in connections::list(&self.store, &p.tenant)? {
+        for c in connections::list(&self.store, &p.tenant).await? {
             let domain = match c.kind {
                 GrantKind::Seller => &mut grants.retail,
                 GrantKind::Ads => &mut grants.ads,
@@ -177,7 +177,7 @@ impl Marketplace {
         self.provider(Api::Ads)?;
         let op = callable(p, catalog::ads(), "ads", &req.operation)?;
         let (login, profile) = self.ads_login(p, op, &req).await?;
-        match connections::get(&self.store, &p.tenant, GrantKind::Ads, &login)? {
+        match connections::get(&self.store, &p.tenant, GrantKind::Ads, &login).await? {
             None => {
                 return Err(Error::new(
                     Kind::MerchantNotFound,
@@ -252,7 +252,8 @@ impl Marketplace {
         let op = catalog::find(catalog::ads(), "profiles.list")
             .ok_or_else(|| Error::internal("profiles.list missing from the catalog"))?;
         let mut logins = Vec::new();
-        for c in connections::list(&self.store, &p.tenant)?
+        for c in connections::list(&self.store, &p.tenant)
+            .await?
             .into_iter()
             .filter(|c| c.kind == GrantKind::Ads)
         {

@@ -131,7 +131,8 @@ impl Marketplace {
 
     /// The merchants `p` can act for: seller rows whose token has a selling-side grant.
     async fn merchant_rows(&self, p: &Principal) -> Result<Vec<Merchant>> {
-        let connected: Vec<String> = connections::list(&self.store, &p.tenant)?
+        let connected: Vec<String> = connections::list(&self.store, &p.tenant)
+            .await?
             .into_iter()
             .filter(|c| c.kind == GrantKind::Seller)
             .map(|c| c.merchant)

@@ -225,7 +225,9 @@ impl TestApp {
                     };
                     // delta: a second tenant on the same world and logins
                     for t in [&acme, &delta] {
-                        pp_marketplace::connections::connect(&store, &sealer, t, &grant).unwrap();
+                        pp_marketplace::connections::connect(&store, &sealer, t, &grant)
+                            .await
+                            .unwrap();
                     }
                 }
             }

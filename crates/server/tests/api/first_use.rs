@@ -115,6 +115,7 @@ async fn accounts_show_the_state_of_each_grant() {
         "A2DEMOSELLER01",
         ConnectionStatus::Lapsed,
     )
+    .await
     .unwrap();
     set_status(
         &app.store,
@@ -123,6 +124,7 @@ async fn accounts_show_the_state_of_each_grant() {
         "A1DEMOSELLERMX",
         ConnectionStatus::NotActivated,
     )
+    .await
     .unwrap();
     let (_, after) = app.get(&t, "/v1/accounts").await;
     assert_eq!(auth(&after, "acme:1").0, "lapsed");

@@ -436,6 +436,7 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
         "A1DEMOSELLERMX",
         pp_marketplace::connections::ConnectionStatus::NotActivated,
     )
+    .await
     .unwrap();
     refused(
         &app,
