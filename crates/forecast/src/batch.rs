@@ -1,12 +1,12 @@
-//! Atomic batches: every write of a batch is checked, then all are applied in one SQLite
-//! transaction or none is. Optimistic: each write names the version it read (0 = must not
+//! Atomic batches: every write of a batch is checked, then all are applied in one state-store
+//! transaction (`pp_store::forecast`) or none is. Optimistic: each write names the version it read (0 = must not
 //! exist); one stale key fails the whole batch with the list of conflicts.
 
 use std::collections::{BTreeSet, HashSet};
 
 use pp_core::{Error, Kind, Result};
-use pp_store::{Store, db_err};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use pp_store::Store;
+use pp_store::forecast::{DocWrite, Home, Plan, RevisionWrite, StoredDoc};
 use serde_json::{Map, Value, json};
 
 use crate::answers::{Applied, WriteResult};
@@ -21,6 +21,7 @@ pub const MAX_BATCH_BYTES: usize = 8 * 1024 * 1024;
 pub const MAX_DOC_BYTES: usize = 512 * 1024;
 
 /// One checked write.
+#[derive(Clone)]
 pub struct Write {
     pub key: Key,
     pub expected: i64,
@@ -165,99 +166,92 @@ pub fn parse(tenant: &str, body: &Map<String, Value>) -> Result<Batch> {
     })
 }
 
-struct Stored {
-    version: i64,
-    doc: Option<Value>,
-    created_at: String,
-}
-
 /// Applies a checked batch as `actor`: all or nothing.
-pub fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<Applied> {
+pub async fn apply(store: &Store, tenant: &str, actor: &str, batch: &Batch) -> Result<Applied> {
     if actor.trim().is_empty() {
         return Err(bad(
             "this sign-in carries no name; forecast state is written under the signed-in name",
         ));
     }
-    store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
-        let at = pp_store::now_rfc3339();
-        if let Some(first) = batch.writes.first() {
-            claim_home(&tx, tenant, &first.key.scope.database, actor, &at)?;
-        }
-        let mut stored = Vec::with_capacity(batch.writes.len());
-        let mut conflicts = Vec::new();
-        for w in &batch.writes {
-            let s = tx
-                .query_row("SELECT version, doc, created_at FROM forecast_docs WHERE tenant_id = ?1 AND key = ?2", params![tenant, w.key.as_str()], |r| {
-                    Ok(Stored { version: r.get(0)?, doc: r.get::<_, Option<String>>(1)?.and_then(|d| serde_json::from_str(&d).ok()), created_at: r.get(2)? })
-                })
-                .optional()
-                .map_err(db_err)?;
-            let actual = s.as_ref().filter(|s| s.doc.is_some()).map_or(0, |s| s.version);
-            if actual != w.expected {
-                conflicts.push(json!({ "key": w.key.as_str(), "expected": w.expected, "actual": actual }));
-            }
-            stored.push(s);
-        }
-        if !conflicts.is_empty() {
-            return Err(Error::new(Kind::Conflict, format!("{} of {} writes are stale; nothing was written", conflicts.len(), batch.writes.len()))
-                .with_fix("Read the documents again, reapply your change to what is stored, and resend with the versions you read.")
-                .with_field("conflicts", conflicts));
-        }
-        let mut results = Vec::with_capacity(batch.writes.len());
-        for (w, s) in batch.writes.iter().zip(&stored) {
-            results.push(write_one(&tx, tenant, actor, &at, batch.reason.as_deref(), w, s.as_ref())?);
-        }
-        tx.commit().map_err(db_err)?;
-        Ok(Applied { results })
-    })
+    let at = pp_store::now_rfc3339();
+    let home = batch.writes.first().map(|w| Home {
+        database: w.key.scope.database.clone(),
+        login: actor.to_owned(),
+        at: at.clone(),
+    });
+    let keys = batch
+        .writes
+        .iter()
+        .map(|w| w.key.as_str().to_owned())
+        .collect();
+    let (writes, reason) = (batch.writes.clone(), batch.reason.clone());
+    let actor = actor.to_owned();
+    store
+        .forecast()
+        .apply(tenant, home, keys, move |stored| {
+            plan(&actor, &at, reason.as_deref(), &writes, stored)
+        })
+        .await
 }
 
-fn claim_home(
-    tx: &rusqlite::Transaction<'_>,
-    tenant: &str,
-    database: &str,
+/// The writes of a batch over what is stored: a conflict if any version is stale, else every
+/// changed document (stamped) and, for overrides, a change-log line per changed field.
+fn plan(
     actor: &str,
     at: &str,
-) -> Result<()> {
-    let home: Option<String> = tx
-        .query_row(
-            "SELECT login FROM forecast_homes WHERE tenant_id = ?1 AND database = ?2",
-            params![tenant, database],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(|e| {
-            Error::new(
-                Kind::Unavailable,
-                "the home login of this database's forecast state could not be checked",
-            )
-            .with_field("_cause", e.to_string())
-        })?;
-    match home {
-        Some(login) if login != actor => Err(Error::new(
-            Kind::StateHomeElsewhere,
-            format!("the forecast state of database '{database}' lives under another login; nothing was written"),
-        )
-        .with_fix("Write as the login that holds this state, or ask a tenant admin to move it.")),
-        Some(_) => Ok(()),
-        None => {
-            tx.execute("INSERT INTO forecast_homes (tenant_id, database, login, since) VALUES (?1, ?2, ?3, ?4)", params![tenant, database, actor, at]).map_err(db_err)?;
-            Ok(())
+    reason: Option<&str>,
+    writes: &[Write],
+    stored: Vec<Option<StoredDoc>>,
+) -> Result<(Plan, Applied)> {
+    let live = |s: &Option<StoredDoc>| -> Result<Option<Value>> {
+        // a stored document that no longer parses is a failure to read, never a default
+        match s.as_ref().and_then(|s| s.doc.as_deref()) {
+            None => Ok(None),
+            Some(d) => serde_json::from_str(d)
+                .map(Some)
+                .map_err(Error::internal_from),
         }
+    };
+    let docs: Vec<Option<Value>> = stored.iter().map(live).collect::<Result<_>>()?;
+    let conflicts: Vec<Value> = writes
+        .iter()
+        .zip(stored.iter().zip(&docs))
+        .filter_map(|(w, (s, d))| {
+            let actual = s.as_ref().filter(|_| d.is_some()).map_or(0, |s| s.version);
+            (actual != w.expected)
+                .then(|| json!({ "key": w.key.as_str(), "expected": w.expected, "actual": actual }))
+        })
+        .collect();
+    if !conflicts.is_empty() {
+        return Err(Error::new(Kind::Conflict, format!("{} of {} writes are stale; nothing was written", conflicts.len(), writes.len()))
+            .with_fix("Read the documents again, reapply your change to what is stored, and resend with the versions you read.")
+            .with_field("conflicts", conflicts));
     }
+    let mut out = Plan::default();
+    let mut results = Vec::with_capacity(writes.len());
+    for (w, (s, d)) in writes.iter().zip(stored.iter().zip(&docs)) {
+        results.push(write_one(
+            &mut out,
+            actor,
+            at,
+            reason,
+            w,
+            s.as_ref(),
+            d.as_ref(),
+        )?);
+    }
+    Ok((out, Applied { results }))
 }
 
 fn write_one(
-    tx: &rusqlite::Transaction<'_>,
-    tenant: &str,
+    out: &mut Plan,
     actor: &str,
     at: &str,
     reason: Option<&str>,
     w: &Write,
-    s: Option<&Stored>,
+    s: Option<&StoredDoc>,
+    live: Option<&Value>,
 ) -> Result<WriteResult> {
-    let live = s.and_then(|s| s.doc.as_ref());
     let before = live.map(doc::content);
     let (after, changed_doc) = match &w.doc {
         None => {
@@ -283,27 +277,36 @@ fn write_one(
     };
     let version = s.map_or(0, |s| s.version) + 1;
     let created = s
-        .filter(|s| s.doc.is_some())
+        .filter(|_| live.is_some())
         .map_or(at, |s| s.created_at.as_str())
         .to_owned();
     let stored = changed_doc
         .map(|m| doc::stamped(&m, w.key.kind, version, at, actor, Some(&created)).to_string());
-    tx.execute(
-        "INSERT INTO forecast_docs (tenant_id, key, kind, scope_id, month, version, doc, created_at, updated_at, updated_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-         ON CONFLICT (tenant_id, key) DO UPDATE SET version = excluded.version, doc = excluded.doc,
-           created_at = excluded.created_at, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
-        params![tenant, w.key.as_str(), w.key.kind.as_str(), w.key.scope.render(), w.key.month, version, stored, created, at, actor],
-    )
-    .map_err(db_err)?;
+    out.docs.push(DocWrite {
+        key: w.key.as_str().to_owned(),
+        kind: w.key.kind.as_str().to_owned(),
+        scope_id: w.key.scope.render(),
+        month: w.key.month.clone(),
+        version,
+        doc: stored,
+        created_at: created,
+        updated_at: at.to_owned(),
+        updated_by: actor.to_owned(),
+    });
     if w.key.kind == DocKind::Override {
         for (field, b, a) in doc::changes(before.as_ref(), after.as_ref()) {
-            tx.execute(
-                "INSERT INTO forecast_revisions (tenant_id, key, scope_id, month, field, before, after, version, reason, actor, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![tenant, w.key.as_str(), w.key.scope.render(), w.key.month, field, nullable(&b), nullable(&a), version, reason, actor, at],
-            )
-            .map_err(db_err)?;
+            out.revisions.push(RevisionWrite {
+                key: w.key.as_str().to_owned(),
+                scope_id: w.key.scope.render(),
+                month: w.key.month.clone(),
+                field: field.to_owned(),
+                before: nullable(&b),
+                after: nullable(&a),
+                version,
+                reason: reason.map(str::to_owned),
+                actor: actor.to_owned(),
+                created_at: at.to_owned(),
+            });
         }
     }
     Ok(WriteResult {
@@ -331,14 +334,14 @@ mod tests {
         v.as_object().unwrap().clone()
     }
 
-    #[test]
-    fn a_nameless_session_writes_nothing() {
+    #[tokio::test]
+    async fn a_nameless_session_writes_nothing() {
         let (_d, s) = store();
         let b = parse("acme", &body(json!({ "writes": [{ "key": "fb:account:src:acme:1", "expected_version": 0, "doc": {} }] }))).unwrap();
         assert_eq!(
-            apply(&s, "acme", " ", &b).unwrap_err().kind,
+            apply(&s, "acme", " ", &b).await.unwrap_err().kind,
             Kind::BadParams
         );
-        assert!(apply(&s, "acme", "svc:planner", &b).is_ok());
+        assert!(apply(&s, "acme", "svc:planner", &b).await.is_ok());
     }
 }

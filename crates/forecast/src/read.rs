@@ -1,8 +1,8 @@
 //! Reads: one document, documents by key prefix, and the change log.
 
 use pp_core::{Error, Kind, Result};
-use pp_store::{Store, db_err};
-use rusqlite::{OptionalExtension, params};
+use pp_store::Store;
+use pp_store::forecast::DocRow;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -10,46 +10,37 @@ use crate::answers::{DocsPage, Envelope, Revision, Revisions};
 use crate::batch::{check_database, own_database};
 use crate::key::{Key, Month, ScopeId};
 
-/// A stored JSON column that no longer parses is a failure to read, never a default.
-fn stored<T: serde::de::DeserializeOwned>(i: usize, s: String) -> rusqlite::Result<T> {
-    serde_json::from_str(&s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
-    })
+/// A stored JSON text that no longer parses is a failure to read, never a default.
+fn stored(s: &str) -> Result<Value> {
+    serde_json::from_str(s).map_err(Error::internal_from)
 }
 
-/// An optional stored JSON column: `NULL` reads as JSON null.
-fn stored_or_null(i: usize, s: Option<String>) -> rusqlite::Result<Value> {
-    s.map_or(Ok(Value::Null), |s| stored(i, s))
+/// An optional stored JSON text: none reads as JSON null.
+fn stored_or_null(s: Option<&str>) -> Result<Value> {
+    s.map_or(Ok(Value::Null), stored)
 }
 
-fn raw(i: usize, s: String) -> rusqlite::Result<Box<RawValue>> {
-    RawValue::from_string(s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+fn envelope(r: DocRow) -> Result<Envelope> {
+    Ok(Envelope {
+        doc: RawValue::from_string(r.doc).map_err(Error::internal_from)?,
+        key: r.key,
+        kind: r.kind,
+        version: r.version,
+        updated_at: r.updated_at,
+        updated_by: r.updated_by,
     })
 }
 
 /// `GET …/doc?key=`: the document envelope, or `404 not_found`.
-pub fn doc(store: &Store, tenant: &str, key: &str) -> Result<Envelope> {
+pub async fn doc(store: &Store, tenant: &str, key: &str) -> Result<Envelope> {
     let k = Key::parse(key)?;
     check_database(tenant, std::iter::once(&k))?;
-    let row = store.with_conn(|c| {
-        c.query_row(
-            "SELECT kind, version, doc, updated_at, updated_by FROM forecast_docs WHERE tenant_id = ?1 AND key = ?2 AND doc IS NOT NULL",
-            params![tenant, key],
-            |r| {
-                Ok(Envelope {
-                    key: key.to_owned(),
-                    kind: r.get(0)?,
-                    version: r.get(1)?,
-                    doc: raw(2, r.get(2)?)?,
-                    updated_at: r.get(3)?,
-                    updated_by: r.get(4)?,
-                })
-            },
-        )
-        .optional()
-        .map_err(db_err)
-    })?;
+    let row = store
+        .forecast()
+        .doc(tenant, key)
+        .await?
+        .map(envelope)
+        .transpose()?;
     row.ok_or_else(|| Error::not_found(format!("nothing is stored at '{key}'")))
 }
 
@@ -72,7 +63,7 @@ pub fn limit(v: Option<&str>) -> Result<i64> {
 
 /// `GET …/docs?prefix=&scope_id=&after=&limit=`: documents in key order. The prefix
 /// `fb:<kind>:src:<database>:<merchant>` also matches that merchant's sub-brands.
-pub fn docs(
+pub async fn docs(
     store: &Store,
     tenant: &str,
     prefix: &str,
@@ -101,45 +92,13 @@ pub fn docs(
         .map(ScopeId::parse)
         .transpose()?
         .map(|s| s.render());
-    let mut docs = store.with_conn(|c| {
-        let mut st = c
-            .prepare_cached(
-                "SELECT key, kind, version, doc, updated_at, updated_by FROM forecast_docs
-                 WHERE tenant_id = ?1 AND key >= ?2 AND key < ?3 AND key > ?4
-                   AND (key = ?2 OR substr(key, ?5, 1) = ':') AND doc IS NOT NULL
-                   AND (?6 IS NULL OR scope_id = ?6)
-                 ORDER BY key LIMIT ?7",
-            )
-            .map_err(db_err)?;
-        // An index range over the prefix, keeping the prefix itself and keys that continue it
-        // with ':' (so merchant 1 never matches merchant 10).
-        let hi = format!("{prefix};");
-        let sep = prefix.len() as i64 + 1;
-        st.query_map(
-            params![
-                tenant,
-                prefix,
-                hi,
-                after.unwrap_or(""),
-                sep,
-                scope,
-                limit + 1
-            ],
-            |r| {
-                Ok(Envelope {
-                    key: r.get(0)?,
-                    kind: r.get(1)?,
-                    version: r.get(2)?,
-                    doc: raw(3, r.get(3)?)?,
-                    updated_at: r.get(4)?,
-                    updated_by: r.get(5)?,
-                })
-            },
-        )
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_err)
-    })?;
+    let mut docs = store
+        .forecast()
+        .docs(tenant, prefix, scope.as_deref(), after, limit + 1)
+        .await?
+        .into_iter()
+        .map(envelope)
+        .collect::<Result<Vec<_>>>()?;
     let more = docs.len() as i64 > limit;
     docs.truncate(limit as usize);
     let next_after = if more {
@@ -151,7 +110,7 @@ pub fn docs(
 }
 
 /// `GET …/revisions?scope_id=&month=&after=`: the change log of a scope, oldest first.
-pub fn revisions(
+pub async fn revisions(
     store: &Store,
     tenant: &str,
     scope_id: &str,
@@ -172,31 +131,26 @@ pub fn revisions(
             .parse()
             .map_err(|_| Error::new(Kind::BadParams, "after must be a revision id"))?,
     };
-    let rows = store.with_conn(|c| {
-        let mut st = c
-            .prepare(
-                "SELECT id, scope_id, month, field, before, after, reason, actor, created_at, version FROM forecast_revisions
-                 WHERE tenant_id = ?1 AND scope_id = ?2 AND (?3 IS NULL OR month = ?3) AND id > ?4 ORDER BY id LIMIT ?5",
-            )
-            .map_err(db_err)?;
-        st.query_map(params![tenant, scope.render(), month, after, limit + 1], |r| {
+    let rows = store
+        .forecast()
+        .revisions(tenant, &scope.render(), month, after, limit + 1)
+        .await?
+        .into_iter()
+        .map(|r| {
             Ok(Revision {
-                id: r.get(0)?,
-                scope_id: r.get(1)?,
-                month: r.get(2)?,
-                field: r.get(3)?,
-                before: stored_or_null(4, r.get(4)?)?,
-                after: stored_or_null(5, r.get(5)?)?,
-                reason: r.get(6)?,
-                actor: r.get(7)?,
-                created_at: r.get(8)?,
-                version: r.get(9)?,
+                before: stored_or_null(r.before.as_deref())?,
+                after: stored_or_null(r.after.as_deref())?,
+                id: r.id,
+                scope_id: r.scope_id,
+                month: r.month,
+                field: r.field,
+                reason: r.reason,
+                actor: r.actor,
+                created_at: r.created_at,
+                version: r.version,
             })
         })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_err)
-    })?;
+        .collect::<Result<Vec<_>>>()?;
     let mut rows = rows;
     let more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
@@ -217,8 +171,8 @@ mod tests {
     use crate::batch::{apply, parse};
     use serde_json::json;
 
-    #[test]
-    fn a_merchant_prefix_never_matches_a_longer_merchant_id() {
+    #[tokio::test]
+    async fn a_merchant_prefix_never_matches_a_longer_merchant_id() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let body = json!({ "writes": [
@@ -228,14 +182,18 @@ mod tests {
             { "key": "fb:override:src:acme:1:2026-01-01", "expected_version": 0, "doc": { "status": "auto" } },
         ] });
         let b = parse("acme", body.as_object().unwrap()).unwrap();
-        apply(&store, "acme", "svc:t", &b).unwrap();
-        let page = docs(&store, "acme", "fb:account:src:acme:1", None, None, 200).unwrap();
+        apply(&store, "acme", "svc:t", &b).await.unwrap();
+        let page = docs(&store, "acme", "fb:account:src:acme:1", None, None, 200)
+            .await
+            .unwrap();
         let keys: Vec<&str> = page.docs.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(
             keys,
             ["fb:account:src:acme:1", "fb:account:src:acme:1:scope:sb_x"]
         );
-        let page = docs(&store, "acme", "fb:account:src:acme:10", None, None, 200).unwrap();
+        let page = docs(&store, "acme", "fb:account:src:acme:10", None, None, 200)
+            .await
+            .unwrap();
         assert_eq!(page.docs.len(), 1);
         let doc: Value = serde_json::from_str(page.docs[0].doc.get()).unwrap();
         assert_eq!(

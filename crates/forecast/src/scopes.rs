@@ -2,8 +2,7 @@
 //! ordinary `fb:scope_def:` documents, written through the same atomic batch.
 
 use pp_core::{Error, Kind, Result};
-use pp_store::{Store, db_err};
-use rusqlite::params;
+use pp_store::Store;
 use serde_json::{Map, Value, json};
 
 use crate::answers::{ScopeCreated, ScopeDef, Scopes};
@@ -74,11 +73,16 @@ impl NewScope {
 }
 
 /// Creates the definition; answers `definition` (with its `id` and `scopeId`) and `version`.
-pub fn create(store: &Store, tenant: &str, actor: &str, s: &NewScope) -> Result<ScopeCreated> {
+pub async fn create(
+    store: &Store,
+    tenant: &str,
+    actor: &str,
+    s: &NewScope,
+) -> Result<ScopeCreated> {
     let b = &s.0;
-    batch::apply(store, tenant, actor, b)?;
+    batch::apply(store, tenant, actor, b).await?;
     let key = b.writes[0].key.as_str();
-    let env = crate::read::doc(store, tenant, key)?;
+    let env = crate::read::doc(store, tenant, key).await?;
     let definition: Value = serde_json::from_str(env.doc.get()).map_err(Error::internal_from)?;
     Ok(ScopeCreated {
         scope_id: definition["scopeId"].clone(),
@@ -89,29 +93,24 @@ pub fn create(store: &Store, tenant: &str, actor: &str, s: &NewScope) -> Result<
 }
 
 /// Definitions of the tenant's merchants, or of one.
-pub fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Scopes> {
-    let like = match merchant {
-        Some(m) => format!("src:{tenant}:{m}:scope:%"),
-        None => format!("src:{tenant}:%"),
+pub async fn list(store: &Store, tenant: &str, merchant: Option<i64>) -> Result<Scopes> {
+    let prefix = match merchant {
+        Some(m) => format!("src:{tenant}:{m}:scope:"),
+        None => format!("src:{tenant}:"),
     };
-    let rows = store.with_conn(|c| {
-        let mut st = c
-            .prepare("SELECT scope_id, version, doc FROM forecast_docs WHERE tenant_id = ?1 AND kind = 'scope_def' AND doc IS NOT NULL AND scope_id LIKE ?2 ORDER BY key")
-            .map_err(db_err)?;
-        st.query_map(params![tenant, like], |r| {
-            let doc: String = r.get(2)?;
-            let definition = serde_json::from_str(&doc).map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, e.into())
-            })?;
+    let scopes = store
+        .forecast()
+        .scope_defs(tenant, &prefix)
+        .await?
+        .into_iter()
+        .map(|(scope_id, version, doc)| {
             Ok(ScopeDef {
-                scope_id: r.get(0)?,
-                version: r.get(1)?,
-                definition,
+                scope_id,
+                version,
+                // a stored definition that no longer parses is a failure to read
+                definition: serde_json::from_str(&doc).map_err(Error::internal_from)?,
             })
         })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_err)
-    })?;
-    Ok(Scopes { scopes: rows })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Scopes { scopes })
 }

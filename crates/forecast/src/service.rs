@@ -91,47 +91,38 @@ impl ForecastState {
         }
     }
 
-    /// Runs `write` off the async workers (a batch is one SQLite transaction), once the
-    /// batch is known to name the caller's own database and connected merchants only.
-    async fn run<B: Send + 'static, T: Send + 'static>(
-        &self,
-        p: &Principal,
-        input: B,
-        batch: fn(&B) -> &Batch,
-        write: fn(&Store, &str, &str, &B) -> Result<T>,
-    ) -> Result<T> {
+    /// Checks that a batch names the caller's own database and connected merchants only.
+    async fn admit(&self, p: &Principal, b: &Batch) -> Result<()> {
         require(p)?;
-        let b = batch(&input);
         crate::batch::check_database(p.tenant.as_str(), b.writes.iter().map(|w| &w.key))?;
-        self.check_merchants(p, &b.merchants).await?;
-        let (store, p) = (self.store.clone(), p.clone());
-        tokio::task::spawn_blocking(move || write(&store, p.tenant.as_str(), &p.actor, &input))
-            .await
-            .map_err(Error::internal_from)?
+        self.check_merchants(p, &b.merchants).await
     }
 
     /// An atomic batch of writes (read with `pp_forecast::parse`).
     pub async fn batch(&self, p: &Principal, b: Batch) -> Result<Applied> {
-        self.run(p, b, |b| b, crate::batch::apply).await
+        self.admit(p, &b).await?;
+        crate::batch::apply(&self.store, p.tenant.as_str(), &p.actor, &b).await
     }
 
     /// Creates a sub-brand scope (read with `pp_forecast::scopes::parse_create`).
     pub async fn create_scope(&self, p: &Principal, s: NewScope) -> Result<ScopeCreated> {
-        self.run(p, s, NewScope::batch, crate::scopes::create).await
+        self.admit(p, s.batch()).await?;
+        crate::scopes::create(&self.store, p.tenant.as_str(), &p.actor, &s).await
     }
 
     /// One document.
-    pub fn doc(&self, p: &Principal, q: DocQuery) -> Result<Envelope> {
+    pub async fn doc(&self, p: &Principal, q: DocQuery) -> Result<Envelope> {
         require(p)?;
         crate::read::doc(
             &self.store,
             p.tenant.as_str(),
             required(&q.key, "key is required")?,
         )
+        .await
     }
 
     /// A page of documents under a prefix.
-    pub fn docs(&self, p: &Principal, q: DocsQuery) -> Result<DocsPage> {
+    pub async fn docs(&self, p: &Principal, q: DocsQuery) -> Result<DocsPage> {
         require(p)?;
         let prefix = required(
             &q.prefix,
@@ -146,10 +137,11 @@ impl ForecastState {
             q.after.as_deref(),
             limit,
         )
+        .await
     }
 
     /// A page of a scope's change log.
-    pub fn revisions(&self, p: &Principal, q: RevisionsQuery) -> Result<Revisions> {
+    pub async fn revisions(&self, p: &Principal, q: RevisionsQuery) -> Result<Revisions> {
         require(p)?;
         let scope = required(&q.scope_id, "scope_id is required")?;
         let limit = crate::read::limit(q.limit.as_deref())?;
@@ -161,10 +153,11 @@ impl ForecastState {
             q.after.as_deref(),
             limit,
         )
+        .await
     }
 
     /// The sub-brand scopes, of one merchant or all.
-    pub fn scopes(&self, p: &Principal, q: ScopesQuery) -> Result<Scopes> {
+    pub async fn scopes(&self, p: &Principal, q: ScopesQuery) -> Result<Scopes> {
         require(p)?;
         let merchant = int_in(
             "legacy_seller_id",
@@ -173,6 +166,6 @@ impl ForecastState {
             i64::MAX,
         )
         .map_err(|_| Error::new(Kind::BadParams, "legacy_seller_id must be a whole number"))?;
-        crate::scopes::list(&self.store, p.tenant.as_str(), merchant)
+        crate::scopes::list(&self.store, p.tenant.as_str(), merchant).await
     }
 }

@@ -7,6 +7,7 @@
 mod connections;
 mod credentials;
 pub mod db;
+pub mod forecast;
 pub mod jobs;
 mod keys;
 pub mod ledger;
@@ -25,6 +26,7 @@ pub use connections::{ConnectionRow, Connections};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
 use db::{Db, PgDb, SqliteDb};
+pub use forecast::Forecast;
 pub use jobs::Jobs;
 pub use keys::Keys;
 pub use ledger::Ledger;
@@ -151,6 +153,10 @@ impl Store {
 
     pub fn connections(&self) -> Connections<'_> {
         Connections(&self.db)
+    }
+
+    pub fn forecast(&self) -> Forecast<'_> {
+        Forecast(&self.db)
     }
 }
 

@@ -275,7 +275,8 @@ pub async fn run_postgres(db: &PgDb) -> Result<()> {
     tx.commit().await.map_err(db_error)
 }
 
-/// The same steps in PostgreSQL's types.
+/// The same steps in PostgreSQL's types; keys that are read as ranges compare bytewise
+/// (`COLLATE "C"`), as SQLite compares them.
 const PG_STEPS: &[&str] = &[
     // 1: tenants, service credentials, access tokens.
     "CREATE TABLE tenants (
@@ -314,9 +315,9 @@ const PG_STEPS: &[&str] = &[
     // 3: forecast state and API usage.
     "CREATE TABLE forecast_docs (
         tenant_id TEXT NOT NULL,
-        key TEXT NOT NULL,
+        key TEXT COLLATE \"C\" NOT NULL,
         kind TEXT NOT NULL,
-        scope_id TEXT NOT NULL,
+        scope_id TEXT COLLATE \"C\" NOT NULL,
         month TEXT,
         version BIGINT NOT NULL,
         doc TEXT,

@@ -25,7 +25,7 @@ async fn doc(
     Extension(p): Extension<Principal>,
     Query(q): Query<DocQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.forecast.doc(&p, q)?)?)
+    Ok(render::api(app.forecast.doc(&p, q).await?)?)
 }
 
 async fn docs(
@@ -33,7 +33,7 @@ async fn docs(
     Extension(p): Extension<Principal>,
     Query(q): Query<DocsQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.forecast.docs(&p, q)?)?)
+    Ok(render::api(app.forecast.docs(&p, q).await?)?)
 }
 
 async fn batch(
@@ -53,7 +53,7 @@ async fn scopes(
     Extension(p): Extension<Principal>,
     Query(q): Query<ScopesQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.forecast.scopes(&p, q)?)?)
+    Ok(render::api(app.forecast.scopes(&p, q).await?)?)
 }
 
 async fn create_scope(
@@ -76,7 +76,7 @@ async fn revisions(
     Extension(p): Extension<Principal>,
     Query(q): Query<RevisionsQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(render::api(app.forecast.revisions(&p, q)?)?)
+    Ok(render::api(app.forecast.revisions(&p, q).await?)?)
 }
 
 /// A stored document with the service's stamps.

@@ -5,6 +5,7 @@
 mod auth;
 mod connections;
 mod fixture;
+mod forecast;
 mod jobs;
 mod ledger;
 mod pacing;
