@@ -2,8 +2,8 @@
 //! documents), each write a new revision with its content hash, all revisions kept.
 
 use pp_core::{Error, Kind, Result};
-use pp_store::{Store, db_err, now_rfc3339};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use pp_store::Store;
+use pp_store::brand::{DocPut, Put};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -98,7 +98,7 @@ impl DocBody {
 
 /// Writes a document replacing `base_revision` (0 for a new one). A stale revision is
 /// `409 conflict`; unchanged content keeps the revision (`changed: false`).
-pub fn put(
+pub async fn put(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
@@ -116,55 +116,35 @@ pub fn put(
         ));
     }
     let h = hash(content);
-    store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
-        let cur: Option<(i64, String)> = tx
-            .query_row("SELECT revision, hash FROM context_docs WHERE tenant_id = ?1 AND brand = ?2 AND type = ?3 AND name = ?4", params![tenant, slug, kind, name], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()
-            .map_err(db_err)?;
-        let current = cur.as_ref().map_or(0, |c| c.0);
-        if current != base_revision {
+    let put = DocPut {
+        brand: slug.to_owned(),
+        kind: kind.to_owned(),
+        name: name.clone(),
+        base_revision,
+        content: content.to_owned(),
+        hash: h.clone(),
+    };
+    let (revision, changed) = match store.brand().put_doc(tenant, put, w.author()).await? {
+        Put::Written(r) => (r, true),
+        Put::Unchanged(r) => (r, false),
+        Put::Stale(current) => {
             return Err(Error::new(Kind::Conflict, format!("the document is at revision {current}, not {base_revision}; nothing was written"))
                 .with_fix("Read the document again and resend with its revision.")
                 .with_field("conflicts", json!([{ "brand": slug, "type": kind, "expected": base_revision, "actual": current }])));
         }
-        if cur.as_ref().is_some_and(|c| c.1 == h) {
-            return Ok(Written {
-                brand: slug.to_owned(),
-                kind: kind.to_owned(),
-                name: (!name.is_empty()).then(|| name.clone()),
-                revision: current,
-                hash: h,
-                changed: false,
-            });
-        }
-        let rev = current + 1;
-        let at = now_rfc3339();
-        tx.execute(
-            "INSERT INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-             ON CONFLICT (tenant_id, brand, type, name) DO UPDATE SET revision = excluded.revision, content = excluded.content, hash = excluded.hash, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
-            params![tenant, slug, kind, name, rev, content, h, at, w.actor],
-        )
-        .map_err(db_err)?;
-        tx.execute(
-            "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![tenant, slug, kind, name, rev, content, h, w.actor, &w.surface, at],
-        )
-        .map_err(db_err)?;
-        tx.commit().map_err(db_err)?;
-        Ok(Written {
-            brand: slug.to_owned(),
-            kind: kind.to_owned(),
-            name: (!name.is_empty()).then(|| name.clone()),
-            revision: rev,
-            hash: h,
-            changed: true,
-        })
+    };
+    Ok(Written {
+        brand: slug.to_owned(),
+        kind: kind.to_owned(),
+        name: (!name.is_empty()).then(|| name.clone()),
+        revision,
+        hash: h,
+        changed,
     })
 }
 
 /// One document: brand, type, name (corpus only), content, revision, hash.
-pub fn get(
+pub async fn get(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
@@ -174,26 +154,20 @@ pub fn get(
 ) -> Result<Doc> {
     find(brands, slug)?;
     let name = check_type(kind, name)?;
-    let row = store.with_conn(|c| {
-        c.query_row(
-            "SELECT revision, content, hash, updated_at, updated_by FROM context_docs WHERE tenant_id = ?1 AND brand = ?2 AND type = ?3 AND name = ?4",
-            params![tenant, slug, kind, name],
-            |r| {
-                Ok(Doc {
-                    brand: slug.to_owned(),
-                    kind: kind.to_owned(),
-                    name: (!name.is_empty()).then(|| name.clone()),
-                    revision: r.get(0)?,
-                    content: r.get(1)?,
-                    hash: r.get(2)?,
-                    updated_at: r.get(3)?,
-                    updated_by: r.get(4)?,
-                })
-            },
-        )
-        .optional()
-        .map_err(db_err)
-    })?;
+    let row = store
+        .brand()
+        .doc(tenant, slug, kind, &name)
+        .await?
+        .map(|r| Doc {
+            brand: slug.to_owned(),
+            kind: kind.to_owned(),
+            name: (!name.is_empty()).then(|| name.clone()),
+            revision: r.revision,
+            content: r.content,
+            hash: r.hash,
+            updated_at: r.updated_at,
+            updated_by: r.updated_by,
+        });
     row.ok_or_else(|| {
         Error::not_found(format!(
             "brand '{slug}' has no {kind} document{}",
@@ -208,32 +182,31 @@ pub fn get(
 
 /// The manifest: every brand (or only active ones) with its documents and lifecycle, and
 /// how many brands are retired.
-pub fn manifest(
+pub async fn manifest(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
     active_only: bool,
 ) -> Result<Manifest> {
-    let lifecycles = crate::lifecycle::all(store, tenant)?;
-    let docs: Vec<(String, DocSummary)> = store.with_conn(|c| {
-        let mut st = c.prepare("SELECT brand, type, name, revision, hash, updated_at FROM context_docs WHERE tenant_id = ?1 ORDER BY brand, type, name").map_err(db_err)?;
-        st.query_map([tenant], |r| {
-            let name: String = r.get(2)?;
-            Ok((
-                r.get::<_, String>(0)?,
+    let lifecycles = crate::lifecycle::all(store, tenant).await?;
+    let docs: Vec<(String, DocSummary)> = store
+        .brand()
+        .doc_summaries(tenant)
+        .await?
+        .into_iter()
+        .map(|r| {
+            (
+                r.brand,
                 DocSummary {
-                    kind: r.get(1)?,
-                    name: (!name.is_empty()).then_some(name),
-                    revision: r.get(3)?,
-                    hash: r.get(4)?,
-                    updated_at: r.get(5)?,
+                    kind: r.kind,
+                    name: (!r.name.is_empty()).then_some(r.name),
+                    revision: r.revision,
+                    hash: r.hash,
+                    updated_at: r.updated_at,
                 },
-            ))
+            )
         })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(db_err)
-    })?;
+        .collect();
     let mut retired = 0;
     let mut out = Vec::new();
     for b in brands {

@@ -32,6 +32,16 @@ pub struct Writer<'a> {
     pub surface: String,
 }
 
+impl Writer<'_> {
+    /// The writer as the store records it.
+    pub fn author(&self) -> pp_store::brand::Author {
+        pp_store::brand::Author {
+            actor: self.actor.to_owned(),
+            surface: self.surface.clone(),
+        }
+    }
+}
+
 impl<'a> From<&'a pp_core::Principal> for Writer<'a> {
     fn from(p: &'a pp_core::Principal) -> Self {
         Self {

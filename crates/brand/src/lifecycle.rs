@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use pp_core::Result;
-use pp_store::{Store, db_err, now_rfc3339};
-use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use pp_store::Store;
+use pp_store::brand::{LifecycleSet, NewEvent};
 use serde_json::{Map, Value, json};
 
 use crate::answers::{Lifecycle, LifecycleChange};
@@ -18,25 +18,25 @@ pub const REASON_CODES: &[&str] = &["client_left", "duplicate", "superseded", "o
 const ATTRIBUTION: &[&str] = &["actor", "changed_by"];
 
 /// Every brand's lifecycle object that has ever changed, by slug.
-pub fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Lifecycle>> {
-    store.with_conn(|c| {
-        let mut st = c.prepare("SELECT brand, state, changed_at, changed_by, surface, reason_code FROM brand_lifecycle WHERE tenant_id = ?1").map_err(db_err)?;
-        st.query_map([tenant], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
+pub async fn all(store: &Store, tenant: &str) -> Result<HashMap<String, Lifecycle>> {
+    Ok(store
+        .brand()
+        .lifecycles(tenant)
+        .await?
+        .into_iter()
+        .map(|r| {
+            (
+                r.brand,
                 Lifecycle {
-                    state: r.get(1)?,
-                    changed_at: r.get(2)?,
-                    changed_by: r.get(3)?,
-                    surface: r.get(4)?,
-                    reason_code: r.get(5)?,
+                    state: r.state,
+                    changed_at: Some(r.changed_at),
+                    changed_by: Some(r.changed_by),
+                    surface: Some(r.surface),
+                    reason_code: r.reason_code,
                 },
-            ))
+            )
         })
-        .map_err(db_err)?
-        .collect::<rusqlite::Result<HashMap<_, _>>>()
-        .map_err(db_err)
-    })
+        .collect())
 }
 
 /// A checked lifecycle request.
@@ -92,7 +92,7 @@ pub fn parse(body: &Map<String, Value>) -> Result<Change> {
 }
 
 /// Applies a change as `w`.
-pub fn apply(
+pub async fn apply(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
@@ -101,40 +101,47 @@ pub fn apply(
 ) -> Result<LifecycleChange> {
     find(brands, ch.slug.as_str())?;
     let target = if ch.retire { "retired" } else { "active" };
-    store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_err)?;
-        let current: Option<(String, String)> = tx
-            .query_row("SELECT state, changed_at FROM brand_lifecycle WHERE tenant_id = ?1 AND brand = ?2", params![tenant, ch.slug.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()
-            .map_err(db_err)?;
-        let state = current.as_ref().map_or("active", |c| c.0.as_str());
-        if state == target {
-            let at = current.as_ref().map(|c| c.1.clone());
-            return Ok(LifecycleChange {
-                brand_slug: ch.slug.as_str().to_owned(),
-                state: state.to_owned(),
-                changed: false,
-                at,
-                event_id: None,
-            });
-        }
-        let at = now_rfc3339();
-        tx.execute(
-            "INSERT INTO brand_lifecycle (tenant_id, brand, state, changed_at, changed_by, surface, reason_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (tenant_id, brand) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at, changed_by = excluded.changed_by, surface = excluded.surface, reason_code = excluded.reason_code",
-            params![tenant, ch.slug.as_str(), target, at, w.actor, &w.surface, ch.reason_code],
+    let kind = if ch.retire {
+        "structural.brand_retired"
+    } else {
+        "structural.brand_restored"
+    };
+    let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": &w.surface });
+    let event = NewEvent {
+        brand: ch.slug.as_str().to_owned(),
+        kind: kind.to_owned(),
+        source: "lifecycle".into(),
+        note: ch.note.clone(),
+        reason_code: ch.reason_code.clone(),
+        on_behalf_of: ch.on_behalf_of.clone(),
+        payload,
+        ..NewEvent::default()
+    };
+    let set = store
+        .brand()
+        .set_lifecycle(
+            tenant,
+            ch.slug.as_str(),
+            target,
+            ch.reason_code.clone(),
+            event,
+            w.author(),
         )
-        .map_err(db_err)?;
-        let kind = if ch.retire { "structural.brand_retired" } else { "structural.brand_restored" };
-        let payload = json!({ "reason_code": ch.reason_code, "note": ch.note, "on_behalf_of": ch.on_behalf_of, "surface": &w.surface });
-        let id = crate::timeline::insert_structural(&tx, tenant, kind, &at, ch, &payload, w)?;
-        tx.commit().map_err(db_err)?;
-        Ok(LifecycleChange {
+        .await?;
+    Ok(match set {
+        LifecycleSet::Unchanged { at } => LifecycleChange {
+            brand_slug: ch.slug.as_str().to_owned(),
+            state: target.to_owned(),
+            changed: false,
+            at,
+            event_id: None,
+        },
+        LifecycleSet::Changed { at, event_id } => LifecycleChange {
             brand_slug: ch.slug.as_str().to_owned(),
             state: target.to_owned(),
             changed: true,
             at: Some(at),
-            event_id: Some(id),
-        })
+            event_id: Some(event_id),
+        },
     })
 }

@@ -6,12 +6,10 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use pp_core::Result;
-use pp_store::{Store, db_err, now_rfc3339};
-use rusqlite::{Connection, OpenFlags, params};
+use pp_store::brand::{Author, DocPut, NewEvent};
+use pp_store::{Store, db_err};
+use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
-
-use crate::Writer;
-use crate::timeline::{NewEvent, insert};
 
 /// The demo world writes as this service name.
 const ACTOR: &str = "svc:demo-world";
@@ -67,21 +65,13 @@ fn event(
 }
 
 /// Seeds `tenant` from the warehouse and ground truth of a generated world (once).
-pub fn from_world(
+pub async fn from_world(
     store: &Store,
     tenant: &str,
     warehouse: &Path,
     ground_truth: &Path,
 ) -> Result<usize> {
-    let seeded: i64 = store.with_conn(|c| {
-        c.query_row(
-            "SELECT COUNT(*) FROM timeline_events WHERE tenant_id = ?1 AND source = 'demo_world'",
-            [tenant],
-            |r| r.get(0),
-        )
-        .map_err(db_err)
-    })?;
-    if seeded > 0 {
+    if store.brand().demo_seeded(tenant).await? {
         return Ok(0);
     }
     let wh =
@@ -129,29 +119,32 @@ pub fn from_world(
     }
     let mut slugs: Vec<&String> = slug_of.values().collect();
     slugs.sort();
-    store.with_conn(|c| {
-        let tx = c.transaction().map_err(db_err)?;
-        let at = now_rfc3339();
-        for slug in &slugs {
-            let name = slug_of.iter().find(|(_, s)| s == slug).map_or(slug.as_str(), |(n, _)| n.as_str());
-            for (kind, content) in docs_for(name, merchants.get(*slug).map_or("", String::as_str), groups.get(*slug).map_or("", String::as_str)) {
-                let h = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(content.as_bytes()));
-                tx.execute(
-                    "INSERT OR IGNORE INTO context_docs (tenant_id, brand, type, name, revision, content, hash, updated_at, updated_by) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7)",
-                    params![tenant, slug, kind, content, h, at, ACTOR],
-                )
-                .map_err(db_err)?;
-                tx.execute(
-                    "INSERT INTO context_doc_revisions (tenant_id, brand, type, name, revision, content, hash, actor, surface, created_at) VALUES (?1, ?2, ?3, '', 1, ?4, ?5, ?6, ?7, ?8)",
-                    params![tenant, slug, kind, content, h, ACTOR, "api", at],
-                )
-                .map_err(db_err)?;
-            }
+    let mut docs = Vec::new();
+    for slug in &slugs {
+        let name = slug_of
+            .iter()
+            .find(|(_, s)| s == slug)
+            .map_or(slug.as_str(), |(n, _)| n.as_str());
+        let merchants = merchants.get(*slug).map_or("", String::as_str);
+        let groups = groups.get(*slug).map_or("", String::as_str);
+        for (kind, content) in docs_for(name, merchants, groups) {
+            let hash = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(content.as_bytes()));
+            docs.push(DocPut {
+                brand: (*slug).clone(),
+                kind: kind.to_owned(),
+                name: String::new(),
+                base_revision: 0,
+                content,
+                hash,
+            });
         }
-        for e in events.iter().filter(|e| !e.brand.is_empty()) {
-            insert(&tx, tenant, e, &Writer { actor: ACTOR, surface: "api".into() })?;
-        }
-        tx.commit().map_err(db_err)
-    })?;
-    Ok(events.len())
+    }
+    let total = events.len();
+    let events: Vec<NewEvent> = events.into_iter().filter(|e| !e.brand.is_empty()).collect();
+    let by = Author {
+        actor: ACTOR.to_owned(),
+        surface: "api".to_owned(),
+    };
+    store.brand().seed(tenant, docs, events, by).await?;
+    Ok(total)
 }

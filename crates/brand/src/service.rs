@@ -159,7 +159,7 @@ impl BrandMemory {
             }
         };
         let brands = self.brands(p).await?;
-        crate::docs::manifest(&self.store, p.tenant.as_str(), &brands, active)
+        crate::docs::manifest(&self.store, p.tenant.as_str(), &brands, active).await
     }
 
     /// One document (`context:read`).
@@ -174,6 +174,7 @@ impl BrandMemory {
             &d.kind,
             d.name.as_deref(),
         )
+        .await
     }
 
     /// Writes a document at `base_revision` (`context:read` + `context:write`).
@@ -194,6 +195,7 @@ impl BrandMemory {
             &Writer::from(p),
             &w,
         )
+        .await
     }
 
     /// Retires or restores a brand (`context:read` + `context:write`).
@@ -211,12 +213,13 @@ impl BrandMemory {
             &Writer::from(p),
             &change,
         )
+        .await
     }
 
     /// Events newest first, filtered and paged (`timeline:read`).
-    pub fn timeline(&self, p: &Principal, f: &Filter) -> Result<Events> {
+    pub async fn timeline(&self, p: &Principal, f: &Filter) -> Result<Events> {
         p.require(&[Scope::TimelineRead])?;
-        crate::timeline::list(&self.store, p.tenant.as_str(), &self.cursors, f, today())
+        crate::timeline::list(&self.store, p.tenant.as_str(), &self.cursors, f, today()).await
     }
 
     /// Appends a stake, comment or action outcome (`timeline:read` + `timeline:write`).
@@ -231,10 +234,11 @@ impl BrandMemory {
             a,
             today(),
         )
+        .await
     }
 
     /// Corroborates stake `id` (`timeline:read` + `timeline:write`).
-    pub fn corroborate(&self, p: &Principal, id: i64, c: Corroboration) -> Result<Appended> {
+    pub async fn corroborate(&self, p: &Principal, id: i64, c: Corroboration) -> Result<Appended> {
         p.require(&[Scope::TimelineRead, Scope::TimelineWrite])?;
         crate::timeline::corroborate(
             &self.store,
@@ -244,5 +248,6 @@ impl BrandMemory {
             c,
             today(),
         )
+        .await
     }
 }

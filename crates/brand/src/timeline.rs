@@ -7,12 +7,12 @@
 use chrono::{Duration, NaiveDate};
 use pp_core::cursor::{Cursors, fingerprint};
 use pp_core::{Error, Kind, Result};
-use pp_store::{Store, db_err, now_rfc3339};
-use rusqlite::{OptionalExtension, params};
+use pp_store::Store;
+pub use pp_store::brand::NewEvent;
+use pp_store::brand::{Corroborated, EventRow, TimelineQuery};
 use serde_json::{Map, Value, json};
 
 use crate::answers::{Appended, Event, Events, Window};
-use crate::lifecycle::Change;
 use crate::{BrandRef, Writer, bad, find, one_line};
 
 /// Stake categories.
@@ -38,72 +38,6 @@ pub const OPEN_DAYS: i64 = 30;
 pub const CORROBORATED_DAYS: i64 = 90;
 /// Fields naming who acts: ignored, because appends are recorded as the credential.
 const ATTRIBUTION: &[&str] = &["actor", "changed_by", "created_by"];
-
-/// An event to store.
-#[derive(Default)]
-pub struct NewEvent {
-    pub brand: String,
-    pub kind: String,
-    pub occurred_on: String,
-    pub category: Option<String>,
-    pub starts_on: Option<String>,
-    pub ends_on: Option<String>,
-    pub interpretation: Option<String>,
-    pub status: Option<String>,
-    pub closes_on: Option<String>,
-    pub source: String,
-    pub affects: Vec<String>,
-    pub tags: Vec<String>,
-    pub note: Option<String>,
-    pub reason_code: Option<String>,
-    pub on_behalf_of: Option<String>,
-    pub parent_id: Option<i64>,
-    pub payload: Value,
-}
-
-/// Stores an event as `w`; returns its id.
-pub fn insert(
-    tx: &rusqlite::Connection,
-    tenant: &str,
-    e: &NewEvent,
-    w: &Writer<'_>,
-) -> Result<i64> {
-    tx.execute(
-        "INSERT INTO timeline_events (tenant_id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on,
-           source, affects, tags, note, reason_code, on_behalf_of, parent_id, payload, actor, surface, created_at)
-         VALUES (?1, ?2, 'native', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
-        params![
-            tenant, e.brand, e.kind, e.occurred_on, e.category, e.starts_on, e.ends_on, e.interpretation, e.status, e.closes_on, e.source,
-            Value::from(e.affects.clone()).to_string(), Value::from(e.tags.clone()).to_string(), e.note, e.reason_code, e.on_behalf_of, e.parent_id,
-            e.payload.to_string(), w.actor, &w.surface, now_rfc3339()
-        ],
-    )
-    .map_err(db_err)?;
-    Ok(tx.last_insert_rowid())
-}
-
-pub(crate) fn insert_structural(
-    tx: &rusqlite::Connection,
-    tenant: &str,
-    kind: &str,
-    at: &str,
-    ch: &Change,
-    payload: &Value,
-    w: &Writer<'_>,
-) -> Result<i64> {
-    let e = NewEvent {
-        brand: ch.slug.as_str().to_owned(),
-        kind: kind.to_owned(),
-        occurred_on: at[..10].to_owned(),
-        source: "lifecycle".into(),
-        note: ch.note.clone(),
-        reason_code: ch.reason_code.clone(),
-        on_behalf_of: ch.on_behalf_of.clone(),
-        payload: payload.clone(),
-        ..NewEvent::default()
-    };
-    insert(tx, tenant, &e, w)
-}
 
 fn date(name: &str, v: Option<&Value>) -> Result<Option<NaiveDate>> {
     match v {
@@ -298,7 +232,7 @@ impl Append {
 }
 
 /// Stores a checked append as `w`.
-pub fn append(
+pub async fn append(
     store: &Store,
     tenant: &str,
     brands: &[BrandRef],
@@ -308,9 +242,9 @@ pub fn append(
 ) -> Result<Appended> {
     find(brands, &a.brand)?;
     let e = a.event(&w.surface, today);
-    let id = store.with_conn(|c| insert(c, tenant, &e, w))?;
+    let id = store.brand().append(tenant, e, w.author()).await?;
     Ok(Appended {
-        event: get(store, tenant, id, today)?,
+        event: get(store, tenant, id, today).await?,
         stake: None,
     })
 }
@@ -339,7 +273,7 @@ impl Corroboration {
 
 /// Corroborates stake `id`: appends a corroboration and reopens the stake for
 /// `CORROBORATED_DAYS` from today (never shortening it).
-pub fn corroborate(
+pub async fn corroborate(
     store: &Store,
     tenant: &str,
     w: &Writer<'_>,
@@ -348,99 +282,78 @@ pub fn corroborate(
     today: NaiveDate,
 ) -> Result<Appended> {
     let Corroboration { note, on_behalf_of } = c;
-    let corroboration = store.with_conn(|c| {
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(db_err)?;
-        let stake: Option<(String, String, Option<String>)> = tx
-            .query_row("SELECT brand, kind, closes_on FROM timeline_events WHERE tenant_id = ?1 AND id = ?2", params![tenant, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()
-            .map_err(db_err)?;
-        let Some((brand, kind, closes)) = stake else { return Err(Error::not_found(format!("no timeline event {id}"))) };
-        if kind != "stake" {
-            return Err(bad(format!("event {id} is a {kind}; only stakes can be corroborated")));
+    let e = NewEvent {
+        kind: "corroboration".into(),
+        occurred_on: today.to_string(),
+        source: w.surface.to_owned(),
+        note,
+        on_behalf_of,
+        payload: json!({}),
+        ..NewEvent::default()
+    };
+    let extended = (today + Duration::days(CORROBORATED_DAYS)).to_string();
+    let corroboration = match store
+        .brand()
+        .corroborate(tenant, id, extended, e, w.author())
+        .await?
+    {
+        Corroborated::Recorded(c) => c,
+        Corroborated::NotFound => return Err(Error::not_found(format!("no timeline event {id}"))),
+        Corroborated::NotAStake(kind) => {
+            return Err(bad(format!(
+                "event {id} is a {kind}; only stakes can be corroborated"
+            )));
         }
-        let extended = (today + Duration::days(CORROBORATED_DAYS)).to_string();
-        let closes_on = closes.filter(|c| *c > extended).unwrap_or(extended);
-        tx.execute("UPDATE timeline_events SET status = 'corroborated', closes_on = ?3 WHERE tenant_id = ?1 AND id = ?2", params![tenant, id, closes_on]).map_err(db_err)?;
-        let e = NewEvent { brand, kind: "corroboration".into(), occurred_on: today.to_string(), source: w.surface.to_owned(), note, on_behalf_of, parent_id: Some(id), payload: json!({}), ..NewEvent::default() };
-        let corroboration = insert(&tx, tenant, &e, w)?;
-        tx.commit().map_err(db_err)?;
-        Ok(corroboration)
-    })?;
+    };
     Ok(Appended {
-        event: get(store, tenant, corroboration, today)?,
-        stake: Some(get(store, tenant, id, today)?),
+        event: get(store, tenant, corroboration, today).await?,
+        stake: Some(get(store, tenant, id, today).await?),
     })
 }
 
-const COLUMNS: &str = "id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on, source, affects, tags, note, \
-                       reason_code, on_behalf_of, parent_id, payload, actor, surface, created_at";
-
-/// The status a reader sees: an open stake whose close date has passed is `closed`.
-const EFFECTIVE_STATUS: &str =
-    "CASE WHEN kind = 'stake' AND closes_on < ?2 THEN 'closed' ELSE status END";
-
-fn row(r: &rusqlite::Row<'_>, today: &str) -> rusqlite::Result<Event> {
-    // a stored JSON column that no longer parses is a failure to read, never a default
-    fn parse<T: serde::de::DeserializeOwned>(i: usize, s: String) -> rusqlite::Result<T> {
-        serde_json::from_str(&s).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
-        })
-    }
-    let kind: String = r.get(3)?;
-    let closes: Option<String> = r.get(10)?;
-    let status: Option<String> = r.get(9)?;
-    let status = if kind == "stake" && closes.as_deref().is_some_and(|c| c < today) {
+/// A stored event as a reader sees it: an open stake whose close date has passed is `closed`.
+fn event(r: EventRow, today: &str) -> Result<Event> {
+    // a stored list that no longer parses is a failure to read, never a default
+    let list = |v: Value| serde_json::from_value::<Vec<String>>(v).map_err(Error::internal_from);
+    let status = if r.kind == "stake" && r.closes_on.as_deref().is_some_and(|c| c < today) {
         Some("closed".to_owned())
     } else {
-        status
+        r.status
     };
-    let window = if kind == "stake" {
-        Some(Window {
-            starts_on: r.get(6)?,
-            ends_on: r.get(7)?,
-        })
-    } else {
-        None
-    };
+    let window = (r.kind == "stake").then_some(Window {
+        starts_on: r.starts_on,
+        ends_on: r.ends_on,
+    });
     Ok(Event {
-        id: r.get(0)?,
-        brand: r.get(1)?,
-        family: r.get(2)?,
-        kind,
-        occurred_on: r.get(4)?,
-        category: r.get(5)?,
+        id: r.id,
+        brand: r.brand,
+        family: r.family,
+        kind: r.kind,
+        occurred_on: r.occurred_on,
+        category: r.category,
         window,
-        interpretation: r.get(8)?,
+        interpretation: r.interpretation,
         status,
-        closes_on: closes,
-        source: r.get(11)?,
-        affects: parse(12, r.get(12)?)?,
-        tags: parse(13, r.get(13)?)?,
-        note: r.get(14)?,
-        reason_code: r.get(15)?,
-        on_behalf_of: r.get(16)?,
-        parent_id: r.get(17)?,
-        payload: parse(18, r.get(18)?)?,
-        actor: r.get(19)?,
-        surface: r.get(20)?,
-        created_at: r.get(21)?,
+        closes_on: r.closes_on,
+        source: r.source,
+        affects: list(r.affects)?,
+        tags: list(r.tags)?,
+        note: r.note,
+        reason_code: r.reason_code,
+        on_behalf_of: r.on_behalf_of,
+        parent_id: r.parent_id,
+        payload: r.payload,
+        actor: r.actor,
+        surface: r.surface,
+        created_at: r.created_at,
     })
 }
 
 /// One event by id.
-pub fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Event> {
-    let t = today.to_string();
-    store
-        .with_conn(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND id = ?2"),
-                params![tenant, id],
-                |r| row(r, &t),
-            )
-            .optional()
-            .map_err(db_err)
-        })?
-        .ok_or_else(|| Error::not_found(format!("no timeline event {id}")))
+pub async fn get(store: &Store, tenant: &str, id: i64, today: NaiveDate) -> Result<Event> {
+    let row = store.brand().event(tenant, id).await?;
+    let row = row.ok_or_else(|| Error::not_found(format!("no timeline event {id}")))?;
+    event(row, &today.to_string())
 }
 
 /// `GET /v1/timeline` filters.
@@ -471,7 +384,7 @@ pub fn ads_projection(_store: &Store, _tenant: &str, _f: &Filter) -> Result<Vec<
 }
 
 /// Events newest first (by day, then id), filtered and paged with a signed cursor.
-pub fn list(
+pub async fn list(
     store: &Store,
     tenant: &str,
     cursors: &Cursors,
@@ -517,99 +430,36 @@ pub fn list(
         });
     }
     let t = today.to_string();
-    // ?2 is today: the status and future filters compare with it.
-    let mut sql = format!("SELECT {COLUMNS} FROM timeline_events WHERE tenant_id = ?1 AND ?2 = ?2");
-    let mut args: Vec<rusqlite::types::Value> = vec![tenant.to_owned().into(), t.clone().into()];
-    let mut push = |cond: &str, v: rusqlite::types::Value, sql: &mut String| {
-        args.push(v);
-        sql.push_str(&format!(
-            " AND {}",
-            cond.replace('#', &format!("?{}", args.len()))
-        ));
+    let q = TimelineQuery {
+        today: t.clone(),
+        brand: f.brand.clone(),
+        kind: f.kind.clone(),
+        category: f.category.clone(),
+        source: f.source.clone(),
+        status: f.status.clone(),
+        start: f.start.map(|d| d.to_string()),
+        end: f.end.map(|d| d.to_string()),
+        affects: f.affects.clone(),
+        tag: f.tag.clone(),
+        overlaps: f.overlaps.map(|(a, b)| (a.to_string(), b.to_string())),
+        future: f.future,
+        after: after.as_ref().map(|k| {
+            let day = k
+                .get(0)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            (day, k.get(1).and_then(Value::as_i64).unwrap_or_default())
+        }),
+        limit: f.limit + 1,
     };
-    for (col, v) in [
-        ("brand", &f.brand),
-        ("kind", &f.kind),
-        ("category", &f.category),
-        ("source", &f.source),
-    ] {
-        if let Some(v) = v {
-            push(&format!("{col} = #"), v.clone().into(), &mut sql);
-        }
-    }
-    if let Some(s) = &f.status {
-        push(
-            &format!("kind = 'stake' AND {EFFECTIVE_STATUS} = #"),
-            s.clone().into(),
-            &mut sql,
-        );
-    }
-    if let Some(d) = f.start {
-        push("occurred_on >= #", d.to_string().into(), &mut sql);
-    }
-    if let Some(d) = f.end {
-        push("occurred_on <= #", d.to_string().into(), &mut sql);
-    }
-    if let Some(a) = &f.affects {
-        push(
-            "EXISTS (SELECT 1 FROM json_each(affects) WHERE value = #)",
-            a.clone().into(),
-            &mut sql,
-        );
-    }
-    if let Some(tag) = &f.tag {
-        push(
-            "EXISTS (SELECT 1 FROM json_each(tags) WHERE value = #)",
-            tag.clone().into(),
-            &mut sql,
-        );
-    }
-    if let Some((a, b)) = f.overlaps {
-        push(
-            "kind = 'stake' AND starts_on <= #",
-            b.to_string().into(),
-            &mut sql,
-        );
-        push(
-            "COALESCE(ends_on, '9999-12-31') >= #",
-            a.to_string().into(),
-            &mut sql,
-        );
-    }
-    if f.future {
-        push(
-            "kind = 'stake' AND starts_on > #",
-            t.clone().into(),
-            &mut sql,
-        );
-    }
-    if let Some(k) = &after {
-        let day = k
-            .get(0)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let id = k.get(1).and_then(Value::as_i64).unwrap_or_default();
-        args.push(day.into());
-        let d = args.len();
-        args.push(id.into());
-        sql.push_str(&format!(
-            " AND (occurred_on < ?{d} OR (occurred_on = ?{d} AND id < ?{}))",
-            d + 1
-        ));
-    }
-    args.push((f.limit + 1).into());
-    sql.push_str(&format!(
-        " ORDER BY occurred_on DESC, id DESC LIMIT ?{}",
-        args.len()
-    ));
-    let mut rows = store.with_conn(|c| {
-        let mut st = c.prepare(&sql).map_err(db_err)?;
-        st.query_map(rusqlite::params_from_iter(args.iter()), |r| row(r, &t))
-            .map_err(db_err)?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(db_err)
-    })?;
+    let mut rows = store
+        .brand()
+        .timeline(tenant, &q)
+        .await?
+        .into_iter()
+        .map(|r| event(r, &t))
+        .collect::<Result<Vec<_>>>()?;
     let more = rows.len() as i64 > f.limit;
     rows.truncate(f.limit as usize);
     let next = if more {

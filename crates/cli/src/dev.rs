@@ -60,7 +60,7 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
     }
     let truth = path.with_file_name("ground-truth.json");
     if truth.exists() {
-        pp_brand::seed::from_world(store, DEMO_TENANT, &path, &truth)?;
+        pp_brand::seed::from_world(store, DEMO_TENANT, &path, &truth).await?;
     }
     let file = store.data_dir().join("dev-credential.json");
     let (client_id, client_secret, scopes) = match reusable(store, &file).await {

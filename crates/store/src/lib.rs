@@ -4,6 +4,7 @@
 //! (several instances sharing one state), picked by the state URL. Migrations run when the
 //! store opens. Each aggregate writes its SQL once for both engines (`db`).
 
+pub mod brand;
 mod connections;
 mod credentials;
 pub mod db;
@@ -22,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use pp_core::{Error, Result};
 
+pub use brand::Brand;
 pub use connections::{ConnectionRow, Connections};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
@@ -92,20 +94,6 @@ impl Store {
         self.db.dialect()
     }
 
-    /// Runs `f` on an embedded store's connection, for the aggregates whose SQL has not moved
-    /// behind an interface here yet (SQLite only; on PostgreSQL it is an error).
-    pub fn with_conn<T>(
-        &self,
-        f: impl FnOnce(&mut rusqlite::Connection) -> Result<T>,
-    ) -> Result<T> {
-        match &self.db {
-            Db::Sqlite(d) => d.with(f),
-            Db::Postgres(_) => Err(Error::internal(
-                "this part of the state store runs on SQLite only so far",
-            )),
-        }
-    }
-
     /// The folder holding the tenants' default warehouses (and the embedded store).
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
@@ -157,6 +145,10 @@ impl Store {
 
     pub fn forecast(&self) -> Forecast<'_> {
         Forecast(&self.db)
+    }
+
+    pub fn brand(&self) -> Brand<'_> {
+        Brand(&self.db)
     }
 }
 

@@ -114,7 +114,7 @@ async fn timeline(
     Query(q): Query<TimelineQuery>,
 ) -> Result<Json<Value>, V1Error> {
     let f = q.filter(REST_PAGE.0, REST_PAGE.1)?;
-    Ok(render::v1(app.brand.timeline(&p, &f)?)?)
+    Ok(render::v1(app.brand.timeline(&p, &f).await?)?)
 }
 
 async fn append(
@@ -136,11 +136,11 @@ async fn corroborate(
     let id: i64 = id
         .parse()
         .map_err(|_| Error::not_found(format!("no timeline event {id}")))?;
-    Ok(render::v1(app.brand.corroborate(
-        &p,
-        id,
-        Corroboration::parse(&body)?,
-    )?)?)
+    Ok(render::v1(
+        app.brand
+            .corroborate(&p, id, Corroboration::parse(&body)?)
+            .await?,
+    )?)
 }
 
 fn list_docs_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
@@ -162,7 +162,7 @@ fn timeline_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
         let q: TimelineQuery = args(a)?;
         let f = q.filter(TOOL_PAGE.0, TOOL_PAGE.1)?;
-        render::value(ctx.app.brand.timeline(&ctx.principal, &f)?)
+        render::value(ctx.app.brand.timeline(&ctx.principal, &f).await?)
     })
 }
 
@@ -190,11 +190,12 @@ fn corroborate_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let id = c
             .event_id
             .ok_or_else(|| Error::invalid_request("event_id is required (a stake's id)"))?;
-        render::value(ctx.app.brand.corroborate(
-            &ctx.principal,
-            id,
-            Corroboration::parse(&c.body)?,
-        )?)
+        render::value(
+            ctx.app
+                .brand
+                .corroborate(&ctx.principal, id, Corroboration::parse(&c.body)?)
+                .await?,
+        )
     })
 }
 

@@ -146,16 +146,13 @@ async fn documents_revise_with_history_and_stale_writes_conflict() {
         let (s, b) = put(path, "x", 0).await;
         assert_eq!(b["kind"].as_str(), Some(kind), "{path}: {s} {b}");
     }
-    let revs: i64 = app
-        .store
-        .with_conn(|c| {
-            c.query_row(
-                "SELECT COUNT(*) FROM context_doc_revisions WHERE tenant_id = 'gamma'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(pp_core::Error::internal)
-        })
+    let revs: i64 = rusqlite::Connection::open(app.store.data_dir().join("state.sqlite"))
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM context_doc_revisions WHERE tenant_id = 'gamma'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(revs, 3, "every revision is kept");
 

@@ -167,7 +167,9 @@ impl TestApp {
             .create(&beta, "Beta", &format!("sqlite:{}", beta_wh.display()))
             .await
             .unwrap();
-        pp_brand::seed::from_world(&store, "acme", &world.warehouse, &world.ground_truth).unwrap();
+        pp_brand::seed::from_world(&store, "acme", &world.warehouse, &world.ground_truth)
+            .await
+            .unwrap();
         let delta = TenantId::parse("delta").unwrap();
         store
             .tenants()

@@ -498,17 +498,15 @@ async fn scopes_home_login_and_attribution() {
     );
 
     // Usage: every call recorded, failures not charged.
-    let (charged, uncharged) = app
-        .store
-        .with_conn(|c| {
-            c.query_row(
+    let (charged, uncharged) =
+        rusqlite::Connection::open(app.store.data_dir().join("state.sqlite"))
+            .unwrap()
+            .query_row(
                 "SELECT SUM(charged), SUM(1 - charged) FROM api_usage WHERE tenant_id = 'acme'",
                 [],
                 |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
             )
-            .map_err(pp_core::Error::internal)
-        })
-        .unwrap();
+            .unwrap();
     // Charged: two scope calls, the batch, four docs reads. Not charged: the scope-less
     // batch, the bad scope, the refused batch and the 404 read.
     assert_eq!((charged, uncharged), (7, 4));
