@@ -16,6 +16,10 @@ pub struct AdminArgs {
     /// Folder holding the state store.
     #[arg(long, env = "PARTNER_DATA_DIR", default_value = DEV_DATA_DIR, global = true)]
     data_dir: PathBuf,
+    /// Where the state lives (as the server's `--state-url`; default: the embedded store in
+    /// the data directory).
+    #[arg(long, env = "PARTNER_STATE_URL", hide_env_values = true, global = true)]
+    state_url: Option<String>,
     #[command(subcommand)]
     command: AdminCommand,
 }
@@ -96,7 +100,10 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
-        let store = Store::open(&args.data_dir).map_err(|e| describe(&e))?;
+        let url = crate::config::state_url_of(args.state_url.as_deref(), &args.data_dir)?;
+        let store = Store::connect(&url, &args.data_dir)
+            .await
+            .map_err(|e| describe(&e))?;
         let r = match args.command {
             AdminCommand::Tenant(c) => tenant(&store, c).await,
             AdminCommand::Credential(c) => credential(&store, c).await,

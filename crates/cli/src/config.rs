@@ -20,6 +20,11 @@ pub struct ServerArgs {
     /// Folder holding the state store and the tenants' embedded warehouses.
     #[arg(long, env = "PARTNER_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Where the state lives: `sqlite://<file>` (a relative file is under the data
+    /// directory; default `sqlite://state.sqlite`) or `postgres://…` for several instances
+    /// sharing one state.
+    #[arg(long, env = "PARTNER_STATE_URL", hide_env_values = true)]
+    pub state_url: Option<String>,
     /// The base URL clients use to reach this server (issuer and endpoint URLs derive from it).
     #[arg(long, env = "PARTNER_PUBLIC_URL")]
     pub public_url: Option<String>,
@@ -27,8 +32,8 @@ pub struct ServerArgs {
     /// through the day before. Default: today (UTC).
     #[arg(long, requires = "dev")]
     pub today: Option<chrono::NaiveDate>,
-    /// A TOML file with any of: listen, data_dir, public_url, mcp_allowed_hosts,
-    /// mcp_allowed_origins.
+    /// A TOML file with any of: listen, data_dir, state_url, public_url, mcp_allowed_hosts,
+    /// mcp_allowed_origins, the upstream settings and `[limits]`.
     #[arg(long, env = "PARTNER_CONFIG")]
     pub config: Option<PathBuf>,
     /// More `Host` names the MCP endpoints accept, comma-separated (`*`: any), e.g. the
@@ -81,6 +86,7 @@ pub struct ServerArgs {
 struct FileConfig {
     listen: Option<SocketAddr>,
     data_dir: Option<PathBuf>,
+    state_url: Option<String>,
     public_url: Option<String>,
     mcp_allowed_hosts: Option<Vec<String>>,
     mcp_allowed_origins: Option<Vec<String>>,
@@ -162,6 +168,8 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Data directory.
     pub data_dir: PathBuf,
+    /// Where the state lives (the embedded store in the data directory by default).
+    pub state_url: pp_store::StateUrl,
     /// Public base URL; `None` in dev mode means "derive from the bound address".
     pub public_url: Option<String>,
     /// Extra `Host` names the MCP endpoints accept.
@@ -187,6 +195,17 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// Default data directory of the dev server.
 pub const DEV_DATA_DIR: &str = ".partner-dev";
 
+/// The state URL given, or the embedded store in `data_dir`.
+pub fn state_url_of(
+    given: Option<&str>,
+    data_dir: &std::path::Path,
+) -> Result<pp_store::StateUrl, String> {
+    match given {
+        None => Ok(pp_store::StateUrl::default_for(data_dir)),
+        Some(u) => pp_store::StateUrl::parse(u, data_dir).map_err(|e| e.message().to_owned()),
+    }
+}
+
 fn read_file(path: &PathBuf) -> Result<FileConfig, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
@@ -205,6 +224,7 @@ impl Config {
             .or(file.listen)
             .unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("valid default"));
         let data_dir = args.data_dir.clone().or(file.data_dir);
+        let state_url = args.state_url.clone().or(file.state_url);
         let public_url = args.public_url.clone().or(file.public_url);
         let mcp_allowed_hosts = either(&args.mcp_allowed_hosts, file.mcp_allowed_hosts);
         let mcp_allowed_origins = either(&args.mcp_allowed_origins, file.mcp_allowed_origins);
@@ -225,9 +245,11 @@ impl Config {
         };
         let limits = file.limits.unwrap_or_default();
         if args.dev {
+            let data_dir = data_dir.unwrap_or_else(|| DEV_DATA_DIR.into());
             return Ok(Self {
                 listen,
-                data_dir: data_dir.unwrap_or_else(|| DEV_DATA_DIR.into()),
+                state_url: state_url_of(state_url.as_deref(), &data_dir)?,
+                data_dir,
                 public_url,
                 mcp_allowed_hosts,
                 mcp_allowed_origins,
@@ -258,9 +280,11 @@ impl Config {
                 "public_url '{u}' must start with http:// or https://"
             ));
         }
+        let data_dir = data_dir.expect("checked");
         Ok(Self {
             listen,
-            data_dir: data_dir.expect("checked"),
+            state_url: state_url_of(state_url.as_deref(), &data_dir)?,
+            data_dir,
             public_url,
             mcp_allowed_hosts,
             mcp_allowed_origins,

@@ -18,7 +18,9 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     rt.block_on(async move {
-        let store = Store::open(&cfg.data_dir).map_err(|e| describe(&e))?;
+        let store = Store::connect(&cfg.state_url, &cfg.data_dir)
+            .await
+            .map_err(|e| describe(&e))?;
         let listener = TcpListener::bind(cfg.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -45,7 +47,8 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             dev::print_banner(&boot, &cfg.data_dir);
         } else {
             println!(
-                "Partner Platform listening on {addr} (public URL {public_url}, data in {})",
+                "Partner Platform listening on {addr} (public URL {public_url}, state {}, data in {})",
+                cfg.state_url.redacted(),
                 cfg.data_dir.display()
             );
         }

@@ -12,6 +12,7 @@ pub mod forecast;
 pub mod jobs;
 mod keys;
 pub mod ledger;
+pub mod mcp_sessions;
 mod migrations;
 mod pacing;
 mod tenants;
@@ -32,6 +33,7 @@ pub use forecast::Forecast;
 pub use jobs::Jobs;
 pub use keys::Keys;
 pub use ledger::Ledger;
+pub use mcp_sessions::McpSessions;
 pub use pacing::Pacing;
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{NewToken, TokenGrant, Tokens};
@@ -149,6 +151,10 @@ impl Store {
 
     pub fn brand(&self) -> Brand<'_> {
         Brand(&self.db)
+    }
+
+    pub fn mcp_sessions(&self) -> McpSessions<'_> {
+        McpSessions(&self.db)
     }
 }
 

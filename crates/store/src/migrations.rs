@@ -226,6 +226,17 @@ const STEPS: &[&str] = &[
     "ALTER TABLE report_ledger ADD COLUMN provider_report TEXT;
     ALTER TABLE report_ledger ADD COLUMN reason TEXT;
     ALTER TABLE report_ledger ADD COLUMN checked_at INTEGER;",
+    // 10: MCP Streamable HTTP sessions, shared by every instance on the store.
+    "CREATE TABLE mcp_sessions (
+        id_hash TEXT PRIMARY KEY,
+        credential_id TEXT NOT NULL,
+        tenant_id TEXT NOT NULL,
+        version TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        last_seen_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX mcp_sessions_credential ON mcp_sessions (credential_id, last_seen_ms);
+    CREATE INDEX mcp_sessions_tenant ON mcp_sessions (tenant_id);",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -489,4 +500,15 @@ const PG_STEPS: &[&str] = &[
     "ALTER TABLE report_ledger ADD COLUMN provider_report TEXT;
     ALTER TABLE report_ledger ADD COLUMN reason TEXT;
     ALTER TABLE report_ledger ADD COLUMN checked_at BIGINT;",
+    // 10: MCP Streamable HTTP sessions.
+    "CREATE TABLE mcp_sessions (
+        id_hash TEXT PRIMARY KEY,
+        credential_id TEXT NOT NULL,
+        tenant_id TEXT NOT NULL,
+        version TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        last_seen_ms BIGINT NOT NULL
+    );
+    CREATE INDEX mcp_sessions_credential ON mcp_sessions (credential_id, last_seen_ms);
+    CREATE INDEX mcp_sessions_tenant ON mcp_sessions (tenant_id);",
 ];

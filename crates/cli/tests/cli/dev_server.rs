@@ -157,8 +157,8 @@ async fn a_second_start_reuses_data_and_credential() {
     );
     assert_eq!(
         mcp_tools_list(&second.base, &tok, &session).await,
-        404,
-        "an MCP session from before the restart answers 404, so the client re-initializes"
+        200,
+        "an MCP session from before the restart still works: sessions live in the state store"
     );
     let fresh = mcp_initialize(&second.base, &tok).await;
     assert_eq!(mcp_tools_list(&second.base, &tok, &fresh).await, 200);

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::caller::Caller;
 use super::jsonrpc::{self, Message};
-use super::sessions::{Channel, Forget};
+use super::sessions::Forget;
 use super::streamable::{refusal, session_refused};
 use super::{dispatch, versions};
 use crate::state::SharedState;
@@ -33,7 +33,7 @@ pub async fn open(State(app): State<SharedState>, Caller(p): Caller) -> Response
         &p.credential_id,
         p.tenant.as_str(),
         versions::HANDSHAKE[0],
-        Channel::Sse(tx),
+        tx,
     ) {
         Ok(id) => id,
         Err(why) => return session_refused(why),
@@ -91,12 +91,7 @@ pub async fn message(
             "Session not found: open a new stream at GET /mcp/sse",
         );
     };
-    let Channel::Sse(tx) = live.channel else {
-        return refusal(
-            StatusCode::NOT_FOUND,
-            "Session not found: open a new stream at GET /mcp/sse",
-        );
-    };
+    let tx = live.channel;
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
         Err(e) => {

@@ -23,20 +23,25 @@ pub use streamable::refusal;
 
 /// The MCP server's own state: open sessions and the Host/Origin guard.
 pub struct McpState {
+    /// Legacy HTTP+SSE sessions (this process's event streams).
     pub sessions: Arc<Sessions>,
+    /// Streamable HTTP sessions (in the state store, shared by every instance).
+    pub shared: sessions::Shared,
     pub guard: Guard,
 }
 
 impl McpState {
-    /// Sessions in memory; the guard accepts `public_url`'s host and origin and loopback.
-    pub fn new(public_url: &str, bounds: &crate::Bounds) -> Self {
+    /// Sessions in `store` (and SSE ones in memory); the guard accepts `public_url`'s host
+    /// and origin and loopback.
+    pub fn new(store: pp_store::Store, public_url: &str, bounds: &crate::Bounds) -> Self {
         let caps = sessions::Caps {
             per_credential: bounds.mcp_sessions_per_credential,
             per_tenant: bounds.mcp_sessions_per_tenant,
             total: bounds.mcp_sessions,
         };
         Self {
-            sessions: Arc::new(Sessions::new(caps, std::time::Duration::from_secs(3600))),
+            sessions: Arc::new(Sessions::new(caps)),
+            shared: sessions::Shared::new(store, caps, std::time::Duration::from_secs(3600)),
             guard: Guard::new(public_url, &[], &[]),
         }
     }

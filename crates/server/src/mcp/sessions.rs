@@ -1,39 +1,21 @@
-//! Session-era MCP sessions, held in memory: a gateway restart forgets them, and a client that
-//! comes back with a forgotten id is answered 404 so it starts a new one. Each session is bound
-//! to the credential that opened it; another credential's token never reaches it. The table
-//! is bounded per credential (a credential's own least recently used session makes room for
-//! its new one), per tenant and in all, so no credential can crowd out another tenant.
+//! Session-era MCP sessions. Streamable HTTP sessions live in the state store
+//! (`pp_store::mcp_sessions`), so a client whose requests a load balancer spreads over several
+//! instances keeps one session. A legacy HTTP+SSE session is its open event stream, which
+//! lives in one process: it is held here, in memory, and the balancer must send a session's
+//! POSTs to the instance holding its stream (docs/deployment.md). A client that comes back with
+//! a forgotten id is answered 404 so it starts a new session. Each session is bound to the
+//! credential that opened it, and both tables are bounded per credential (its own least
+//! recently used session makes room), per tenant and in all.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use pp_store::Store;
+use pp_store::mcp_sessions::{Opened, SessionCaps};
 use tokio::sync::mpsc;
 
-/// How a session's answers travel.
-#[derive(Clone)]
-pub enum Channel {
-    /// Streamable HTTP: each POST carries its own answer.
-    Streamable,
-    /// Legacy HTTP+SSE: answers go down the session's event stream.
-    Sse(mpsc::Sender<String>),
-}
-
-struct Session {
-    credential_id: String,
-    tenant: String,
-    version: &'static str,
-    channel: Channel,
-    last_seen: Instant,
-}
-
-/// What a request on a live session needs.
-pub struct Live {
-    pub version: &'static str,
-    pub channel: Channel,
-}
-
-/// How many sessions the table holds at most.
+/// How many sessions a table holds at most.
 #[derive(Debug, Clone, Copy)]
 pub struct Caps {
     pub per_credential: usize,
@@ -48,22 +30,106 @@ pub enum Refusal {
     TenantFull,
     /// The whole table is full of sessions in use.
     TableFull,
+    /// The state store did not answer.
+    Unavailable,
 }
 
-/// The table of open sessions.
+/// Streamable HTTP sessions, in the state store.
+pub struct Shared {
+    store: Store,
+    caps: SessionCaps,
+}
+
+impl Shared {
+    /// Sessions in `store` within `caps`; sessions unused for `idle` go.
+    pub fn new(store: Store, caps: Caps, idle: Duration) -> Self {
+        let caps = SessionCaps {
+            per_credential: caps.per_credential as i64,
+            per_tenant: caps.per_tenant as i64,
+            total: caps.total as i64,
+            idle_ms: idle.as_millis() as i64,
+        };
+        Self { store, caps }
+    }
+
+    /// Opens a session of `credential_id` (of `tenant`) that agreed `version`; its id.
+    pub async fn open(
+        &self,
+        credential_id: &str,
+        tenant: &str,
+        version: &'static str,
+    ) -> Result<String, Refusal> {
+        let opened = self
+            .store
+            .mcp_sessions()
+            .open(credential_id, tenant, version, self.caps)
+            .await;
+        match opened {
+            Ok(Opened::Id(id)) => Ok(id),
+            Ok(Opened::TenantFull) => Err(Refusal::TenantFull),
+            Ok(Opened::TableFull) => Err(Refusal::TableFull),
+            Err(e) => {
+                tracing::error!(error = %e, "opening an MCP session failed");
+                Err(Refusal::Unavailable)
+            }
+        }
+    }
+
+    /// The protocol version of live session `id` of `credential_id`, marked as used.
+    pub async fn touch(&self, id: &str, credential_id: &str) -> Option<&'static str> {
+        let found = self
+            .store
+            .mcp_sessions()
+            .touch(id, credential_id, self.caps.idle_ms)
+            .await;
+        match found {
+            Ok(v) => v.and_then(|v| super::versions::HANDSHAKE.iter().copied().find(|h| *h == v)),
+            Err(e) => {
+                tracing::error!(error = %e, "reading an MCP session failed");
+                None
+            }
+        }
+    }
+
+    /// Ends session `id` of `credential_id`; whether there was one.
+    pub async fn close(&self, id: &str, credential_id: &str) -> bool {
+        self.store
+            .mcp_sessions()
+            .close(id, credential_id)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "closing an MCP session failed");
+                false
+            })
+    }
+}
+
+struct Session {
+    credential_id: String,
+    tenant: String,
+    version: &'static str,
+    channel: mpsc::Sender<String>,
+    last_seen: Instant,
+}
+
+/// What a message on a live SSE session needs.
+pub struct Live {
+    pub version: &'static str,
+    pub channel: mpsc::Sender<String>,
+}
+
+/// Legacy HTTP+SSE sessions of this process.
 pub struct Sessions {
     map: Mutex<HashMap<String, Session>>,
     caps: Caps,
-    idle: Duration,
 }
 
 impl Sessions {
-    /// A table within `caps`; Streamable HTTP sessions unused for `idle` go.
-    pub fn new(caps: Caps, idle: Duration) -> Self {
+    /// A table within `caps`.
+    pub fn new(caps: Caps) -> Self {
         Self {
             map: Mutex::new(HashMap::new()),
             caps,
-            idle,
         }
     }
 
@@ -73,13 +139,13 @@ impl Sessions {
 
     /// Opens a session for `credential_id` of `tenant`. At the credential's cap its own least
     /// recently used session is closed to make room; at the tenant's cap the same, or a
-    /// refusal when the credential holds none; a full table first drops idle sessions.
+    /// refusal when the credential holds none.
     pub fn open(
         &self,
         credential_id: &str,
         tenant: &str,
         version: &'static str,
-        channel: Channel,
+        channel: mpsc::Sender<String>,
     ) -> Result<String, Refusal> {
         let mut map = self.lock();
         let count = |map: &HashMap<String, Session>, f: &dyn Fn(&Session) -> bool| {
@@ -95,11 +161,7 @@ impl Sessions {
             return Err(Refusal::TenantFull);
         }
         if map.len() >= self.caps.total {
-            let idle = self.idle;
-            map.retain(|_, s| matches!(s.channel, Channel::Sse(_)) || s.last_seen.elapsed() < idle);
-            if map.len() >= self.caps.total {
-                return Err(Refusal::TableFull);
-            }
+            return Err(Refusal::TableFull);
         }
         let id = hex::encode(pp_store::random_bytes::<16>().map_err(|_| Refusal::TableFull)?);
         map.insert(
@@ -121,10 +183,6 @@ impl Sessions {
         let s = map
             .get_mut(id)
             .filter(|s| s.credential_id == credential_id)?;
-        if matches!(s.channel, Channel::Streamable) && s.last_seen.elapsed() >= self.idle {
-            map.remove(id);
-            return None;
-        }
         s.last_seen = Instant::now();
         Some(Live {
             version: s.version,
@@ -132,24 +190,11 @@ impl Sessions {
         })
     }
 
-    /// Records the revision an SSE session agreed in `initialize`.
+    /// Records the revision a session agreed in `initialize`.
     pub fn set_version(&self, id: &str, version: &'static str) {
         if let Some(s) = self.lock().get_mut(id) {
             s.version = version;
         }
-    }
-
-    /// Ends session `id` of `credential_id`; whether there was one.
-    pub fn close(&self, id: &str, credential_id: &str) -> bool {
-        let mut map = self.lock();
-        if map
-            .get(id)
-            .is_some_and(|s| s.credential_id == credential_id)
-        {
-            map.remove(id);
-            return true;
-        }
-        false
     }
 
     /// Drops session `id` whoever owns it (its event stream ended).
@@ -195,47 +240,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sessions_belong_to_their_credential_and_expire_when_idle() {
-        let caps = |total| Caps {
-            per_credential: 8,
-            per_tenant: 8,
-            total,
-        };
-        let s = Sessions::new(caps(2), Duration::from_millis(0));
-        let a = s
-            .open("cred-a", "t", "2025-11-25", Channel::Streamable)
-            .unwrap();
-        assert!(
-            s.touch(&a, "cred-b").is_none(),
-            "another credential never reaches it"
-        );
-        assert!(!s.close(&a, "cred-b"));
-        // idle 0: the session has expired by the time it is touched
-        assert!(s.touch(&a, "cred-a").is_none());
-        let s = Sessions::new(caps(1), Duration::from_secs(60));
-        let a = s
-            .open("cred-a", "t", "2025-11-25", Channel::Streamable)
-            .unwrap();
-        assert_eq!(
-            s.open("cred-b", "u", "2025-11-25", Channel::Streamable),
-            Err(Refusal::TableFull)
-        );
-        assert_eq!(s.touch(&a, "cred-a").unwrap().version, "2025-11-25");
-        assert!(s.close(&a, "cred-a"));
-        assert!(s.is_empty());
-    }
-
-    #[test]
     fn a_credential_at_its_cap_replaces_its_own_oldest_session() {
         let caps = Caps {
             per_credential: 2,
             per_tenant: 3,
-            total: 100,
+            total: 5,
         };
-        let s = Sessions::new(caps, Duration::from_secs(60));
-        let open = |c: &str, t: &str| s.open(c, t, "2025-11-25", Channel::Streamable);
+        let s = Sessions::new(caps);
+        let (tx, _rx) = mpsc::channel(1);
+        let open = |c: &str, t: &str| s.open(c, t, "2024-11-05", tx.clone());
         let first = open("a", "t").unwrap();
         let second = open("a", "t").unwrap();
+        assert!(
+            s.touch(&first, "b").is_none(),
+            "another credential never reaches it"
+        );
         s.touch(&first, "a").unwrap();
         let third = open("a", "t").unwrap();
         assert!(
@@ -246,7 +265,11 @@ mod tests {
         // The tenant is at 3 with b's one: a new credential of the tenant is refused…
         open("b", "t").unwrap();
         assert_eq!(open("c", "t"), Err(Refusal::TenantFull));
-        // …and another tenant is not affected.
+        // …and another tenant is not affected, until the table is full.
         assert!(open("d", "u").is_ok());
+        assert!(open("e", "v").is_ok());
+        assert_eq!(open("f", "w"), Err(Refusal::TableFull));
+        s.forget(&first);
+        assert_eq!(s.len(), 4);
     }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::caller::Caller;
 use super::jsonrpc::{self, INVALID_REQUEST, Message, RpcError};
-use super::sessions::{Channel, Refusal};
+use super::sessions::Refusal;
 use super::{dispatch, modern, versions};
 use crate::state::SharedState;
 
@@ -93,6 +93,10 @@ pub fn session_refused(why: Refusal) -> Response {
             StatusCode::SERVICE_UNAVAILABLE,
             "the server holds too many sessions; retry shortly",
         ),
+        Refusal::Unavailable => refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the session could not be opened just now; retry shortly",
+        ),
     }
 }
 
@@ -133,25 +137,22 @@ pub async fn post(
         if is_modern(&headers, &msg) {
             return modern::handle(&app, &p, &headers, msg).await;
         }
-        return initialize(&app, &p, &headers, msg);
+        return initialize(&app, &p, &headers, msg).await;
     };
-    let Some(live) = app.mcp.sessions.touch(session, &p.credential_id) else {
+    let Some(version) = app.mcp.shared.touch(session, &p.credential_id).await else {
         return no_session(&headers);
     };
     if let Some(v) = header_str(&headers, VERSION_HEADER)
-        && v != live.version
+        && v != version
     {
         return bad_request(
             &headers,
-            &format!(
-                "MCP-Protocol-Version {v} differs from the session's {}",
-                live.version
-            ),
+            &format!("MCP-Protocol-Version {v} differs from the session's {version}"),
         );
     }
     match msg {
         Message::Request { id, method, params } => {
-            let answer = dispatch::request(&app, &p, live.version, &method, &params).await;
+            let answer = dispatch::request(&app, &p, version, &method, &params).await;
             respond(&headers, &id, answer)
         }
         _ => accepted(),
@@ -159,7 +160,7 @@ pub async fn post(
 }
 
 /// A session-less handshake-era message: only `initialize` may open a session.
-fn initialize(
+async fn initialize(
     app: &SharedState,
     p: &pp_core::Principal,
     headers: &HeaderMap,
@@ -176,12 +177,12 @@ fn initialize(
     }
     let offered = params.get("protocolVersion").and_then(Value::as_str);
     let version = versions::negotiate(offered);
-    let session = match app.mcp.sessions.open(
-        &p.credential_id,
-        p.tenant.as_str(),
-        version,
-        Channel::Streamable,
-    ) {
+    let session = match app
+        .mcp
+        .shared
+        .open(&p.credential_id, p.tenant.as_str(), version)
+        .await
+    {
         Ok(s) => s,
         Err(why) => return session_refused(why),
     };
@@ -205,7 +206,13 @@ pub async fn get(
             "GET /mcp opens a session's event stream: send Mcp-Session-Id (2026-07-28 has no stream)",
         );
     };
-    if app.mcp.sessions.touch(session, &p.credential_id).is_none() {
+    if app
+        .mcp
+        .shared
+        .touch(session, &p.credential_id)
+        .await
+        .is_none()
+    {
         return no_session(&headers);
     }
     let quiet = futures_util::stream::pending::<Result<Event, Infallible>>();
@@ -221,7 +228,9 @@ pub async fn delete(
     headers: HeaderMap,
 ) -> Response {
     match header_str(&headers, SESSION_HEADER) {
-        Some(s) if app.mcp.sessions.close(s, &p.credential_id) => StatusCode::OK.into_response(),
+        Some(s) if app.mcp.shared.close(s, &p.credential_id).await => {
+            StatusCode::OK.into_response()
+        }
         Some(_) => no_session(&headers),
         None => bad_request(&headers, "send the Mcp-Session-Id of the session to end"),
     }

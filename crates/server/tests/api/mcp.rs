@@ -339,19 +339,38 @@ async fn session_era_handshake_sessions_get_and_delete() {
     );
 }
 
+/// Sessions live in the state store: requests alternating between two gateways on one store
+/// keep one session; once it is ended through one, the other answers 404 and the client
+/// starts again.
 #[tokio::test]
-async fn a_restarted_gateway_answers_404_for_old_sessions_and_takes_a_new_one() {
+async fn a_session_works_on_every_gateway_of_the_store() {
     let app = TestApp::start().await;
     let mut m = Mcp::new(&app, None).await;
     m.initialize("2025-06-18").await;
     assert_eq!(m.rpc("tools/list", json!({})).await.0, 200);
-    // a second gateway over the same state store: what a restart leaves behind
     let mut m2 = Mcp {
         base: app.restarted_gateway().await,
         session: m.session.clone(),
         version: m.version,
         ..Mcp::with_token(&app, m.token.clone())
     };
+    for _ in 0..3 {
+        assert_eq!(
+            m2.rpc("tools/list", json!({})).await.0,
+            200,
+            "on the other gateway"
+        );
+        assert_eq!(m.rpc("tools/list", json!({})).await.0, 200, "and back");
+    }
+    let ended = app
+        .http
+        .delete(app.url("/mcp"))
+        .bearer_auth(&m.token)
+        .header("mcp-session-id", m.session.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 200);
     let (status, body) = m2.rpc("tools/list", json!({})).await;
     assert_eq!(status, 404, "{body}");
     m2.session = None;

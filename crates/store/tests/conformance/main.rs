@@ -9,6 +9,7 @@ mod fixture;
 mod forecast;
 mod jobs;
 mod ledger;
+mod mcp_sessions;
 mod pacing;
 
 pub use fixture::{Fixture, each_engine};

@@ -1,0 +1,62 @@
+//! MCP sessions in the store: bound to their credential, seen by every instance, bounded per
+//! credential, per tenant and in all, and closed once idle.
+
+use pp_store::mcp_sessions::{Opened, SessionCaps};
+
+use crate::{Fixture, each_engine};
+
+const CAPS: SessionCaps = SessionCaps {
+    per_credential: 2,
+    per_tenant: 3,
+    total: 5,
+    idle_ms: 60_000,
+};
+
+#[tokio::test]
+async fn sessions_are_shared_bound_and_bounded() {
+    each_engine(async |f: Fixture| {
+        let (a, b) = (f.store.mcp_sessions(), f.second_instance().await);
+        let b = b.mcp_sessions();
+        let open = async |c: &str, t: &str| a.open(c, t, "2025-06-18", CAPS).await.unwrap();
+        let Opened::Id(first) = open("a", "t").await else {
+            panic!()
+        };
+        assert_eq!(
+            b.touch(&first, "a", 60_000).await.unwrap().as_deref(),
+            Some("2025-06-18"),
+            "another instance sees it ({})",
+            f.engine
+        );
+        assert!(
+            b.touch(&first, "z", 60_000).await.unwrap().is_none(),
+            "another credential never reaches it"
+        );
+        let Opened::Id(second) = open("a", "t").await else {
+            panic!()
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        // a touch well inside the refresh interval writes nothing: the oldest stays the first
+        let Opened::Id(third) = open("a", "t").await else {
+            panic!()
+        };
+        let alive = [&first, &second, &third].map(|s| s.to_string());
+        let mut live = 0;
+        for s in &alive {
+            live += b.touch(s, "a", 60_000).await.unwrap().is_some() as i32;
+        }
+        assert_eq!(live, 2, "the credential keeps its cap of 2 ({})", f.engine);
+        open("b", "t").await;
+        assert_eq!(open("c", "t").await, Opened::TenantFull, "{}", f.engine);
+        assert!(matches!(open("d", "u").await, Opened::Id(_)));
+        assert!(matches!(open("e", "v").await, Opened::Id(_)));
+        assert_eq!(open("f", "w").await, Opened::TableFull, "{}", f.engine);
+        assert!(a.close(&third, "a").await.unwrap() || a.close(&second, "a").await.unwrap());
+        // idle: a session unused for longer than the idle time is gone
+        assert!(b.touch(&first, "a", 0).await.unwrap().is_none());
+        assert!(
+            a.touch(&first, "a", 60_000).await.unwrap().is_none(),
+            "and stays gone"
+        );
+    })
+    .await;
+}
