@@ -79,6 +79,10 @@ pub struct ServerArgs {
     /// Job workers in this process (default 4).
     #[arg(long, env = "PARTNER_JOB_WORKERS")]
     pub job_workers: Option<usize>,
+    /// Milliseconds a worker holds a job step (default 30000): a job whose instance died is
+    /// taken up by another this long after its last renewal.
+    #[arg(long, env = "PARTNER_JOB_LEASE_MS")]
+    pub job_lease_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -101,6 +105,7 @@ struct FileConfig {
     upstream_timeout_ms: Option<u64>,
     upstream_read_deadline_ms: Option<u64>,
     job_workers: Option<usize>,
+    job_lease_ms: Option<u64>,
     /// The abuse bounds (`[limits]`; docs/security.md).
     limits: Option<pp_server::Bounds>,
 }
@@ -119,6 +124,7 @@ pub struct UpstreamConfig {
     pub timeout_ms: Option<u64>,
     pub read_deadline_ms: Option<u64>,
     pub job_workers: Option<usize>,
+    pub job_lease_ms: Option<u64>,
 }
 
 impl UpstreamConfig {
@@ -136,6 +142,10 @@ impl UpstreamConfig {
             workers,
             // a tenant may hold half the workers, so another tenant always finds one free
             per_tenant: (workers / 2).max(1),
+            lease: self
+                .job_lease_ms
+                .map(|ms| std::time::Duration::from_millis(ms.max(1_000)))
+                .unwrap_or(pp_server::JobsConfig::default().lease),
             ..Default::default()
         }
     }
@@ -242,6 +252,7 @@ impl Config {
                 .upstream_read_deadline_ms
                 .or(file.upstream_read_deadline_ms),
             job_workers: args.job_workers.or(file.job_workers),
+            job_lease_ms: args.job_lease_ms.or(file.job_lease_ms),
         };
         let limits = file.limits.unwrap_or_default();
         if args.dev {

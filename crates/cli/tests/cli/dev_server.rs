@@ -165,7 +165,7 @@ async fn a_second_start_reuses_data_and_credential() {
 }
 
 /// Opens a session-era MCP session; its id.
-async fn mcp_initialize(base: &str, token: &str) -> String {
+pub async fn mcp_initialize(base: &str, token: &str) -> String {
     let r = crate::http()
         .post(format!("{base}/mcp"))
         .bearer_auth(token)
@@ -182,7 +182,7 @@ async fn mcp_initialize(base: &str, token: &str) -> String {
 }
 
 /// `tools/list` on an MCP session; the HTTP status.
-async fn mcp_tools_list(base: &str, token: &str, session: &str) -> u16 {
+pub async fn mcp_tools_list(base: &str, token: &str, session: &str) -> u16 {
     crate::http()
         .post(format!("{base}/mcp"))
         .bearer_auth(token)

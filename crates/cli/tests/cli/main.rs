@@ -7,6 +7,7 @@ mod admin;
 mod connection;
 mod crash;
 mod dev_server;
+mod instances;
 mod process;
 mod reports;
 mod sandbox;
