@@ -13,9 +13,9 @@ cleanup() { for p in $(jobs -p); do pkill -P "$p" 2>/dev/null || true; kill "$p"
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Waits until GET $1 answers.
+# Waits until GET $1 answers (at most $2 seconds, default 20).
 wait_up() {
-  for _ in $(seq 200); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
+  for _ in $(seq $(( ${2:-20} * 10 ))); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
   echo "not up: $1" >&2; exit 1
 }
 

@@ -128,25 +128,56 @@ async fn claim_home(tx: &mut Tx, tenant: &str, home: &Home) -> Result<()> {
 }
 
 async fn write(tx: &mut Tx, tenant: &str, plan: Plan) -> Result<()> {
-    for d in plan.docs {
-        tx.exec(
-            "INSERT INTO forecast_docs (tenant_id, key, kind, scope_id, month, version, doc, created_at, updated_at, updated_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             ON CONFLICT (tenant_id, key) DO UPDATE SET version = excluded.version, doc = excluded.doc,
-               created_at = excluded.created_at, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
-            args![tenant, d.key, d.kind, d.scope_id, d.month, d.version, d.doc, d.created_at, d.updated_at, d.updated_by],
-        )
-        .await?;
-    }
-    for r in plan.revisions {
-        tx.exec(
-            "INSERT INTO forecast_revisions (tenant_id, key, scope_id, month, field, before, after, version, reason, actor, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            args![tenant, r.key, r.scope_id, r.month, r.field, r.before, r.after, r.version, r.reason, r.actor, r.created_at],
-        )
-        .await?;
-    }
-    Ok(())
+    let docs = plan
+        .docs
+        .into_iter()
+        .map(|d| {
+            args![
+                tenant,
+                d.key,
+                d.kind,
+                d.scope_id,
+                d.month,
+                d.version,
+                d.doc,
+                d.created_at,
+                d.updated_at,
+                d.updated_by
+            ]
+        })
+        .collect();
+    tx.insert_rows(
+        "INSERT INTO forecast_docs (tenant_id, key, kind, scope_id, month, version, doc, created_at, updated_at, updated_by)",
+        "ON CONFLICT (tenant_id, key) DO UPDATE SET version = excluded.version, doc = excluded.doc,
+           created_at = excluded.created_at, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
+        docs,
+    )
+    .await?;
+    let revisions = plan
+        .revisions
+        .into_iter()
+        .map(|r| {
+            args![
+                tenant,
+                r.key,
+                r.scope_id,
+                r.month,
+                r.field,
+                r.before,
+                r.after,
+                r.version,
+                r.reason,
+                r.actor,
+                r.created_at
+            ]
+        })
+        .collect();
+    tx.insert_rows(
+        "INSERT INTO forecast_revisions (tenant_id, key, scope_id, month, field, before, after, version, reason, actor, created_at)",
+        "",
+        revisions,
+    )
+    .await
 }
 
 fn doc_row(r: &Row) -> Result<DocRow> {
@@ -163,6 +194,7 @@ fn doc_row(r: &Row) -> Result<DocRow> {
 impl Forecast<'_> {
     /// Applies a batch over `keys` in one transaction: `plan` sees what is stored under each
     /// key (in order) and answers the writes and a result, or an error that writes nothing.
+    /// The keys of one batch are distinct (the forecast crate refuses a key named twice).
     pub async fn apply<T: Send + 'static>(
         &self,
         tenant: &str,
@@ -184,23 +216,23 @@ impl Forecast<'_> {
                     if let Some(h) = &home {
                         claim_home(tx, &tenant, h).await?;
                     }
-                    let mut stored = Vec::with_capacity(keys.len());
-                    for k in &keys {
-                        let r = tx
-                            .one(
-                                "SELECT version, doc, created_at FROM forecast_docs WHERE tenant_id = ?1 AND key = ?2",
-                                args![tenant.as_str(), k.as_str()],
-                            )
-                            .await?;
-                        stored.push(match r {
-                            None => None,
-                            Some(r) => Some(StoredDoc {
-                                version: r.i64(0)?,
-                                doc: r.opt_text(1)?,
-                                created_at: r.text(2)?,
-                            }),
-                        });
+                    // what is stored under every key, in one read
+                    let list = match tx.dialect() {
+                        Dialect::Sqlite => "SELECT value FROM json_each(?2)",
+                        Dialect::Postgres => "SELECT jsonb_array_elements_text(CAST(?2 AS jsonb))",
+                    };
+                    let rows = tx
+                        .all(
+                            format!("SELECT key, version, doc, created_at FROM forecast_docs WHERE tenant_id = ?1 AND key IN ({list})"),
+                            args![tenant.as_str(), serde_json::to_string(&keys).map_err(Error::internal)?],
+                        )
+                        .await?;
+                    let mut found = std::collections::HashMap::with_capacity(rows.len());
+                    for r in &rows {
+                        let doc = StoredDoc { version: r.i64(1)?, doc: r.opt_text(2)?, created_at: r.text(3)? };
+                        found.insert(r.text(0)?, doc);
                     }
+                    let stored = keys.iter().map(|k| found.get(k).cloned()).collect();
                     let (writes, out) = plan(stored)?;
                     write(tx, &tenant, writes).await?;
                     Ok(out)

@@ -280,6 +280,32 @@ impl Tx {
     pub async fn one(&mut self, sql: impl Into<String>, args: Vec<Arg>) -> Result<Option<Row>> {
         Ok(self.all(sql, args).await?.into_iter().next())
     }
+
+    /// Inserts `rows` (each the same width) as `{head} VALUES (…), (…) {tail}`, a hundred rows
+    /// to a statement, so a large write is a few round trips, not one per row. The rows of
+    /// one call must not conflict with each other.
+    pub async fn insert_rows(&mut self, head: &str, tail: &str, rows: Vec<Vec<Arg>>) -> Result<()> {
+        for chunk in rows.chunks(100) {
+            let mut sql = format!("{head} VALUES ");
+            let mut args = Vec::new();
+            for (i, row) in chunk.iter().enumerate() {
+                sql.push_str(if i == 0 { "(" } else { ", (" });
+                for (j, a) in row.iter().enumerate() {
+                    args.push(a.clone());
+                    sql.push_str(&format!(
+                        "{}?{}",
+                        if j == 0 { "" } else { ", " },
+                        args.len()
+                    ));
+                }
+                sql.push(')');
+            }
+            sql.push(' ');
+            sql.push_str(tail);
+            self.exec(sql, args).await?;
+        }
+        Ok(())
+    }
 }
 
 /// `?1`-style placeholders as PostgreSQL's `$1`, outside quoted text.
