@@ -206,13 +206,7 @@ impl Forecast<'_> {
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
-                    if tx.dialect() == Dialect::Postgres {
-                        tx.exec(
-                            "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
-                            args![format!("forecast|{tenant}")],
-                        )
-                        .await?;
-                    }
+                    tx.advisory_lock(&format!("forecast|{tenant}")).await?;
                     if let Some(h) = &home {
                         claim_home(tx, &tenant, h).await?;
                     }

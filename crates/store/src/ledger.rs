@@ -9,7 +9,7 @@ use pp_core::{Error, Result, TenantId};
 use serde_json::Value;
 
 use crate::args;
-use crate::db::{Db, Dialect, Row, Tx};
+use crate::db::{Db, Row, Tx};
 use crate::jobs::now_ms;
 use crate::now_rfc3339;
 
@@ -82,18 +82,6 @@ const COLS: &str = "id, status, request_hash, provider_report_id, sent_at, lease
 /// The ledger aggregate.
 pub struct Ledger<'a>(pub(crate) &'a Db);
 
-/// On PostgreSQL, waits for the advisory lock named `name` until the transaction ends.
-async fn lock(tx: &mut Tx, name: String) -> Result<()> {
-    if tx.dialect() == Dialect::Postgres {
-        tx.exec(
-            "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
-            args![name],
-        )
-        .await?;
-    }
-    Ok(())
-}
-
 async fn find(tx: &mut Tx, i: &Intent, now: i64) -> Result<Option<Entry>> {
     let tenant = i.tenant.as_str();
     if let Some(k) = &i.key
@@ -146,13 +134,11 @@ async fn decide_in(tx: &mut Tx, i: Intent) -> Result<Decision> {
     let now = now_ms();
     // the key first, then the request: one order, so two deciders never wait on each other
     if let Some(k) = &i.key {
-        lock(tx, format!("ledger-key|{}|{k}", i.tenant)).await?;
+        tx.advisory_lock(&format!("ledger-key|{}|{k}", i.tenant))
+            .await?;
     }
-    lock(
-        tx,
-        format!("ledger|{}|{}|{}|{}", i.tenant, i.family, i.account, i.hash),
-    )
-    .await?;
+    let request = format!("ledger|{}|{}|{}|{}", i.tenant, i.family, i.account, i.hash);
+    tx.advisory_lock(&request).await?;
     let lease = now + i.lease_ms;
     Ok(match find(tx, &i, now).await? {
         Some(e) if e.status == CREATED => Decision::Reuse(e),

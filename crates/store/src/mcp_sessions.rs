@@ -9,7 +9,7 @@ use pp_core::Result;
 use sha2::{Digest, Sha256};
 
 use crate::args;
-use crate::db::{Db, Dialect, Tx};
+use crate::db::{Db, Tx};
 use crate::jobs::now_ms;
 
 /// How many sessions the table holds at most, and how long an unused one lives.
@@ -70,14 +70,8 @@ impl McpSessions<'_> {
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
-                    if tx.dialect() == Dialect::Postgres {
-                        // one tenant's opens one at a time, so its caps hold across instances
-                        tx.exec(
-                            "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
-                            args![format!("mcp|{tenant}")],
-                        )
-                        .await?;
-                    }
+                    // one tenant's opens one at a time, so its caps hold across instances
+                    tx.advisory_lock(&format!("mcp|{tenant}")).await?;
                     let now = now_ms();
                     let mine = "SELECT count(*) FROM mcp_sessions WHERE credential_id = ?1";
                     if count(tx, mine, &credential).await? >= caps.per_credential.max(1) {

@@ -261,6 +261,20 @@ impl Tx {
         }
     }
 
+    /// Serializes this transaction with every other that names `name`, until it ends: on
+    /// PostgreSQL an advisory lock (for rules over rows that may not exist yet, which
+    /// `FOR UPDATE` cannot lock); SQLite's transaction already holds the write lock.
+    pub async fn advisory_lock(&mut self, name: &str) -> Result<()> {
+        if let Tx::Postgres(t) = self {
+            t.exec(
+                "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
+                vec![Arg::from(name)],
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
     pub async fn exec(&mut self, sql: impl Into<String>, args: Vec<Arg>) -> Result<u64> {
         let sql = sql.into();
         match self {
