@@ -71,11 +71,9 @@ pub static NEGATIVE_TARGETS: Side = Side {
 /// The media type of SB v3's whole-request errors.
 pub const ERROR_MEDIA: &str = "application/vnd.sberror.v3.0+json";
 
-/// A whole-request failure in SB v3's shape.
+/// A whole-request failure in SB v3's shape (its operations answer it in `ERROR_MEDIA`).
 pub fn bad_request(details: impl Into<String>) -> SimError {
-    SimError::new(400, "INVALID_ARGUMENT", details)
-        .for_family(Family::Ads)
-        .with_media(ERROR_MEDIA)
+    SimError::new(400, "INVALID_ARGUMENT", details).for_family(Family::Ads)
 }
 
 const PREDICATES: &[&str] = &[
@@ -219,14 +217,15 @@ pub fn write(side: &Side, sim: &Sim, p: i64, b: &Value, create: bool) -> Result<
     })
 }
 
-/// The creative type an ad group's ads make its targets: `video` when it holds a video ad,
-/// else `productCollection`.
-fn creative_type(sim: &Sim, p: i64, group: &Value) -> Result<&'static str, SimError> {
-    let video = super::sb::ADS.all(sim, p)?.iter().any(|ad| {
-        int(&ad["adGroupId"]) == int(group)
-            && ad["adType"].as_str().is_some_and(|t| t.contains("VIDEO"))
-    });
-    Ok(if video { "video" } else { "productCollection" })
+/// The ad groups of `p` holding a video ad: their targets are of creative type `video`, the
+/// others' `productCollection`.
+fn video_groups(sim: &Sim, p: i64) -> Result<Vec<i64>, SimError> {
+    Ok(super::sb::ADS
+        .all(sim, p)?
+        .iter()
+        .filter(|ad| ad["adType"].as_str().is_some_and(|t| t.contains("VIDEO")))
+        .filter_map(|ad| int(&ad["adGroupId"]))
+        .collect())
 }
 
 /// One list filter: the field it reads and the values it keeps.
@@ -277,6 +276,11 @@ pub fn list(side: &Side, sim: &Sim, p: i64, b: &Value) -> Result<Value, SimError
             .and_then(|n| n.parse().ok())
             .ok_or_else(|| bad_request("nextToken is not one this API gave"))?,
     };
+    // read once per list, not once per target
+    let video = match filters.iter().any(|(k, _)| k == "CREATIVE_TYPE") {
+        true => video_groups(sim, p)?,
+        false => Vec::new(),
+    };
     let mut kept = Vec::new();
     for t in side.kind.all(sim, p)? {
         let mut keep = true;
@@ -285,7 +289,10 @@ pub fn list(side: &Side, sim: &Sim, p: i64, b: &Value) -> Result<Value, SimError
                 "TARGETING_STATE" => t["state"].as_str().unwrap_or("").to_owned(),
                 "CAMPAIGN_ID" => s(&t["campaignId"]).as_str().unwrap_or("").to_owned(),
                 "AD_GROUP_ID" => s(&t["adGroupId"]).as_str().unwrap_or("").to_owned(),
-                _ => creative_type(sim, p, &t["adGroupId"])?.to_owned(),
+                _ => match int(&t["adGroupId"]).is_some_and(|g| video.contains(&g)) {
+                    true => "video".to_owned(),
+                    false => "productCollection".to_owned(),
+                },
             };
             keep &= values.contains(&have);
         }

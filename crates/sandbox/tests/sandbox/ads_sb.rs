@@ -497,6 +497,12 @@ async fn sb_v3_targets_are_numbered_apart_filtered_and_negative_targets_carry_no
     assert_eq!(mine.len(), 1);
     assert_eq!(mine[0]["bid"], 0.9);
     assert_eq!(mine[0]["resolvedExpressions"], mine[0]["expressions"]);
+    // no ad group here holds a video ad: every target is of creative type productCollection
+    let (_, _, videos) = list(json!([{"filterType": "CREATIVE_TYPE", "values": ["video"]}])).await;
+    assert_eq!(videos["targets"], json!([]));
+    let (_, _, collections) =
+        list(json!([{"filterType": "CREATIVE_TYPE", "values": ["productCollection"]}])).await;
+    assert_eq!(collections["targets"].as_array().unwrap().len(), 2);
     let (_, _, none) = list(json!([{"filterType": "TARGETING_STATE", "values": ["paused"]}])).await;
     assert_eq!(none["targets"], json!([]));
     let (_, _, theirs) = list(json!([{"filterType": "AD_GROUP_ID", "values": [other]}])).await;
