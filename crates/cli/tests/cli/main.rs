@@ -9,8 +9,11 @@ mod crash;
 mod dev_server;
 mod instances;
 mod process;
+mod provider;
 mod reports;
 mod sandbox;
+#[path = "../../../store/tests/support/scratch_db.rs"]
+mod scratch_db;
 
 /// An HTTP client for the tests. The workspace builds reqwest with rustls but without a
 /// default crypto provider, so the process installs ring's before its first client.

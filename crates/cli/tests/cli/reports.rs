@@ -2,35 +2,11 @@
 //! the provider holds the create it already acted on; after a restart, the caller's retry with
 //! the same `Idempotency-Key` gets that report, and the provider saw one create.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::process::{Server, cmd, run_ok, start_server_with, token};
-
-fn gateway(d: &Path, url: &str, creds: &Value, key: &str) -> Server {
-    let text = |k: &str| creds[k].as_str().unwrap().to_owned();
-    let (id, secret) = (text("client_id"), text("client_secret"));
-    let token_url = format!("{url}/auth/o2/token");
-    let args = [
-        "--lwa-client-id",
-        &id,
-        "--lwa-client-secret",
-        &secret,
-        "--lwa-token-url",
-        &token_url,
-        "--spapi-url",
-        url,
-        "--ads-url",
-        url,
-        "--secret-key",
-        key,
-        "--upstream-timeout-ms",
-        "2000",
-    ];
-    start_server_with(cmd(d), d, &args)
-}
+use crate::provider::Provider;
 
 async fn create(base: &str, token: &str) -> reqwest::Result<reqwest::Response> {
     crate::http()
@@ -43,111 +19,25 @@ async fn create(base: &str, token: &str) -> reqwest::Result<reqwest::Response> {
         .await
 }
 
-async fn creates(sim: &Server, secret: &str) -> u64 {
-    let v: Value = crate::http()
-        .get(format!("{}/__sandbox/calls", sim.base))
-        .bearer_auth(secret)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    v["calls"]["reports.createReport"].as_u64().unwrap_or(0)
-}
-
 #[tokio::test]
 async fn a_gateway_killed_mid_create_hands_the_retry_the_original_report() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    run_ok(
-        d,
-        &[
-            "world",
-            "generate",
-            "--scale",
-            "tiny",
-            "--seed",
-            "1",
-            "--today",
-            "2026-11-22",
-            "--out",
-            "w",
-        ],
-    );
-    let sim = Server::start(
-        d,
-        &[
-            "sim",
-            "--world",
-            "w",
-            "--data-dir",
-            "sim",
-            "--listen",
-            "127.0.0.1:0",
-        ],
-        "Sandbox provider is up at ",
-        "Try it",
-    );
-    let creds: Value =
-        serde_json::from_slice(&std::fs::read(d.join("sim/sandbox-credentials.json")).unwrap())
-            .unwrap();
-    let secret = creds["client_secret"].as_str().unwrap().to_owned();
-    let key = "ab".repeat(32);
-    let admin = |args: &[&str]| run_ok(d, &[&["admin", "--data-dir", "state"][..], args].concat());
-    admin(&[
-        "tenant",
-        "create",
-        "acme",
-        "--warehouse",
-        "w/warehouse.sqlite",
-    ]);
-    let cred: Value = serde_json::from_slice(&admin(&[
-        "credential",
-        "create",
-        "--tenant",
-        "acme",
-        "--json",
-    ]))
-    .unwrap();
-    let merchant = &creds["merchants"][0];
-    admin(&[
-        "connection",
-        "add",
-        "--tenant",
-        "acme",
-        "--merchant",
-        merchant["merchant"].as_str().unwrap(),
-        "--refresh-token",
-        merchant["refresh_token"].as_str().unwrap(),
-        "--secret-key",
-        &key,
-    ]);
-    let gw = gateway(d, &sim.base, &creds, &key);
-    let (_, t) = token(
-        &gw.base,
-        cred["client_id"].as_str().unwrap(),
-        cred["client_secret"].as_str().unwrap(),
-    )
-    .await;
-    let t = t["access_token"].as_str().unwrap().to_owned();
+    let p = Provider::start(d, &[], &[], None);
+    let timeout = ["--upstream-timeout-ms", "2000"];
+    let gw = p.gateway(d, &timeout);
+    let t = p.token(&gw.base).await;
 
     // the provider makes the report, then holds its answer
-    let r = crate::http()
-        .post(format!("{}/__sandbox/faults", sim.base))
-        .bearer_auth(&secret)
-        .json(
-            &json!({"rules": [{"op": "reports.createReport", "effect": "hang_after", "times": 1}]}),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert!(r.status().is_success());
+    p.faults(
+        json!({"rules": [{"op": "reports.createReport", "effect": "hang_after", "times": 1}]}),
+    )
+    .await;
     let base = gw.base.clone();
     let tok = t.clone();
     let first = tokio::spawn(async move { create(&base, &tok).await.map(|r| r.status()) });
     let deadline = Instant::now() + Duration::from_secs(20);
-    while creates(&sim, &secret).await == 0 {
+    while p.calls("reports.createReport").await == 0 {
         assert!(
             Instant::now() < deadline,
             "the create never reached the provider"
@@ -160,7 +50,7 @@ async fn a_gateway_killed_mid_create_hands_the_retry_the_original_report() {
         "the first caller never got an answer"
     );
 
-    let gw = gateway(d, &sim.base, &creds, &key);
+    let gw = p.gateway(d, &timeout);
     let r = create(&gw.base, &t).await.unwrap();
     let status = r.status().as_u16();
     let body: Value = r.json().await.unwrap();
@@ -168,7 +58,7 @@ async fn a_gateway_killed_mid_create_hands_the_retry_the_original_report() {
     assert_eq!(body["recovered"], "listing", "{body}");
     assert!(body["reportId"].as_str().is_some_and(|s| !s.is_empty()));
     assert_eq!(
-        creates(&sim, &secret).await,
+        p.calls("reports.createReport").await,
         1,
         "one create reached the provider"
     );
@@ -176,5 +66,5 @@ async fn a_gateway_killed_mid_create_hands_the_retry_the_original_report() {
     let again: Value = create(&gw.base, &t).await.unwrap().json().await.unwrap();
     assert_eq!(again["reportId"], body["reportId"]);
     gw.stop();
-    sim.stop();
+    p.sim.stop();
 }

@@ -11,5 +11,7 @@ mod jobs;
 mod ledger;
 mod mcp_sessions;
 mod pacing;
+#[path = "../support/scratch_db.rs"]
+mod scratch_db;
 
 pub use fixture::{Fixture, each_engine};
