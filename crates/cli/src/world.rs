@@ -1,5 +1,6 @@
 //! `partner-platform world generate`: writes a deterministic demo world (a tenant warehouse and
-//! its ground truth) to a folder.
+//! its ground truth) to a folder, or loads it into an empty PostgreSQL or MySQL/MariaDB
+//! database.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -16,7 +17,8 @@ pub struct WorldArgs {
 
 #[derive(Subcommand)]
 enum WorldCommand {
-    /// Generate a world: <out>/warehouse.sqlite and <out>/ground-truth.json.
+    /// Generate a world: <out>/warehouse.sqlite and <out>/ground-truth.json, or into the empty
+    /// database an --out URL names (postgres://…, mysql://…, mariadb://…).
     Generate {
         /// tiny, small or large.
         #[arg(long, default_value = "small")]
@@ -24,9 +26,12 @@ enum WorldCommand {
         /// Random seed: the same seed gives the same bytes.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Output folder (must not already hold a warehouse).
+        /// Output folder (must not already hold a warehouse), or a database URL.
         #[arg(long)]
-        out: PathBuf,
+        out: String,
+        /// Where to write ground-truth.json when --out is a database URL.
+        #[arg(long)]
+        truth: Option<PathBuf>,
         /// The anchor day (YYYY-MM-DD); data runs through the day before. Default: today (UTC).
         #[arg(long)]
         today: Option<NaiveDate>,
@@ -45,6 +50,7 @@ pub fn run(args: WorldArgs) -> Result<(), String> {
             scale,
             seed,
             out,
+            truth,
             today,
         } => {
             let spec = WorldSpec {
@@ -53,7 +59,10 @@ pub fn run(args: WorldArgs) -> Result<(), String> {
                 today: today.unwrap_or_else(|| chrono::Utc::now().date_naive()),
             };
             let started = Instant::now();
-            let g = pp_world::generate_sqlite(&spec, &out)?;
+            if pp_world::is_database_url(&out) {
+                return into_database(&spec, &out, truth.as_deref(), started);
+            }
+            let g = pp_world::generate_sqlite(&spec, std::path::Path::new(&out))?;
             let size = std::fs::metadata(&g.warehouse)
                 .map(|m| m.len())
                 .unwrap_or(0);
@@ -70,4 +79,29 @@ pub fn run(args: WorldArgs) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// Loads the world into the database at `url`, and its truth into `truth` when given.
+fn into_database(
+    spec: &WorldSpec,
+    url: &str,
+    truth: Option<&std::path::Path>,
+    started: Instant,
+) -> Result<(), String> {
+    let shown = pp_warehouse::server::redacted(url);
+    let t = pp_world::generate_server(spec, url).map_err(|e| format!("{shown}: {e}"))?;
+    if let Some(path) = truth {
+        let json = serde_json::to_vec_pretty(&t).map_err(|e| e.to_string())?;
+        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    println!(
+        "loaded the {} world (seed {}, data {} to {}) into {shown} in {:.1} s ({} events)",
+        t.scale,
+        t.seed,
+        t.first_day,
+        t.last_day,
+        started.elapsed().as_secs_f64(),
+        t.events.len()
+    );
+    Ok(())
 }

@@ -7,6 +7,7 @@ use pp_core::Result;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::dialect::Dialect;
 use crate::limits::Limits;
 use crate::params::Params;
 
@@ -90,6 +91,8 @@ pub struct TableDescription {
 
 /// A tenant's warehouse: read-only SQL and table introspection.
 pub trait Engine: Send + Sync {
+    /// The SQL this engine speaks.
+    fn dialect(&self) -> Dialect;
     /// Runs one read-only statement within `limits`.
     fn query<'a>(
         &'a self,
@@ -100,4 +103,9 @@ pub trait Engine: Send + Sync {
     fn tables(&self) -> BoxFuture<'_, Result<Vec<TableSummary>>>;
     /// Describes one table or view; `not_found` when it does not exist.
     fn describe<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<TableDescription>>;
+    /// Whether the engine's login could change the warehouse if the engine's own read-only
+    /// guard failed (a login that can only read is the real guarantee).
+    fn login_can_write(&self) -> BoxFuture<'_, Result<bool>> {
+        Box::pin(async { Ok(false) })
+    }
 }

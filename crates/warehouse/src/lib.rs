@@ -1,19 +1,25 @@
 //! Read-only SQL over tenant warehouses. [`Engine`] is the small interface every backend
-//! implements (embedded SQLite now; MySQL/MariaDB and PostgreSQL later); [`Registry`] keeps one
-//! engine per tenant warehouse. Read-only is enforced by the engine itself, never by matching
-//! SQL text.
+//! implements (the embedded SQLite file in `sqlite/`, PostgreSQL and MySQL/MariaDB in
+//! `server/`); [`Registry`] keeps one engine per tenant warehouse, opened from its locator.
+//! Read-only is enforced by each engine itself (SQLite's authorizer, the servers' read-only
+//! transactions); [`Dialect`] lets `/v1` write one query for all three.
 
+mod bind;
+mod dialect;
 pub mod directory;
 mod engine;
+mod lex;
 mod limits;
 pub mod params;
 mod registry;
 pub mod row;
-mod split;
+pub mod server;
+mod slots;
 pub mod sqlite;
 pub mod v1;
 mod warehouses;
 
+pub use dialect::Dialect;
 pub use engine::{
     ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription, TableSummary,
 };

@@ -7,6 +7,8 @@ use pp_core::{Error, Kind, Result};
 use tokio::sync::Semaphore;
 
 use crate::engine::Engine;
+use crate::server::mysql::MySqlEngine;
+use crate::server::postgres::PgEngine;
 use crate::sqlite::SqliteEngine;
 
 /// An open engine and the locator it was opened from.
@@ -44,17 +46,25 @@ impl Registry {
     }
 }
 
-/// Opens the engine a locator names, running its queries in `slots`.
+/// Opens the engine a locator names (`sqlite:<path>`, `postgres://…`, `mysql://…` or
+/// `mariadb://…`), running its queries in `slots`. Servers are connected on first use.
 pub fn open(locator: &str, slots: &Arc<Semaphore>) -> Result<Arc<dyn Engine>> {
+    let slots = slots.clone();
     match locator.split_once(':') {
-        Some(("sqlite", path)) => Ok(Arc::new(SqliteEngine::new(path.into(), slots.clone()))),
+        Some(("sqlite", path)) => Ok(Arc::new(SqliteEngine::new(path.into(), slots))),
+        Some(("postgres" | "postgresql", _)) => Ok(Arc::new(PgEngine::new(locator, slots)?)),
+        Some(("mysql", _)) => Ok(Arc::new(MySqlEngine::new(locator, slots)?)),
+        Some(("mariadb", rest)) => Ok(Arc::new(MySqlEngine::new(&format!("mysql:{rest}"), slots)?)),
         _ => Err(Error::new(
             Kind::WarehouseUnavailable,
             "this tenant's warehouse engine is not supported by this build",
         )
         .with_field(
             "_cause",
-            format!("unsupported warehouse locator scheme in '{locator}'"),
+            format!(
+                "unsupported warehouse locator scheme in '{}'",
+                crate::server::redacted(locator)
+            ),
         )),
     }
 }

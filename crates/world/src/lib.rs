@@ -3,7 +3,8 @@
 //! items, advertising and DSP, and three years of daily facts — with injected events whose
 //! truth is kept, so bridges and forecasts have something true to find. Same seed, same
 //! bytes. Rows go through the [`Loader`] interface; [`generate_sqlite`] writes a tenant
-//! warehouse file and its `ground-truth.json`.
+//! warehouse file and its `ground-truth.json`, [`generate_server`] fills a PostgreSQL or
+//! MySQL/MariaDB database.
 
 mod doc;
 mod entities;
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 
 pub use doc::schema_markdown;
 pub use events::Event;
-pub use load::{Cell, Loader, SqliteLoader, create_index_sql, create_table_sql};
+pub use load::server::is_database_url;
+pub use load::{Cell, Loader, ServerLoader, SqliteLoader, create_index_sql, create_table_sql};
 use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
 pub use spec::{BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
@@ -54,6 +56,12 @@ pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundT
         last_day: spec.last_day(),
         events: plan.events,
     })
+}
+
+/// Loads the world of `spec` into the empty database at `url` (`postgres://…`, `mysql://…`
+/// or `mariadb://…`); the load is all or nothing.
+pub fn generate_server(spec: &WorldSpec, url: &str) -> Result<GroundTruth, String> {
+    generate(spec, Box::new(ServerLoader::connect(url)?))
 }
 
 /// The files a generated world lives in.

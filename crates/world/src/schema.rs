@@ -279,7 +279,7 @@ pub const TABLES: &[Table] = &[
             "TargetingID" "BIGINT" "Keyword id or target id",
             "TargetingType" "VARCHAR(16)" "KEYWORD or PRODUCT",
             "Targeting" "VARCHAR(255)" "Keyword text or target expression",
-            "MatchType" "VARCHAR(16)" "EXACT, PHRASE, BROAD, or TARGETING_EXPRESSION",
+            "MatchType" "VARCHAR(32)" "EXACT, PHRASE, BROAD, or TARGETING_EXPRESSION",
             "Bid" "DECIMAL(10,2)" "Bid",
             "State" "VARCHAR(16)" "ENABLED, PAUSED",
         ],

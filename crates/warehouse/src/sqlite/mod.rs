@@ -26,10 +26,6 @@ use guard::Denial;
 
 const MAX_IDLE: usize = 4;
 
-/// How long past its deadline a query's caller waits for the engine to notice the interrupt
-/// before being answered without it.
-const GRACE: Duration = Duration::from_millis(250);
-
 /// A tenant warehouse in one SQLite file.
 pub struct SqliteEngine {
     path: Arc<PathBuf>,
@@ -139,6 +135,10 @@ impl SqliteEngine {
 }
 
 impl Engine for SqliteEngine {
+    fn dialect(&self) -> crate::Dialect {
+        crate::Dialect::Sqlite
+    }
+
     fn query<'a>(
         &'a self,
         req: QueryRequest,
@@ -150,8 +150,8 @@ impl Engine for SqliteEngine {
         let slots = self.slots.clone();
         Box::pin(async move {
             let deadline = tokio::time::Instant::now() + Duration::from_millis(req.timeout_ms);
-            let late = run::timeout_error(req.timeout_ms, limits.max_timeout_ms);
-            let slot = watch::slot(&slots, deadline, limits.max_running).await?;
+            let late = crate::slots::timeout_error(req.timeout_ms, limits.max_timeout_ms);
+            let slot = crate::slots::slot(&slots, deadline, limits.max_running).await?;
             let watch = watch::Watch::new();
             // Dropped when the caller goes away: the query is interrupted, not left running.
             let _stop = watch.stop_on_drop();
@@ -165,7 +165,9 @@ impl Engine for SqliteEngine {
                 Self::checkin(&idle, g);
                 out
             });
-            watch.finish(task, deadline, GRACE, || late).await
+            watch
+                .finish(task, deadline, crate::slots::GRACE, || late)
+                .await
         })
     }
 

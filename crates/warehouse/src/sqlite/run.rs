@@ -18,19 +18,21 @@ use serde_json::{Map, Value, json};
 
 use super::Guarded;
 use super::tempspace;
+use crate::dialect::Dialect;
 use crate::engine::{ColumnInfo, QueryRequest, QueryResult};
+use crate::lex::{has_second_statement, is_blank};
 use crate::limits::Limits;
 use crate::params::{Params, Scalar};
-use crate::split::{has_second_statement, is_blank};
+use crate::slots::timeout_error;
 
 /// Runs `req` on a guarded connection.
 pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<QueryResult> {
-    if is_blank(&req.sql) {
+    if is_blank(&req.sql, Dialect::Sqlite) {
         return Err(Error::invalid_request(
             "sql holds no statement (only blanks or comments)",
         ));
     }
-    if has_second_statement(&req.sql) {
+    if has_second_statement(&req.sql, Dialect::Sqlite) {
         return Err(Error::new(
             Kind::MultipleStatements,
             "the sql holds more than one statement; send one statement per call",
@@ -58,17 +60,6 @@ pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<Que
         ),
         _ => e,
     })
-}
-
-/// The `query_timeout` a query that passed its deadline answers.
-pub fn timeout_error(timeout_ms: u64, max_timeout_ms: u64) -> Error {
-    Error::new(
-        Kind::QueryTimeout,
-        format!("the query passed its {timeout_ms} ms limit and was stopped"),
-    )
-    .with_fix(format!(
-        "Narrow the query (filter on an indexed column such as SellerID) or raise queryTimeoutMs up to {max_timeout_ms}."
-    ))
 }
 
 /// SQLite's own limits for this query: they bound what one step can build or scan.

@@ -5,28 +5,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pp_core::{Error, Kind, Result};
+use pp_core::{Error, Result};
 use rusqlite::InterruptHandle;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-
-/// Waits for one of the shared query slots until `deadline`.
-pub async fn slot(
-    slots: &Arc<Semaphore>,
-    deadline: Instant,
-    running: usize,
-) -> Result<OwnedSemaphorePermit> {
-    match tokio::time::timeout_at(deadline, slots.clone().acquire_owned()).await {
-        Ok(Ok(permit)) => Ok(permit),
-        Ok(Err(closed)) => Err(Error::internal(closed)),
-        Err(_) => Err(Error::new(
-            Kind::Unavailable,
-            format!("all {running} query slots stayed busy until this query's deadline"),
-        )
-        .with_fix("Retry shortly, or send fewer queries at once.")),
-    }
-}
 
 /// The running query's interrupt handle, present only while the query runs, so a late
 /// interrupt can never reach the next query on the same connection.

@@ -1,5 +1,5 @@
 //! Loading: the generator writes rows through [`Loader`]; [`SqliteLoader`] writes a tenant
-//! warehouse file. A MySQL/MariaDB loader implements the same trait.
+//! warehouse file, and `server.rs` fills a PostgreSQL or MySQL/MariaDB database.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -7,6 +7,10 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use crate::schema::{TABLES, Table};
+
+pub(crate) mod server;
+
+pub use server::ServerLoader;
 
 /// One cell.
 #[derive(Debug, Clone, PartialEq)]
