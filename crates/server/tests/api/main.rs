@@ -3,6 +3,8 @@
 mod bounds;
 mod brand;
 mod common;
+mod engine_guards;
+mod engines;
 mod exactly_once;
 mod fault_matrix;
 mod first_use;
@@ -14,6 +16,8 @@ mod oauth;
 mod pricing;
 mod reports;
 mod schema_fuzz;
+#[path = "../../../store/tests/support/scratch_db.rs"]
+mod scratch_db;
 mod shape;
 mod surface;
 mod twins;

@@ -65,6 +65,18 @@ pub(crate) fn starts_like_a_query(words: &[String], sql: &str) -> bool {
             .is_some_and(|w| matches!(w.as_str(), "SELECT" | "WITH" | "VALUES" | "TABLE"))
 }
 
+/// Whether a statement the server could not read as a query names a write (`WITH … DELETE`),
+/// so its syntax error is answered as the refusal it is.
+pub(crate) fn names_a_write(sql: &str, d: Dialect) -> bool {
+    const WRITES: &[&str] = &[
+        "INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "TRUNCATE", "CREATE", "DROP", "ALTER",
+        "GRANT", "REVOKE", "COPY", "CALL",
+    ];
+    crate::lex::code_words(sql, d)
+        .iter()
+        .any(|w| WRITES.contains(&w.as_str()))
+}
+
 /// Rows gathered within the row and byte caps.
 pub(crate) struct Collected {
     pub columns: Vec<ColumnInfo>,

@@ -266,8 +266,13 @@ fn cell(row: &MySqlRow, i: usize) -> Result<Value> {
         "VARCHAR" | "CHAR" | "TEXT" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" | "ENUM" | "SET" => {
             row.try_get::<String, _>(i).map_err(bad)?.into()
         }
+        // MySQL flags text in a `_bin` collation (the loader's byte order) as binary, and
+        // sqlx does not say the character set: text that is UTF-8 reads as text.
         "VARBINARY" | "BINARY" | "BLOB" | "TINYBLOB" | "MEDIUMBLOB" | "LONGBLOB" => {
-            values::bytes(&row.try_get::<Vec<u8>, _>(i).map_err(bad)?)
+            match String::from_utf8(bytes()?) {
+                Ok(t) => t.into(),
+                Err(b) => values::bytes(b.as_bytes()),
+            }
         }
         "JSON" => serde_json::from_str(&text()?).map_err(Error::internal)?,
         "NULL" => Value::Null,
@@ -289,6 +294,7 @@ fn error(e: sqlx::Error, sql: &str) -> Error {
         .map_or(0, MySqlDatabaseError::number);
     match number {
         1792 | 1290 | 1036 => not_a_read(&msg),
+        1064 if super::names_a_write(sql, Dialect::MySql) => not_a_read("only queries run here"),
         1317 | 1969 | 3024 => Error::new(Kind::QueryTimeout, "the query was stopped"),
         1038 | 1041 | 1114 | 1135 => Error::new(
             Kind::TooLarge,

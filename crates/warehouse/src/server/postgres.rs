@@ -261,7 +261,9 @@ fn error(e: sqlx::Error, sql: &str) -> Error {
     match code.as_str() {
         "25006" => not_a_read(&msg),
         "0A000" if msg.contains("data-modifying") => not_a_read(&msg),
-        "42601" if !query_like(sql) => not_a_read("only queries run here"),
+        "42601" if !query_like(sql) || super::names_a_write(sql, Dialect::Postgres) => {
+            not_a_read("only queries run here")
+        }
         "57014" => Error::new(Kind::QueryTimeout, "the query was stopped"),
         "53100" | "53200" | "54000" | "54001" => Error::new(
             Kind::TooLarge,

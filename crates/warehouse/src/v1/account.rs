@@ -29,19 +29,26 @@ pub fn account_id(tenant: &str, seller_id: i64) -> String {
 
 /// All accounts of the tenant.
 pub async fn all_accounts(ctx: &Ctx<'_>) -> Result<Vec<Account>> {
-    let r = rows(ctx, "SELECT ID, MarketplaceSellerID, Name, AccountType, Marketplace, MarketplaceID, Currency FROM seller ORDER BY ID", vec![]).await?;
+    let r = rows(
+        ctx,
+        "SELECT ID AS id, MarketplaceSellerID AS token, Name AS name, AccountType AS account_type, \
+         Marketplace AS marketplace, MarketplaceID AS marketplace_id, Currency AS currency \
+         FROM seller ORDER BY ID",
+        vec![],
+    )
+    .await?;
     r.iter()
         .map(|row| {
-            let id = crate::row::Row::int(row, "ID")?;
+            let id = crate::row::Row::int(row, "id")?;
             Ok(Account {
                 id: account_id(ctx.tenant, id),
                 seller_id: id,
-                token: s(row, "MarketplaceSellerID")?.to_owned(),
-                name: s(row, "Name")?.to_owned(),
-                vendor: s(row, "AccountType")? == "vendor",
-                marketplace: s(row, "Marketplace")?.to_owned(),
-                marketplace_id: s(row, "MarketplaceID")?.to_owned(),
-                currency: s(row, "Currency")?.to_owned(),
+                token: s(row, "token")?.to_owned(),
+                name: s(row, "name")?.to_owned(),
+                vendor: s(row, "account_type")? == "vendor",
+                marketplace: s(row, "marketplace")?.to_owned(),
+                marketplace_id: s(row, "marketplace_id")?.to_owned(),
+                currency: s(row, "currency")?.to_owned(),
             })
         })
         .collect()
@@ -86,7 +93,7 @@ pub async fn data_through(
 ) -> Result<Option<NaiveDate>> {
     let r = rows(
         ctx,
-        &format!("SELECT MAX(`{column}`) AS d FROM `{table}` WHERE SellerID = ?"),
+        &format!("SELECT MAX({column}) AS d FROM {table} WHERE SellerID = ?"),
         vec![int(seller_id)],
     )
     .await?;

@@ -26,12 +26,12 @@ pub async fn accounts(ctx: &Ctx<'_>, args: &Args, grants: &Grants) -> Result<Val
     for a in all_accounts(ctx).await? {
         let brands: Vec<String> = rows(
             ctx,
-            "SELECT DISTINCT Brand FROM catalog_item WHERE SellerID = ? ORDER BY Brand",
+            "SELECT DISTINCT Brand AS brand FROM catalog_item WHERE SellerID = ? ORDER BY Brand",
             vec![int(a.seller_id)],
         )
         .await?
         .iter()
-        .map(|r| s(r, "Brand").map(str::to_owned))
+        .map(|r| s(r, "brand").map(str::to_owned))
         .collect::<Result<_>>()?;
         let (retail_table, ads_table) = if a.vendor {
             ("vendor_sales_and_traffic", "dsp_daily")

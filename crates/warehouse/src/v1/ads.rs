@@ -9,12 +9,24 @@ use super::Ctx;
 use super::account::{Account, account, data_through, no_data};
 use super::args::Args;
 use super::money::{money, ratio};
-use super::rows::{Row, day, f, i, int, rows, s, text};
+use super::rows::{Row, day, i, int, rows, s, text};
 use super::window::{Window, page, window};
 use crate::params::Scalar;
 
-const METRICS: &str = "SUM(Impressions) AS impressions, SUM(Clicks) AS clicks, ROUND(SUM(Cost), 2) AS spend, \
-                       SUM(Purchases7d) AS purchases, ROUND(SUM(Sales7d), 2) AS sales";
+/// The metric columns of an aggregate; money in whole cents, so sums are exact on every engine.
+fn metrics_sql(d: crate::Dialect) -> String {
+    format!(
+        "SUM(Impressions) AS impressions, SUM(Clicks) AS clicks, {} AS spend_cents, \
+         SUM(Purchases7d) AS purchases, {} AS sales_cents",
+        d.sum_cents("Cost"),
+        d.sum_cents("Sales7d")
+    )
+}
+
+/// A cents column of a row as an amount.
+fn amount(r: &Row, k: &str) -> Result<f64> {
+    Ok(i(r, k)? as f64 / 100.0)
+}
 const AD_PRODUCTS: &[&str] = &[
     "SPONSORED_PRODUCTS",
     "SPONSORED_BRANDS",
@@ -27,8 +39,8 @@ fn metrics(r: &Row, currency: &str) -> Result<Map<String, Value>> {
     let (imp, clk, spend, sales) = (
         i(r, "impressions")? as f64,
         i(r, "clicks")? as f64,
-        f(r, "spend")?,
-        f(r, "sales")?,
+        amount(r, "spend_cents")?,
+        amount(r, "sales_cents")?,
     );
     let mut m = Map::new();
     m.insert("impressions".into(), json!(i(r, "impressions")?));
@@ -78,11 +90,12 @@ pub async fn account_summary(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     };
     let w = window(args, through, 30)?;
     let from = "FROM ads_campaign_daily WHERE SellerID = ? AND Date BETWEEN ? AND ?";
-    let total = rows(ctx, &format!("SELECT {METRICS} {from}"), base(&a, &w)).await?;
+    let m = metrics_sql(ctx.engine.dialect());
+    let total = rows(ctx, &format!("SELECT {m} {from}"), base(&a, &w)).await?;
     let by = rows(
         ctx,
         &format!(
-            "SELECT AdProduct AS ad_product, {METRICS} {from} GROUP BY AdProduct ORDER BY AdProduct"
+            "SELECT AdProduct AS ad_product, {m} {from} GROUP BY AdProduct ORDER BY AdProduct"
         ),
         base(&a, &w),
     )
@@ -125,11 +138,29 @@ pub async fn account_pacing(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     let days_in_month = (next - month_start).num_days();
     let end = (next - Duration::days(1)).min(through);
     let elapsed = (end - month_start).num_days() + 1;
-    let spent = rows(ctx, "SELECT ROUND(SUM(Cost), 2) AS spend, ROUND(SUM(CampaignBudget), 2) AS budget FROM ads_campaign_daily WHERE SellerID = ? AND Date BETWEEN ? AND ?", vec![int(a.seller_id), day(month_start), day(end)]).await?;
-    let budgets = rows(ctx, "SELECT ROUND(SUM(DailyBudget), 2) AS daily FROM ads_campaign WHERE SellerID = ? AND State = 'ENABLED'", vec![int(a.seller_id)]).await?;
-    let spend = spent.first().map_or(Ok(0.0), |r| f(r, "spend"))?;
-    let budget = spent.first().map_or(Ok(0.0), |r| f(r, "budget"))?;
-    let monthly = budgets.first().map_or(Ok(0.0), |r| f(r, "daily"))? * days_in_month as f64;
+    let d = ctx.engine.dialect();
+    let spent = rows(
+        ctx,
+        &format!(
+            "SELECT {} AS spend, {} AS budget FROM ads_campaign_daily WHERE SellerID = ? AND Date BETWEEN ? AND ?",
+            d.sum_cents("Cost"),
+            d.sum_cents("CampaignBudget")
+        ),
+        vec![int(a.seller_id), day(month_start), day(end)],
+    )
+    .await?;
+    let budgets = rows(
+        ctx,
+        &format!(
+            "SELECT {} AS daily FROM ads_campaign WHERE SellerID = ? AND State = 'ENABLED'",
+            d.sum_cents("DailyBudget")
+        ),
+        vec![int(a.seller_id)],
+    )
+    .await?;
+    let spend = spent.first().map_or(Ok(0.0), |r| amount(r, "spend"))?;
+    let budget = spent.first().map_or(Ok(0.0), |r| amount(r, "budget"))?;
+    let monthly = budgets.first().map_or(Ok(0.0), |r| amount(r, "daily"))? * days_in_month as f64;
     let projected = spend / elapsed as f64 * days_in_month as f64;
     Ok(json!({
         "account_id": a.id, "currency": a.currency,
@@ -184,7 +215,8 @@ async fn listing(
         "FROM {} WHERE SellerID = ? AND Date BETWEEN ? AND ?{filter_sql}",
         l.table
     );
-    let totals = rows(ctx, &format!("SELECT {METRICS} {from}"), params.clone()).await?;
+    let m = metrics_sql(ctx.engine.dialect());
+    let totals = rows(ctx, &format!("SELECT {m} {from}"), params.clone()).await?;
     let mut page_params = params;
     let mut after_sql = String::new();
     if let Some(after) = &p.after {
@@ -197,7 +229,7 @@ async fn listing(
     let fetched = rows(
         ctx,
         &format!(
-            "SELECT {}, {METRICS} {from}{after_sql} GROUP BY {} ORDER BY {} LIMIT ?",
+            "SELECT {}, {m} {from}{after_sql} GROUP BY {} ORDER BY {} LIMIT ?",
             l.select, l.group, l.group
         ),
         page_params,

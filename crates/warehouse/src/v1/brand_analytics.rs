@@ -54,7 +54,9 @@ pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Valu
     )?;
     let mut sql = String::from(
         "SELECT WeekStart AS week_start, WeekEnd AS week_end, SearchQuery AS search_query, SearchQueryVolume AS volume, \
-         ImpressionsTotal, ImpressionsBrand, ClicksTotal, ClicksBrand, CartAddsTotal, CartAddsBrand, PurchasesTotal, PurchasesBrand \
+         ImpressionsTotal AS impressions_total, ImpressionsBrand AS impressions_brand, ClicksTotal AS clicks_total, \
+         ClicksBrand AS clicks_brand, CartAddsTotal AS cart_adds_total, CartAddsBrand AS cart_adds_brand, \
+         PurchasesTotal AS purchases_total, PurchasesBrand AS purchases_brand \
          FROM spapi_brand_analytics_sqp WHERE SellerID = ? AND WeekStart >= ? AND WeekEnd <= ?",
     );
     let mut params = vec![int(a.seller_id), day(w.start), day(w.end)];
@@ -77,12 +79,12 @@ pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Valu
         Ok(json!([s(r, "week_start")?, s(r, "search_query")?]))
     })?;
     let pair = |r: &Row, k: &str| -> Result<Value> {
-        Ok(json!({ "total": i(r, &format!("{k}Total"))?, "brand": i(r, &format!("{k}Brand"))? }))
+        Ok(json!({ "total": i(r, &format!("{k}_total"))?, "brand": i(r, &format!("{k}_brand"))? }))
     };
     let share = |r: &Row, k: &str| -> Result<Value> {
         Ok(ratio(
-            i(r, &format!("{k}Brand"))? as f64,
-            i(r, &format!("{k}Total"))? as f64,
+            i(r, &format!("{k}_brand"))? as f64,
+            i(r, &format!("{k}_total"))? as f64,
             100.0,
         ))
     };
@@ -92,8 +94,8 @@ pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Valu
             Ok(json!({
                 "week_start": s(r, "week_start")?, "week_end": s(r, "week_end")?, "search_query": s(r, "search_query")?,
                 "search_query_volume": i(r, "volume")?,
-                "impressions": pair(r, "Impressions")?, "clicks": pair(r, "Clicks")?, "cart_adds": pair(r, "CartAdds")?, "purchases": pair(r, "Purchases")?,
-                "impression_share": share(r, "Impressions")?, "click_share": share(r, "Clicks")?, "purchase_share": share(r, "Purchases")?,
+                "impressions": pair(r, "impressions")?, "clicks": pair(r, "clicks")?, "cart_adds": pair(r, "cart_adds")?, "purchases": pair(r, "purchases")?,
+                "impression_share": share(r, "impressions")?, "click_share": share(r, "clicks")?, "purchase_share": share(r, "purchases")?,
             }))
         })
         .collect::<Result<_>>()?;

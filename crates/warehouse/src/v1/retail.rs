@@ -8,7 +8,7 @@ use super::Ctx;
 use super::account::{Account, account, data_through, no_data};
 use super::args::Args;
 use super::money::{money, ratio};
-use super::rows::{Row, day, f, i, int, rows, s, text};
+use super::rows::{Row, day, i, int, rows, s, text};
 use super::window::{Window, page, window};
 use crate::params::Scalar;
 
@@ -93,6 +93,16 @@ async fn series_scope(
     Ok(Ok((a, src, w, filter, params)))
 }
 
+/// A source column, or a typed NULL where the source has none (a bare `NULL` has no type
+/// on PostgreSQL).
+fn typed(d: crate::Dialect, column: &str) -> String {
+    if column == "NULL" {
+        d.null_int()
+    } else {
+        column.to_owned()
+    }
+}
+
 /// A series point: its date first, then its measures.
 fn dated(r: &Row, measures: Value) -> Result<Value> {
     let mut m = serde_json::Map::new();
@@ -106,10 +116,14 @@ pub async fn sales(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
-    // Cents as integers, so the window totals are exact sums of the daily rows (one query).
+    // Cents as integers, so the window totals are exact sums of the daily rows (one query)
+    // and every engine adds them up the same.
+    let d = ctx.engine.dialect();
     let measures = format!(
-        "SUM(CAST(ROUND({} * 100) AS INTEGER)) AS sales_cents, SUM({}) AS units, SUM({}) AS orders",
-        src.sales, src.units, src.orders
+        "{} AS sales_cents, SUM({}) AS units, SUM({}) AS orders",
+        d.sum_cents(src.sales),
+        src.units,
+        typed(d, src.orders)
     );
     let daily = rows(
         ctx,
@@ -146,12 +160,18 @@ pub async fn traffic(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
+    // The buy-box share in hundredths times sessions: an exact integer on every engine.
+    let d = ctx.engine.dialect();
     let measures = format!(
         "SUM({s}) AS sessions, SUM({pv}) AS page_views, SUM({u}) AS units, SUM({bb} * {s}) AS buy_box_weighted",
-        s = src.sessions,
+        s = typed(d, src.sessions),
         pv = src.page_views,
         u = src.units,
-        bb = src.buy_box
+        bb = if src.buy_box == "NULL" {
+            d.null_int()
+        } else {
+            d.cents(src.buy_box)
+        },
     );
     let daily = rows(
         ctx,
@@ -178,7 +198,7 @@ pub async fn traffic(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
                     sessions(r)?,
                     i(r, "page_views")?,
                     i(r, "units")?,
-                    f(r, "buy_box_weighted")?,
+                    i(r, "buy_box_weighted")? as f64 / 100.0,
                 ),
             )
         })
@@ -200,8 +220,9 @@ pub async fn traffic(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
         daily.iter().map(|r| i(r, "units")).sum::<Result<i64>>()?,
         daily
             .iter()
-            .map(|r| f(r, "buy_box_weighted"))
-            .sum::<Result<f64>>()?,
+            .map(|r| i(r, "buy_box_weighted"))
+            .sum::<Result<i64>>()? as f64
+            / 100.0,
     );
     Ok(json!({
         "account_id": a.id, "window": w.json(), "asin": args.str("asin"),

@@ -51,11 +51,6 @@ pub fn i(row: &Row, k: &str) -> Result<i64> {
     crate::row::Row::count(row, k)
 }
 
-/// A real field of a row; `NULL` (an empty aggregate) is 0, any other type an error.
-pub fn f(row: &Row, k: &str) -> Result<f64> {
-    crate::row::Row::amount(row, k)
-}
-
 /// A text field of a row that must hold text.
 pub fn s<'a>(row: &'a Row, k: &str) -> Result<&'a str> {
     crate::row::Row::text(row, k)
