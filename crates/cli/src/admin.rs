@@ -39,16 +39,18 @@ enum AdminCommand {
 
 #[derive(Subcommand)]
 enum TenantCommand {
-    /// Create a tenant with an (empty) embedded warehouse, or point it at an existing file.
+    /// Create a tenant with an (empty) embedded warehouse, or point it at an existing SQLite
+    /// file or a PostgreSQL or MySQL/MariaDB database.
     Create {
         /// Tenant id: lowercase letters, digits and hyphens.
         id: String,
         /// Display name (defaults to the id).
         #[arg(long)]
         name: Option<String>,
-        /// An existing SQLite warehouse file to serve for this tenant.
+        /// The tenant's warehouse: an existing SQLite file, or a database URL
+        /// (postgres://…, mysql://…, mariadb://…) whose login should only be able to SELECT.
         #[arg(long)]
-        warehouse: Option<PathBuf>,
+        warehouse: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -125,35 +127,40 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
             if let Some(n) = &name {
                 pp_core::text::check_one_line("name", n)?;
             }
-            let path = match warehouse {
-                Some(p) => std::path::absolute(&p).map_err(pp_core::Error::internal)?,
+            let locator = match warehouse {
+                Some(url) if pp_world::is_database_url(&url) => check_server(&url).await?,
+                Some(p) => {
+                    let path = std::path::absolute(&p).map_err(pp_core::Error::internal)?;
+                    pp_warehouse::sqlite::check_file(&path)?;
+                    format!("sqlite:{}", path.display())
+                }
                 None => {
                     let p = std::path::absolute(store.default_warehouse_path(&tid))
                         .map_err(pp_core::Error::internal)?;
                     create_empty_warehouse(&p)?;
-                    p
+                    pp_warehouse::sqlite::check_file(&p)?;
+                    format!("sqlite:{}", p.display())
                 }
             };
-            pp_warehouse::sqlite::check_file(&path)?;
-            let t = store
+            let mut t = store
                 .tenants()
-                .create(
-                    &tid,
-                    name.as_deref().unwrap_or(&id),
-                    &format!("sqlite:{}", path.display()),
-                )
+                .create(&tid, name.as_deref().unwrap_or(&id), &locator)
                 .await?;
+            t.warehouse = shown(&t.warehouse);
             if json {
                 println!(
                     "{}",
                     serde_json::to_string_pretty(&t).map_err(pp_core::Error::internal)?
                 );
             } else {
-                println!("created tenant {} (warehouse {})", t.id, path.display());
+                println!("created tenant {} (warehouse {})", t.id, t.warehouse);
             }
         }
         TenantCommand::List { json } => {
-            let ts = store.tenants().list().await?;
+            let mut ts = store.tenants().list().await?;
+            for t in &mut ts {
+                t.warehouse = shown(&t.warehouse);
+            }
             if json {
                 println!(
                     "{}",
@@ -167,6 +174,42 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A warehouse locator as listings show it: no password, no `sqlite:` prefix.
+fn shown(locator: &str) -> String {
+    let l = locator.strip_prefix("sqlite:").unwrap_or(locator);
+    pp_warehouse::server::redacted(l)
+}
+
+/// Checks that the database at `url` can be reached and holds a warehouse (a `seller`
+/// table), and warns when its login could write; the locator to store.
+async fn check_server(url: &str) -> pp_core::Result<String> {
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
+    let engine = pp_warehouse::open(url, &slots)?;
+    let shown = pp_warehouse::server::redacted(url);
+    let refuse = |why: String| {
+        pp_core::Error::new(
+            pp_core::Kind::BadParams,
+            format!("{shown} is not a usable warehouse: {why}"),
+        )
+    };
+    let tables = engine
+        .tables()
+        .await
+        .map_err(|e| refuse(e.cause().unwrap_or(e.message()).to_owned()))?;
+    if !tables.iter().any(|t| t.name == "seller") {
+        return Err(refuse(
+            "it has no seller table (load one with `world generate --out <url>`)".into(),
+        ));
+    }
+    if engine.login_can_write().await? {
+        eprintln!(
+            "warning: the login in {shown} can change the warehouse. The gateway runs every query in a \
+             read-only transaction, but a login that can only SELECT is the real guarantee (docs/deployment.md)."
+        );
+    }
+    Ok(url.to_owned())
 }
 
 fn create_empty_warehouse(path: &std::path::Path) -> pp_core::Result<()> {

@@ -25,6 +25,6 @@ pub use engine::{
 };
 pub use limits::Limits;
 pub use params::Params;
-pub use registry::Registry;
+pub use registry::{Registry, open};
 pub use row::Row;
 pub use warehouses::{Caps, SqlRequest, Warehouses};

@@ -152,3 +152,53 @@ fn a_tenant_is_not_created_on_a_file_that_is_not_a_database() {
     );
     assert!(!String::from_utf8_lossy(&list).contains("acme"));
 }
+
+#[tokio::test]
+async fn a_tenant_warehouse_on_postgres_is_loaded_checked_and_listed_without_its_password() {
+    let Some(db) = crate::scratch_db::ScratchDb::create("pp_admin_wh").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A database without a warehouse is refused, and nothing is created.
+    let err = fails(d, &a(&["tenant", "create", "acme", "--warehouse", &db.url]));
+    assert!(err.contains("no seller table"), "{err}");
+    let load = [
+        "world",
+        "generate",
+        "--scale",
+        "tiny",
+        "--today",
+        "2026-11-22",
+        "--out",
+    ];
+    let truth = d.join("truth.json");
+    let mut args = load.to_vec();
+    args.extend([db.url.as_str(), "--truth", truth.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&run_ok(d, &args)).into_owned();
+    assert!(out.contains("loaded the tiny world"), "{out}");
+    assert!(
+        std::fs::read_to_string(&truth)
+            .unwrap()
+            .contains("\"events\"")
+    );
+    // A second load into the same database is refused: it already holds a warehouse.
+    let err = fails(d, &args);
+    assert!(err.contains("already holds a warehouse"), "{err}");
+    // The URL's password (trust auth ignores it) never shows in a listing.
+    let with_password = db.url.replacen("postgres@", "postgres:hunter2@", 1);
+    let out = run(
+        d,
+        &a(&["tenant", "create", "acme", "--warehouse", &with_password]),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("can change the warehouse"), "{stderr}");
+    let listed = String::from_utf8_lossy(&run_ok(d, &a(&["tenant", "list"]))).into_owned();
+    assert!(listed.contains("postgres:***@"), "{listed}");
+    assert!(!listed.contains("hunter2"), "{listed}");
+}
