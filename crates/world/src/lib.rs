@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 pub use doc::schema_markdown;
 pub use events::Event;
 pub use load::server::is_database_url;
-pub use load::{Cell, Loader, ServerLoader, SqliteLoader, create_index_sql, create_table_sql};
+pub use load::{Cell, Loader, ServerLoader, SqliteLoader};
 use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
 pub use spec::{BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};

@@ -63,30 +63,55 @@ pub struct SqliteLoader {
     sql: HashMap<&'static str, String>,
 }
 
-fn quote(name: &str) -> String {
+/// How an engine spells the schema: its table, column and index names, its types, and what
+/// follows a `CREATE TABLE`.
+pub struct Spelling {
+    pub table: fn(&str) -> String,
+    pub column: fn(&str) -> String,
+    pub index: fn(&str) -> String,
+    pub ty: fn(&str) -> String,
+    pub options: &'static str,
+}
+
+/// A name in backticks (SQLite and MySQL).
+pub fn backticks(name: &str) -> String {
     format!("`{name}`")
 }
 
-/// `CREATE TABLE` for one table (MySQL-flavoured types; SQLite maps them by affinity).
-pub fn create_table_sql(t: &Table) -> String {
+/// SQLite takes the schema's MySQL-flavoured types as they are (it maps them by affinity).
+pub const SQLITE: Spelling = Spelling {
+    table: backticks,
+    column: backticks,
+    index: backticks,
+    ty: str::to_owned,
+    options: "",
+};
+
+/// `CREATE TABLE` for one table in an engine's spelling.
+pub fn create_table_sql(t: &Table, s: &Spelling) -> String {
     let cols: Vec<String> = t
         .columns
         .iter()
-        .map(|c| format!("{} {}", quote(c.name), c.ty))
+        .map(|c| format!("{} {}", (s.column)(c.name), (s.ty)(c.ty)))
         .collect();
-    format!("CREATE TABLE {} ({})", quote(t.name), cols.join(", "))
+    format!(
+        "CREATE TABLE {} ({}){}",
+        (s.table)(t.name),
+        cols.join(", "),
+        s.options
+    )
 }
 
-/// `CREATE INDEX` statements for one table.
-pub fn create_index_sql(t: &Table) -> Vec<String> {
+/// `CREATE INDEX` statements for one table in an engine's spelling.
+pub fn create_index_sql(t: &Table, s: &Spelling) -> Vec<String> {
     t.indexes
         .iter()
         .map(|i| {
-            let cols: Vec<String> = i.columns.iter().map(|c| quote(c)).collect();
+            let cols: Vec<String> = i.columns.iter().map(|c| (s.column)(c)).collect();
             format!(
                 "CREATE INDEX {} ON {} ({})",
-                quote(i.name),
-                quote(t.name),
+                (s.index)(i.name),
+                (s.table)(t.name),
                 cols.join(", ")
             )
         })
@@ -101,7 +126,7 @@ impl SqliteLoader {
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096; BEGIN;",
         );
         for t in TABLES {
-            ddl.push_str(&create_table_sql(t));
+            ddl.push_str(&create_table_sql(t, &SQLITE));
             ddl.push(';');
         }
         conn.execute_batch(&ddl).map_err(|e| e.to_string())?;
@@ -111,7 +136,7 @@ impl SqliteLoader {
                 let marks = vec!["?"; t.columns.len()].join(", ");
                 (
                     t.name,
-                    format!("INSERT INTO {} VALUES ({marks})", quote(t.name)),
+                    format!("INSERT INTO {} VALUES ({marks})", backticks(t.name)),
                 )
             })
             .collect();
@@ -143,7 +168,7 @@ impl Loader for SqliteLoader {
     fn finish(self: Box<Self>) -> Result<(), String> {
         let mut sql = String::new();
         for t in TABLES {
-            for s in create_index_sql(t) {
+            for s in create_index_sql(t, &SQLITE) {
                 sql.push_str(&s);
                 sql.push(';');
             }

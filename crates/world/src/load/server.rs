@@ -20,7 +20,7 @@ use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{ConnectOptions, Connection, Executor};
 use tokio::runtime::Runtime;
 
-use super::{Cell, Loader};
+use super::{Cell, Loader, Spelling, backticks, create_index_sql, create_table_sql};
 use crate::schema::{TABLES, Table};
 
 /// Rows sent to the server at a time.
@@ -66,55 +66,23 @@ fn pg_name(name: &str) -> String {
     format!("\"{}\"", name.to_lowercase())
 }
 
-fn pg_ddl(t: &Table) -> (String, Vec<String>) {
-    let cols: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| format!("{} {}", pg_name(c.name), pg_type(c.ty)))
-        .collect();
-    let table = format!("CREATE TABLE {} ({})", pg_name(t.name), cols.join(", "));
-    let indexes = t
-        .indexes
-        .iter()
-        .map(|i| {
-            let cols: Vec<String> = i.columns.iter().map(|c| pg_name(c)).collect();
-            format!(
-                "CREATE INDEX \"{}\" ON {} ({})",
-                i.name,
-                pg_name(t.name),
-                cols.join(", ")
-            )
-        })
-        .collect();
-    (table, indexes)
-}
+/// PostgreSQL: lower-case names, the spec's index names as they are, byte-order text.
+const POSTGRES: Spelling = Spelling {
+    table: pg_name,
+    column: pg_name,
+    index: |n| format!("\"{n}\""),
+    ty: pg_type,
+    options: "",
+};
 
-fn my_ddl(t: &Table) -> (String, Vec<String>) {
-    let cols: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| format!("`{}` {}", c.name, c.ty))
-        .collect();
-    let table = format!(
-        "CREATE TABLE `{BUILDING}{}` ({}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-        t.name,
-        cols.join(", ")
-    );
-    let indexes = t
-        .indexes
-        .iter()
-        .map(|i| {
-            let cols: Vec<String> = i.columns.iter().map(|c| format!("`{c}`")).collect();
-            format!(
-                "CREATE INDEX `{}` ON `{BUILDING}{}` ({})",
-                i.name,
-                t.name,
-                cols.join(", ")
-            )
-        })
-        .collect();
-    (table, indexes)
-}
+/// MySQL/MariaDB: the spec's names and types, tables built under [`BUILDING`].
+const MYSQL: Spelling = Spelling {
+    table: |n| format!("`{BUILDING}{n}`"),
+    column: backticks,
+    index: backticks,
+    ty: str::to_owned,
+    options: " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+};
 
 /// Whole cents as an exact decimal.
 fn cents(v: i64) -> String {
@@ -192,7 +160,9 @@ impl ServerLoader {
                 return Err(format!("the database {taken}"));
             }
             for t in TABLES {
-                c.execute(pg_ddl(t).0.as_str()).await.map_err(err)?;
+                c.execute(create_table_sql(t, &POSTGRES).as_str())
+                    .await
+                    .map_err(err)?;
             }
             return Ok(Conn::Pg(c));
         }
@@ -217,7 +187,9 @@ impl ServerLoader {
                 .map_err(err)?;
         }
         for t in TABLES {
-            c.execute(my_ddl(t).0.as_str()).await.map_err(err)?;
+            c.execute(create_table_sql(t, &MYSQL).as_str())
+                .await
+                .map_err(err)?;
         }
         Ok(Conn::My(c))
     }
@@ -291,7 +263,7 @@ impl Loader for ServerLoader {
         match &mut self.conn {
             Conn::Pg(c) => rt.block_on(async {
                 for t in TABLES {
-                    for i in pg_ddl(t).1 {
+                    for i in create_index_sql(t, &POSTGRES) {
                         c.execute(i.as_str()).await.map_err(err)?;
                     }
                 }
@@ -300,7 +272,7 @@ impl Loader for ServerLoader {
             }),
             Conn::My(c) => rt.block_on(async {
                 for t in TABLES {
-                    for i in my_ddl(t).1 {
+                    for i in create_index_sql(t, &MYSQL) {
                         c.execute(i.as_str()).await.map_err(err)?;
                     }
                 }
@@ -337,6 +309,22 @@ mod tests {
         copy_line(t, &row, &mut line);
         assert!(line.starts_with("3\t\\N\ta\\tb\\\\c\t"), "{line}");
         assert_eq!(pg_type("DECIMAL(12,2)"), "NUMERIC(12,2)");
+        assert!(
+            create_table_sql(t, &POSTGRES)
+                .starts_with("CREATE TABLE \"seller\" (\"id\" INTEGER, \"marketplacesellerid\" VARCHAR(32) COLLATE \"C\"")
+        );
+        let my = create_table_sql(t, &MYSQL);
+        assert!(
+            my.starts_with("CREATE TABLE `pp_building_seller` (`ID` INT"),
+            "{my}"
+        );
+        assert!(my.ends_with("COLLATE=utf8mb4_bin"), "{my}");
+        assert_eq!(
+            create_index_sql(t, &POSTGRES),
+            [
+                "CREATE INDEX \"seller_MarketplaceSellerID_IDX\" ON \"seller\" (\"marketplacesellerid\")"
+            ]
+        );
         assert_eq!(
             pg_name("Settlement-start-date"),
             "\"settlement-start-date\""
