@@ -231,14 +231,30 @@ async fn a_select_only_login_reaches_no_other_schema_or_database() {
         admin_exec(false, &sql).await.unwrap();
     }
     {
+        // another schema of the same database, with a table the reader is not given
         use sqlx::{Connection, Executor};
         let mut c = sqlx::PgConnection::connect(&e.pg.url).await.unwrap();
-        c.execute(format!("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reader}").as_str())
-            .await
-            .unwrap();
+        for sql in [
+            format!("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reader}"),
+            "CREATE SCHEMA pp_other".into(),
+            "CREATE TABLE pp_other.secret AS SELECT 42 AS x".into(),
+        ] {
+            c.execute(sql.as_str()).await.unwrap();
+        }
     }
     // MariaDB: the same, from any host the test may connect from.
     let my_db = e.my.name().to_owned();
+    // another database on the same server, with a table
+    let other = format!("{my_db}_other");
+    admin_exec(true, &format!("CREATE DATABASE {other}"))
+        .await
+        .unwrap();
+    admin_exec(
+        true,
+        &format!("CREATE TABLE {other}.secret AS SELECT 42 AS x"),
+    )
+    .await
+    .unwrap();
     for host in ["%", "localhost", "127.0.0.1"] {
         let _ = admin_exec(true, &format!("DROP USER IF EXISTS '{reader}'@'{host}'")).await;
         admin_exec(true, &format!("CREATE USER '{reader}'@'{host}'"))
@@ -254,25 +270,33 @@ async fn a_select_only_login_reaches_no_other_schema_or_database() {
     let pg_url = format!("postgres://{reader}@127.0.0.1:5432/{pg_db}");
     let my_url = format!("mariadb://{reader}@127.0.0.1:3306/{my_db}");
     let mut checked = Vec::new();
-    for (id, url, cases) in [
+    // Each case, and whether the administrator's login (the onpg and onmaria tenants) reads
+    // it: where it does, the reader's refusal is the login's doing, not a missing table.
+    let insert = "INSERT INTO seller VALUES (9, 'AX', 'X', 'seller', 'US', 'M', 'USD')";
+    for (id, admin, url, cases) in [
         (
             "pgreader",
+            &e.tenants[1].1,
             pg_url,
             vec![
-                "SELECT rolname, rolpassword FROM pg_authid".to_owned(),
-                format!("SELECT * FROM {pg_db}_other.public.seller"),
-                "SELECT pg_read_file('/etc/hostname')".into(),
-                "INSERT INTO seller VALUES (9, 'AX', 'X', 'seller', 'US', 'M', 'USD')".into(),
+                (
+                    "SELECT rolname, rolpassword FROM pg_authid".to_owned(),
+                    true,
+                ),
+                ("SELECT x FROM pp_other.secret".into(), true),
+                ("SELECT pg_read_file('/etc/hostname') AS f".into(), true),
+                (insert.into(), false),
             ],
         ),
         (
             "myreader",
+            &e.tenants[2].1,
             my_url,
             vec![
-                "SELECT User, Password FROM mysql.user".to_owned(),
-                "SELECT * FROM test.pp_not_mine".into(),
-                "SELECT LOAD_FILE('/etc/hostname') AS f".into(),
-                "INSERT INTO seller VALUES (9, 'AX', 'X', 'seller', 'US', 'M', 'USD')".into(),
+                ("SELECT User, Password FROM mysql.user".to_owned(), true),
+                (format!("SELECT x FROM {other}.secret"), true),
+                ("SELECT LOAD_FILE('/etc/hostname') AS f".into(), false),
+                (insert.into(), false),
             ],
         ),
     ] {
@@ -288,7 +312,12 @@ async fn a_select_only_login_reaches_no_other_schema_or_database() {
             (200, Some(4)),
             "{id}: {body}"
         );
-        for sql in &cases {
+        for (sql, admin_reads) in &cases {
+            if *admin_reads {
+                let (status, body) = e.app.query(admin, json!({ "sql": sql })).await;
+                assert_eq!(status, 200, "the administrator reads {sql}: {body}");
+                assert!(body["rowCount"].as_u64().unwrap() > 0, "{sql}: {body}");
+            }
             let (status, body) = e.app.query(&token, json!({ "sql": sql })).await;
             // LOAD_FILE without the FILE privilege answers NULL rather than an error.
             let nothing_read = status == 200
@@ -309,6 +338,7 @@ async fn a_select_only_login_reaches_no_other_schema_or_database() {
     for host in ["%", "localhost", "127.0.0.1"] {
         let _ = admin_exec(true, &format!("DROP USER IF EXISTS '{reader}'@'{host}'")).await;
     }
+    let _ = admin_exec(true, &format!("DROP DATABASE IF EXISTS {other}")).await;
     drop(e.pg);
     let _ = admin_exec(false, &format!("DROP ROLE IF EXISTS {reader}")).await;
 }

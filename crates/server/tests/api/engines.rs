@@ -205,6 +205,21 @@ async fn tables_and_sql_read_the_spec_names_on_every_engine() {
             body["rows"][0]["units"].as_i64().unwrap() > 0,
             "{tenant}: {body}"
         );
+        // A cap cuts a large result and says so; the next query on the engine still works.
+        let (status, body) = e
+            .app
+            .query(
+                token,
+                serde_json::json!({"sql": "SELECT * FROM spapi_sales_and_traffic_by_asin", "maxRows": 5}),
+            )
+            .await;
+        assert_eq!(status, 200, "{tenant}: {body}");
+        assert_eq!(
+            (body["rowCount"].as_u64(), body["truncated"].as_bool()),
+            (Some(5), Some(true)),
+            "{tenant}: {body}"
+        );
+        assert_eq!(body["truncation"]["reason"], "max_rows", "{tenant}: {body}");
         let (status, body) = e
             .app
             .query(
@@ -216,5 +231,4 @@ async fn tables_and_sql_read_the_spec_names_on_every_engine() {
         assert_eq!(body["rowCount"], 0);
         assert_eq!(body["columns"][0]["name"], "name", "{tenant}: {body}");
     }
-    drop((e.pg, e.my));
 }
