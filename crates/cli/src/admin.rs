@@ -179,7 +179,7 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
 /// A warehouse locator as listings show it: no password, no `sqlite:` prefix.
 fn shown(locator: &str) -> String {
     let l = locator.strip_prefix("sqlite:").unwrap_or(locator);
-    pp_warehouse::server::redacted(l)
+    pp_store::redact_password(l)
 }
 
 /// Checks that the database at `url` can be reached and holds a warehouse (a `seller`
@@ -187,7 +187,7 @@ fn shown(locator: &str) -> String {
 async fn check_server(url: &str) -> pp_core::Result<String> {
     let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
     let engine = pp_warehouse::open(url, &slots)?;
-    let shown = pp_warehouse::server::redacted(url);
+    let shown = pp_store::redact_password(url);
     let refuse = |why: String| {
         pp_core::Error::new(
             pp_core::Kind::BadParams,

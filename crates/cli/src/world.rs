@@ -88,7 +88,7 @@ fn into_database(
     truth: Option<&std::path::Path>,
     started: Instant,
 ) -> Result<(), String> {
-    let shown = pp_warehouse::server::redacted(url);
+    let shown = pp_store::redact_password(url);
     let t = pp_world::generate_server(spec, url).map_err(|e| format!("{shown}: {e}"))?;
     if let Some(path) = truth {
         let json = serde_json::to_vec_pretty(&t).map_err(|e| e.to_string())?;

@@ -37,7 +37,7 @@ pub use mcp_sessions::McpSessions;
 pub use pacing::Pacing;
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{NewToken, TokenGrant, Tokens};
-pub use url::StateUrl;
+pub use url::{StateUrl, redact_password};
 pub use usage::Usage;
 
 /// The service's state store.

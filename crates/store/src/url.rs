@@ -50,14 +50,20 @@ impl StateUrl {
     pub fn redacted(&self) -> String {
         match self {
             Self::Sqlite(p) => format!("sqlite://{}", p.display()),
-            Self::Postgres(u) => match (u.find("://"), u.rfind('@')) {
-                (Some(s), Some(at)) if at > s && u[s + 3..at].contains(':') => {
-                    let user = u[s + 3..at].split(':').next().unwrap_or("");
-                    format!("{}://{user}:***@{}", &u[..s], &u[at + 1..])
-                }
-                _ => u.clone(),
-            },
+            Self::Postgres(u) => redact_password(u),
         }
+    }
+}
+
+/// A database URL with its password replaced by `***` (the last `@` ends the credentials,
+/// so a password holding `@` is hidden whole); a URL without one is returned as it is.
+pub fn redact_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s && url[s + 3..at].contains(':') => {
+            let user = url[s + 3..at].split(':').next().unwrap_or("");
+            format!("{}://{user}:***@{}", &url[..s], &url[at + 1..])
+        }
+        _ => url.to_owned(),
     }
 }
 
@@ -88,5 +94,11 @@ mod tests {
                 .redacted(),
             "postgres://u:***@h/db"
         );
+        assert_eq!(
+            redact_password("mysql://reader:p@ss:w@db:3306/wh"),
+            "mysql://reader:***@db:3306/wh"
+        );
+        assert_eq!(redact_password("mysql://root@h/wh"), "mysql://root@h/wh");
+        assert_eq!(redact_password("sqlite:/x"), "sqlite:/x");
     }
 }

@@ -4,6 +4,8 @@
 //! MySQL's `#` comments, backslash escapes and executable `/*! … */` comments) and nothing
 //! of SQL's grammar: read-only is the engine's job, never this file's.
 
+use pp_core::{Error, Result};
+
 use crate::dialect::Dialect;
 
 /// A placeholder as written.
@@ -273,7 +275,7 @@ impl Lexer<'_> {
 }
 
 /// Whether `sql` holds no statement at all (only blanks, `;` and comments).
-pub fn is_blank(sql: &str, dialect: Dialect) -> bool {
+fn is_blank(sql: &str, dialect: Dialect) -> bool {
     tokens(sql, dialect).iter().all(|t| match t.kind {
         Kind::Code => sql[t.start..t.end].trim().is_empty(),
         Kind::Comment | Kind::End => true,
@@ -283,7 +285,7 @@ pub fn is_blank(sql: &str, dialect: Dialect) -> bool {
 
 /// Whether `sql` holds more than one statement (anything but blanks and comments after the
 /// first top-level `;`).
-pub fn has_second_statement(sql: &str, dialect: Dialect) -> bool {
+fn has_second_statement(sql: &str, dialect: Dialect) -> bool {
     let toks = tokens(sql, dialect);
     let Some(first_end) = toks.iter().position(|t| t.kind == Kind::End) else {
         return false;
@@ -297,7 +299,7 @@ pub fn has_second_statement(sql: &str, dialect: Dialect) -> bool {
 
 /// The statement without its trailing `;`s, blanks and comments (a cursor or a prepared
 /// statement takes no terminator).
-pub fn without_terminator(sql: &str, dialect: Dialect) -> &str {
+fn without_terminator(sql: &str, dialect: Dialect) -> &str {
     let toks = tokens(sql, dialect);
     let end = toks
         .iter()
@@ -309,6 +311,24 @@ pub fn without_terminator(sql: &str, dialect: Dialect) -> &str {
         })
         .map_or(0, |t| t.end);
     sql[..end].trim_end()
+}
+
+/// The statement an engine runs, once blank and batched SQL are refused: `invalid_request`
+/// for nothing but blanks and comments, `multiple_statements` for a second statement; the
+/// trailing `;` is left off.
+pub fn one_statement(sql: &str, dialect: Dialect) -> Result<&str> {
+    if is_blank(sql, dialect) {
+        return Err(Error::invalid_request(
+            "sql holds no statement (only blanks or comments)",
+        ));
+    }
+    if has_second_statement(sql, dialect) {
+        return Err(Error::new(
+            pp_core::Kind::MultipleStatements,
+            "the sql holds more than one statement; send one statement per call",
+        ));
+    }
+    Ok(without_terminator(sql, dialect))
 }
 
 /// The words of the code parts of `sql`, upper-cased (`INTO`, `OUTFILE`, …).

@@ -5,9 +5,11 @@
 //! transactions); [`Dialect`] lets `/v1` write one query for all three.
 
 mod bind;
+mod caps;
 mod dialect;
 pub mod directory;
 mod engine;
+mod idle;
 mod lex;
 mod limits;
 pub mod params;

@@ -63,7 +63,7 @@ pub fn open(locator: &str, slots: &Arc<Semaphore>) -> Result<Arc<dyn Engine>> {
             "_cause",
             format!(
                 "unsupported warehouse locator scheme in '{}'",
-                crate::server::redacted(locator)
+                pp_store::redact_password(locator)
             ),
         )),
     }

@@ -1,12 +1,13 @@
 //! Tenant warehouses on database servers: PostgreSQL and MySQL/MariaDB. Each engine keeps a
 //! few open sessions, runs every statement inside a read-only transaction with the server's
 //! own statement timeout, and kills the statement from a second session when the caller's
-//! deadline passes or the caller goes away. What they share lives here: the rules a statement
-//! must pass before it is sent, the row collector with the result caps, decimal text as JSON,
-//! the kill switch and the idle-session stash.
+//! deadline passes or the caller goes away. The engines implement [`Server`] (a session, a
+//! kill, one statement's run); [`bounded`] is the one query loop around them: a query slot,
+//! the deadline, the kill switch, and which sessions are fit to reuse. The refusals both
+//! engines answer live here too.
 //!
 //! The engine's read-only transaction is what stops writes; a login that can only `SELECT`
-//! the warehouse's tables is the real guarantee (docs/deployment.md).
+//! the warehouse's tables is the real guarantee (docs/warehouse-sql.md).
 
 pub mod mysql;
 pub mod postgres;
@@ -14,34 +15,111 @@ mod values;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::Duration;
 
 use pp_core::{Error, Kind, Result};
-use serde_json::{Map, Value, json};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
 
 use crate::dialect::Dialect;
-use crate::engine::{ColumnInfo, QueryRequest, QueryResult};
-use crate::lex::{has_second_statement, is_blank, without_terminator};
+use crate::engine::QueryResult;
+use crate::idle::Idle;
 use crate::limits::Limits;
+use crate::slots::{GRACE, slot, timeout_error};
 
-/// Most sessions an engine keeps open while idle.
-const MAX_IDLE: usize = 4;
+/// What one statement's run gave: its result, and whether a cap left rows the server still
+/// holds (the statement is then killed and its session closed).
+pub(crate) struct Ran {
+    pub result: QueryResult,
+    pub unread: bool,
+}
 
-/// The statement as the engine will send it, once blank and batched SQL are refused.
-pub(crate) fn one_statement(req: &QueryRequest, d: Dialect) -> Result<&str> {
-    if is_blank(&req.sql, d) {
-        return Err(Error::invalid_request(
-            "sql holds no statement (only blanks or comments)",
-        ));
+/// A database server as the query loop drives it.
+pub(crate) trait Server: Send + Sync {
+    /// An open session.
+    type Session: Send;
+    /// A statement as this server takes it (text, and the values of its placeholders).
+    type Statement: Send + Sync;
+
+    /// The sessions waiting for a query.
+    fn idle(&self) -> &Idle<Self::Session>;
+    /// Opens a new session.
+    fn connect(&self) -> impl Future<Output = Result<Self::Session>> + Send;
+    /// Stops whatever `session` is running, from a session of its own.
+    fn kill(&self, session: &Self::Session) -> KillFuture;
+    /// Runs one statement in a read-only transaction that the server ends within `ms`.
+    fn run<'a>(
+        &'a self,
+        session: &'a mut Self::Session,
+        statement: &'a Self::Statement,
+        ms: u64,
+        limits: &'a Limits,
+    ) -> impl Future<Output = Result<Ran>> + Send + 'a;
+    /// Ends a failed statement's transaction; false when the session cannot be reused.
+    fn reset<'a>(
+        &'a self,
+        session: &'a mut Self::Session,
+    ) -> impl Future<Output = bool> + Send + 'a;
+
+    /// An idle session, or a new one.
+    fn session(&self) -> impl Future<Output = Result<Self::Session>> + Send {
+        async move {
+            match self.idle().take() {
+                Some(s) => Ok(s),
+                None => self.connect().await,
+            }
+        }
     }
-    if has_second_statement(&req.sql, d) {
-        return Err(Error::new(
-            Kind::MultipleStatements,
-            "the sql holds more than one statement; send one statement per call",
-        ));
+}
+
+/// Runs `statement` on `server` within `timeout_ms` once it holds one of `slots`. Past the
+/// deadline (and a grace for the server's own timeout to answer) the statement is killed and
+/// its session closed; a session whose statement ended cleanly, or failed and was reset, is
+/// kept for the next query.
+pub(crate) async fn bounded<S: Server>(
+    server: &S,
+    statement: S::Statement,
+    timeout_ms: u64,
+    slots: &Arc<Semaphore>,
+    limits: &Limits,
+) -> Result<QueryResult> {
+    let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+    let late = || timeout_error(timeout_ms, limits.max_timeout_ms);
+    let _slot = slot(slots, deadline, limits.max_running).await?;
+    let mut s = tokio::time::timeout_at(deadline, server.session())
+        .await
+        .map_err(|_| late())??;
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .as_millis()
+        .max(1) as u64;
+    // Dropped armed (a deadline, a departed caller, unread rows), it kills the statement.
+    let switch = KillSwitch::armed(server.kill(&s));
+    let out = tokio::time::timeout_at(
+        deadline + GRACE,
+        server.run(&mut s, &statement, left, limits),
+    )
+    .await
+    .map_err(|_| late())?;
+    match out {
+        Ok(ran) if ran.unread => Ok(ran.result),
+        Ok(ran) => {
+            switch.disarm();
+            server.idle().put(s);
+            Ok(ran.result)
+        }
+        Err(e) => {
+            switch.disarm();
+            if server.reset(&mut s).await {
+                server.idle().put(s);
+            }
+            Err(match e.kind {
+                Kind::QueryTimeout => late(),
+                _ => e,
+            })
+        }
     }
-    Ok(without_terminator(&req.sql, d))
 }
 
 /// The refusal of a statement that is not a read.
@@ -53,16 +131,12 @@ pub(crate) fn not_a_read(what: &str) -> Error {
     .with_fix("Send a single SELECT (or WITH … SELECT) statement.")
 }
 
-/// Whether the statement starts like a query (`SELECT`, `WITH`, `VALUES`, `TABLE` or `(`).
-pub(crate) fn starts_like_a_query(words: &[String], sql: &str) -> bool {
-    let opens_with_paren = sql
-        .trim_start()
-        .trim_start_matches(|c: char| c.is_whitespace())
-        .starts_with('(');
-    opens_with_paren
-        || words
-            .first()
-            .is_some_and(|w| matches!(w.as_str(), "SELECT" | "WITH" | "VALUES" | "TABLE"))
+/// Whether the statement starts like a query: its first word (past comments and an opening
+/// parenthesis) is `SELECT`, `WITH`, `VALUES` or `TABLE`.
+pub(crate) fn starts_like_a_query(sql: &str, d: Dialect) -> bool {
+    crate::lex::code_words(sql, d)
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "SELECT" | "WITH" | "VALUES" | "TABLE"))
 }
 
 /// Whether a statement the server could not read as a query names a write (`WITH … DELETE`),
@@ -75,72 +149,6 @@ pub(crate) fn names_a_write(sql: &str, d: Dialect) -> bool {
     crate::lex::code_words(sql, d)
         .iter()
         .any(|w| WRITES.contains(&w.as_str()))
-}
-
-/// Rows gathered within the row and byte caps.
-pub(crate) struct Collected {
-    pub columns: Vec<ColumnInfo>,
-    pub rows: Vec<Map<String, Value>>,
-    bytes: usize,
-    truncation: Option<Value>,
-    started: Instant,
-}
-
-impl Collected {
-    pub fn new() -> Self {
-        Self {
-            columns: Vec::new(),
-            rows: Vec::new(),
-            bytes: 0,
-            truncation: None,
-            started: Instant::now(),
-        }
-    }
-
-    /// Adds one row; false once a cap is reached (the row is then left out).
-    pub fn push(&mut self, limits: &Limits, values: Vec<Value>) -> bool {
-        if self.rows.len() >= limits.max_rows {
-            self.truncation = Some(json!({ "reason": "max_rows", "limit": limits.max_rows }));
-            return false;
-        }
-        let mut obj = Map::with_capacity(values.len());
-        for (c, v) in self.columns.iter().zip(values) {
-            self.bytes += c.name.len() + json_len(&v);
-            if self.bytes > limits.max_bytes {
-                self.truncation = Some(json!({ "reason": "max_bytes", "limit": limits.max_bytes }));
-                return false;
-            }
-            obj.insert(c.name.clone(), v);
-        }
-        self.rows.push(obj);
-        true
-    }
-
-    /// Whether a cap cut the rows.
-    pub fn capped(&self) -> bool {
-        self.truncation.is_some()
-    }
-
-    pub fn finish(self) -> QueryResult {
-        QueryResult {
-            columns: self.columns,
-            row_count: self.rows.len(),
-            rows: self.rows,
-            truncated: self.truncation.is_some(),
-            truncation: self.truncation,
-            duration_ms: self.started.elapsed().as_millis() as u64,
-        }
-    }
-}
-
-/// About how many bytes `v` takes as JSON.
-fn json_len(v: &Value) -> usize {
-    match v {
-        Value::String(s) => s.len() + 2,
-        Value::Null => 4,
-        Value::Number(_) | Value::Bool(_) => 12,
-        other => other.to_string().len(),
-    }
 }
 
 /// A boxed future that kills a running statement.
@@ -171,27 +179,6 @@ impl Drop for KillSwitch {
     }
 }
 
-/// Open sessions waiting for the next query.
-pub(crate) struct Idle<C>(Mutex<Vec<C>>);
-
-impl<C> Idle<C> {
-    pub fn new() -> Self {
-        Self(Mutex::new(Vec::new()))
-    }
-
-    pub fn take(&self) -> Option<C> {
-        self.0.lock().ok()?.pop()
-    }
-
-    pub fn put(&self, c: C) {
-        if let Ok(mut v) = self.0.lock()
-            && v.len() < MAX_IDLE
-        {
-            v.push(c);
-        }
-    }
-}
-
 /// `warehouse_unavailable` for a server that cannot be reached or refuses the login; the
 /// cause (without the password) is logged, not sent.
 pub(crate) fn unreachable(engine: &str, e: impl std::fmt::Display) -> Error {
@@ -202,46 +189,19 @@ pub(crate) fn unreachable(engine: &str, e: impl std::fmt::Display) -> Error {
     .with_field("_cause", format!("{engine} warehouse: {e}"))
 }
 
-/// The password of a database URL replaced by `***`, for messages and listings.
-pub fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let Some((auth, host)) = rest.split_once('@') else {
-        return url.to_owned();
-    };
-    match auth.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn passwords_never_show() {
-        assert_eq!(
-            redacted("postgres://reader:s3cret@db:5432/wh"),
-            "postgres://reader:***@db:5432/wh"
-        );
-        assert_eq!(
-            redacted("mysql://root@127.0.0.1/wh"),
-            "mysql://root@127.0.0.1/wh"
-        );
-        assert_eq!(redacted("sqlite:/x"), "sqlite:/x");
-    }
-
-    #[test]
     fn queries_start_like_queries() {
-        let w = |s: &str| crate::lex::code_words(s, Dialect::MySql);
         for ok in [
             "SELECT 1",
             " with x as (select 1) select * from x",
             "(SELECT 1)",
+            "/* c */ ( (VALUES (1)))",
         ] {
-            assert!(starts_like_a_query(&w(ok), ok), "{ok}");
+            assert!(starts_like_a_query(ok, Dialect::MySql), "{ok}");
         }
         for bad in [
             "CREATE TABLE t (x int)",
@@ -249,7 +209,7 @@ mod tests {
             "DO SLEEP(1)",
             "CALL p()",
         ] {
-            assert!(!starts_like_a_query(&w(bad), bad), "{bad}");
+            assert!(!starts_like_a_query(bad, Dialect::MySql), "{bad}");
         }
     }
 }

@@ -9,7 +9,6 @@
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::TryStreamExt;
 use pp_core::{Error, Kind, Result};
@@ -17,26 +16,23 @@ use serde_json::{Value, json};
 use sqlx::mysql::{MySqlConnectOptions, MySqlConnection, MySqlDatabaseError, MySqlRow};
 use sqlx::{Column, ConnectOptions, Connection, Executor, Row, TypeInfo, ValueRef};
 use tokio::sync::Semaphore;
-use tokio::time::Instant;
 
 use super::values::{self, unsupported};
-use super::{
-    Collected, Idle, KillFuture, KillSwitch, not_a_read, one_statement, starts_like_a_query,
-    unreachable,
-};
+use super::{KillFuture, Ran, Server, bounded, not_a_read, starts_like_a_query, unreachable};
 use crate::bind;
+use crate::caps::Collected;
 use crate::dialect::Dialect;
 use crate::engine::{
     BoxFuture, ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription,
     TableSummary,
 };
-use crate::lex::{Kind as Lexed, code_words, tokens};
+use crate::idle::Idle;
+use crate::lex::{Kind as Lexed, code_words, one_statement, tokens};
 use crate::limits::Limits;
 use crate::params::Scalar;
-use crate::slots::{GRACE, slot, timeout_error};
 
 /// An open session, its connection id (what `KILL QUERY` names) and its server's flavour.
-struct Session {
+pub(crate) struct Session {
     conn: MySqlConnection,
     id: u64,
     mariadb: bool,
@@ -46,7 +42,7 @@ struct Session {
 pub struct MySqlEngine {
     opts: MySqlConnectOptions,
     shown: String,
-    idle: Arc<Idle<Session>>,
+    idle: Idle<Session>,
     slots: Arc<Semaphore>,
 }
 
@@ -58,11 +54,10 @@ fn screen(sql: &str) -> Result<()> {
     {
         return Err(not_a_read("executable comments (/*! … */) are not allowed"));
     }
-    let words = code_words(sql, Dialect::MySql);
-    if !starts_like_a_query(&words, sql) {
+    if !starts_like_a_query(sql, Dialect::MySql) {
         return Err(not_a_read("only queries run here"));
     }
-    if words.iter().any(|w| w == "INTO") {
+    if code_words(sql, Dialect::MySql).iter().any(|w| w == "INTO") {
         return Err(not_a_read("SELECT … INTO writes a file or variables"));
     }
     Ok(())
@@ -72,7 +67,7 @@ impl MySqlEngine {
     /// An engine over the database at `url` (connected on first use) whose queries run in
     /// `slots`.
     pub fn new(url: &str, slots: Arc<Semaphore>) -> Result<Self> {
-        let shown = super::redacted(url);
+        let shown = pp_store::redact_password(url);
         let opts = MySqlConnectOptions::from_str(url)
             .map_err(|e| Error::new(Kind::BadParams, format!("{shown} is not a MySQL URL: {e}")))?
             .charset("utf8mb4")
@@ -82,86 +77,13 @@ impl MySqlEngine {
         Ok(Self {
             opts,
             shown,
-            idle: Arc::new(Idle::new()),
+            idle: Idle::new(),
             slots,
         })
     }
 
-    async fn session(&self) -> Result<Session> {
-        if let Some(s) = self.idle.take() {
-            return Ok(s);
-        }
-        let down = |e: sqlx::Error| unreachable("mysql", format!("{}: {e}", self.shown));
-        let mut conn = MySqlConnection::connect_with(&self.opts)
-            .await
-            .map_err(down)?;
-        conn.execute("SET SESSION TRANSACTION READ ONLY")
-            .await
-            .map_err(down)?;
-        let (id, version): (u64, String) = sqlx::query_as("SELECT CONNECTION_ID(), VERSION()")
-            .fetch_one(&mut conn)
-            .await
-            .map_err(down)?;
-        Ok(Session {
-            conn,
-            id,
-            mariadb: version.contains("MariaDB"),
-        })
-    }
-
-    /// Stops whatever the session `id` is running, from a session of its own.
-    fn kill(&self, id: u64) -> KillFuture {
-        let opts = self.opts.clone();
-        Box::pin(async move {
-            if let Ok(mut c) = MySqlConnection::connect_with(&opts).await {
-                let _ = c.execute(format!("KILL QUERY {id}").as_str()).await;
-                let _ = c.close().await;
-            }
-        })
-    }
-
-    async fn bounded(&self, req: QueryRequest, limits: Limits) -> Result<QueryResult> {
-        let stmt = one_statement(&req, Dialect::MySql)?;
-        screen(stmt)?;
-        let (sql, values) = bind::mysql(stmt, &req.params)?;
-        let deadline = Instant::now() + Duration::from_millis(req.timeout_ms);
-        let late = || timeout_error(req.timeout_ms, limits.max_timeout_ms);
-        let _slot = slot(&self.slots, deadline, limits.max_running).await?;
-        let mut s = tokio::time::timeout_at(deadline, self.session())
-            .await
-            .map_err(|_| late())??;
-        let left = deadline
-            .saturating_duration_since(Instant::now())
-            .as_millis()
-            .max(1) as u64;
-        let switch = KillSwitch::armed(self.kill(s.id));
-        let run = run(&mut s, &sql, values, left, &limits);
-        let out = tokio::time::timeout_at(deadline + GRACE, run)
-            .await
-            .map_err(|_| late())?;
-        match out {
-            // Rows left unread when a cap was reached are stopped, and the session closed.
-            Ok((r, true)) => Ok(r),
-            Ok((r, false)) => {
-                switch.disarm();
-                self.idle.put(s);
-                Ok(r)
-            }
-            Err(e) => {
-                switch.disarm();
-                if finish(&mut s.conn).await.is_ok() {
-                    self.idle.put(s);
-                }
-                Err(match e.kind {
-                    Kind::QueryTimeout => late(),
-                    _ => e,
-                })
-            }
-        }
-    }
-
     async fn introspect(&self, sql: &str, binds: &[&str]) -> Result<Vec<MySqlRow>> {
-        let mut s = self.session().await?;
+        let mut s = Server::session(self).await?;
         let mut q = sqlx::query(sql);
         for b in binds {
             q = q.bind(*b);
@@ -181,14 +103,67 @@ async fn finish(conn: &mut MySqlConnection) -> std::result::Result<(), sqlx::Err
     conn.execute("DO RELEASE_ALL_LOCKS()").await.map(|_| ())
 }
 
-/// One statement in a read-only transaction; the flag says whether rows were left unread.
+impl Server for MySqlEngine {
+    type Session = Session;
+    /// The statement with `?` placeholders, and their values in order.
+    type Statement = (String, Vec<Scalar>);
+
+    fn idle(&self) -> &Idle<Session> {
+        &self.idle
+    }
+
+    async fn connect(&self) -> Result<Session> {
+        let down = |e: sqlx::Error| unreachable("mysql", format!("{}: {e}", self.shown));
+        let mut conn = MySqlConnection::connect_with(&self.opts)
+            .await
+            .map_err(down)?;
+        conn.execute("SET SESSION TRANSACTION READ ONLY")
+            .await
+            .map_err(down)?;
+        let (id, version): (u64, String) = sqlx::query_as("SELECT CONNECTION_ID(), VERSION()")
+            .fetch_one(&mut conn)
+            .await
+            .map_err(down)?;
+        Ok(Session {
+            conn,
+            id,
+            mariadb: version.contains("MariaDB"),
+        })
+    }
+
+    fn kill(&self, session: &Session) -> KillFuture {
+        let (opts, id) = (self.opts.clone(), session.id);
+        Box::pin(async move {
+            if let Ok(mut c) = MySqlConnection::connect_with(&opts).await {
+                let _ = c.execute(format!("KILL QUERY {id}").as_str()).await;
+                let _ = c.close().await;
+            }
+        })
+    }
+
+    async fn run<'a>(
+        &'a self,
+        session: &'a mut Session,
+        (sql, values): &'a (String, Vec<Scalar>),
+        ms: u64,
+        limits: &'a Limits,
+    ) -> Result<Ran> {
+        run(session, sql, values, ms, limits).await
+    }
+
+    async fn reset<'a>(&'a self, session: &'a mut Session) -> bool {
+        finish(&mut session.conn).await.is_ok()
+    }
+}
+
+/// One statement in a read-only transaction; rows a cap left unread stay on the wire.
 async fn run(
     s: &mut Session,
     sql: &str,
-    values: Vec<Scalar>,
+    values: &[Scalar],
     ms: u64,
     limits: &Limits,
-) -> Result<(QueryResult, bool)> {
+) -> Result<Ran> {
     let fail = |e: sqlx::Error| error(e, sql);
     let timeout = if s.mariadb {
         format!("SET SESSION max_statement_time = {:.3}", ms as f64 / 1000.0)
@@ -204,29 +179,35 @@ async fn run(
     for v in values {
         q = match v {
             Scalar::Null => q.bind(None::<i64>),
-            Scalar::Int(i) => q.bind(i),
-            Scalar::Real(f) => q.bind(f),
-            Scalar::Text(t) => q.bind(t),
+            Scalar::Int(i) => q.bind(*i),
+            Scalar::Real(f) => q.bind(*f),
+            Scalar::Text(t) => q.bind(t.as_str()),
         };
     }
-    let mut out = Collected::new();
+    let mut out = Collected::new(Vec::new());
     {
         let mut rows = q.fetch(&mut *conn);
         while let Some(row) = rows.try_next().await.map_err(fail)? {
             if out.columns.is_empty() {
                 out.columns = columns(row.columns());
             }
-            if !out.push(limits, decode(&row)?) {
-                return Ok((out.finish(), true));
+            if !out.push_values(limits, decode(&row)?) {
+                return Ok(Ran {
+                    result: out.finish(),
+                    unread: true,
+                });
             }
         }
     }
-    if out.rows.is_empty() {
+    if out.is_empty() {
         let stmt = (&mut *conn).prepare(sql).await.map_err(fail)?;
         out.columns = columns(sqlx::Statement::columns(&stmt));
     }
     finish(conn).await.map_err(fail)?;
-    Ok((out.finish(), false))
+    Ok(Ran {
+        result: out.finish(),
+        unread: false,
+    })
 }
 
 fn columns(cols: &[sqlx::mysql::MySqlColumn]) -> Vec<ColumnInfo> {
@@ -345,7 +326,12 @@ impl Engine for MySqlEngine {
         req: QueryRequest,
         limits: &'a Limits,
     ) -> BoxFuture<'a, Result<QueryResult>> {
-        Box::pin(self.bounded(req, limits.clone()))
+        Box::pin(async move {
+            let statement = one_statement(&req.sql, Dialect::MySql)?;
+            screen(statement)?;
+            let statement = bind::mysql(statement, &req.params)?;
+            bounded(self, statement, req.timeout_ms, &self.slots, limits).await
+        })
     }
 
     fn tables(&self) -> BoxFuture<'_, Result<Vec<TableSummary>>> {

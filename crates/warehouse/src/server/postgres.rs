@@ -8,31 +8,31 @@
 
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pp_core::{Error, Kind, Result};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgRow};
 use sqlx::{Column, ConnectOptions, Connection, Executor, Row, TypeInfo, ValueRef};
 use tokio::sync::Semaphore;
-use tokio::time::Instant;
 
 use super::values::{self, unsupported};
-use super::{Collected, Idle, KillFuture, KillSwitch, not_a_read, one_statement, unreachable};
+use super::{KillFuture, Ran, Server, bounded, not_a_read, unreachable};
 use crate::bind;
+use crate::caps::Collected;
 use crate::dialect::Dialect;
 use crate::engine::{
     BoxFuture, ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription,
     TableSummary,
 };
+use crate::idle::Idle;
+use crate::lex::one_statement;
 use crate::limits::Limits;
-use crate::slots::{GRACE, slot, timeout_error};
 
 /// Rows fetched from the cursor at a time.
 const BATCH: usize = 500;
 
 /// An open session and its server process id (what a cancel names).
-struct Session {
+pub(crate) struct Session {
     conn: PgConnection,
     pid: i32,
 }
@@ -41,7 +41,7 @@ struct Session {
 pub struct PgEngine {
     opts: PgConnectOptions,
     shown: String,
-    idle: Arc<Idle<Session>>,
+    idle: Idle<Session>,
     slots: Arc<Semaphore>,
 }
 
@@ -49,7 +49,7 @@ impl PgEngine {
     /// An engine over the database at `url` (connected on first use) whose queries run in
     /// `slots`.
     pub fn new(url: &str, slots: Arc<Semaphore>) -> Result<Self> {
-        let shown = super::redacted(url);
+        let shown = pp_store::redact_password(url);
         let opts = PgConnectOptions::from_str(url)
             .map_err(|e| {
                 Error::new(
@@ -69,78 +69,14 @@ impl PgEngine {
         Ok(Self {
             opts,
             shown,
-            idle: Arc::new(Idle::new()),
+            idle: Idle::new(),
             slots,
         })
     }
 
-    async fn session(&self) -> Result<Session> {
-        if let Some(s) = self.idle.take() {
-            return Ok(s);
-        }
-        let down = |e: sqlx::Error| unreachable("postgres", format!("{}: {e}", self.shown));
-        let mut conn = PgConnection::connect_with(&self.opts).await.map_err(down)?;
-        let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
-            .fetch_one(&mut conn)
-            .await
-            .map_err(down)?;
-        Ok(Session { conn, pid })
-    }
-
-    /// Cancels whatever the session `pid` is running, from a session of its own.
-    fn kill(&self, pid: i32) -> KillFuture {
-        let opts = self.opts.clone();
-        Box::pin(async move {
-            if let Ok(mut c) = PgConnection::connect_with(&opts).await {
-                let _ = sqlx::query("SELECT pg_cancel_backend($1)")
-                    .bind(pid)
-                    .execute(&mut c)
-                    .await;
-                let _ = c.close().await;
-            }
-        })
-    }
-
-    async fn bounded(&self, req: QueryRequest, limits: Limits) -> Result<QueryResult> {
-        let sql = bind::postgres(one_statement(&req, Dialect::Postgres)?, &req.params)?;
-        let deadline = Instant::now() + Duration::from_millis(req.timeout_ms);
-        let late = || timeout_error(req.timeout_ms, limits.max_timeout_ms);
-        let _slot = slot(&self.slots, deadline, limits.max_running).await?;
-        let mut s = tokio::time::timeout_at(deadline, self.session())
-            .await
-            .map_err(|_| late())??;
-        let left = deadline
-            .saturating_duration_since(Instant::now())
-            .as_millis()
-            .max(1) as u64;
-        let switch = KillSwitch::armed(self.kill(s.pid));
-        let run = run(&mut s.conn, &sql, left, &limits);
-        // Past the deadline (and a grace for the server's own timeout to answer) the switch
-        // is dropped, which cancels the statement, and the session is closed.
-        let out = tokio::time::timeout_at(deadline + GRACE, run)
-            .await
-            .map_err(|_| late())?;
-        switch.disarm();
-        match out {
-            Ok(r) => {
-                self.idle.put(s);
-                Ok(r)
-            }
-            Err(e) => {
-                if s.conn.execute("ROLLBACK").await.is_ok() {
-                    self.idle.put(s);
-                }
-                Err(match e.kind {
-                    Kind::QueryTimeout => late(),
-                    _ => e,
-                })
-            }
-        }
-    }
-
     /// Runs an introspection query on an idle session.
     async fn introspect(&self, sql: &str, binds: &[&str]) -> Result<Vec<PgRow>> {
-        let mut s = self.session().await?;
+        let mut s = Server::session(self).await?;
         let mut q = sqlx::query(sql);
         for b in binds {
             q = q.bind(*b);
@@ -154,6 +90,58 @@ impl PgEngine {
     }
 }
 
+impl Server for PgEngine {
+    type Session = Session;
+    /// The statement with its params written in.
+    type Statement = String;
+
+    fn idle(&self) -> &Idle<Session> {
+        &self.idle
+    }
+
+    async fn connect(&self) -> Result<Session> {
+        let down = |e: sqlx::Error| unreachable("postgres", format!("{}: {e}", self.shown));
+        let mut conn = PgConnection::connect_with(&self.opts).await.map_err(down)?;
+        let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+            .fetch_one(&mut conn)
+            .await
+            .map_err(down)?;
+        Ok(Session { conn, pid })
+    }
+
+    fn kill(&self, session: &Session) -> KillFuture {
+        let (opts, pid) = (self.opts.clone(), session.pid);
+        Box::pin(async move {
+            if let Ok(mut c) = PgConnection::connect_with(&opts).await {
+                let _ = sqlx::query("SELECT pg_cancel_backend($1)")
+                    .bind(pid)
+                    .execute(&mut c)
+                    .await;
+                let _ = c.close().await;
+            }
+        })
+    }
+
+    async fn run<'a>(
+        &'a self,
+        session: &'a mut Session,
+        sql: &'a String,
+        ms: u64,
+        limits: &'a Limits,
+    ) -> Result<Ran> {
+        // The cursor is read in batches, so a cap never leaves rows on the wire.
+        let result = run(&mut session.conn, sql, ms, limits).await?;
+        Ok(Ran {
+            result,
+            unread: false,
+        })
+    }
+
+    async fn reset<'a>(&'a self, session: &'a mut Session) -> bool {
+        session.conn.execute("ROLLBACK").await.is_ok()
+    }
+}
+
 /// One statement in a read-only transaction, as a cursor fetched within the caps.
 async fn run(conn: &mut PgConnection, sql: &str, ms: u64, limits: &Limits) -> Result<QueryResult> {
     let fail = |e: sqlx::Error| error(e, sql);
@@ -164,7 +152,7 @@ async fn run(conn: &mut PgConnection, sql: &str, ms: u64, limits: &Limits) -> Re
         .execute(&mut *conn)
         .await
         .map_err(fail)?;
-    let mut out = Collected::new();
+    let mut out = Collected::new(Vec::new());
     let fetch = format!("FETCH FORWARD {BATCH} FROM pp_query");
     'fetch: loop {
         let rows = sqlx::query(&fetch)
@@ -176,7 +164,7 @@ async fn run(conn: &mut PgConnection, sql: &str, ms: u64, limits: &Limits) -> Re
             if out.columns.is_empty() {
                 out.columns = columns(row.columns());
             }
-            if !out.push(limits, decode(row)?) {
+            if !out.push_values(limits, decode(row)?) {
                 break 'fetch;
             }
         }
@@ -184,7 +172,7 @@ async fn run(conn: &mut PgConnection, sql: &str, ms: u64, limits: &Limits) -> Re
             break;
         }
     }
-    if out.rows.is_empty() && !out.capped() {
+    if out.is_empty() && !out.capped() {
         let stmt = (&mut *conn).prepare(sql).await.map_err(fail)?;
         out.columns = columns(sqlx::Statement::columns(&stmt));
     }
@@ -261,7 +249,10 @@ fn error(e: sqlx::Error, sql: &str) -> Error {
     match code.as_str() {
         "25006" => not_a_read(&msg),
         "0A000" if msg.contains("data-modifying") => not_a_read(&msg),
-        "42601" if !query_like(sql) || super::names_a_write(sql, Dialect::Postgres) => {
+        "42601"
+            if !super::starts_like_a_query(sql, Dialect::Postgres)
+                || super::names_a_write(sql, Dialect::Postgres) =>
+        {
             not_a_read("only queries run here")
         }
         "57014" => Error::new(Kind::QueryTimeout, "the query was stopped"),
@@ -273,10 +264,6 @@ fn error(e: sqlx::Error, sql: &str) -> Error {
         c if c.starts_with("08") => unreachable("postgres", &e),
         _ => Error::new(Kind::SqlError, msg),
     }
-}
-
-fn query_like(sql: &str) -> bool {
-    super::starts_like_a_query(&crate::lex::code_words(sql, Dialect::Postgres), sql)
 }
 
 const TABLES: &str = "SELECT table_name::text AS name, \
@@ -309,7 +296,10 @@ impl Engine for PgEngine {
         req: QueryRequest,
         limits: &'a Limits,
     ) -> BoxFuture<'a, Result<QueryResult>> {
-        Box::pin(self.bounded(req, limits.clone()))
+        Box::pin(async move {
+            let sql = bind::postgres(one_statement(&req.sql, Dialect::Postgres)?, &req.params)?;
+            bounded(self, sql, req.timeout_ms, &self.slots, limits).await
+        })
     }
 
     fn tables(&self) -> BoxFuture<'_, Result<Vec<TableSummary>>> {

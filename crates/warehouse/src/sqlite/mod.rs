@@ -12,7 +12,7 @@ mod tempspace;
 mod watch;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use pp_core::{Error, Kind, Result};
@@ -22,14 +22,13 @@ use tokio::sync::Semaphore;
 use crate::engine::{BoxFuture, Engine, QueryRequest, QueryResult, TableDescription, TableSummary};
 use crate::limits::Limits;
 
+use crate::idle::Idle;
 use guard::Denial;
-
-const MAX_IDLE: usize = 4;
 
 /// A tenant warehouse in one SQLite file.
 pub struct SqliteEngine {
     path: Arc<PathBuf>,
-    idle: Arc<Mutex<Vec<Guarded>>>,
+    idle: Arc<Idle<Guarded>>,
     slots: Arc<Semaphore>,
 }
 
@@ -81,13 +80,13 @@ impl SqliteEngine {
     pub fn new(path: PathBuf, slots: Arc<Semaphore>) -> Self {
         Self {
             path: Arc::new(path),
-            idle: Arc::new(Mutex::new(Vec::new())),
+            idle: Arc::new(Idle::new()),
             slots,
         }
     }
 
-    fn checkout(path: &PathBuf, idle: &Mutex<Vec<Guarded>>) -> Result<Guarded> {
-        if let Some(g) = idle.lock().map_err(Error::internal)?.pop() {
+    fn checkout(path: &PathBuf, idle: &Idle<Guarded>) -> Result<Guarded> {
+        if let Some(g) = idle.take() {
             return Ok(g);
         }
         tempspace::register().map_err(Error::internal)?;
@@ -106,14 +105,6 @@ impl SqliteEngine {
         Ok(Guarded { conn, denial })
     }
 
-    fn checkin(idle: &Mutex<Vec<Guarded>>, g: Guarded) {
-        if let Ok(mut v) = idle.lock()
-            && v.len() < MAX_IDLE
-        {
-            v.push(g);
-        }
-    }
-
     /// Runs `f` with a guarded connection on the blocking pool.
     fn blocking<T: Send + 'static>(
         &self,
@@ -125,7 +116,7 @@ impl SqliteEngine {
             tokio::task::spawn_blocking(move || {
                 let mut g = Self::checkout(&path, &idle)?;
                 let out = f(&mut g);
-                Self::checkin(&idle, g);
+                idle.put(g);
                 out
             })
             .await
@@ -162,7 +153,7 @@ impl Engine for SqliteEngine {
                 armed.arm(g.conn.get_interrupt_handle());
                 let out = run::query(&mut g, &req, &limits);
                 armed.disarm();
-                Self::checkin(&idle, g);
+                idle.put(g);
                 out
             });
             watch

@@ -7,44 +7,32 @@
 //! engine's length limits (value length, pattern length, column count) are what bound it.
 //! Temporary files are charged to the query's budget (`tempspace.rs`).
 
-use std::time::Instant;
-
 use base64::Engine as _;
 use pp_core::{Error, Kind, Result};
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Statement, ToSql};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::Guarded;
 use super::tempspace;
+use crate::caps::Collected;
 use crate::dialect::Dialect;
 use crate::engine::{ColumnInfo, QueryRequest, QueryResult};
-use crate::lex::{has_second_statement, is_blank};
+use crate::lex::one_statement;
 use crate::limits::Limits;
 use crate::params::{Params, Scalar};
 use crate::slots::timeout_error;
 
 /// Runs `req` on a guarded connection.
 pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<QueryResult> {
-    if is_blank(&req.sql, Dialect::Sqlite) {
-        return Err(Error::invalid_request(
-            "sql holds no statement (only blanks or comments)",
-        ));
-    }
-    if has_second_statement(&req.sql, Dialect::Sqlite) {
-        return Err(Error::new(
-            Kind::MultipleStatements,
-            "the sql holds more than one statement; send one statement per call",
-        ));
-    }
+    let sql = one_statement(&req.sql, Dialect::Sqlite)?;
     // the deadline is the watchdog's (`watch.rs`): it interrupts the statement
-    let started = Instant::now();
     apply_limits(&g.conn, limits)?;
     g.denial.take();
     let budget = tempspace::Budget::new(limits.max_temp_bytes);
     let armed = tempspace::arm(budget.clone());
-    let out = run(g, req, limits, started);
+    let out = run(g, sql, &req.params, limits);
     drop(armed);
     out.map_err(|e| match e.kind {
         Kind::QueryTimeout => timeout_error(req.timeout_ms, limits.max_timeout_ms),
@@ -80,15 +68,15 @@ fn apply_limits(conn: &Connection, limits: &Limits) -> Result<()> {
     Ok(())
 }
 
-fn run(g: &Guarded, req: &QueryRequest, limits: &Limits, started: Instant) -> Result<QueryResult> {
-    let mut stmt = g.conn.prepare(&req.sql).map_err(|e| sql_error(g, e))?;
+fn run(g: &Guarded, sql: &str, params: &Params, limits: &Limits) -> Result<QueryResult> {
+    let mut stmt = g.conn.prepare(sql).map_err(|e| sql_error(g, e))?;
     if !stmt.readonly() {
         return Err(Error::new(
             Kind::ReadOnlyViolation,
             "only read-only statements run here",
         ));
     }
-    bind(&mut stmt, &req.params)?;
+    bind(&mut stmt, params)?;
     let columns: Vec<ColumnInfo> = stmt
         .columns()
         .iter()
@@ -97,39 +85,25 @@ fn run(g: &Guarded, req: &QueryRequest, limits: &Limits, started: Instant) -> Re
             decl_type: c.decl_type().map(str::to_owned),
         })
         .collect();
-    let mut rows = Vec::new();
-    let mut bytes = 0usize;
-    let mut truncation = None;
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let mut out = Collected::new(columns);
     let mut raw = stmt.raw_query();
-    while let Some(row) = raw.next().map_err(|e| sql_error(g, e))? {
-        if rows.len() >= limits.max_rows {
-            truncation = Some(json!({ "reason": "max_rows", "limit": limits.max_rows }));
+    'rows: while let Some(row) = raw.next().map_err(|e| sql_error(g, e))? {
+        if !out.room_for_row(limits) {
             break;
         }
-        let mut obj = Map::with_capacity(columns.len());
-        for (i, c) in columns.iter().enumerate() {
+        let mut obj = Map::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
             // Sized before it is copied, so a row over the cap is never built.
             let value = row.get_ref(i).map_err(|e| sql_error(g, e))?;
-            bytes += c.name.len() + json_len(&value);
-            if bytes > limits.max_bytes {
-                break;
+            if !out.charge(limits, name.len() + json_len(&value)) {
+                break 'rows;
             }
-            obj.insert(c.name.clone(), to_json(value));
+            obj.insert(name.clone(), to_json(value));
         }
-        if bytes > limits.max_bytes {
-            truncation = Some(json!({ "reason": "max_bytes", "limit": limits.max_bytes }));
-            break;
-        }
-        rows.push(obj);
+        out.push(obj);
     }
-    Ok(QueryResult {
-        columns,
-        row_count: rows.len(),
-        rows,
-        truncated: truncation.is_some(),
-        truncation,
-        duration_ms: started.elapsed().as_millis() as u64,
-    })
+    Ok(out.finish())
 }
 
 fn bind(stmt: &mut Statement<'_>, params: &Params) -> Result<()> {

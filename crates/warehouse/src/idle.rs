@@ -1,0 +1,30 @@
+//! Open sessions (SQLite connections, server sessions) waiting for an engine's next query:
+//! at most a few are kept, the rest are closed when their query ends.
+
+use std::sync::Mutex;
+
+/// Most sessions an engine keeps open while idle.
+const MAX_IDLE: usize = 4;
+
+/// An engine's idle sessions.
+pub(crate) struct Idle<C>(Mutex<Vec<C>>);
+
+impl<C> Idle<C> {
+    pub fn new() -> Self {
+        Self(Mutex::new(Vec::new()))
+    }
+
+    /// A session to reuse, if one waits.
+    pub fn take(&self) -> Option<C> {
+        self.0.lock().ok()?.pop()
+    }
+
+    /// Keeps `c` for the next query, unless enough wait already.
+    pub fn put(&self, c: C) {
+        if let Ok(mut v) = self.0.lock()
+            && v.len() < MAX_IDLE
+        {
+            v.push(c);
+        }
+    }
+}
