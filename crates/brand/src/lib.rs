@@ -4,6 +4,7 @@
 //! themselves come from the tenant's warehouse. [`service::BrandMemory`] is what every front
 //! door calls; HTTP and MCP live in `pp-server`.
 
+mod ads_changes;
 pub mod answers;
 pub mod docs;
 pub mod lifecycle;

@@ -1,7 +1,6 @@
 //! The timeline (§2.5, §6): native events (injected history, stakes, comments, action
 //! outcomes, corroborations, structural lifecycle events) and, at read time, the projection of
-//! committed advertising changes (the seam is `ads_projection`; it fills in when audited ads
-//! writes land). Stakes carry a category, a window and a required interpretation;
+//! committed advertising changes (`ads_changes`, from the audit log). Stakes carry a category, a window and a required interpretation;
 //! corroboration refreshes their status and close date.
 
 use chrono::{Duration, NaiveDate};
@@ -377,12 +376,6 @@ pub struct Filter {
     pub cursor: Option<String>,
 }
 
-/// Advertising changes committed through the service, projected at read time. Empty until
-/// audited ads writes land; the timeline merges whatever it returns.
-pub fn ads_projection(_store: &Store, _tenant: &str, _f: &Filter) -> Result<Vec<Event>> {
-    Ok(Vec::new())
-}
-
 /// Events newest first (by day, then id), filtered and paged with a signed cursor.
 pub async fn list(
     store: &Store,
@@ -423,11 +416,9 @@ pub async fn list(
         .map(|c| cursors.decode(&fp, c))
         .transpose()?;
     if f.family.as_deref() == Some("ads_change") {
-        let items = ads_projection(store, tenant, f)?;
-        return Ok(Events {
-            events: items,
-            next_cursor: None,
-        });
+        let t = pp_core::TenantId::parse(tenant)
+            .map_err(|_| Error::internal("a tenant id does not parse"))?;
+        return crate::ads_changes::list(store, &t, cursors, &fp, after, f).await;
     }
     let t = today.to_string();
     let q = TimelineQuery {

@@ -89,6 +89,11 @@ kinds! {
     ReportRetired => ("report_retired", 400, Request, false, "validation_error", "That report type is retired; use a current one."),
     ReportFatal => ("report_fatal", 502, AmazonRejected, false, "upstream_unavailable", "The report was accepted but failed to produce."),
     ReportNotReady => ("report_not_ready", 409, Request, true, "conflict", "The report has no document yet; poll its status."),
+    // Audited advertising writes.
+    PlanNotFound => ("plan_not_found", 404, Request, false, "not_found", "No write plan by that id in this account; preview again."),
+    PlanExpired => ("plan_expired", 409, Request, false, "conflict", "The write plan expired; nothing was sent. Preview again."),
+    PlanMismatch => ("plan_mismatch", 409, Request, false, "conflict", "The commit does not match its plan; nothing was sent. Preview again."),
+    PlanAlreadyCommitted => ("plan_already_committed", 409, Request, false, "conflict", "That write plan was already committed; read the audit log before planning again."),
     // Pricing (§7.5).
     TooManyItems => ("too_many_items", 400, Request, false, "validation_error", "Too many items for this endpoint; use the /start endpoint."),
     // /v1 data plane.

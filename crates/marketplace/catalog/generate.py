@@ -179,11 +179,35 @@ SP_ITEMS = {"targets": "targetingClauses", "negativeTargets": "negativeTargeting
 SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywordId", "targets": "targetId", "productAds": "adId", "negativeKeywords": "keywordId", "campaignNegativeKeywords": "keywordId", "negativeTargets": "targetId"}
 
 ads = []
+
+
+def write_spec(action, items, entity, answer, current=None, forbidden=None, modifier=None, only=None):
+    """How the audited write flow handles an operation: `action` (create, update, delete);
+    how the request carries its items (`key`: an array under itemsKey; `array`: the body is
+    the array; `idFilter`: ids under <entity>Filter.include; `single`: the body is one item);
+    the entity id field; how the provider answers per item (`bulk`: {itemsKey: {success,
+    error}} by index; `positional`: an array in request order; `indexed`: *SuccessResults and
+    *ErrorResults by targetRequestIndex; `whole`: one answer for the one item); the read that
+    gives the entities' current values (`by`: `ids` = <entity>Filter.include in the body,
+    `adGroupQuery` = adGroupIdFilter in the query, `adGroupFilter` = an AD_GROUP_ID filter);
+    the item fields a type refuses (§2.10); and for bid adjustments the modifier family and
+    the only fields an item may carry."""
+    w = {"action": action, "items": items, "entityId": entity, "answer": answer}
+    if current:
+        w["current"] = current
+    if forbidden:
+        w["forbiddenItemFields"] = forbidden
+    if modifier:
+        w["modifier"] = modifier
+    if only:
+        w["onlyItemFields"] = only
+    return w
+
 # Sponsored Brands v4 writes take at most 10 items (the provider's documents' maxItems)
 SB_MAX_ITEMS = 10
 
 
-def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None, max_items=200):
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None, max_items=200, write=None):
     # "create" is a read-scoped operation that makes a report, query or execution; anything
     # that changes the account (entity creates included) is a "write" for the audited flow
     if kind == "create" and scope == "ads:write":
@@ -195,6 +219,8 @@ def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=Non
         # the spec's cap on every ads write, or the provider's own lower one (SB v4: 10)
         e["maxItems"] = max_items
         e["itemsKey"] = item_key
+        # how the audited flow reads the items, the answer and the entities' current values
+        e["write"] = write
     if checks:
         e["checks"] = checks
     # how the provider answers beyond plain statuses: "multi_status" (HTTP 207 with error and
@@ -213,12 +239,19 @@ for name, media in SP_MEDIA.items():
     singular = snake(name)
     ad(f"sp.list_{singular}", "POST", f"/sp/{name}/list", m, "read", paging={"request": "body.nextToken", "response": "nextToken"}, params=BODY,
        notes="Filters go in the body (<x>IdFilter, stateFilter); page with maxResults and nextToken in the body.")
-    ad(f"sp.create_{singular}", "POST", f"/sp/{name}", m, "create", "ads:write", required=SP_REQUIRED[name], params=BODY, item_key=SP_ITEMS.get(name, name),
-       notes="Answers 207: each item in success or error by index. Never retried automatically.")
-    ad(f"sp.update_{singular}", "PUT", f"/sp/{name}", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=SP_ITEMS.get(name, name),
-       notes="Answers 207 per item." + (" dynamicBidding is replaced whole: resend unchanged placement entries." if name == "campaigns" else ""))
-    ad(f"sp.delete_{singular}", "POST", f"/sp/{name}/delete", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=SP_ITEMS.get(name, name), notes="Archives; answers 207 per item.")
+    items = SP_ITEMS.get(name, name)
+    current = {"operation": f"sp.list_{singular}", "by": "ids", "key": items}
+    ad(f"sp.create_{singular}", "POST", f"/sp/{name}", m, "create", "ads:write", required=SP_REQUIRED[name], params=BODY, item_key=items,
+       notes="Answers 207: each item in success or error by index. state defaults to PAUSED.",
+       write=write_spec("create", "key", SP_ID[name], "bulk"))
+    ad(f"sp.update_{singular}", "PUT", f"/sp/{name}", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=items,
+       notes="Answers 207 per item." + (" dynamicBidding is replaced whole: resend unchanged placement entries, or use sp.update_campaign_bid_adjustments with merge." if name == "campaigns" else ""),
+       write=write_spec("update", "key", SP_ID[name], "bulk", current))
+    ad(f"sp.delete_{singular}", "POST", f"/sp/{name}/delete", m, "write", "ads:write", required=[SP_ID[name]], params=BODY, item_key=items,
+       notes=f"Archives. The body is {{\"{SP_ID[name]}Filter\": {{\"include\": [ids]}}}}; answers 207 per id.",
+       write=write_spec("delete", "idFilter", SP_ID[name], "bulk", current))
 ad("sp.update_campaign_bid_adjustments", "PUT", "/sp/campaigns", "application/vnd.spCampaign.v3+json", "write", "ads:write", required=["campaignId", "dynamicBidding"], params=BODY, item_key="campaigns",
+   write=write_spec("update", "key", "campaignId", "bulk", {"operation": "sp.list_campaigns", "by": "ids", "key": "campaigns"}, modifier="sp", only=["campaignId", "dynamicBidding"]),
    notes="dynamicBidding.placementBidding (PLACEMENT_TOP, PLACEMENT_PRODUCT_PAGE, PLACEMENT_REST_OF_SEARCH, SITE_AMAZON_BUSINESS) and shopperCohortBidding replace the object sent; omitted entries lose their value. percentage is a whole-number increase; 0 means none.")
 ad("sp.campaigns_budget_usage", "POST", "/sp/campaigns/budget/usage", "application/vnd.spcampaignbudgetusage.v1+json", "read", params=BODY, notes="campaignIds (1 to 100); answers 207 with success and error lists.")
 ad("sp.keyword_recommendations", "POST", "/sp/targets/keywords/recommendations", "application/vnd.spkeywordsrecommendation.v5+json", "read", params=BODY, notes="recommendationType KEYWORDS_FOR_ADGROUP with campaignId and adGroupId; v3, v4 and v5 media types are accepted.")
@@ -227,26 +260,39 @@ for name, media, req, idf in [("campaigns", "sbcampaignresource", ["name", "stat
     m = f"application/vnd.{media}.v4+json"
     singular = snake(name)
     ad(f"sb.list_{singular}", "POST", f"/sb/v4/{name}/list", m, "read", paging={"request": "body.nextToken", "response": "nextToken"}, params=BODY)
+    current = {"operation": f"sb.list_{singular}", "by": "ids", "key": name}
     if name != "ads":
         ad(f"sb.create_{singular}", "POST", f"/sb/v4/{name}", m, "create", "ads:write", required=req, params=BODY, item_key=name, max_items=SB_MAX_ITEMS,
-           notes="Creative creation order: campaigns, then ad groups, then the ad type." + (" No bid: bids live on keywords and targets." if name == "adGroups" else ""))
-    ad(f"sb.update_{singular}", "PUT", f"/sb/v4/{name}", m, "write", "ads:write", required=[idf], params=BODY, item_key=name, max_items=SB_MAX_ITEMS)
-    ad(f"sb.delete_{singular}", "POST", f"/sb/v4/{name}/delete", m, "write", "ads:write", required=[idf], params=BODY, item_key=name, max_items=SB_MAX_ITEMS)
+           notes="Creative creation order: campaigns, then ad groups, then the ad type. state defaults to PAUSED." + (" No bid: bids live on keywords and targets." if name == "adGroups" else ""),
+           write=write_spec("create", "key", idf, "bulk", forbidden=["bid", "defaultBid"] if name == "adGroups" else None))
+    ad(f"sb.update_{singular}", "PUT", f"/sb/v4/{name}", m, "write", "ads:write", required=[idf], params=BODY, item_key=name, max_items=SB_MAX_ITEMS,
+       write=write_spec("update", "key", idf, "bulk", current))
+    ad(f"sb.delete_{singular}", "POST", f"/sb/v4/{name}/delete", m, "write", "ads:write", required=[idf], params=BODY, item_key=name, max_items=SB_MAX_ITEMS,
+       notes=f"Archives. The body is {{\"{idf}Filter\": {{\"include\": [ids]}}}}.",
+       write=write_spec("delete", "idFilter", idf, "bulk", current))
 ad("sb.update_campaign_bid_adjustments", "PUT", "/sb/v4/campaigns", "application/vnd.sbcampaignresource.v4+json", "write", "ads:write", required=["campaignId", "bidding"], params=BODY, item_key="campaigns", max_items=SB_MAX_ITEMS,
+   write=write_spec("update", "key", "campaignId", "bulk", {"operation": "sb.list_campaigns", "by": "ids", "key": "campaigns"}, modifier="sb", only=["campaignId", "bidding"]),
    notes="bidding.bidAdjustmentsByPlacement (TOP_OF_SEARCH, HOME, DETAIL_PAGE, OTHER) and shopperCohortBidAdjustments, beside bidOptimization: send the whole bidding object; omitted entries lose their value.")
-for op_name, path, req in [
-    ("create_product_collection_ads", "productCollection", ["adGroupId", "name", "state", "creative.asins", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"]),
-    ("create_brand_video_ads", "brandVideo", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"]),
-    ("create_video_ads", "video", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds"]),
-    ("create_store_spotlight_ads", "storeSpotlight", ["adGroupId", "name", "state", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline", "creative.subpages"]),
+BRAND_FIELDS = ["creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"]
+for op_name, path, req, forbidden in [
+    ("create_product_collection_ads", "productCollection", ["adGroupId", "name", "state", "creative.asins", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline", "creative.customImages"], None),
+    ("create_brand_video_ads", "brandVideo", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline"], None),
+    ("create_video_ads", "video", ["adGroupId", "name", "state", "creative.asins", "creative.videoAssetIds"], BRAND_FIELDS),
+    ("create_store_spotlight_ads", "storeSpotlight", ["adGroupId", "name", "state", "creative.brandName", "creative.brandLogoAssetID", "creative.brandLogoCrop", "creative.headline", "creative.subpages"], ["creative.asins"]),
 ]:
     ad(f"sb.{op_name}", "POST", f"/sb/v4/ads/{path}", "application/vnd.sbadresource.v4+json", "create", "ads:write", required=req, params=BODY, item_key="ads", max_items=SB_MAX_ITEMS,
+       write=write_spec("create", "key", "adId", "bulk", forbidden=forbidden),
        notes="Every asset id must already be in the creative asset library. Store-landing ads: every ASIN must be on the Store page. VIDEO takes asins and videoAssetIds only (brand fields fail). Store Spotlight: no top-level asins; they ride in subpages.")
 ad("sb.list_keywords", "GET", "/sb/keywords", "application/vnd.sbkeyword.v3+json", "read", params=[{"name": "startIndex", "in": "query", "required": False, "type": "integer"}, {"name": "count", "in": "query", "required": False, "type": "integer"}, {"name": "adGroupIdFilter", "in": "query", "required": False, "type": "string"}])
-ad("sb.update_keywords", "PUT", "/sb/keywords", "application/json", "write", "ads:write", required=["keywordId", "adGroupId"], params=BODY, notes="Sponsored Brands keyword updates need adGroupId beside keywordId.")
+ad("sb.update_keywords", "PUT", "/sb/keywords", "application/json", "write", "ads:write", required=["keywordId", "adGroupId"], params=BODY, max_items=100,
+   notes="Sponsored Brands keyword updates need adGroupId beside keywordId. The body is the array of items (1 to 100); the answer is an array of { code, keywordId } in request order.",
+   write=write_spec("update", "array", "keywordId", "positional", {"operation": "sb.list_keywords", "by": "adGroupQuery"}))
 ad("sb.list_targets", "POST", "/sb/targets/list", "application/json", "read", params=BODY, paging={"request": "body.nextToken", "response": "nextToken"})
-ad("sb.update_targets", "PUT", "/sb/targets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="targets", notes="Needs adGroupId beside targetId.")
-ad("sb.update_negative_targets", "PUT", "/sb/negativeTargets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="negativeTargets", notes="A negative target is identified by targetId, not negativeTargetId; adGroupId is needed too.")
+ad("sb.update_targets", "PUT", "/sb/targets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="targets", max_items=100, notes="Needs adGroupId beside targetId.",
+   write=write_spec("update", "key", "targetId", "indexed", {"operation": "sb.list_targets", "by": "adGroupFilter", "key": "targets"}))
+ad("sb.list_negative_targets", "POST", "/sb/negativeTargets/list", "application/json", "read", params=BODY, paging={"request": "body.nextToken", "response": "nextToken"})
+ad("sb.update_negative_targets", "PUT", "/sb/negativeTargets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="negativeTargets", max_items=100, notes="A negative target is identified by targetId, not negativeTargetId; adGroupId is needed too.",
+   write=write_spec("update", "key", "targetId", "indexed", {"operation": "sb.list_negative_targets", "by": "adGroupFilter", "key": "negativeTargets"}))
 ad("sb.campaigns_budget_usage", "POST", "/sb/campaigns/budget/usage", "application/vnd.sbcampaignbudgetusage.v1+json", "read", params=BODY)
 ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.createasyncreportrequest.v3+json", "create", params=BODY,
    notes="Never retried automatically. An identical request while the first is in flight answers 425 naming the original reportId: poll that one. 31 days per request within a 95-day lookback. Placement performance: groupBy campaignPlacement only, with placementClassification requested.")
@@ -286,10 +332,13 @@ ad("amc.get_workflow_execution", "GET", "/amc/reporting/{instanceId}/workflowExe
 ad("amc.get_download_urls", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}/downloadUrls", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}], notes="Short-lived CSV URLs.")
 ad("amc.list_audiences", "GET", "/amc/audiences/query", "application/json", "read", profile=False)
 ad("amc.get_audience", "GET", "/amc/audiences/query/{audienceExecutionId}", "application/json", "read", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}])
-ad("amc.create_audience", "POST", "/amc/audiences/query", "application/json", "create", "ads:write", profile=False, params=BODY, required=["instanceId", "audienceName", "query", "destination"],
-   notes="SQL over _for_audiences tables with no date filter (the window is the lookback); refresh 0 to 21 days; no trailing semicolon.")
-ad("amc.update_audience", "PUT", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}] + BODY, required=["query"], notes="Only a FAILED audience can be updated.")
-ad("amc.delete_audience", "DELETE", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}], notes="Only a FAILED audience can be deleted.")
+ad("amc.create_audience", "POST", "/amc/audiences/query", "application/json", "create", "ads:write", profile=False, params=BODY, required=["instanceId", "audienceName", "query", "destination"], max_items=1,
+   notes="SQL over _for_audiences tables with no date filter (the window is the lookback); refresh 0 to 21 days; no trailing semicolon.",
+   write=write_spec("create", "single", "audienceExecutionId", "whole"))
+ad("amc.update_audience", "PUT", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}] + BODY, required=["query"], max_items=1,
+   notes="Only a FAILED audience can be updated.", write=write_spec("update", "single", "audienceExecutionId", "whole"))
+ad("amc.delete_audience", "DELETE", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}], max_items=1,
+   notes="Only a FAILED audience can be deleted.", write=write_spec("delete", "single", "audienceExecutionId", "whole"))
 
 for name, data in [("spapi.json", spapi), ("ads.json", ads)]:
     with open(os.path.join(HERE, name), "w") as f:

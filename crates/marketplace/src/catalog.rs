@@ -75,6 +75,9 @@ pub struct Operation {
     /// and `success` arrays) or `multi_status_capped` (also: a 429 is a concurrency cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
+    /// How the audited write flow reads a write's items, answer and current values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<WriteSpec>,
     /// Rules run on the arguments before anything is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Checks>,
@@ -83,6 +86,96 @@ pub struct Operation {
     pub media_type_by_id: Option<MediaById>,
     #[serde(default)]
     pub notes: String,
+}
+
+/// What a write does to its entities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteAction {
+    Create,
+    Update,
+    Delete,
+}
+
+/// How a write's request carries its items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ItemsIn {
+    /// An array under the operation's `itemsKey`.
+    Key,
+    /// The body is the array.
+    Array,
+    /// Ids under `<entityId>Filter.include` (archiving deletes).
+    IdFilter,
+    /// The body is the one item.
+    Single,
+}
+
+/// How the provider answers a write per item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ItemAnswer {
+    /// `{ <itemsKey>: { success: [{index, …}], error: [{index, errors}] } }` (HTTP 207).
+    Bulk,
+    /// An array of `{ code, <entityId>, details }` in request order.
+    Positional,
+    /// `…SuccessResults` and `…ErrorResults` lists keyed by `targetRequestIndex`.
+    Indexed,
+    /// One answer for the one item.
+    Whole,
+}
+
+/// How the entities' current values are read (a list operation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReadBy {
+    /// `<entityId>Filter.include` in the body.
+    Ids,
+    /// `adGroupIdFilter` in the query (an array answer).
+    AdGroupQuery,
+    /// An `AD_GROUP_ID` filter in the body.
+    AdGroupFilter,
+}
+
+/// The read giving a write's entities as they are.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CurrentRead {
+    pub operation: String,
+    pub by: ReadBy,
+    /// The answer's list key (none: the answer is the list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+/// A bid-adjustment write's modifier family (§4.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Modifier {
+    /// `dynamicBidding` of a Sponsored Products campaign.
+    Sp,
+    /// `bidding` of a Sponsored Brands campaign.
+    Sb,
+}
+
+/// The audited write flow's view of a write operation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteSpec {
+    pub action: WriteAction,
+    pub items: ItemsIn,
+    /// The entity id field (answered by creates, named by updates and deletes).
+    pub entity_id: String,
+    pub answer: ItemAnswer,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<CurrentRead>,
+    /// Item fields (dotted paths) this operation refuses (§2.10).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden_item_fields: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifier: Option<Modifier>,
+    /// The only fields an item may carry (bid adjustments change nothing else).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_item_fields: Vec<String>,
 }
 
 /// Media types chosen by the kind a path id encodes: the provider's ids are base64url of
@@ -215,14 +308,26 @@ mod tests {
                     );
                 }
                 if o.kind == OpKind::Write && o.api == "ads" {
-                    // the spec's cap (§8), or the provider's own lower one: SB v4 takes 10
-                    let cap = if o.path.starts_with("/sb/v4/") {
-                        10
-                    } else {
-                        200
+                    // the spec's cap (§8), or the provider's own lower one: SB v4 takes 10,
+                    // SB v3 100, an audience is one item
+                    let cap = match o.path.as_str() {
+                        p if p.starts_with("/sb/v4/") => 10,
+                        p if p.starts_with("/sb/") => 100,
+                        p if p.starts_with("/amc/") => 1,
+                        _ => 200,
                     };
                     assert_eq!(o.max_items, Some(cap), "{}", o.id);
                     assert!(o.required_item_fields.is_some(), "{}", o.id);
+                    let w = o.write.as_ref().unwrap_or_else(|| panic!("{}", o.id));
+                    if w.action != WriteAction::Create && w.items != ItemsIn::Single {
+                        let read = w.current.as_ref().unwrap_or_else(|| panic!("{}", o.id));
+                        let list =
+                            find(ads(), &read.operation).unwrap_or_else(|| panic!("{}", o.id));
+                        assert_eq!(list.kind, OpKind::Read, "{}", o.id);
+                    }
+                    if w.items == ItemsIn::Key || w.answer == ItemAnswer::Bulk {
+                        assert!(o.items_key.is_some(), "{}", o.id);
+                    }
                 }
             }
         }

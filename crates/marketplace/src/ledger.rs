@@ -60,7 +60,7 @@ pub use pp_store::ledger::{CREATED, Decision, Entry, FAILED, SENDING, UNKNOWN};
 
 /// Objects with sorted keys and lists of plain values sorted (columns, group-bys and
 /// marketplaces are sets), so the same request always hashes the same.
-fn canonical(v: &Value) -> Value {
+pub(crate) fn canonical(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();

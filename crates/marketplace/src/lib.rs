@@ -15,6 +15,7 @@ pub mod secrets;
 pub mod service;
 pub mod triage;
 pub mod upstream;
+pub mod writes;
 
 pub use merchants::{Merchant, Selector};
 pub use secrets::Sealer;

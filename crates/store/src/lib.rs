@@ -4,6 +4,7 @@
 //! (several instances sharing one state), picked by the state URL. Migrations run when the
 //! store opens. Each aggregate writes its SQL once for both engines (`db`).
 
+pub mod ads_writes;
 pub mod brand;
 mod connections;
 mod credentials;
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use pp_core::{Error, Result};
 
+pub use ads_writes::AdsWrites;
 pub use brand::Brand;
 pub use connections::{ConnectionRow, Connections};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
@@ -155,6 +157,10 @@ impl Store {
 
     pub fn mcp_sessions(&self) -> McpSessions<'_> {
         McpSessions(&self.db)
+    }
+
+    pub fn ads_writes(&self) -> AdsWrites<'_> {
+        AdsWrites(&self.db)
     }
 }
 

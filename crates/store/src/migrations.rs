@@ -237,6 +237,43 @@ const STEPS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX mcp_sessions_credential ON mcp_sessions (credential_id, last_seen_ms);
     CREATE INDEX mcp_sessions_tenant ON mcp_sessions (tenant_id);",
+    // 11: audited advertising writes: the plans dry runs issue, and the audit log of commits
+    // (one row per plan at most; a key names one commit).
+    "CREATE TABLE ads_plans (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        credential_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        call_hash TEXT NOT NULL,
+        plan_hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        expires_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX ads_plans_expiry ON ads_plans (expires_ms);
+    CREATE TABLE ads_audit (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        plan_id TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        merchant TEXT NOT NULL,
+        profile_id TEXT,
+        plan_hash TEXT NOT NULL,
+        idempotency_key TEXT,
+        snapshot TEXT NOT NULL,
+        sent TEXT,
+        answer TEXT,
+        status TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        finished_ms INTEGER
+    ) WITHOUT ROWID;
+    CREATE UNIQUE INDEX ads_audit_plan ON ads_audit (tenant_id, plan_id);
+    CREATE UNIQUE INDEX ads_audit_key ON ads_audit (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+    CREATE INDEX ads_audit_time ON ads_audit (tenant_id, created_ms, id);",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -511,4 +548,40 @@ const PG_STEPS: &[&str] = &[
     );
     CREATE INDEX mcp_sessions_credential ON mcp_sessions (credential_id, last_seen_ms);
     CREATE INDEX mcp_sessions_tenant ON mcp_sessions (tenant_id);",
+    // 11: audited advertising writes.
+    "CREATE TABLE ads_plans (
+        id TEXT COLLATE \"C\" PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        credential_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        call_hash TEXT NOT NULL,
+        plan_hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        expires_ms BIGINT NOT NULL
+    );
+    CREATE INDEX ads_plans_expiry ON ads_plans (expires_ms);
+    CREATE TABLE ads_audit (
+        id TEXT COLLATE \"C\" PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        plan_id TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        merchant TEXT NOT NULL,
+        profile_id TEXT,
+        plan_hash TEXT NOT NULL,
+        idempotency_key TEXT,
+        snapshot TEXT NOT NULL,
+        sent TEXT,
+        answer TEXT,
+        status TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        finished_ms BIGINT
+    );
+    CREATE UNIQUE INDEX ads_audit_plan ON ads_audit (tenant_id, plan_id);
+    CREATE UNIQUE INDEX ads_audit_key ON ads_audit (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+    CREATE INDEX ads_audit_time ON ads_audit (tenant_id, created_ms, id);",
 ];

@@ -191,3 +191,99 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<usize>,
 }
+
+/// An advertising call's answer: a plain call, or an audited write's dry run or commit.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum AdsAnswer {
+    Call(CallAnswer),
+    Preview(Preview),
+    Commit(Commit),
+}
+
+/// A plan a dry run issues: what a commit of it sends, under a hash, until it expires.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub plan_id: String,
+    pub plan_hash: String,
+    pub expires_at: String,
+    /// The exact requests a commit sends (one per call).
+    pub requests: Vec<crate::writes::PlannedRequest>,
+    /// The items that will serve and bill as soon as the commit lands.
+    pub serves: Vec<usize>,
+    /// In words: what the commit will do about serving.
+    pub billing: String,
+}
+
+/// A write's dry run: per-item findings, and a plan when every item passes. Nothing was sent.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Preview {
+    pub operation: String,
+    pub merchant: Acting,
+    pub dry_run: bool,
+    pub valid: bool,
+    pub items: Vec<crate::writes::rules::Finding>,
+    pub plan: Option<Plan>,
+}
+
+/// What a commit did as a whole.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommitInfo {
+    pub audit_id: String,
+    pub plan_id: String,
+    pub plan_hash: String,
+    /// `answered`, `refused`, `unknown` or `not_sent` (as the audit row's status).
+    pub outcome: String,
+    /// The provider's HTTP status, when it answered.
+    pub status: Option<u16>,
+    /// The whole request's failure (`refused`, `unknown`), in the §7.1 envelope's terms.
+    pub error: Option<Value>,
+    /// This answer is the first commit's, returned again for a repeated `Idempotency-Key`.
+    pub replayed: bool,
+}
+
+/// A write's commit: what was sent, and each item's result.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Commit {
+    pub operation: String,
+    pub merchant: Acting,
+    pub dry_run: bool,
+    pub commit: CommitInfo,
+    pub items: Value,
+}
+
+/// One audit log record as the audit read shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRecord {
+    pub audit_id: String,
+    pub at: String,
+    pub credential_id: String,
+    pub actor: String,
+    pub surface: String,
+    pub operation: String,
+    pub merchant: String,
+    pub profile_id: Option<String>,
+    pub plan_id: String,
+    pub plan_hash: String,
+    pub idempotency_key: Option<String>,
+    pub status: String,
+    /// The entities before the write.
+    pub snapshot: Value,
+    /// The request as sent.
+    pub sent: Option<Value>,
+    /// The provider's answer per item.
+    pub answer: Option<Value>,
+}
+
+/// A page of the audit log, newest first.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditPage {
+    pub records: Vec<AuditRecord>,
+    pub next_cursor: Option<String>,
+}

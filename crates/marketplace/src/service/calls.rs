@@ -6,7 +6,7 @@ use pp_warehouse::directory;
 use serde_json::Map;
 
 use super::answers::{
-    Acting, CallAnswer, Catalog, Login, LoginError, Merchants, Profiles, ReportRef,
+    Acting, AdsAnswer, CallAnswer, Catalog, Login, LoginError, Merchants, Profiles, ReportRef,
 };
 use super::requests::{AdsCall, CatalogQuery, IdempotencyKey, OperationId, SpapiCall};
 use super::{Api, Marketplace};
@@ -24,12 +24,14 @@ fn filtered(cat: &'static [Operation], prefix: Option<&str>) -> Vec<&'static Ope
         .collect()
 }
 
-/// The catalogued operation `id` names, allowed for `p` on a plain call.
+/// The catalogued operation `id` names, allowed for `p`; a write only where the audited
+/// flow serves it (`writes`).
 fn callable<'a>(
     p: &Principal,
     cat: &'a [Operation],
     api: &str,
     id: &OperationId,
+    writes: bool,
 ) -> Result<&'a Operation> {
     let op = catalog::find(cat, id.as_str()).ok_or_else(|| {
         Error::invalid_request(format!(
@@ -45,7 +47,7 @@ fn callable<'a>(
         .parse()
         .map_err(|_| Error::internal(format!("{} names an unknown scope", op.id)))?;
     p.require(&[scope])?;
-    if op.kind == OpKind::Write {
+    if op.kind == OpKind::Write && !writes {
         return Err(Error::invalid_request(format!(
             "{} is a write: writes go through the audited preview-and-commit flow, which this call does not run",
             op.id
@@ -117,7 +119,7 @@ impl Marketplace {
     ) -> Result<CallAnswer> {
         p.require(&[Scope::RetailRead])?;
         self.provider(Api::Spapi)?;
-        let op = callable(p, catalog::spapi(), "spapi", &req.operation)?;
+        let op = callable(p, catalog::spapi(), "spapi", &req.operation, false)?;
         let merchant = self.resolve(p, &req.selector()?).await?;
         let query = req.query.unwrap_or_default();
         let built = build(
@@ -166,16 +168,20 @@ impl Marketplace {
         Ok((owner, Some(profile.0.to_string())))
     }
 
-    /// One advertising call (§4.2, §4.6).
+    /// One advertising call (§4.2, §4.6): a write goes through the audited flow (a dry run
+    /// unless it commits a plan).
     pub async fn ads_call(
         &self,
         p: &Principal,
         req: AdsCall,
         key: Option<IdempotencyKey>,
-    ) -> Result<CallAnswer> {
+    ) -> Result<AdsAnswer> {
         p.require(&[Scope::AdsRead])?;
         self.provider(Api::Ads)?;
-        let op = callable(p, catalog::ads(), "ads", &req.operation)?;
+        let op = callable(p, catalog::ads(), "ads", &req.operation, true)?;
+        if op.kind != OpKind::Write {
+            super::writes::refuse_write_fields(op, &req)?;
+        }
         let (login, profile) = self.ads_login(p, op, &req).await?;
         match connections::get(&self.store, &p.tenant, GrantKind::Ads, &login).await? {
             None => {
@@ -189,6 +195,10 @@ impl Marketplace {
                     .with_fix("A person must activate advertising for this merchant; re-authorizing does not help."));
             }
             Some(_) => {}
+        }
+        if op.kind == OpKind::Write {
+            let target = super::writes::Target { login, profile };
+            return self.ads_write(p, op, req, key, target).await;
         }
         let query = req.query.unwrap_or_default();
         let mut built = build(op, &query, &p.tenant, GrantKind::Ads, &login, None)?;
@@ -204,6 +214,7 @@ impl Marketplace {
         let risk = req.accept_duplicate_risk;
         self.send(Api::Ads, op, &built, None, (key, risk), acting)
             .await
+            .map(AdsAnswer::Call)
     }
 
     /// Sends a call; report creates go through the ledger (one create per request, the same

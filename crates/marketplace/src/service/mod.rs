@@ -10,6 +10,7 @@ mod jobs;
 mod pricing_runs;
 mod reports;
 pub mod requests;
+mod writes;
 
 use std::sync::Arc;
 use std::time::Duration;

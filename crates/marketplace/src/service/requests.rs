@@ -61,7 +61,7 @@ macro_rules! parsed_from_text {
         }
     )*};
 }
-parsed_from_text!(OperationId, IdempotencyKey);
+parsed_from_text!(OperationId, IdempotencyKey, PlanId);
 
 /// An advertising profile id (a positive whole number, sent as a number or a string).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -169,7 +169,70 @@ selected! {
         /// As on [`SpapiCall`].
         #[serde(default)]
         accept_duplicate_risk: bool,
+        /// Writes only: `false` commits the plan `planId`/`planHash` names; absent or `true`
+        /// is a dry run that never reaches the provider's write.
+        #[serde(default)]
+        dry_run: Option<bool>,
+        /// Writes only: the plan a commit sends (from the dry run).
+        #[serde(default)]
+        plan_id: Option<PlanId>,
+        /// Writes only: the plan's hash, as the dry run gave it.
+        #[serde(default)]
+        plan_hash: Option<String>,
+        /// Bid adjustments only: resend the live campaign's modifiers the items leave out.
+        #[serde(default)]
+        merge: bool,
     }
+}
+
+/// A plan id as a dry run issues it (`pl_` and 32 hex digits).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
+pub struct PlanId(String);
+
+impl PlanId {
+    pub fn parse(s: &str) -> Result<Self> {
+        let ok =
+            s.len() == 35 && s.starts_with("pl_") && s[3..].chars().all(|c| c.is_ascii_hexdigit());
+        if ok {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(Error::invalid_request(format!(
+                "'{}' is not a plan id (a dry run answers plan.planId)",
+                s.chars().take(64).collect::<String>()
+            )))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// `GET /api/marketplace/audit`: the audit log's filters and paging.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AuditQuery {
+    /// The advertising login (merchant token) the writes acted as.
+    #[serde(default)]
+    pub merchant: Option<String>,
+    #[serde(default, deserialize_with = "pp_core::wire::scalar_text")]
+    pub profile_id: Option<String>,
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// The actor as records show it (`svc:<label>/<credential id>`, a work email …).
+    #[serde(default)]
+    pub actor: Option<String>,
+    /// RFC 3339 time: records at or after it.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// RFC 3339 time: records before it.
+    #[serde(default)]
+    pub until: Option<String>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+    #[serde(default, deserialize_with = "pp_core::wire::scalar_text")]
+    pub limit: Option<String>,
 }
 
 selected! {

@@ -84,6 +84,56 @@ pub fn check_bid(i: usize, v: &Value) -> Result<(), Value> {
     }
 }
 
+/// A campaign's bid modifiers as the provider validates them: Sponsored Products placements
+/// (`PLACEMENT_TOP`, `PLACEMENT_PRODUCT_PAGE`, `PLACEMENT_REST_OF_SEARCH`,
+/// `SITE_AMAZON_BUSINESS`) only raise a bid (0 to 900); Sponsored Brands placements (`TOP_OF_SEARCH`,
+/// `HOME`, `DETAIL_PAGE`, `OTHER`) go from -99 to 900 and have no business-buyer modifier.
+pub fn check_modifiers(i: usize, v: &Value, sb: bool) -> Result<(), Value> {
+    let (list, allowed, min): (&str, &[&str], i64) = if sb {
+        (
+            "bidAdjustmentsByPlacement",
+            &["TOP_OF_SEARCH", "HOME", "DETAIL_PAGE", "OTHER"],
+            -99,
+        )
+    } else {
+        (
+            "placementBidding",
+            &[
+                "PLACEMENT_TOP",
+                "PLACEMENT_PRODUCT_PAGE",
+                "PLACEMENT_REST_OF_SEARCH",
+                "SITE_AMAZON_BUSINESS",
+            ],
+            0,
+        )
+    };
+    if !v.is_object() {
+        return Err(invalid(i, "the bid modifier object must be an object"));
+    }
+    for e in v[list].as_array().into_iter().flatten() {
+        let p = e["placement"].as_str().unwrap_or("");
+        if !allowed.contains(&p) {
+            return Err(invalid(
+                i,
+                format!("placement {p:?} is not one of {}", allowed.join(", ")),
+            ));
+        }
+        match e["percentage"].as_i64() {
+            Some(n) if (min..=900).contains(&n) => {}
+            _ => {
+                return Err(item_error(
+                    i,
+                    "rangeError",
+                    "INVALID_ARGUMENT",
+                    format!("percentage of {p} must be a whole number from {min} to 900"),
+                    None,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn missing(i: usize, field: &str) -> Value {
     item_error(
         i,
@@ -241,6 +291,8 @@ pub fn changed(
             match *f {
                 "state" => check_state(i, v)?,
                 "bid" => check_bid(i, v)?,
+                "dynamicBidding" => check_modifiers(i, v, false)?,
+                "bidding" => check_modifiers(i, v, true)?,
                 _ => {}
             }
             current[*f] = v.clone();

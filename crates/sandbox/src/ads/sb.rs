@@ -15,7 +15,7 @@ use axum::response::Response;
 use axum::routing::post;
 use serde_json::{Map, Value, json};
 
-use super::assets::{asset, store_asins};
+use super::assets::{asset, brands, store_asins};
 use super::bulk::{self, Surface, apply, check_state, invalid, new_id, parent, require, s};
 use super::entities::Kind;
 use super::{body, media, profile};
@@ -318,10 +318,18 @@ fn new_ad(sim: &Sim, p: i64, i: usize, k: &Value, t: &AdType) -> Result<Value, V
             .and_then(|r| {
                 r.first()
                     .and_then(|r| r["Brand"].as_str().map(str::to_owned))
-            })
-            .unwrap_or_default();
-        let on_store =
-            store_asins(sim, p, &brand).map_err(|_| invalid(i, "no Store for this brand"))?;
+            });
+        // a campaign made through the API has no world brand: its Store is any of the
+        // profile's brands' Stores
+        let brands = match brand {
+            Some(b) => vec![b],
+            None => brands(sim, p).map_err(|_| invalid(i, "no Store for this profile"))?,
+        };
+        let mut on_store = Vec::new();
+        for b in &brands {
+            on_store
+                .extend(store_asins(sim, p, b).map_err(|_| invalid(i, "no Store for this brand"))?);
+        }
         let asins: Vec<String> = match c["asins"].as_array() {
             Some(a) => a
                 .iter()

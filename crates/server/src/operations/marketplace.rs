@@ -8,7 +8,9 @@ use axum::extract::{Extension, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::response::Response;
 use pp_core::{Principal, Scope};
-use pp_marketplace::service::requests::{AdsCall, CatalogQuery, IdempotencyKey, SpapiCall};
+use pp_marketplace::service::requests::{
+    AdsCall, AuditQuery, CatalogQuery, IdempotencyKey, SpapiCall,
+};
 use serde_json::{Map, Value, json};
 
 use super::schema::{
@@ -23,6 +25,15 @@ use crate::state::SharedState;
 
 const RETAIL: &[Scope] = &[Scope::RetailRead];
 const ADS: &[Scope] = &[Scope::AdsRead];
+const ADS_WRITE: &[Scope] = &[Scope::AdsRead, Scope::AdsWrite];
+
+/// Commits an audited write: it changes the advertising account and may start spend.
+pub const COMMIT: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: false,
+    open_world: true,
+};
 
 /// Reads the provider's live state: nothing changes, but the answer comes from outside.
 pub const LIVE: Hints = Hints {
@@ -38,6 +49,14 @@ pub const CALL: Hints = Hints {
     destructive: false,
     idempotent: false,
     open_world: true,
+};
+
+/// Reads what the service keeps (the audit log).
+const LIVE_STORE: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
 };
 
 const CATALOG: Hints = Hints {
@@ -113,6 +132,39 @@ async fn ads_call(
     Ok(render::api(app.market.ads_call(&p, req, key).await?)?)
 }
 
+/// `POST /api/marketplace/ads/commit`: the call with `dryRun: false` implied.
+async fn ads_commit(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    KeyHeader(key): KeyHeader,
+    Body(req): Body<AdsCall>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(
+        app.market.ads_call(&p, committing(req)?, key).await?,
+    )?)
+}
+
+/// A commit request: `dryRun` may only say false.
+fn committing(mut req: AdsCall) -> pp_core::Result<AdsCall> {
+    if req.dry_run == Some(true) {
+        return Err(pp_core::Error::invalid_request(
+            "this commits a plan: leave dryRun out (preview through the call)",
+        ));
+    }
+    req.dry_run = Some(false);
+    Ok(req)
+}
+
+async fn ads_audit(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(q): Query<AuditQuery>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(
+        app.market.ads_audit(&p, q, &app.cursors).await?,
+    )?)
+}
+
 async fn ads_profiles(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
@@ -154,10 +206,35 @@ fn spapi_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 
 fn ads_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
+        let req: AdsCall = args(a)?;
+        // commits go through the destructive tool, so a client can ask its person first
+        if req.dry_run == Some(false) {
+            return Err(pp_core::Error::invalid_request(
+                "this tool previews writes; commit a plan with marketplace_ads_commit",
+            ));
+        }
+        render::value(ctx.app.market.ads_call(&ctx.principal, req, None).await?)
+    })
+}
+
+/// The commit tool's arguments: the call, plus the tool's `idempotencyKey`.
+fn ads_commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
+        let key = a
+            .remove("idempotencyKey")
+            .map(|v| pp_core::wire::from_json::<IdempotencyKey>("idempotencyKey", v))
+            .transpose()?;
+        let req = committing(args(a)?)?;
+        render::value(ctx.app.market.ads_call(&ctx.principal, req, key).await?)
+    })
+}
+
+fn ads_audit_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
         render::value(
             ctx.app
                 .market
-                .ads_call(&ctx.principal, args(a)?, None)
+                .ads_audit(&ctx.principal, args(a)?, &ctx.app.cursors)
                 .await?,
         )
     })
@@ -202,12 +279,119 @@ fn call_input(ads: bool) -> Value {
     ];
     if ads {
         props.push(("profileId", json!({ "type": ["integer", "string"], "description": "Required by profile-scoped operations (see marketplace_ads_profiles)." })));
+        props.extend(write_fields());
     }
     props.push((
         "acceptDuplicateRisk",
         super::schema::accept_duplicate_risk(),
     ));
     with(closed(&props, &["operation"]), &selector())
+}
+
+/// The audited-write fields of an advertising call (docs/writes.md).
+fn write_fields() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "dryRun",
+            json!({ "type": "boolean", "description": "Writes: absent or true previews (nothing reaches the provider's write); false commits the plan planId and planHash name." }),
+        ),
+        (
+            "planId",
+            text("Writes: the plan to commit, from the dry run's plan.planId."),
+        ),
+        (
+            "planHash",
+            text("Writes: the plan's hash, from the dry run's plan.planHash."),
+        ),
+        (
+            "merge",
+            json!({ "type": "boolean", "description": "Bid adjustments: keep the live campaign's modifiers the items leave out." }),
+        ),
+    ]
+}
+
+fn commit_input(tool: bool) -> Value {
+    let mut props = vec![
+        ("operation", text("The write operation previewed.")),
+        (
+            "query",
+            json!({ "type": "object", "description": "The same parameters and body the dry run had." }),
+        ),
+        (
+            "profileId",
+            json!({ "type": ["integer", "string"], "description": "The dry run's profileId." }),
+        ),
+        ("planId", text("The dry run's plan.planId.")),
+        ("planHash", text("The dry run's plan.planHash.")),
+        (
+            "merge",
+            json!({ "type": "boolean", "description": "As the dry run had it." }),
+        ),
+        (
+            "dryRun",
+            json!({ "type": "boolean", "description": "Leave out (a commit); true is refused." }),
+        ),
+        (
+            "acceptDuplicateRisk",
+            super::schema::accept_duplicate_risk(),
+        ),
+    ];
+    if tool {
+        props.push(("idempotencyKey", text(COMMIT_KEY)));
+    }
+    with(
+        closed(&props, &["operation", "planId", "planHash"]),
+        &selector(),
+    )
+}
+
+const COMMIT_KEY: &str = "1 to 255 characters: a repeated commit with the same key gets the first answer and sends nothing, also after a restart";
+
+fn audit_input(tool: bool) -> Vec<(&'static str, Value)> {
+    let mut v = vec![
+        (
+            "merchant",
+            text("The advertising login (sellerId) the writes acted as."),
+        ),
+        (
+            "profileId",
+            json!({ "type": ["integer", "string"], "description": "One advertising profile." }),
+        ),
+        ("operation", text("One write operation id.")),
+        ("actor", text("The actor as records show it.")),
+        ("since", text("RFC 3339 time: records at or after it.")),
+        ("until", text("RFC 3339 time: records before it.")),
+        ("cursor", text("nextCursor of the previous page.")),
+    ];
+    v.push((
+        "limit",
+        if tool {
+            json!({ "type": ["integer", "string"], "description": "1 to 200 (default 50)." })
+        } else {
+            string()
+        },
+    ));
+    v
+}
+
+fn write_answer_props() -> Vec<(&'static str, Value)> {
+    vec![
+        ("dryRun", super::schema::boolean()),
+        ("valid", super::schema::boolean()),
+        ("items", any()),
+        ("plan", any()),
+        ("commit", any_object()),
+    ]
+}
+
+fn audit_schema() -> Value {
+    object(
+        &[
+            ("records", array(any_object())),
+            ("nextCursor", nullable(string())),
+        ],
+        &["records", "nextCursor"],
+    )
 }
 
 fn merchant() -> Value {
@@ -240,27 +424,26 @@ fn catalog_schema() -> Value {
 }
 
 fn call_schema() -> Value {
-    object(
-        &[
-            ("operation", string()),
-            ("merchant", any_object()),
-            ("status", int()),
-            ("data", any()),
-            (
-                "report",
-                object(
-                    &[
-                        ("reportId", string()),
-                        ("reused", super::schema::boolean()),
-                        ("recovered", nullable(string())),
-                        ("duplicateRisk", super::schema::boolean()),
-                    ],
-                    &["reportId", "reused", "duplicateRisk"],
-                ),
+    let mut props = vec![
+        ("operation", string()),
+        ("merchant", any_object()),
+        ("status", int()),
+        ("data", any()),
+        (
+            "report",
+            object(
+                &[
+                    ("reportId", string()),
+                    ("reused", super::schema::boolean()),
+                    ("recovered", nullable(string())),
+                    ("duplicateRisk", super::schema::boolean()),
+                ],
+                &["reportId", "reused", "duplicateRisk"],
             ),
-        ],
-        &["operation", "merchant", "status", "data"],
-    )
+        ),
+    ];
+    props.extend(write_answer_props());
+    object(&props, &["operation", "merchant"])
 }
 
 fn profiles_schema() -> Value {
@@ -378,23 +561,69 @@ carries error on its row; the others are still listed.",
                 hints: LIVE,
                 run: profiles_tool,
             }),
-        Endpoint::post("/api/marketplace/ads/call", "Run one catalogued advertising operation (profileId for profile-scoped ones)", ads_call)
+        Endpoint::post("/api/marketplace/ads/call", "Run one catalogued advertising operation (profileId for profile-scoped ones); a write is a dry run unless dryRun is false", ads_call)
             .needs(ADS)
             .param("Idempotency-Key", super::In::Header, false, string(), IDEMPOTENCY_KEY)
             .json_body(call_input(true))
             .answers(200, api(call_schema()))
             .tool(Tool {
                 name: "marketplace_ads_call",
-                title: "Call an advertising operation",
+                title: "Call an advertising operation, or preview a write",
                 description: "Runs one catalogued advertising operation: profile-scoped operations take \
 profileId (from marketplace_ads_profiles), the others a merchant selector. Parameters and the \
 request body (under body) go in query. Reporting v1 answers 207: a non-empty error array comes back \
 as a failure. A 429 on reporting_v1.create_report is a concurrency cap (retryable false): delete a \
-report or wait. Writes are refused here.",
+report or wait. A write (kind write, needs ads:write) is only previewed here: the answer checks every \
+item (requiredItemFields, 1 to maxItems items, field rules), shows each entity's current values and \
+what will serve and bill, and gives a plan (planId, planHash, the exact request) valid 15 minutes. \
+Creates default to state PAUSED. Bid adjustments: merge true keeps live modifiers you leave out. \
+Commit the plan with marketplace_ads_commit.",
                 input: call_input(true),
                 output: None,
                 hints: CALL,
                 run: ads_call_tool,
+            }),
+        Endpoint::post("/api/marketplace/ads/commit", "Commit the plan of an audited advertising write (the call with dryRun false)", ads_commit)
+            .needs(ADS_WRITE)
+            .param("Idempotency-Key", super::In::Header, false, string(), COMMIT_KEY)
+            .json_body(commit_input(false))
+            .answers(200, api(call_schema()))
+            .tool(Tool {
+                name: "marketplace_ads_commit",
+                title: "Commit a previewed advertising write",
+                description: "Sends exactly what a dry run of marketplace_ads_call planned: restate the \
+same operation, profileId and query, with planId and planHash. A changed call, a wrong hash or an \
+expired plan sends nothing. Entities that changed since the preview are not sent (outcome drifted); \
+the others are. Answers each item's result (succeeded with entityId, failed with the provider's \
+words under error.amazon, drifted, unknown) and the audit id. An ENABLED item serves and bills as \
+soon as this lands. Pass idempotencyKey to make a retry return the first answer.",
+                input: commit_input(true),
+                output: None,
+                hints: COMMIT,
+                run: ads_commit_tool,
+            }),
+        Endpoint::get("/api/marketplace/audit", "The audit log of committed advertising writes, newest first", ads_audit)
+            .needs(ADS)
+            .query("merchant", false, string(), "The advertising login the writes acted as")
+            .query("profileId", false, string(), "One advertising profile")
+            .query("operation", false, string(), "One write operation id")
+            .query("actor", false, string(), "The actor as records show it")
+            .query("since", false, string(), "RFC 3339: records at or after it")
+            .query("until", false, string(), "RFC 3339: records before it")
+            .query("cursor", false, string(), "nextCursor of the previous page")
+            .query("limit", false, string(), "1 to 200 (default 50)")
+            .answers(200, api(audit_schema()))
+            .tool(Tool {
+                name: "marketplace_ads_audit",
+                title: "Read the ads write audit log",
+                description: "Every committed advertising write, newest first: who (credential, actor, \
+surface), which operation, merchant and profile, the plan and its hash, the entities before the \
+write, what was sent and the provider's answer per item, and the Idempotency-Key. Filters: \
+merchant, profileId, operation, actor, since, until; page with cursor.",
+                input: closed(&audit_input(true), &[]),
+                output: None,
+                hints: LIVE_STORE,
+                run: ads_audit_tool,
             }),
     ]
 }

@@ -319,6 +319,16 @@ impl TestApp {
         base
     }
 
+    /// A second marketplace gateway over the same state store and sandbox on a new port, as
+    /// after a restart (nothing held in memory survives). Its base URL.
+    pub async fn restarted_market_gateway(&self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let state = self.fresh_state().await;
+        tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
+        base
+    }
+
     /// Gateway state built afresh over the same store, as a new process would hold it (a new
     /// upstream client: no cached tokens, no pacing history).
     async fn fresh_state(&self) -> Arc<AppState> {

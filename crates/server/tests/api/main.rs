@@ -1,5 +1,6 @@
 //! Integration tests: the real server on an ephemeral port, used over HTTP as a client would.
 
+mod ads_writes;
 mod bounds;
 mod brand;
 mod common;

@@ -243,7 +243,7 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
             &ads_writer,
             json!({"operation": "sp.create_keywords", "profileId": 3100000001u64, "query": {"body": {"keywords": []}}}),
             400,
-            "audited",
+            "1 to 200 items",
         ),
     ] {
         let (s, _, r) = call(&app, tok, "ads", body).await;

@@ -31,6 +31,8 @@ const VARYING: &[&str] = &[
     "reused",
     "url",
     "checkedAt",
+    "auditId",
+    "planId",
 ];
 
 fn strip(v: &Value) -> Value {
@@ -121,7 +123,7 @@ async fn every_tool_answers_like_its_rest_twin() {
     let app = TestApp::start_market_options(o).await;
     let c = app.credential(
         "acme",
-        Some("account:read retail:read ads:read brand_analytics:read sql:query context:read context:write timeline:read timeline:write"),
+        Some("account:read retail:read ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write"),
     ).await;
     let token = app.token(&c).await;
     let mut mcp = Mcp::with_token(&app, token.clone());
@@ -187,10 +189,42 @@ async fn every_tool_answers_like_its_rest_twin() {
         .find_map(|p| p["profileId"].as_i64())
         .expect("a profile");
     let ads = json!({"operation": "sp.list_campaigns", "profileId": profile});
+    let listed = t
+        .same(
+            "marketplace_ads_call",
+            ads.clone(),
+            post("/api/marketplace/ads/call", ads),
+        )
+        .await;
+    // an audited write: each door commits its own plan of the same change
+    let campaign = listed["data"]["campaigns"][0]["campaignId"].clone();
+    let write = json!({"operation": "sp.update_campaigns", "profileId": profile,
+        "query": {"body": {"campaigns": [{"campaignId": campaign, "name": "renamed by a twin"}]}}});
+    let plan = |p: &Value| {
+        let mut c = write.clone();
+        c["planId"] = p["plan"]["planId"].clone();
+        c["planHash"] = p["plan"]["planHash"].clone();
+        c
+    };
+    let (_, first) = t
+        .rest(&post("/api/marketplace/ads/call", write.clone()))
+        .await;
+    let mut by_tool = plan(&first);
+    by_tool["idempotencyKey"] = "twin-commit".into();
+    let via_mcp = t.tool("marketplace_ads_commit", by_tool).await;
+    let (_, second) = t
+        .rest(&post("/api/marketplace/ads/call", write.clone()))
+        .await;
+    let (status, via_rest) = t
+        .rest(&post("/api/marketplace/ads/commit", plan(&second)))
+        .await;
+    assert_eq!(status, 200, "{via_rest}");
+    assert_eq!(strip(&via_mcp), strip(&via_rest));
+    assert_eq!(via_rest["items"][0]["outcome"], "succeeded", "{via_rest}");
     t.same(
-        "marketplace_ads_call",
-        ads.clone(),
-        post("/api/marketplace/ads/call", ads),
+        "marketplace_ads_audit",
+        json!({"operation": "sp.update_campaigns", "limit": 1}),
+        get("/api/marketplace/audit?operation=sp.update_campaigns&limit=1"),
     )
     .await;
 

@@ -2,6 +2,7 @@
 //! and PostgreSQL (a database made for each test on the machine's server and dropped after).
 //! Every test takes a [`Fixture`] and runs once per engine through [`each_engine`].
 
+mod ads_writes;
 mod auth;
 mod brand;
 mod connections;

@@ -144,7 +144,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(names.len(), 22);
+        assert_eq!(names.len(), 24);
     }
 
     #[test]

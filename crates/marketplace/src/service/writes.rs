@@ -1,0 +1,636 @@
+//! The audited advertising write flow (§3.4, §4.6): a dry run checks every item and, when all
+//! pass, reads the entities an update or delete names and issues a plan — the exact request a
+//! commit sends, under a hash, for `PLAN_LIFETIME`. A commit names the plan and restates the
+//! call; it reads the entities again and leaves out any item whose entity moved, writes the
+//! audit row before sending (exactly once: a plan commits once, a repeated `Idempotency-Key`
+//! answers the first commit again), sends once, and settles the row with each item's result.
+
+use pp_core::{Error, Kind, Principal, Result, Scope};
+use pp_store::ads_writes::{self, AuditRow, Begin, PlanRow};
+use pp_store::jobs::now_ms;
+use serde_json::{Map, Value, json};
+
+use super::answers::{Acting, AdsAnswer, Commit, CommitInfo, Plan, Preview};
+use super::requests::{AdsCall, IdempotencyKey, PlanId};
+use super::{Api, Marketplace};
+use crate::calls::build;
+use crate::catalog::{self, ItemsIn, Operation, ReadBy, WriteAction, WriteSpec};
+use crate::connections::GrantKind;
+use crate::upstream::Request;
+use crate::writes::items::{self, id_text};
+use crate::writes::results::{self, ItemResult, Outcome};
+use crate::writes::rules::{self, Finding, Problem};
+use crate::writes::{
+    PLAN_LIFETIME, PlanBody, PlannedRequest, call_hash, compared_values, merge, plan_hash,
+};
+
+/// Who a write acts as, resolved by `ads_call`.
+pub(super) struct Target {
+    pub login: String,
+    pub profile: Option<String>,
+}
+
+/// Pages a current-values read follows at most (100 entities a page).
+const READ_PAGES: usize = 10;
+
+fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn acting(t: &Target) -> Acting {
+    Acting::Login {
+        seller_id: t.login.clone(),
+        profile_id: t.profile.clone(),
+    }
+}
+
+/// The call's fields that only a write takes, refused on anything else.
+pub(super) fn refuse_write_fields(op: &Operation, req: &AdsCall) -> Result<()> {
+    let given = [
+        ("dryRun", req.dry_run.is_some()),
+        ("planId", req.plan_id.is_some()),
+        ("planHash", req.plan_hash.is_some()),
+        ("merge", req.merge),
+    ];
+    match given.iter().find(|(_, set)| *set) {
+        Some((name, _)) => Err(Error::invalid_request(format!(
+            "{name} is for audited writes; {} is not one",
+            op.id
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl Marketplace {
+    /// One advertising write: a dry run (the default) or the commit of its plan.
+    pub(super) async fn ads_write(
+        &self,
+        p: &Principal,
+        op: &'static Operation,
+        req: AdsCall,
+        key: Option<IdempotencyKey>,
+        target: Target,
+    ) -> Result<AdsAnswer> {
+        p.require(&[Scope::AdsWrite])?;
+        let w = op
+            .write
+            .as_ref()
+            .ok_or_else(|| Error::internal(format!("{} is a write without a write spec", op.id)))?;
+        if req.merge && w.modifier.is_none() {
+            return Err(Error::invalid_request(format!(
+                "merge is for the bid-adjustment operations; {} is not one",
+                op.id
+            )));
+        }
+        let query = req.query.clone().unwrap_or_default();
+        let hash = call_hash(
+            &op.id,
+            &target.login,
+            target.profile.as_deref(),
+            &Value::Object(query.clone()),
+            req.merge,
+        );
+        match (req.dry_run, &req.plan_id, &req.plan_hash) {
+            (Some(false), Some(id), Some(h)) => {
+                let (id, h) = (id.clone(), h.clone());
+                self.commit(p, op, w, &target, (&id, &h, &hash), key).await
+            }
+            (Some(false), _, _) => Err(Error::invalid_request(
+                "a commit (dryRun: false) names its plan: send planId and planHash from the dry run",
+            )),
+            (_, None, None) => {
+                self.preview(p, op, w, &target, &query, req.merge, hash)
+                    .await
+            }
+            _ => Err(Error::invalid_request(
+                "planId and planHash commit a plan: send them with dryRun: false (without it the call is a dry run)",
+            )),
+        }
+    }
+
+    /// The dry run: per-item findings, and a stored plan when every item passes.
+    #[allow(clippy::too_many_arguments)]
+    async fn preview(
+        &self,
+        p: &Principal,
+        op: &'static Operation,
+        w: &WriteSpec,
+        t: &Target,
+        query: &Map<String, Value>,
+        merging: bool,
+        call: String,
+    ) -> Result<AdsAnswer> {
+        let built = self.built(p, op, query, t)?;
+        let mut items = items::read(op, w, query)?;
+        let mut findings: Vec<Finding> = items
+            .iter_mut()
+            .enumerate()
+            .map(|(i, item)| rules::check(op, w, i, item))
+            .collect();
+        let mut snapshot = vec![None; items.len()];
+        let mut compared = vec![Vec::new(); items.len()];
+        let ids: Vec<Option<String>> = items.iter().map(|i| id_text(&i[&w.entity_id])).collect();
+        let valid = |f: &[Finding]| f.iter().all(|f| f.problems.is_empty());
+        if valid(&findings) && w.action != WriteAction::Create && w.current.is_some() {
+            let now = self.current(p, w, t, &items).await?;
+            for (i, f) in findings.iter_mut().enumerate() {
+                f.entity_id = ids[i].clone();
+                let Some(entity) = ids[i].as_ref().and_then(|id| now.get(id)) else {
+                    f.problems.push(Problem {
+                        field: w.entity_id.clone(),
+                        rule: "entity_not_found",
+                        message: format!(
+                            "the provider has no {} {} in this profile",
+                            w.entity_id,
+                            ids[i].as_deref().unwrap_or("(none)")
+                        ),
+                    });
+                    continue;
+                };
+                if let Some(m) = w.modifier {
+                    f.notes.extend(match merging {
+                        true => merge::merge(m, &mut items[i], entity),
+                        false => merge::removals(m, &items[i], entity),
+                    });
+                }
+                compared[i] = match w.action {
+                    WriteAction::Delete => vec!["state".to_owned()],
+                    _ => rules::compared_fields(w, &items[i]),
+                };
+                f.current = Some(entity.clone());
+                snapshot[i] = Some(entity.clone());
+            }
+        }
+        let merchant = acting(t);
+        if !valid(&findings) {
+            return Ok(AdsAnswer::Preview(Preview {
+                operation: op.id.clone(),
+                merchant,
+                dry_run: true,
+                valid: false,
+                items: findings,
+                plan: None,
+            }));
+        }
+        let path_params: Vec<String> = op
+            .params
+            .iter()
+            .filter(|p| p.location == "path")
+            .map(|p| p.name.clone())
+            .collect();
+        let request = PlannedRequest {
+            method: op.method.clone(),
+            path: built.path.clone(),
+            query: built.query.clone(),
+            headers: built.headers.clone(),
+            media_type: built.media_type.clone(),
+            body: items::body(op, w, query.get("body"), &items, &path_params),
+        };
+        let serves: Vec<usize> = findings
+            .iter()
+            .filter(|f| f.serves)
+            .map(|f| f.index)
+            .collect();
+        let body = PlanBody {
+            login: t.login.clone(),
+            profile_id: t.profile.clone(),
+            request: request.clone(),
+            call_body: query.get("body").cloned(),
+            items,
+            entity_ids: ids,
+            snapshot,
+            compared,
+        };
+        let created = now_ms();
+        let row = PlanRow {
+            id: pp_store::random_id("pl_", 16)?,
+            tenant: p.tenant.clone(),
+            credential_id: p.credential_id.clone(),
+            actor: p.actor.as_str().to_owned(),
+            operation: op.id.clone(),
+            call_hash: call,
+            plan_hash: plan_hash(&request),
+            body: serde_json::to_value(&body).map_err(Error::internal)?,
+            created_ms: created,
+            expires_ms: created + PLAN_LIFETIME.as_millis() as i64,
+        };
+        self.store.ads_writes().put_plan(&row).await?;
+        let billing = match serves.len() {
+            0 => "nothing in this plan serves or bills until someone enables it".to_owned(),
+            n => format!(
+                "{n} item(s) are ENABLED: they serve and bill as soon as the commit lands, where their ad group and campaign are enabled"
+            ),
+        };
+        Ok(AdsAnswer::Preview(Preview {
+            operation: op.id.clone(),
+            merchant,
+            dry_run: true,
+            valid: true,
+            items: findings,
+            plan: Some(Plan {
+                plan_id: row.id,
+                plan_hash: row.plan_hash,
+                expires_at: rfc3339(row.expires_ms),
+                requests: vec![request],
+                serves,
+                billing,
+            }),
+        }))
+    }
+
+    /// The upstream request of a call (parameters checked, the profile scope added).
+    fn built<'a>(
+        &self,
+        p: &'a Principal,
+        op: &'a Operation,
+        query: &Map<String, Value>,
+        t: &'a Target,
+    ) -> Result<Request<'a>> {
+        let mut built = build(op, query, &p.tenant, GrantKind::Ads, &t.login, None)?;
+        if let Some(pid) = &t.profile {
+            built
+                .headers
+                .push(("Amazon-Advertising-API-Scope".into(), pid.clone()));
+        }
+        Ok(built)
+    }
+
+    /// The entities the items name, as the provider has them now, by id.
+    async fn current(
+        &self,
+        p: &Principal,
+        w: &WriteSpec,
+        t: &Target,
+        items: &[Value],
+    ) -> Result<std::collections::HashMap<String, Value>> {
+        let mut out = std::collections::HashMap::new();
+        let Some(read) = &w.current else {
+            return Ok(out);
+        };
+        let op = catalog::find(catalog::ads(), &read.operation)
+            .ok_or_else(|| Error::internal(format!("{} is not in the catalog", read.operation)))?;
+        let up = self.provider(Api::Ads)?;
+        let distinct = |field: &str| -> Vec<String> {
+            let mut v: Vec<String> = items.iter().filter_map(|i| id_text(&i[field])).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let mut next: Option<String> = None;
+        for _ in 0..READ_PAGES {
+            let args: Map<String, Value> = match read.by {
+                ReadBy::Ids => {
+                    let mut b = json!({ (format!("{}Filter", w.entity_id)): { "include": distinct(&w.entity_id) }, "maxResults": 100 });
+                    if let Some(n) = &next {
+                        b["nextToken"] = n.clone().into();
+                    }
+                    json!({ "body": b })
+                }
+                ReadBy::AdGroupQuery => {
+                    json!({ "adGroupIdFilter": distinct("adGroupId").join(","), "count": 5000 })
+                }
+                ReadBy::AdGroupFilter => {
+                    let mut b = json!({ "filters": [{ "filterType": "AD_GROUP_ID", "values": distinct("adGroupId") }], "maxResults": 5000 });
+                    if let Some(n) = &next {
+                        b["nextToken"] = n.clone().into();
+                    }
+                    json!({ "body": b })
+                }
+            }
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+            let req = self.built(p, op, &args, t)?;
+            let reply = up.client.send(up.store, up.sealer, &req).await?;
+            let list = match &read.key {
+                Some(k) => &reply.body[k.as_str()],
+                None => &reply.body,
+            };
+            for e in list.as_array().into_iter().flatten() {
+                if let Some(id) = id_text(&e[&w.entity_id]) {
+                    out.insert(id, e.clone());
+                }
+            }
+            next = reply.body["nextToken"].as_str().map(str::to_owned);
+            if next.is_none() || read.by == ReadBy::AdGroupQuery {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The commit of a plan.
+    async fn commit(
+        &self,
+        p: &Principal,
+        op: &'static Operation,
+        w: &WriteSpec,
+        t: &Target,
+        (id, given_hash, call): (&PlanId, &str, &str),
+        key: Option<IdempotencyKey>,
+    ) -> Result<AdsAnswer> {
+        let store = self.store.ads_writes();
+        let plan = store.plan(&p.tenant, id.as_str()).await?.ok_or_else(|| {
+            Error::new(
+                Kind::PlanNotFound,
+                format!("no plan {} in this account", id.as_str()),
+            )
+        })?;
+        if plan.plan_hash != given_hash {
+            return Err(Error::new(
+                Kind::PlanMismatch,
+                "planHash is not the hash of that plan: nothing was sent",
+            )
+            .with_fix("Send the planHash the dry run answered, or preview again."));
+        }
+        if plan.operation != op.id || plan.call_hash != call {
+            return Err(Error::new(Kind::PlanMismatch, "this call differs from the one previewed (operation, profile, query or merge): nothing was sent")
+                .with_fix("Commit exactly the call you previewed, or preview the new one."));
+        }
+        if let Some(k) = &key
+            && let Some(first) = store.by_key(&p.tenant, k.as_str()).await?
+        {
+            return replay(op, t, first, &plan.id);
+        }
+        if plan.expires_ms <= now_ms() {
+            return Err(Error::new(
+                Kind::PlanExpired,
+                format!(
+                    "plan {} expired at {}: nothing was sent",
+                    plan.id,
+                    rfc3339(plan.expires_ms)
+                ),
+            )
+            .with_fix("Preview again: plans live 15 minutes."));
+        }
+        let body: PlanBody = serde_json::from_value(plan.body.clone()).map_err(Error::internal)?;
+        // the entities again: an item whose entity moved is not sent
+        let now = if body.snapshot.iter().any(Option::is_some) {
+            self.current(p, w, t, &body.items).await?
+        } else {
+            Default::default()
+        };
+        let mut drifted = Vec::new();
+        let mut audit_snapshot = Vec::new();
+        for (i, before) in body.snapshot.iter().enumerate() {
+            let Some(before) = before else { continue };
+            let fields = &body.compared[i];
+            let after = body.entity_ids[i].as_ref().and_then(|id| now.get(id));
+            let (b, a) = (
+                compared_values(before, fields),
+                after.map(|e| compared_values(e, fields)),
+            );
+            audit_snapshot.push(json!({ "index": i, "entityId": body.entity_ids[i], "atPreview": before, "atCommit": after }));
+            if a.as_ref() != Some(&b) {
+                let mut r = ItemResult::new(i, Outcome::Drifted);
+                r.entity_id = body.entity_ids[i].clone();
+                r.before = Some(b);
+                r.now = Some(a.unwrap_or(Value::Null));
+                drifted.push(r);
+            }
+        }
+        let audit_id = pp_store::random_id("au_", 12)?;
+        let row = AuditRow {
+            id: audit_id.clone(),
+            tenant: p.tenant.clone(),
+            plan_id: plan.id.clone(),
+            credential_id: p.credential_id.clone(),
+            actor: p.actor.as_str().to_owned(),
+            surface: p.surface.as_wire(),
+            operation: op.id.clone(),
+            merchant: t.login.clone(),
+            profile_id: t.profile.clone(),
+            plan_hash: plan.plan_hash.clone(),
+            idempotency_key: key.as_ref().map(|k| k.as_str().to_owned()),
+            snapshot: Value::Array(audit_snapshot),
+            sent: None,
+            answer: None,
+            status: ads_writes::SENDING.into(),
+            created_ms: now_ms(),
+            finished_ms: None,
+        };
+        match store.begin(row).await? {
+            Begin::Started => {}
+            Begin::Replay(first) => return replay(op, t, first, &plan.id),
+            Begin::KeyTaken(_) => return Err(key_taken()),
+            Begin::AlreadyCommitted(first) => {
+                return Err(Error::new(Kind::PlanAlreadyCommitted, format!(
+                    "plan {} was committed before (audit {})", plan.id, first.id
+                ))
+                .with_field("auditId", first.id)
+                .with_fix("Read GET /api/marketplace/audit for its result; preview again to make another change."));
+            }
+        }
+        let sent: Vec<usize> = (0..body.items.len())
+            .filter(|i| !drifted.iter().any(|d| d.index == *i))
+            .collect();
+        let mut info = CommitInfo {
+            audit_id: audit_id.clone(),
+            plan_id: plan.id.clone(),
+            plan_hash: plan.plan_hash.clone(),
+            outcome: ads_writes::NOT_SENT.into(),
+            status: None,
+            error: None,
+            replayed: false,
+        };
+        let mut results = drifted;
+        let mut request = body.request.clone();
+        if sent.is_empty() {
+            request.body = None;
+        } else {
+            if sent.len() < body.items.len()
+                && op
+                    .write
+                    .as_ref()
+                    .is_some_and(|w| w.items != ItemsIn::Single)
+            {
+                let subset: Vec<Value> = sent.iter().map(|i| body.items[*i].clone()).collect();
+                request.body = items::body(op, w, body.call_body.as_ref(), &subset, &[]);
+            }
+            let up = self.provider(Api::Ads)?;
+            let upstream = Request {
+                op,
+                tenant: &p.tenant,
+                grant: GrantKind::Ads,
+                merchant: &t.login,
+                path: request.path.clone(),
+                query: request.query.clone(),
+                headers: request.headers.clone(),
+                body: request.body.clone(),
+                media_type: request.media_type.clone(),
+            };
+            match up.client.send(up.store, up.sealer, &upstream).await {
+                Ok(reply) => {
+                    info.outcome = ads_writes::ANSWERED.into();
+                    info.status = Some(reply.status);
+                    results.extend(results::map(op, w, reply.status, &reply.body, &sent));
+                }
+                Err(e) => {
+                    let unknown =
+                        e.field("requestOutcome").and_then(Value::as_str) == Some("unknown");
+                    info.outcome = if unknown {
+                        ads_writes::UNKNOWN
+                    } else {
+                        ads_writes::REFUSED
+                    }
+                    .into();
+                    info.status = e.field("status").and_then(Value::as_u64).map(|s| s as u16);
+                    let envelope = e.api_envelope(None);
+                    for i in &sent {
+                        let mut r = ItemResult::new(
+                            *i,
+                            if unknown {
+                                Outcome::Unknown
+                            } else {
+                                Outcome::Failed
+                            },
+                        );
+                        r.entity_id = body.entity_ids[*i].clone();
+                        r.error = Some(envelope.clone());
+                        results.push(r);
+                    }
+                    info.error = Some(envelope);
+                }
+            }
+        }
+        results.sort_by_key(|r| r.index);
+        let items = serde_json::to_value(&results).map_err(Error::internal)?;
+        let answer = json!({ "commit": &info, "items": &items });
+        let sent_json = (!sent.is_empty()).then(|| json!(request));
+        store
+            .settle(&audit_id, &info.outcome, sent_json.as_ref(), &answer)
+            .await?;
+        Ok(AdsAnswer::Commit(Commit {
+            operation: op.id.clone(),
+            merchant: acting(t),
+            dry_run: false,
+            commit: info,
+            items,
+        }))
+    }
+}
+
+fn key_taken() -> Error {
+    Error::invalid_request("this Idempotency-Key was used for another commit")
+        .with_fix("Use a new key for a new commit; resend the original commit to read its answer.")
+}
+
+/// The first commit's answer, for a repeated key.
+fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<AdsAnswer> {
+    if first.plan_id != plan_id {
+        return Err(key_taken());
+    }
+    let Some(answer) = first.answer else {
+        return Err(Error::new(Kind::Conflict, format!(
+            "the first commit under this key (audit {}) has no recorded answer: it is in flight, or its process stopped while sending",
+            first.id
+        ))
+        .with_field("auditId", first.id)
+        .with_field("requestOutcome", "unknown")
+        .with_fix("List the entities to see whether the change applied before planning again."));
+    };
+    let mut info: CommitInfo =
+        serde_json::from_value(answer["commit"].clone()).map_err(Error::internal)?;
+    info.replayed = true;
+    Ok(AdsAnswer::Commit(Commit {
+        operation: op.id.clone(),
+        merchant: acting(t),
+        dry_run: false,
+        commit: info,
+        items: answer["items"].clone(),
+    }))
+}
+
+/// The audit read's page size: default and most.
+pub const AUDIT_PAGE: (i64, i64) = (50, 200);
+
+fn time_ms(name: &str, v: Option<&str>) -> Result<Option<i64>> {
+    v.map(|t| {
+        chrono::DateTime::parse_from_rfc3339(t)
+            .map(|d| d.timestamp_millis())
+            .map_err(|_| {
+                Error::invalid_request(format!(
+                    "{name} must be an RFC 3339 time (2026-11-24T09:00:00Z)"
+                ))
+            })
+    })
+    .transpose()
+}
+
+impl Marketplace {
+    /// The audit log of committed ads writes (`ads:read`), newest first.
+    pub async fn ads_audit(
+        &self,
+        p: &Principal,
+        q: super::requests::AuditQuery,
+        cursors: &pp_core::cursor::Cursors,
+    ) -> Result<super::answers::AuditPage> {
+        p.require(&[Scope::AdsRead])?;
+        let limit = pp_core::wire::int_in("limit", q.limit.as_deref(), 1, AUDIT_PAGE.1)?
+            .unwrap_or(AUDIT_PAGE.0);
+        let fp = pp_core::cursor::fingerprint(&[
+            "ads_audit",
+            p.tenant.as_str(),
+            q.merchant.as_deref().unwrap_or(""),
+            q.profile_id.as_deref().unwrap_or(""),
+            q.operation.as_deref().unwrap_or(""),
+            q.actor.as_deref().unwrap_or(""),
+            q.since.as_deref().unwrap_or(""),
+            q.until.as_deref().unwrap_or(""),
+        ]);
+        let before = q
+            .cursor
+            .as_deref()
+            .map(|c| cursors.decode(&fp, c))
+            .transpose()?
+            .map(|k| {
+                (
+                    k[0].as_i64().unwrap_or_default(),
+                    k[1].as_str().unwrap_or_default().to_owned(),
+                )
+            });
+        let filter = pp_store::ads_writes::AuditFilter {
+            merchant: q.merchant,
+            profile_id: q.profile_id,
+            operation: q.operation,
+            actor: q.actor,
+            since_ms: time_ms("since", q.since.as_deref())?,
+            until_ms: time_ms("until", q.until.as_deref())?,
+            before,
+            limit: limit + 1,
+        };
+        let mut rows = self.store.ads_writes().list(&p.tenant, &filter).await?;
+        let more = rows.len() as i64 > limit;
+        rows.truncate(limit as usize);
+        let next_cursor = match (more, rows.last()) {
+            (true, Some(r)) => Some(cursors.encode(&fp, &json!([r.created_ms, r.id]))),
+            _ => None,
+        };
+        Ok(super::answers::AuditPage {
+            records: rows.into_iter().map(record).collect(),
+            next_cursor,
+        })
+    }
+}
+
+fn record(r: AuditRow) -> super::answers::AuditRecord {
+    super::answers::AuditRecord {
+        audit_id: r.id,
+        at: rfc3339(r.created_ms),
+        credential_id: r.credential_id,
+        actor: r.actor,
+        surface: r.surface,
+        operation: r.operation,
+        merchant: r.merchant,
+        profile_id: r.profile_id,
+        plan_id: r.plan_id,
+        plan_hash: r.plan_hash,
+        idempotency_key: r.idempotency_key,
+        status: r.status,
+        snapshot: r.snapshot,
+        sent: r.sent,
+        answer: r.answer,
+    }
+}

@@ -1,0 +1,555 @@
+//! Audited advertising writes through the gateway against the sandbox (§3.4, §4.6): dry runs
+//! that never send the write, commits that send exactly their plan once, drift that fails
+//! closed per item, bid adjustments with the audit snapshot and merge, Sponsored Brands
+//! creatives refused per item by the provider, keys that survive a restart, scopes, and the
+//! timeline's projection.
+
+use serde_json::{Value, json};
+
+use crate::common::TestApp;
+use crate::mcp::Mcp;
+
+const CALL: &str = "/api/marketplace/ads/call";
+const PROFILE: u64 = 3100000001;
+const WRITER: &str = "ads:read ads:write timeline:read";
+
+async fn total_calls(app: &TestApp) -> u64 {
+    app.sandbox(reqwest::Method::GET, "/__sandbox/calls", Value::Null)
+        .await["calls"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(Value::as_u64)
+        .sum()
+}
+
+async fn writer(app: &TestApp) -> String {
+    let c = app.credential("acme", Some(WRITER)).await;
+    app.token(&c).await
+}
+
+/// A call body for `op` on the acme profile.
+fn call(op: &str, body: Value) -> Value {
+    json!({ "operation": op, "profileId": PROFILE, "query": { "body": body } })
+}
+
+/// The committing form of a previewed call.
+fn commit_of(mut c: Value, preview: &Value) -> Value {
+    c["dryRun"] = false.into();
+    c["planId"] = preview["plan"]["planId"].clone();
+    c["planHash"] = preview["plan"]["planHash"].clone();
+    c
+}
+
+async fn preview_ok(app: &TestApp, t: &str, c: &Value) -> Value {
+    let (s, r) = app.post(t, CALL, c.clone()).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["valid"], true, "{r}");
+    r
+}
+
+async fn commit(app: &TestApp, t: &str, c: &Value, preview: &Value) -> Value {
+    let (s, r) = app.post(t, CALL, commit_of(c.clone(), preview)).await;
+    assert_eq!(s, 200, "{r}");
+    r
+}
+
+/// Some SP keywords of the acme profile.
+async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
+    let (s, r) = app
+        .post(
+            t,
+            CALL,
+            call(
+                "sp.list_keywords",
+                json!({ "maxResults": n, "stateFilter": { "include": ["ENABLED"] } }),
+            ),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    r["data"]["keywords"].as_array().unwrap().clone()
+}
+
+async fn keyword(app: &TestApp, t: &str, id: &Value) -> Value {
+    let (_, r) = app
+        .post(
+            t,
+            CALL,
+            call(
+                "sp.list_keywords",
+                json!({ "keywordIdFilter": { "include": [id] } }),
+            ),
+        )
+        .await;
+    r["data"]["keywords"][0].clone()
+}
+
+fn bid_update(ids: &[&Value], bid: f64) -> Value {
+    let items: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({ "keywordId": id, "bid": bid }))
+        .collect();
+    call("sp.update_keywords", json!({ "keywords": items }))
+}
+
+#[tokio::test]
+async fn a_dry_run_checks_every_item_and_never_sends_the_write() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let before = total_calls(&app).await;
+    // a create: nothing reaches the provider at all; state defaults to PAUSED
+    let create = call(
+        "sp.create_keywords",
+        json!({ "keywords": [
+            { "campaignId": k[0]["campaignId"], "adGroupId": k[0]["adGroupId"], "keywordText": "blue mug", "matchType": "EXACT" },
+            { "campaignId": k[0]["campaignId"], "adGroupId": k[0]["adGroupId"], "matchType": "EXACT", "state": "ENABLED" },
+        ]}),
+    );
+    let (s, r) = app.post(&t, CALL, create).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["valid"], false, "{r}");
+    assert!(r["plan"].is_null());
+    assert_eq!(r["items"][0]["problems"], json!([]), "{r}");
+    assert!(
+        r["items"][0]["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("PAUSED"),
+        "{r}"
+    );
+    assert_eq!(r["items"][1]["problems"][0]["field"], "keywordText", "{r}");
+    assert_eq!(r["items"][1]["problems"][0]["rule"], "required");
+    assert_eq!(
+        r["items"][1]["serves"], true,
+        "an ENABLED item says it will bill: {r}"
+    );
+    // a valid create plans PAUSED unless asked
+    let ok = call(
+        "sp.create_keywords",
+        json!({ "keywords": [{ "campaignId": k[0]["campaignId"], "adGroupId": k[0]["adGroupId"], "keywordText": "blue mug", "matchType": "EXACT" }] }),
+    );
+    let r = preview_ok(&app, &t, &ok).await;
+    let planned = &r["plan"]["requests"][0];
+    assert_eq!(planned["body"]["keywords"][0]["state"], "PAUSED", "{r}");
+    assert_eq!(planned["path"], "/sp/keywords");
+    assert_eq!(r["plan"]["serves"], json!([]));
+    assert_eq!(
+        total_calls(&app).await,
+        before,
+        "a create's dry run reaches nothing"
+    );
+    // 201 items are refused before anything else
+    let ids: Vec<Value> = (0..201)
+        .map(|i| json!(format!("{}", 7_000_000_000u64 + i)))
+        .collect();
+    let refs: Vec<&Value> = ids.iter().collect();
+    let (s, r) = app.post(&t, CALL, bid_update(&refs, 0.5)).await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (400, Some("invalid_request")),
+        "{r}"
+    );
+    assert_eq!(r["max_items"], 200);
+    // a video ad with brand fields is refused in the dry run (§2.10)
+    let video = call(
+        "sb.create_video_ads",
+        json!({ "ads": [{ "adGroupId": "1", "name": "v", "creative": { "asins": ["B0"], "videoAssetIds": ["a"], "brandName": "X" } }] }),
+    );
+    let (s, r) = app.post(&t, CALL, video).await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["valid"], false);
+    assert_eq!(r["items"][0]["problems"][0]["rule"], "forbidden", "{r}");
+    assert_eq!(r["items"][0]["problems"][0]["field"], "creative.brandName");
+    // an update reads the entities, never writes them
+    let r = preview_ok(&app, &t, &bid_update(&[&k[0]["keywordId"]], 0.77)).await;
+    assert_eq!(
+        r["items"][0]["current"]["keywordId"], k[0]["keywordId"],
+        "{r}"
+    );
+    for op in [
+        "sp.createKeywords",
+        "sp.updateKeywords",
+        "sb.createVideoAds",
+    ] {
+        assert_eq!(app.sandbox_calls(op).await, 0, "{op}");
+    }
+}
+
+#[tokio::test]
+async fn a_commit_sends_exactly_its_plan_once_and_only_with_ads_write() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let id = &k[0]["keywordId"];
+    let c = bid_update(&[id], 0.77);
+    let p = preview_ok(&app, &t, &c).await;
+    // a wrong hash, an altered request, an expired plan: nothing is sent
+    let mut wrong = commit_of(c.clone(), &p);
+    wrong["planHash"] = "0".repeat(64).into();
+    let (s, r) = app.post(&t, CALL, wrong).await;
+    assert_eq!((s, r["kind"].as_str()), (409, Some("plan_mismatch")), "{r}");
+    let (s, r) = app
+        .post(&t, CALL, commit_of(bid_update(&[id], 9.0), &p))
+        .await;
+    assert_eq!((s, r["kind"].as_str()), (409, Some("plan_mismatch")), "{r}");
+    // ads:read alone cannot commit, over REST or MCP
+    let reader = app.credential("acme", Some("ads:read")).await;
+    let rt = app.token(&reader).await;
+    let (s, r) = app.post(&rt, CALL, commit_of(c.clone(), &p)).await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (403, Some("insufficient_scope")),
+        "{r}"
+    );
+    let mut m = Mcp::with_token(&app, rt.clone());
+    m.initialize("2025-11-25").await;
+    let mut args = commit_of(c.clone(), &p);
+    args.as_object_mut().unwrap().remove("dryRun");
+    let (result, text) = m.call("marketplace_ads_commit", args).await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(text["kind"], "insufficient_scope", "{text}");
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
+    // expired
+    let expired = preview_ok(&app, &t, &c).await;
+    app.store
+        .db()
+        .exec(
+            "UPDATE ads_plans SET expires_ms = 0 WHERE id = ?1",
+            vec![expired["plan"]["planId"].as_str().unwrap().into()],
+        )
+        .await
+        .unwrap();
+    let (s, r) = app.post(&t, CALL, commit_of(c.clone(), &expired)).await;
+    assert_eq!((s, r["kind"].as_str()), (409, Some("plan_expired")), "{r}");
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
+    // the right commit lands once; the same plan again is refused
+    let r = commit(&app, &t, &c, &p).await;
+    assert_eq!(r["commit"]["outcome"], "answered", "{r}");
+    assert_eq!(r["items"][0]["outcome"], "succeeded", "{r}");
+    assert_eq!(
+        r["items"][0]["entityId"].as_str(),
+        id.as_str().or(Some(&id.to_string()))
+    );
+    assert_eq!(keyword(&app, &t, id).await["bid"], 0.77);
+    let (s, r) = app.post(&t, CALL, commit_of(c.clone(), &p)).await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (409, Some("plan_already_committed")),
+        "{r}"
+    );
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
+}
+
+#[tokio::test]
+async fn an_entity_changed_after_the_preview_fails_closed_for_that_item_only() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 2).await;
+    let (a, b) = (&k[0]["keywordId"], &k[1]["keywordId"]);
+    let c = bid_update(&[a, b], 0.66);
+    let p = preview_ok(&app, &t, &c).await;
+    // someone else pauses keyword a meanwhile
+    let other = call(
+        "sp.update_keywords",
+        json!({ "keywords": [{ "keywordId": a, "state": "PAUSED" }] }),
+    );
+    let op = preview_ok(&app, &t, &other).await;
+    commit(&app, &t, &other, &op).await;
+    let r = commit(&app, &t, &c, &p).await;
+    assert_eq!(r["items"][0]["outcome"], "drifted", "{r}");
+    assert_eq!(r["items"][0]["before"]["state"], "ENABLED", "{r}");
+    assert_eq!(r["items"][0]["now"]["state"], "PAUSED", "{r}");
+    assert_eq!(r["items"][1]["outcome"], "succeeded", "{r}");
+    assert_ne!(
+        keyword(&app, &t, a).await["bid"],
+        0.66,
+        "the moved item was not sent"
+    );
+    assert_eq!(keyword(&app, &t, b).await["bid"], 0.66);
+    // the audit row says what was sent: b alone
+    let (_, audit) = app
+        .get(
+            &t,
+            "/api/marketplace/audit?operation=sp.update_keywords&limit=1",
+        )
+        .await;
+    let sent = &audit["records"][0]["sent"]["body"]["keywords"];
+    assert_eq!(sent.as_array().unwrap().len(), 1, "{audit}");
+    assert_eq!(sent[0]["keywordId"], *b);
+}
+
+async fn sp_campaign(app: &TestApp, t: &str) -> Value {
+    let (s, r) = app
+        .post(
+            t,
+            CALL,
+            call(
+                "sp.list_campaigns",
+                json!({ "maxResults": 1, "stateFilter": { "include": ["ENABLED"] } }),
+            ),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    r["data"]["campaigns"][0].clone()
+}
+
+#[tokio::test]
+async fn bid_adjustments_snapshot_first_merge_and_refuse_what_a_program_lacks() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let campaign = sp_campaign(&app, &t).await;
+    let cid = &campaign["campaignId"];
+    let adjust = |placements: Value, merge: bool| {
+        let mut c = call(
+            "sp.update_campaign_bid_adjustments",
+            json!({ "campaigns": [{ "campaignId": cid, "dynamicBidding": { "placementBidding": placements } }] }),
+        );
+        if merge {
+            c["merge"] = true.into();
+        }
+        c
+    };
+    let first = adjust(
+        json!([{ "placement": "PLACEMENT_TOP", "percentage": 30 }, { "placement": "PLACEMENT_PRODUCT_PAGE", "percentage": 10 }]),
+        false,
+    );
+    let p = preview_ok(&app, &t, &first).await;
+    commit(&app, &t, &first, &p).await;
+    // without merge, the dry run says what the write would remove
+    let only_pp = json!([{ "placement": "PLACEMENT_PRODUCT_PAGE", "percentage": 50 }]);
+    let r = preview_ok(&app, &t, &adjust(only_pp.clone(), false)).await;
+    let notes = r["items"][0]["notes"].to_string();
+    assert!(
+        notes.contains("PLACEMENT_TOP") && notes.contains("removes"),
+        "{r}"
+    );
+    // merge keeps the omitted placement's percentage
+    let merged = adjust(only_pp, true);
+    let p = preview_ok(&app, &t, &merged).await;
+    let sent =
+        &p["plan"]["requests"][0]["body"]["campaigns"][0]["dynamicBidding"]["placementBidding"];
+    assert!(
+        sent.as_array()
+            .unwrap()
+            .contains(&json!({ "placement": "PLACEMENT_TOP", "percentage": 30 })),
+        "{p}"
+    );
+    let r = commit(&app, &t, &merged, &p).await;
+    assert_eq!(r["items"][0]["outcome"], "succeeded", "{r}");
+    let now = sp_campaign_by_id(&app, &t, cid).await;
+    let live = now["dynamicBidding"]["placementBidding"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        live.contains(&json!({ "placement": "PLACEMENT_TOP", "percentage": 30 })),
+        "{now}"
+    );
+    assert!(
+        live.contains(&json!({ "placement": "PLACEMENT_PRODUCT_PAGE", "percentage": 50 })),
+        "{now}"
+    );
+    // the audit row holds the object the write replaced
+    let (_, audit) = app
+        .get(
+            &t,
+            "/api/marketplace/audit?operation=sp.update_campaign_bid_adjustments&limit=1",
+        )
+        .await;
+    let old =
+        &audit["records"][0]["snapshot"][0]["atPreview"]["dynamicBidding"]["placementBidding"];
+    assert!(
+        old.as_array()
+            .unwrap()
+            .contains(&json!({ "placement": "PLACEMENT_PRODUCT_PAGE", "percentage": 10 })),
+        "{audit}"
+    );
+    // a negative SP percentage, and SITE_AMAZON_BUSINESS on Sponsored Brands, are refused
+    let (_, r) = app
+        .post(
+            &t,
+            CALL,
+            adjust(
+                json!([{ "placement": "PLACEMENT_TOP", "percentage": -5 }]),
+                false,
+            ),
+        )
+        .await;
+    assert_eq!(r["items"][0]["problems"][0]["rule"], "percentage", "{r}");
+    let sb = call(
+        "sb.update_campaign_bid_adjustments",
+        json!({ "campaigns": [{ "campaignId": "1", "bidding": { "bidAdjustmentsByPlacement": [{ "placement": "SITE_AMAZON_BUSINESS", "percentage": 10 }] } }] }),
+    );
+    let (_, r) = app.post(&t, CALL, sb).await;
+    assert_eq!(r["valid"], false, "{r}");
+    assert_eq!(r["items"][0]["problems"][0]["rule"], "placement", "{r}");
+    assert!(
+        r["items"][0]["problems"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Sponsored Products")
+    );
+}
+
+async fn sp_campaign_by_id(app: &TestApp, t: &str, id: &Value) -> Value {
+    let (_, r) = app
+        .post(
+            t,
+            CALL,
+            call(
+                "sp.list_campaigns",
+                json!({ "campaignIdFilter": { "include": [id] } }),
+            ),
+        )
+        .await;
+    r["data"]["campaigns"][0].clone()
+}
+
+/// Previews and commits `op` with `items`; the commit's answer.
+async fn create(app: &TestApp, t: &str, op: &str, key: &str, items: Value) -> Value {
+    let c = call(op, json!({ key: items }));
+    let p = preview_ok(app, t, &c).await;
+    commit(app, t, &c, &p).await
+}
+
+#[tokio::test]
+async fn sponsored_brands_creatives_follow_the_creation_order_and_fail_per_item_at_the_provider() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let r = create(
+        &app,
+        &t,
+        "sb.create_campaigns",
+        "campaigns",
+        json!([{ "name": "launch", "budget": 20, "budgetType": "DAILY" }]),
+    )
+    .await;
+    assert_eq!(r["items"][0]["outcome"], "succeeded", "{r}");
+    let campaign = r["items"][0]["entityId"].clone();
+    // ad groups take no bid (§2.10)
+    let (_, bad) = app
+        .post(
+            &t,
+            CALL,
+            call(
+                "sb.create_ad_groups",
+                json!({ "adGroups": [{ "campaignId": campaign, "name": "g", "bid": 1.0 }] }),
+            ),
+        )
+        .await;
+    assert_eq!(bad["items"][0]["problems"][0]["rule"], "forbidden", "{bad}");
+    let r = create(
+        &app,
+        &t,
+        "sb.create_ad_groups",
+        "adGroups",
+        json!([{ "campaignId": campaign, "name": "g" }]),
+    )
+    .await;
+    let group = r["items"][0]["entityId"].clone();
+    assert!(group.is_string(), "{r}");
+    // the library's assets, for the item that only lacks a Store ASIN
+    let (_, assets) = app
+        .post(&t, CALL, call("assets.list_recent", json!({})))
+        .await;
+    let list = assets["data"]["assetList"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let of = |sub: &str| {
+        list.iter()
+            .find(|a| {
+                a["assetSubTypeList"]
+                    .as_array()
+                    .is_some_and(|l| l.iter().any(|x| x == sub))
+            })
+            .and_then(|a| a["assetId"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (video, logo) = (of("BACKGROUND_VIDEO"), of("LOGO"));
+    assert!(!video.is_empty() && !logo.is_empty(), "{assets}");
+    let ad = |videos: Value, asins: Value| {
+        json!({ "adGroupId": group, "name": "bv", "creative": {
+            "asins": asins, "videoAssetIds": videos, "brandName": "Acme", "brandLogoAssetID": logo,
+            "brandLogoCrop": { "top": 0, "left": 0, "width": 400, "height": 400 }, "headline": "Hello" } })
+    };
+    let r = create(
+        &app,
+        &t,
+        "sb.create_brand_video_ads",
+        "ads",
+        json!([
+            ad(json!(["not-in-the-library"]), json!(["B0NOTONSTORE"])),
+            ad(json!([video]), json!(["B0NOTONSTORE"]))
+        ]),
+    )
+    .await;
+    let items = r["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{r}");
+    for (i, needle) in [(0, "asset library"), (1, "Store page")] {
+        assert_eq!(items[i]["outcome"], "failed", "{r}");
+        assert_eq!(items[i]["error"]["kind"], "bad_request");
+        assert!(
+            items[i]["error"]["amazon"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(needle),
+            "{r}"
+        );
+    }
+    assert_eq!(app.sandbox_calls("sb.createBrandVideoAds").await, 1);
+}
+
+#[tokio::test]
+async fn a_repeated_commit_key_gets_the_first_answer_after_a_restart_and_sends_nothing() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let c = bid_update(&[&k[0]["keywordId"]], 0.55);
+    let p = preview_ok(&app, &t, &c).await;
+    let (s, first) = app
+        .post_keyed(&t, CALL, Some("commit-1"), commit_of(c.clone(), &p))
+        .await;
+    assert_eq!(s, 200, "{first}");
+    let base = app.restarted_market_gateway().await;
+    let again = app
+        .http
+        .post(format!("{base}{CALL}"))
+        .bearer_auth(&t)
+        .header("Idempotency-Key", "commit-1")
+        .json(&commit_of(c.clone(), &p))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 200);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["commit"]["replayed"], true, "{again}");
+    assert_eq!(again["commit"]["auditId"], first["commit"]["auditId"]);
+    assert_eq!(again["items"], first["items"]);
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
+}
+
+#[tokio::test]
+async fn a_committed_change_appears_in_the_timeline_with_its_actor() {
+    let app = TestApp::start_market().await;
+    let c = app.credential("acme", Some(WRITER)).await;
+    let t = app.token(&c).await;
+    let k = keywords(&app, &t, 1).await;
+    let up = bid_update(&[&k[0]["keywordId"]], 0.44);
+    let p = preview_ok(&app, &t, &up).await;
+    commit(&app, &t, &up, &p).await;
+    let (s, r) = app.get(&t, "/v1/timeline?family=ads_change").await;
+    assert_eq!(s, 200, "{r}");
+    let e = &r["events"][0];
+    assert_eq!(e["family"], "ads_change", "{r}");
+    assert_eq!(e["kind"], "sp.update_keywords");
+    assert!(
+        e["actor"].as_str().unwrap().ends_with(&c.credential_id),
+        "{e}"
+    );
+    let change = &e["payload"]["changes"][0];
+    assert_eq!(change["after"]["bid"], 0.44, "{e}");
+    assert_eq!(change["before"]["bid"], k[0]["bid"], "{e}");
+}
