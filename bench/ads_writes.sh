@@ -40,10 +40,15 @@ MEDIA=application/vnd.spKeyword.v3+json
 direct() { curl -sf -o /dev/null -w '%{time_total}' -X "$1" "$SIM$2" -H "Authorization: Bearer $ADS" \
   -H "Amazon-Advertising-API-ClientId: $(field "d['client_id']")" -H "Amazon-Advertising-API-Scope: $PROFILE" \
   -H "content-type: $MEDIA" -H "accept: $MEDIA" -d "$3"; }
-IDS=$(curl -sf -X POST "$SIM/sp/keywords/list" -H "Authorization: Bearer $ADS" -H "Amazon-Advertising-API-ClientId: $(field "d['client_id']")" \
-  -H "Amazon-Advertising-API-Scope: $PROFILE" -H "content-type: $MEDIA" -d '{"maxResults": 200}' \
-  | python3 -c 'import json,sys; print(json.dumps([k["keywordId"] for k in json.load(sys.stdin)["keywords"]]))')
-[ "$(echo "$IDS" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 200 ] || { echo "fewer than 200 keywords" >&2; exit 1; }
+# the small world holds a few dozen keywords: make 200 in one of its ad groups first
+GROUP=$(curl -sf -X POST "$SIM/sp/adGroups/list" -H "Authorization: Bearer $ADS" -H "Amazon-Advertising-API-ClientId: $(field "d['client_id']")" \
+  -H "Amazon-Advertising-API-Scope: $PROFILE" -H "content-type: application/vnd.spAdGroup.v3+json" -d '{"maxResults": 1}' \
+  | python3 -c 'import json,sys; g=json.load(sys.stdin)["adGroups"][0]; print(json.dumps({"campaignId": g["campaignId"], "adGroupId": g["adGroupId"]}))')
+NEW=$(python3 -c "import json; g=json.loads('$GROUP'); print(json.dumps({'keywords': [dict(g, keywordText='bench %d' % i, matchType='EXACT', state='ENABLED', bid=0.3) for i in range(200)]}))")
+IDS=$(curl -sf -X POST "$SIM/sp/keywords" -H "Authorization: Bearer $ADS" -H "Amazon-Advertising-API-ClientId: $(field "d['client_id']")" \
+  -H "Amazon-Advertising-API-Scope: $PROFILE" -H "content-type: $MEDIA" -d "$NEW" \
+  | python3 -c 'import json,sys; print(json.dumps([k["keywordId"] for k in json.load(sys.stdin)["keywords"]["success"]]))')
+[ "$(echo "$IDS" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 200 ] || { echo "could not make 200 keywords" >&2; exit 1; }
 ms() { awk '{printf "%.0f", $1 * 1000}'; }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 P=""; CM=""; DL=""; DP=""
