@@ -9,30 +9,10 @@ cd "$(dirname "$0")/.."
 ROUNDS="${1:-5}"
 CONN=1
 . bench/lib.sh
-BINPP="$BIN/partner-platform"
 
-"$BINPP" world generate --scale small --seed 1 --today 2026-11-22 --out "$WORK/world" > /dev/null
-PARTNER_LOG=warn "$BINPP" sim --world "$WORK/world" --data-dir "$WORK/sim" --listen 127.0.0.1:18097 --no-rate-limits > "$WORK/sim.log" 2>&1 &
-SIM=http://127.0.0.1:18097
-C="$WORK/sim/sandbox-credentials.json"
-for _ in $(seq 600); do grep -q "Try it" "$WORK/sim.log" 2>/dev/null && [ -s "$C" ] && break; sleep 0.1; done
-[ -s "$C" ] || { echo "the sandbox did not start:" >&2; cat "$WORK/sim.log" >&2; exit 1; }
-field() { python3 -c "import json,sys;d=json.load(open('$C'));print(eval(sys.argv[1]))" "$1"; }
-export PARTNER_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
-ADMIN() { "$BINPP" admin --data-dir "$WORK/gw" "$@"; }
-ADMIN tenant create bench --warehouse "$WORK/world/warehouse.sqlite" > /dev/null
-CRED=$(ADMIN credential create --tenant bench --label bench --scopes ads:read,ads:write --json)
-CID=$(echo "$CRED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_id"])')
-CSECRET=$(echo "$CRED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_secret"])')
-ACCOUNT=$(field "d['advertising'][0]['account']")
-PARTNER_REFRESH_TOKEN=$(field "d['advertising'][0]['refresh_token']") ADMIN connection add --tenant bench --merchant "$ACCOUNT" --kind ads > /dev/null
+start_sim 18097 --no-rate-limits
+start_gateway 18098 ads --scopes ads:read,ads:write
 PROFILE=$(field "d['advertising'][0]['profiles'][0]")
-GW=http://127.0.0.1:18098
-PARTNER_LOG=warn PARTNER_LWA_CLIENT_ID=$(field "d['client_id']") PARTNER_LWA_CLIENT_SECRET=$(field "d['client_secret']") \
-  PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" \
-  "$BINPP" server --data-dir "$WORK/gw" --listen 127.0.0.1:18098 --public-url "$GW" > "$WORK/gw.log" 2>&1 &
-wait_up "$GW/health"
-TOKEN=$(mint "$GW" "$CID" "$CSECRET")
 ADS=$(curl -sf "$SIM/auth/o2/token" -d grant_type=refresh_token -d "client_id=$(field "d['client_id']")" \
   --data-urlencode "client_secret=$(field "d['client_secret']")" --data-urlencode "refresh_token=$(field "d['advertising'][0]['refresh_token']")" \
   | sed -E 's/.*"access_token":"([^"]+)".*/\1/')

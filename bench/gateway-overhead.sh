@@ -13,36 +13,14 @@ cd "$(dirname "$0")/.."
 DUR="${1:-10}"
 CONN="${2:-16}"
 . bench/lib.sh
-PP() { "$BIN/partner-platform" "$@"; }
 
-PP world generate --scale small --seed 1 --today 2026-11-22 --out "$WORK/world" > /dev/null
 "$BIN/hello-hyper" 127.0.0.1:18090 > /dev/null 2>&1 &
-PARTNER_LOG=warn PP sim --world "$WORK/world" --data-dir "$WORK/sim" --listen 127.0.0.1:18093 --no-rate-limits > "$WORK/sim.log" 2>&1 &
-SIM=http://127.0.0.1:18093
-C="$WORK/sim/sandbox-credentials.json"
-for _ in $(seq 600); do grep -q "Try it" "$WORK/sim.log" 2>/dev/null && [ -s "$C" ] && break; sleep 0.1; done
-[ -s "$C" ] || { echo "the sandbox did not start:" >&2; cat "$WORK/sim.log" >&2; exit 1; }
-field() { python3 -c "import json,sys;d=json.load(open('$C'));print(eval(sys.argv[1]))" "$1"; }
-REFRESH=$(field "d['merchants'][0]['refresh_token']")
-MERCHANT=$(field "d['merchants'][0]['merchant']")
+start_sim 18093 --no-rate-limits
 ACCESS=$(curl -sf "$SIM/auth/o2/token" -d grant_type=refresh_token -d "client_id=$(field "d['client_id']")" \
-  --data-urlencode "client_secret=$(field "d['client_secret']")" --data-urlencode "refresh_token=$REFRESH" \
+  --data-urlencode "client_secret=$(field "d['client_secret']")" --data-urlencode "refresh_token=$(field "d['merchants'][0]['refresh_token']")" \
   | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
-
 # the gateway: tenant over the same world, a credential, the merchant connected by hand
-export PARTNER_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
-ADMIN() { PP admin --data-dir "$WORK/gw" "$@"; }
-ADMIN tenant create bench --warehouse "$WORK/world/warehouse.sqlite" > /dev/null
-CRED=$(ADMIN credential create --tenant bench --label bench --json)
-CID=$(echo "$CRED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_id"])')
-CSECRET=$(echo "$CRED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_secret"])')
-PARTNER_REFRESH_TOKEN="$REFRESH" ADMIN connection add --tenant bench --merchant "$MERCHANT" > /dev/null
-GW=http://127.0.0.1:18094
-PARTNER_LOG=warn PARTNER_LWA_CLIENT_ID=$(field "d['client_id']") PARTNER_LWA_CLIENT_SECRET=$(field "d['client_secret']") \
-  PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" PARTNER_UPSTREAM_PACING=false \
-  PP server --data-dir "$WORK/gw" --listen 127.0.0.1:18094 --public-url "$GW" > "$WORK/gw.log" 2>&1 &
-wait_up "$GW/health"
-TOKEN=$(mint "$GW" "$CID" "$CSECRET")
+PARTNER_UPSTREAM_PACING=false start_gateway 18094 seller
 cat > "$WORK/call.lua" <<EOF
 wrk.method = "POST"
 wrk.body = '{"operation": "sellers.get_marketplace_participations", "legacySellerId": 1}'

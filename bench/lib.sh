@@ -30,3 +30,43 @@ wrk_row() {
     "$(awk '$1=="50%" {print $2}' "$OUT/$name.txt")" "$(awk '$1=="99%" {print $2}' "$OUT/$name.txt")" \
     "$(awk '/Non-2xx/ {print $5}' "$OUT/$name.txt" | grep . || echo 0)"
 }
+
+# start_sim PORT [sim args…]: generates the small world and starts the sandbox over it on PORT.
+# Sets SIM (its URL) and C (its credentials file, read with `field`).
+start_sim() {
+  local port=$1; shift
+  "$BIN/partner-platform" world generate --scale small --seed 1 --today 2026-11-22 --out "$WORK/world" > /dev/null
+  PARTNER_LOG=warn "$BIN/partner-platform" sim --world "$WORK/world" --data-dir "$WORK/sim" \
+    --listen "127.0.0.1:$port" "$@" > "$WORK/sim.log" 2>&1 &
+  SIM="http://127.0.0.1:$port"
+  C="$WORK/sim/sandbox-credentials.json"
+  for _ in $(seq 600); do grep -q "Try it" "$WORK/sim.log" 2>/dev/null && [ -s "$C" ] && break; sleep 0.1; done
+  [ -s "$C" ] || { echo "the sandbox did not start:" >&2; cat "$WORK/sim.log" >&2; exit 1; }
+}
+
+# field EXPR: a value of the sandbox's credentials file (`d` is the parsed file).
+field() { python3 -c "import json,sys;d=json.load(open('$C'));print(eval(sys.argv[1]))" "$1"; }
+
+# start_gateway PORT KIND [credential create args…]: a real (non-dev) gateway on PORT over the
+# sandbox: tenant `bench` on the world, a credential, and the first merchant's KIND (`seller` or
+# `ads`) grant connected with the admin commands. Environment set on the call (such as
+# PARTNER_UPSTREAM_PACING=false) reaches the server. Sets GW (its URL) and TOKEN.
+start_gateway() {
+  local port=$1 kind=$2; shift 2
+  local pp="$BIN/partner-platform" cred cid secret grant merchant
+  export PARTNER_SECRET_KEY; PARTNER_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+  "$pp" admin --data-dir "$WORK/gw" tenant create bench --warehouse "$WORK/world/warehouse.sqlite" > /dev/null
+  cred=$("$pp" admin --data-dir "$WORK/gw" credential create --tenant bench --label bench --json "$@")
+  cid=$(echo "$cred" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_id"])')
+  secret=$(echo "$cred" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_secret"])')
+  if [ "$kind" = ads ]; then grant="d['advertising'][0]"; merchant=$(field "$grant['account']")
+  else grant="d['merchants'][0]"; merchant=$(field "$grant['merchant']"); fi
+  PARTNER_REFRESH_TOKEN=$(field "$grant['refresh_token']") "$pp" admin --data-dir "$WORK/gw" \
+    connection add --tenant bench --merchant "$merchant" --kind "$kind" > /dev/null
+  GW="http://127.0.0.1:$port"
+  PARTNER_LOG=warn PARTNER_LWA_CLIENT_ID=$(field "d['client_id']") PARTNER_LWA_CLIENT_SECRET=$(field "d['client_secret']") \
+    PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" \
+    "$pp" server --data-dir "$WORK/gw" --listen "127.0.0.1:$port" --public-url "$GW" > "$WORK/gw.log" 2>&1 &
+  wait_up "$GW/health"
+  TOKEN=$(mint "$GW" "$cid" "$secret")
+}

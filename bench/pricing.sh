@@ -8,29 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-100}"
 . bench/lib.sh
-BINPP="$BIN/partner-platform"
 
-"$BINPP" world generate --scale small --seed 1 --today 2026-11-22 --out "$WORK/world" > /dev/null
-PARTNER_LOG=warn "$BINPP" sim --world "$WORK/world" --data-dir "$WORK/sim" --listen 127.0.0.1:18095 > "$WORK/sim.log" 2>&1 &
-SIM=http://127.0.0.1:18095
-C="$WORK/sim/sandbox-credentials.json"
-for _ in $(seq 600); do grep -q "Try it" "$WORK/sim.log" 2>/dev/null && [ -s "$C" ] && break; sleep 0.1; done
-[ -s "$C" ] || { echo "the sandbox did not start:" >&2; cat "$WORK/sim.log" >&2; exit 1; }
-field() { python3 -c "import json,sys;d=json.load(open('$C'));print(eval(sys.argv[1]))" "$1"; }
-
-export PARTNER_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
-ADMIN() { "$BINPP" admin --data-dir "$WORK/gw" "$@"; }
-ADMIN tenant create bench --warehouse "$WORK/world/warehouse.sqlite" > /dev/null
-CRED=$(ADMIN credential create --tenant bench --label bench --json)
-CID=$(echo "$CRED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_id"])')
-CSECRET=$(echo "$CRED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_secret"])')
-PARTNER_REFRESH_TOKEN=$(field "d['merchants'][0]['refresh_token']") ADMIN connection add --tenant bench --merchant "$(field "d['merchants'][0]['merchant']")" > /dev/null
-GW=http://127.0.0.1:18096
-PARTNER_LOG=warn PARTNER_LWA_CLIENT_ID=$(field "d['client_id']") PARTNER_LWA_CLIENT_SECRET=$(field "d['client_secret']") \
-  PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" \
-  "$BINPP" server --data-dir "$WORK/gw" --listen 127.0.0.1:18096 --public-url "$GW" > "$WORK/gw.log" 2>&1 &
-wait_up "$GW/health"
-TOKEN=$(mint "$GW" "$CID" "$CSECRET")
+start_sim 18095
+start_gateway 18096 seller
 
 ASINS=$(python3 -c "
 import sqlite3, json

@@ -1,8 +1,9 @@
 //! The timeline's `ads_change` family (§6.4): advertising writes committed through the
 //! service, projected at read time from the audit log (`pp_store::ads_writes`). One event per
 //! commit that the provider answered with at least one applied item: its operation as `kind`,
-//! the commit's actor and surface, and per applied item the entity's values before (as read at
-//! commit) and after (as sent). Nothing is stored twice: the audit row is the record.
+//! the commit's actor and surface, and the `changes` the commit recorded in its answer (per
+//! applied item the entity's values before, as read at commit, and after, as sent). Nothing is
+//! stored twice: the audit row is the record.
 
 use chrono::NaiveDate;
 use pp_core::cursor::Cursors;
@@ -20,92 +21,20 @@ fn day_ms(d: NaiveDate) -> i64 {
         .unwrap_or_default()
 }
 
-fn rfc3339(ms: i64) -> chrono::DateTime<chrono::Utc> {
-    chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default()
-}
-
-/// The applied items of a commit: entity, before and after.
-fn changes(r: &AuditRow) -> Vec<Value> {
-    let answer = r.answer.as_ref().map_or(&Value::Null, |a| &a["items"]);
-    let sent_items = sent_items(r);
-    let mut out = Vec::new();
-    let mut sent_at = 0;
-    for item in answer.as_array().into_iter().flatten() {
-        let index = item["index"].as_u64().unwrap_or_default();
-        if item["outcome"] == "drifted" {
-            continue;
-        }
-        let after = sent_items.get(sent_at).cloned().unwrap_or(Value::Null);
-        sent_at += 1;
-        if item["outcome"] != "succeeded" {
-            continue;
-        }
-        let before = r
-            .snapshot
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|s| s["index"].as_u64() == Some(index))
-            .map(|s| {
-                let now = if s["atCommit"].is_null() {
-                    &s["atPreview"]
-                } else {
-                    &s["atCommit"]
-                };
-                // only the fields the write set, beside state
-                let mut b = serde_json::Map::new();
-                for k in after.as_object().into_iter().flat_map(|o| o.keys()) {
-                    b.insert(k.clone(), now.get(k).cloned().unwrap_or(Value::Null));
-                }
-                Value::Object(b)
-            })
-            .unwrap_or(Value::Null);
-        out.push(json!({ "index": index, "entityId": item["entityId"], "before": before, "after": after }));
-    }
-    out
-}
-
-/// The items of the request as sent, in order.
-fn sent_items(r: &AuditRow) -> Vec<Value> {
-    let Some(body) = r.sent.as_ref().map(|s| &s["body"]) else {
-        return Vec::new();
-    };
-    if let Some(a) = body.as_array() {
-        return a.clone();
-    }
-    if let Some(o) = body.as_object() {
-        for (k, v) in o {
-            if k.ends_with("Filter") {
-                let id = k.trim_end_matches("Filter");
-                return v["include"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|i| json!({ (id): i, "state": "ARCHIVED" }))
-                    .collect();
-            }
-            if let Some(a) = v.as_array() {
-                return a.clone();
-            }
-        }
-        return vec![body.clone()];
-    }
-    Vec::new()
-}
-
 fn event(r: AuditRow) -> Option<Event> {
-    let items = changes(&r);
+    // the commit recorded what each applied item changed
+    let items = r.answer.as_ref()?["changes"].as_array()?.clone();
     if items.is_empty() {
         return None;
     }
-    let at = rfc3339(r.created_ms);
+    let at = pp_store::rfc3339_ms(r.created_ms);
     Some(Event {
         // a read-time event: its id orders it, it is not addressable
         id: r.created_ms,
         brand: String::new(),
         family: "ads_change".into(),
         kind: r.operation,
-        occurred_on: at.date_naive().to_string(),
+        occurred_on: at[..10].to_owned(),
         category: None,
         window: None,
         interpretation: None,
@@ -124,7 +53,7 @@ fn event(r: AuditRow) -> Option<Event> {
         }),
         actor: r.actor,
         surface: r.surface,
-        created_at: at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        created_at: at,
     })
 }
 

@@ -270,6 +270,19 @@ impl AdsWrites<'_> {
         }
     }
 
+    /// The tenant's audit row committed under `key`.
+    pub async fn by_key(&self, tenant: &TenantId, key: &str) -> Result<Option<AuditRow>> {
+        self.0
+            .one(
+                format!("SELECT {AUDIT_COLS} FROM ads_audit WHERE tenant_id = ?1 AND idempotency_key = ?2"),
+                args![tenant.as_str(), key],
+            )
+            .await?
+            .as_ref()
+            .map(audit)
+            .transpose()
+    }
+
     /// The tenant's audit row `id`.
     pub async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<AuditRow>> {
         self.0
@@ -323,20 +336,5 @@ impl AdsWrites<'_> {
             a.len()
         ));
         self.0.all(sql, a).await?.iter().map(audit).collect()
-    }
-}
-
-impl AdsWrites<'_> {
-    /// The tenant's audit row committed under `key`.
-    pub async fn by_key(&self, tenant: &TenantId, key: &str) -> Result<Option<AuditRow>> {
-        self.0
-            .one(
-                format!("SELECT {AUDIT_COLS} FROM ads_audit WHERE tenant_id = ?1 AND idempotency_key = ?2"),
-                args![tenant.as_str(), key],
-            )
-            .await?
-            .as_ref()
-            .map(audit)
-            .transpose()
     }
 }

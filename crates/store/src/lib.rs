@@ -174,6 +174,13 @@ pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// An epoch-milliseconds time stamped the same way.
+pub fn rfc3339_ms(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// Maps a SQLite failure to an opaque internal error (the cause is logged, not sent).
 pub fn db_err(e: rusqlite::Error) -> Error {
     db::db_error(e)

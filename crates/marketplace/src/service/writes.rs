@@ -33,12 +33,6 @@ pub(super) struct Target {
 /// Pages a current-values read follows at most (100 entities a page).
 const READ_PAGES: usize = 10;
 
-fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
 fn acting(t: &Target) -> Acting {
     Acting::Login {
         seller_id: t.login.clone(),
@@ -232,7 +226,7 @@ impl Marketplace {
             plan: Some(Plan {
                 plan_id: row.id,
                 plan_hash: row.plan_hash,
-                expires_at: rfc3339(row.expires_ms),
+                expires_at: pp_store::rfc3339_ms(row.expires_ms),
                 requests: vec![request],
                 serves,
                 billing,
@@ -360,7 +354,7 @@ impl Marketplace {
                 format!(
                     "plan {} expired at {}: nothing was sent",
                     plan.id,
-                    rfc3339(plan.expires_ms)
+                    pp_store::rfc3339_ms(plan.expires_ms)
                 ),
             )
             .with_fix("Preview again: plans live 15 minutes."));
@@ -440,12 +434,7 @@ impl Marketplace {
         if sent.is_empty() {
             request.body = None;
         } else {
-            if sent.len() < body.items.len()
-                && op
-                    .write
-                    .as_ref()
-                    .is_some_and(|w| w.items != ItemsIn::Single)
-            {
+            if sent.len() < body.items.len() && w.items != ItemsIn::Single {
                 let subset: Vec<Value> = sent.iter().map(|i| body.items[*i].clone()).collect();
                 request.body = items::body(op, w, body.call_body.as_ref(), &subset, &[]);
             }
@@ -496,8 +485,10 @@ impl Marketplace {
             }
         }
         results.sort_by_key(|r| r.index);
+        let changes = applied(w, &body, &now, &results);
         let items = serde_json::to_value(&results).map_err(Error::internal)?;
-        let answer = json!({ "commit": &info, "items": &items });
+        // `changes` is the record's (the timeline projects it); a replay answers the rest
+        let answer = json!({ "commit": &info, "items": &items, "changes": changes });
         let sent_json = (!sent.is_empty()).then(|| json!(request));
         store
             .settle(&audit_id, &info.outcome, sent_json.as_ref(), &answer)
@@ -510,6 +501,38 @@ impl Marketplace {
             items,
         }))
     }
+}
+
+/// What each applied item changed: the entity's values before (as read at commit, for the
+/// fields the item sets) and the item as sent. A create has no before; a delete archives.
+fn applied(
+    w: &WriteSpec,
+    body: &PlanBody,
+    now: &std::collections::HashMap<String, Value>,
+    results: &[ItemResult],
+) -> Value {
+    let changes = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Succeeded)
+        .map(|r| {
+            let mut after = body.items[r.index].clone();
+            if w.action == WriteAction::Delete {
+                after["state"] = "ARCHIVED".into();
+            }
+            let fields: Vec<String> = after
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            let before = body.entity_ids[r.index]
+                .as_ref()
+                .and_then(|id| now.get(id))
+                .or(body.snapshot[r.index].as_ref())
+                .map(|e| compared_values(e, &fields))
+                .unwrap_or(Value::Null);
+            json!({ "index": r.index, "entityId": r.entity_id, "before": before, "after": after })
+        })
+        .collect();
+    Value::Array(changes)
 }
 
 fn key_taken() -> Error {
@@ -618,7 +641,7 @@ impl Marketplace {
 fn record(r: AuditRow) -> super::answers::AuditRecord {
     super::answers::AuditRecord {
         audit_id: r.id,
-        at: rfc3339(r.created_ms),
+        at: pp_store::rfc3339_ms(r.created_ms),
         credential_id: r.credential_id,
         actor: r.actor,
         surface: r.surface,

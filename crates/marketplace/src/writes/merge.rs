@@ -32,28 +32,28 @@ fn shape(m: Modifier) -> Shape {
     }
 }
 
-/// What names an entry: its placement, or its cohort and segments.
-fn entry_key(list: &str, e: &Value) -> String {
-    if list.starts_with("placement") || list.starts_with("bidAdjustmentsByPlacement") {
-        e["placement"].as_str().unwrap_or("").to_owned()
-    } else {
-        let mut k = e.clone();
-        if let Some(o) = k.as_object_mut() {
-            o.remove("percentage");
-        }
-        k.to_string()
+/// What names an entry: its placement, or (an audience entry, which has none) everything but
+/// its percentage.
+fn entry_key(e: &Value) -> String {
+    if let Some(p) = e["placement"].as_str() {
+        return p.to_owned();
     }
+    let mut k = e.clone();
+    if let Some(o) = k.as_object_mut() {
+        o.remove("percentage");
+    }
+    k.to_string()
 }
 
 fn entries<'a>(v: &'a Value, list: &str) -> &'a [Value] {
     v[list].as_array().map(Vec::as_slice).unwrap_or(&[])
 }
 
-fn label(list: &str, e: &Value) -> String {
+fn label(e: &Value) -> String {
     let what = e["placement"]
         .as_str()
         .map(str::to_owned)
-        .unwrap_or_else(|| format!("audience entry {}", entry_key(list, e)));
+        .unwrap_or_else(|| format!("audience entry {}", entry_key(e)));
     format!("{what} at {}%", e["percentage"])
 }
 
@@ -71,13 +71,10 @@ pub fn merge(m: Modifier, item: &mut Value, current: &Value) -> Vec<String> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let named: Vec<String> = mine.iter().map(|e| entry_key(list, e)).collect();
+        let named: Vec<String> = mine.iter().map(entry_key).collect();
         for e in entries(live, list) {
-            if !named.contains(&entry_key(list, e)) {
-                notes.push(format!(
-                    "merge kept {} from the live campaign",
-                    label(list, e)
-                ));
+            if !named.contains(&entry_key(e)) {
+                notes.push(format!("merge kept {} from the live campaign", label(e)));
                 mine.push(e.clone());
             }
         }
@@ -102,15 +99,12 @@ pub fn removals(m: Modifier, item: &Value, current: &Value) -> Vec<String> {
     let sent = &item[s.object];
     let mut notes = Vec::new();
     for list in [s.placement, s.cohort] {
-        let named: Vec<String> = entries(sent, list)
-            .iter()
-            .map(|e| entry_key(list, e))
-            .collect();
+        let named: Vec<String> = entries(sent, list).iter().map(entry_key).collect();
         for e in entries(live, list) {
-            if !named.contains(&entry_key(list, e)) {
+            if !named.contains(&entry_key(e)) {
                 notes.push(format!(
                     "{} is set now and is not in this item: the write removes it (send merge: true to keep it)",
-                    label(list, e)
+                    label(e)
                 ));
             }
         }

@@ -227,10 +227,7 @@ async fn a_commit_sends_exactly_its_plan_once_and_only_with_ads_write() {
     let r = commit(&app, &t, &c, &p).await;
     assert_eq!(r["commit"]["outcome"], "answered", "{r}");
     assert_eq!(r["items"][0]["outcome"], "succeeded", "{r}");
-    assert_eq!(
-        r["items"][0]["entityId"].as_str(),
-        id.as_str().or(Some(&id.to_string()))
-    );
+    assert_eq!(r["items"][0]["entityId"], *id, "{r}");
     assert_eq!(keyword(&app, &t, id).await["bid"], 0.77);
     let (s, r) = app.post(&t, CALL, commit_of(c.clone(), &p)).await;
     assert_eq!(
@@ -389,6 +386,51 @@ async fn bid_adjustments_snapshot_first_merge_and_refuse_what_a_program_lacks() 
             .as_str()
             .unwrap()
             .contains("Sponsored Products")
+    );
+}
+
+/// The audit row is written before the request leaves: with the provider holding the write
+/// unanswered (it never acts), the row already holds the object the write would replace.
+#[tokio::test]
+async fn the_audit_row_holds_the_replaced_modifiers_before_the_write_lands() {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    let campaign = sp_campaign(&app, &t).await;
+    let cid = &campaign["campaignId"];
+    let set = |pct: i64| {
+        call(
+            "sp.update_campaign_bid_adjustments",
+            json!({ "campaigns": [{ "campaignId": cid, "dynamicBidding": { "placementBidding": [{ "placement": "PLACEMENT_TOP", "percentage": pct }] } }] }),
+        )
+    };
+    let first = set(25);
+    let p = preview_ok(&app, &t, &first).await;
+    commit(&app, &t, &first, &p).await;
+    let second = set(60);
+    let p = preview_ok(&app, &t, &second).await;
+    app.faults(json!([{ "op": "sp.updateCampaigns", "effect": "hang", "times": 1 }]))
+        .await;
+    let r = commit(&app, &t, &second, &p).await;
+    assert_eq!(r["commit"]["outcome"], "unknown", "{r}");
+    assert_eq!(r["items"][0]["outcome"], "unknown", "{r}");
+    let (_, audit) = app
+        .get(
+            &t,
+            "/api/marketplace/audit?operation=sp.update_campaign_bid_adjustments&limit=1",
+        )
+        .await;
+    let rec = &audit["records"][0];
+    assert_eq!(rec["status"], "unknown", "{audit}");
+    assert_eq!(
+        rec["snapshot"][0]["atCommit"]["dynamicBidding"]["placementBidding"],
+        json!([{ "placement": "PLACEMENT_TOP", "percentage": 25 }]),
+        "{audit}"
+    );
+    // the write never landed: the live campaign still has what the row holds
+    let live = sp_campaign_by_id(&app, &t, cid).await;
+    assert_eq!(
+        live["dynamicBidding"]["placementBidding"],
+        json!([{ "placement": "PLACEMENT_TOP", "percentage": 25 }])
     );
 }
 
