@@ -94,6 +94,17 @@ kinds! {
     PlanExpired => ("plan_expired", 409, Request, false, "conflict", "The write plan expired; nothing was sent. Preview again."),
     PlanMismatch => ("plan_mismatch", 409, Request, false, "conflict", "The commit does not match its plan; nothing was sent. Preview again."),
     PlanAlreadyCommitted => ("plan_already_committed", 409, Request, false, "conflict", "That write plan was already committed; read the audit log before planning again."),
+    // Listing-content change sets (§7.3).
+    ChangeSetNotFound => ("change_set_not_found", 404, Request, false, "not_found", "No listing change set by that id in this account."),
+    ChangeSetExpired => ("change_set_expired", 409, Request, false, "conflict", "The change set aged out; nothing was applied. Propose it again."),
+    ChangeSetAlreadyCommitted => ("change_set_already_committed", 409, Request, false, "conflict", "That change set was already applied; re-read the listings before proposing again."),
+    ApprovalMismatch => ("approval_mismatch", 409, Request, false, "conflict", "The commit does not match the change set that was approved; nothing was applied."),
+    StaleApproval => ("stale_approval", 409, Request, false, "conflict", "The listings moved since the approval; nothing was applied. Re-read, re-propose, re-approve."),
+    SchemaDrift => ("schema_drift", 409, Request, false, "conflict", "The product type's schema changed since the preview; nothing was applied. Rebuild the change."),
+    PatchNotAllowed => ("patch_not_allowed", 422, Request, false, "validation_error", "That attribute cannot be changed through listing writes."),
+    ListingsWriteNotEnabled => ("listings_write_not_enabled", 403, Account, false, "forbidden", "Listing writes are not enabled for this account."),
+    ListingsWriteDisabled => ("listings_write_disabled", 503, Mixshift, true, "unavailable", "Listing writes are switched off for now; retry later."),
+    ListingsMediaWriteDisabled => ("listings_media_write_disabled", 503, Mixshift, true, "unavailable", "Listing image changes are switched off for now; retry later."),
     // Pricing (§7.5).
     TooManyItems => ("too_many_items", 400, Request, false, "validation_error", "Too many items for this endpoint; use the /start endpoint."),
     // /v1 data plane.

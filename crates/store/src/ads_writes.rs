@@ -283,6 +283,19 @@ impl AdsWrites<'_> {
             .transpose()
     }
 
+    /// The tenant's audit row that committed plan `plan_id`, if it was committed.
+    pub async fn by_plan(&self, tenant: &TenantId, plan_id: &str) -> Result<Option<AuditRow>> {
+        self.0
+            .one(
+                format!("SELECT {AUDIT_COLS} FROM ads_audit WHERE tenant_id = ?1 AND plan_id = ?2"),
+                args![tenant.as_str(), plan_id],
+            )
+            .await?
+            .as_ref()
+            .map(audit)
+            .transpose()
+    }
+
     /// The tenant's audit row `id`.
     pub async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<AuditRow>> {
         self.0

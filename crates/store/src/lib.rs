@@ -13,6 +13,7 @@ pub mod forecast;
 pub mod jobs;
 mod keys;
 pub mod ledger;
+pub mod listing_writes;
 pub mod mcp_sessions;
 mod migrations;
 mod pacing;
@@ -35,6 +36,7 @@ pub use forecast::Forecast;
 pub use jobs::Jobs;
 pub use keys::Keys;
 pub use ledger::Ledger;
+pub use listing_writes::ListingWrites;
 pub use mcp_sessions::McpSessions;
 pub use pacing::Pacing;
 pub use tenants::{TenantRow, Tenants};
@@ -161,6 +163,10 @@ impl Store {
 
     pub fn ads_writes(&self) -> AdsWrites<'_> {
         AdsWrites(&self.db)
+    }
+
+    pub fn listing_writes(&self) -> ListingWrites<'_> {
+        ListingWrites(&self.db)
     }
 }
 

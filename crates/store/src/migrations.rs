@@ -274,6 +274,22 @@ const STEPS: &[&str] = &[
     CREATE UNIQUE INDEX ads_audit_plan ON ads_audit (tenant_id, plan_id);
     CREATE UNIQUE INDEX ads_audit_key ON ads_audit (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
     CREATE INDEX ads_audit_time ON ads_audit (tenant_id, created_ms, id);",
+    // 12: listing writes: the merchants an administrator enabled them for, and the service's
+    // global switches (listing text and media writes) that every instance reads.
+    "CREATE TABLE listing_accounts (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        merchant TEXT NOT NULL,
+        enabled_by TEXT NOT NULL,
+        enabled_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, merchant)
+    ) WITHOUT ROWID;
+    CREATE TABLE service_switches (
+        name TEXT PRIMARY KEY,
+        is_off INTEGER NOT NULL,
+        reason TEXT,
+        changed_by TEXT NOT NULL,
+        changed_ms INTEGER NOT NULL
+    ) WITHOUT ROWID;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -584,4 +600,19 @@ const PG_STEPS: &[&str] = &[
     CREATE UNIQUE INDEX ads_audit_plan ON ads_audit (tenant_id, plan_id);
     CREATE UNIQUE INDEX ads_audit_key ON ads_audit (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
     CREATE INDEX ads_audit_time ON ads_audit (tenant_id, created_ms, id);",
+    // 12: listing writes.
+    "CREATE TABLE listing_accounts (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        merchant TEXT COLLATE \"C\" NOT NULL,
+        enabled_by TEXT NOT NULL,
+        enabled_ms BIGINT NOT NULL,
+        PRIMARY KEY (tenant_id, merchant)
+    );
+    CREATE TABLE service_switches (
+        name TEXT PRIMARY KEY,
+        is_off BIGINT NOT NULL,
+        reason TEXT,
+        changed_by TEXT NOT NULL,
+        changed_ms BIGINT NOT NULL
+    );",
 ];

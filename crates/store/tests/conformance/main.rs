@@ -10,6 +10,7 @@ mod fixture;
 mod forecast;
 mod jobs;
 mod ledger;
+mod listing_writes;
 mod mcp_sessions;
 mod pacing;
 #[path = "../support/scratch_db.rs"]
