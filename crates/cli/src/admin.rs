@@ -35,6 +35,9 @@ enum AdminCommand {
     /// Marketplace connections (merchants' provider grants).
     #[command(subcommand)]
     Connection(crate::connection::ConnectionCommand),
+    /// Listing writes: merchants enabled, and the global text and image switches.
+    #[command(subcommand)]
+    Listings(crate::listings::ListingsCommand),
 }
 
 #[derive(Subcommand)]
@@ -110,6 +113,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
             AdminCommand::Tenant(c) => tenant(&store, c).await,
             AdminCommand::Credential(c) => credential(&store, c).await,
             AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
+            AdminCommand::Listings(c) => crate::listings::run(&store, c).await,
         };
         r.map_err(|e| describe(&e))
     })

@@ -83,6 +83,17 @@ pub struct ServerArgs {
     /// taken up by another this long after its last renewal.
     #[arg(long, env = "PARTNER_JOB_LEASE_MS")]
     pub job_lease_ms: Option<u64>,
+    /// Listing text writes (title, bullets …) for the whole service (default true); false
+    /// answers every such write `listings_write_disabled`.
+    #[arg(long, env = "PARTNER_LISTINGS_TEXT_WRITES")]
+    pub listings_text_writes: Option<bool>,
+    /// Listing image writes for the whole service (default true); false answers them
+    /// `listings_media_write_disabled`.
+    #[arg(long, env = "PARTNER_LISTINGS_MEDIA_WRITES")]
+    pub listings_media_writes: Option<bool>,
+    /// Milliseconds between the image check's reads of a committed listing (default 15000).
+    #[arg(long, env = "PARTNER_LISTINGS_MEDIA_POLL_MS")]
+    pub listings_media_poll_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -106,6 +117,9 @@ struct FileConfig {
     upstream_read_deadline_ms: Option<u64>,
     job_workers: Option<usize>,
     job_lease_ms: Option<u64>,
+    listings_text_writes: Option<bool>,
+    listings_media_writes: Option<bool>,
+    listings_media_poll_ms: Option<u64>,
     /// The abuse bounds (`[limits]`; docs/security.md).
     limits: Option<pp_server::Bounds>,
 }
@@ -125,6 +139,9 @@ pub struct UpstreamConfig {
     pub read_deadline_ms: Option<u64>,
     pub job_workers: Option<usize>,
     pub job_lease_ms: Option<u64>,
+    pub listings_text_writes: Option<bool>,
+    pub listings_media_writes: Option<bool>,
+    pub listings_media_poll_ms: Option<u64>,
 }
 
 impl UpstreamConfig {
@@ -146,7 +163,22 @@ impl UpstreamConfig {
                 .job_lease_ms
                 .map(|ms| std::time::Duration::from_millis(ms.max(1_000)))
                 .unwrap_or(pp_server::JobsConfig::default().lease),
+            listings: self.listings(),
             ..Default::default()
+        }
+    }
+
+    /// Listing writes' configured switches and the image check's pace.
+    pub fn listings(&self) -> pp_marketplace::service::ListingSettings {
+        let d = pp_marketplace::service::ListingSettings::default();
+        pp_marketplace::service::ListingSettings {
+            text_writes: self.listings_text_writes.unwrap_or(d.text_writes),
+            media_writes: self.listings_media_writes.unwrap_or(d.media_writes),
+            media_poll: self
+                .listings_media_poll_ms
+                .map(|ms| std::time::Duration::from_millis(ms.max(100)))
+                .unwrap_or(d.media_poll),
+            ..d
         }
     }
 
@@ -253,6 +285,9 @@ impl Config {
                 .or(file.upstream_read_deadline_ms),
             job_workers: args.job_workers.or(file.job_workers),
             job_lease_ms: args.job_lease_ms.or(file.job_lease_ms),
+            listings_text_writes: args.listings_text_writes.or(file.listings_text_writes),
+            listings_media_writes: args.listings_media_writes.or(file.listings_media_writes),
+            listings_media_poll_ms: args.listings_media_poll_ms.or(file.listings_media_poll_ms),
         };
         let limits = file.limits.unwrap_or_default();
         if args.dev {

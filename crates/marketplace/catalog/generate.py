@@ -330,15 +330,19 @@ ad("amc.create_workflow_execution", "POST", "/amc/reporting/{instanceId}/workflo
    notes="timeWindowType is required (EXPLICIT, MOST_RECENT_DAY, MOST_RECENT_WEEK); dryRun validates in seconds. Shopper-level identifiers may be counted, never returned. A paid dataset the advertiser does not hold fails with a message that does not mention subscription.")
 ad("amc.get_workflow_execution", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}])
 ad("amc.get_download_urls", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}/downloadUrls", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}], notes="Short-lived CSV URLs.")
+# an audience's current status comes from its own read (the path names it); only a FAILED one
+# may change (§3.3); audience SQL gets the §4.6 rule 5 checks before anything is sent
+AUDIENCE_NOW = {"operation": "amc.get_audience", "by": "path"}
+ONLY_FAILED = {"field": "status", "values": ["FAILED"], "why": "a successful audience is immutable: only a FAILED audience may be updated or removed"}
 ad("amc.list_audiences", "GET", "/amc/audiences/query", "application/json", "read", profile=False)
 ad("amc.get_audience", "GET", "/amc/audiences/query/{audienceExecutionId}", "application/json", "read", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}])
 ad("amc.create_audience", "POST", "/amc/audiences/query", "application/json", "create", "ads:write", profile=False, params=BODY, required=["instanceId", "audienceName", "query", "destination"], max_items=1,
    notes="SQL over _for_audiences tables with no date filter (the window is the lookback); refresh 0 to 21 days; no trailing semicolon.",
-   write=write_spec("create", "single", "audienceExecutionId", "whole"))
+   write={**write_spec("create", "single", "audienceExecutionId", "whole"), "audienceQuery": True})
 ad("amc.update_audience", "PUT", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}] + BODY, required=["query"], max_items=1,
-   notes="Only a FAILED audience can be updated.", write=write_spec("update", "single", "audienceExecutionId", "whole"))
+   notes="Only a FAILED audience can be updated; a successful one is immutable.", write={**write_spec("update", "single", "audienceExecutionId", "whole", AUDIENCE_NOW), "audienceQuery": True, "requireState": ONLY_FAILED})
 ad("amc.delete_audience", "DELETE", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}], max_items=1,
-   notes="Only a FAILED audience can be deleted.", write=write_spec("delete", "single", "audienceExecutionId", "whole"))
+   notes="Only a FAILED audience can be deleted; a successful one is immutable.", write={**write_spec("delete", "single", "audienceExecutionId", "whole", AUDIENCE_NOW), "requireState": ONLY_FAILED})
 
 for name, data in [("spapi.json", spapi), ("ads.json", ads)]:
     with open(os.path.join(HERE, name), "w") as f:

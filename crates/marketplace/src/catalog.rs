@@ -135,6 +135,8 @@ pub enum ReadBy {
     AdGroupQuery,
     /// An `AD_GROUP_ID` filter in the body.
     AdGroupFilter,
+    /// One read per entity, its id the read's path parameter (the answer is the entity).
+    Path,
 }
 
 /// The read giving a write's entities as they are.
@@ -176,6 +178,21 @@ pub struct WriteSpec {
     /// The only fields an item may carry (bid adjustments change nothing else).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only_item_fields: Vec<String>,
+    /// The entity may change only while its `field` holds one of `values` (§3.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_state: Option<RequiredState>,
+    /// The item's `query` is clean-room audience SQL: the §4.6 rule 5 checks apply.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub audience_query: bool,
+}
+
+/// A state an entity must be in for a write to change it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RequiredState {
+    pub field: String,
+    pub values: Vec<String>,
+    /// In words, for the refusal.
+    pub why: String,
 }
 
 /// Media types chosen by the kind a path id encodes: the provider's ids are base64url of

@@ -2,7 +2,7 @@
 //! (the `/api` envelope adds `"ok": true`; MCP sends them as the tool result).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::catalog::Operation;
 use crate::connections::ConnectionStatus;
@@ -286,4 +286,107 @@ pub struct AuditRecord {
 pub struct AuditPage {
     pub records: Vec<AuditRecord>,
     pub next_cursor: Option<String>,
+}
+
+/// A selling-side call's answer: a plain call, or a listing change set's preview or commit.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum SpapiAnswer {
+    Call(CallAnswer),
+    ListingPreview(ListingPreview),
+    ListingCommit(ListingCommit),
+}
+
+/// One SKU of a listing preview: the provider's validation, what the listing holds now for
+/// the attributes the change touches, and the patches as they will be replayed.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkuPreview {
+    pub sku: String,
+    /// `VALID` or `INVALID` (the provider's `VALIDATION_PREVIEW`), `NOT_FOUND` (no such
+    /// listing: only existing SKUs are edited) or `MISMATCH` (a product type other than the
+    /// listing's).
+    pub status: String,
+    pub product_type: Option<String>,
+    /// The provider's issues (or ours), each with `code`, `message`, `attributeNames`.
+    pub issues: Vec<Value>,
+    /// The touched attributes as the listing holds them now.
+    pub current: Map<String, Value>,
+    pub patches: Vec<crate::writes::listings::Patch>,
+    /// Whether the SKU changes an image slot (applied asynchronously, then verified).
+    pub media: bool,
+}
+
+/// A proposed change set: what a commit replays, under a hash, until it expires.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeSetRef {
+    pub change_set_id: String,
+    pub change_set_hash: String,
+    pub expires_at: String,
+    /// Each product type's schema version at preview (a commit refuses if one moved).
+    pub product_types: std::collections::BTreeMap<String, String>,
+    /// The exact requests a commit sends, one per SKU.
+    pub requests: Vec<crate::writes::PlannedRequest>,
+}
+
+/// A listing preview: nothing applied; a change set when every SKU is valid.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListingPreview {
+    pub operation: String,
+    pub merchant: Acting,
+    pub dry_run: bool,
+    pub valid: bool,
+    pub items: Vec<SkuPreview>,
+    pub change_set: Option<ChangeSetRef>,
+}
+
+/// What a listing commit did as a whole.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListingCommitInfo {
+    pub audit_id: String,
+    pub change_set_id: String,
+    pub change_set_hash: String,
+    /// `answered` (at least one SKU was sent), `not_sent` or `unknown`.
+    pub outcome: String,
+    /// The image check's job, when the change set sets image slots.
+    pub media_check: Option<String>,
+    pub replayed: bool,
+}
+
+/// A listing commit: each SKU's result.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListingCommit {
+    pub operation: String,
+    pub merchant: Acting,
+    pub dry_run: bool,
+    pub commit: ListingCommitInfo,
+    /// Per SKU: `outcome` (`succeeded`, `failed`, `drifted`, `unknown`), and as they apply
+    /// `submissionId`, `issues`, `error`, `before`/`now` (drifted), `media` (`verifying`).
+    pub items: Value,
+}
+
+/// A change set as it stands (`GET /api/marketplace/listings/change-sets/{id}`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeSetView {
+    pub change_set_id: String,
+    /// `proposed`, `expired` or `committed`.
+    pub status: String,
+    pub change_set_hash: String,
+    pub proposed_at: String,
+    pub expires_at: String,
+    pub proposed_by: String,
+    pub seller_id: String,
+    pub marketplace_id: String,
+    pub product_types: std::collections::BTreeMap<String, String>,
+    /// Per SKU: the patches and the touched attributes as they were at preview.
+    pub items: Vec<Value>,
+    /// The commit: who, when, its outcome and each SKU's result.
+    pub commit: Option<Value>,
+    /// The image check: `verifying`, `verified`, `failed` or `timed_out`, per SKU.
+    pub media: Option<Value>,
 }

@@ -7,6 +7,7 @@ use serde_json::Map;
 
 use super::answers::{
     Acting, AdsAnswer, CallAnswer, Catalog, Login, LoginError, Merchants, Profiles, ReportRef,
+    SpapiAnswer,
 };
 use super::requests::{AdsCall, CatalogQuery, IdempotencyKey, OperationId, SpapiCall};
 use super::{Api, Marketplace};
@@ -110,16 +111,31 @@ impl Marketplace {
         })
     }
 
-    /// One selling-side call (§4.2).
+    /// One selling-side call (§4.2); the guarded listing write previews or commits a change
+    /// set (§4.7).
     pub async fn spapi_call(
         &self,
         p: &Principal,
         req: SpapiCall,
         key: Option<IdempotencyKey>,
-    ) -> Result<CallAnswer> {
+    ) -> Result<SpapiAnswer> {
         p.require(&[Scope::RetailRead])?;
         self.provider(Api::Spapi)?;
-        let op = callable(p, catalog::spapi(), "spapi", &req.operation, false)?;
+        let op = callable(p, catalog::spapi(), "spapi", &req.operation, true)?;
+        if op.kind == OpKind::Write {
+            return self.listing_write(p, op, req, key).await;
+        }
+        let given = [
+            ("dryRun", req.dry_run.is_some()),
+            ("changeSetId", req.change_set_id.is_some()),
+            ("changeSetHash", req.change_set_hash.is_some()),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, set)| *set) {
+            return Err(Error::invalid_request(format!(
+                "{name} is for the guarded listing write; {} is not it",
+                op.id
+            )));
+        }
         let merchant = self.resolve(p, &req.selector()?).await?;
         let query = req.query.unwrap_or_default();
         let built = build(
@@ -134,6 +150,7 @@ impl Marketplace {
         let risk = req.accept_duplicate_risk;
         self.send(Api::Spapi, op, &built, Some(&merchant), (key, risk), acting)
             .await
+            .map(SpapiAnswer::Call)
     }
 
     /// The advertising login (merchant token) a call acts as: the profile's owner for

@@ -15,9 +15,12 @@ pub enum JobKind {
     PricingRun,
     /// A selling-side report followed to its end.
     ReportWatch,
+    /// A listing commit's image slots read until they show (or an issue appears).
+    ListingMediaCheck,
 }
 
-pp_core::spelled!(JobKind, "job kind", PricingRun => "pricing_run", ReportWatch => "report_watch");
+pp_core::spelled!(JobKind, "job kind", PricingRun => "pricing_run", ReportWatch => "report_watch",
+    ListingMediaCheck => "listing_media_check");
 
 fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
     (
@@ -46,6 +49,7 @@ impl Marketplace {
             JobKind::ReportWatch => {
                 crate::reports::watch_step(&up, job, self.settings.report_stuck_after).await
             }
+            JobKind::ListingMediaCheck => super::media::step(&up, job).await,
         }
     }
 }

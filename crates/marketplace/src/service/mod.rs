@@ -5,8 +5,11 @@
 //! pricing pace and the job wake-up — and never knows HTTP.
 
 mod answers;
+mod audiences;
 mod calls;
 mod jobs;
+mod listings;
+mod media;
 mod pricing_runs;
 mod reports;
 pub mod requests;
@@ -29,6 +32,7 @@ use crate::{Policy, Sealer, Upstream};
 
 pub use answers::*;
 pub use jobs::JobKind;
+pub use listings::{MEDIA_SWITCH, TEXT_SWITCH};
 pub use pricing_runs::REST_RESULT_PAGE;
 
 /// How the service runs its long work.
@@ -38,6 +42,8 @@ pub struct Settings {
     pub pricing_spacing: Spacing,
     /// How long a report may stay unfinished before its watch calls it `stuck`.
     pub report_stuck_after: Duration,
+    /// Listing writes: the configured switches and the image check's pace.
+    pub listings: ListingSettings,
 }
 
 impl Default for Settings {
@@ -45,6 +51,32 @@ impl Default for Settings {
         Self {
             pricing_spacing: Spacing::default(),
             report_stuck_after: Duration::from_secs(6 * 3600),
+            listings: ListingSettings::default(),
+        }
+    }
+}
+
+/// Listing writes as configured. A switch off here holds whatever the stored switches say
+/// (`admin listings switch` can only add an `off`).
+#[derive(Debug, Clone)]
+pub struct ListingSettings {
+    /// Whether text changes (title, bullets …) may be written at all.
+    pub text_writes: bool,
+    /// Whether image slots may be written at all.
+    pub media_writes: bool,
+    /// How often the image check reads the listing again.
+    pub media_poll: Duration,
+    /// How long the image check waits for the provider before it says `timed_out`.
+    pub media_verify_for: Duration,
+}
+
+impl Default for ListingSettings {
+    fn default() -> Self {
+        Self {
+            text_writes: true,
+            media_writes: true,
+            media_poll: Duration::from_secs(15),
+            media_verify_for: Duration::from_secs(30 * 60),
         }
     }
 }

@@ -61,7 +61,7 @@ macro_rules! parsed_from_text {
         }
     )*};
 }
-parsed_from_text!(OperationId, IdempotencyKey, PlanId);
+parsed_from_text!(OperationId, IdempotencyKey, PlanId, ChangeSetId);
 
 /// An advertising profile id (a positive whole number, sent as a number or a string).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -144,16 +144,55 @@ macro_rules! selected {
 }
 
 selected! {
-    /// One catalogued selling-side call.
+    /// One catalogued selling-side call; the guarded listing write previews a change set, or
+    /// commits one (`dryRun: false` with `changeSetId` and `changeSetHash`).
     SpapiCall {
         operation: OperationId,
-        /// The operation's parameters by name; a request body goes under `body`.
+        /// The operation's parameters by name; a request body goes under `body`. The listing
+        /// write takes `items`: `[{ sku, patches }]`.
         #[serde(default)]
         query: Option<Map<String, Value>>,
         /// For a report create whose earlier identical try has an unknown outcome: send anyway,
         /// accepting that a second report may be made.
         #[serde(default)]
         accept_duplicate_risk: bool,
+        /// The listing write only: `false` commits the change set named; absent or `true`
+        /// previews.
+        #[serde(default)]
+        dry_run: Option<bool>,
+        /// The listing write only: the change set a commit applies (from the preview).
+        #[serde(default)]
+        change_set_id: Option<ChangeSetId>,
+        /// The listing write only: the change set's hash, as the preview gave it.
+        #[serde(default)]
+        change_set_hash: Option<String>,
+    }
+}
+
+/// A listing change set's id as a preview issues it (`cs_` and 32 hex digits).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
+pub struct ChangeSetId(String);
+
+impl ChangeSetId {
+    pub fn parse(s: &str) -> Result<Self> {
+        let ok =
+            s.len() == 35 && s.starts_with("cs_") && s[3..].chars().all(|c| c.is_ascii_hexdigit());
+        if ok {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(Error::new(
+                pp_core::Kind::ChangeSetNotFound,
+                format!(
+                    "'{}' is not a change set id (a listing preview answers changeSet.changeSetId)",
+                    s.chars().take(64).collect::<String>()
+                ),
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 

@@ -153,8 +153,24 @@ impl Marketplace {
                     WriteAction::Delete => vec!["state".to_owned()],
                     _ => rules::compared_fields(w, &items[i]),
                 };
+                if let Some(need) = &w.require_state {
+                    compared[i].push(need.field.clone());
+                    if let Some(problem) = rules::required_state(need, entity) {
+                        f.problems.push(problem);
+                    }
+                }
                 f.current = Some(entity.clone());
                 snapshot[i] = Some(entity.clone());
+            }
+        }
+        if w.audience_query && valid(&findings) {
+            for (i, f) in findings.iter_mut().enumerate() {
+                let instance = items[i]["instanceId"]
+                    .as_str()
+                    .or_else(|| snapshot[i].as_ref()?["instanceId"].as_str())
+                    .map(str::to_owned);
+                f.problems
+                    .extend(self.paid_dataset_problems(p, t, instance, &items[i]).await?);
             }
         }
         let merchant = acting(t);
@@ -272,6 +288,21 @@ impl Marketplace {
             v.dedup();
             v
         };
+        if read.by == ReadBy::Path {
+            for id in distinct(&w.entity_id) {
+                let args = json!({ (w.entity_id.clone()): id });
+                let req = self.built(p, op, args.as_object().expect("an object"), t)?;
+                match up.client.send(up.store, up.sealer, &req).await {
+                    Ok(reply) => {
+                        out.insert(id, reply.body);
+                    }
+                    // the provider has no such entity: the item says entity_not_found
+                    Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(out);
+        }
         let mut next: Option<String> = None;
         for _ in 0..READ_PAGES {
             let args: Map<String, Value> = match read.by {
@@ -285,6 +316,7 @@ impl Marketplace {
                 ReadBy::AdGroupQuery => {
                     json!({ "adGroupIdFilter": distinct("adGroupId").join(","), "count": 5000 })
                 }
+                ReadBy::Path => unreachable!("answered above"),
                 ReadBy::AdGroupFilter => {
                     let mut b = json!({ "filters": [{ "filterType": "AD_GROUP_ID", "values": distinct("adGroupId") }], "maxResults": 5000 });
                     if let Some(n) = &next {
@@ -535,7 +567,7 @@ fn applied(
     Value::Array(changes)
 }
 
-fn key_taken() -> Error {
+pub(super) fn key_taken() -> Error {
     Error::invalid_request("this Idempotency-Key was used for another commit")
         .with_fix("Use a new key for a new commit; resend the original commit to read its answer.")
 }

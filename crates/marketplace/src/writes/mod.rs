@@ -5,7 +5,9 @@
 //! The flow itself (reads of current values, the audit log, sending) is
 //! `service::Marketplace::ads_write`.
 
+pub mod audience;
 pub mod items;
+pub mod listings;
 pub mod merge;
 pub mod results;
 pub mod rules;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::items::at;
-use crate::catalog::{Modifier, Operation, WriteAction, WriteSpec};
+use crate::catalog::{Modifier, Operation, RequiredState, WriteAction, WriteSpec};
 
 /// One thing wrong with an item; any such problem keeps the dry run from issuing a plan.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub struct Problem {
     /// The item field (a dotted path) at fault.
     pub field: String,
     /// `required`, `forbidden`, `not_allowed`, `placement`, `percentage`, `state`,
-    /// `entity_not_found`.
+    /// `entity_not_found`, `entity_state` and the audience SQL rules (`writes::audience`).
     pub rule: &'static str,
     pub message: String,
 }
@@ -68,6 +68,9 @@ pub fn check(op: &Operation, w: &WriteSpec, index: usize, item: &mut Value) -> F
         entity_id: None,
         current: None,
     };
+    if w.audience_query {
+        f.problems.extend(super::audience::problems(item));
+    }
     let required = op.required_item_fields.as_deref().unwrap_or_default();
     if w.action == WriteAction::Create
         && required.iter().any(|r| r == "state")
@@ -248,4 +251,19 @@ pub fn compared_fields(w: &WriteSpec, item: &Value) -> Vec<String> {
         fields.push("state".into());
     }
     fields
+}
+
+/// The refusal of a write to an entity that is not in a state the operation may change.
+pub fn required_state(need: &RequiredState, entity: &Value) -> Option<Problem> {
+    let now = entity[need.field.as_str()].as_str().unwrap_or("(none)");
+    (!need.values.iter().any(|v| v == now)).then(|| {
+        problem(
+            need.field.clone(),
+            "entity_state",
+            format!(
+                "its {} is {now}, and {}; nothing is sent",
+                need.field, need.why
+            ),
+        )
+    })
 }

@@ -147,7 +147,7 @@ fn instance_body(c: &Caller) -> Value {
         "s3BucketName": format!("amc-{id}"), "s3BucketRegion": "us-east-1",
         "entities": [entity(c)], "advertiserTypes": ["SPONSORED_ADS", "DISPLAY"],
         "customerCanonicalName": c.subject.clone(),
-        "optionalDatasets": [{ "datasetName": "amazon_audience_segments", "activatedAt": "2026-01-15T00:00:00Z" }],
+        "optionalDatasets": PAID_DATASETS.iter().filter(|d| d.2).map(|d| json!({ "label": d.0, "activationTime": "2026-01-15T00:00:00.000Z" })).collect::<Vec<_>>(),
     })
 }
 
@@ -185,6 +185,20 @@ async fn instance(
     ))
 }
 
+/// The paid datasets: label, the prefix of their tables, and whether the sandbox's instances
+/// have activated them (`optionalDatasets`).
+const PAID_DATASETS: &[(&str, &str, bool)] = &[
+    ("AUDIENCE_SEGMENTS", "audience_segments_", true),
+    ("SEGMENT_METADATA", "segment_metadata_", false),
+];
+
+/// Whether the paid table `name` belongs to a dataset the instance activated.
+fn activated(name: &str) -> bool {
+    PAID_DATASETS
+        .iter()
+        .any(|(_, prefix, on)| *on && name.starts_with(prefix))
+}
+
 /// The data sources: the standard tables, their `_for_audiences` twins and the paid ones.
 fn tables() -> Vec<Value> {
     let mut out = Vec::new();
@@ -205,6 +219,11 @@ fn tables() -> Vec<Value> {
                 { "name": "impressions", "dataType": "LONG", "aggregationThreshold": "NONE" },
                 { "name": "event_dt", "dataType": "TIMESTAMP", "aggregationThreshold": "NONE" }] , "order": i }));
         }
+    }
+    for variant in ["", "_for_audiences"] {
+        out.push(json!({ "dataSourceId": format!("audience_segments_inmarket{variant}"), "isPremium": true, "columns": [
+            { "name": "segment_id", "dataType": "LONG", "aggregationThreshold": "NONE" },
+            { "name": "user_id", "dataType": "STRING", "aggregationThreshold": "INTERNAL" }] }));
     }
     for n in 0..120 {
         out.push(json!({ "dataSourceId": format!("segment_metadata_{n:03}"), "isPremium": n % 3 == 0, "columns": [{ "name": "segment_id", "dataType": "LONG", "aggregationThreshold": "NONE" }] }));
@@ -254,6 +273,7 @@ fn query_problem(sql: &str) -> Option<String> {
     tables()
         .iter()
         .filter(|t| t["isPremium"] == true)
+        .filter(|t| !activated(t["dataSourceId"].as_str().unwrap_or("")))
         .find(|t| lower.contains(t["dataSourceId"].as_str().unwrap_or("")))
         .map(|t| {
             format!(

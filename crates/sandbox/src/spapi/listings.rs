@@ -1,7 +1,9 @@
 //! Listings items 2021-08-01: `getListingsItem`, `patchListingsItem` and `putListingsItem`,
 //! each write checked against the `PRODUCT` attributes and, with `mode=VALIDATION_PREVIEW`,
 //! answered `VALID`/`INVALID` without applying anything. An applied write is what the next
-//! read serves.
+//! read serves, except images: an image slot's change is processed for `report_ms` first
+//! (the read keeps the old image meanwhile), then shows, or, when its `media_location` is not
+//! an https JPEG/PNG/TIFF, leaves the slot as it was and adds an `ERROR` listing issue.
 
 use std::sync::Arc;
 
@@ -55,8 +57,58 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
 struct Listing {
     key: String,
     asin: String,
+    /// As a read shows them (image changes still processing are not in yet).
     attributes: Map<String, Value>,
+    /// Image changes still processing: `{ attribute, value, readyMs }`.
+    pending: Vec<Value>,
+    /// The listing's issues (an image that could not be processed leaves one).
+    issues: Vec<Value>,
     created: String,
+}
+
+/// Whether `name` is one of the image slots (applied asynchronously).
+fn is_image(name: &str) -> bool {
+    name.ends_with("_image_locator") || name.contains("_image_locator_")
+}
+
+/// Whether an image value points at something the image pipeline can process.
+fn processable(value: &Value) -> bool {
+    value.as_array().is_some_and(|a| {
+        !a.is_empty()
+            && a.iter().all(|v| {
+                v["media_location"].as_str().is_some_and(|u| {
+                    let u = u.to_ascii_lowercase();
+                    u.starts_with("https://")
+                        && [".jpg", ".jpeg", ".png", ".tif", ".tiff"]
+                            .iter()
+                            .any(|e| u.ends_with(e))
+                })
+            })
+    })
+}
+
+/// Moves image changes whose processing has ended into the attributes, or into an issue.
+fn settle_media(l: &mut Listing, now: i64) {
+    let (done, waiting): (Vec<Value>, Vec<Value>) = std::mem::take(&mut l.pending)
+        .into_iter()
+        .partition(|p| p["readyMs"].as_i64().unwrap_or(0) <= now);
+    l.pending = waiting;
+    for p in done {
+        let name = p["attribute"].as_str().unwrap_or_default().to_owned();
+        if processable(&p["value"]) {
+            l.attributes.insert(name, p["value"].clone());
+        } else {
+            let mut i = issue(
+                "18027",
+                format!(
+                    "The image for '{name}' could not be processed: it must be an https link to a JPEG, PNG or TIFF file"
+                ),
+                Some(&name),
+            );
+            i["categories"] = json!(["INVALID_IMAGE"]);
+            l.issues.push(i);
+        }
+    }
 }
 
 fn text(v: &Value, m: &str) -> Value {
@@ -105,7 +157,15 @@ fn load(
             }
         })
     })?;
-    let attributes = match stored.and_then(|s| serde_json::from_str::<Value>(&s).ok()) {
+    let stored = stored.and_then(|s| serde_json::from_str::<Value>(&s).ok());
+    let (pending, issues) = match &stored {
+        Some(v) => (
+            v["pending"].as_array().cloned().unwrap_or_default(),
+            v["issues"].as_array().cloned().unwrap_or_default(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let attributes = match stored.map(|mut v| v["attributes"].take()) {
         Some(Value::Object(a)) => a,
         _ => {
             let mut a = Map::new();
@@ -131,15 +191,19 @@ fn load(
             a
         }
     };
-    Ok(Listing {
+    let mut l = Listing {
         key,
         asin: r["ASIN"].as_str().unwrap_or_default().to_owned(),
         attributes,
+        pending,
+        issues,
         created: format!(
             "{}T00:00:00Z",
             r["LaunchDate"].as_str().unwrap_or("2024-01-01")
         ),
-    })
+    };
+    settle_media(&mut l, crate::reports::now_ms());
+    Ok(l)
 }
 
 fn issue(code: &str, message: String, attribute: Option<&str>) -> Value {
@@ -216,7 +280,7 @@ fn item(l: &Listing, market: &Seller, q: &Q) -> Value {
         v["attributes"] = Value::Object(l.attributes.clone());
     }
     if want("issues") {
-        v["issues"] = json!([]);
+        v["issues"] = Value::Array(l.issues.clone());
     }
     if want("offers") {
         v["offers"] = json!([{ "marketplaceId": m, "offerType": "B2C", "price": { "currencyCode": market.currency, "amount": l.attributes["list_price"][0]["value"].to_string() } }]);
@@ -236,13 +300,14 @@ async fn read(
     Ok(Json(item(&l, &market, &q)))
 }
 
-/// Answers a write: `VALIDATION_PREVIEW` never applies; otherwise a clean write is stored.
+/// Answers a write: `VALIDATION_PREVIEW` never applies; otherwise a clean write is stored,
+/// its image slots queued for processing.
 fn submit(
     sim: &Sim,
     q: &Q,
     l: &Listing,
     sku: &str,
-    attrs: Map<String, Value>,
+    mut attrs: Map<String, Value>,
     issues: Vec<Value>,
 ) -> Result<Json<Value>, SimError> {
     let preview = match q.get("mode") {
@@ -261,6 +326,20 @@ fn submit(
         (true, false) => "ACCEPTED",
     };
     if ok && !preview {
+        let ready = crate::reports::now_ms() + sim.config.report_ms as i64;
+        let mut pending: Vec<Value> = l.pending.clone();
+        for (name, value) in attrs.clone() {
+            if is_image(&name) && l.attributes.get(&name) != Some(&value) {
+                // the read keeps the old image until processing ends
+                match l.attributes.get(&name) {
+                    Some(old) => attrs.insert(name.clone(), old.clone()),
+                    None => attrs.remove(&name),
+                };
+                pending.retain(|p| p["attribute"] != name.as_str());
+                pending.push(json!({ "attribute": name, "value": value, "readyMs": ready }));
+            }
+        }
+        let body = json!({ "attributes": attrs, "pending": pending, "issues": l.issues });
         sim.store.with(|c| {
             c.execute(
                 "INSERT INTO entities (kind, id, owner, body) VALUES ('listing', ?1, ?2, ?3)
@@ -268,7 +347,7 @@ fn submit(
                 rusqlite::params![
                     l.key,
                     l.key.split('/').next().unwrap_or_default(),
-                    Value::Object(attrs).to_string()
+                    body.to_string()
                 ],
             )
         })?;

@@ -31,6 +31,8 @@ pub struct JobsConfig {
     pub pricing_spacing: pricing::Spacing,
     /// How long a report may stay unfinished before its watch calls it `stuck`.
     pub report_stuck_after: Duration,
+    /// Listing writes: the configured switches and the image check's pace.
+    pub listings: pp_marketplace::service::ListingSettings,
 }
 
 impl Default for JobsConfig {
@@ -42,6 +44,7 @@ impl Default for JobsConfig {
             poll: Duration::from_millis(500),
             pricing_spacing: pricing::Spacing::default(),
             report_stuck_after: Duration::from_secs(6 * 3600),
+            listings: Default::default(),
         }
     }
 }
@@ -57,6 +60,7 @@ impl JobsConfig {
         pp_marketplace::service::Settings {
             pricing_spacing: self.pricing_spacing,
             report_stuck_after: self.report_stuck_after,
+            listings: self.listings.clone(),
         }
     }
 }

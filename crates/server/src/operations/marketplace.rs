@@ -195,12 +195,14 @@ fn ads_operations_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 
 fn spapi_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        render::value(
-            ctx.app
-                .market
-                .spapi_call(&ctx.principal, args(a)?, None)
-                .await?,
-        )
+        let req: SpapiCall = args(a)?;
+        // commits go through the destructive tool, so a client can ask its person first
+        if req.dry_run == Some(false) {
+            return Err(pp_core::Error::invalid_request(
+                "this tool previews listing changes; commit a change set with marketplace_listings_commit",
+            ));
+        }
+        render::value(ctx.app.market.spapi_call(&ctx.principal, req, None).await?)
     })
 }
 
@@ -280,6 +282,8 @@ fn call_input(ads: bool) -> Value {
     if ads {
         props.push(("profileId", json!({ "type": ["integer", "string"], "description": "Required by profile-scoped operations (see marketplace_ads_profiles)." })));
         props.extend(write_fields());
+    } else {
+        props.extend(super::listings::write_fields());
     }
     props.push((
         "acceptDuplicateRisk",
@@ -525,7 +529,14 @@ or sellerId with marketplace) with its parameters in query. Answers { operation,
 data } where data is the provider's JSON. Paging is yours: pass the token back as the catalog's \
 paging says until none comes. Failures carry kind, source and retryable: bad_request is the \
 provider refusing your parameters (its code in marketplace_error_code); reauth_required means the \
-merchant must connect again; throttled says when to retry. Writes are refused here.",
+merchant must connect again; throttled says when to retry. The guarded listing write \
+(listings.patch_listings_item, needs listings:write) is only previewed here: query.items is up to \
+10 existing SKUs, each { sku, patches: [{ op: replace, path: /attributes/<name>, value }] }; only \
+title (item_name), highlights (special_feature), bullets (bullet_point), description \
+(product_description), search keywords (generic_keyword), ingredients, item form and the nine image \
+slots are editable (anything else: patch_not_allowed). The provider validates each SKU and nothing \
+is applied; a valid preview answers changeSet (changeSetId, changeSetHash, 60 minutes). Commit it \
+with marketplace_listings_commit.",
                 input: call_input(false),
                 output: None,
                 hints: CALL,

@@ -14,6 +14,7 @@
 
 mod brand;
 mod forecast;
+mod listings;
 mod marketplace;
 mod pricing;
 mod public;
@@ -354,6 +355,7 @@ static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
     v.extend(v1::endpoints());
     v.extend(warehouse::endpoints());
     v.extend(marketplace::endpoints());
+    v.extend(listings::endpoints());
     v.extend(reports::endpoints());
     v.extend(pricing::endpoints());
     v.extend(brand::endpoints());

@@ -10,6 +10,7 @@ mod exactly_once;
 mod fault_matrix;
 mod first_use;
 mod forecast;
+mod listings;
 mod marketplace;
 mod mcp;
 mod mcp_client;

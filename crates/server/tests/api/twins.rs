@@ -33,6 +33,10 @@ const VARYING: &[&str] = &[
     "checkedAt",
     "auditId",
     "planId",
+    "changeSetId",
+    "submissionId",
+    "expiresAt",
+    "proposedAt",
 ];
 
 fn strip(v: &Value) -> Value {
@@ -123,7 +127,7 @@ async fn every_tool_answers_like_its_rest_twin() {
     let app = TestApp::start_market_options(o).await;
     let c = app.credential(
         "acme",
-        Some("account:read retail:read ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write"),
+        Some("account:read retail:read listings:write ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write"),
     ).await;
     let token = app.token(&c).await;
     let mut mcp = Mcp::with_token(&app, token.clone());
@@ -225,6 +229,49 @@ async fn every_tool_answers_like_its_rest_twin() {
         "marketplace_ads_audit",
         json!({"operation": "sp.update_campaigns", "limit": 1}),
         get("/api/marketplace/audit?operation=sp.update_campaigns&limit=1"),
+    )
+    .await;
+
+    // a listing change set: each door commits its own preview of the same change
+    let merchants = t.rest(&get("/api/marketplace/merchants")).await.1;
+    let one = merchants["merchants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["legacySellerId"] == 1)
+        .unwrap()
+        .clone();
+    let seller = one["sellerId"].as_str().unwrap().to_owned();
+    let legacy = one["legacySellerId"].clone();
+    t.app
+        .store
+        .listing_writes()
+        .enable(&pp_core::TenantId::parse("acme").unwrap(), &seller, "twins")
+        .await
+        .unwrap();
+    let sku = t.app.skus(&t.token, 1).await[0].clone();
+    let edit = json!({"operation": "listings.patch_listings_item", "legacySellerId": legacy,
+        "query": {"items": [{"sku": sku, "patches": [{"op": "replace", "path": "/attributes/item_name", "value": [{"value": "Twin title"}]}]}]}});
+    let approve = |p: &Value| {
+        json!({"legacySellerId": legacy, "changeSetId": p["changeSet"]["changeSetId"],
+            "changeSetHash": p["changeSet"]["changeSetHash"]})
+    };
+    let (_, first) = t.rest(&post("/api/marketplace/spapi/call", edit.clone())).await;
+    let via_mcp = t.tool("marketplace_listings_commit", approve(&first)).await;
+    let (_, second) = t.rest(&post("/api/marketplace/spapi/call", edit.clone())).await;
+    let mut by_rest = approve(&second);
+    by_rest["operation"] = "listings.patch_listings_item".into();
+    let (status, via_rest) = t
+        .rest(&post("/api/marketplace/listings/commit", by_rest))
+        .await;
+    assert_eq!(status, 200, "{via_rest}");
+    assert_eq!(strip(&via_mcp), strip(&via_rest));
+    assert_eq!(via_rest["items"][0]["outcome"], "succeeded", "{via_rest}");
+    let cs = second["changeSet"]["changeSetId"].as_str().unwrap().to_owned();
+    t.same(
+        "marketplace_listings_change_set",
+        json!({"changeSetId": cs}),
+        get(format!("/api/marketplace/listings/change-sets/{cs}")),
     )
     .await;
 

@@ -1,0 +1,216 @@
+//! The image check after a listing commit (§4.7): the provider applies image slots
+//! asynchronously, so a committed change set that sets images starts a job that reads each
+//! listing again until every slot shows its new image and no new listing issue appeared
+//! (`verified`), a new issue appeared (`failed`, with the issues), or the wait ran out
+//! (`timed_out`). The change set's read shows the job's outcome.
+
+use pp_core::{Error, Principal, Result, TenantId};
+use pp_store::jobs::{Item, Job, Outcome, now_ms};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::listings::read_listing;
+use super::{JobKind, Marketplace};
+use crate::merchants::{Merchant, Stored};
+use crate::upstream::Provider;
+use crate::writes::listings::SkuChange;
+
+/// What the check looks for on one SKU.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Slots {
+    sku: String,
+    /// The image slots and the values the commit sent.
+    slots: Map<String, Value>,
+    /// The listing's issue codes at preview.
+    issues_before: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckInput {
+    change_set_id: String,
+    merchant: Stored,
+    skus: Vec<Slots>,
+    poll_ms: u64,
+    deadline_ms: i64,
+}
+
+/// The check's checkpoint: one entry per SKU once decided.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct CheckState {
+    status: String,
+    skus: Vec<Value>,
+    reads: u32,
+    last_error: Option<Value>,
+}
+
+/// The image locations of an attribute's values, as the check compares them.
+fn locations(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x["media_location"].as_str().map(str::to_owned))
+        .collect()
+}
+
+impl Marketplace {
+    /// Starts the image check of a commit's SKUs; the job's id.
+    pub(super) async fn start_media_check(
+        &self,
+        p: &Principal,
+        m: &Merchant,
+        change_set_id: &str,
+        skus: &[&SkuChange],
+    ) -> Result<String> {
+        let cfg = &self.settings.listings;
+        let input = CheckInput {
+            change_set_id: change_set_id.to_owned(),
+            merchant: m.into(),
+            skus: skus
+                .iter()
+                .map(|s| Slots {
+                    sku: s.sku.clone(),
+                    slots: s.media(),
+                    issues_before: s.issues_before.clone(),
+                })
+                .collect(),
+            poll_ms: cfg.media_poll.as_millis() as u64,
+            deadline_ms: now_ms() + cfg.media_verify_for.as_millis() as i64,
+        };
+        let input = serde_json::to_value(&input).map_err(Error::internal)?;
+        let id = self
+            .store
+            .jobs()
+            .enqueue(
+                &p.tenant,
+                JobKind::ListingMediaCheck.as_str(),
+                Some(&m.seller_id),
+                skus.len() as i64,
+                &input,
+            )
+            .await?;
+        self.wake.notify_waiters();
+        Ok(id)
+    }
+
+    /// The image check's outcome so far.
+    pub(super) async fn media_outcome(&self, p: &Principal, job_id: &str) -> Result<Value> {
+        let job = self
+            .store
+            .jobs()
+            .get(&p.tenant, job_id)
+            .await?
+            .ok_or_else(|| Error::internal(format!("image check {job_id} is missing")))?;
+        let state: CheckState = serde_json::from_value(job.state.clone()).unwrap_or_default();
+        let status = match (job.status.terminal(), state.status.as_str()) {
+            (false, _) | (true, "") => "verifying".to_owned(),
+            (true, s) => s.to_owned(),
+        };
+        Ok(json!({
+            "jobId": job.id, "status": status, "skus": state.skus, "reads": state.reads,
+            "lastError": state.last_error, "checkedAt": job.updated_at,
+        }))
+    }
+}
+
+/// One look at every undecided SKU.
+pub(super) async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
+    let mut state: CheckState = serde_json::from_value(job.state.clone()).unwrap_or_default();
+    let input: CheckInput = match serde_json::from_value(job.input.clone()) {
+        Ok(i) => i,
+        Err(e) => {
+            let err = Error::internal(format!("image check input: {e}"));
+            return (
+                Outcome::Failed {
+                    state: job.state.clone(),
+                    error: err.api_envelope(None),
+                },
+                Vec::new(),
+            );
+        }
+    };
+    let tenant = match TenantId::parse(&job.tenant) {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                Outcome::Failed {
+                    state: job.state.clone(),
+                    error: e.api_envelope(None),
+                },
+                Vec::new(),
+            );
+        }
+    };
+    let merchant = Merchant::from(input.merchant.clone());
+    state.reads += 1;
+    for s in &input.skus {
+        if state.skus.iter().any(|d| d["sku"] == s.sku.as_str()) {
+            continue;
+        }
+        match read_listing(up, &tenant, &merchant, &s.sku).await {
+            Ok(Some(l)) => {
+                let new: Vec<Value> = l
+                    .issues
+                    .iter()
+                    .filter(|i| {
+                        !i["code"]
+                            .as_str()
+                            .is_some_and(|c| s.issues_before.iter().any(|b| b == c))
+                    })
+                    .cloned()
+                    .collect();
+                let shown = s
+                    .slots
+                    .iter()
+                    .all(|(name, v)| locations(&l.attributes[name.as_str()]) == locations(v));
+                if !new.is_empty() {
+                    state.skus.push(json!({ "sku": s.sku, "status": "failed", "issues": new }));
+                } else if shown {
+                    state.skus.push(json!({ "sku": s.sku, "status": "verified", "slots": s.slots.keys().collect::<Vec<_>>() }));
+                }
+            }
+            Ok(None) => {
+                state.skus.push(json!({ "sku": s.sku, "status": "failed", "issues": [{ "code": "sku_not_found", "message": "the listing is gone" }] }));
+            }
+            Err(e) => state.last_error = Some(e.api_envelope(None)),
+        }
+    }
+    let done = state.skus.len() as i64;
+    if state.skus.len() == input.skus.len() {
+        let failed = state.skus.iter().any(|d| d["status"] == "failed");
+        state.status = if failed { "failed" } else { "verified" }.into();
+        return (
+            Outcome::Succeeded {
+                state: json!(state),
+                done,
+            },
+            Vec::new(),
+        );
+    }
+    if now_ms() >= input.deadline_ms {
+        for s in &input.skus {
+            if !state.skus.iter().any(|d| d["sku"] == s.sku.as_str()) {
+                state.skus.push(json!({ "sku": s.sku, "status": "timed_out" }));
+            }
+        }
+        state.status = "timed_out".into();
+        return (
+            Outcome::Succeeded {
+                state: json!(state),
+                done,
+            },
+            Vec::new(),
+        );
+    }
+    state.status = "verifying".into();
+    (
+        Outcome::Continue {
+            state: json!(state),
+            done,
+            run_after: now_ms() + input.poll_ms as i64,
+        },
+        Vec::new(),
+    )
+}

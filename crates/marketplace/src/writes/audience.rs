@@ -1,0 +1,151 @@
+//! Clean-room audience SQL (§4.6 rule 5), checked before anything is sent: no trailing
+//! semicolon, a refresh of 0 to 21 days, and no interval date arithmetic (the window sent is
+//! the lookback, applied before the SQL, so the SQL carries no date filter). The paid-dataset
+//! rule needs the instance and its data sources; `service::audiences` reads them and uses
+//! [`identifiers`] to find the tables a query names.
+
+use serde_json::Value;
+
+use super::rules::Problem;
+
+/// The audience refresh, in days (§8).
+pub const REFRESH_DAYS: std::ops::RangeInclusive<i64> = 0..=21;
+
+/// Functions that do date arithmetic by interval.
+const DATE_ARITHMETIC: &[&str] = &["date_add", "date_sub", "dateadd", "datediff", "add_months"];
+
+/// The SQL with string literals, quoted names and comments blanked out, so only code words
+/// remain (a `;` or `INTERVAL` inside a string is no problem).
+fn code_only(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' | '`' => {
+                out.push(' ');
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        if chars.peek() == Some(&c) {
+                            chars.next();
+                            continue;
+                        }
+                        break;
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+                out.push(' ');
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for d in chars.by_ref() {
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+                out.push(' ');
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The lower-case words of the SQL's code (names of tables, columns, keywords, functions).
+pub fn identifiers(sql: &str) -> Vec<String> {
+    code_only(sql)
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+fn problem(field: &str, rule: &'static str, message: String) -> Problem {
+    Problem {
+        field: field.into(),
+        rule,
+        message,
+    }
+}
+
+/// The text rules' problems with one audience item.
+pub fn problems(item: &Value) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if let Some(sql) = item["query"].as_str() {
+        let code = code_only(sql);
+        if code.trim_end().ends_with(';') {
+            out.push(problem(
+                "query",
+                "trailing_semicolon",
+                "the audience query ends with a semicolon, which the clean room refuses: remove it".into(),
+            ));
+        }
+        let lower = code.to_ascii_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        if let Some(w) = words
+            .iter()
+            .find(|w| **w == "interval" || DATE_ARITHMETIC.contains(w))
+        {
+            out.push(problem(
+                "query",
+                "interval_arithmetic",
+                format!(
+                    "the audience query does date arithmetic ({}): the window sent is the lookback, applied before the SQL, so leave date filters out of the query",
+                    w.to_ascii_uppercase()
+                ),
+            ));
+        }
+    } else if !item["query"].is_null() {
+        out.push(problem("query", "required", "query must be SQL text".into()));
+    }
+    let refresh = &item["refreshRateDays"];
+    if !refresh.is_null() && !refresh.as_i64().is_some_and(|d| REFRESH_DAYS.contains(&d)) {
+        out.push(problem(
+            "refreshRateDays",
+            "refresh_range",
+            format!("refreshRateDays is {refresh}: an audience refreshes every 0 to 21 days (whole days)"),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(item: Value) -> Vec<&'static str> {
+        problems(&item).iter().map(|p| p.rule).collect()
+    }
+
+    #[test]
+    fn audience_sql_is_refused_for_each_rule_and_only_in_code() {
+        let ok = "SELECT user_id FROM conversions_for_audiences WHERE event_subtype = 'cart;'";
+        assert!(rules(json!({ "query": ok, "refreshRateDays": 7 })).is_empty());
+        assert_eq!(rules(json!({ "query": format!("{ok};  ") })), ["trailing_semicolon"]);
+        assert_eq!(rules(json!({ "query": format!("{ok}; -- done") })), ["trailing_semicolon"]);
+        assert!(rules(json!({ "query": "SELECT 'interval' AS x -- INTERVAL\nFROM t_for_audiences" })).is_empty());
+        assert_eq!(
+            rules(json!({ "query": "SELECT user_id FROM t_for_audiences WHERE event_dt > now() - INTERVAL '30' DAY" })),
+            ["interval_arithmetic"]
+        );
+        assert_eq!(
+            rules(json!({ "query": "SELECT user_id FROM t_for_audiences WHERE event_dt > DATE_ADD('day', -30, now())" })),
+            ["interval_arithmetic"]
+        );
+        assert_eq!(rules(json!({ "query": ok, "refreshRateDays": 22 })), ["refresh_range"]);
+        assert_eq!(rules(json!({ "query": ok, "refreshRateDays": -1 })), ["refresh_range"]);
+        assert_eq!(rules(json!({ "query": ok, "refreshRateDays": 1.5 })), ["refresh_range"]);
+        assert!(rules(json!({ "query": ok, "refreshRateDays": 0 })).is_empty());
+        assert!(identifiers("SELECT a FROM \"Quoted\" JOIN audience_segments_inmarket_for_audiences s").contains(&"audience_segments_inmarket_for_audiences".to_owned()));
+    }
+}
