@@ -65,16 +65,26 @@ fn admin() -> String {
 pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
     let l = store.listing_writes();
     match cmd {
-        ListingsCommand::Enable { tenant: t, merchant } => {
+        ListingsCommand::Enable {
+            tenant: t,
+            merchant,
+        } => {
             let t = tenant(store, &t).await?;
             let new = l.enable(&t, &merchant, &admin()).await?;
             println!(
                 "listing writes {} for {merchant} in {}",
-                if new { "enabled" } else { "were already enabled" },
+                if new {
+                    "enabled"
+                } else {
+                    "were already enabled"
+                },
                 t.as_str()
             );
         }
-        ListingsCommand::Disable { tenant: t, merchant } => {
+        ListingsCommand::Disable {
+            tenant: t,
+            merchant,
+        } => {
             let t = tenant(store, &t).await?;
             let was = l.disable(&t, &merchant).await?;
             println!(
@@ -130,7 +140,10 @@ pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
                         "switch   {}  {}{}",
                         s.name,
                         if s.off { "off" } else { "on" },
-                        s.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+                        s.reason
+                            .as_deref()
+                            .map(|r| format!(" ({r})"))
+                            .unwrap_or_default()
                     );
                 }
             }

@@ -29,7 +29,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the gateway (`--dev` starts a demo tenant with no configuration).
-    Server(config::ServerArgs),
+    Server(Box<config::ServerArgs>),
     /// Manage tenants and service credentials.
     Admin(admin::AdminArgs),
     /// Generate demo worlds.
@@ -41,7 +41,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Server(args) => serve::run(args),
+        Command::Server(args) => serve::run(*args),
         Command::Admin(args) => admin::run(args),
         Command::World(args) => world::run(args),
         Command::Sim(args) => sim::run(args),

@@ -106,7 +106,9 @@ impl ListingWrites<'_> {
         by: &str,
     ) -> Result<()> {
         if name.is_empty() || name.len() > 64 {
-            return Err(Error::invalid_request("a switch name is 1 to 64 characters"));
+            return Err(Error::invalid_request(
+                "a switch name is 1 to 64 characters",
+            ));
         }
         self.0
             .exec(

@@ -71,9 +71,7 @@ impl Marketplace {
             if let Some(n) = &next {
                 args["nextToken"] = n.clone().into();
             }
-            let page = self
-                .clean_room(p, t, "amc.list_data_sources", args)
-                .await?;
+            let page = self.clean_room(p, t, "amc.list_data_sources", args).await?;
             for s in page["dataSources"].as_array().into_iter().flatten() {
                 if s["isPremium"] == true
                     && let Some(id) = s["dataSourceId"].as_str()

@@ -157,8 +157,20 @@ impl Marketplace {
         }
         let cfg = &self.settings.listings;
         for (wanted, configured, name, kind, what) in [
-            (text, cfg.text_writes, TEXT_SWITCH, Kind::ListingsWriteDisabled, "listing text writes"),
-            (media, cfg.media_writes, MEDIA_SWITCH, Kind::ListingsMediaWriteDisabled, "listing image writes"),
+            (
+                text,
+                cfg.text_writes,
+                TEXT_SWITCH,
+                Kind::ListingsWriteDisabled,
+                "listing text writes",
+            ),
+            (
+                media,
+                cfg.media_writes,
+                MEDIA_SWITCH,
+                Kind::ListingsMediaWriteDisabled,
+                "listing image writes",
+            ),
         ] {
             if !wanted {
                 continue;
@@ -243,7 +255,8 @@ impl Marketplace {
             let v = self.type_version(up, p, m, &product_type).await?;
             types.insert(product_type.clone(), v);
         }
-        let args = json!({ "sku": e.sku, "body": { "productType": product_type, "patches": e.patches } });
+        let args =
+            json!({ "sku": e.sku, "body": { "productType": product_type, "patches": e.patches } });
         let built = build(
             write,
             args.as_object().expect("an object"),
@@ -301,9 +314,7 @@ impl Marketplace {
         let mut types = BTreeMap::new();
         let (mut items, mut changes) = (Vec::new(), Vec::new());
         for e in &edits {
-            let (finding, change) = self
-                .preview_sku(&up, (p, write, m), e, &mut types)
-                .await?;
+            let (finding, change) = self.preview_sku(&up, (p, write, m), e, &mut types).await?;
             items.push(finding);
             changes.extend(change);
         }
@@ -352,7 +363,11 @@ impl Marketplace {
     }
 
     /// A change set of the tenant's, or `change_set_not_found` (also for another tenant's id).
-    async fn change_set(&self, p: &Principal, id: &ChangeSetId) -> Result<(PlanRow, ChangeSetBody)> {
+    async fn change_set(
+        &self,
+        p: &Principal,
+        id: &ChangeSetId,
+    ) -> Result<(PlanRow, ChangeSetBody)> {
         let plan = self
             .store
             .ads_writes()
@@ -510,7 +525,9 @@ impl Marketplace {
             let item = match up.client.send(up.store, up.sealer, &req).await {
                 Ok(r) if r.body["status"] == "ACCEPTED" => {
                     let after = after_values(s);
-                    changes.push(json!({ "index": i, "sku": s.sku, "before": s.before, "after": after }));
+                    changes.push(
+                        json!({ "index": i, "sku": s.sku, "before": s.before, "after": after }),
+                    );
                     let mut it = json!({ "sku": s.sku, "outcome": "succeeded", "submissionId": r.body["submissionId"] });
                     if !s.media().is_empty() {
                         it["media"] = "verifying".into();
@@ -518,7 +535,9 @@ impl Marketplace {
                     }
                     it
                 }
-                Ok(r) => json!({ "sku": s.sku, "outcome": "failed", "status": r.body["status"], "issues": r.body["issues"] }),
+                Ok(r) => {
+                    json!({ "sku": s.sku, "outcome": "failed", "status": r.body["status"], "issues": r.body["issues"] })
+                }
                 Err(e) => {
                     let unknown =
                         e.field("requestOutcome").and_then(Value::as_str) == Some("unknown");
@@ -560,7 +579,11 @@ impl Marketplace {
 
     /// A change set as it stands (`retail:read`): proposed, expired or committed, with the
     /// commit's per-SKU results and the image check's outcome.
-    pub async fn listing_change_set(&self, p: &Principal, id: &ChangeSetId) -> Result<ChangeSetView> {
+    pub async fn listing_change_set(
+        &self,
+        p: &Principal,
+        id: &ChangeSetId,
+    ) -> Result<ChangeSetView> {
         p.require(&[Scope::RetailRead])?;
         let (plan, body) = self.change_set(p, id).await?;
         let first = self.store.ads_writes().by_plan(&p.tenant, &plan.id).await?;
@@ -573,7 +596,10 @@ impl Marketplace {
         let commit = match first {
             None => None,
             Some(a) => {
-                let check = a.answer.as_ref().and_then(|x| x["commit"]["mediaCheck"].as_str());
+                let check = a
+                    .answer
+                    .as_ref()
+                    .and_then(|x| x["commit"]["mediaCheck"].as_str());
                 if let Some(job) = check {
                     media = Some(self.media_outcome(p, job).await?);
                 }
@@ -620,7 +646,12 @@ fn restated_hash(m: &Merchant, query: &Map<String, Value>) -> String {
 fn after_values(s: &SkuChange) -> Map<String, Value> {
     s.patches
         .iter()
-        .filter_map(|p| Some((p.attribute()?.to_owned(), p.value.clone().unwrap_or(Value::Null))))
+        .filter_map(|p| {
+            Some((
+                p.attribute()?.to_owned(),
+                p.value.clone().unwrap_or(Value::Null),
+            ))
+        })
         .collect()
 }
 

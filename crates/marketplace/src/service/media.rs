@@ -166,7 +166,9 @@ pub(super) async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
                     .iter()
                     .all(|(name, v)| locations(&l.attributes[name.as_str()]) == locations(v));
                 if !new.is_empty() {
-                    state.skus.push(json!({ "sku": s.sku, "status": "failed", "issues": new }));
+                    state
+                        .skus
+                        .push(json!({ "sku": s.sku, "status": "failed", "issues": new }));
                 } else if shown {
                     state.skus.push(json!({ "sku": s.sku, "status": "verified", "slots": s.slots.keys().collect::<Vec<_>>() }));
                 }
@@ -192,7 +194,9 @@ pub(super) async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
     if now_ms() >= input.deadline_ms {
         for s in &input.skus {
             if !state.skus.iter().any(|d| d["sku"] == s.sku.as_str()) {
-                state.skus.push(json!({ "sku": s.sku, "status": "timed_out" }));
+                state
+                    .skus
+                    .push(json!({ "sku": s.sku, "status": "timed_out" }));
             }
         }
         state.status = "timed_out".into();

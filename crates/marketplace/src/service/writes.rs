@@ -169,8 +169,10 @@ impl Marketplace {
                     .as_str()
                     .or_else(|| snapshot[i].as_ref()?["instanceId"].as_str())
                     .map(str::to_owned);
-                f.problems
-                    .extend(self.paid_dataset_problems(p, t, instance, &items[i]).await?);
+                f.problems.extend(
+                    self.paid_dataset_problems(p, t, instance, &items[i])
+                        .await?,
+                );
             }
         }
         let merchant = acting(t);

@@ -84,7 +84,8 @@ pub fn problems(item: &Value) -> Vec<Problem> {
             out.push(problem(
                 "query",
                 "trailing_semicolon",
-                "the audience query ends with a semicolon, which the clean room refuses: remove it".into(),
+                "the audience query ends with a semicolon, which the clean room refuses: remove it"
+                    .into(),
             ));
         }
         let lower = code.to_ascii_lowercase();
@@ -105,7 +106,11 @@ pub fn problems(item: &Value) -> Vec<Problem> {
             ));
         }
     } else if !item["query"].is_null() {
-        out.push(problem("query", "required", "query must be SQL text".into()));
+        out.push(problem(
+            "query",
+            "required",
+            "query must be SQL text".into(),
+        ));
     }
     let refresh = &item["refreshRateDays"];
     if !refresh.is_null() && !refresh.as_i64().is_some_and(|d| REFRESH_DAYS.contains(&d)) {
@@ -131,21 +136,46 @@ mod tests {
     fn audience_sql_is_refused_for_each_rule_and_only_in_code() {
         let ok = "SELECT user_id FROM conversions_for_audiences WHERE event_subtype = 'cart;'";
         assert!(rules(json!({ "query": ok, "refreshRateDays": 7 })).is_empty());
-        assert_eq!(rules(json!({ "query": format!("{ok};  ") })), ["trailing_semicolon"]);
-        assert_eq!(rules(json!({ "query": format!("{ok}; -- done") })), ["trailing_semicolon"]);
-        assert!(rules(json!({ "query": "SELECT 'interval' AS x -- INTERVAL\nFROM t_for_audiences" })).is_empty());
         assert_eq!(
-            rules(json!({ "query": "SELECT user_id FROM t_for_audiences WHERE event_dt > now() - INTERVAL '30' DAY" })),
+            rules(json!({ "query": format!("{ok};  ") })),
+            ["trailing_semicolon"]
+        );
+        assert_eq!(
+            rules(json!({ "query": format!("{ok}; -- done") })),
+            ["trailing_semicolon"]
+        );
+        assert!(
+            rules(json!({ "query": "SELECT 'interval' AS x -- INTERVAL\nFROM t_for_audiences" }))
+                .is_empty()
+        );
+        assert_eq!(
+            rules(
+                json!({ "query": "SELECT user_id FROM t_for_audiences WHERE event_dt > now() - INTERVAL '30' DAY" })
+            ),
             ["interval_arithmetic"]
         );
         assert_eq!(
-            rules(json!({ "query": "SELECT user_id FROM t_for_audiences WHERE event_dt > DATE_ADD('day', -30, now())" })),
+            rules(
+                json!({ "query": "SELECT user_id FROM t_for_audiences WHERE event_dt > DATE_ADD('day', -30, now())" })
+            ),
             ["interval_arithmetic"]
         );
-        assert_eq!(rules(json!({ "query": ok, "refreshRateDays": 22 })), ["refresh_range"]);
-        assert_eq!(rules(json!({ "query": ok, "refreshRateDays": -1 })), ["refresh_range"]);
-        assert_eq!(rules(json!({ "query": ok, "refreshRateDays": 1.5 })), ["refresh_range"]);
+        assert_eq!(
+            rules(json!({ "query": ok, "refreshRateDays": 22 })),
+            ["refresh_range"]
+        );
+        assert_eq!(
+            rules(json!({ "query": ok, "refreshRateDays": -1 })),
+            ["refresh_range"]
+        );
+        assert_eq!(
+            rules(json!({ "query": ok, "refreshRateDays": 1.5 })),
+            ["refresh_range"]
+        );
         assert!(rules(json!({ "query": ok, "refreshRateDays": 0 })).is_empty());
-        assert!(identifiers("SELECT a FROM \"Quoted\" JOIN audience_segments_inmarket_for_audiences s").contains(&"audience_segments_inmarket_for_audiences".to_owned()));
+        assert!(
+            identifiers("SELECT a FROM \"Quoted\" JOIN audience_segments_inmarket_for_audiences s")
+                .contains(&"audience_segments_inmarket_for_audiences".to_owned())
+        );
     }
 }

@@ -48,7 +48,16 @@ pub fn is_media(attribute: &str) -> bool {
 fn refusal(attribute: &str) -> &'static str {
     let a = attribute.to_ascii_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| a.contains(w));
-    if has(&["identifier", "gtin", "upc", "ean", "isbn", "asin", "part_number", "model_number"]) {
+    if has(&[
+        "identifier",
+        "gtin",
+        "upc",
+        "ean",
+        "isbn",
+        "asin",
+        "part_number",
+        "model_number",
+    ]) {
         "identifiers are never changed through listing writes"
     } else if has(&["brand", "manufacturer"]) {
         "brand fields are never changed through listing writes"
@@ -59,8 +68,16 @@ fn refusal(attribute: &str) -> &'static str {
     } else if has(&["parent", "child", "variation"]) {
         "variations are never changed through listing writes"
     } else if has(&[
-        "safety", "hazmat", "compliance", "warning", "regulat", "battery", "dangerous", "ghs",
-        "country_of_origin", "certification",
+        "safety",
+        "hazmat",
+        "compliance",
+        "warning",
+        "regulat",
+        "battery",
+        "dangerous",
+        "ghs",
+        "country_of_origin",
+        "certification",
     ]) {
         "compliance and safety attributes are never changed through listing writes"
     } else {
@@ -180,7 +197,9 @@ pub fn refuse_outside_editable(edits: &[ListingEdit]) -> Result<()> {
                 None
             };
             if let Some(reason) = reason {
-                refused.push(json!({ "sku": e.sku, "attribute": attribute, "op": p.op, "reason": reason }));
+                refused.push(
+                    json!({ "sku": e.sku, "attribute": attribute, "op": p.op, "reason": reason }),
+                );
             }
         }
     }
@@ -189,7 +208,13 @@ pub fn refuse_outside_editable(edits: &[ListingEdit]) -> Result<()> {
     }
     let names: Vec<String> = refused
         .iter()
-        .map(|r| format!("{} of {}", r["attribute"].as_str().unwrap_or(""), r["sku"].as_str().unwrap_or("")))
+        .map(|r| {
+            format!(
+                "{} of {}",
+                r["attribute"].as_str().unwrap_or(""),
+                r["sku"].as_str().unwrap_or("")
+            )
+        })
         .collect();
     Err(Error::new(
         Kind::PatchNotAllowed,

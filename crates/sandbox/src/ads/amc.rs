@@ -430,7 +430,7 @@ async fn create_audience(
     }
     let id = format!("aud-{}", crate::store::random_hex(8));
     let problem = query_problem(sql);
-    sim.create_report(AUDIENCE, &c.subject, &id, &id, &json!({ "audienceName": req["audienceName"], "query": sql, "refreshRateDays": refresh, "destination": req["destination"], "statusReason": problem }), fatal.0 || problem.is_some())?;
+    sim.create_report(AUDIENCE, &c.subject, &id, &id, &json!({ "instanceId": req["instanceId"], "audienceName": req["audienceName"], "query": sql, "refreshRateDays": refresh, "destination": req["destination"], "statusReason": problem }), fatal.0 || problem.is_some())?;
     Ok(answer(
         200,
         "application/json",

@@ -103,7 +103,9 @@ pub fn write_fields() -> Vec<(&'static str, Value)> {
         ),
         (
             "changeSetId",
-            text("The listing write: the change set to commit, from the preview's changeSet.changeSetId."),
+            text(
+                "The listing write: the change set to commit, from the preview's changeSet.changeSetId.",
+            ),
         ),
         (
             "changeSetHash",
@@ -119,7 +121,10 @@ fn commit_input(tool: bool) -> Value {
             text("listings.patch_listings_item (the default here)."),
         ),
         ("changeSetId", text("The preview's changeSet.changeSetId.")),
-        ("changeSetHash", text("The preview's changeSet.changeSetHash.")),
+        (
+            "changeSetHash",
+            text("The preview's changeSet.changeSetHash."),
+        ),
         (
             "query",
             json!({ "type": "object", "description": "Optional: the previewed query again; a different one is refused (approval_mismatch)." }),

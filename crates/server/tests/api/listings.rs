@@ -113,19 +113,31 @@ async fn a_preview_validates_each_sku_at_the_provider_and_applies_nothing() {
     let p = preview(
         &app,
         &t,
-        vec![title(&skus[0], "Rewritten title"), title(&skus[1], "Another")],
+        vec![
+            title(&skus[0], "Rewritten title"),
+            title(&skus[1], "Another"),
+        ],
     )
     .await;
     assert_eq!(p["dryRun"], true);
     assert_eq!(p["items"][0]["status"], "VALID", "{p}");
-    assert_eq!(p["items"][0]["current"]["item_name"], before["attributes"]["item_name"]);
+    assert_eq!(
+        p["items"][0]["current"]["item_name"],
+        before["attributes"]["item_name"]
+    );
     let cs = &p["changeSet"];
-    assert!(cs["changeSetId"].as_str().unwrap().starts_with("cs_"), "{p}");
+    assert!(
+        cs["changeSetId"].as_str().unwrap().starts_with("cs_"),
+        "{p}"
+    );
     assert_eq!(cs["changeSetHash"].as_str().unwrap().len(), 64);
     assert_eq!(cs["requests"].as_array().unwrap().len(), 2);
     assert_eq!(cs["productTypes"]["PRODUCT"], "U1", "{p}");
     // the provider validated (VALIDATION_PREVIEW) and nothing was applied
-    assert_eq!(app.sandbox_calls("listingsItems.patchListingsItem").await, 2);
+    assert_eq!(
+        app.sandbox_calls("listingsItems.patchListingsItem").await,
+        2
+    );
     assert_eq!(listing(&app, &t, &skus[0]).await, before);
     let (s, v) = app
         .get(
@@ -155,9 +167,15 @@ async fn eleven_skus_a_price_patch_and_a_missing_sku_are_refused_with_nothing_ap
     let (_, skus) = merchant(&app, 1, true).await;
     let t = writer(&app).await;
     // the count is refused before any SKU is looked up
-    let eleven: Vec<Value> = (0..11).map(|i| title(&format!("{}-{i}", skus[0]), "T")).collect();
+    let eleven: Vec<Value> = (0..11)
+        .map(|i| title(&format!("{}-{i}", skus[0]), "T"))
+        .collect();
     let (s, r) = app.post(&t, CALL, preview_of(eleven)).await;
-    assert_eq!((s, r["kind"].as_str()), (400, Some("invalid_request")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (400, Some("invalid_request")),
+        "{r}"
+    );
     assert_eq!(r["max_items"], 10, "{r}");
     let price = json!({ "sku": skus[0], "patches": [
         patch("list_price", json!([{ "value": 1.0, "currency": "USD" }])),
@@ -165,24 +183,39 @@ async fn eleven_skus_a_price_patch_and_a_missing_sku_are_refused_with_nothing_ap
         { "op": "delete", "path": "/attributes/bullet_point" },
     ] });
     let (s, r) = app.post(&t, CALL, preview_of(vec![price])).await;
-    assert_eq!((s, r["kind"].as_str()), (422, Some("patch_not_allowed")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (422, Some("patch_not_allowed")),
+        "{r}"
+    );
     let refused = r["refused"].as_array().unwrap();
     assert_eq!(refused.len(), 2, "one entry per refused attribute: {r}");
     assert_eq!(refused[0]["attribute"], "list_price");
     assert_eq!(refused[1]["attribute"], "bullet_point");
     assert_eq!(app.sandbox_calls("listingsItems.getListingsItem").await, 0);
-    assert_eq!(app.sandbox_calls("listingsItems.patchListingsItem").await, 0);
+    assert_eq!(
+        app.sandbox_calls("listingsItems.patchListingsItem").await,
+        0
+    );
     // only existing SKUs: a missing one is NOT_FOUND and nothing is proposed
     let (s, r) = app
         .post(&t, CALL, preview_of(vec![title("NO-SUCH-SKU", "T")]))
         .await;
     assert_eq!(s, 200, "{r}");
-    assert_eq!((r["valid"].as_bool(), r["items"][0]["status"].as_str()), (Some(false), Some("NOT_FOUND")), "{r}");
+    assert_eq!(
+        (r["valid"].as_bool(), r["items"][0]["status"].as_str()),
+        (Some(false), Some("NOT_FOUND")),
+        "{r}"
+    );
     // a plain call cannot carry the listing-write fields
     let (s, r) = app
         .post(&t, CALL, json!({ "operation": "listings.get_listings_item", "legacySellerId": 1, "dryRun": false, "query": { "sku": skus[0] } }))
         .await;
-    assert_eq!((s, r["kind"].as_str()), (400, Some("invalid_request")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (400, Some("invalid_request")),
+        "{r}"
+    );
 }
 
 #[tokio::test]
@@ -195,10 +228,17 @@ async fn a_commit_replays_exactly_the_preview_once_and_is_audited() {
     assert_eq!(s, 200, "{c}");
     assert_eq!(c["commit"]["outcome"], "answered", "{c}");
     assert_eq!(c["items"][0]["outcome"], "succeeded", "{c}");
-    assert_eq!(title_of(&listing(&app, &t, &skus[0]).await), "Committed title");
+    assert_eq!(
+        title_of(&listing(&app, &t, &skus[0]).await),
+        "Committed title"
+    );
     // the same key answers the first commit again and applies nothing
     let (s, again) = app.post_keyed(&t, CALL, Some("k-1"), commit_of(&p)).await;
-    assert_eq!((s, again["commit"]["replayed"].as_bool()), (200, Some(true)), "{again}");
+    assert_eq!(
+        (s, again["commit"]["replayed"].as_bool()),
+        (200, Some(true)),
+        "{again}"
+    );
     // the audit row holds exactly the previewed request, sent once
     let id = p["changeSet"]["changeSetId"].as_str().unwrap();
     let (_, v) = app
@@ -216,16 +256,17 @@ async fn a_commit_replays_exactly_the_preview_once_and_is_audited() {
     assert_eq!(rows.sent.unwrap(), p["changeSet"]["requests"]);
     assert!(rows.actor.starts_with("svc:"), "{}", rows.actor);
     // the timeline projects the commit with its before and after
-    let (_, tl) = app
-        .get(&t, "/v1/timeline?family=ads_change")
-        .await;
+    let (_, tl) = app.get(&t, "/v1/timeline?family=ads_change").await;
     let e = tl["events"]
         .as_array()
         .unwrap()
         .iter()
         .find(|e| e["kind"] == OP)
         .unwrap_or_else(|| panic!("{tl}"));
-    assert_eq!(e["payload"]["changes"][0]["after"]["item_name"][0]["value"], "Committed title");
+    assert_eq!(
+        e["payload"]["changes"][0]["after"]["item_name"][0]["value"],
+        "Committed title"
+    );
 }
 
 #[tokio::test]
@@ -233,7 +274,12 @@ async fn a_listing_edited_between_preview_and_commit_fails_closed_for_that_sku_o
     let app = app().await;
     let (_, skus) = merchant(&app, 2, true).await;
     let t = writer(&app).await;
-    let p = preview(&app, &t, vec![title(&skus[0], "Mine A"), title(&skus[1], "Mine B")]).await;
+    let p = preview(
+        &app,
+        &t,
+        vec![title(&skus[0], "Mine A"), title(&skus[1], "Mine B")],
+    )
+    .await;
     // someone else edits SKU 0 meanwhile
     let other = preview(&app, &t, vec![title(&skus[0], "Theirs")]).await;
     let (s, _) = app.post(&t, CALL, commit_of(&other)).await;
@@ -241,7 +287,10 @@ async fn a_listing_edited_between_preview_and_commit_fails_closed_for_that_sku_o
     let (s, c) = app.post(&t, CALL, commit_of(&p)).await;
     assert_eq!(s, 200, "{c}");
     assert_eq!(c["items"][0]["outcome"], "drifted", "{c}");
-    assert_eq!(c["items"][0]["now"]["item_name"][0]["value"], "Theirs", "{c}");
+    assert_eq!(
+        c["items"][0]["now"]["item_name"][0]["value"], "Theirs",
+        "{c}"
+    );
     assert_eq!(c["items"][1]["outcome"], "succeeded", "{c}");
     assert_eq!(title_of(&listing(&app, &t, &skus[0]).await), "Theirs");
     assert_eq!(title_of(&listing(&app, &t, &skus[1]).await), "Mine B");
@@ -256,7 +305,11 @@ async fn every_listing_moved_answers_stale_approval_and_applies_nothing() {
     let other = preview(&app, &t, vec![title(&skus[0], "Theirs")]).await;
     app.post(&t, CALL, commit_of(&other)).await;
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!((s, r["kind"].as_str()), (409, Some("stale_approval")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (409, Some("stale_approval")),
+        "{r}"
+    );
     assert_eq!(title_of(&listing(&app, &t, &skus[0]).await), "Theirs");
 }
 
@@ -270,11 +323,19 @@ async fn a_wrong_hash_or_a_changed_query_answers_approval_mismatch() {
     let mut wrong = commit_of(&p);
     wrong["changeSetHash"] = "0".repeat(64).into();
     let (s, r) = app.post(&t, CALL, wrong).await;
-    assert_eq!((s, r["kind"].as_str()), (409, Some("approval_mismatch")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (409, Some("approval_mismatch")),
+        "{r}"
+    );
     let mut changed = commit_of(&p);
     changed["query"] = json!({ "items": [title(&skus[0], "Not what was approved")] });
     let (s, r) = app.post(&t, CALL, changed).await;
-    assert_eq!((s, r["kind"].as_str()), (409, Some("approval_mismatch")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (409, Some("approval_mismatch")),
+        "{r}"
+    );
     assert_eq!(listing(&app, &t, &skus[0]).await, before);
 }
 
@@ -293,7 +354,11 @@ async fn an_expired_change_set_answers_change_set_expired() {
         .await
         .unwrap();
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!((s, r["kind"].as_str()), (409, Some("change_set_expired")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (409, Some("change_set_expired")),
+        "{r}"
+    );
     assert_ne!(title_of(&listing(&app, &t, &skus[0]).await), "Late");
     let id = p["changeSet"]["changeSetId"].as_str().unwrap();
     let (_, v) = app
@@ -318,7 +383,10 @@ async fn a_second_commit_answers_change_set_already_committed() {
         "{r}"
     );
     assert!(r["auditId"].is_string(), "{r}");
-    assert_eq!(app.sandbox_calls("listingsItems.patchListingsItem").await, sent);
+    assert_eq!(
+        app.sandbox_calls("listingsItems.patchListingsItem").await,
+        sent
+    );
 }
 
 #[tokio::test]
@@ -328,11 +396,19 @@ async fn a_moved_product_type_schema_answers_schema_drift() {
     let t = writer(&app).await;
     let before = listing(&app, &t, &skus[0]).await;
     let p = preview(&app, &t, vec![title(&skus[0], "Old schema")]).await;
-    app.sandbox(reqwest::Method::POST, "/__sandbox/product-types/bump", Value::Null)
-        .await;
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/product-types/bump",
+        Value::Null,
+    )
+    .await;
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
     assert_eq!((s, r["kind"].as_str()), (409, Some("schema_drift")), "{r}");
-    assert_eq!((r["previewedVersion"].as_str(), r["currentVersion"].as_str()), (Some("U1"), Some("U2")), "{r}");
+    assert_eq!(
+        (r["previewedVersion"].as_str(), r["currentVersion"].as_str()),
+        (Some("U1"), Some("U2")),
+        "{r}"
+    );
     assert_eq!(listing(&app, &t, &skus[0]).await, before);
 }
 
@@ -347,15 +423,30 @@ async fn another_tenants_change_set_id_answers_change_set_not_found() {
     let d = app.credential("delta", Some(WRITER)).await;
     let dt = app.token(&d).await;
     let (s, r) = app.post(&dt, CALL, commit_of(&p)).await;
-    assert_eq!((s, r["kind"].as_str()), (404, Some("change_set_not_found")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (404, Some("change_set_not_found")),
+        "{r}"
+    );
     let (s, r) = app
         .get(&dt, &format!("/api/marketplace/listings/change-sets/{id}"))
         .await;
-    assert_eq!((s, r["kind"].as_str()), (404, Some("change_set_not_found")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (404, Some("change_set_not_found")),
+        "{r}"
+    );
     let (s, r) = app
-        .get(&t, "/api/marketplace/listings/change-sets/cs_00000000000000000000000000000000")
+        .get(
+            &t,
+            "/api/marketplace/listings/change-sets/cs_00000000000000000000000000000000",
+        )
         .await;
-    assert_eq!((s, r["kind"].as_str()), (404, Some("change_set_not_found")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (404, Some("change_set_not_found")),
+        "{r}"
+    );
     assert_ne!(title_of(&listing(&app, &t, &skus[0]).await), "Acme's");
 }
 
@@ -364,13 +455,23 @@ async fn listing_writes_need_the_scope_the_merchant_enabled_and_the_switches_on(
     let app = app().await;
     let (seller, skus) = merchant(&app, 1, false).await;
     let t = writer(&app).await;
-    let (s, r) = app.post(&t, CALL, preview_of(vec![title(&skus[0], "T")])).await;
-    assert_eq!((s, r["kind"].as_str()), (403, Some("listings_write_not_enabled")), "{r}");
+    let (s, r) = app
+        .post(&t, CALL, preview_of(vec![title(&skus[0], "T")]))
+        .await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (403, Some("listings_write_not_enabled")),
+        "{r}"
+    );
     let reader = app.token(&app.acme).await;
     let (s, r) = app
         .post(&reader, CALL, preview_of(vec![title(&skus[0], "T")]))
         .await;
-    assert_eq!((s, r["kind"].as_str()), (403, Some("insufficient_scope")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (403, Some("insufficient_scope")),
+        "{r}"
+    );
     let acme = TenantId::parse("acme").unwrap();
     let l = app.store.listing_writes();
     l.enable(&acme, &seller, "test").await.unwrap();
@@ -380,18 +481,41 @@ async fn listing_writes_need_the_scope_the_merchant_enabled_and_the_switches_on(
         .await
         .unwrap();
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!((s, r["kind"].as_str()), (503, Some("listings_write_disabled")), "{r}");
-    assert!(r["message"].as_str().unwrap().contains("incident 42"), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (503, Some("listings_write_disabled")),
+        "{r}"
+    );
+    assert!(
+        r["message"].as_str().unwrap().contains("incident 42"),
+        "{r}"
+    );
     assert_eq!(r["retryable"], true);
     // images off: an image change is refused, a text change goes through
-    l.set_switch("listings_text", false, None, "ops").await.unwrap();
-    l.set_switch("listings_media", true, None, "ops").await.unwrap();
+    l.set_switch("listings_text", false, None, "ops")
+        .await
+        .unwrap();
+    l.set_switch("listings_media", true, None, "ops")
+        .await
+        .unwrap();
     let (s, r) = app
-        .post(&t, CALL, preview_of(vec![image(&skus[0], "https://img.example/a.jpg")]))
+        .post(
+            &t,
+            CALL,
+            preview_of(vec![image(&skus[0], "https://img.example/a.jpg")]),
+        )
         .await;
-    assert_eq!((s, r["kind"].as_str()), (503, Some("listings_media_write_disabled")), "{r}");
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (503, Some("listings_media_write_disabled")),
+        "{r}"
+    );
     let (s, c) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!((s, c["items"][0]["outcome"].as_str()), (200, Some("succeeded")), "{c}");
+    assert_eq!(
+        (s, c["items"][0]["outcome"].as_str()),
+        (200, Some("succeeded")),
+        "{c}"
+    );
 }
 
 async fn until_media_ends(app: &TestApp, t: &str, id: &str) -> Value {
@@ -417,7 +541,10 @@ async fn an_image_change_is_verified_after_the_commit_and_a_bad_one_fails_with_i
     let p = preview(
         &app,
         &t,
-        vec![image(&skus[0], good), image(&skus[1], "http://insecure.example/side.gif")],
+        vec![
+            image(&skus[0], good),
+            image(&skus[1], "http://insecure.example/side.gif"),
+        ],
     )
     .await;
     assert_eq!(p["items"][0]["media"], true);
@@ -427,7 +554,10 @@ async fn an_image_change_is_verified_after_the_commit_and_a_bad_one_fails_with_i
     assert!(c["commit"]["mediaCheck"].is_string(), "{c}");
     // the commit answered before the image showed: the provider still serves the old one
     let now = listing(&app, &t, &skus[0]).await;
-    assert_ne!(now["attributes"]["other_product_image_locator_1"][0]["media_location"], good);
+    assert_ne!(
+        now["attributes"]["other_product_image_locator_1"][0]["media_location"],
+        good
+    );
     let id = p["changeSet"]["changeSetId"].as_str().unwrap();
     let v = until_media_ends(&app, &t, id).await;
     let media = &v["media"];
@@ -446,7 +576,10 @@ async fn an_image_change_is_verified_after_the_commit_and_a_bad_one_fails_with_i
     assert_eq!(bad["status"], "failed", "{v}");
     assert_eq!(bad["issues"][0]["code"], "18027", "{v}");
     let now = listing(&app, &t, &skus[0]).await;
-    assert_eq!(now["attributes"]["other_product_image_locator_1"][0]["media_location"], good);
+    assert_eq!(
+        now["attributes"]["other_product_image_locator_1"][0]["media_location"],
+        good
+    );
 }
 
 #[tokio::test]
@@ -465,7 +598,10 @@ async fn the_commit_tool_is_destructive_and_the_preview_tool_commits_nothing() {
         .unwrap();
     assert_eq!(commit["annotations"]["destructiveHint"], true, "{commit}");
     let (result, p) = m
-        .call("marketplace_spapi_call", preview_of(vec![title(&skus[0], "Via MCP")]))
+        .call(
+            "marketplace_spapi_call",
+            preview_of(vec![title(&skus[0], "Via MCP")]),
+        )
         .await;
     assert_eq!(result["isError"], false, "{result}");
     let mut refused = commit_of(&p);

@@ -1,6 +1,7 @@
 //! Integration tests: the real server on an ephemeral port, used over HTTP as a client would.
 
 mod ads_writes;
+mod audiences;
 mod bounds;
 mod brand;
 mod common;

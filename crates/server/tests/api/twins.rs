@@ -256,9 +256,13 @@ async fn every_tool_answers_like_its_rest_twin() {
         json!({"legacySellerId": legacy, "changeSetId": p["changeSet"]["changeSetId"],
             "changeSetHash": p["changeSet"]["changeSetHash"]})
     };
-    let (_, first) = t.rest(&post("/api/marketplace/spapi/call", edit.clone())).await;
+    let (_, first) = t
+        .rest(&post("/api/marketplace/spapi/call", edit.clone()))
+        .await;
     let via_mcp = t.tool("marketplace_listings_commit", approve(&first)).await;
-    let (_, second) = t.rest(&post("/api/marketplace/spapi/call", edit.clone())).await;
+    let (_, second) = t
+        .rest(&post("/api/marketplace/spapi/call", edit.clone()))
+        .await;
     let mut by_rest = approve(&second);
     by_rest["operation"] = "listings.patch_listings_item".into();
     let (status, via_rest) = t
@@ -267,7 +271,10 @@ async fn every_tool_answers_like_its_rest_twin() {
     assert_eq!(status, 200, "{via_rest}");
     assert_eq!(strip(&via_mcp), strip(&via_rest));
     assert_eq!(via_rest["items"][0]["outcome"], "succeeded", "{via_rest}");
-    let cs = second["changeSet"]["changeSetId"].as_str().unwrap().to_owned();
+    let cs = second["changeSet"]["changeSetId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     t.same(
         "marketplace_listings_change_set",
         json!({"changeSetId": cs}),

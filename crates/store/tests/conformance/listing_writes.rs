@@ -14,7 +14,10 @@ async fn listing_writes_are_enabled_per_tenant_and_merchant() {
         let l = f.store.listing_writes();
         assert!(!l.enabled(&t, "A1").await.unwrap());
         assert!(l.enable(&t, "A1", "admin").await.unwrap());
-        assert!(!l.enable(&t, "A1", "admin").await.unwrap(), "already enabled");
+        assert!(
+            !l.enable(&t, "A1", "admin").await.unwrap(),
+            "already enabled"
+        );
         assert!(l.enabled(&t, "A1").await.unwrap());
         assert!(!l.enabled(&t, "A2").await.unwrap());
         assert!(
@@ -23,7 +26,10 @@ async fn listing_writes_are_enabled_per_tenant_and_merchant() {
         );
         let list = l.accounts(&t).await.unwrap();
         assert_eq!(list.len(), 1);
-        assert_eq!((list[0].merchant.as_str(), list[0].enabled_by.as_str()), ("A1", "admin"));
+        assert_eq!(
+            (list[0].merchant.as_str(), list[0].enabled_by.as_str()),
+            ("A1", "admin")
+        );
         assert!(l.disable(&t, "A1").await.unwrap());
         assert!(!l.disable(&t, "A1").await.unwrap());
         assert!(!l.enabled(&t, "A1").await.unwrap());
@@ -36,11 +42,21 @@ async fn a_global_switch_holds_for_every_reader() {
     each_engine(async |f: Fixture| {
         let l = f.store.listing_writes();
         assert!(l.switch("listings_media").await.unwrap().is_none());
-        l.set_switch("listings_media", true, Some("image pipeline incident"), "ops")
-            .await
-            .unwrap();
+        l.set_switch(
+            "listings_media",
+            true,
+            Some("image pipeline incident"),
+            "ops",
+        )
+        .await
+        .unwrap();
         let second = f.second_instance().await;
-        let s = second.listing_writes().switch("listings_media").await.unwrap().unwrap();
+        let s = second
+            .listing_writes()
+            .switch("listings_media")
+            .await
+            .unwrap()
+            .unwrap();
         assert!(s.off);
         assert_eq!(s.reason.as_deref(), Some("image pipeline incident"));
         assert_eq!(s.changed_by, "ops");
