@@ -229,7 +229,8 @@ pub fn secret_key(data_dir: &Path) -> Result<pp_marketplace::Sealer> {
     pp_marketplace::Sealer::from_hex(&hex)
 }
 
-/// Connects every demo merchant's selling-side and advertising grants to the sandbox.
+/// Connects every demo merchant's selling-side and advertising grants to the sandbox, and
+/// enables listing writes for the selling-side ones (the sandbox's listings are demo data).
 pub async fn connect_demo(
     store: &Store,
     sealer: &pp_marketplace::Sealer,
@@ -249,6 +250,13 @@ pub async fn connect_demo(
                 status: "active",
             };
             pp_marketplace::connections::connect(store, sealer, &tenant, &grant).await?;
+            // the sandbox's listings are the demo's to edit: listing writes are on for them
+            if kind == "seller" {
+                store
+                    .listing_writes()
+                    .enable(&tenant, grant.merchant, "dev")
+                    .await?;
+            }
         }
     }
     Ok(())
