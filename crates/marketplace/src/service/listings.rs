@@ -666,18 +666,11 @@ fn already_committed(id: &str, audit: String) -> Error {
 
 /// The first commit's answer, for a repeated key.
 fn listing_replay(m: &Merchant, first: AuditRow, id: &str) -> Result<SpapiAnswer> {
-    if first.plan_id != id {
-        return Err(super::writes::key_taken());
-    }
-    let Some(answer) = first.answer else {
-        return Err(Error::new(Kind::Conflict, format!(
-            "the first commit under this key (audit {}) has no recorded answer: it is in flight, or its process stopped while sending",
-            first.id
-        ))
-        .with_field("auditId", first.id)
-        .with_field("requestOutcome", "unknown")
-        .with_fix("Read the listings to see whether the change applied before proposing again."));
-    };
+    let answer = super::writes::first_answer(
+        first,
+        id,
+        "Read the listings to see whether the change applied before proposing again.",
+    )?;
     let mut info: ListingCommitInfo =
         serde_json::from_value(answer["commit"].clone()).map_err(Error::internal)?;
     info.replayed = true;

@@ -574,20 +574,31 @@ pub(super) fn key_taken() -> Error {
         .with_fix("Use a new key for a new commit; resend the original commit to read its answer.")
 }
 
-/// The first commit's answer, for a repeated key.
-fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<AdsAnswer> {
+/// The recorded answer of the first commit under a repeated key: refused when the key
+/// committed another plan, or when that commit has no answer yet (`check` says what to
+/// read before trying again).
+pub(super) fn first_answer(first: AuditRow, plan_id: &str, check: &str) -> Result<Value> {
     if first.plan_id != plan_id {
         return Err(key_taken());
     }
-    let Some(answer) = first.answer else {
-        return Err(Error::new(Kind::Conflict, format!(
+    first.answer.ok_or_else(|| {
+        Error::new(Kind::Conflict, format!(
             "the first commit under this key (audit {}) has no recorded answer: it is in flight, or its process stopped while sending",
             first.id
         ))
         .with_field("auditId", first.id)
         .with_field("requestOutcome", "unknown")
-        .with_fix("List the entities to see whether the change applied before planning again."));
-    };
+        .with_fix(check.to_owned())
+    })
+}
+
+/// The first commit's answer, for a repeated key.
+fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<AdsAnswer> {
+    let answer = first_answer(
+        first,
+        plan_id,
+        "List the entities to see whether the change applied before planning again.",
+    )?;
     let mut info: CommitInfo =
         serde_json::from_value(answer["commit"].clone()).map_err(Error::internal)?;
     info.replayed = true;
