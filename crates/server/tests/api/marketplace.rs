@@ -218,7 +218,10 @@ async fn catalogs_describe_every_operation_and_bad_calls_send_nothing() {
     // the listing write takes a change set's items, and sends nothing for a plain call's shape
     let (s, _, r) = call(&app, &lister, "spapi", patch).await;
     assert_eq!(s, 400, "{r}");
-    assert!(r["message"].as_str().unwrap().contains("query.items"), "{r}");
+    assert!(
+        r["message"].as_str().unwrap().contains("query.items"),
+        "{r}"
+    );
     // advertising: more than 5 accounts on Reporting v1; an entity create is a write
     let six = vec![json!({"advertiserAccountId": "590000000000001"}); 6];
     let ads_writer = app
