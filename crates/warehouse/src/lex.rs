@@ -331,6 +331,20 @@ pub fn one_statement(sql: &str, dialect: Dialect) -> Result<&str> {
     Ok(without_terminator(sql, dialect))
 }
 
+/// Whether the last thing in `sql`, past blanks and comments, is a `;` (a statement sent on
+/// to a service that refuses terminators, such as the clean room's audience SQL).
+pub fn ends_with_terminator(sql: &str, dialect: Dialect) -> bool {
+    let toks = tokens(sql, dialect);
+    toks.iter()
+        .rev()
+        .find(|t| match t.kind {
+            Kind::Code => !sql[t.start..t.end].trim().is_empty(),
+            Kind::Comment => false,
+            _ => true,
+        })
+        .is_some_and(|t| t.kind == Kind::End)
+}
+
 /// The words of the code parts of `sql`, upper-cased (`INTO`, `OUTFILE`, …).
 pub fn code_words(sql: &str, dialect: Dialect) -> Vec<String> {
     tokens(sql, dialect)

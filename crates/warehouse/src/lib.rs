@@ -25,6 +25,7 @@ pub use dialect::Dialect;
 pub use engine::{
     ColumnInfo, Engine, IndexInfo, QueryRequest, QueryResult, TableDescription, TableSummary,
 };
+pub use lex::{code_words, ends_with_terminator};
 pub use limits::Limits;
 pub use params::Params;
 pub use registry::{Registry, open};

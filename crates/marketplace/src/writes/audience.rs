@@ -2,8 +2,10 @@
 //! semicolon, a refresh of 0 to 21 days, and no interval date arithmetic (the window sent is
 //! the lookback, applied before the SQL, so the SQL carries no date filter). The paid-dataset
 //! rule needs the instance and its data sources; `service::audiences` reads them and uses
-//! [`identifiers`] to find the tables a query names.
+//! [`identifiers`] to find the tables a query names. Code is told from strings and comments by
+//! the warehouse's lexer (`pp_warehouse::code_words`).
 
+use pp_warehouse::{Dialect, code_words, ends_with_terminator};
 use serde_json::Value;
 
 use super::rules::Problem;
@@ -11,59 +13,19 @@ use super::rules::Problem;
 /// The audience refresh, in days (§8).
 pub const REFRESH_DAYS: std::ops::RangeInclusive<i64> = 0..=21;
 
-/// Functions that do date arithmetic by interval.
-const DATE_ARITHMETIC: &[&str] = &["date_add", "date_sub", "dateadd", "datediff", "add_months"];
+/// Functions that do date arithmetic by interval (upper-cased, as the lexer gives words).
+const DATE_ARITHMETIC: &[&str] = &["DATE_ADD", "DATE_SUB", "DATEADD", "DATEDIFF", "ADD_MONTHS"];
 
-/// The SQL with string literals, quoted names and comments blanked out, so only code words
-/// remain (a `;` or `INTERVAL` inside a string is no problem).
-fn code_only(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' | '"' | '`' => {
-                out.push(' ');
-                while let Some(d) = chars.next() {
-                    if d == c {
-                        if chars.peek() == Some(&c) {
-                            chars.next();
-                            continue;
-                        }
-                        break;
-                    }
-                }
-            }
-            '-' if chars.peek() == Some(&'-') => {
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        break;
-                    }
-                }
-                out.push(' ');
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for d in chars.by_ref() {
-                    if last == '*' && d == '/' {
-                        break;
-                    }
-                    last = d;
-                }
-                out.push(' ');
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// The clean room's SQL quotes and comments as PostgreSQL writes them (`'text'`, `"name"`,
+/// `--` and `/* */`).
+const DIALECT: Dialect = Dialect::Postgres;
 
-/// The lower-case words of the SQL's code (names of tables, columns, keywords, functions).
+/// The lower-case words of the SQL's code (names of tables, columns, keywords, functions);
+/// strings, quoted names and comments left out.
 pub fn identifiers(sql: &str) -> Vec<String> {
-    code_only(sql)
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
+    code_words(sql, DIALECT)
+        .into_iter()
+        .map(|w| w.to_ascii_lowercase())
         .collect()
 }
 
@@ -79,8 +41,7 @@ fn problem(field: &str, rule: &'static str, message: String) -> Problem {
 pub fn problems(item: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
     if let Some(sql) = item["query"].as_str() {
-        let code = code_only(sql);
-        if code.trim_end().ends_with(';') {
+        if ends_with_terminator(sql, DIALECT) {
             out.push(problem(
                 "query",
                 "trailing_semicolon",
@@ -88,20 +49,16 @@ pub fn problems(item: &Value) -> Vec<Problem> {
                     .into(),
             ));
         }
-        let lower = code.to_ascii_lowercase();
-        let words: Vec<&str> = lower
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .collect();
+        let words = code_words(sql, DIALECT);
         if let Some(w) = words
             .iter()
-            .find(|w| **w == "interval" || DATE_ARITHMETIC.contains(w))
+            .find(|w| *w == "INTERVAL" || DATE_ARITHMETIC.contains(&w.as_str()))
         {
             out.push(problem(
                 "query",
                 "interval_arithmetic",
                 format!(
-                    "the audience query does date arithmetic ({}): the window sent is the lookback, applied before the SQL, so leave date filters out of the query",
-                    w.to_ascii_uppercase()
+                    "the audience query does date arithmetic ({w}): the window sent is the lookback, applied before the SQL, so leave date filters out of the query"
                 ),
             ));
         }
