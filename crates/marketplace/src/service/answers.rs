@@ -349,7 +349,8 @@ pub struct ListingCommitInfo {
     pub audit_id: String,
     pub change_set_id: String,
     pub change_set_hash: String,
-    /// `answered` (at least one SKU was sent), `not_sent` or `unknown`.
+    /// `answered`, or `unknown` when a SKU's answer was lost (a commit whose every SKU moved
+    /// is refused, `stale_approval`, so one always sends).
     pub outcome: String,
     /// The image check's job, when the change set sets image slots.
     pub media_check: Option<String>,

@@ -26,7 +26,7 @@ use crate::calls::build;
 use crate::catalog::{self, Operation};
 use crate::connections::GrantKind;
 use crate::merchants::Merchant;
-use crate::upstream::{Provider, Request};
+use crate::upstream::Provider;
 use crate::writes::listings::{
     CHANGE_SET_LIFETIME, ChangeSetBody, ListingEdit, OPERATION, SkuChange, change_set_hash,
     is_media, read_edits, refuse_outside_editable, values_of,
@@ -55,26 +55,6 @@ fn issue_codes(issues: &[Value]) -> Vec<String> {
         .iter()
         .filter_map(|i| i["code"].as_str().map(str::to_owned))
         .collect()
-}
-
-/// The upstream request a planned one replays.
-pub(super) fn upstream<'a>(
-    op: &'a Operation,
-    tenant: &'a pp_core::TenantId,
-    seller: &'a str,
-    r: &PlannedRequest,
-) -> Request<'a> {
-    Request {
-        op,
-        tenant,
-        grant: GrantKind::Seller,
-        merchant: seller,
-        path: r.path.clone(),
-        query: r.query.clone(),
-        headers: r.headers.clone(),
-        body: r.body.clone(),
-        media_type: r.media_type.clone(),
-    }
 }
 
 /// Reads one listing (`None`: the provider has no such SKU).
@@ -265,16 +245,9 @@ impl Marketplace {
             &m.seller_id,
             Some(m),
         )?;
-        let request = PlannedRequest {
-            method: write.method.clone(),
-            path: built.path.clone(),
-            query: built.query.clone(),
-            headers: built.headers.clone(),
-            media_type: built.media_type.clone(),
-            body: built.body.clone(),
-        };
+        let request = PlannedRequest::of(&built);
         // the provider validates against the product type; nothing is applied
-        let mut check = upstream(write, &p.tenant, &m.seller_id, &request);
+        let mut check = request.upstream(write, &p.tenant, GrantKind::Seller, &m.seller_id);
         check
             .query
             .push(("mode".into(), "VALIDATION_PREVIEW".into()));
@@ -423,6 +396,8 @@ impl Marketplace {
         {
             return listing_replay(m, first, &plan.id);
         }
+        // `begin` decides this atomically below; asking first lets a committed set that has
+        // since aged out say "already committed" rather than "expired"
         if let Some(first) = store.by_plan(&p.tenant, &plan.id).await? {
             return Err(already_committed(&plan.id, first.id));
         }
@@ -479,32 +454,20 @@ impl Marketplace {
             .with_field("skus", skus)
             .with_fix("Re-read the listings, propose the change again and approve the new change set."));
         }
-        let audit_id = pp_store::random_id("au_", 12)?;
         let snapshot: Vec<Value> = body
             .skus
             .iter()
             .zip(&now)
             .map(|(s, n)| json!({ "sku": s.sku, "atPreview": s.before, "atCommit": n }))
             .collect();
-        let row = AuditRow {
-            id: audit_id.clone(),
-            tenant: p.tenant.clone(),
-            plan_id: plan.id.clone(),
-            credential_id: p.credential_id.clone(),
-            actor: p.actor.as_str().to_owned(),
-            surface: p.surface.as_wire(),
-            operation: OPERATION.into(),
-            merchant: m.seller_id.clone(),
-            profile_id: None,
-            plan_hash: plan.plan_hash.clone(),
-            idempotency_key: key.as_ref().map(|k| k.as_str().to_owned()),
-            snapshot: Value::Array(snapshot),
-            sent: None,
-            answer: None,
-            status: ads_writes::SENDING.into(),
-            created_ms: now_ms(),
-            finished_ms: None,
-        };
+        let row = super::writes::sending_row(
+            p,
+            &plan,
+            (&m.seller_id, None),
+            key.as_ref(),
+            Value::Array(snapshot),
+        )?;
+        let audit_id = row.id.clone();
         match store.begin(row).await? {
             Begin::Started => {}
             Begin::Replay(first) => return listing_replay(m, first, &plan.id),
@@ -521,10 +484,12 @@ impl Marketplace {
                 continue;
             }
             sent.push(json!(s.request));
-            let req = upstream(write, &p.tenant, &m.seller_id, &s.request);
+            let req = s
+                .request
+                .upstream(write, &p.tenant, GrantKind::Seller, &m.seller_id);
             let item = match up.client.send(up.store, up.sealer, &req).await {
                 Ok(r) if r.body["status"] == "ACCEPTED" => {
-                    let after = after_values(s);
+                    let after = s.after();
                     changes.push(
                         json!({ "index": i, "sku": s.sku, "before": s.before, "after": after }),
                     );
@@ -640,19 +605,6 @@ fn restated_hash(m: &Merchant, query: &Map<String, Value>) -> String {
         &Value::Object(query.clone()),
         false,
     )
-}
-
-/// The touched attributes' values as the patches set them.
-fn after_values(s: &SkuChange) -> Map<String, Value> {
-    s.patches
-        .iter()
-        .filter_map(|p| {
-            Some((
-                p.attribute()?.to_owned(),
-                p.value.clone().unwrap_or(Value::Null),
-            ))
-        })
-        .collect()
 }
 
 fn already_committed(id: &str, audit: String) -> Error {

@@ -79,20 +79,9 @@ impl Marketplace {
             poll_ms: cfg.media_poll.as_millis() as u64,
             deadline_ms: now_ms() + cfg.media_verify_for.as_millis() as i64,
         };
-        let input = serde_json::to_value(&input).map_err(Error::internal)?;
-        let id = self
-            .store
-            .jobs()
-            .enqueue(
-                &p.tenant,
-                JobKind::ListingMediaCheck.as_str(),
-                Some(&m.seller_id),
-                skus.len() as i64,
-                &input,
-            )
-            .await?;
-        self.wake.notify_waiters();
-        Ok(id)
+        let total = skus.len() as i64;
+        self.enqueue(p, JobKind::ListingMediaCheck, &m.seller_id, total, &input)
+            .await
     }
 
     /// The image check's outcome so far.
@@ -103,7 +92,8 @@ impl Marketplace {
             .get(&p.tenant, job_id)
             .await?
             .ok_or_else(|| Error::internal(format!("image check {job_id} is missing")))?;
-        let state: CheckState = serde_json::from_value(job.state.clone()).unwrap_or_default();
+        let state: CheckState = serde_json::from_value(job.state.clone())
+            .map_err(|e| Error::internal(format!("image check {job_id}'s checkpoint: {e}")))?;
         let status = match (job.status.terminal(), state.status.as_str()) {
             (false, _) | (true, "") => "verifying".to_owned(),
             (true, s) => s.to_owned(),
@@ -115,33 +105,30 @@ impl Marketplace {
     }
 }
 
+/// The step's end when the job itself cannot be read: a stored value that no longer parses
+/// is a failure, never a default.
+fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
+    (
+        Outcome::Failed {
+            state: job.state.clone(),
+            error: e.api_envelope(None),
+        },
+        Vec::new(),
+    )
+}
+
 /// One look at every undecided SKU.
 pub(super) async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
-    let mut state: CheckState = serde_json::from_value(job.state.clone()).unwrap_or_default();
-    let input: CheckInput = match serde_json::from_value(job.input.clone()) {
-        Ok(i) => i,
-        Err(e) => {
-            let err = Error::internal(format!("image check input: {e}"));
-            return (
-                Outcome::Failed {
-                    state: job.state.clone(),
-                    error: err.api_envelope(None),
-                },
-                Vec::new(),
-            );
-        }
+    let read = || -> Result<(CheckInput, CheckState, TenantId)> {
+        let input = serde_json::from_value(job.input.clone())
+            .map_err(|e| Error::internal(format!("image check input: {e}")))?;
+        let state = serde_json::from_value(job.state.clone())
+            .map_err(|e| Error::internal(format!("image check checkpoint: {e}")))?;
+        Ok((input, state, TenantId::parse(&job.tenant)?))
     };
-    let tenant = match TenantId::parse(&job.tenant) {
-        Ok(t) => t,
-        Err(e) => {
-            return (
-                Outcome::Failed {
-                    state: job.state.clone(),
-                    error: e.api_envelope(None),
-                },
-                Vec::new(),
-            );
-        }
+    let (input, mut state, tenant) = match read() {
+        Ok(r) => r,
+        Err(e) => return failed(job, &e),
     };
     let merchant = Merchant::from(input.merchant.clone());
     state.reads += 1;

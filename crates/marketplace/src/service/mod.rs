@@ -180,6 +180,25 @@ impl Marketplace {
     }
 
     /// The one merchant `sel` names (§2.1).
+    /// Queues a job of `kind` for `p`'s tenant and `merchant` and wakes the workers; its id.
+    async fn enqueue(
+        &self,
+        p: &Principal,
+        kind: JobKind,
+        merchant: &str,
+        total: i64,
+        input: &impl serde::Serialize,
+    ) -> Result<String> {
+        let input = serde_json::to_value(input).map_err(Error::internal)?;
+        let id = self
+            .store
+            .jobs()
+            .enqueue(&p.tenant, kind.as_str(), Some(merchant), total, &input)
+            .await?;
+        self.wake.notify_waiters();
+        Ok(id)
+    }
+
     async fn resolve(&self, p: &Principal, sel: &Selector) -> Result<Merchant> {
         merchants::resolve(&self.merchant_rows(p).await?, sel)
     }

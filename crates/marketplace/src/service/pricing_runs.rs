@@ -155,19 +155,9 @@ impl Marketplace {
             items,
         };
         let total = input.items.len() as i64;
-        let input = serde_json::to_value(&input).map_err(Error::internal)?;
         let id = self
-            .store
-            .jobs()
-            .enqueue(
-                &p.tenant,
-                JobKind::PricingRun.as_str(),
-                Some(&merchant.seller_id),
-                total,
-                &input,
-            )
+            .enqueue(p, JobKind::PricingRun, &merchant.seller_id, total, &input)
             .await?;
-        self.wake.notify_waiters();
         view(&self.own_run(p, &id).await?)
     }
 

@@ -193,12 +193,8 @@ impl Marketplace {
             .map(|p| p.name.clone())
             .collect();
         let request = PlannedRequest {
-            method: op.method.clone(),
-            path: built.path.clone(),
-            query: built.query.clone(),
-            headers: built.headers.clone(),
-            media_type: built.media_type.clone(),
             body: items::body(op, w, query.get("body"), &items, &path_params),
+            ..PlannedRequest::of(&built)
         };
         let serves: Vec<usize> = findings
             .iter()
@@ -419,26 +415,14 @@ impl Marketplace {
                 drifted.push(r);
             }
         }
-        let audit_id = pp_store::random_id("au_", 12)?;
-        let row = AuditRow {
-            id: audit_id.clone(),
-            tenant: p.tenant.clone(),
-            plan_id: plan.id.clone(),
-            credential_id: p.credential_id.clone(),
-            actor: p.actor.as_str().to_owned(),
-            surface: p.surface.as_wire(),
-            operation: op.id.clone(),
-            merchant: t.login.clone(),
-            profile_id: t.profile.clone(),
-            plan_hash: plan.plan_hash.clone(),
-            idempotency_key: key.as_ref().map(|k| k.as_str().to_owned()),
-            snapshot: Value::Array(audit_snapshot),
-            sent: None,
-            answer: None,
-            status: ads_writes::SENDING.into(),
-            created_ms: now_ms(),
-            finished_ms: None,
-        };
+        let row = sending_row(
+            p,
+            &plan,
+            (&t.login, t.profile.as_deref()),
+            key.as_ref(),
+            Value::Array(audit_snapshot),
+        )?;
+        let audit_id = row.id.clone();
         match store.begin(row).await? {
             Begin::Started => {}
             Begin::Replay(first) => return replay(op, t, first, &plan.id),
@@ -473,17 +457,7 @@ impl Marketplace {
                 request.body = items::body(op, w, body.call_body.as_ref(), &subset, &[]);
             }
             let up = self.provider(Api::Ads)?;
-            let upstream = Request {
-                op,
-                tenant: &p.tenant,
-                grant: GrantKind::Ads,
-                merchant: &t.login,
-                path: request.path.clone(),
-                query: request.query.clone(),
-                headers: request.headers.clone(),
-                body: request.body.clone(),
-                media_type: request.media_type.clone(),
-            };
+            let upstream = request.upstream(op, &p.tenant, GrantKind::Ads, &t.login);
             match up.client.send(up.store, up.sealer, &upstream).await {
                 Ok(reply) => {
                     info.outcome = ads_writes::ANSWERED.into();
@@ -567,6 +541,36 @@ fn applied(
         })
         .collect();
     Value::Array(changes)
+}
+
+/// The audit row a commit of `plan` writes before it sends (status `sending`), attributed to
+/// `p` and acting as `merchant` (and profile).
+pub(super) fn sending_row(
+    p: &Principal,
+    plan: &PlanRow,
+    (merchant, profile): (&str, Option<&str>),
+    key: Option<&IdempotencyKey>,
+    snapshot: Value,
+) -> Result<AuditRow> {
+    Ok(AuditRow {
+        id: pp_store::random_id("au_", 12)?,
+        tenant: p.tenant.clone(),
+        plan_id: plan.id.clone(),
+        credential_id: p.credential_id.clone(),
+        actor: p.actor.as_str().to_owned(),
+        surface: p.surface.as_wire(),
+        operation: plan.operation.clone(),
+        merchant: merchant.to_owned(),
+        profile_id: profile.map(str::to_owned),
+        plan_hash: plan.plan_hash.clone(),
+        idempotency_key: key.map(|k| k.as_str().to_owned()),
+        snapshot,
+        sent: None,
+        answer: None,
+        status: ads_writes::SENDING.into(),
+        created_ms: now_ms(),
+        finished_ms: None,
+    })
 }
 
 pub(super) fn key_taken() -> Error {

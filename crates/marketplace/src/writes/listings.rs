@@ -244,15 +244,19 @@ pub struct SkuChange {
 }
 
 impl SkuChange {
-    /// The image slots this SKU's change sets, with their new values.
-    pub fn media(&self) -> Map<String, Value> {
+    /// The touched attributes with the values the patches set.
+    pub fn after(&self) -> Map<String, Value> {
         self.patches
             .iter()
-            .filter_map(|p| {
-                let a = p.attribute()?;
-                is_media(a).then(|| (a.to_owned(), p.value.clone().unwrap_or(Value::Null)))
-            })
+            .filter_map(|p| Some((p.attribute()?.to_owned(), p.value.clone()?)))
             .collect()
+    }
+
+    /// The image slots this SKU's change sets, with their new values.
+    pub fn media(&self) -> Map<String, Value> {
+        let mut after = self.after();
+        after.retain(|a, _| is_media(a));
+        after
     }
 
     pub fn touches_text(&self) -> bool {

@@ -16,7 +16,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use pp_core::TenantId;
+
+use crate::catalog::Operation;
+use crate::connections::GrantKind;
 use crate::ledger::canonical;
+use crate::upstream::Request;
 
 /// How long a plan can be committed after its dry run.
 pub const PLAN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(15 * 60);
@@ -36,6 +41,41 @@ pub struct PlannedRequest {
     pub media_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
+}
+
+impl PlannedRequest {
+    /// The request `built` would send, as a plan keeps it.
+    pub fn of(built: &Request<'_>) -> Self {
+        Self {
+            method: built.op.method.clone(),
+            path: built.path.clone(),
+            query: built.query.clone(),
+            headers: built.headers.clone(),
+            media_type: built.media_type.clone(),
+            body: built.body.clone(),
+        }
+    }
+
+    /// The upstream request replaying this plan as `grant` of `merchant`.
+    pub fn upstream<'a>(
+        &self,
+        op: &'a Operation,
+        tenant: &'a TenantId,
+        grant: GrantKind,
+        merchant: &'a str,
+    ) -> Request<'a> {
+        Request {
+            op,
+            tenant,
+            grant,
+            merchant,
+            path: self.path.clone(),
+            query: self.query.clone(),
+            headers: self.headers.clone(),
+            body: self.body.clone(),
+            media_type: self.media_type.clone(),
+        }
+    }
 }
 
 /// What the store keeps of a plan, beyond its hashes.
