@@ -181,7 +181,7 @@ SP_ID = {"campaigns": "campaignId", "adGroups": "adGroupId", "keywords": "keywor
 ads = []
 
 
-def write_spec(action, items, entity, answer, current=None, forbidden=None, modifier=None, only=None):
+def write_spec(action, items, entity, answer, current=None, forbidden=None, modifier=None, only=None, require_state=None, audience_query=False):
     """How the audited write flow handles an operation: `action` (create, update, delete);
     how the request carries its items (`key`: an array under itemsKey; `array`: the body is
     the array; `idFilter`: ids under <entity>Filter.include; `single`: the body is one item);
@@ -189,9 +189,11 @@ def write_spec(action, items, entity, answer, current=None, forbidden=None, modi
     error}} by index; `positional`: an array in request order; `indexed`: *SuccessResults and
     *ErrorResults by targetRequestIndex; `whole`: one answer for the one item); the read that
     gives the entities' current values (`by`: `ids` = <entity>Filter.include in the body,
-    `adGroupQuery` = adGroupIdFilter in the query, `adGroupFilter` = an AD_GROUP_ID filter);
-    the item fields a type refuses (§2.10); and for bid adjustments the modifier family and
-    the only fields an item may carry."""
+    `adGroupQuery` = adGroupIdFilter in the query, `adGroupFilter` = an AD_GROUP_ID filter,
+    `path` = one read per entity by its path id); the item fields a type refuses (§2.10); for
+    bid adjustments the modifier family and the only fields an item may carry; the state an
+    entity must be in to change (`require_state`); and whether the item's query is clean-room
+    audience SQL (`audience_query`: the §4.6 rule 5 checks)."""
     w = {"action": action, "items": items, "entityId": entity, "answer": answer}
     if current:
         w["current"] = current
@@ -201,6 +203,10 @@ def write_spec(action, items, entity, answer, current=None, forbidden=None, modi
         w["modifier"] = modifier
     if only:
         w["onlyItemFields"] = only
+    if require_state:
+        w["requireState"] = require_state
+    if audience_query:
+        w["audienceQuery"] = True
     return w
 
 # Sponsored Brands v4 writes take at most 10 items (the provider's documents' maxItems)
@@ -338,11 +344,11 @@ ad("amc.list_audiences", "GET", "/amc/audiences/query", "application/json", "rea
 ad("amc.get_audience", "GET", "/amc/audiences/query/{audienceExecutionId}", "application/json", "read", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}])
 ad("amc.create_audience", "POST", "/amc/audiences/query", "application/json", "create", "ads:write", profile=False, params=BODY, required=["instanceId", "audienceName", "query", "destination"], max_items=1,
    notes="SQL over _for_audiences tables with no date filter (the window is the lookback); refresh 0 to 21 days; no trailing semicolon.",
-   write={**write_spec("create", "single", "audienceExecutionId", "whole"), "audienceQuery": True})
+   write=write_spec("create", "single", "audienceExecutionId", "whole", audience_query=True))
 ad("amc.update_audience", "PUT", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}] + BODY, required=["query"], max_items=1,
-   notes="Only a FAILED audience can be updated; a successful one is immutable.", write={**write_spec("update", "single", "audienceExecutionId", "whole", AUDIENCE_NOW), "audienceQuery": True, "requireState": ONLY_FAILED})
+   notes="Only a FAILED audience can be updated; a successful one is immutable.", write=write_spec("update", "single", "audienceExecutionId", "whole", AUDIENCE_NOW, require_state=ONLY_FAILED, audience_query=True))
 ad("amc.delete_audience", "DELETE", "/amc/audiences/query/{audienceExecutionId}", "application/json", "write", "ads:write", profile=False, params=[{"name": "audienceExecutionId", "in": "path", "required": True, "type": "string"}], max_items=1,
-   notes="Only a FAILED audience can be deleted; a successful one is immutable.", write={**write_spec("delete", "single", "audienceExecutionId", "whole", AUDIENCE_NOW), "requireState": ONLY_FAILED})
+   notes="Only a FAILED audience can be deleted; a successful one is immutable.", write=write_spec("delete", "single", "audienceExecutionId", "whole", AUDIENCE_NOW, require_state=ONLY_FAILED))
 
 for name, data in [("spapi.json", spapi), ("ads.json", ads)]:
     with open(os.path.join(HERE, name), "w") as f:
