@@ -7,11 +7,11 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use pp_core::{Principal, Scope};
-use pp_marketplace::service::requests::{ChangeSetId, IdempotencyKey, SpapiCall};
+use pp_marketplace::service::requests::{ChangeSetId, SpapiCall};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::marketplace::{COMMIT, KeyHeader, selector};
+use super::marketplace::{COMMIT, KeyHeader, commit_only, selector, take_key};
 use super::schema::{any, any_object, api, closed, object, string, text, with};
 use super::{Ctx, Endpoint, Fut, Hints, Tool, args};
 use crate::http::error::ApiError;
@@ -32,14 +32,8 @@ const STORED: Hints = Hints {
 
 const COMMIT_KEY: &str = "1 to 255 characters: a repeated commit with the same key gets the first answer and applies nothing, also after a restart";
 
-/// A commit request: `dryRun` may only say false.
 fn committing(mut req: SpapiCall) -> pp_core::Result<SpapiCall> {
-    if req.dry_run == Some(true) {
-        return Err(pp_core::Error::invalid_request(
-            "this commits a change set: leave dryRun out (preview through the call)",
-        ));
-    }
-    req.dry_run = Some(false);
+    commit_only(&mut req.dry_run, "a change set")?;
     Ok(req)
 }
 
@@ -65,10 +59,7 @@ async fn change_set(
 
 fn commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        let key = a
-            .remove("idempotencyKey")
-            .map(|v| pp_core::wire::from_json::<IdempotencyKey>("idempotencyKey", v))
-            .transpose()?;
+        let key = take_key(&mut a)?;
         a.entry("operation")
             .or_insert_with(|| pp_marketplace::writes::listings::OPERATION.into());
         let req = committing(args(a)?)?;
@@ -132,10 +123,6 @@ fn commit_input(tool: bool) -> Value {
         (
             "dryRun",
             json!({ "type": "boolean", "description": "Leave out (a commit); true is refused." }),
-        ),
-        (
-            "acceptDuplicateRisk",
-            super::schema::accept_duplicate_risk(),
         ),
     ];
     if tool {

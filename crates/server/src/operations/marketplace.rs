@@ -144,15 +144,28 @@ async fn ads_commit(
     )?)
 }
 
-/// A commit request: `dryRun` may only say false.
-fn committing(mut req: AdsCall) -> pp_core::Result<AdsCall> {
-    if req.dry_run == Some(true) {
-        return Err(pp_core::Error::invalid_request(
-            "this commits a plan: leave dryRun out (preview through the call)",
-        ));
+/// A commit request's `dryRun`: left out (then false) or false; true is refused. `what` names
+/// what is committed (a plan, a change set).
+pub fn commit_only(dry_run: &mut Option<bool>, what: &str) -> pp_core::Result<()> {
+    if *dry_run == Some(true) {
+        return Err(pp_core::Error::invalid_request(format!(
+            "this commits {what}: leave dryRun out (preview through the call)"
+        )));
     }
-    req.dry_run = Some(false);
+    *dry_run = Some(false);
+    Ok(())
+}
+
+fn committing(mut req: AdsCall) -> pp_core::Result<AdsCall> {
+    commit_only(&mut req.dry_run, "a plan")?;
     Ok(req)
+}
+
+/// A commit tool's `idempotencyKey` argument (the header's twin), taken out of its arguments.
+pub fn take_key(a: &mut Map<String, Value>) -> pp_core::Result<Option<IdempotencyKey>> {
+    a.remove("idempotencyKey")
+        .map(|v| pp_core::wire::from_json::<IdempotencyKey>("idempotencyKey", v))
+        .transpose()
 }
 
 async fn ads_audit(
@@ -222,10 +235,7 @@ fn ads_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 /// The commit tool's arguments: the call, plus the tool's `idempotencyKey`.
 fn ads_commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        let key = a
-            .remove("idempotencyKey")
-            .map(|v| pp_core::wire::from_json::<IdempotencyKey>("idempotencyKey", v))
-            .transpose()?;
+        let key = take_key(&mut a)?;
         let req = committing(args(a)?)?;
         render::value(ctx.app.market.ads_call(&ctx.principal, req, key).await?)
     })

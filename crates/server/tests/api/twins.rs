@@ -35,8 +35,6 @@ const VARYING: &[&str] = &[
     "planId",
     "changeSetId",
     "submissionId",
-    "expiresAt",
-    "proposedAt",
 ];
 
 fn strip(v: &Value) -> Value {
