@@ -617,3 +617,35 @@ async fn the_commit_tool_is_destructive_and_the_preview_tool_commits_nothing() {
     assert_eq!(c["items"][0]["outcome"], "succeeded", "{c}");
     assert_eq!(title_of(&listing(&app, &t, &skus[0]).await), "Via MCP");
 }
+
+#[tokio::test]
+async fn a_surface_switched_off_in_configuration_stays_off_whatever_the_store_says() {
+    let mut o = Options::default();
+    o.jobs.listings.media_writes = false;
+    let app = TestApp::start_market_options(o).await;
+    let (_, skus) = merchant(&app, 1, true).await;
+    let t = writer(&app).await;
+    // an administrator's stored "on" does not lift the configuration's "off"
+    app.store
+        .listing_writes()
+        .set_switch("listings_media", false, None, "ops")
+        .await
+        .unwrap();
+    let (s, r) = app
+        .post(
+            &t,
+            CALL,
+            preview_of(vec![image(&skus[0], "https://img.example/a.jpg")]),
+        )
+        .await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (503, Some("listings_media_write_disabled")),
+        "{r}"
+    );
+    assert!(
+        r["message"].as_str().unwrap().contains("configuration"),
+        "{r}"
+    );
+    preview(&app, &t, vec![title(&skus[0], "Text still goes through")]).await;
+}
