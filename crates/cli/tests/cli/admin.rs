@@ -202,3 +202,63 @@ async fn a_tenant_warehouse_on_postgres_is_loaded_checked_and_listed_without_its
     assert!(listed.contains("postgres:***@"), "{listed}");
     assert!(!listed.contains("hunter2"), "{listed}");
 }
+
+/// `admin listings`: a merchant enabled per tenant, and the global switches with their reason,
+/// as `status --json` reads them back from the store every instance shares.
+#[tokio::test]
+async fn listing_writes_are_enabled_and_switched_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(d, &a(&["tenant", "create", "beta", "--json"]));
+    run_ok(
+        d,
+        &a(&[
+            "listings",
+            "enable",
+            "--tenant",
+            "beta",
+            "--merchant",
+            "A1SELLER",
+        ]),
+    );
+    assert!(
+        fails(
+            d,
+            &a(&["listings", "enable", "--tenant", "nope", "--merchant", "A1"])
+        )
+        .contains("no tenant")
+    );
+    run_ok(
+        d,
+        &a(&[
+            "listings",
+            "switch",
+            "media",
+            "off",
+            "--reason",
+            "image incident",
+        ]),
+    );
+    assert!(fails(d, &a(&["listings", "switch", "video", "off"])).contains("text or media"));
+    assert!(fails(d, &a(&["listings", "switch", "text", "maybe"])).contains("on or off"));
+    let s = json(d, &a(&["listings", "status", "--tenant", "beta", "--json"]));
+    assert_eq!(s["accounts"][0]["merchant"], "A1SELLER", "{s}");
+    assert_eq!(s["switches"][0]["name"], "listings_media", "{s}");
+    assert_eq!(s["switches"][0]["off"], true, "{s}");
+    assert_eq!(s["switches"][0]["reason"], "image incident", "{s}");
+    run_ok(
+        d,
+        &a(&[
+            "listings",
+            "disable",
+            "--tenant",
+            "beta",
+            "--merchant",
+            "A1SELLER",
+        ]),
+    );
+    run_ok(d, &a(&["listings", "switch", "media", "on"]));
+    let s = json(d, &a(&["listings", "status", "--tenant", "beta", "--json"]));
+    assert_eq!(s["accounts"], serde_json::json!([]), "{s}");
+    assert_eq!(s["switches"][0]["off"], false, "{s}");
+}
