@@ -31,14 +31,7 @@ impl Marketplace {
             .ok_or_else(|| Error::internal(format!("{op_id} is not in the catalog")))?;
         let up = self.provider(Api::Ads)?;
         let args: Map<String, Value> = args.as_object().cloned().unwrap_or_default();
-        let req = crate::calls::build(
-            op,
-            &args,
-            &p.tenant,
-            crate::connections::GrantKind::Ads,
-            &t.login,
-            None,
-        )?;
+        let req = self.built(p, op, &args, t)?;
         Ok(up.client.send(up.store, up.sealer, &req).await?.body)
     }
 

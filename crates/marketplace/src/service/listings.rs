@@ -45,9 +45,46 @@ pub(super) struct Listing {
     pub issues: Vec<Value>,
 }
 
-fn op(id: &str) -> Result<&'static Operation> {
-    catalog::find(catalog::spapi(), id)
-        .ok_or_else(|| Error::internal(format!("{id} is missing from the catalog")))
+/// One catalogued selling-side read for merchant `m`.
+async fn seller_read(
+    up: &Provider<'_>,
+    tenant: &pp_core::TenantId,
+    m: &Merchant,
+    op_id: &str,
+    args: Value,
+) -> Result<crate::upstream::Reply> {
+    let op = catalog::find(catalog::spapi(), op_id)
+        .ok_or_else(|| Error::internal(format!("{op_id} is missing from the catalog")))?;
+    let args = args.as_object().cloned().unwrap_or_default();
+    let req = build(op, &args, tenant, GrantKind::Seller, &m.seller_id, Some(m))?;
+    up.client.send(up.store, up.sealer, &req).await
+}
+
+/// The product type's schema version now.
+async fn type_version(
+    up: &Provider<'_>,
+    tenant: &pp_core::TenantId,
+    m: &Merchant,
+    product_type: &str,
+) -> Result<String> {
+    let args = json!({ "productType": product_type });
+    let r = seller_read(
+        up,
+        tenant,
+        m,
+        "product_types.get_definitions_product_type",
+        args,
+    )
+    .await?;
+    r.body["productTypeVersion"]["version"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            Error::new(
+                Kind::UpstreamUnavailable,
+                format!("the definition of {product_type} carries no productTypeVersion"),
+            )
+        })
 }
 
 fn issue_codes(issues: &[Value]) -> Vec<String> {
@@ -64,17 +101,8 @@ pub(super) async fn read_listing(
     m: &Merchant,
     sku: &str,
 ) -> Result<Option<Listing>> {
-    let get = op("listings.get_listings_item")?;
     let args = json!({ "sku": sku, "includedData": ["summaries", "attributes", "issues"] });
-    let req = build(
-        get,
-        args.as_object().expect("an object"),
-        tenant,
-        GrantKind::Seller,
-        &m.seller_id,
-        Some(m),
-    )?;
-    match up.client.send(up.store, up.sealer, &req).await {
+    match seller_read(up, tenant, m, "listings.get_listings_item", args).await {
         Ok(r) => Ok(Some(Listing {
             product_type: r.body["summaries"][0]["productType"]
                 .as_str()
@@ -171,36 +199,6 @@ impl Marketplace {
         Ok(())
     }
 
-    /// The product type's schema version now.
-    async fn type_version(
-        &self,
-        up: &Provider<'_>,
-        p: &Principal,
-        m: &Merchant,
-        product_type: &str,
-    ) -> Result<String> {
-        let def = op("product_types.get_definitions_product_type")?;
-        let args = json!({ "productType": product_type });
-        let req = build(
-            def,
-            args.as_object().expect("an object"),
-            &p.tenant,
-            GrantKind::Seller,
-            &m.seller_id,
-            Some(m),
-        )?;
-        let r = up.client.send(up.store, up.sealer, &req).await?;
-        r.body["productTypeVersion"]["version"]
-            .as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                Error::new(
-                    Kind::UpstreamUnavailable,
-                    format!("the definition of {product_type} carries no productTypeVersion"),
-                )
-            })
-    }
-
     /// One SKU of a preview: its finding, and its change when the provider found it valid.
     async fn preview_sku(
         &self,
@@ -232,7 +230,7 @@ impl Marketplace {
             return Ok((finding, None));
         }
         if !types.contains_key(&product_type) {
-            let v = self.type_version(up, p, m, &product_type).await?;
+            let v = type_version(up, &p.tenant, m, &product_type).await?;
             types.insert(product_type.clone(), v);
         }
         let args =
@@ -417,7 +415,7 @@ impl Marketplace {
         self.listing_gate(p, m, text, media).await?;
         let up = self.provider(Api::Spapi)?;
         for (product_type, version) in &body.product_types {
-            let now = self.type_version(&up, p, m, product_type).await?;
+            let now = type_version(&up, &p.tenant, m, product_type).await?;
             if &now != version {
                 return Err(Error::new(
                     Kind::SchemaDrift,

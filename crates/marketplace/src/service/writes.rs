@@ -249,7 +249,7 @@ impl Marketplace {
     }
 
     /// The upstream request of a call (parameters checked, the profile scope added).
-    fn built<'a>(
+    pub(super) fn built<'a>(
         &self,
         p: &'a Principal,
         op: &'a Operation,
