@@ -8,6 +8,7 @@ mod answers;
 mod audiences;
 mod calls;
 mod jobs;
+mod listing_commit;
 mod listings;
 mod media;
 mod pricing_runs;

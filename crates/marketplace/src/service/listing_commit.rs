@@ -1,0 +1,232 @@
+//! The commit of a listing change set (§3.2): it checks the approval (the change set's id and
+//! hash, the merchant, a restated query), then the product types' schema versions and the
+//! listings themselves, and replays each SKU that did not move, once, under the audit row
+//! written first. SKUs that set image slots start the image check (`media`).
+
+use pp_core::{Error, Kind, Principal, Result};
+use pp_store::ads_writes::{self, AuditRow, Begin};
+use pp_store::jobs::now_ms;
+use serde_json::{Map, Value, json};
+
+use super::answers::{Acting, ListingCommit, ListingCommitInfo, SpapiAnswer};
+use super::listings::{read_listing, restated_hash, type_version};
+use super::requests::{ChangeSetId, IdempotencyKey};
+use super::{Api, Marketplace};
+use crate::catalog::Operation;
+use crate::connections::GrantKind;
+use crate::merchants::Merchant;
+use crate::writes::listings::{OPERATION, SkuChange, values_of};
+
+impl Marketplace {
+    /// The commit: checks the approval, the schema and the listings, then replays each SKU
+    /// that did not move, once.
+    pub(super) async fn listing_commit(
+        &self,
+        p: &Principal,
+        write: &'static Operation,
+        m: &Merchant,
+        (id, given_hash): (&ChangeSetId, &str),
+        restated: Option<Map<String, Value>>,
+        key: Option<IdempotencyKey>,
+    ) -> Result<SpapiAnswer> {
+        let store = self.store.ads_writes();
+        let (plan, body) = self.change_set(p, id).await?;
+        let mismatch = |why: String| {
+            Error::new(Kind::ApprovalMismatch, format!("{why}: nothing was applied"))
+                .with_fix("Commit the change set exactly as previewed and approved, or preview the new change.")
+        };
+        if body.seller_id != m.seller_id || body.marketplace_id != m.marketplace_id {
+            return Err(mismatch(format!(
+                "change set {} is for merchant {} in {}, not this merchant",
+                plan.id, body.seller_id, body.marketplace_id
+            )));
+        }
+        if plan.plan_hash != given_hash {
+            return Err(mismatch(
+                "changeSetHash is not the hash of that change set".into(),
+            ));
+        }
+        if restated.is_some_and(|q| restated_hash(m, &q) != plan.call_hash) {
+            return Err(mismatch(
+                "the restated query differs from the one previewed".into(),
+            ));
+        }
+        if let Some(k) = &key
+            && let Some(first) = store.by_key(&p.tenant, k.as_str()).await?
+        {
+            return listing_replay(m, first, &plan.id);
+        }
+        // `begin` decides this atomically below; asking first lets a committed set that has
+        // since aged out say "already committed" rather than "expired"
+        if let Some(first) = store.by_plan(&p.tenant, &plan.id).await? {
+            return Err(already_committed(&plan.id, first.id));
+        }
+        if plan.expires_ms <= now_ms() {
+            return Err(Error::new(
+                Kind::ChangeSetExpired,
+                format!(
+                    "change set {} expired at {}: nothing was applied",
+                    plan.id,
+                    pp_store::rfc3339_ms(plan.expires_ms)
+                ),
+            )
+            .with_fix("Propose the change again: change sets live 60 minutes."));
+        }
+        let text = body.skus.iter().any(SkuChange::touches_text);
+        let media = body.skus.iter().any(|s| !s.media().is_empty());
+        self.listing_gate(p, m, text, media).await?;
+        let up = self.provider(Api::Spapi)?;
+        for (product_type, version) in &body.product_types {
+            let now = type_version(&up, &p.tenant, m, product_type).await?;
+            if &now != version {
+                return Err(Error::new(
+                    Kind::SchemaDrift,
+                    format!("the schema of product type {product_type} moved from {version} to {now} since the preview: nothing was applied"),
+                )
+                .with_field("productType", product_type.clone())
+                .with_field("previewedVersion", version.clone())
+                .with_field("currentVersion", now)
+                .with_fix("Read the new definition, rebuild the change and preview it again."));
+            }
+        }
+        // the listings again: a SKU whose touched attributes moved fails closed
+        let mut now = Vec::new();
+        for s in &body.skus {
+            let names: Vec<String> = s.before.keys().cloned().collect();
+            now.push(
+                read_listing(&up, &p.tenant, m, &s.sku)
+                    .await?
+                    .map(|l| values_of(&l.attributes, &names)),
+            );
+        }
+        let moved: Vec<bool> = body
+            .skus
+            .iter()
+            .zip(&now)
+            .map(|(s, n)| n.as_ref() != Some(&s.before))
+            .collect();
+        if moved.iter().all(|m| *m) {
+            let skus: Vec<&str> = body.skus.iter().map(|s| s.sku.as_str()).collect();
+            return Err(Error::new(
+                Kind::StaleApproval,
+                format!("every listing in change set {} moved since the preview ({}): nothing was applied", plan.id, skus.join(", ")),
+            )
+            .with_field("skus", skus)
+            .with_fix("Re-read the listings, propose the change again and approve the new change set."));
+        }
+        let snapshot: Vec<Value> = body
+            .skus
+            .iter()
+            .zip(&now)
+            .map(|(s, n)| json!({ "sku": s.sku, "atPreview": s.before, "atCommit": n }))
+            .collect();
+        let row = super::writes::sending_row(
+            p,
+            &plan,
+            (&m.seller_id, None),
+            key.as_ref(),
+            Value::Array(snapshot),
+        )?;
+        let audit_id = row.id.clone();
+        match store.begin(row).await? {
+            Begin::Started => {}
+            Begin::Replay(first) => return listing_replay(m, first, &plan.id),
+            Begin::KeyTaken(_) => return Err(super::writes::key_taken()),
+            Begin::AlreadyCommitted(first) => return Err(already_committed(&plan.id, first.id)),
+        }
+        let mut items = Vec::new();
+        let mut sent = Vec::new();
+        let mut changes = Vec::new();
+        let mut verify = Vec::new();
+        for (i, s) in body.skus.iter().enumerate() {
+            if moved[i] {
+                items.push(json!({ "sku": s.sku, "outcome": "drifted", "before": s.before, "now": now[i] }));
+                continue;
+            }
+            sent.push(json!(s.request));
+            let req = s
+                .request
+                .upstream(write, &p.tenant, GrantKind::Seller, &m.seller_id);
+            let item = match up.client.send(up.store, up.sealer, &req).await {
+                Ok(r) if r.body["status"] == "ACCEPTED" => {
+                    let after = s.after();
+                    changes.push(
+                        json!({ "index": i, "sku": s.sku, "before": s.before, "after": after }),
+                    );
+                    let mut it = json!({ "sku": s.sku, "outcome": "succeeded", "submissionId": r.body["submissionId"] });
+                    if !s.media().is_empty() {
+                        it["media"] = "verifying".into();
+                        verify.push(s);
+                    }
+                    it
+                }
+                Ok(r) => {
+                    json!({ "sku": s.sku, "outcome": "failed", "status": r.body["status"], "issues": r.body["issues"] })
+                }
+                Err(e) => {
+                    let unknown =
+                        e.field("requestOutcome").and_then(Value::as_str) == Some("unknown");
+                    json!({ "sku": s.sku, "outcome": if unknown { "unknown" } else { "failed" }, "error": e.api_envelope(None) })
+                }
+            };
+            items.push(item);
+        }
+        let outcome = if items.iter().any(|i| i["outcome"] == "unknown") {
+            ads_writes::UNKNOWN
+        } else {
+            ads_writes::ANSWERED
+        };
+        let media_check = match verify.is_empty() {
+            true => None,
+            false => Some(self.start_media_check(p, m, &plan.id, &verify).await?),
+        };
+        let info = ListingCommitInfo {
+            audit_id: audit_id.clone(),
+            change_set_id: plan.id.clone(),
+            change_set_hash: plan.plan_hash.clone(),
+            outcome: outcome.into(),
+            media_check,
+            replayed: false,
+        };
+        let items = Value::Array(items);
+        let answer = json!({ "commit": &info, "items": &items, "changes": changes });
+        store
+            .settle(&audit_id, outcome, Some(&Value::Array(sent)), &answer)
+            .await?;
+        Ok(SpapiAnswer::ListingCommit(ListingCommit {
+            operation: OPERATION.into(),
+            merchant: Acting::Merchant(m.clone()),
+            dry_run: false,
+            commit: info,
+            items,
+        }))
+    }
+}
+
+fn already_committed(id: &str, audit: String) -> Error {
+    Error::new(
+        Kind::ChangeSetAlreadyCommitted,
+        format!("change set {id} was committed before (audit {audit})"),
+    )
+    .with_field("auditId", audit)
+    .with_fix("Re-read the listings (GET /api/marketplace/listings/change-sets/{id} shows the result) before proposing another change.")
+}
+
+/// The first commit's answer, for a repeated key.
+fn listing_replay(m: &Merchant, first: AuditRow, id: &str) -> Result<SpapiAnswer> {
+    let answer = super::writes::first_answer(
+        first,
+        id,
+        "Read the listings to see whether the change applied before proposing again.",
+    )?;
+    let mut info: ListingCommitInfo =
+        serde_json::from_value(answer["commit"].clone()).map_err(Error::internal)?;
+    info.replayed = true;
+    Ok(SpapiAnswer::ListingCommit(ListingCommit {
+        operation: OPERATION.into(),
+        merchant: Acting::Merchant(m.clone()),
+        dry_run: false,
+        commit: info,
+        items: answer["items"].clone(),
+    }))
+}
