@@ -107,6 +107,13 @@ kinds! {
     ListingsMediaWriteDisabled => ("listings_media_write_disabled", 503, Mixshift, true, "unavailable", "Listing image changes are switched off for now; retry later."),
     // Pricing (§7.5).
     TooManyItems => ("too_many_items", 400, Request, false, "validation_error", "Too many items for this endpoint; use the /start endpoint."),
+    // Intelligence (§7.5).
+    NotEnrolled => ("not_enrolled", 403, Account, false, "forbidden", "Intelligence is switched off for this account."),
+    MerchantNotResolved => ("merchant_not_resolved", 422, Request, false, "validation_error", "The parameters do not name one merchant or brand of this account."),
+    NoDataForPeriod => ("no_data_for_period", 404, Request, false, "not_found", "The warehouse holds no data for that merchant over that period."),
+    Busy => ("busy", 429, Mixshift, true, "rate_limited", "This account is already computing as many requests as it may; retry shortly."),
+    AccountTooLargeUseAsync => ("account_too_large_use_async", 422, Request, false, "validation_error", "This account is too large to answer while you wait; retry with async: true and poll the run."),
+    RunNotReady => ("run_not_ready", 409, Request, true, "conflict", "The run has not finished yet; poll it."),
     // /v1 data plane.
     AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),

@@ -1,6 +1,6 @@
 //! The state store: everything the service keeps (tenants, credentials and tokens, jobs, and the
 //! services' own aggregates), behind async interfaces, one per aggregate (`store.tenants()`,
-//! `store.credentials()`, `store.jobs()` …), on SQLite (the embedded default) or PostgreSQL
+//! `store.credentials()`, `store.jobs()`, `store.intelligence()` …), on SQLite (the embedded default) or PostgreSQL
 //! (several instances sharing one state), picked by the state URL. Migrations run when the
 //! store opens. Each aggregate writes its SQL once for both engines (`db`).
 
@@ -10,6 +10,7 @@ mod connections;
 mod credentials;
 pub mod db;
 pub mod forecast;
+pub mod intelligence;
 pub mod jobs;
 mod keys;
 pub mod ledger;
@@ -33,6 +34,7 @@ pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
 use db::{Db, PgDb, SqliteDb};
 pub use forecast::Forecast;
+pub use intelligence::Intelligence;
 pub use jobs::Jobs;
 pub use keys::Keys;
 pub use ledger::Ledger;
@@ -167,6 +169,10 @@ impl Store {
 
     pub fn listing_writes(&self) -> ListingWrites<'_> {
         ListingWrites(&self.db)
+    }
+
+    pub fn intelligence(&self) -> Intelligence<'_> {
+        Intelligence(&self.db)
     }
 }
 

@@ -290,6 +290,46 @@ const STEPS: &[&str] = &[
         changed_by TEXT NOT NULL,
         changed_ms INTEGER NOT NULL
     ) WITHOUT ROWID;",
+    // 13: intelligence: every run (sync or async, metered by request id), the computing
+    // slots that cap each account's concurrent runs across instances, and the accounts an
+    // administrator switched intelligence off for.
+    "CREATE TABLE intelligence_runs (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        request_id TEXT NOT NULL,
+        request_version TEXT NOT NULL,
+        accounts TEXT NOT NULL,
+        params TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        status TEXT NOT NULL,
+        job_id TEXT,
+        actor TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        created_ms INTEGER NOT NULL,
+        started_ms INTEGER,
+        finished_ms INTEGER,
+        compute_ms INTEGER
+    ) WITHOUT ROWID;
+    CREATE INDEX intelligence_runs_meter ON intelligence_runs (tenant_id, request_id, created_ms);
+    CREATE TABLE intelligence_slots (
+        run_id TEXT NOT NULL,
+        account TEXT NOT NULL,
+        tenant_id TEXT NOT NULL,
+        lease_until_ms INTEGER NOT NULL,
+        PRIMARY KEY (run_id, account)
+    ) WITHOUT ROWID;
+    CREATE INDEX intelligence_slots_account ON intelligence_slots (tenant_id, account);
+    CREATE TABLE intelligence_optouts (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        seller_id INTEGER NOT NULL,
+        reason TEXT,
+        changed_by TEXT NOT NULL,
+        changed_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, seller_id)
+    ) WITHOUT ROWID;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -614,5 +654,43 @@ const PG_STEPS: &[&str] = &[
         reason TEXT,
         changed_by TEXT NOT NULL,
         changed_ms BIGINT NOT NULL
+    );",
+    // 13: intelligence runs, slots and opt-outs.
+    "CREATE TABLE intelligence_runs (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        request_id TEXT NOT NULL,
+        request_version TEXT NOT NULL,
+        accounts TEXT NOT NULL,
+        params TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        status TEXT NOT NULL,
+        job_id TEXT,
+        actor TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        created_ms BIGINT NOT NULL,
+        started_ms BIGINT,
+        finished_ms BIGINT,
+        compute_ms BIGINT
+    );
+    CREATE INDEX intelligence_runs_meter ON intelligence_runs (tenant_id, request_id, created_ms);
+    CREATE TABLE intelligence_slots (
+        run_id TEXT NOT NULL,
+        account TEXT COLLATE \"C\" NOT NULL,
+        tenant_id TEXT NOT NULL,
+        lease_until_ms BIGINT NOT NULL,
+        PRIMARY KEY (run_id, account)
+    );
+    CREATE INDEX intelligence_slots_account ON intelligence_slots (tenant_id, account);
+    CREATE TABLE intelligence_optouts (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        seller_id BIGINT NOT NULL,
+        reason TEXT,
+        changed_by TEXT NOT NULL,
+        changed_ms BIGINT NOT NULL,
+        PRIMARY KEY (tenant_id, seller_id)
     );",
 ];

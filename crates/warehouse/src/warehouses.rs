@@ -110,9 +110,15 @@ impl Warehouses {
 
     /// The caller's own warehouse; there is no way to name another.
     pub async fn of(&self, p: &Principal) -> Result<Arc<dyn Engine>> {
-        let row = self.store.tenants().get(&p.tenant).await?.ok_or_else(|| {
+        self.of_tenant(&p.tenant).await
+    }
+
+    /// A tenant's warehouse, for work that runs on its behalf after the request that asked
+    /// for it (an asynchronous intelligence run's job step).
+    pub async fn of_tenant(&self, tenant: &pp_core::TenantId) -> Result<Arc<dyn Engine>> {
+        let row = self.store.tenants().get(tenant).await?.ok_or_else(|| {
             Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
-                .with_field("_cause", format!("tenant {} missing from store", p.tenant))
+                .with_field("_cause", format!("tenant {tenant} missing from store"))
         })?;
         self.registry.engine(&row.id, &row.warehouse)
     }

@@ -8,6 +8,7 @@ mod brand;
 mod connections;
 mod fixture;
 mod forecast;
+mod intelligence;
 mod jobs;
 mod ledger;
 mod listing_writes;

@@ -1,0 +1,328 @@
+//! `INS-OPS-BRIDGE-01`: why ordered sales moved between two periods, item by item.
+//!
+//! Each item's sales are `traffic × share × conversion × price`: the scope's sessions (glance
+//! views for a vendor), the item's share of them, its units per session and its sales per
+//! unit. The change of every item is split among the four by Shapley values (exact for any
+//! data, including items that sold nothing in one period), rounded to cents that sum to the
+//! item's observed change; the scope's effects are the items' sums, so they add up to the
+//! observed change to the cent, with no residual.
+
+use std::collections::BTreeMap;
+
+use pp_core::Result;
+use serde_json::{Value, json};
+
+use super::{Answer, Ctx, Input, money, pct, per, ratio, settle};
+use crate::data::{self, ItemFacts, ItemKey};
+use crate::evidence::{Rows, Statement, say_money};
+use crate::params::Period;
+use crate::scope::Scope;
+use crate::shapley::{round_exact, shapley};
+
+/// The effects, in the order they are computed.
+pub const EFFECTS: [&str; 4] = ["traffic", "mix", "conversion", "price"];
+
+/// One item's bridge.
+#[derive(Debug, Clone)]
+pub struct ItemBridge {
+    pub key: ItemKey,
+    pub before: ItemFacts,
+    pub after: ItemFacts,
+    /// Cents per effect (`EFFECTS` order); they sum to `after.sales - before.sales`.
+    pub effects: [i64; 4],
+}
+
+impl ItemBridge {
+    pub fn change(&self) -> i64 {
+        self.after.sales - self.before.sales
+    }
+}
+
+/// A scope's bridge.
+#[derive(Debug, Clone)]
+pub struct Bridge {
+    pub before: ItemFacts,
+    pub after: ItemFacts,
+    pub effects: [i64; 4],
+    /// Items, largest change first.
+    pub items: Vec<ItemBridge>,
+    /// Items with sales but no traffic or units in a period (their change counts as mix).
+    pub unfactored: usize,
+}
+
+impl Bridge {
+    pub fn change(&self) -> i64 {
+        self.after.sales - self.before.sales
+    }
+
+    /// The effect with the largest size.
+    pub fn largest(&self) -> &'static str {
+        let i = (0..4).max_by_key(|&i| self.effects[i].abs()).unwrap_or(0);
+        EFFECTS[i]
+    }
+}
+
+fn sum(a: &ItemFacts, b: &ItemFacts) -> ItemFacts {
+    ItemFacts {
+        sales: a.sales + b.sales,
+        units: a.units + b.units,
+        traffic: a.traffic + b.traffic,
+    }
+}
+
+/// The bridge from the `before` items to the `after` items.
+pub fn compute(before: Vec<(ItemKey, ItemFacts)>, after: Vec<(ItemKey, ItemFacts)>) -> Bridge {
+    let mut all: BTreeMap<ItemKey, (ItemFacts, ItemFacts)> = BTreeMap::new();
+    for (k, f) in before {
+        all.entry(k).or_default().0 = f;
+    }
+    for (k, f) in after {
+        all.entry(k).or_default().1 = f;
+    }
+    let zero = ItemFacts::default();
+    let t0 = all.values().map(|v| v.0.traffic).sum::<i64>();
+    let t1 = all.values().map(|v| v.1.traffic).sum::<i64>();
+    let mut unfactored = 0;
+    let mut items: Vec<ItemBridge> = all
+        .into_iter()
+        .filter(|(_, (b, a))| *b != zero || *a != zero)
+        .map(|(key, (b, a))| {
+            let change = a.sales - b.sales;
+            let broken = |f: &ItemFacts| f.sales != 0 && (f.traffic == 0 || f.units == 0);
+            let effects = if broken(&b)
+                || broken(&a)
+                || (b.sales != 0 && t0 == 0)
+                || (a.sales != 0 && t1 == 0)
+            {
+                unfactored += 1;
+                [0, change, 0, 0]
+            } else {
+                let share = |f: &ItemFacts, t: i64| per(f.traffic, t).unwrap_or(0.0);
+                let (c0, c1) = settle(per(b.units, b.traffic), per(a.units, a.traffic));
+                let (p0, p1) = settle(per(b.sales, b.units), per(a.sales, a.units));
+                let v = shapley(
+                    &[t0 as f64, share(&b, t0), c0, p0],
+                    &[t1 as f64, share(&a, t1), c1, p1],
+                );
+                let r = round_exact(change, &v);
+                [r[0], r[1], r[2], r[3]]
+            };
+            ItemBridge {
+                key,
+                before: b,
+                after: a,
+                effects,
+            }
+        })
+        .collect();
+    items.sort_by(|x, y| {
+        y.change()
+            .abs()
+            .cmp(&x.change().abs())
+            .then(x.key.cmp(&y.key))
+    });
+    let mut effects = [0i64; 4];
+    let (mut b, mut a) = (zero.clone(), zero);
+    for it in &items {
+        for (e, v) in effects.iter_mut().zip(it.effects) {
+            *e += v;
+        }
+        b = sum(&b, &it.before);
+        a = sum(&a, &it.after);
+    }
+    Bridge {
+        before: b,
+        after: a,
+        effects,
+        items,
+        unfactored,
+    }
+}
+
+/// The scope's bridge from `compare` to `period`, read from the warehouse.
+pub async fn read(wh: &Ctx, scope: &Scope, compare: Period, period: Period) -> Result<Bridge> {
+    let before = data::items(wh, scope, compare).await?;
+    let after = data::items(wh, scope, period).await?;
+    Ok(compute(before, after))
+}
+
+/// Effects as a JSON object.
+pub fn effects_json(e: &[i64; 4]) -> Value {
+    json!({ "traffic": money(e[0]), "mix": money(e[1]), "conversion": money(e[2]), "price": money(e[3]) })
+}
+
+/// A period's totals as JSON.
+pub fn facts_json(f: &ItemFacts) -> Value {
+    json!({
+        "sales": money(f.sales),
+        "units": f.units,
+        "traffic": f.traffic,
+        "conversion": ratio(f.units, f.traffic),
+        "averagePrice": per(f.sales, f.units).map_or(Value::Null, |p| super::num(p.round() / 100.0)),
+    })
+}
+
+/// The scope-level part of a bridge as JSON.
+pub fn totals_json(b: &Bridge) -> Value {
+    json!({
+        "before": facts_json(&b.before),
+        "after": facts_json(&b.after),
+        "change": money(b.change()),
+        "changePct": pct(b.before.sales, b.after.sales),
+        "effects": effects_json(&b.effects),
+        "largestEffect": b.largest(),
+    })
+}
+
+/// Items as JSON: the `top` largest one by one, the rest summed.
+pub fn items_json(b: &Bridge, top: usize) -> (Value, Value) {
+    let listed: Vec<Value> = b
+        .items
+        .iter()
+        .take(top)
+        .map(|it| {
+            json!({
+                "legacySellerId": it.key.0,
+                "asin": it.key.1,
+                "before": facts_json(&it.before),
+                "after": facts_json(&it.after),
+                "change": money(it.change()),
+                "effects": effects_json(&it.effects),
+            })
+        })
+        .collect();
+    let rest = &b.items[b.items.len().min(top)..];
+    let mut e = [0i64; 4];
+    for it in rest {
+        for (x, v) in e.iter_mut().zip(it.effects) {
+            *x += v;
+        }
+    }
+    let others = json!({
+        "count": rest.len(),
+        "change": money(rest.iter().map(ItemBridge::change).sum()),
+        "effects": effects_json(&e),
+    });
+    (Value::Array(listed), others)
+}
+
+pub fn limitations(scope: &Scope, b: &Bridge) -> Vec<String> {
+    let mut l = vec![
+        "Ordered sales are as the sales and traffic report states them: ordered, before cancellations and returns, in the merchant's currency.".to_owned(),
+        "Traffic is the scope's total sessions; mix is the shift of those sessions between items; conversion is units per session; price is sales per unit (it moves with promotions and coupons as well as list prices).".to_owned(),
+        "Effects are Shapley values over the four factors: each is the average, over every order the factors could have moved in, of what its move added; they are attributions, not experiments.".to_owned(),
+    ];
+    if scope.vendor {
+        l.push(
+            "Vendor traffic is glance views (the vendor traffic report has no sessions).".into(),
+        );
+    }
+    if b.unfactored > 0 {
+        l.push(format!(
+            "{} item(s) had sales with no traffic or units recorded in a period; their change is counted as mix.",
+            b.unfactored
+        ));
+    }
+    l
+}
+
+/// Sentences for a bridge.
+pub fn evidence(scope: &Scope, b: &Bridge, compare: Period, period: Period) -> Vec<Statement> {
+    let cur = &scope.currency;
+    let table = data::retail_source(scope).table;
+    let rows = vec![
+        Rows::of(scope, table, compare),
+        Rows::of(scope, table, period),
+    ];
+    let mut out = vec![Statement::new(
+        format!(
+            "Ordered sales were {} from {} and {} from {}: a change of {}.",
+            say_money(b.before.sales, cur, false),
+            compare.label(),
+            say_money(b.after.sales, cur, false),
+            period.label(),
+            say_money(b.change(), cur, true)
+        ),
+        &[
+            ("salesBefore", money(b.before.sales)),
+            ("salesAfter", money(b.after.sales)),
+            ("change", money(b.change())),
+        ],
+        rows.clone(),
+    )];
+    let named: Vec<String> = EFFECTS
+        .iter()
+        .zip(b.effects)
+        .map(|(n, v)| format!("{n} {}", say_money(v, cur, true)))
+        .collect();
+    out.push(Statement::new(
+        format!(
+            "The change splits into {}; the largest is {}.",
+            named.join(", "),
+            b.largest()
+        ),
+        &[("effects", effects_json(&b.effects))],
+        rows.clone(),
+    ));
+    out.push(Statement::new(
+        format!(
+            "Traffic went from {} to {}; units from {} to {}.",
+            b.before.traffic, b.after.traffic, b.before.units, b.after.units
+        ),
+        &[
+            ("trafficBefore", b.before.traffic.into()),
+            ("trafficAfter", b.after.traffic.into()),
+            ("unitsBefore", b.before.units.into()),
+            ("unitsAfter", b.after.units.into()),
+        ],
+        rows.clone(),
+    ));
+    if let Some(it) = b.items.first() {
+        let (i, _) = it
+            .effects
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, v)| v.abs())
+            .unwrap_or((0, &0));
+        out.push(Statement::new(
+            format!(
+                "Item {} moved the most: {}, mostly {} ({}).",
+                it.key.1,
+                say_money(it.change(), cur, true),
+                EFFECTS[i],
+                say_money(it.effects[i], cur, true)
+            ),
+            &[
+                ("asin", it.key.1.clone().into()),
+                ("change", money(it.change())),
+                ("effects", effects_json(&it.effects)),
+            ],
+            rows.into_iter()
+                .map(|r| r.asin(it.key.0, &it.key.1))
+                .collect(),
+        ));
+    }
+    out
+}
+
+/// The request.
+pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
+    let period = input.period.expect("checked by the service");
+    let compare = input.compare_period.unwrap_or_else(|| period.previous());
+    let b = read(wh, &input.scope, compare, period).await?;
+    let (items, others) = items_json(&b, input.top);
+    Ok(Answer {
+        result: json!({
+            "currency": input.scope.currency,
+            "period": period,
+            "comparePeriod": compare,
+            "trafficMeasure": if input.scope.vendor { "glance_views" } else { "sessions" },
+            "totals": totals_json(&b),
+            "itemCount": b.items.len(),
+            "items": items,
+            "otherItems": others,
+        }),
+        limitations: limitations(&input.scope, &b),
+        evidence: evidence(&input.scope, &b, compare, period),
+    })
+}

@@ -1,0 +1,298 @@
+//! A run's parameters as the caller sends them (`params` of `POST /api/intelligence/run` and
+//! `intelligence_run`), read strictly: a field a request does not take is refused, dates are
+//! `YYYY-MM-DD`, periods are inclusive and at most 366 days, `month` is `YYYY-MM`.
+
+use chrono::{Datelike, Duration, NaiveDate};
+use pp_core::{Error, Kind, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Longest period a request reads, in days.
+pub const MAX_PERIOD_DAYS: i64 = 366;
+/// Most rows (items, campaigns, stock-outs) a result lists one by one by default.
+pub const DEFAULT_TOP: usize = 25;
+/// The most a caller may ask for.
+pub const MAX_TOP: usize = 500;
+
+fn bad(msg: impl Into<String>) -> Error {
+    Error::new(Kind::BadParams, msg)
+}
+
+/// An inclusive range of days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Period {
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+}
+
+impl Period {
+    /// Days in the period.
+    pub fn days(&self) -> i64 {
+        (self.end - self.start).num_days() + 1
+    }
+
+    /// The same number of days ending the day before this one starts.
+    pub fn previous(&self) -> Period {
+        let end = self.start - Duration::days(1);
+        Period {
+            start: end - Duration::days(self.days() - 1),
+            end,
+        }
+    }
+
+    fn check(&self, name: &str) -> Result<()> {
+        if self.end < self.start {
+            return Err(bad(format!("{name}.end is before {name}.start")));
+        }
+        if self.days() > MAX_PERIOD_DAYS {
+            return Err(bad(format!(
+                "{name} spans {} days; the most is {MAX_PERIOD_DAYS}",
+                self.days()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `start … end` as sentences say it.
+    pub fn label(&self) -> String {
+        format!("{} to {}", self.start, self.end)
+    }
+}
+
+/// A calendar month, `YYYY-MM`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Month {
+    pub year: i32,
+    pub month: u32,
+}
+
+impl Month {
+    /// Reads `YYYY-MM`.
+    pub fn parse(s: &str) -> Result<Self> {
+        let bad_month = || bad(format!("month '{s}' is not YYYY-MM"));
+        let (y, m) = s.split_once('-').ok_or_else(bad_month)?;
+        if y.len() != 4 || m.len() != 2 {
+            return Err(bad_month());
+        }
+        let (year, month) = (
+            y.parse().map_err(|_| bad_month())?,
+            m.parse().map_err(|_| bad_month())?,
+        );
+        NaiveDate::from_ymd_opt(year, month, 1).ok_or_else(bad_month)?;
+        Ok(Self { year, month })
+    }
+
+    /// The month `n` months before (negative: after).
+    pub fn back(&self, n: i32) -> Month {
+        let i = self.year * 12 + self.month as i32 - 1 - n;
+        Month {
+            year: i.div_euclid(12),
+            month: i.rem_euclid(12) as u32 + 1,
+        }
+    }
+
+    /// Its first day.
+    pub fn first(&self) -> NaiveDate {
+        NaiveDate::from_ymd_opt(self.year, self.month, 1).expect("a checked month")
+    }
+
+    /// Its days, from the first to the last.
+    pub fn period(&self) -> Period {
+        let next = self.back(-1).first();
+        Period {
+            start: self.first(),
+            end: next - Duration::days(1),
+        }
+    }
+
+    /// Its first `days` days (all of them when it has fewer).
+    pub fn first_days(&self, days: i64) -> Period {
+        let full = self.period();
+        Period {
+            start: full.start,
+            end: (full.start + Duration::days(days - 1)).min(full.end),
+        }
+    }
+
+    /// `YYYY-MM`.
+    pub fn label(&self) -> String {
+        format!("{:04}-{:02}", self.year, self.month)
+    }
+}
+
+impl std::fmt::Display for Month {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+/// The advertising bridge's grain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grain {
+    Campaign,
+    AdGroup,
+    Target,
+    SearchTerm,
+    Asin,
+}
+
+pp_core::spelled!(Grain, "grain", Campaign => "campaign", AdGroup => "ad_group",
+    Target => "target", SearchTerm => "search_term", Asin => "asin");
+
+/// Every parameter any request takes; each request names the ones it accepts.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Raw {
+    seller_id: Option<String>,
+    marketplace_id: Option<String>,
+    brand: Option<String>,
+    period: Option<Period>,
+    compare_period: Option<Period>,
+    grain: Option<String>,
+    month: Option<String>,
+    top: Option<u64>,
+}
+
+/// Who a request is about, as the caller named it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantRef {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seller_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marketplace_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brand: Option<String>,
+}
+
+/// Checked parameters.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub merchant: MerchantRef,
+    pub period: Option<Period>,
+    pub compare_period: Option<Period>,
+    pub grain: Option<Grain>,
+    pub month: Option<Month>,
+    pub top: usize,
+}
+
+impl Params {
+    /// Reads `params` for a request that takes the fields `accepts` (the merchant fields
+    /// always) and needs `required`.
+    pub fn read(params: &Value, accepts: &[&str], required: &[&str]) -> Result<Self> {
+        let obj: &Map<String, Value> = params
+            .as_object()
+            .ok_or_else(|| bad("params must be an object"))?;
+        let merchant = ["sellerId", "marketplaceId", "brand"];
+        for k in obj.keys() {
+            if !merchant.contains(&k.as_str()) && !accepts.contains(&k.as_str()) {
+                let mut takes: Vec<&str> = merchant.to_vec();
+                takes.extend(accepts);
+                return Err(bad(format!(
+                    "this request does not take '{k}'; it takes {}",
+                    takes.join(", ")
+                )));
+            }
+        }
+        for r in required {
+            if !obj.contains_key(*r) {
+                return Err(bad(format!("params.{r} is required")));
+            }
+        }
+        let raw: Raw =
+            serde_json::from_value(params.clone()).map_err(|e| bad(format!("params: {e}")))?;
+        let merchant = MerchantRef {
+            seller_id: raw.seller_id,
+            marketplace_id: raw.marketplace_id,
+            brand: raw.brand,
+        };
+        match (&merchant.seller_id, &merchant.brand) {
+            (None, None) => {
+                return Err(bad(
+                    "name the merchant: sellerId (with marketplaceId) or brand",
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(bad("name sellerId or brand, not both"));
+            }
+            _ => {}
+        }
+        if let Some(p) = &raw.period {
+            p.check("period")?;
+        }
+        if let Some(p) = &raw.compare_period {
+            p.check("comparePeriod")?;
+        }
+        let top = match raw.top {
+            None => DEFAULT_TOP,
+            Some(n) if (1..=MAX_TOP as u64).contains(&n) => n as usize,
+            Some(n) => return Err(bad(format!("top {n} is out of range: use 1 to {MAX_TOP}"))),
+        };
+        Ok(Self {
+            merchant,
+            period: raw.period,
+            compare_period: raw.compare_period,
+            grain: raw.grain.as_deref().map(Grain::parse).transpose()?,
+            month: raw.month.as_deref().map(Month::parse).transpose()?,
+            top,
+        })
+    }
+}
+
+/// The month a day falls in.
+pub fn month_of(d: NaiveDate) -> Month {
+    Month {
+        year: d.year(),
+        month: d.month(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn months_count_back_across_years() {
+        let m = Month::parse("2026-02").unwrap();
+        assert_eq!(m.back(1).label(), "2026-01");
+        assert_eq!(m.back(2).label(), "2025-12");
+        assert_eq!(m.back(12).label(), "2025-02");
+        assert_eq!(m.period().end.to_string(), "2026-02-28");
+        assert!(Month::parse("2026-13").is_err());
+        assert!(Month::parse("26-01").is_err());
+    }
+
+    #[test]
+    fn params_refuse_what_a_request_does_not_take() {
+        let e = Params::read(
+            &json!({ "brand": "x", "grain": "campaign" }),
+            &["period"],
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.message().contains("does not take 'grain'"));
+        let e = Params::read(
+            &json!({ "period": { "start": "2026-01-01", "end": "2026-01-02" } }),
+            &["period"],
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.message().contains("name the merchant"));
+        let e = Params::read(
+            &json!({ "brand": "x", "period": { "start": "2026-02-01", "end": "2026-01-02" } }),
+            &["period"],
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.message().contains("before"));
+        let p = Params::read(
+            &json!({ "brand": "x", "period": { "start": "2026-01-01", "end": "2026-01-31" } }),
+            &["period"],
+            &["period"],
+        )
+        .unwrap();
+        assert_eq!(p.period.unwrap().previous().start.to_string(), "2025-12-01");
+    }
+}

@@ -1,0 +1,210 @@
+//! The catalog: every request as data and code — id, version, content revision, service,
+//! purpose, the parameters it takes and their schema, the data its periods are checked
+//! against, whether the size rule applies, and the engine that runs it. The REST entries, the
+//! MCP tools and the job type all read this one table, so adding a request is one engine
+//! module and one entry here. Ids are append-only: a request never changes meaning; a new
+//! capability is a new id (`FCT-*` requests join the same table).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use pp_core::{Error, Kind, Result};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::data::{self, Wh};
+use crate::engines::{Answer, Input, ads_bridge, duo, lost_sales, monthly, ops_bridge};
+
+/// Which service a request belongs to (its id prefix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Service {
+    /// `INS-*`.
+    Attribution,
+    /// `FCT-*`.
+    Forecasting,
+}
+
+/// Which table a request's periods must fall inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The scope's daily sales and traffic (seller or vendor table).
+    Retail,
+    /// The campaign report.
+    Ads,
+    /// The inventory snapshots.
+    Inventory,
+}
+
+/// An engine's entry point.
+pub type RunFn =
+    for<'a> fn(&'a Wh, &'a Input) -> Pin<Box<dyn Future<Output = Result<Answer>> + Send + 'a>>;
+
+/// One request of the catalog.
+pub struct Request {
+    pub id: &'static str,
+    pub version: &'static str,
+    pub content_revision: u32,
+    pub service: Service,
+    pub purpose: &'static str,
+    /// Parameters besides the merchant (`sellerId`, `marketplaceId`, `brand`).
+    pub accepts: &'static [&'static str],
+    pub required: &'static [&'static str],
+    pub source: Source,
+    /// Reads the retail tables item by item: large accounts must run it asynchronously.
+    pub retail: bool,
+    pub run: RunFn,
+}
+
+/// The table of a request's source for a scope.
+pub fn source_table(source: Source, scope: &crate::scope::Scope) -> &'static str {
+    match source {
+        Source::Retail => data::retail_source(scope).table,
+        Source::Ads => data::ADS_TABLE,
+        Source::Inventory => data::INVENTORY_TABLE,
+    }
+}
+
+const BRIDGE: &[&str] = &["period", "comparePeriod", "top"];
+
+/// Every request the service serves.
+pub static REQUESTS: &[Request] = &[
+    Request {
+        id: "INS-OPS-BRIDGE-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Why ordered sales moved between two periods, item by item (traffic, conversion, price, mix), bridged exactly to the total",
+        accepts: BRIDGE,
+        required: &["period"],
+        source: Source::Retail,
+        retail: true,
+        run: |wh, i| Box::pin(ops_bridge::run(wh, i)),
+    },
+    Request {
+        id: "INS-ADS-BRIDGE-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Why advertising sales, spend and ACOS moved, at campaign, ad group, keyword or target, search term or ASIN grain (impressions, CTR, CVR, CPC, AOV)",
+        accepts: &["period", "comparePeriod", "grain", "top"],
+        required: &["period"],
+        source: Source::Ads,
+        retail: false,
+        run: |wh, i| Box::pin(ads_bridge::run(wh, i)),
+    },
+    Request {
+        id: "INS-DUO-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Both bridges on one period pair joined: TACOS, attributed share, paid pressure, ad AOV against the average selling price",
+        accepts: BRIDGE,
+        required: &["period"],
+        source: Source::Retail,
+        retail: true,
+        run: |wh, i| Box::pin(duo::run(wh, i)),
+    },
+    Request {
+        id: "INS-LOSTSALES-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Sales lost to stock-outs (units and money, from the item's demand around each gap), sellable inventory, weeks of cover",
+        accepts: &["period", "top"],
+        required: &[],
+        source: Source::Inventory,
+        retail: true,
+        run: |wh, i| Box::pin(lost_sales::run(wh, i)),
+    },
+    Request {
+        id: "INS-MONTHLY-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Monthly read: month over month and year over year, retail and advertising, with the sales bridge of each",
+        accepts: &["month"],
+        required: &["month"],
+        source: Source::Retail,
+        retail: true,
+        run: |wh, i| Box::pin(monthly::run(wh, i)),
+    },
+];
+
+/// The request `id`, or `bad_params` naming the catalog.
+pub fn find(id: &str) -> Result<&'static Request> {
+    REQUESTS.iter().find(|r| r.id == id).ok_or_else(|| {
+        Error::new(
+            Kind::BadParams,
+            format!(
+                "no intelligence request '{id}'; the catalog has {}",
+                REQUESTS.iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .with_fix("List the catalog with GET /api/intelligence/ids (intelligence_catalog).")
+    })
+}
+
+fn period_schema(what: &str) -> Value {
+    json!({
+        "type": "object",
+        "description": what,
+        "additionalProperties": false,
+        "required": ["start", "end"],
+        "properties": {
+            "start": { "type": "string", "format": "date", "description": "First day, YYYY-MM-DD." },
+            "end": { "type": "string", "format": "date", "description": "Last day, YYYY-MM-DD (inclusive; at most 366 days)." }
+        }
+    })
+}
+
+/// The JSON Schema of a request's `params`.
+pub fn params_schema(r: &Request) -> Value {
+    let mut props = serde_json::Map::new();
+    props.insert("sellerId".into(), json!({ "type": "string", "description": "The merchant token (with marketplaceId when it sells in several marketplaces)." }));
+    props.insert("marketplaceId".into(), json!({ "type": "string", "description": "The marketplace id; narrows sellerId or brand." }));
+    props.insert("brand".into(), json!({ "type": "string", "description": "A brand slug: the brand's seller rows, its items only, summed." }));
+    for a in r.accepts {
+        let v = match *a {
+            "period" => period_schema(if r.id == "INS-LOSTSALES-01" {
+                "The days to look for stock-outs in (default: the last 365 days of data)."
+            } else {
+                "The period explained."
+            }),
+            "comparePeriod" => period_schema(
+                "The period it is compared with (default: the same number of days just before).",
+            ),
+            "grain" => {
+                json!({ "type": "string", "enum": ["campaign", "ad_group", "target", "search_term", "asin"], "description": "Rows of the bridge (default campaign)." })
+            }
+            "month" => {
+                json!({ "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$", "description": "The month read, YYYY-MM." })
+            }
+            "top" => {
+                json!({ "type": "integer", "minimum": 1, "maximum": crate::params::MAX_TOP, "description": "Rows listed one by one (default 25); the rest are summed." })
+            }
+            other => json!({ "description": other }),
+        };
+        props.insert((*a).into(), v);
+    }
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": props,
+        "required": r.required,
+        "oneOf": [{ "required": ["sellerId"] }, { "required": ["brand"] }],
+    })
+}
+
+/// A catalog entry as `GET /api/intelligence/ids` lists it.
+pub fn entry(r: &Request) -> Value {
+    json!({
+        "id": r.id,
+        "version": r.version,
+        "contentRevision": r.content_revision,
+        "service": r.service,
+        "purpose": r.purpose,
+        "params": params_schema(r),
+        "async": if r.retail { "required for large accounts (account_too_large_use_async)" } else { "optional" },
+    })
+}

@@ -1,0 +1,550 @@
+//! `Intelligence`, the one interface every front door uses: the catalog, a run (answered while
+//! the caller waits, or queued as a job row with `async: true`), a run's status and its result,
+//! and the job step that computes a queued run. Before anything computes, a run is checked in
+//! this order: the scope (`intelligence:read`), the request id and its parameters
+//! (`bad_params`), the merchant (`merchant_not_resolved`), the account's enrollment
+//! (`not_enrolled`), the data the periods need (`no_data_for_period`) and, for a synchronous
+//! retail-backed run, the account's size (`account_too_large_use_async`). Computing takes a
+//! slot on each account in the state store (`busy` when an account already holds two).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pp_core::{Error, Kind, Principal, Result, Scope as Grant, TenantId};
+use pp_store::Store;
+use pp_store::intelligence::{Caps, Refusal, RunRow, RunStatus};
+use pp_store::jobs::{Item, Job, Outcome};
+use pp_warehouse::Warehouses;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::Notify;
+
+use crate::data::{self, Wh};
+use crate::engines::Input;
+use crate::params::{Grain, Params, Period};
+use crate::registry::{self, Request, Source};
+use crate::scope;
+
+/// The job kind of an asynchronous run.
+pub const JOB_KIND: &str = "intelligence_run";
+
+const SCOPES: &[Grant] = &[Grant::IntelligenceRead];
+
+/// How runs are bounded.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The most item-days (items in the scope × days its periods read) a synchronous
+    /// retail-backed run may cover; more answers `account_too_large_use_async`.
+    pub sync_item_days: i64,
+    /// Computing runs per account and in all, and how long a slot holds.
+    pub per_account: i64,
+    pub total: i64,
+    /// How long a synchronous run may compute.
+    pub sync_deadline: Duration,
+    /// How long an asynchronous run may compute.
+    pub async_deadline: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            sync_item_days: 400_000,
+            per_account: 2,
+            total: 16,
+            sync_deadline: Duration::from_secs(60),
+            async_deadline: Duration::from_secs(600),
+        }
+    }
+}
+
+impl Settings {
+    fn caps(&self, deadline: Duration) -> Caps {
+        Caps {
+            per_account: self.per_account,
+            total: self.total,
+            lease_ms: (deadline + Duration::from_secs(30)).as_millis() as i64,
+        }
+    }
+}
+
+/// `POST /api/intelligence/run` and `intelligence_run`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    /// The request id (`INS-OPS-BRIDGE-01`).
+    pub id: String,
+    /// The merchant and the period(s).
+    #[serde(default = "empty")]
+    pub params: Value,
+    /// Adds "What We Know" statements.
+    #[serde(default)]
+    pub evidence: bool,
+    /// Queues the run as a job and answers its id at once.
+    #[serde(default, rename = "async")]
+    pub run_async: bool,
+}
+
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// A run id (`run_` and 24 hex digits).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct RunId(String);
+
+impl RunId {
+    pub fn parse(s: &str) -> Result<Self> {
+        let ok =
+            s.len() == 28 && s.starts_with("run_") && s[4..].bytes().all(|b| b.is_ascii_hexdigit());
+        if ok {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err(Error::new(
+                Kind::NotFound,
+                format!(
+                    "no intelligence run '{}'",
+                    s.chars().take(40).collect::<String>()
+                ),
+            ))
+        }
+    }
+}
+
+impl TryFrom<String> for RunId {
+    type Error = Error;
+    fn try_from(s: String) -> Result<Self> {
+        Self::parse(&s)
+    }
+}
+
+/// The catalog.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Catalog {
+    pub engine_version: &'static str,
+    pub evidence_version: &'static str,
+    pub requests: Vec<Value>,
+    pub planned: Vec<Value>,
+}
+
+/// The intelligence service.
+#[derive(Clone)]
+pub struct Intelligence {
+    store: Store,
+    warehouses: Warehouses,
+    settings: Settings,
+    wake: Arc<Notify>,
+}
+
+fn run_row(r: &RunRow) -> Value {
+    let mut v = json!({
+        "runId": r.id,
+        "id": r.request_id,
+        "version": r.request_version,
+        "status": r.status,
+        "mode": r.mode,
+        "createdAt": pp_store::rfc3339_ms(r.created_ms),
+    });
+    if let Some(ms) = r.finished_ms {
+        v["finishedAt"] = pp_store::rfc3339_ms(ms).into();
+    }
+    if let Some(ms) = r.compute_ms {
+        v["computeMs"] = ms.into();
+    }
+    if let Some(Value::Object(body)) = &r.result {
+        for (k, x) in body {
+            v[k] = x.clone();
+        }
+    }
+    if let Some(e) = &r.error {
+        v["error"] = e.clone();
+    }
+    if !r.status.terminal() {
+        v["pollAfterMs"] = 1000.into();
+    }
+    v
+}
+
+impl Intelligence {
+    /// The service over `store` and the tenants' `warehouses`; `wake` rouses the job workers.
+    pub fn new(store: Store, warehouses: Warehouses, wake: Arc<Notify>) -> Self {
+        Self {
+            store,
+            warehouses,
+            settings: Settings::default(),
+            wake,
+        }
+    }
+
+    /// The same service bounded by `settings`.
+    pub fn with_settings(mut self, settings: Settings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// How long an asynchronous run's job step may take.
+    pub fn async_deadline(&self) -> Duration {
+        self.settings.async_deadline
+    }
+
+    /// Every request with its parameters' schema.
+    pub fn catalog(&self, p: &Principal) -> Result<Catalog> {
+        p.require(SCOPES)?;
+        Ok(Catalog {
+            engine_version: crate::ENGINE_VERSION,
+            evidence_version: crate::EVIDENCE_VERSION,
+            requests: registry::REQUESTS.iter().map(registry::entry).collect(),
+            planned: vec![
+                json!({ "id": "FCT-READINESS-01, FCT-BASELINE-01, FCT-TRACK-01", "note": "the forecasting requests join this catalog; the plan solve later" }),
+            ],
+        })
+    }
+
+    /// Checks a run before it computes, and gives the engine its input.
+    async fn prepare(
+        &self,
+        wh: &Wh,
+        tenant: &TenantId,
+        def: &Request,
+        raw: &Value,
+        sync: bool,
+    ) -> Result<Input> {
+        let params = Params::read(raw, def.accepts, def.required)?;
+        let scope = scope::resolve(wh, &params.merchant).await?;
+        let off = self.store.intelligence().opt_outs(tenant).await?;
+        if let Some(o) = off
+            .iter()
+            .find(|o| scope.sellers.iter().any(|s| s.id == o.seller_id))
+        {
+            let mut e = Error::new(
+                Kind::NotEnrolled,
+                format!("intelligence is switched off for seller {}", o.seller_id),
+            )
+            .with_fix("Ask a tenant administrator to switch it back on (admin intelligence on).");
+            if let Some(r) = &o.reason {
+                e = e.with_field("reason", r.clone());
+            }
+            return Err(e);
+        }
+        let table = registry::source_table(def.source, &scope);
+        let data = data::data_range(wh, &scope, table).await?.ok_or_else(|| {
+            Error::new(
+                Kind::NoDataForPeriod,
+                format!("the warehouse holds no {table} rows for this merchant"),
+            )
+        })?;
+        let outside = |p: &Period, name: &str| -> Result<()> {
+            if p.start < data.start || p.end > data.end {
+                return Err(Error::new(
+                    Kind::NoDataForPeriod,
+                    format!(
+                        "{name} {} is outside the data ({} to {})",
+                        p.label(),
+                        data.start,
+                        data.end
+                    ),
+                )
+                .with_field("dataFrom", data.start.to_string())
+                .with_field("dataThrough", data.end.to_string()));
+            }
+            Ok(())
+        };
+        let mut period = params.period;
+        let mut compare = params.compare_period;
+        if def.source == Source::Inventory && period.is_none() {
+            period = Some(Period {
+                start: (data.end - chrono::Duration::days(364)).max(data.start),
+                end: data.end,
+            });
+        }
+        if let Some(p) = &period {
+            outside(p, "period")?;
+            if def.accepts.contains(&"comparePeriod") {
+                let c = compare.unwrap_or_else(|| p.previous());
+                outside(&c, "comparePeriod")?;
+                compare = Some(c);
+            }
+        }
+        if let Some(m) = &params.month {
+            let first = m.first();
+            if first < data.start || first > data.end {
+                return Err(Error::new(
+                    Kind::NoDataForPeriod,
+                    format!(
+                        "month {m} is outside the data ({} to {})",
+                        data.start, data.end
+                    ),
+                )
+                .with_field("dataFrom", data.start.to_string())
+                .with_field("dataThrough", data.end.to_string()));
+            }
+        }
+        if sync && def.retail {
+            let days = match (&period, &compare, &params.month) {
+                (Some(p), Some(c), _) => p.days() + c.days(),
+                (Some(p), None, _) => p.days(),
+                (None, _, Some(m)) => 3 * m.period().days(),
+                _ => 0,
+            };
+            let items = data::item_count(wh, &scope).await?;
+            let item_days = items * days;
+            if item_days > self.settings.sync_item_days {
+                return Err(Error::new(
+                    Kind::AccountTooLargeUseAsync,
+                    format!(
+                        "{items} items over {days} days is {item_days} item-days; a synchronous answer covers {}",
+                        self.settings.sync_item_days
+                    ),
+                )
+                .with_field("itemDays", item_days)
+                .with_field("limit", self.settings.sync_item_days)
+                .with_fix("Send the same request with async: true, then poll GET /api/intelligence/runs/<runId> (intelligence_poll)."));
+            }
+        }
+        Ok(Input {
+            scope,
+            period,
+            compare_period: compare,
+            month: params.month,
+            grain: params.grain.unwrap_or(Grain::Campaign),
+            top: params.top,
+            data,
+        })
+    }
+
+    /// Runs the engine and shapes the stored body.
+    async fn compute(
+        &self,
+        wh: &Wh,
+        def: &Request,
+        input: &Input,
+        evidence: bool,
+        deadline: Duration,
+    ) -> Result<Value> {
+        let answer = tokio::time::timeout(deadline, (def.run)(wh, input))
+            .await
+            .map_err(|_| {
+                Error::new(
+                    Kind::Unavailable,
+                    format!("the run did not finish within {} s", deadline.as_secs()),
+                )
+                .with_fix("Retry with async: true.")
+            })??;
+        let mut body = json!({
+            "contentRevision": def.content_revision,
+            "service": def.service,
+            "engineVersion": crate::ENGINE_VERSION,
+            "evidenceVersion": crate::EVIDENCE_VERSION,
+            "merchant": input.scope.view(),
+            "result": answer.result,
+            "limitations": answer.limitations,
+        });
+        if evidence {
+            body["evidence"] = serde_json::to_value(&answer.evidence).map_err(Error::internal)?;
+        }
+        Ok(body)
+    }
+
+    /// Runs (or queues) one request for `p`; the run as it stands.
+    pub async fn run(&self, p: &Principal, req: RunRequest) -> Result<Value> {
+        p.require(SCOPES)?;
+        let def = registry::find(&req.id)?;
+        let wh = Wh::new(self.warehouses.of(p).await?, &self.warehouses.limits);
+        let input = self
+            .prepare(&wh, &p.tenant, def, &req.params, !req.run_async)
+            .await?;
+        let id = pp_store::random_id("run_", 12)?;
+        let mut row = RunRow {
+            id: id.clone(),
+            tenant: p.tenant.as_str().to_owned(),
+            request_id: def.id.to_owned(),
+            request_version: def.version.to_owned(),
+            accounts: input.scope.accounts(),
+            params: json!({ "params": req.params, "evidence": req.evidence }),
+            mode: if req.run_async { "async" } else { "sync" }.to_owned(),
+            status: RunStatus::Queued,
+            job_id: None,
+            actor: p.actor.as_str().to_owned(),
+            credential_id: p.credential_id.clone(),
+            surface: p.surface.as_wire(),
+            result: None,
+            error: None,
+            created_ms: pp_store::jobs::now_ms(),
+            started_ms: None,
+            finished_ms: None,
+            compute_ms: None,
+        };
+        let runs = self.store.intelligence();
+        runs.insert(&row).await?;
+        if req.run_async {
+            let job = self
+                .store
+                .jobs()
+                .enqueue(
+                    &p.tenant,
+                    JOB_KIND,
+                    row.accounts.first().map(String::as_str),
+                    1,
+                    &json!({ "runId": id }),
+                )
+                .await?;
+            runs.set_job(&id, &job).await?;
+            row.job_id = Some(job);
+            self.wake.notify_waiters();
+            return Ok(run_row(&row));
+        }
+        let caps = self.settings.caps(self.settings.sync_deadline);
+        if let Some(refusal) = runs.start(&p.tenant, &id, &row.accounts, caps).await? {
+            runs.discard(&id).await?;
+            return Err(busy(refusal, self.settings.per_account));
+        }
+        let started = Instant::now();
+        let outcome = self
+            .compute(&wh, def, &input, req.evidence, self.settings.sync_deadline)
+            .await;
+        let ms = started.elapsed().as_millis() as i64;
+        match &outcome {
+            Ok(body) => runs.finish(&id, Ok(body), ms).await?,
+            Err(e) => runs.finish(&id, Err(&e.api_envelope(None)), ms).await?,
+        };
+        outcome?;
+        self.stored(&p.tenant, &id).await
+    }
+
+    async fn stored(&self, tenant: &TenantId, id: &str) -> Result<Value> {
+        let row = self
+            .store
+            .intelligence()
+            .get(tenant, id)
+            .await?
+            .ok_or_else(|| {
+                Error::new(
+                    Kind::NotFound,
+                    format!("no intelligence run '{id}' in this account"),
+                )
+            })?;
+        Ok(run_row(&row))
+    }
+
+    /// A run as it stands (waiting up to `wait` for a run still computing to finish).
+    pub async fn poll(&self, p: &Principal, id: &RunId, wait: Duration) -> Result<Value> {
+        p.require(SCOPES)?;
+        let until = Instant::now() + wait.min(Duration::from_secs(25));
+        loop {
+            let v = self.stored(&p.tenant, &id.0).await?;
+            let done = v["status"] == "succeeded" || v["status"] == "failed";
+            if done || Instant::now() >= until {
+                return Ok(v);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// A finished run's answer; `run_not_ready` while it is queued or computing.
+    pub async fn result(&self, p: &Principal, id: &RunId) -> Result<Value> {
+        p.require(SCOPES)?;
+        let v = self.stored(&p.tenant, &id.0).await?;
+        if v["status"] == "succeeded" || v["status"] == "failed" {
+            Ok(v)
+        } else {
+            Err(Error::new(
+                Kind::RunNotReady,
+                format!("run {} is {}", id.0, v["status"].as_str().unwrap_or("")),
+            )
+            .with_field("status", v["status"].clone()))
+        }
+    }
+
+    /// One step of an asynchronous run's job: compute it once it holds its slots.
+    pub async fn step(&self, job: &Job) -> (Outcome, Vec<Item>) {
+        match self.step_inner(job).await {
+            Ok(outcome) => (outcome, Vec::new()),
+            Err(e) => {
+                if e.kind == Kind::Unknown {
+                    tracing::error!(job = %job.id, error = %e.chain(), "an intelligence run failed");
+                }
+                (
+                    Outcome::Failed {
+                        state: job.state.clone(),
+                        error: e.api_envelope(None),
+                    },
+                    Vec::new(),
+                )
+            }
+        }
+    }
+
+    async fn step_inner(&self, job: &Job) -> Result<Outcome> {
+        let id = job.input["runId"].as_str().unwrap_or_default();
+        let runs = self.store.intelligence();
+        let row = runs
+            .by_id(id)
+            .await?
+            .ok_or_else(|| Error::internal(format!("job {} names no run {id}", job.id)))?;
+        if row.status.terminal() {
+            return Ok(Outcome::Succeeded {
+                state: job.state.clone(),
+                done: 1,
+            });
+        }
+        let tenant = TenantId::parse(&row.tenant)?;
+        let caps = self.settings.caps(self.settings.async_deadline);
+        if runs
+            .start(&tenant, id, &row.accounts, caps)
+            .await?
+            .is_some()
+        {
+            // the account is at its cap: try again shortly, holding nothing
+            return Ok(Outcome::Continue {
+                state: json!({ "waiting": "the account already holds its computing runs" }),
+                done: 0,
+                run_after: pp_store::jobs::now_ms() + 2_000,
+            });
+        }
+        let started = Instant::now();
+        let outcome = async {
+            let def = registry::find(&row.request_id)?;
+            let wh = Wh::new(
+                self.warehouses.of_tenant(&tenant).await?,
+                &self.warehouses.limits,
+            );
+            let raw = &row.params["params"];
+            let input = self.prepare(&wh, &tenant, def, raw, false).await?;
+            let evidence = row.params["evidence"].as_bool().unwrap_or(false);
+            self.compute(&wh, def, &input, evidence, self.settings.async_deadline)
+                .await
+        }
+        .await;
+        let ms = started.elapsed().as_millis() as i64;
+        match outcome {
+            Ok(body) => {
+                runs.finish(id, Ok(&body), ms).await?;
+                Ok(Outcome::Succeeded {
+                    state: json!({ "runId": id }),
+                    done: 1,
+                })
+            }
+            Err(e) => {
+                runs.finish(id, Err(&e.api_envelope(None)), ms).await?;
+                Ok(Outcome::Failed {
+                    state: json!({ "runId": id }),
+                    error: e.api_envelope(None),
+                })
+            }
+        }
+    }
+}
+
+fn busy(r: Refusal, per_account: i64) -> Error {
+    let msg = match r {
+        Refusal::Account(a) => {
+            format!("{a} already holds {per_account} computing intelligence requests")
+        }
+        Refusal::Service => {
+            "the service is at its cap of computing intelligence requests".to_owned()
+        }
+    };
+    Error::new(Kind::Busy, msg)
+        .with_fix("Retry in a few seconds, or send async: true to queue the run.")
+}
