@@ -1,4 +1,4 @@
-//! Partner Platform's shared vocabulary: the principal, scopes, validated ids, version stamps
+//! Partner Platform's shared vocabulary: the principal, scopes, validated ids
 //! and the one error type that every surface renders.
 
 pub mod cursor;
@@ -17,10 +17,6 @@ pub use scope::{Scope, ScopeSet};
 
 /// The build's version (the workspace version).
 pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
-/// Version of the intelligence engines serving (stamped on results, shown by `/health`).
-pub const ENGINE_VERSION: &str = "engine-2026.11.0";
-/// Version of the evidence rules serving (stamped on results, shown by `/health`).
-pub const EVIDENCE_VERSION: &str = "evidence-2026.11.0";
 
 /// Gives a fieldless enum its one spelling, used on the wire and in storage: `as_str`, and
 /// `parse`, whose refusal is `bad_params` naming the choices.

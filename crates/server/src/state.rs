@@ -1,5 +1,5 @@
 //! What every front door can reach: the built services (warehouse, marketplace, brand memory,
-//! forecast state), the state store for authentication, MCP sessions, the cursor signer, the
+//! forecast state, intelligence), the state store for authentication, MCP sessions, the cursor signer, the
 //! job settings and the public base URL (used in discovery documents). Services are built
 //! here once from their dependencies; handlers and tools only call them.
 
@@ -7,6 +7,7 @@ use pp_brand::service::BrandMemory;
 use pp_core::Result;
 use pp_core::cursor::Cursors;
 use pp_forecast::service::ForecastState;
+use pp_intelligence::Intelligence;
 use pp_marketplace::Marketplace;
 use pp_store::Store;
 use pp_warehouse::Warehouses;
@@ -34,6 +35,8 @@ pub struct AppState {
     pub brand: BrandMemory,
     /// Forecast corrections.
     pub forecast: ForecastState,
+    /// The intelligence catalog and its runs.
+    pub intelligence: Intelligence,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
     /// The abuse bounds: connections, token attempts, MCP sessions, queries.
@@ -79,8 +82,10 @@ impl AppState {
         let public_url = public_url.trim_end_matches('/');
         let warehouses = Warehouses::new(store.clone(), bounds.query_limits());
         let jobs = crate::jobs::JobsConfig::default();
+        let market = Marketplace::new(store.clone(), warehouses.clone(), jobs.market());
         Ok(Self {
-            market: Marketplace::new(store.clone(), warehouses.clone(), jobs.market()),
+            intelligence: Intelligence::new(store.clone(), warehouses.clone(), market.wake()),
+            market,
             brand: BrandMemory::new(store.clone(), warehouses.clone(), cursors.clone()),
             forecast: ForecastState::new(store.clone(), warehouses.clone()),
             warehouses,
@@ -95,9 +100,10 @@ impl AppState {
         })
     }
 
-    /// Runs jobs as `jobs` says (worker count, lease, pricing pace).
+    /// Runs jobs as `jobs` says (worker count, lease, pricing pace, intelligence bounds).
     pub fn with_jobs(mut self, jobs: crate::jobs::JobsConfig) -> Self {
         self.market.set_settings(jobs.market());
+        self.intelligence = self.intelligence.with_settings(jobs.intelligence.clone());
         self.jobs = jobs;
         self
     }

@@ -1,5 +1,5 @@
-//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`: pricing runs and
-//! report watches): each worker claims a ready job under a lease, hands it to the service
+//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`: pricing runs,
+//! report watches, listing image checks and asynchronous intelligence runs): each worker claims a ready job under a lease, hands it to the service
 //! that owns its kind for one step while renewing the lease, and records the step's outcome.
 //! Several workers, in one process or several sharing one store, never run the same job twice,
 //! and a job whose worker died is taken up again when its lease runs out. Claims are fair: a
@@ -33,6 +33,8 @@ pub struct JobsConfig {
     pub report_stuck_after: Duration,
     /// Listing writes: the configured switches and the image check's pace.
     pub listings: pp_marketplace::service::ListingSettings,
+    /// Intelligence runs: the synchronous size rule, the concurrency caps, the deadlines.
+    pub intelligence: pp_intelligence::Settings,
 }
 
 impl Default for JobsConfig {
@@ -45,6 +47,7 @@ impl Default for JobsConfig {
             pricing_spacing: pricing::Spacing::default(),
             report_stuck_after: Duration::from_secs(6 * 3600),
             listings: Default::default(),
+            intelligence: Default::default(),
         }
     }
 }
@@ -150,9 +153,23 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             }
         }
     };
-    let deadline = app.jobs.step_deadline();
+    let intelligence = job.kind == pp_intelligence::JOB_KIND;
+    // an intelligence run computes in one step, under its own (longer) deadline; the lease is
+    // renewed meanwhile
+    let deadline = if intelligence {
+        app.intelligence.async_deadline() + Duration::from_secs(5)
+    } else {
+        app.jobs.step_deadline()
+    };
+    let step = async {
+        if intelligence {
+            app.intelligence.step(&job).await
+        } else {
+            app.market.step(&job).await
+        }
+    };
     let (outcome, items) = tokio::select! {
-        r = tokio::time::timeout(deadline, app.market.step(&job)) => match r {
+        r = tokio::time::timeout(deadline, step) => match r {
             Ok(r) => r,
             Err(_) => past_deadline(&job, deadline),
         },

@@ -14,6 +14,7 @@
 
 mod brand;
 mod forecast;
+mod intelligence;
 mod listings;
 mod marketplace;
 mod pricing;
@@ -360,6 +361,7 @@ static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
     v.extend(pricing::endpoints());
     v.extend(brand::endpoints());
     v.extend(forecast::endpoints());
+    v.extend(intelligence::endpoints());
     v
 });
 

@@ -13,8 +13,12 @@ pub async fn health(State(app): State<SharedState>) -> Json<Value> {
     Json(json!({
         "status": "ok",
         "version": pp_core::BUILD_VERSION,
-        "engine_version": pp_core::ENGINE_VERSION,
-        "evidence_version": pp_core::EVIDENCE_VERSION,
+        "engine_version": pp_intelligence::ENGINE_VERSION,
+        "evidence_version": pp_intelligence::EVIDENCE_VERSION,
+        "engines": pp_intelligence::registry::REQUESTS
+            .iter()
+            .map(|r| json!({ "id": r.id, "version": r.version, "contentRevision": r.content_revision }))
+            .collect::<Vec<_>>(),
         "upstream": upstream,
     }))
 }

@@ -354,6 +354,23 @@ impl TestApp {
         *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(self.fresh_state().await));
     }
 
+    /// Starts `n` job workers over fresh state and the same store (for an app started with
+    /// none), as a restarted gateway would; they replace any this app runs.
+    pub async fn spawn_workers(&self, n: usize) {
+        let jobs = pp_server::JobsConfig {
+            workers: n,
+            ..Default::default()
+        };
+        let state = AppState::new(self.store.clone(), &self.base)
+            .await
+            .unwrap()
+            .with_jobs(jobs);
+        if let Some(w) = self.workers.lock().unwrap().take() {
+            w.stop();
+        }
+        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(Arc::new(state)));
+    }
+
     /// A second worker pool over fresh state and the same store, as a second gateway process
     /// would run; it lives as long as the test.
     pub async fn second_worker_pool(&self) {

@@ -27,6 +27,7 @@ const VARYING: &[&str] = &[
     "at",
     "changed_at",
     "durationMs",
+    "computeMs",
     "estimatedSecondsLeft",
     "reused",
     "url",
@@ -125,7 +126,7 @@ async fn every_tool_answers_like_its_rest_twin() {
     let app = TestApp::start_market_options(o).await;
     let c = app.credential(
         "acme",
-        Some("account:read retail:read listings:write ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write"),
+        Some("account:read retail:read listings:write ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write intelligence:read"),
     ).await;
     let token = app.token(&c).await;
     let mut mcp = Mcp::with_token(&app, token.clone());
@@ -428,6 +429,35 @@ async fn every_tool_answers_like_its_rest_twin() {
             format!("/v1/timeline/event/{stake}/corroborate"),
             json!({"note": "It holds."}),
         ),
+    )
+    .await;
+
+    // intelligence
+    t.same(
+        "intelligence_catalog",
+        json!({}),
+        get("/api/intelligence/ids"),
+    )
+    .await;
+    let run = json!({"id": "INS-OPS-BRIDGE-01", "params": {"brand": "trailhead", "period": {"start": "2026-09-01", "end": "2026-09-30"}}, "evidence": true});
+    let ran = t
+        .same(
+            "intelligence_run",
+            run.clone(),
+            post("/api/intelligence/run", run),
+        )
+        .await;
+    let id = ran["runId"].as_str().expect("a run id");
+    t.same(
+        "intelligence_poll",
+        json!({"runId": id, "waitSeconds": 0}),
+        get(format!("/api/intelligence/runs/{id}")),
+    )
+    .await;
+    t.same(
+        "intelligence_get",
+        json!({"runId": id}),
+        get(format!("/api/intelligence/runs/{id}/result")),
     )
     .await;
 

@@ -144,7 +144,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(names.len(), 26);
+        assert_eq!(names.len(), 30);
     }
 
     #[test]
