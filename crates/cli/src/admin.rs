@@ -38,6 +38,9 @@ enum AdminCommand {
     /// Listing writes: merchants enabled, and the global text and image switches.
     #[command(subcommand)]
     Listings(crate::listings::ListingsCommand),
+    /// Intelligence: accounts switched off (not_enrolled), runs by request id.
+    #[command(subcommand)]
+    Intelligence(crate::intelligence::IntelligenceCommand),
 }
 
 #[derive(Subcommand)]
@@ -114,6 +117,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
             AdminCommand::Credential(c) => credential(&store, c).await,
             AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
             AdminCommand::Listings(c) => crate::listings::run(&store, c).await,
+            AdminCommand::Intelligence(c) => crate::intelligence::run(&store, c).await,
         };
         r.map_err(|e| describe(&e))
     })

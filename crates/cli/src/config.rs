@@ -94,6 +94,10 @@ pub struct ServerArgs {
     /// Milliseconds between the image check's reads of a committed listing (default 15000).
     #[arg(long, env = "PARTNER_LISTINGS_MEDIA_POLL_MS")]
     pub listings_media_poll_ms: Option<u64>,
+    /// The most item-days (items × days read) a synchronous retail-backed intelligence run may
+    /// cover (default 400000); larger answers `account_too_large_use_async`.
+    #[arg(long, env = "PARTNER_INTELLIGENCE_SYNC_ITEM_DAYS")]
+    pub intelligence_sync_item_days: Option<i64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -120,6 +124,7 @@ struct FileConfig {
     listings_text_writes: Option<bool>,
     listings_media_writes: Option<bool>,
     listings_media_poll_ms: Option<u64>,
+    intelligence_sync_item_days: Option<i64>,
     /// The abuse bounds (`[limits]`; docs/security.md).
     limits: Option<pp_server::Bounds>,
 }
@@ -142,6 +147,7 @@ pub struct UpstreamConfig {
     pub listings_text_writes: Option<bool>,
     pub listings_media_writes: Option<bool>,
     pub listings_media_poll_ms: Option<u64>,
+    pub intelligence_sync_item_days: Option<i64>,
 }
 
 impl UpstreamConfig {
@@ -164,6 +170,13 @@ impl UpstreamConfig {
                 .map(|ms| std::time::Duration::from_millis(ms.max(1_000)))
                 .unwrap_or(pp_server::JobsConfig::default().lease),
             listings: self.listings(),
+            intelligence: pp_intelligence::Settings {
+                sync_item_days: self
+                    .intelligence_sync_item_days
+                    .unwrap_or(pp_intelligence::Settings::default().sync_item_days)
+                    .max(1),
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -288,6 +301,9 @@ impl Config {
             listings_text_writes: args.listings_text_writes.or(file.listings_text_writes),
             listings_media_writes: args.listings_media_writes.or(file.listings_media_writes),
             listings_media_poll_ms: args.listings_media_poll_ms.or(file.listings_media_poll_ms),
+            intelligence_sync_item_days: args
+                .intelligence_sync_item_days
+                .or(file.intelligence_sync_item_days),
         };
         let limits = file.limits.unwrap_or_default();
         if args.dev {

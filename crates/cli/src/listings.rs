@@ -55,7 +55,7 @@ async fn tenant(store: &Store, id: &str) -> pp_core::Result<TenantId> {
 }
 
 /// The actor an administrator's change is recorded under.
-fn admin() -> String {
+pub fn admin() -> String {
     format!(
         "admin:{}",
         std::env::var("USER").unwrap_or_else(|_| "cli".into())

@@ -5,6 +5,7 @@ mod admin;
 mod config;
 mod connection;
 mod dev;
+mod intelligence;
 mod listings;
 mod logging;
 mod serve;

@@ -262,3 +262,46 @@ async fn listing_writes_are_enabled_and_switched_from_the_command_line() {
     assert_eq!(s["accounts"], serde_json::json!([]), "{s}");
     assert_eq!(s["switches"][0]["off"], false, "{s}");
 }
+
+/// `admin intelligence`: an account switched off with its reason, read back by `status
+/// --json` from the store, and switched on again.
+#[tokio::test]
+async fn intelligence_is_switched_off_and_on_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(d, &a(&["tenant", "create", "beta", "--json"]));
+    let off = [
+        "intelligence",
+        "off",
+        "--tenant",
+        "beta",
+        "--seller",
+        "3",
+        "--reason",
+        "pilot ended",
+    ];
+    run_ok(d, &a(&off));
+    assert!(
+        fails(
+            d,
+            &a(&["intelligence", "off", "--tenant", "nope", "--seller", "3"])
+        )
+        .contains("no tenant")
+    );
+    let s = json(
+        d,
+        &a(&["intelligence", "status", "--tenant", "beta", "--json"]),
+    );
+    assert_eq!(s["switchedOff"][0]["sellerId"], 3, "{s}");
+    assert_eq!(s["switchedOff"][0]["reason"], "pilot ended", "{s}");
+    assert_eq!(s["runs"], serde_json::json!([]), "{s}");
+    run_ok(
+        d,
+        &a(&["intelligence", "on", "--tenant", "beta", "--seller", "3"]),
+    );
+    let s = json(
+        d,
+        &a(&["intelligence", "status", "--tenant", "beta", "--json"]),
+    );
+    assert_eq!(s["switchedOff"], serde_json::json!([]), "{s}");
+}
