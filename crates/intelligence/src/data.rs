@@ -1,5 +1,5 @@
-//! The intelligence requests' reads of a tenant's warehouse: the merchant rows, a scope's data
-//! range and item count, and the grouped facts the engines compute from (items per period,
+//! The intelligence requests' reads of a tenant's warehouse (the merchant rows themselves come
+//! from `pp_warehouse::directory`): the brand's seller rows, a scope's data range and item count, and the grouped facts the engines compute from (items per period,
 //! advertising rows per grain, stock-out days, an item's days around a gap, inventory). Every
 //! query groups in the warehouse and binds its values; money comes back as integer cents
 //! (`Dialect::sum_cents`), so sums are exact on every engine.
@@ -89,38 +89,6 @@ fn key(r: &RowMap, column: &str) -> Result<String> {
         Ok(Some(v)) => Ok(v.to_string()),
         _ => Ok(r.text(column)?.to_owned()),
     }
-}
-
-/// One merchant row with its currency.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SellerRow {
-    pub id: i64,
-    pub token: String,
-    pub name: String,
-    pub marketplace_id: String,
-    pub vendor: bool,
-    pub currency: String,
-}
-
-/// Every merchant row of the warehouse.
-pub async fn sellers(wh: &Wh) -> Result<Vec<SellerRow>> {
-    wh.rows(
-        "SELECT ID AS id, MarketplaceSellerID AS token, Name AS name, MarketplaceID AS marketplace_id, AccountType AS account_type, Currency AS currency FROM seller ORDER BY ID",
-        vec![],
-    )
-    .await?
-    .iter()
-    .map(|r| {
-        Ok(SellerRow {
-            id: r.int("id")?,
-            token: r.text("token")?.to_owned(),
-            name: r.text("name")?.to_owned(),
-            marketplace_id: r.text("marketplace_id")?.to_owned(),
-            vendor: r.text("account_type")? == "vendor",
-            currency: r.text("currency")?.to_owned(),
-        })
-    })
-    .collect()
 }
 
 /// The seller rows whose catalog carries `brand_name` (as its brand or a vendor's custom brand).

@@ -65,6 +65,19 @@ impl Statement {
     }
 }
 
+/// A whole number with thousands separators.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// Cents as a sentence says them: `12,345.67 USD`, with a sign when asked.
 pub fn say_money(cents: i64, currency: &str, signed: bool) -> String {
     let sign = if cents < 0 {
@@ -75,23 +88,13 @@ pub fn say_money(cents: i64, currency: &str, signed: bool) -> String {
         ""
     };
     let abs = cents.unsigned_abs();
-    let whole = (abs / 100).to_string();
-    let mut grouped = String::new();
-    for (i, ch) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(ch);
-    }
-    format!("{sign}{grouped}.{:02} {currency}", abs % 100)
+    format!("{sign}{}.{:02} {currency}", grouped(abs / 100), abs % 100)
 }
 
 /// A count with thousands separators.
 pub fn say_count(n: i64) -> String {
-    say_money(n * 100, "", false)
-        .trim_end_matches(" ")
-        .trim_end_matches(".00")
-        .to_owned()
+    let sign = if n < 0 { "-" } else { "" };
+    format!("{sign}{}", grouped(n.unsigned_abs()))
 }
 
 #[cfg(test)]
@@ -104,5 +107,6 @@ mod tests {
         assert_eq!(say_money(-5, "CAD", true), "-0.05 CAD");
         assert_eq!(say_money(100000, "MXN", true), "+1,000.00 MXN");
         assert_eq!(say_count(1234567), "1,234,567");
+        assert_eq!(say_count(-12), "-12");
     }
 }

@@ -2,7 +2,7 @@
 //! `intelligence_run`), read strictly: a field a request does not take is refused, dates are
 //! `YYYY-MM-DD`, periods are inclusive and at most 366 days, `month` is `YYYY-MM`.
 
-use chrono::{Datelike, Duration, NaiveDate};
+use chrono::{Duration, NaiveDate};
 use pp_core::{Error, Kind, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -237,14 +237,6 @@ impl Params {
             month: raw.month.as_deref().map(Month::parse).transpose()?,
             top,
         })
-    }
-}
-
-/// The month a day falls in.
-pub fn month_of(d: NaiveDate) -> Month {
-    Month {
-        year: d.year(),
-        month: d.month(),
     }
 }
 

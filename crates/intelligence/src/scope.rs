@@ -5,11 +5,11 @@
 //! does not resolve is `merchant_not_resolved`, with the candidates that would.
 
 use pp_core::{Error, Kind, Result};
-use pp_warehouse::directory;
+use pp_warehouse::directory::{self, Seller};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::data::{self, SellerRow, Wh};
+use crate::data::{self, Wh};
 use crate::params::MerchantRef;
 
 /// A brand a scope is restricted to.
@@ -22,7 +22,7 @@ pub struct BrandSel {
 /// The seller rows (and brand) a request reads.
 #[derive(Debug, Clone)]
 pub struct Scope {
-    pub sellers: Vec<SellerRow>,
+    pub sellers: Vec<Seller>,
     pub brand: Option<BrandSel>,
     pub currency: String,
     pub vendor: bool,
@@ -75,7 +75,7 @@ impl Scope {
     }
 }
 
-fn not_resolved(msg: String, candidates: &[SellerRow]) -> Error {
+fn not_resolved(msg: String, candidates: &[Seller]) -> Error {
     let list: Vec<Value> = candidates
         .iter()
         .map(|s| json!({ "sellerId": s.token, "marketplaceId": s.marketplace_id, "name": s.name, "currency": s.currency }))
@@ -86,7 +86,7 @@ fn not_resolved(msg: String, candidates: &[SellerRow]) -> Error {
 }
 
 /// One currency and one kind of account, or `merchant_not_resolved`.
-fn single(rows: Vec<SellerRow>, brand: Option<BrandSel>, what: &str) -> Result<Scope> {
+fn single(rows: Vec<Seller>, brand: Option<BrandSel>, what: &str) -> Result<Scope> {
     let Some(first) = rows.first() else {
         return Err(not_resolved(
             format!("{what} has no merchant rows here"),
@@ -95,7 +95,7 @@ fn single(rows: Vec<SellerRow>, brand: Option<BrandSel>, what: &str) -> Result<S
     };
     if rows
         .iter()
-        .any(|r| r.currency != first.currency || r.vendor != first.vendor)
+        .any(|r| r.currency != first.currency || r.is_vendor() != first.is_vendor())
     {
         return Err(not_resolved(
             format!(
@@ -106,7 +106,7 @@ fn single(rows: Vec<SellerRow>, brand: Option<BrandSel>, what: &str) -> Result<S
     }
     Ok(Scope {
         currency: first.currency.clone(),
-        vendor: first.vendor,
+        vendor: first.is_vendor(),
         sellers: rows,
         brand,
     })
@@ -114,21 +114,21 @@ fn single(rows: Vec<SellerRow>, brand: Option<BrandSel>, what: &str) -> Result<S
 
 /// The scope `m` names in the warehouse.
 pub async fn resolve(wh: &Wh, m: &MerchantRef) -> Result<Scope> {
-    let all = data::sellers(wh).await?;
-    let in_market = |r: &SellerRow| {
+    let all = directory::sellers(wh.engine.as_ref(), &wh.limits).await?;
+    let in_market = |r: &Seller| {
         m.marketplace_id
             .as_deref()
             .is_none_or(|id| r.marketplace_id == id)
     };
     if let Some(token) = &m.seller_id {
-        let same: Vec<SellerRow> = all.iter().filter(|r| &r.token == token).cloned().collect();
+        let same: Vec<Seller> = all.iter().filter(|r| &r.token == token).cloned().collect();
         if same.is_empty() {
             return Err(not_resolved(
                 format!("no merchant '{token}' in this account"),
                 &all,
             ));
         }
-        let picked: Vec<SellerRow> = same.iter().filter(|r| in_market(r)).cloned().collect();
+        let picked: Vec<Seller> = same.iter().filter(|r| in_market(r)).cloned().collect();
         return match picked.len() {
             1 => single(picked, None, token),
             0 => Err(not_resolved(
@@ -145,8 +145,7 @@ pub async fn resolve(wh: &Wh, m: &MerchantRef) -> Result<Scope> {
         };
     }
     let slug = m.brand.as_deref().unwrap_or_default();
-    let limits = wh.limits.clone();
-    let brands = directory::brands(wh.engine.as_ref(), &limits).await?;
+    let brands = directory::brands(wh.engine.as_ref(), &wh.limits).await?;
     let Some(b) = brands.into_iter().find(|b| b.slug == slug) else {
         return Err(not_resolved(
             format!("no brand '{slug}' in this account"),
@@ -154,7 +153,7 @@ pub async fn resolve(wh: &Wh, m: &MerchantRef) -> Result<Scope> {
         ));
     };
     let ids = data::brand_sellers(wh, &b.name).await?;
-    let rows: Vec<SellerRow> = all
+    let rows: Vec<Seller> = all
         .into_iter()
         .filter(|r| ids.contains(&r.id) && in_market(r))
         .collect();

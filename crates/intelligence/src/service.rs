@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use pp_core::{Error, Kind, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
-use pp_store::intelligence::{Caps, Refusal, RunRow, RunStatus};
+use pp_store::intelligence::{Caps, NewRun, Refusal, RunRow};
 use pp_store::jobs::{Item, Job, Outcome};
 use pp_warehouse::Warehouses;
 use serde::Deserialize;
@@ -23,7 +23,7 @@ use crate::data::{self, Wh};
 use crate::engines::Input;
 use crate::params::{Grain, Params, Period};
 use crate::registry::{self, Request, Source};
-use crate::scope;
+use crate::scope::{self, Scope};
 
 /// The job kind of an asynchronous run.
 pub const JOB_KIND: &str = "intelligence_run";
@@ -212,21 +212,7 @@ impl Intelligence {
     ) -> Result<Input> {
         let params = Params::read(raw, def.accepts, def.required)?;
         let scope = scope::resolve(wh, &params.merchant).await?;
-        let off = self.store.intelligence().opt_outs(tenant).await?;
-        if let Some(o) = off
-            .iter()
-            .find(|o| scope.sellers.iter().any(|s| s.id == o.seller_id))
-        {
-            let mut e = Error::new(
-                Kind::NotEnrolled,
-                format!("intelligence is switched off for seller {}", o.seller_id),
-            )
-            .with_fix("Ask a tenant administrator to switch it back on (admin intelligence on).");
-            if let Some(r) = &o.reason {
-                e = e.with_field("reason", r.clone());
-            }
-            return Err(e);
-        }
+        self.enrolled(tenant, &scope).await?;
         let table = registry::source_table(def.source, &scope);
         let data = data::data_range(wh, &scope, table).await?.ok_or_else(|| {
             Error::new(
@@ -234,52 +220,7 @@ impl Intelligence {
                 format!("the warehouse holds no {table} rows for this merchant"),
             )
         })?;
-        let outside = |p: &Period, name: &str| -> Result<()> {
-            if p.start < data.start || p.end > data.end {
-                return Err(Error::new(
-                    Kind::NoDataForPeriod,
-                    format!(
-                        "{name} {} is outside the data ({} to {})",
-                        p.label(),
-                        data.start,
-                        data.end
-                    ),
-                )
-                .with_field("dataFrom", data.start.to_string())
-                .with_field("dataThrough", data.end.to_string()));
-            }
-            Ok(())
-        };
-        let mut period = params.period;
-        let mut compare = params.compare_period;
-        if def.source == Source::Inventory && period.is_none() {
-            period = Some(Period {
-                start: (data.end - chrono::Duration::days(364)).max(data.start),
-                end: data.end,
-            });
-        }
-        if let Some(p) = &period {
-            outside(p, "period")?;
-            if def.accepts.contains(&"comparePeriod") {
-                let c = compare.unwrap_or_else(|| p.previous());
-                outside(&c, "comparePeriod")?;
-                compare = Some(c);
-            }
-        }
-        if let Some(m) = &params.month {
-            let first = m.first();
-            if first < data.start || first > data.end {
-                return Err(Error::new(
-                    Kind::NoDataForPeriod,
-                    format!(
-                        "month {m} is outside the data ({} to {})",
-                        data.start, data.end
-                    ),
-                )
-                .with_field("dataFrom", data.start.to_string())
-                .with_field("dataThrough", data.end.to_string()));
-            }
-        }
+        let (period, compare) = periods(def, &params, data)?;
         if sync && def.retail {
             let days = match (&period, &compare, &params.month) {
                 (Some(p), Some(c), _) => p.days() + c.days(),
@@ -287,20 +228,7 @@ impl Intelligence {
                 (None, _, Some(m)) => 3 * m.period().days(),
                 _ => 0,
             };
-            let items = data::item_count(wh, &scope).await?;
-            let item_days = items * days;
-            if item_days > self.settings.sync_item_days {
-                return Err(Error::new(
-                    Kind::AccountTooLargeUseAsync,
-                    format!(
-                        "{items} items over {days} days is {item_days} item-days; a synchronous answer covers {}",
-                        self.settings.sync_item_days
-                    ),
-                )
-                .with_field("itemDays", item_days)
-                .with_field("limit", self.settings.sync_item_days)
-                .with_fix("Send the same request with async: true, then poll GET /api/intelligence/runs/<runId> (intelligence_poll)."));
-            }
+            self.small_enough(data::item_count(wh, &scope).await?, days)?;
         }
         Ok(Input {
             scope,
@@ -313,16 +241,54 @@ impl Intelligence {
         })
     }
 
-    /// Runs the engine and shapes the stored body.
+    /// `not_enrolled` when intelligence is switched off for any of the scope's accounts.
+    async fn enrolled(&self, tenant: &TenantId, scope: &Scope) -> Result<()> {
+        let off = self.store.intelligence().opt_outs(tenant).await?;
+        let Some(o) = off
+            .iter()
+            .find(|o| scope.sellers.iter().any(|s| s.id == o.seller_id))
+        else {
+            return Ok(());
+        };
+        let mut e = Error::new(
+            Kind::NotEnrolled,
+            format!("intelligence is switched off for seller {}", o.seller_id),
+        )
+        .with_fix("Ask a tenant administrator to switch it back on (admin intelligence on).");
+        if let Some(r) = &o.reason {
+            e = e.with_field("reason", r.clone());
+        }
+        Err(e)
+    }
+
+    /// `account_too_large_use_async` when `items` × `days` is more than a synchronous run covers.
+    fn small_enough(&self, items: i64, days: i64) -> Result<()> {
+        let (item_days, limit) = (items * days, self.settings.sync_item_days);
+        if item_days <= limit {
+            return Ok(());
+        }
+        Err(Error::new(
+            Kind::AccountTooLargeUseAsync,
+            format!("{items} items over {days} days is {item_days} item-days; a synchronous answer covers {limit}"),
+        )
+        .with_field("itemDays", item_days)
+        .with_field("limit", limit)
+        .with_fix("Send the same request with async: true, then poll GET /api/intelligence/runs/<runId> (intelligence_poll)."))
+    }
+
+    /// Runs the engine under `deadline`, stores how the run ended (and frees its slots), and
+    /// answers the stored body.
     async fn compute(
         &self,
+        run_id: &str,
         wh: &Wh,
         def: &Request,
         input: &Input,
         evidence: bool,
         deadline: Duration,
     ) -> Result<Value> {
-        let answer = tokio::time::timeout(deadline, (def.run)(wh, input))
+        let started = Instant::now();
+        let outcome = tokio::time::timeout(deadline, (def.run)(wh, input))
             .await
             .map_err(|_| {
                 Error::new(
@@ -330,20 +296,37 @@ impl Intelligence {
                     format!("the run did not finish within {} s", deadline.as_secs()),
                 )
                 .with_fix("Retry with async: true.")
-            })??;
-        let mut body = json!({
-            "contentRevision": def.content_revision,
-            "service": def.service,
-            "engineVersion": crate::ENGINE_VERSION,
-            "evidenceVersion": crate::EVIDENCE_VERSION,
-            "merchant": input.scope.view(),
-            "result": answer.result,
-            "limitations": answer.limitations,
-        });
-        if evidence {
-            body["evidence"] = serde_json::to_value(&answer.evidence).map_err(Error::internal)?;
-        }
-        Ok(body)
+            })
+            .and_then(|answer| {
+                let answer = answer?;
+                let mut body = json!({
+                    "contentRevision": def.content_revision,
+                    "service": def.service,
+                    "engineVersion": crate::ENGINE_VERSION,
+                    "evidenceVersion": crate::EVIDENCE_VERSION,
+                    "merchant": input.scope.view(),
+                    "result": answer.result,
+                    "limitations": answer.limitations,
+                });
+                if evidence {
+                    body["evidence"] =
+                        serde_json::to_value(&answer.evidence).map_err(Error::internal)?;
+                }
+                Ok(body)
+            });
+        self.finish(run_id, started, &outcome).await?;
+        outcome
+    }
+
+    /// Records how run `id` ended, with the time since `started`.
+    async fn finish(&self, id: &str, started: Instant, outcome: &Result<Value>) -> Result<()> {
+        let ms = started.elapsed().as_millis() as i64;
+        let runs = self.store.intelligence();
+        match outcome {
+            Ok(body) => runs.finish(id, Ok(body), ms).await?,
+            Err(e) => runs.finish(id, Err(&e.api_envelope(None)), ms).await?,
+        };
+        Ok(())
     }
 
     /// Runs (or queues) one request for `p`; the run as it stands.
@@ -355,66 +338,46 @@ impl Intelligence {
             .prepare(&wh, &p.tenant, def, &req.params, !req.run_async)
             .await?;
         let id = pp_store::random_id("run_", 12)?;
-        let mut row = RunRow {
+        let accounts = input.scope.accounts();
+        let runs = self.store.intelligence();
+        runs.insert(&NewRun {
             id: id.clone(),
             tenant: p.tenant.as_str().to_owned(),
             request_id: def.id.to_owned(),
             request_version: def.version.to_owned(),
-            accounts: input.scope.accounts(),
+            accounts: accounts.clone(),
             params: json!({ "params": req.params, "evidence": req.evidence }),
             mode: if req.run_async { "async" } else { "sync" }.to_owned(),
-            status: RunStatus::Queued,
-            job_id: None,
             actor: p.actor.as_str().to_owned(),
             credential_id: p.credential_id.clone(),
             surface: p.surface.as_wire(),
-            result: None,
-            error: None,
-            created_ms: pp_store::jobs::now_ms(),
-            started_ms: None,
-            finished_ms: None,
-            compute_ms: None,
-        };
-        let runs = self.store.intelligence();
-        runs.insert(&row).await?;
+        })
+        .await?;
         if req.run_async {
+            let input = json!({ "runId": id });
+            let merchant = accounts.first().map(String::as_str);
             let job = self
                 .store
                 .jobs()
-                .enqueue(
-                    &p.tenant,
-                    JOB_KIND,
-                    row.accounts.first().map(String::as_str),
-                    1,
-                    &json!({ "runId": id }),
-                )
+                .enqueue(&p.tenant, JOB_KIND, merchant, 1, &input)
                 .await?;
             runs.set_job(&id, &job).await?;
-            row.job_id = Some(job);
             self.wake.notify_waiters();
-            return Ok(run_row(&row));
+        } else {
+            let caps = self.settings.caps(self.settings.sync_deadline);
+            if let Some(refusal) = runs.start(&p.tenant, &id, &accounts, caps).await? {
+                runs.discard(&id).await?;
+                return Err(busy(refusal, self.settings.per_account));
+            }
+            let deadline = self.settings.sync_deadline;
+            self.compute(&id, &wh, def, &input, req.evidence, deadline)
+                .await?;
         }
-        let caps = self.settings.caps(self.settings.sync_deadline);
-        if let Some(refusal) = runs.start(&p.tenant, &id, &row.accounts, caps).await? {
-            runs.discard(&id).await?;
-            return Err(busy(refusal, self.settings.per_account));
-        }
-        let started = Instant::now();
-        let outcome = self
-            .compute(&wh, def, &input, req.evidence, self.settings.sync_deadline)
-            .await;
-        let ms = started.elapsed().as_millis() as i64;
-        match &outcome {
-            Ok(body) => runs.finish(&id, Ok(body), ms).await?,
-            Err(e) => runs.finish(&id, Err(&e.api_envelope(None)), ms).await?,
-        };
-        outcome?;
-        self.stored(&p.tenant, &id).await
+        Ok(run_row(&self.stored(&p.tenant, &id).await?))
     }
 
-    async fn stored(&self, tenant: &TenantId, id: &str) -> Result<Value> {
-        let row = self
-            .store
+    async fn stored(&self, tenant: &TenantId, id: &str) -> Result<RunRow> {
+        self.store
             .intelligence()
             .get(tenant, id)
             .await?
@@ -423,8 +386,7 @@ impl Intelligence {
                     Kind::NotFound,
                     format!("no intelligence run '{id}' in this account"),
                 )
-            })?;
-        Ok(run_row(&row))
+            })
     }
 
     /// A run as it stands (waiting up to `wait` for a run still computing to finish).
@@ -432,10 +394,9 @@ impl Intelligence {
         p.require(SCOPES)?;
         let until = Instant::now() + wait.min(Duration::from_secs(25));
         loop {
-            let v = self.stored(&p.tenant, &id.0).await?;
-            let done = v["status"] == "succeeded" || v["status"] == "failed";
-            if done || Instant::now() >= until {
-                return Ok(v);
+            let row = self.stored(&p.tenant, &id.0).await?;
+            if row.status.terminal() || Instant::now() >= until {
+                return Ok(run_row(&row));
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -444,16 +405,15 @@ impl Intelligence {
     /// A finished run's answer; `run_not_ready` while it is queued or computing.
     pub async fn result(&self, p: &Principal, id: &RunId) -> Result<Value> {
         p.require(SCOPES)?;
-        let v = self.stored(&p.tenant, &id.0).await?;
-        if v["status"] == "succeeded" || v["status"] == "failed" {
-            Ok(v)
-        } else {
-            Err(Error::new(
-                Kind::RunNotReady,
-                format!("run {} is {}", id.0, v["status"].as_str().unwrap_or("")),
-            )
-            .with_field("status", v["status"].clone()))
+        let row = self.stored(&p.tenant, &id.0).await?;
+        if row.status.terminal() {
+            return Ok(run_row(&row));
         }
+        Err(Error::new(
+            Kind::RunNotReady,
+            format!("run {} is {}", id.0, row.status.as_str()),
+        )
+        .with_field("status", row.status.as_str()))
     }
 
     /// One step of an asynchronous run's job: compute it once it holds its slots.
@@ -482,11 +442,9 @@ impl Intelligence {
             .by_id(id)
             .await?
             .ok_or_else(|| Error::internal(format!("job {} names no run {id}", job.id)))?;
+        let state = json!({ "runId": id });
         if row.status.terminal() {
-            return Ok(Outcome::Succeeded {
-                state: job.state.clone(),
-                done: 1,
-            });
+            return Ok(Outcome::Succeeded { state, done: 1 });
         }
         let tenant = TenantId::parse(&row.tenant)?;
         let caps = self.settings.caps(self.settings.async_deadline);
@@ -497,43 +455,91 @@ impl Intelligence {
         {
             // the account is at its cap: try again shortly, holding nothing
             return Ok(Outcome::Continue {
-                state: json!({ "waiting": "the account already holds its computing runs" }),
+                state: json!({ "runId": id, "waiting": "the account already holds its computing runs" }),
                 done: 0,
                 run_after: pp_store::jobs::now_ms() + 2_000,
             });
         }
+        // the run is checked again: the account may have been switched off, or its data moved
         let started = Instant::now();
-        let outcome = async {
+        let prepared = async {
             let def = registry::find(&row.request_id)?;
-            let wh = Wh::new(
-                self.warehouses.of_tenant(&tenant).await?,
-                &self.warehouses.limits,
-            );
-            let raw = &row.params["params"];
-            let input = self.prepare(&wh, &tenant, def, raw, false).await?;
-            let evidence = row.params["evidence"].as_bool().unwrap_or(false);
-            self.compute(&wh, def, &input, evidence, self.settings.async_deadline)
-                .await
+            let engine = self.warehouses.of_tenant(&tenant).await?;
+            let wh = Wh::new(engine, &self.warehouses.limits);
+            let input = self
+                .prepare(&wh, &tenant, def, &row.params["params"], false)
+                .await?;
+            Ok((def, wh, input))
         }
         .await;
-        let ms = started.elapsed().as_millis() as i64;
-        match outcome {
-            Ok(body) => {
-                runs.finish(id, Ok(&body), ms).await?;
-                Ok(Outcome::Succeeded {
-                    state: json!({ "runId": id }),
-                    done: 1,
-                })
+        let outcome = match prepared {
+            Ok((def, wh, input)) => {
+                let evidence = row.params["evidence"].as_bool().unwrap_or(false);
+                let deadline = self.settings.async_deadline;
+                self.compute(id, &wh, def, &input, evidence, deadline).await
             }
             Err(e) => {
-                runs.finish(id, Err(&e.api_envelope(None)), ms).await?;
-                Ok(Outcome::Failed {
-                    state: json!({ "runId": id }),
-                    error: e.api_envelope(None),
-                })
+                let failed = Err(e);
+                self.finish(id, started, &failed).await?;
+                failed
             }
+        };
+        Ok(match outcome {
+            Ok(_) => Outcome::Succeeded { state, done: 1 },
+            Err(e) => Outcome::Failed {
+                state,
+                error: e.api_envelope(None),
+            },
+        })
+    }
+}
+
+/// The request's periods, defaults filled (`comparePeriod`: the same days just before;
+/// lost sales: the last 365 days of data), each checked against the days the data holds.
+fn periods(
+    def: &Request,
+    params: &Params,
+    data: Period,
+) -> Result<(Option<Period>, Option<Period>)> {
+    let mut period = params.period;
+    if def.source == Source::Inventory && period.is_none() {
+        period = Some(Period {
+            start: (data.end - chrono::Duration::days(364)).max(data.start),
+            end: data.end,
+        });
+    }
+    let compare = match &period {
+        Some(p) if def.accepts.contains(&"comparePeriod") => {
+            Some(params.compare_period.unwrap_or_else(|| p.previous()))
+        }
+        _ => None,
+    };
+    for (name, p) in [("period", &period), ("comparePeriod", &compare)] {
+        if let Some(p) = p
+            && (p.start < data.start || p.end > data.end)
+        {
+            return Err(outside_data(format!("{name} {}", p.label()), data));
         }
     }
+    if let Some(m) = &params.month
+        && (m.first() < data.start || m.first() > data.end)
+    {
+        return Err(outside_data(format!("month {m}"), data));
+    }
+    Ok((period, compare))
+}
+
+/// `no_data_for_period` for `what`, with the days the data holds.
+fn outside_data(what: String, data: Period) -> Error {
+    Error::new(
+        Kind::NoDataForPeriod,
+        format!(
+            "{what} is outside the data ({} to {})",
+            data.start, data.end
+        ),
+    )
+    .with_field("dataFrom", data.start.to_string())
+    .with_field("dataThrough", data.end.to_string())
 }
 
 fn busy(r: Refusal, per_account: i64) -> Error {

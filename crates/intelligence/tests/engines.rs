@@ -75,9 +75,7 @@ fn scopes(w: &World) -> Vec<Scope> {
         marketplace_id: None,
         brand: Some("trailhead".into()),
     });
-    refs.iter()
-        .map(|r| w.rt.block_on(scope::resolve(&w.wh, r)).unwrap())
-        .collect()
+    refs.into_iter().map(|r| resolve(w, r)).collect()
 }
 
 /// Sums a money column in cents with SQL of the test's own.

@@ -60,6 +60,23 @@ pub struct RunRow {
     pub compute_ms: Option<i64>,
 }
 
+/// A run as it is first stored (`queued`; the rest of a [`RunRow`] fills in as it runs).
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub id: String,
+    pub tenant: String,
+    pub request_id: String,
+    pub request_version: String,
+    /// The accounts whose slots the run takes (`seller:<id>`).
+    pub accounts: Vec<String>,
+    pub params: Value,
+    /// `sync` or `async`.
+    pub mode: String,
+    pub actor: String,
+    pub credential_id: String,
+    pub surface: String,
+}
+
 /// How many computing runs may hold slots at once.
 #[derive(Debug, Clone, Copy)]
 pub struct Caps {
@@ -201,15 +218,15 @@ pub struct Intelligence<'a>(pub(crate) &'a Db);
 
 impl Intelligence<'_> {
     /// Stores a new run as `queued` (it takes its slots when it starts computing).
-    pub async fn insert(&self, r: &RunRow) -> Result<()> {
+    pub async fn insert(&self, r: &NewRun) -> Result<()> {
         let accounts = serde_json::to_string(&r.accounts).map_err(Error::internal)?;
         self.0
             .exec(
-                format!("INSERT INTO intelligence_runs ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?9, ?10, ?11, NULL, NULL, ?12, NULL, NULL, NULL)"),
+                format!("INSERT INTO intelligence_runs ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', NULL, ?8, ?9, ?10, NULL, NULL, ?11, NULL, NULL, NULL)"),
                 args![
                     r.id.as_str(), r.tenant.as_str(), r.request_id.as_str(), r.request_version.as_str(),
-                    accounts, r.params.to_string(), r.mode.as_str(), r.job_id.clone(),
-                    r.actor.as_str(), r.credential_id.as_str(), r.surface.as_str(), r.created_ms
+                    accounts, r.params.to_string(), r.mode.as_str(),
+                    r.actor.as_str(), r.credential_id.as_str(), r.surface.as_str(), now_ms()
                 ],
             )
             .await?;

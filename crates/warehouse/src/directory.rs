@@ -24,6 +24,17 @@ pub struct Seller {
     pub marketplace_id: String,
     /// `AccountType`: `seller` or `vendor`.
     pub account_type: String,
+    /// `Name`: the display name.
+    pub name: String,
+    /// `Currency`: every money column of this seller's rows.
+    pub currency: String,
+}
+
+impl Seller {
+    /// Whether the row is a vendor's (its retail facts are in the vendor tables).
+    pub fn is_vendor(&self) -> bool {
+        self.account_type == "vendor"
+    }
 }
 
 /// One brand (`brand`).
@@ -64,7 +75,7 @@ pub async fn sellers(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Seller>
     rows(
         engine,
         limits,
-        "SELECT ID, MarketplaceSellerID, Marketplace, MarketplaceID, AccountType FROM seller ORDER BY ID",
+        "SELECT ID, MarketplaceSellerID, Marketplace, MarketplaceID, AccountType, Name, Currency FROM seller ORDER BY ID",
         vec![],
     )
     .await?
@@ -76,6 +87,8 @@ pub async fn sellers(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Seller>
             marketplace: r.text("Marketplace")?.to_owned(),
             marketplace_id: r.text("MarketplaceID")?.to_owned(),
             account_type: r.text("AccountType")?.to_owned(),
+            name: r.text("Name")?.to_owned(),
+            currency: r.text("Currency")?.to_owned(),
         })
     })
     .collect()

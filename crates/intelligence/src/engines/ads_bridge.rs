@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use pp_core::Result;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Input, money, pct, per, ratio, settle};
-use crate::data::{self, AdsFacts, AdsKey};
+use super::{Answer, Input, add_to, money, pct, per, ratio, settle, unit_money};
+use crate::data::{self, AdsFacts, AdsKey, Wh};
 use crate::evidence::{Rows, Statement, say_money};
 use crate::params::{Grain, Period};
 use crate::scope::Scope;
@@ -179,12 +179,8 @@ pub fn compute(before: Vec<(AdsKey, AdsFacts)>, after: Vec<(AdsKey, AdsFacts)>) 
     for r in &rows {
         b = add(&b, &r.before);
         a = add(&a, &r.after);
-        for (x, v) in sales.iter_mut().zip(r.sales) {
-            *x += v;
-        }
-        for (x, v) in spend.iter_mut().zip(r.spend) {
-            *x += v;
-        }
+        add_to(&mut sales, r.sales);
+        add_to(&mut spend, r.spend);
     }
     Bridge {
         acos: acos(&b, &a),
@@ -199,7 +195,7 @@ pub fn compute(before: Vec<(AdsKey, AdsFacts)>, after: Vec<(AdsKey, AdsFacts)>) 
 
 /// The scope's bridge at `grain` from `compare` to `period`, read from the warehouse.
 pub async fn read(
-    wh: &Ctx,
+    wh: &Wh,
     scope: &Scope,
     grain: Grain,
     compare: Period,
@@ -230,8 +226,8 @@ pub fn facts_json(f: &AdsFacts) -> Value {
         "sales": money(f.sales),
         "ctr": ratio(f.clicks, f.impressions),
         "cvr": ratio(f.purchases, f.clicks),
-        "cpc": per(f.spend, f.clicks).map_or(Value::Null, |x| super::num(x.round() / 100.0)),
-        "aov": per(f.sales, f.purchases).map_or(Value::Null, |x| super::num(x.round() / 100.0)),
+        "cpc": unit_money(per(f.spend, f.clicks)),
+        "aov": unit_money(per(f.sales, f.purchases)),
         "acos": acos_bp(f).map_or(Value::Null, |bp| super::num(bp as f64 / 100.0)),
     })
 }
@@ -285,12 +281,8 @@ fn rows_json(b: &Bridge, top: usize) -> (Value, Value) {
     let rest = &b.rows[b.rows.len().min(top)..];
     let (mut s, mut p) = ([0i64; 4], [0i64; 3]);
     for r in rest {
-        for (x, v) in s.iter_mut().zip(r.sales) {
-            *x += v;
-        }
-        for (x, v) in p.iter_mut().zip(r.spend) {
-            *x += v;
-        }
+        add_to(&mut s, r.sales);
+        add_to(&mut p, r.spend);
     }
     let others = json!({
         "count": rest.len(),
@@ -381,9 +373,9 @@ pub fn evidence(
 }
 
 /// The request.
-pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let period = input.period.expect("checked by the service");
-    let compare = input.compare_period.unwrap_or_else(|| period.previous());
+    let compare = input.compare_period.expect("filled by the service");
     let b = read(wh, &input.scope, input.grain, compare, period).await?;
     let (rows, others) = rows_json(&b, input.top);
     Ok(Answer {

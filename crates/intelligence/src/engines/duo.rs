@@ -5,21 +5,21 @@
 use pp_core::Result;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Input, ads_bridge, num, ops_bridge, ratio};
-use crate::data::{self, AdsFacts, ItemFacts};
+use super::{Answer, Input, ads_bridge, num, ops_bridge, per, ratio, unit_money};
+use crate::data::{self, AdsFacts, ItemFacts, Wh};
 use crate::evidence::{Rows, Statement};
 use crate::params::Grain;
 
 /// The joined ratios of one period.
 fn ratios(r: &ItemFacts, a: &AdsFacts) -> Value {
-    let asp = (r.units != 0).then(|| r.sales as f64 / r.units as f64);
-    let ad_aov = (a.purchases != 0).then(|| a.sales as f64 / a.purchases as f64);
+    let asp = per(r.sales, r.units);
+    let ad_aov = per(a.sales, a.purchases);
     json!({
         "tacos": ratio(a.spend, r.sales),
         "attributedShare": ratio(a.sales, r.sales),
         "paidPressure": ratio(a.clicks, r.traffic),
-        "adAov": ad_aov.map_or(Value::Null, |x| num(x.round() / 100.0)),
-        "averagePrice": asp.map_or(Value::Null, |x| num(x.round() / 100.0)),
+        "adAov": unit_money(ad_aov),
+        "averagePrice": unit_money(asp),
         "adAovToAveragePrice": match (ad_aov, asp) {
             (Some(x), Some(y)) if y != 0.0 => num((x / y * 10_000.0).round() / 10_000.0),
             _ => Value::Null,
@@ -35,10 +35,10 @@ fn pct_of(a: i64, b: i64) -> String {
     }
 }
 
-pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let scope = &input.scope;
     let period = input.period.expect("checked by the service");
-    let compare = input.compare_period.unwrap_or_else(|| period.previous());
+    let compare = input.compare_period.expect("filled by the service");
     let retail = ops_bridge::read(wh, scope, compare, period).await?;
     let ads = ads_bridge::read(wh, scope, Grain::Campaign, compare, period).await?;
     let (items, others) = ops_bridge::items_json(&retail, input.top.min(10));

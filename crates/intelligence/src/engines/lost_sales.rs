@@ -12,8 +12,8 @@ use chrono::{Duration, NaiveDate};
 use pp_core::Result;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Input, money, num, ratio};
-use crate::data::{self, EmptyDay};
+use super::{Answer, Input, money, num, ratio, unit_money};
+use crate::data::{self, EmptyDay, Wh};
 use crate::evidence::{Rows, Statement, say_count, say_money};
 use crate::params::Period;
 use crate::scope::Scope;
@@ -40,38 +40,67 @@ pub struct StockOut {
     pub lost_sales: Option<i64>,
 }
 
-/// Runs of consecutive empty days, per item.
-pub fn gaps(days: &[EmptyDay]) -> Vec<(i64, String, String, NaiveDate, NaiveDate)> {
-    let mut out: Vec<(i64, String, String, NaiveDate, NaiveDate)> = Vec::new();
+/// A run of consecutive days one item had no sellable stock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    pub seller_id: i64,
+    pub asin: String,
+    pub sku: String,
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+}
+
+impl Gap {
+    /// Whether day `d` of the item is inside this gap.
+    fn holds(&self, seller_id: i64, asin: &str, d: NaiveDate) -> bool {
+        self.seller_id == seller_id && self.asin == asin && d >= self.start && d <= self.end
+    }
+}
+
+/// Runs of consecutive empty days, per item (`days` ordered by item, then day).
+pub fn gaps(days: &[EmptyDay]) -> Vec<Gap> {
+    let mut out: Vec<Gap> = Vec::new();
     for d in days {
         match out.last_mut() {
-            Some(g) if g.0 == d.seller_id && g.1 == d.asin && d.date == g.4 + Duration::days(1) => {
-                g.4 = d.date;
+            Some(g)
+                if g.seller_id == d.seller_id
+                    && g.asin == d.asin
+                    && d.date == g.end + Duration::days(1) =>
+            {
+                g.end = d.date;
             }
-            _ => out.push((d.seller_id, d.asin.clone(), d.sku.clone(), d.date, d.date)),
+            _ => out.push(Gap {
+                seller_id: d.seller_id,
+                asin: d.asin.clone(),
+                sku: d.sku.clone(),
+                start: d.date,
+                end: d.date,
+            }),
         }
     }
     out
 }
 
 async fn measure(
-    wh: &Ctx,
+    wh: &Wh,
     scope: &Scope,
-    gap: &(i64, String, String, NaiveDate, NaiveDate),
-    all_gaps: &[(i64, String, String, NaiveDate, NaiveDate)],
+    gap: &Gap,
+    all_gaps: &[Gap],
     period: Period,
 ) -> Result<StockOut> {
-    let (seller_id, asin, sku, start, end) = gap.clone();
+    let Gap {
+        seller_id,
+        asin,
+        sku,
+        start,
+        end,
+    } = gap.clone();
     let window = Period {
         start: start - Duration::days(AROUND_DAYS),
         end: end + Duration::days(AROUND_DAYS),
     };
     let days = data::item_days(wh, scope, seller_id, &asin, window).await?;
-    let empty = |d: NaiveDate| {
-        all_gaps
-            .iter()
-            .any(|g| g.0 == seller_id && g.1 == asin && d >= g.3 && d <= g.4)
-    };
+    let empty = |d: NaiveDate| all_gaps.iter().any(|g| g.holds(seller_id, &asin, d));
     let (mut units, mut traffic, mut sales, mut baseline_days, mut during) = (0, 0, 0, 0, 0);
     for d in &days {
         if d.date >= start && d.date <= end {
@@ -110,7 +139,7 @@ async fn measure(
 }
 
 /// Every stock-out that overlaps `period`, measured.
-pub async fn stock_outs(wh: &Ctx, scope: &Scope, period: Period) -> Result<Vec<StockOut>> {
+pub async fn stock_outs(wh: &Wh, scope: &Scope, period: Period) -> Result<Vec<StockOut>> {
     // read a margin either side so a gap crossing the period's edge is seen whole
     let margin = Duration::days(AROUND_DAYS + 31);
     let wide = Period {
@@ -121,7 +150,7 @@ pub async fn stock_outs(wh: &Ctx, scope: &Scope, period: Period) -> Result<Vec<S
     let mut out = Vec::new();
     for g in all
         .iter()
-        .filter(|g| g.4 >= period.start && g.3 <= period.end)
+        .filter(|g| g.end >= period.start && g.start <= period.end)
     {
         out.push(measure(wh, scope, g, &all, period).await?);
     }
@@ -145,14 +174,14 @@ fn stock_out_json(s: &StockOut) -> Value {
         "daysInPeriod": s.days_in_period,
         "trafficDuring": s.traffic_during,
         "conversionAround": s.conversion.map_or(Value::Null, |c| num((c * 10_000.0).round() / 10_000.0)),
-        "averagePriceAround": s.price.map_or(Value::Null, |p| num(p.round() / 100.0)),
+        "averagePriceAround": unit_money(s.price),
         "baselineDays": s.baseline_days,
         "lostUnits": s.lost_units,
         "lostSales": s.lost_sales.map(money),
     })
 }
 
-async fn inventory(wh: &Ctx, scope: &Scope, on: NaiveDate, top: usize) -> Result<Value> {
+async fn inventory(wh: &Wh, scope: &Scope, on: NaiveDate, top: usize) -> Result<Value> {
     let stock = data::stock(wh, scope, on).await?;
     let recent = data::items(
         wh,
@@ -207,7 +236,7 @@ async fn inventory(wh: &Ctx, scope: &Scope, on: NaiveDate, top: usize) -> Result
     }))
 }
 
-pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let scope = &input.scope;
     let period = input.period.expect("checked by the service");
     let found = stock_outs(wh, scope, period).await?;

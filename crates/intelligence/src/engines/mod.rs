@@ -11,7 +11,6 @@ pub mod ops_bridge;
 
 use serde_json::{Number, Value};
 
-use crate::data::Wh;
 use crate::evidence::Statement;
 use crate::params::{Grain, Month, Period};
 use crate::scope::Scope;
@@ -38,12 +37,22 @@ pub struct Answer {
     pub evidence: Vec<Statement>,
 }
 
-/// The engine's view of the warehouse.
-pub type Ctx = Wh;
-
 /// Cents as a JSON amount in the currency's major unit.
 pub fn money(cents: i64) -> Value {
     num(cents as f64 / 100.0)
+}
+
+/// An amount per unit (price, CPC, AOV) computed in cents, as JSON in major units rounded to
+/// the cent; `null` when there was nothing to divide by.
+pub fn unit_money(cents: Option<f64>) -> Value {
+    cents.map_or(Value::Null, |c| num(c.round() / 100.0))
+}
+
+/// Adds one row's effects into a running total.
+pub fn add_to<const N: usize>(total: &mut [i64; N], row: [i64; N]) {
+    for (t, v) in total.iter_mut().zip(row) {
+        *t += v;
+    }
 }
 
 /// A finite number as JSON (`null` otherwise).

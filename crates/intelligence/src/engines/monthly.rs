@@ -5,8 +5,8 @@
 use pp_core::Result;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Input, ads_bridge, money, ops_bridge, pct, ratio};
-use crate::data::{self, AdsFacts, ItemFacts};
+use super::{Answer, Input, ads_bridge, money, ops_bridge, pct, ratio};
+use crate::data::{self, AdsFacts, ItemFacts, Wh};
 use crate::evidence::{Rows, Statement, say_money};
 use crate::params::{Grain, Period};
 
@@ -33,7 +33,7 @@ fn comparison(b: &ops_bridge::Bridge, ab: &ads_bridge::Bridge) -> Value {
     })
 }
 
-pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let scope = &input.scope;
     let month = input.month.expect("checked by the service");
     let full = month.period();
@@ -61,12 +61,24 @@ pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
             input.data.end
         ));
     }
-    let mom = ops_bridge::read(wh, scope, previous, current).await?;
-    let ads_mom = ads_bridge::read(wh, scope, Grain::Campaign, previous, current).await?;
+    // the month itself is read once and bridged against both comparisons
+    let items_now = data::items(wh, scope, current).await?;
+    let ads_now = data::ads(wh, scope, Grain::Campaign, current).await?;
+    let mom = ops_bridge::compute(data::items(wh, scope, previous).await?, items_now.clone());
+    let ads_mom = ads_bridge::compute(
+        data::ads(wh, scope, Grain::Campaign, previous).await?,
+        ads_now.clone(),
+    );
     let (yoy, ads_yoy) = if year_ago.start >= input.data.start {
         (
-            Some(ops_bridge::read(wh, scope, year_ago, current).await?),
-            Some(ads_bridge::read(wh, scope, Grain::Campaign, year_ago, current).await?),
+            Some(ops_bridge::compute(
+                data::items(wh, scope, year_ago).await?,
+                items_now,
+            )),
+            Some(ads_bridge::compute(
+                data::ads(wh, scope, Grain::Campaign, year_ago).await?,
+                ads_now,
+            )),
         )
     } else {
         limitations.push(format!(

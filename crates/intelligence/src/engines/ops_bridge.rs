@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use pp_core::Result;
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Input, money, pct, per, ratio, settle};
-use crate::data::{self, ItemFacts, ItemKey};
+use super::{Answer, Input, add_to, money, pct, per, ratio, settle, unit_money};
+use crate::data::{self, ItemFacts, ItemKey, Wh};
 use crate::evidence::{Rows, Statement, say_money};
 use crate::params::Period;
 use crate::scope::Scope;
@@ -124,9 +124,7 @@ pub fn compute(before: Vec<(ItemKey, ItemFacts)>, after: Vec<(ItemKey, ItemFacts
     let mut effects = [0i64; 4];
     let (mut b, mut a) = (zero.clone(), zero);
     for it in &items {
-        for (e, v) in effects.iter_mut().zip(it.effects) {
-            *e += v;
-        }
+        add_to(&mut effects, it.effects);
         b = sum(&b, &it.before);
         a = sum(&a, &it.after);
     }
@@ -140,7 +138,7 @@ pub fn compute(before: Vec<(ItemKey, ItemFacts)>, after: Vec<(ItemKey, ItemFacts
 }
 
 /// The scope's bridge from `compare` to `period`, read from the warehouse.
-pub async fn read(wh: &Ctx, scope: &Scope, compare: Period, period: Period) -> Result<Bridge> {
+pub async fn read(wh: &Wh, scope: &Scope, compare: Period, period: Period) -> Result<Bridge> {
     let before = data::items(wh, scope, compare).await?;
     let after = data::items(wh, scope, period).await?;
     Ok(compute(before, after))
@@ -158,7 +156,7 @@ pub fn facts_json(f: &ItemFacts) -> Value {
         "units": f.units,
         "traffic": f.traffic,
         "conversion": ratio(f.units, f.traffic),
-        "averagePrice": per(f.sales, f.units).map_or(Value::Null, |p| super::num(p.round() / 100.0)),
+        "averagePrice": unit_money(per(f.sales, f.units)),
     })
 }
 
@@ -194,9 +192,7 @@ pub fn items_json(b: &Bridge, top: usize) -> (Value, Value) {
     let rest = &b.items[b.items.len().min(top)..];
     let mut e = [0i64; 4];
     for it in rest {
-        for (x, v) in e.iter_mut().zip(it.effects) {
-            *x += v;
-        }
+        add_to(&mut e, it.effects);
     }
     let others = json!({
         "count": rest.len(),
@@ -306,9 +302,9 @@ pub fn evidence(scope: &Scope, b: &Bridge, compare: Period, period: Period) -> V
 }
 
 /// The request.
-pub async fn run(wh: &Ctx, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let period = input.period.expect("checked by the service");
-    let compare = input.compare_period.unwrap_or_else(|| period.previous());
+    let compare = input.compare_period.expect("filled by the service");
     let b = read(wh, &input.scope, compare, period).await?;
     let (items, others) = items_json(&b, input.top);
     Ok(Answer {

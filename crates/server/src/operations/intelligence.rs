@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::schema::{any, any_object, api, array, closed, int, object, string, text};
-use super::{Ctx, Endpoint, Fut, Hints, READ, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, NoArgs, READ, Tool, args};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
 use crate::http::query::Query;
@@ -83,14 +83,10 @@ async fn result(
 
 fn catalog_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        let _: Empty = args(a)?;
+        args::<NoArgs>(a)?;
         render::value(ctx.app.intelligence.catalog(&ctx.principal)?)
     })
 }
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
 
 fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {

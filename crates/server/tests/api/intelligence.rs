@@ -6,7 +6,7 @@
 //! survives a restart and completes; every run is metered by request id.
 
 use pp_core::TenantId;
-use pp_store::intelligence::{Caps, RunRow, RunStatus};
+use pp_store::intelligence::{Caps, NewRun};
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
@@ -28,6 +28,11 @@ fn seller1() -> Value {
 
 fn cents(v: &Value) -> i64 {
     (v.as_f64().unwrap_or_else(|| panic!("an amount: {v}")) * 100.0).round() as i64
+}
+
+/// `POST /api/intelligence/run` with `body`.
+async fn post_run(app: &TestApp, t: &str, body: Value) -> (u16, Value) {
+    app.post(t, "/api/intelligence/run", body).await
 }
 
 async fn token(app: &TestApp, scopes: &str) -> String {
@@ -84,7 +89,7 @@ async fn a_run_answers_a_bridge_with_versions_limitations_and_evidence() {
     let t = token(&app, "intelligence:read").await;
     let mut req = bridge(seller1());
     req["evidence"] = true.into();
-    let (s, run) = app.post(&t, "/api/intelligence/run", req).await;
+    let (s, run) = post_run(&app, &t, req).await;
     assert_eq!(s, 200, "{run}");
     assert_eq!(
         (run["status"].as_str(), run["mode"].as_str()),
@@ -117,9 +122,7 @@ async fn a_run_answers_a_bridge_with_versions_limitations_and_evidence() {
     assert_eq!(s, 200);
     assert_eq!(again["result"], run["result"]);
     // without evidence: none
-    let (_, plain) = app
-        .post(&t, "/api/intelligence/run", bridge(seller1()))
-        .await;
+    let (_, plain) = post_run(&app, &t, bridge(seller1())).await;
     assert!(plain.get("evidence").is_none());
     // every engine answers on the demo world
     for (id, params) in [
@@ -134,13 +137,7 @@ async fn a_run_answers_a_bridge_with_versions_limitations_and_evidence() {
             json!({ "sellerId": "ENTITY2DEMOVENDOR", "month": "2026-10" }),
         ),
     ] {
-        let (s, r) = app
-            .post(
-                &t,
-                "/api/intelligence/run",
-                json!({ "id": id, "params": params }),
-            )
-            .await;
+        let (s, r) = post_run(&app, &t, json!({ "id": id, "params": params })).await;
         assert_eq!(s, 200, "{id}: {r}");
         assert_eq!(r["status"], "succeeded", "{id}: {r}");
     }
@@ -196,8 +193,7 @@ async fn a_brand_request_sums_its_seller_rows() {
     let c = app.credential("zeta", Some("intelligence:read")).await;
     let t = app.token(&c).await;
     let day = |d: &str| json!({ "start": d, "end": d });
-    let (s, run) = app
-        .post(&t, "/api/intelligence/run", bridge(json!({ "brand": "shared", "period": day("2026-01-02"), "comparePeriod": day("2026-01-01") })))
+    let (s, run) = post_run(&app, &t, bridge(json!({ "brand": "shared", "period": day("2026-01-02"), "comparePeriod": day("2026-01-01") })))
         .await;
     assert_eq!(s, 200, "{run}");
     let totals = &run["result"]["totals"];
@@ -268,7 +264,7 @@ async fn refusals_name_what_is_wrong_and_run_nothing() {
         ),
     ];
     for (req, status, kind) in cases {
-        let (s, body) = app.post(&t, "/api/intelligence/run", req.clone()).await;
+        let (s, body) = post_run(&app, &t, req.clone()).await;
         assert_eq!(
             (s, body["kind"].as_str()),
             (status, Some(kind)),
@@ -276,19 +272,18 @@ async fn refusals_name_what_is_wrong_and_run_nothing() {
         );
         assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
     }
-    let (_, two) = app
-        .post(
-            &t,
-            "/api/intelligence/run",
-            bridge(json!({ "sellerId": "A2DEMOSELLER01", "period": sept() })),
-        )
-        .await;
+    let (_, two) = post_run(
+        &app,
+        &t,
+        bridge(json!({ "sellerId": "A2DEMOSELLER01", "period": sept() })),
+    )
+    .await;
     assert_eq!(
         two["candidates"].as_array().unwrap().len(),
         2,
         "the token's two marketplaces: {two}"
     );
-    let (_, early) = app.post(&t, "/api/intelligence/run", bridge(json!({ "sellerId": "A1DEMOSELLERMX", "period": { "start": "2019-01-01", "end": "2019-01-31" } }))).await;
+    let (_, early) = post_run(&app, &t, bridge(json!({ "sellerId": "A1DEMOSELLERMX", "period": { "start": "2019-01-01", "end": "2019-01-31" } }))).await;
     assert!(
         early["dataFrom"].is_string() && early["dataThrough"].is_string(),
         "{early}"
@@ -353,27 +348,25 @@ async fn an_account_switched_off_answers_not_enrolled() {
         .await
         .unwrap();
     let mx = bridge(json!({ "sellerId": "A1DEMOSELLERMX", "period": sept() }));
-    let (s, v) = app.post(&t, "/api/intelligence/run", mx.clone()).await;
+    let (s, v) = post_run(&app, &t, mx.clone()).await;
     assert_eq!(
         (s, v["kind"].as_str(), v["reason"].as_str()),
         (403, Some("not_enrolled"), Some("pilot ended")),
         "{v}"
     );
-    let (s, _) = app
-        .post(&t, "/api/intelligence/run", bridge(seller1()))
-        .await;
+    let (s, _) = post_run(&app, &t, bridge(seller1())).await;
     assert_eq!(s, 200, "other accounts are on");
     app.store
         .intelligence()
         .set_enrolled(&acme, 3, true, None, "admin")
         .await
         .unwrap();
-    let (s, _) = app.post(&t, "/api/intelligence/run", mx).await;
+    let (s, _) = post_run(&app, &t, mx).await;
     assert_eq!(s, 200, "switched back on");
 }
 
-fn held(id: &str) -> RunRow {
-    RunRow {
+fn held(id: &str) -> NewRun {
+    NewRun {
         id: id.into(),
         tenant: "acme".into(),
         request_id: "INS-OPS-BRIDGE-01".into(),
@@ -381,17 +374,9 @@ fn held(id: &str) -> RunRow {
         accounts: vec!["seller:1".into()],
         params: json!({}),
         mode: "sync".into(),
-        status: RunStatus::Queued,
-        job_id: None,
         actor: "svc:other-instance".into(),
         credential_id: "cred_x".into(),
         surface: "rest".into(),
-        result: None,
-        error: None,
-        created_ms: pp_store::jobs::now_ms(),
-        started_ms: None,
-        finished_ms: None,
-        compute_ms: None,
     }
 }
 
@@ -416,26 +401,21 @@ async fn a_third_computing_request_on_an_account_answers_busy() {
             None
         );
     }
-    let (s, v) = app
-        .post(&t, "/api/intelligence/run", bridge(seller1()))
-        .await;
+    let (s, v) = post_run(&app, &t, bridge(seller1())).await;
     assert_eq!(
         (s, v["kind"].as_str(), v["retryable"].as_bool()),
         (429, Some("busy"), Some(true)),
         "{v}"
     );
-    let (s, _) = app
-        .post(
-            &t,
-            "/api/intelligence/run",
-            bridge(json!({ "sellerId": "A1DEMOSELLERMX", "period": sept() })),
-        )
-        .await;
+    let (s, _) = post_run(
+        &app,
+        &t,
+        bridge(json!({ "sellerId": "A1DEMOSELLERMX", "period": sept() })),
+    )
+    .await;
     assert_eq!(s, 200, "another account is free");
     runs.finish("run_held1", Ok(&json!({})), 1).await.unwrap();
-    let (s, v) = app
-        .post(&t, "/api/intelligence/run", bridge(seller1()))
-        .await;
+    let (s, v) = post_run(&app, &t, bridge(seller1())).await;
     assert_eq!(s, 200, "a slot freed: {v}");
     let m = runs.meter(&acme, 0).await.unwrap();
     assert_eq!(m[0].runs, 4, "the busy request was not a run: {m:?}");
@@ -450,9 +430,7 @@ async fn a_large_account_runs_async_and_survives_a_restart() {
     o.jobs.intelligence.sync_item_days = 100;
     let app = TestApp::start_market_options(o).await;
     let t = token(&app, "intelligence:read").await;
-    let (s, v) = app
-        .post(&t, "/api/intelligence/run", bridge(seller1()))
-        .await;
+    let (s, v) = post_run(&app, &t, bridge(seller1())).await;
     assert_eq!(
         (s, v["kind"].as_str()),
         (422, Some("account_too_large_use_async")),
@@ -462,7 +440,7 @@ async fn a_large_account_runs_async_and_survives_a_restart() {
     assert!(v["itemDays"].as_i64().unwrap() > 100);
     let mut req = bridge(seller1());
     req["async"] = true.into();
-    let (s, queued) = app.post(&t, "/api/intelligence/run", req).await;
+    let (s, queued) = post_run(&app, &t, req).await;
     assert_eq!(
         (s, queued["status"].as_str(), queued["mode"].as_str()),
         (200, Some("queued"), Some("async")),

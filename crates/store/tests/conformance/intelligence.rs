@@ -3,13 +3,13 @@
 //! and is metered by request id; a lapsed lease frees a dead run's slots; switching an
 //! account off is per tenant and seller row.
 
-use pp_store::intelligence::{Caps, Refusal, RunRow, RunStatus};
+use pp_store::intelligence::{Caps, NewRun, Refusal, RunStatus};
 use serde_json::json;
 
 use crate::{Fixture, each_engine};
 
-fn row(tenant: &str, id: &str, request: &str) -> RunRow {
-    RunRow {
+fn row(tenant: &str, id: &str, request: &str) -> NewRun {
+    NewRun {
         id: id.into(),
         tenant: tenant.into(),
         request_id: request.into(),
@@ -17,17 +17,9 @@ fn row(tenant: &str, id: &str, request: &str) -> RunRow {
         accounts: vec!["seller:1".into()],
         params: json!({ "sellerId": "A1" }),
         mode: "sync".into(),
-        status: RunStatus::Queued,
-        job_id: None,
         actor: "svc:test".into(),
         credential_id: "cred_1".into(),
         surface: "rest".into(),
-        result: None,
-        error: None,
-        created_ms: pp_store::jobs::now_ms(),
-        started_ms: None,
-        finished_ms: None,
-        compute_ms: None,
     }
 }
 
