@@ -123,6 +123,23 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
     })
 }
 
+/// Tenant `id`, which must exist.
+pub(crate) async fn existing_tenant(store: &Store, id: &str) -> pp_core::Result<TenantId> {
+    let t = TenantId::parse(id)?;
+    if store.tenants().get(&t).await?.is_none() {
+        return Err(pp_core::Error::not_found(format!("no tenant {id}")));
+    }
+    Ok(t)
+}
+
+/// The actor an administrator's change is recorded under.
+pub(crate) fn actor() -> String {
+    format!(
+        "admin:{}",
+        std::env::var("USER").unwrap_or_else(|_| "cli".into())
+    )
+}
+
 async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
     match cmd {
         TenantCommand::Create {

@@ -70,13 +70,7 @@ pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_c
             status,
             secret_key,
         } => {
-            let tenant = TenantId::parse(&tenant)?;
-            if store.tenants().get(&tenant).await?.is_none() {
-                return Err(pp_core::Error::not_found(format!(
-                    "no tenant {}",
-                    tenant.as_str()
-                )));
-            }
+            let tenant = crate::admin::existing_tenant(store, &tenant).await?;
             let sealer = sealer(secret_key, data_dir)?;
             let grant = Grant {
                 kind: &kind,

@@ -3,8 +3,9 @@
 //! — and read a tenant's switched-off accounts and its runs metered by request id.
 
 use clap::Subcommand;
-use pp_core::TenantId;
 use pp_store::Store;
+
+use crate::admin::{actor, existing_tenant};
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -38,22 +39,12 @@ pub enum IntelligenceCommand {
     },
 }
 
-async fn tenant(store: &Store, id: &str) -> pp_core::Result<TenantId> {
-    let t = TenantId::parse(id)?;
-    if store.tenants().get(&t).await?.is_none() {
-        return Err(pp_core::Error::not_found(format!("no tenant {id}")));
-    }
-    Ok(t)
-}
-
 pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()> {
     let i = store.intelligence();
     match cmd {
         IntelligenceCommand::On { tenant: t, seller } => {
-            let t = tenant(store, &t).await?;
-            let changed = i
-                .set_enrolled(&t, seller, true, None, &crate::listings::admin())
-                .await?;
+            let t = existing_tenant(store, &t).await?;
+            let changed = i.set_enrolled(&t, seller, true, None, &actor()).await?;
             println!(
                 "intelligence {} for seller {seller} in {}",
                 if changed {
@@ -69,15 +60,9 @@ pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()>
             seller,
             reason,
         } => {
-            let t = tenant(store, &t).await?;
+            let t = existing_tenant(store, &t).await?;
             let changed = i
-                .set_enrolled(
-                    &t,
-                    seller,
-                    false,
-                    reason.as_deref(),
-                    &crate::listings::admin(),
-                )
+                .set_enrolled(&t, seller, false, reason.as_deref(), &actor())
                 .await?;
             println!(
                 "intelligence {} for seller {seller} in {}",
@@ -94,7 +79,7 @@ pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()>
             days,
             json,
         } => {
-            let t = tenant(store, &t).await?;
+            let t = existing_tenant(store, &t).await?;
             let off = i.opt_outs(&t).await?;
             let since = pp_store::jobs::now_ms() - days.max(0) * 86_400_000;
             let meter = i.meter(&t, since).await?;

@@ -5,9 +5,10 @@
 //! regardless.
 
 use clap::Subcommand;
-use pp_core::TenantId;
 use pp_marketplace::service::{MEDIA_SWITCH, TEXT_SWITCH};
 use pp_store::Store;
+
+use crate::admin::{actor, existing_tenant};
 use serde_json::json;
 
 #[derive(Subcommand)]
@@ -46,22 +47,6 @@ pub enum ListingsCommand {
     },
 }
 
-async fn tenant(store: &Store, id: &str) -> pp_core::Result<TenantId> {
-    let t = TenantId::parse(id)?;
-    if store.tenants().get(&t).await?.is_none() {
-        return Err(pp_core::Error::not_found(format!("no tenant {id}")));
-    }
-    Ok(t)
-}
-
-/// The actor an administrator's change is recorded under.
-pub fn admin() -> String {
-    format!(
-        "admin:{}",
-        std::env::var("USER").unwrap_or_else(|_| "cli".into())
-    )
-}
-
 pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
     let l = store.listing_writes();
     match cmd {
@@ -69,8 +54,8 @@ pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
             tenant: t,
             merchant,
         } => {
-            let t = tenant(store, &t).await?;
-            let new = l.enable(&t, &merchant, &admin()).await?;
+            let t = existing_tenant(store, &t).await?;
+            let new = l.enable(&t, &merchant, &actor()).await?;
             println!(
                 "listing writes {} for {merchant} in {}",
                 if new {
@@ -85,7 +70,7 @@ pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
             tenant: t,
             merchant,
         } => {
-            let t = tenant(store, &t).await?;
+            let t = existing_tenant(store, &t).await?;
             let was = l.disable(&t, &merchant).await?;
             println!(
                 "listing writes {} for {merchant} in {}",
@@ -116,12 +101,12 @@ pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
                     )));
                 }
             };
-            l.set_switch(name, off, reason.as_deref(), &admin()).await?;
+            l.set_switch(name, off, reason.as_deref(), &actor()).await?;
             println!("listing {surface} writes switched {state} for the whole service");
         }
         ListingsCommand::Status { tenant: t, json } => {
             let accounts = match t {
-                Some(t) => l.accounts(&tenant(store, &t).await?).await?,
+                Some(t) => l.accounts(&existing_tenant(store, &t).await?).await?,
                 None => Vec::new(),
             };
             let switches = l.switches().await?;

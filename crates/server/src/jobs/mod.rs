@@ -8,6 +8,8 @@
 //! deadline (shorter than the lease) is put back to try again later, so a hung provider holds a
 //! worker for one deadline at most.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use pp_marketplace::pricing;
@@ -139,6 +141,21 @@ fn past_deadline(job: &Job, deadline: Duration) -> (Outcome, Vec<pp_store::jobs:
     (outcome, Vec::new())
 }
 
+/// A step's future.
+type Step<'a> = Pin<Box<dyn Future<Output = (Outcome, Vec<pp_store::jobs::Item>)> + Send + 'a>>;
+
+/// The service that owns `job`'s kind, as the deadline its step runs under and the step.
+/// An intelligence run computes in one step under its own (longer) deadline; the lease is
+/// renewed meanwhile either way.
+fn step_of<'a>(app: &'a SharedState, job: &'a Job) -> (Duration, Step<'a>) {
+    if job.kind == pp_intelligence::JOB_KIND {
+        let deadline = app.intelligence.async_deadline() + Duration::from_secs(5);
+        (deadline, Box::pin(app.intelligence.step(job)))
+    } else {
+        (app.jobs.step_deadline(), Box::pin(app.market.step(job)))
+    }
+}
+
 /// Runs one step of `job`, renewing the lease meanwhile, and records its outcome.
 async fn run(app: &SharedState, owner: &str, job: Job) {
     let lease_ms = app.jobs.lease.as_millis() as i64;
@@ -153,21 +170,7 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             }
         }
     };
-    let intelligence = job.kind == pp_intelligence::JOB_KIND;
-    // an intelligence run computes in one step, under its own (longer) deadline; the lease is
-    // renewed meanwhile
-    let deadline = if intelligence {
-        app.intelligence.async_deadline() + Duration::from_secs(5)
-    } else {
-        app.jobs.step_deadline()
-    };
-    let step = async {
-        if intelligence {
-            app.intelligence.step(&job).await
-        } else {
-            app.market.step(&job).await
-        }
-    };
+    let (deadline, step) = step_of(app, &job);
     let (outcome, items) = tokio::select! {
         r = tokio::time::timeout(deadline, step) => match r {
             Ok(r) => r,

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::schema::{
     any, any_object, api, array, closed, int, nullable, object, string, text, with,
 };
-use super::{Ctx, Endpoint, Fut, Hints, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, NoArgs, Tool, args};
 use crate::http::error::{ApiError, for_path};
 use crate::http::json::Body;
 use crate::http::query::Query;
@@ -185,13 +185,9 @@ async fn ads_profiles(
     Ok(render::api(app.market.ads_profiles(&p).await?)?)
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
-
 fn merchants_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        args::<Empty>(a)?;
+        args::<NoArgs>(a)?;
         render::value(ctx.app.market.merchants(&ctx.principal).await?)
     })
 }
@@ -254,7 +250,7 @@ fn ads_audit_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 
 fn profiles_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        args::<Empty>(a)?;
+        args::<NoArgs>(a)?;
         render::value(ctx.app.market.ads_profiles(&ctx.principal).await?)
     })
 }

@@ -377,6 +377,11 @@ pub fn tools() -> impl Iterator<Item = (&'static Tool, &'static [Scope])> {
         .filter_map(|e| e.tool.as_ref().map(|t| (t, e.needs.scopes())))
 }
 
+/// The arguments of a tool that takes none (anything else is refused).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
 /// Reads a tool call's arguments as the typed request `T`.
 pub fn args<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> pp_core::Result<T> {
     crate::http::json::typed(Value::Object(args))

@@ -11,7 +11,7 @@ use pp_warehouse::{Caps, QueryResult, SqlRequest};
 use serde_json::{Map, Value, json};
 
 use super::schema::{any, any_object, array, boolean, closed, int, object, string};
-use super::{Ctx, Endpoint, Fut, READ, Tool, args};
+use super::{Ctx, Endpoint, Fut, NoArgs, READ, Tool, args};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
 use crate::http::render;
@@ -85,14 +85,10 @@ fn legacy_query<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 
 fn list_tables<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     Box::pin(async move {
-        args::<Empty>(a)?;
+        args::<NoArgs>(a)?;
         Ok(json!({ "tables": ctx.app.warehouses.tables(&ctx.principal).await? }))
     })
 }
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
