@@ -6,7 +6,7 @@
 use pp_brand::service::BrandMemory;
 use pp_core::Result;
 use pp_core::cursor::Cursors;
-use pp_forecast::service::ForecastState;
+use pp_forecast_state::service::ForecastState;
 use pp_intelligence::Intelligence;
 use pp_marketplace::Marketplace;
 use pp_store::Store;

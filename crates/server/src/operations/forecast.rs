@@ -6,8 +6,8 @@
 use axum::Json;
 use axum::extract::{Extension, State};
 use pp_core::{Principal, Scope};
-use pp_forecast::MAX_BATCH_BYTES;
-use pp_forecast::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
+use pp_forecast_state::MAX_BATCH_BYTES;
+use pp_forecast_state::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
 use serde_json::Value;
 
 use super::schema::{any, any_object, api, array, boolean, int, nullable, object, string};
@@ -43,7 +43,7 @@ async fn batch(
 ) -> Result<Json<Value>, ApiError> {
     Ok(render::api(
         app.forecast
-            .batch(&p, pp_forecast::parse(p.tenant.as_str(), &body)?)
+            .batch(&p, pp_forecast_state::parse(p.tenant.as_str(), &body)?)
             .await?,
     )?)
 }
@@ -65,7 +65,7 @@ async fn create_scope(
         app.forecast
             .create_scope(
                 &p,
-                pp_forecast::scopes::parse_create(p.tenant.as_str(), &body)?,
+                pp_forecast_state::scopes::parse_create(p.tenant.as_str(), &body)?,
             )
             .await?,
     )?)

@@ -98,13 +98,13 @@ impl ForecastState {
         self.check_merchants(p, &b.merchants).await
     }
 
-    /// An atomic batch of writes (read with `pp_forecast::parse`).
+    /// An atomic batch of writes (read with `pp_forecast_state::parse`).
     pub async fn batch(&self, p: &Principal, b: Batch) -> Result<Applied> {
         self.admit(p, &b).await?;
         crate::batch::apply(&self.store, p.tenant.as_str(), &p.actor, &b).await
     }
 
-    /// Creates a sub-brand scope (read with `pp_forecast::scopes::parse_create`).
+    /// Creates a sub-brand scope (read with `pp_forecast_state::scopes::parse_create`).
     pub async fn create_scope(&self, p: &Principal, s: NewScope) -> Result<ScopeCreated> {
         self.admit(p, s.batch()).await?;
         crate::scopes::create(&self.store, p.tenant.as_str(), &p.actor, &s).await
