@@ -46,13 +46,21 @@ fn acf(x: &[f64], lag: usize) -> f64 {
     num / denom
 }
 
-/// Whether `x` has a season of `period`: at least two full cycles and an autocorrelation at
-/// the seasonal lag beyond the 90% bound.
+/// Whether `x` has a season of `period`: at least two full cycles and, once its straight-line
+/// trend is taken out (a trend alone correlates every lag and hides a season), an
+/// autocorrelation at the seasonal lag beyond the 90% bound.
 pub fn is_seasonal(x: &[f64], period: usize) -> bool {
     let n = x.len();
     if period < 2 || n < 2 * period {
         return false;
     }
+    let (a, b) = crate::theta::line(x);
+    let x: Vec<f64> = x
+        .iter()
+        .enumerate()
+        .map(|(t, v)| v - a - b * t as f64)
+        .collect();
+    let x = x.as_slice();
     let r: Vec<f64> = (1..=period).map(|k| acf(x, k)).collect();
     let spread: f64 = 1.0 + 2.0 * r[..period - 1].iter().map(|v| v * v).sum::<f64>();
     r[period - 1].abs() > 1.645 * (spread / n as f64).sqrt()
@@ -69,7 +77,7 @@ pub fn indices(x: &[f64], period: usize) -> Indices {
     let mut counts = vec![0usize; m];
     for t in half..n.saturating_sub(half) {
         // the centred 2×m moving average (m even) or m moving average (m odd)
-        let cma = if m % 2 == 0 {
+        let cma = if m.is_multiple_of(2) {
             let inner: f64 = x[t + 1 - half..t + half].iter().sum();
             (inner + 0.5 * (x[t - half] + x[t + half])) / m as f64
         } else {

@@ -9,13 +9,14 @@
 pub mod data;
 pub mod engines;
 pub mod evidence;
+pub mod forecasting;
 pub mod params;
 pub mod registry;
 pub mod scope;
 pub mod service;
 pub mod shapley;
 
-pub use service::{Catalog, Intelligence, JOB_KIND, RunId, RunRequest, Settings};
+pub use service::{Catalog, Intelligence, JOB_KIND, RunId, RunRequest, ScopeRequest, Settings};
 
 /// Version of the engines serving (stamped on every result, shown by `/health`).
 pub const ENGINE_VERSION: &str = "ins-engines-2026.11.1";

@@ -140,6 +140,28 @@ pub enum Grain {
 pp_core::spelled!(Grain, "grain", Campaign => "campaign", AdGroup => "ad_group",
     Target => "target", SearchTerm => "search_term", Asin => "asin");
 
+/// What a forecast counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    Revenue,
+    Units,
+}
+
+pp_core::spelled!(Measure, "measure", Revenue => "revenue", Units => "units");
+
+/// Which spend a forecast's spend and budget figures count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpendBasis {
+    AdsOnly,
+    AdsPlusDsp,
+}
+
+pp_core::spelled!(SpendBasis, "spendBasis", AdsOnly => "ads_only", AdsPlusDsp => "ads_plus_dsp");
+
+/// Months a forecast covers by default, and at most.
+pub const DEFAULT_HORIZON: usize = 12;
+pub const MAX_HORIZON: usize = 24;
+
 /// Every parameter any request takes; each request names the ones it accepts.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -152,6 +174,10 @@ struct Raw {
     grain: Option<String>,
     month: Option<String>,
     top: Option<u64>,
+    scope_key: Option<String>,
+    measure: Option<String>,
+    spend_basis: Option<String>,
+    horizon: Option<u64>,
 }
 
 /// Who a request is about, as the caller named it.
@@ -175,6 +201,11 @@ pub struct Params {
     pub grain: Option<Grain>,
     pub month: Option<Month>,
     pub top: usize,
+    /// A sub-brand of the merchant (forecasting requests).
+    pub scope_key: Option<String>,
+    pub measure: Measure,
+    pub spend_basis: SpendBasis,
+    pub horizon: usize,
 }
 
 impl Params {
@@ -229,7 +260,35 @@ impl Params {
             Some(n) if (1..=MAX_TOP as u64).contains(&n) => n as usize,
             Some(n) => return Err(bad(format!("top {n} is out of range: use 1 to {MAX_TOP}"))),
         };
+        let horizon = match raw.horizon {
+            None => DEFAULT_HORIZON,
+            Some(n) if (1..=MAX_HORIZON as u64).contains(&n) => n as usize,
+            Some(n) => {
+                return Err(bad(format!(
+                    "horizon {n} is out of range: use 1 to {MAX_HORIZON} months"
+                )));
+            }
+        };
+        if raw.scope_key.is_some() && merchant.seller_id.is_none() {
+            return Err(bad(
+                "scopeKey names a sub-brand of one merchant: send it with sellerId (and marketplaceId)",
+            ));
+        }
         Ok(Self {
+            scope_key: raw.scope_key,
+            measure: raw
+                .measure
+                .as_deref()
+                .map(Measure::parse)
+                .transpose()?
+                .unwrap_or(Measure::Revenue),
+            spend_basis: raw
+                .spend_basis
+                .as_deref()
+                .map(SpendBasis::parse)
+                .transpose()?
+                .unwrap_or(SpendBasis::AdsOnly),
+            horizon,
             merchant,
             period: raw.period,
             compare_period: raw.compare_period,

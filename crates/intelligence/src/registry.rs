@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::data::{self, Wh};
 use crate::engines::{Answer, Input, ads_bridge, duo, lost_sales, monthly, ops_bridge};
+use crate::forecasting;
 
 /// Which service a request belongs to (its id prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -129,6 +130,42 @@ pub static REQUESTS: &[Request] = &[
         retail: true,
         run: |wh, i| Box::pin(monthly::run(wh, i)),
     },
+    Request {
+        id: "FCT-READINESS-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Forecasting,
+        purpose: "Whether a merchant, brand or sub-brand is forecastable: months of sales and ad spend, trainable overlap against the floors (12 complete months required, 18 recommended), the first month each verdict is read, what would close the gap. Never fits a model",
+        accepts: &["scopeKey"],
+        required: &[],
+        source: Source::Retail,
+        retail: false,
+        run: |wh, i| Box::pin(forecasting::readiness::run(wh, i)),
+    },
+    Request {
+        id: "FCT-BASELINE-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Forecasting,
+        purpose: "The forecast baseline with corrections: model, monthly expectations keyed YYYY-MM with 95% ranges, backtest, readiness, the month rows of forecast state applied, the age of the published copy; revenue or units (the units document); a published copy wins over one computed from the warehouse",
+        accepts: &["scopeKey", "measure", "spendBasis", "horizon"],
+        required: &[],
+        source: Source::Retail,
+        retail: false,
+        run: |wh, i| Box::pin(forecasting::baseline::run(wh, i)),
+    },
+    Request {
+        id: "FCT-TRACK-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Forecasting,
+        purpose: "One report month against its forecast: year to date, the month, the months to come, what the forecast stands on; a closed month's forecast as made before close and the current projection, with a beat or miss; forecast_state and spend_basis on every spend figure",
+        accepts: &["scopeKey", "measure", "spendBasis", "month"],
+        required: &["month"],
+        source: Source::Retail,
+        retail: false,
+        run: |wh, i| Box::pin(forecasting::track::run(wh, i)),
+    },
 ];
 
 /// The request `id`, or `bad_params` naming the catalog.
@@ -179,6 +216,18 @@ pub fn params_schema(r: &Request) -> Value {
             }
             "month" => {
                 json!({ "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$", "description": "The month read, YYYY-MM." })
+            }
+            "scopeKey" => {
+                json!({ "type": "string", "description": "A sub-brand of the merchant (with sellerId): the key after :scope: in its scopeId (GET /api/app-state/forecasting/scopes)." })
+            }
+            "measure" => {
+                json!({ "type": "string", "enum": ["revenue", "units"], "description": "What is forecast (default revenue); units answer the forecast_bridge.units_document/v1 document." })
+            }
+            "spendBasis" => {
+                json!({ "type": "string", "enum": ["ads_only", "ads_plus_dsp"], "description": "Which spend the spend and budget figures count (default ads_only)." })
+            }
+            "horizon" => {
+                json!({ "type": "integer", "minimum": 1, "maximum": crate::params::MAX_HORIZON, "description": "Months forecast (default 12)." })
             }
             "top" => {
                 json!({ "type": "integer", "minimum": 1, "maximum": crate::params::MAX_TOP, "description": "Rows listed one by one (default 25); the rest are summed." })

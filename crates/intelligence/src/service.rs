@@ -88,6 +88,27 @@ fn empty() -> Value {
     Value::Object(Map::new())
 }
 
+/// `POST /api/app-state/forecasting/publish` and `…/withdraw`: the merchant (and sub-brand)
+/// whose forecast is published or withdrawn.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ScopeRequest {
+    pub seller_id: String,
+    #[serde(default)]
+    pub marketplace_id: Option<String>,
+    #[serde(default)]
+    pub scope_key: Option<String>,
+    /// Months published (publish; default 12, at most 24).
+    #[serde(default)]
+    pub horizon: Option<u64>,
+    /// `ads_only` or `ads_plus_dsp` (publish).
+    #[serde(default)]
+    pub spend_basis: Option<String>,
+    /// Why it is withdrawn (withdraw; required there).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
 /// A run id (`run_` and 24 hex digits).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "String")]
@@ -196,7 +217,7 @@ impl Intelligence {
             evidence_version: crate::EVIDENCE_VERSION,
             requests: registry::REQUESTS.iter().map(registry::entry).collect(),
             planned: vec![
-                json!({ "id": "FCT-READINESS-01, FCT-BASELINE-01, FCT-TRACK-01", "note": "the forecasting requests join this catalog; the plan solve later" }),
+                json!({ "id": "plan solve", "note": "stated to join this catalog later; not available" }),
             ],
         })
     }
@@ -238,6 +259,16 @@ impl Intelligence {
             grain: params.grain.unwrap_or(Grain::Campaign),
             top: params.top,
             data,
+            forecast: crate::engines::ForecastChoices {
+                scope_key: params.scope_key,
+                measure: params.measure,
+                spend_basis: params.spend_basis,
+                horizon: params.horizon,
+            },
+            state: crate::engines::StateStore {
+                store: self.store.clone(),
+                tenant: tenant.clone(),
+            },
         })
     }
 
@@ -414,6 +445,80 @@ impl Intelligence {
             format!("run {} is {}", id.0, row.status.as_str()),
         )
         .with_field("status", row.status.as_str()))
+    }
+
+    /// The checked input of a forecast scope named by `req` (one merchant, or its sub-brand).
+    async fn forecast_scope(
+        &self,
+        p: &Principal,
+        req: &ScopeRequest,
+    ) -> Result<(Wh, Input, String)> {
+        p.require(&[Grant::AppstateWrite])?;
+        let def = registry::find("FCT-BASELINE-01")?;
+        let wh = Wh::new(self.warehouses.of(p).await?, &self.warehouses.limits);
+        let mut params = json!({ "sellerId": req.seller_id });
+        if let Some(m) = &req.marketplace_id {
+            params["marketplaceId"] = m.clone().into();
+        }
+        if let Some(k) = &req.scope_key {
+            params["scopeKey"] = k.clone().into();
+        }
+        if let Some(h) = req.horizon {
+            params["horizon"] = h.into();
+        }
+        if let Some(b) = &req.spend_basis {
+            params["spendBasis"] = b.clone().into();
+        }
+        let input = self.prepare(&wh, &p.tenant, def, &params, false).await?;
+        let id = crate::forecasting::state::scope_id(&input)
+            .ok_or_else(|| Error::internal("a sellerId scope has a forecast state scope id"))?;
+        Ok((wh, input, id))
+    }
+
+    /// Publishes the scope's forecast (revenue and units, computed now) as `p`.
+    pub async fn publish(&self, p: &Principal, req: ScopeRequest) -> Result<Value> {
+        if req.reason.is_some() {
+            return Err(Error::new(
+                Kind::BadParams,
+                "reason is for withdraw; publish takes sellerId, marketplaceId, scopeKey, horizon, spendBasis",
+            ));
+        }
+        let (wh, input, id) = self.forecast_scope(p, &req).await?;
+        let (h, _) = crate::forecasting::load(&wh, &input).await?;
+        crate::forecasting::publish::publish(
+            &input.state,
+            &id,
+            p.actor.as_str(),
+            &h,
+            input.forecast.horizon,
+            input.forecast.spend_basis,
+        )
+        .await
+    }
+
+    /// Withdraws the scope's published forecast as `p`, with a reason.
+    pub async fn withdraw(&self, p: &Principal, req: ScopeRequest) -> Result<Value> {
+        let reason = req
+            .reason
+            .clone()
+            .filter(|r| !r.trim().is_empty() && r.len() <= 500)
+            .ok_or_else(|| {
+                Error::new(
+                    Kind::BadParams,
+                    "reason is required: one line, up to 500 characters",
+                )
+            })?;
+        let (_, input, id) = self
+            .forecast_scope(
+                p,
+                &ScopeRequest {
+                    horizon: None,
+                    spend_basis: None,
+                    ..req
+                },
+            )
+            .await?;
+        crate::forecasting::publish::withdraw(&input.state, &id, p.actor.as_str(), &reason).await
     }
 
     /// One step of an asynchronous run's job: compute it once it holds its slots.

@@ -12,7 +12,10 @@ pub mod ops_bridge;
 use serde_json::{Number, Value};
 
 use crate::evidence::Statement;
-use crate::params::{Grain, Month, Period};
+use pp_core::TenantId;
+use pp_store::Store;
+
+use crate::params::{Grain, Measure, Month, Period, SpendBasis};
 use crate::scope::Scope;
 
 /// What an engine is given: the resolved scope, the periods (defaults filled, checked against
@@ -27,6 +30,32 @@ pub struct Input {
     pub top: usize,
     /// The days the scope's main table holds.
     pub data: Period,
+    /// The forecasting requests' choices.
+    pub forecast: ForecastChoices,
+    /// The tenant's state store (forecast state, published forecasts).
+    pub state: StateStore,
+}
+
+/// What a forecasting request was asked for.
+#[derive(Debug, Clone)]
+pub struct ForecastChoices {
+    pub scope_key: Option<String>,
+    pub measure: Measure,
+    pub spend_basis: SpendBasis,
+    pub horizon: usize,
+}
+
+/// The state store and the tenant a run reads it for.
+#[derive(Clone)]
+pub struct StateStore {
+    pub store: Store,
+    pub tenant: TenantId,
+}
+
+impl std::fmt::Debug for StateStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StateStore({})", self.tenant.as_str())
+    }
 }
 
 /// What an engine answers.

@@ -10,10 +10,15 @@ use pp_forecast_state::MAX_BATCH_BYTES;
 use pp_forecast_state::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
 use serde_json::Value;
 
-use super::schema::{any, any_object, api, array, boolean, int, nullable, object, string};
+use pp_intelligence::ScopeRequest;
+use serde_json::json;
+
+use super::schema::{
+    any, any_object, api, array, boolean, closed, int, nullable, object, string, text,
+};
 use super::{Endpoint, Gate};
 use crate::http::error::ApiError;
-use crate::http::json::JsonObject;
+use crate::http::json::{Body, JsonObject};
 use crate::http::query::Query;
 use crate::http::render;
 use crate::state::SharedState;
@@ -34,6 +39,38 @@ async fn docs(
     Query(q): Query<DocsQuery>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(render::api(app.forecast.docs(&p, q).await?)?)
+}
+
+async fn publish(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Body(req): Body<ScopeRequest>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.intelligence.publish(&p, req).await?)?)
+}
+
+async fn withdraw(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Body(req): Body<ScopeRequest>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(render::api(app.intelligence.withdraw(&p, req).await?)?)
+}
+
+fn scope_body(extra: &[(&str, Value)]) -> Value {
+    let mut fields = vec![
+        ("sellerId", text("The merchant token.")),
+        (
+            "marketplaceId",
+            text("The marketplace, when the merchant sells in several."),
+        ),
+        (
+            "scopeKey",
+            text("A sub-brand of the merchant: the key after :scope: in its scopeId."),
+        ),
+    ];
+    fields.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+    closed(&fields, &["sellerId"])
 }
 
 async fn batch(
@@ -227,5 +264,26 @@ pub fn endpoints() -> Vec<Endpoint> {
         )
         .query("month", false, string(), "YYYY-MM-01")
         .answers(200, api(revisions_page())),
+        Endpoint::post(
+            "/api/app-state/forecasting/publish",
+            "Publish a merchant's (or sub-brand's) forecast: revenue and units computed now from the warehouse; FCT-BASELINE-01 serves it until withdrawn or published again",
+            publish,
+        )
+        .gate(Gate::TokenCounted)
+        .needs(&[Scope::AppstateWrite])
+        .json_body(scope_body(&[
+            ("horizon", json!({ "type": "integer", "minimum": 1, "maximum": 24, "description": "Months published (default 12)." })),
+            ("spendBasis", json!({ "type": "string", "enum": ["ads_only", "ads_plus_dsp"], "description": "Spend counted as a driver (default ads_only)." })),
+        ]))
+        .answers(200, api(any_object())),
+        Endpoint::post(
+            "/api/app-state/forecasting/withdraw",
+            "Withdraw a merchant's (or sub-brand's) published forecast: FCT-BASELINE-01 answers available: false with the reason until the next publish",
+            withdraw,
+        )
+        .gate(Gate::TokenCounted)
+        .needs(&[Scope::AppstateWrite])
+        .json_body(scope_body(&[("reason", text("Why it is withdrawn: one line, up to 500 characters."))]))
+        .answers(200, api(any_object())),
     ]
 }

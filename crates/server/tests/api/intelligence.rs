@@ -59,7 +59,10 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             "INS-ADS-BRIDGE-01",
             "INS-DUO-01",
             "INS-LOSTSALES-01",
-            "INS-MONTHLY-01"
+            "INS-MONTHLY-01",
+            "FCT-READINESS-01",
+            "FCT-BASELINE-01",
+            "FCT-TRACK-01"
         ]
     );
     for r in cat["requests"].as_array().unwrap() {
@@ -67,7 +70,12 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             r["version"].is_string() && r["contentRevision"].is_u64() && r["purpose"].is_string(),
             "{r}"
         );
-        assert_eq!(r["service"], "attribution");
+        let service = if r["id"].as_str().unwrap().starts_with("FCT-") {
+            "forecasting"
+        } else {
+            "attribution"
+        };
+        assert_eq!(r["service"], service);
         assert_eq!(r["params"]["type"], "object");
     }
     let health: Value = app
@@ -80,7 +88,7 @@ async fn the_catalog_and_health_list_the_engines_serving() {
         .await
         .unwrap();
     assert_eq!(health["engine_version"], cat["engineVersion"]);
-    assert_eq!(health["engines"].as_array().unwrap().len(), 5, "{health}");
+    assert_eq!(health["engines"].as_array().unwrap().len(), 8, "{health}");
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ mod exactly_once;
 mod fault_matrix;
 mod first_use;
 mod forecast;
+mod forecasting;
 mod intelligence;
 mod listings;
 mod marketplace;

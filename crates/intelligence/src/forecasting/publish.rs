@@ -1,0 +1,113 @@
+//! Publishing and withdrawing a scope's forecast (`POST /api/app-state/forecasting/publish`
+//! and `…/withdraw`, `appstate:write`). Publishing computes the revenue and units baselines
+//! from the warehouse now and stores them as one entry, with who published it and the last
+//! day of data it stands on; withdrawing adds an entry that makes the scope's baseline
+//! unavailable until the next publish. Entries are never rewritten.
+
+use pp_core::{Error, Kind, Result};
+use pp_store::forecast::{DocWrite, Plan};
+use serde_json::{Value, json};
+
+use super::history::History;
+use super::readiness::{self, REQUIRED};
+use super::state::{self, publication_prefix};
+use crate::engines::StateStore;
+use crate::params::{Measure, SpendBasis};
+
+/// Keys count down from this, so the newest entry sorts first.
+const KEY_BASE: i64 = 9_999_999_999_999;
+
+async fn add(st: &StateStore, scope_id: &str, actor: &str, doc: Value) -> Result<()> {
+    let ms = pp_store::jobs::now_ms();
+    let key = format!("{}:{:013}", publication_prefix(scope_id), KEY_BASE - ms);
+    let now = pp_store::rfc3339_ms(ms);
+    let write = DocWrite {
+        key: key.clone(),
+        kind: "published".into(),
+        scope_id: scope_id.to_owned(),
+        month: None,
+        version: 1,
+        doc: Some(doc.to_string()),
+        created_at: now.clone(),
+        updated_at: now,
+        updated_by: actor.to_owned(),
+    };
+    st.store
+        .forecast()
+        .apply(st.tenant.as_str(), None, vec![key], move |_| {
+            Ok((
+                Plan {
+                    docs: vec![write],
+                    revisions: Vec::new(),
+                },
+                (),
+            ))
+        })
+        .await
+}
+
+/// Publishes `h`'s baselines for `scope_id` as `actor`; answers the stored entry.
+pub async fn publish(
+    st: &StateStore,
+    scope_id: &str,
+    actor: &str,
+    h: &History,
+    horizon: usize,
+    basis: SpendBasis,
+) -> Result<Value> {
+    let r = readiness::assess(h);
+    if r.months() < REQUIRED {
+        return Err(Error::new(
+            Kind::NoDataForPeriod,
+            format!(
+                "{} complete months of sales in a row; publishing a forecast needs {REQUIRED}",
+                r.months()
+            ),
+        )
+        .with_field("readiness", r.view()));
+    }
+    let rows = state::month_rows(st, scope_id).await?;
+    let revenue = super::baseline::compute(h, &r, Measure::Revenue, horizon, basis, &rows)?;
+    let units = super::baseline::compute(h, &r, Measure::Units, horizon, basis, &rows)?;
+    let doc = json!({
+        "scopeId": scope_id,
+        "publishedAt": pp_store::rfc3339_ms(pp_store::jobs::now_ms()),
+        "publishedBy": actor,
+        "dataThrough": h.data.end.to_string(),
+        "spendBasis": basis.as_str(),
+        "revenue": revenue,
+        "units": units,
+    });
+    add(st, scope_id, actor, doc.clone()).await?;
+    Ok(doc)
+}
+
+/// Withdraws the scope's published forecast as `actor` with `reason`; `not_found` when
+/// nothing is published.
+pub async fn withdraw(st: &StateStore, scope_id: &str, actor: &str, reason: &str) -> Result<Value> {
+    let entries = state::publications(st, scope_id).await?;
+    match entries.first() {
+        None => {
+            return Err(Error::new(
+                Kind::NotFound,
+                format!("nothing is published for {scope_id}"),
+            ));
+        }
+        Some(e) if e.withdrawn() => {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!("the forecast of {scope_id} is already withdrawn"),
+            ));
+        }
+        Some(_) => {}
+    }
+    let doc = json!({
+        "scopeId": scope_id,
+        "withdrawn": true,
+        "reason": reason,
+        "withdrawnAt": pp_store::rfc3339_ms(pp_store::jobs::now_ms()),
+        "withdrawnBy": actor,
+    });
+    add(st, scope_id, actor, doc.clone()).await?;
+    Ok(doc)
+}

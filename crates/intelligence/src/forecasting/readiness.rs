@@ -1,0 +1,159 @@
+//! `FCT-READINESS-01`: whether a scope can be forecast, from its months alone (no model is
+//! fitted). The training window is the run of complete months with sales that ends at the
+//! last complete month; its length is judged against the floors (12 months required, 18
+//! recommended), with the month each verdict is (or was) first read and what would close
+//! the gap.
+
+use serde_json::{Value, json};
+
+use super::history::History;
+use crate::engines::{Answer, Input};
+use crate::params::Month;
+
+/// Complete months a forecast needs, and the months recommended.
+pub const REQUIRED: usize = 12;
+pub const RECOMMENDED: usize = 18;
+
+/// A scope's readiness.
+#[derive(Debug, Clone)]
+pub struct Readiness {
+    /// The training window: complete months with sales, ending at the last complete month.
+    pub window: Vec<Month>,
+    pub sales_months: usize,
+    pub spend_months: usize,
+    /// Months of the window that also have ad spend.
+    pub overlap: usize,
+    pub last_complete: Option<Month>,
+}
+
+impl Readiness {
+    pub fn months(&self) -> usize {
+        self.window.len()
+    }
+
+    /// `ready` (18 or more), `limited` (12 to 17: a simpler model, wider ranges) or `not_ready`.
+    pub fn verdict(&self) -> &'static str {
+        match self.months() {
+            n if n >= RECOMMENDED => "ready",
+            n if n >= REQUIRED => "limited",
+            _ => "not_ready",
+        }
+    }
+
+    /// The month whose close brings the window to `floor` months, and so the first month a
+    /// forecast under that verdict covers is the one after it.
+    fn reached(&self, floor: usize) -> Option<(Month, bool)> {
+        let last = self.last_complete?;
+        let n = self.months();
+        Some(if n >= floor {
+            (self.window[floor - 1], true)
+        } else {
+            (last.back(-((floor - n) as i32)), false)
+        })
+    }
+
+    fn floor(&self, floor: usize, name: &str) -> Value {
+        let n = self.months();
+        match self.reached(floor) {
+            Some((m, met)) => json!({
+                "floor": floor,
+                "verdict": name,
+                "met": met,
+                "monthsShort": floor.saturating_sub(n),
+                "reachedWith": m.label(),
+                "firstForecastMonth": m.back(-1).label(),
+            }),
+            None => json!({ "floor": floor, "verdict": name, "met": false, "monthsShort": floor }),
+        }
+    }
+
+    /// What would close the gap to the recommended floor.
+    fn gaps(&self) -> Vec<String> {
+        let n = self.months();
+        let mut out = Vec::new();
+        if n < RECOMMENDED {
+            let through = self
+                .last_complete
+                .map(|m| m.back(-((RECOMMENDED - n) as i32)).label());
+            out.push(format!(
+                "{} more complete month{} of sales{}",
+                RECOMMENDED - n,
+                if RECOMMENDED - n == 1 { "" } else { "s" },
+                through.map_or(String::new(), |t| format!(" (through {t})"))
+            ));
+            if self.sales_months > n {
+                out.push("a month without sales breaks the training window: backfill the missing months if the warehouse lacks them".into());
+            }
+        }
+        if self.overlap < n {
+            out.push(format!(
+                "ad spend in {} of the {n} training months: connect or backfill advertising history to use spend as a driver",
+                self.overlap
+            ));
+        }
+        out
+    }
+
+    /// The JSON of the verdict.
+    pub fn view(&self) -> Value {
+        json!({
+            "verdict": self.verdict(),
+            "forecastable": self.months() >= REQUIRED,
+            "completeMonths": self.months(),
+            "monthsOfSales": self.sales_months,
+            "monthsOfAdSpend": self.spend_months,
+            "trainableOverlap": self.overlap,
+            "trainingWindow": self.window.first().zip(self.window.last()).map(|(a, b)| json!({ "from": a.label(), "through": b.label() })),
+            "lastCompleteMonth": self.last_complete.map(|m| m.label()),
+            "floors": [self.floor(REQUIRED, "limited"), self.floor(RECOMMENDED, "ready")],
+            "toCloseTheGap": self.gaps(),
+        })
+    }
+}
+
+/// Judges `h`.
+pub fn assess(h: &History) -> Readiness {
+    let mut window = Vec::new();
+    for (m, f) in h.complete.iter().rev() {
+        if f.sales_cents <= 0 && f.units <= 0 {
+            break;
+        }
+        window.push(*m);
+    }
+    window.reverse();
+    let with_sales = |f: &super::history::MonthFacts| f.sales_cents > 0 || f.units > 0;
+    let overlap = h
+        .complete
+        .iter()
+        .filter(|(m, f)| window.contains(m) && f.ad_spend_cents > 0)
+        .count();
+    Readiness {
+        sales_months: h.complete.iter().filter(|(_, f)| with_sales(f)).count(),
+        spend_months: h
+            .complete
+            .iter()
+            .filter(|(_, f)| f.ad_spend_cents > 0)
+            .count(),
+        overlap,
+        last_complete: h.last_complete(),
+        window,
+    }
+}
+
+/// The request.
+pub async fn run(wh: &crate::data::Wh, input: &Input) -> pp_core::Result<Answer> {
+    let (h, _) = super::load(wh, input).await?;
+    let r = assess(&h);
+    let mut limitations = vec![
+        "Readiness reads complete calendar months only; the running month is not counted."
+            .to_owned(),
+    ];
+    if input.scope.brand.is_some() {
+        limitations.push("A brand is summed by month over its seller rows, its own items and campaigns only; DSP spend is not split by brand.".into());
+    }
+    Ok(Answer {
+        result: json!({ "scopeId": super::state::scope_id(input), "readiness": r.view(), "dataThrough": h.data.end.to_string() }),
+        limitations,
+        evidence: Vec::new(),
+    })
+}
