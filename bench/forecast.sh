@@ -1,46 +1,31 @@
 #!/usr/bin/env bash
-# Forecast state benchmark: commit time of 1,000-write batches (fresh keys, five runs) and
-# reads per second of /api/app-state/forecasting/docs pages of 200, beside GET /v1/me and a
-# bare hyper hello-world in the same run. Usage: bench/forecast.sh [duration-seconds] [connections]
+# Forecast benchmark: the monthly forecaster (pp-forecast-models) on competition data, beside
+# statsforecast's Theta, AutoETS and their mean run on the same files, horizons and cores in
+# the same run. Prints sMAPE, MASE, 95% coverage and MSIS per method, and the wall time of
+# every series tested for a season, backtested, fitted and forecast. The harness takes any
+# long-format file (series_id, period_index, value, split; other columns ignored) and a
+# horizon. Usage: bench/forecast.sh [FILE HORIZON]...   (default: M1 monthly 18, Tourism 24)
+# The reference runs in a virtual environment beside the build cache; Python stays out of the
+# product.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DUR="${1:-10}"
-CONN="${2:-16}"
-. bench/lib.sh
-
-"$BIN/hello-hyper" 127.0.0.1:18090 > /dev/null 2>&1 &
-PARTNER_LOG=warn "$BIN/partner-platform" server --dev --data-dir "$WORK/dev" --listen 127.0.0.1:18093 > /dev/null 2>&1 &
-BASE=http://127.0.0.1:18093
-wait_up "$BASE/health"
-CRED=$("$BIN/partner-platform" admin --data-dir "$WORK/dev" credential create --tenant demo --scopes corrections:write,account:read --label planner --json)
-ID=$(echo "$CRED" | sed -nE 's/.*"client_id": "([^"]+)".*/\1/p')
-SECRET=$(echo "$CRED" | sed -nE 's/.*"client_secret": "([^"]+)".*/\1/p')
-TOKEN=$(mint "$BASE" "$ID" "$SECRET")
-
-commits=()
-for run in 1 2 3 4 5; do
-  python3 - "$run" > "$WORK/batch.json" <<'PY'
-import json, sys
-run = int(sys.argv[1])
-writes = [{"key": f"fb:override:src:demo:1:{1000 + run * 100 + i // 12}-{i % 12 + 1:02d}-01", "expected_version": 0,
-           "doc": {"sales": {"mode": "replace", "value": i, "sourceObserved": i - 1}, "status": "draft", "note": "bench"}} for i in range(1000)]
-print(json.dumps({"writes": writes, "reason": f"bench run {run}"}))
-PY
-  t=$(curl -sf -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
-      --data-binary @"$WORK/batch.json" "$BASE/api/app-state/forecasting/batch")
-  commits+=("$(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }')")
+DATA="$(cd .. && pwd)/shared/benchmarks/forecast"
+CACHE="$HOME/.cache/partner-platform"
+VENV="$CACHE/forecast-bench-venv"
+if [ $# -eq 0 ]; then set -- "$DATA/m1_monthly.csv" 18 "$DATA/tourism_monthly.csv" 24; fi
+if ! "$VENV/bin/python" -c "import statsforecast" 2>/dev/null; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check statsforecast
+fi
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$CACHE/target-bench}"
+cargo build --quiet --release -p pp-forecast-models --example benchmark
+BIN="$CARGO_TARGET_DIR/release/examples/benchmark"
+while [ $# -ge 2 ]; do
+  echo "== pp-forecast-models"
+  "$BIN" "$1" "$2" 2
+  echo
+  echo "== statsforecast $("$VENV/bin/python" -c 'import statsforecast; print(statsforecast.__version__)')"
+  "$VENV/bin/python" bench/forecast_reference.py "$1" "$2" 2 2>/dev/null
+  echo
+  shift 2
 done
-
-{
-  echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(uname -sr)"
-  echo
-  echo "1,000-write batch (new keys), end-to-end request time in ms, five runs: ${commits[*]}"
-  echo
-  echo "wrk -t2 -c$CONN -d${DUR}s; docs pages of 200 month rows (5,000 stored)"
-  echo
-  echo "| target | requests/s | p50 | p99 | non-2xx |"
-  echo "|---|---|---|---|---|"
-  wrk_row hello-hyper http://127.0.0.1:18090/
-  wrk_row v1-me "$BASE/v1/me" -H "Authorization: Bearer $TOKEN"
-  wrk_row forecast-docs "$BASE/api/app-state/forecasting/docs?prefix=fb:override:src:demo:1&limit=200" -H "Authorization: Bearer $TOKEN"
-} | tee "$OUT/forecast-latest.md"
