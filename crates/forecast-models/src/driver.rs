@@ -33,19 +33,50 @@ fn regress(y: &[f64], x: &[f64]) -> (f64, f64) {
     (my - b * mx, b)
 }
 
+/// Sales net of the driver, forecast, with the regression that took the driver out.
+struct Residual {
+    forecast: Forecast,
+    /// The residual fit's one-step error spread.
+    sigma: f64,
+    intercept: f64,
+    slope: f64,
+}
+
+impl Residual {
+    /// The forecast put back on the driver's `plan`.
+    fn on(&self, plan: &[f64]) -> Vec<f64> {
+        self.forecast
+            .mean
+            .iter()
+            .zip(plan)
+            .map(|(r, d)| self.intercept + self.slope * d + r)
+            .collect()
+    }
+}
+
 fn residual_forecast(
     y: &[f64],
     x: &[f64],
     plan: &[f64],
     opts: &Options,
-) -> Result<(Forecast, f64, f64), Refusal> {
-    let (a, b) = regress(y, x);
-    let rest: Vec<f64> = y.iter().zip(x).map(|(v, d)| v - a - b * d).collect();
+) -> Result<Residual, Refusal> {
+    let (intercept, slope) = regress(y, x);
+    let rest: Vec<f64> = y
+        .iter()
+        .zip(x)
+        .map(|(v, d)| v - intercept - slope * d)
+        .collect();
     let o = Options {
         horizon: plan.len(),
         ..opts.clone()
     };
-    Ok((Study::new(&rest, &o)?.combine(COMBINE), a, b))
+    let study = Study::new(&rest, &o)?;
+    Ok(Residual {
+        forecast: study.combine(COMBINE),
+        sigma: study.sigma(),
+        intercept,
+        slope,
+    })
 }
 
 /// `y`'s forecast with `driver` (its history, as long as `y`) and `plan` (its months ahead,
@@ -67,21 +98,11 @@ pub fn forecast(
     let mut with = Vec::new();
     for cut in &plain.backtest.cuts {
         let end = cut.train + cut.actual.len();
-        let Ok((f, a, b)) = residual_forecast(
-            &y[..cut.train],
-            &driver[..cut.train],
-            &driver[cut.train..end],
-            opts,
-        ) else {
+        let plan = &driver[cut.train..end];
+        let Ok(r) = residual_forecast(&y[..cut.train], &driver[..cut.train], plan, opts) else {
             continue;
         };
-        with.push(
-            f.mean
-                .iter()
-                .zip(&driver[cut.train..end])
-                .map(|(r, d)| a + b * d + r)
-                .collect::<Vec<f64>>(),
-        );
+        with.push(r.on(plan));
         origins.push(Origin {
             train: cut.train,
             actual: cut.actual.clone(),
@@ -98,24 +119,19 @@ pub fn forecast(
         backtest::score(&origins, &with, scale),
         backtest::score(&origins, &without, scale),
     );
-    let (rest, a, b) = residual_forecast(y, driver, plan, opts)?;
-    let used = !origins.is_empty() && error_with < error_without;
-    if !used {
-        return Ok(Driven {
-            forecast: plain,
-            used,
-            coefficient: b,
-            intercept: a,
-            scaled_error_with: error_with,
-            scaled_error_without: error_without,
-        });
+    let rest = residual_forecast(y, driver, plan, opts)?;
+    let driven = |forecast, used| Driven {
+        forecast,
+        used,
+        coefficient: rest.slope,
+        intercept: rest.intercept,
+        scaled_error_with: error_with,
+        scaled_error_without: error_without,
+    };
+    if origins.is_empty() || error_with >= error_without {
+        return Ok(driven(plain, false));
     }
-    let mean: Vec<f64> = rest
-        .mean
-        .iter()
-        .zip(plan)
-        .map(|(r, d)| a + b * d + r)
-        .collect();
+    let mean = rest.on(plan);
     let positive =
         y.iter().all(|v| *v > 0.0) && with.iter().flatten().chain(&mean).all(|v| *v > 0.0);
     let r = intervals::ranges(
@@ -123,16 +139,16 @@ pub fn forecast(
         &Calibration {
             origins: &origins,
             backtest: &with,
-            log: positive,
+            relative: positive,
             scale,
-            sigma: rest_sigma(&rest),
+            sigma: rest.sigma,
             level: opts.level,
         },
     );
-    let mut forecast = rest;
+    let mut forecast = rest.forecast.clone();
     forecast.model.label = format!(
-        "{} on sales net of {b:.3} per unit of ad spend",
-        forecast.model.label
+        "{} on sales net of {:.3} per unit of ad spend",
+        forecast.model.label, rest.slope
     );
     forecast.model.history_months = y.len();
     forecast.mean = mean;
@@ -149,20 +165,5 @@ pub fn forecast(
         .collect();
     forecast.backtest.scaled_error = error_with;
     forecast.backtest.range_errors = r.errors;
-    Ok(Driven {
-        forecast,
-        used,
-        coefficient: b,
-        intercept: a,
-        scaled_error_with: error_with,
-        scaled_error_without: error_without,
-    })
-}
-
-/// The residual model's one-step spread, read back from its ranges' first step.
-fn rest_sigma(f: &Forecast) -> f64 {
-    f.upper
-        .first()
-        .zip(f.lower.first())
-        .map_or(0.0, |(u, l)| (u - l) / 4.0)
+    Ok(driven(forecast, true))
 }

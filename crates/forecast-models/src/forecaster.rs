@@ -210,6 +210,12 @@ impl<'a> Study<'a> {
         s
     }
 
+    /// The one-step in-sample error spread of simple smoothing on the (adjusted) series, in
+    /// its units: the narrowest a range may be.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
     fn mean_of(rows: &[&Vec<f64>], w: &[f64]) -> Vec<f64> {
         let len = rows[0].len();
         let total: f64 = w.iter().sum();
@@ -221,44 +227,46 @@ impl<'a> Study<'a> {
     /// The forecast averaging the `k` best-backtested methods (all of them when the series
     /// is too short to backtest).
     pub fn combine(&self, k: usize) -> Forecast {
+        let scores = self.scores();
         let chosen: Vec<Method> = if self.origins.is_empty() {
             self.pool.clone()
         } else {
-            self.scores()
-                .iter()
-                .take(k.max(1))
-                .map(|s| s.method)
-                .collect()
+            scores.iter().take(k.max(1)).map(|s| s.method).collect()
         };
-        self.average(chosen)
+        self.weighted(chosen, None, scores)
     }
 
     /// The forecast averaging `methods` (those of the pool; all of the pool when none is).
     pub fn average(&self, methods: Vec<Method>) -> Forecast {
-        self.weighted(methods, None)
+        self.weighted(methods, None, self.scores())
     }
 
     /// The forecast weighting every method of the pool by the inverse of its backtest score
     /// raised to `power`.
     pub fn inverse_score(&self, power: f64) -> Forecast {
+        let scores = self.scores();
         if self.origins.is_empty() {
-            return self.average(self.pool.clone());
+            return self.weighted(self.pool.clone(), None, scores);
         }
         let w: Vec<f64> = self
             .pool
             .iter()
-            .zip(&self.backtests)
-            .map(|(_, f)| {
-                backtest::score(&self.origins, f, self.scale)
-                    .max(1e-6)
-                    .powf(-power)
+            .map(|m| {
+                let s = scores.iter().find(|s| s.method == *m).expect("scored");
+                s.scaled_error.max(1e-6).powf(-power)
             })
             .collect();
-        self.weighted(self.pool.clone(), Some(w))
+        self.weighted(self.pool.clone(), Some(w), scores)
     }
 
-    fn weighted(&self, methods: Vec<Method>, weights: Option<Vec<f64>>) -> Forecast {
-        let scores = self.scores();
+    /// The forecast weighting `methods` (by `weights`, given per method of the pool, or
+    /// equally), its ranges calibrated on the same weighting's backtest.
+    fn weighted(
+        &self,
+        methods: Vec<Method>,
+        weights: Option<Vec<f64>>,
+        scores: Vec<Score>,
+    ) -> Forecast {
         let mut chosen: Vec<Method> = methods
             .into_iter()
             .filter(|m| self.pool.contains(m))
@@ -303,7 +311,7 @@ impl<'a> Study<'a> {
             &Calibration {
                 origins: &self.origins,
                 backtest: &backtest,
-                log: positive,
+                relative: positive,
                 scale: self.scale,
                 sigma: self.sigma,
                 level: self.opts.level,

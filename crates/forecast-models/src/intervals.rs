@@ -23,8 +23,8 @@ pub struct Calibration<'a> {
     pub origins: &'a [Origin],
     /// The chosen forecast at each cut.
     pub backtest: &'a [Vec<f64>],
-    /// Errors are log ratios (the series and its forecasts are positive).
-    pub log: bool,
+    /// Errors are relative to the forecast (the series and its forecasts are positive).
+    pub relative: bool,
     /// Absolute errors are divided by this.
     pub scale: f64,
     /// The one-step spread of the fit, in the series' units.
@@ -118,7 +118,7 @@ pub fn ranges(point: &[f64], c: &Calibration) -> Ranges {
     let mut errors: Vec<(usize, f64)> = Vec::new();
     for (o, f) in c.origins.iter().zip(c.backtest) {
         for (k, (a, p)) in o.actual.iter().zip(f).enumerate() {
-            let e = if c.log {
+            let e = if c.relative {
                 (a - p) / p
             } else {
                 (a - p) / c.scale
@@ -139,7 +139,7 @@ pub fn ranges(point: &[f64], c: &Calibration) -> Ranges {
     let n = u.len();
     // the one-step spread of the fit, on the errors' scale: no range is narrower
     let level_now = point.first().copied().unwrap_or(0.0).abs().max(1e-9);
-    let floor = if c.log {
+    let floor = if c.relative {
         c.sigma / level_now
     } else {
         c.sigma / c.scale
@@ -165,7 +165,7 @@ pub fn ranges(point: &[f64], c: &Calibration) -> Ranges {
     );
     for (k, f) in point.iter().enumerate() {
         let g = ((k + 1) as f64).powf(p);
-        if c.log {
+        if c.relative {
             lower.push(f * (1.0 + lo * g));
             upper.push(f * (1.0 + hi * g));
         } else {
@@ -200,7 +200,7 @@ mod tests {
             &Calibration {
                 origins: &[],
                 backtest: &[],
-                log: true,
+                relative: true,
                 scale: 10.0,
                 sigma: 10.0,
                 level: 0.95,

@@ -103,11 +103,15 @@ pub async fn brand_sellers(wh: &Wh, brand_name: &str) -> Result<Vec<i64>> {
     .collect()
 }
 
+/// `?, ?, …`: `n` placeholders.
+pub fn marks(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
 /// `?, ?, …` for the scope's sellers, and their ids bound.
-fn in_list(scope: &Scope) -> (String, Vec<Scalar>) {
-    let marks = vec!["?"; scope.sellers.len()].join(", ");
+pub fn in_list(scope: &Scope) -> (String, Vec<Scalar>) {
     (
-        marks,
+        marks(scope.sellers.len()),
         scope.sellers.iter().map(|s| Scalar::Int(s.id)).collect(),
     )
 }

@@ -16,7 +16,9 @@ pub mod scope;
 pub mod service;
 pub mod shapley;
 
-pub use service::{Catalog, Intelligence, JOB_KIND, RunId, RunRequest, ScopeRequest, Settings};
+pub use service::{
+    Catalog, Intelligence, JOB_KIND, PublishRequest, RunId, RunRequest, Settings, WithdrawRequest,
+};
 
 /// Version of the engines serving (stamped on every result, shown by `/health`).
 pub const ENGINE_VERSION: &str = "ins-engines-2026.11.1";

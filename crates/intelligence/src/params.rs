@@ -61,7 +61,7 @@ impl Period {
 }
 
 /// A calendar month, `YYYY-MM`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Month {
     pub year: i32,
     pub month: u32,
@@ -81,6 +81,15 @@ impl Month {
         );
         NaiveDate::from_ymd_opt(year, month, 1).ok_or_else(bad_month)?;
         Ok(Self { year, month })
+    }
+
+    /// The month `d` falls in.
+    pub fn of(d: NaiveDate) -> Month {
+        use chrono::Datelike;
+        Month {
+            year: d.year(),
+            month: d.month(),
+        }
     }
 
     /// The month `n` months before (negative: after).

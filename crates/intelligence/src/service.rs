@@ -15,7 +15,7 @@ use pp_store::Store;
 use pp_store::intelligence::{Caps, NewRun, Refusal, RunRow};
 use pp_store::jobs::{Item, Job, Outcome};
 use pp_warehouse::Warehouses;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 
@@ -88,24 +88,37 @@ fn empty() -> Value {
     Value::Object(Map::new())
 }
 
-/// `POST /api/app-state/forecasting/publish` and `…/withdraw`: the merchant (and sub-brand)
-/// whose forecast is published or withdrawn.
-#[derive(Debug, Clone, Deserialize)]
+/// `POST /api/app-state/forecasting/publish`: the merchant (and sub-brand) whose forecast is
+/// published, and how. Serialized, it is the `params` of an `FCT-BASELINE-01` run.
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ScopeRequest {
+pub struct PublishRequest {
     pub seller_id: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marketplace_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope_key: Option<String>,
-    /// Months published (publish; default 12, at most 24).
-    #[serde(default)]
+    /// Months published (default 12, at most 24).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub horizon: Option<u64>,
-    /// `ads_only` or `ads_plus_dsp` (publish).
-    #[serde(default)]
+    /// `ads_only` or `ads_plus_dsp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend_basis: Option<String>,
-    /// Why it is withdrawn (withdraw; required there).
-    #[serde(default)]
+}
+
+/// `POST /api/app-state/forecasting/withdraw`: the merchant (and sub-brand) whose published
+/// forecast is withdrawn, and why. Serialized without `reason`, it is the `params` of an
+/// `FCT-BASELINE-01` run.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WithdrawRequest {
+    pub seller_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marketplace_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope_key: Option<String>,
+    /// One line, up to 500 characters.
+    #[serde(default, skip_serializing)]
     pub reason: Option<String>,
 }
 
@@ -447,28 +460,17 @@ impl Intelligence {
         .with_field("status", row.status.as_str()))
     }
 
-    /// The checked input of a forecast scope named by `req` (one merchant, or its sub-brand).
+    /// The checked input of the forecast scope `req` names (one merchant, or its sub-brand),
+    /// and its forecast state scope id.
     async fn forecast_scope(
         &self,
         p: &Principal,
-        req: &ScopeRequest,
+        req: &impl Serialize,
     ) -> Result<(Wh, Input, String)> {
         p.require(&[Grant::AppstateWrite])?;
         let def = registry::find("FCT-BASELINE-01")?;
         let wh = Wh::new(self.warehouses.of(p).await?, &self.warehouses.limits);
-        let mut params = json!({ "sellerId": req.seller_id });
-        if let Some(m) = &req.marketplace_id {
-            params["marketplaceId"] = m.clone().into();
-        }
-        if let Some(k) = &req.scope_key {
-            params["scopeKey"] = k.clone().into();
-        }
-        if let Some(h) = req.horizon {
-            params["horizon"] = h.into();
-        }
-        if let Some(b) = &req.spend_basis {
-            params["spendBasis"] = b.clone().into();
-        }
+        let params = serde_json::to_value(req).map_err(Error::internal)?;
         let input = self.prepare(&wh, &p.tenant, def, &params, false).await?;
         let id = crate::forecasting::state::scope_id(&input)
             .ok_or_else(|| Error::internal("a sellerId scope has a forecast state scope id"))?;
@@ -476,13 +478,7 @@ impl Intelligence {
     }
 
     /// Publishes the scope's forecast (revenue and units, computed now) as `p`.
-    pub async fn publish(&self, p: &Principal, req: ScopeRequest) -> Result<Value> {
-        if req.reason.is_some() {
-            return Err(Error::new(
-                Kind::BadParams,
-                "reason is for withdraw; publish takes sellerId, marketplaceId, scopeKey, horizon, spendBasis",
-            ));
-        }
+    pub async fn publish(&self, p: &Principal, req: PublishRequest) -> Result<Value> {
         let (wh, input, id) = self.forecast_scope(p, &req).await?;
         let (h, _) = crate::forecasting::load(&wh, &input).await?;
         crate::forecasting::publish::publish(
@@ -497,27 +493,17 @@ impl Intelligence {
     }
 
     /// Withdraws the scope's published forecast as `p`, with a reason.
-    pub async fn withdraw(&self, p: &Principal, req: ScopeRequest) -> Result<Value> {
-        let reason = req
-            .reason
-            .clone()
-            .filter(|r| !r.trim().is_empty() && r.len() <= 500)
+    pub async fn withdraw(&self, p: &Principal, req: WithdrawRequest) -> Result<Value> {
+        let reason = req.reason.clone().map(Value::String);
+        let reason = pp_core::text::one_line("reason", reason.as_ref(), 500)?
+            .filter(|r| !r.trim().is_empty())
             .ok_or_else(|| {
                 Error::new(
                     Kind::BadParams,
                     "reason is required: one line, up to 500 characters",
                 )
             })?;
-        let (_, input, id) = self
-            .forecast_scope(
-                p,
-                &ScopeRequest {
-                    horizon: None,
-                    spend_basis: None,
-                    ..req
-                },
-            )
-            .await?;
+        let (_, input, id) = self.forecast_scope(p, &req).await?;
         crate::forecasting::publish::withdraw(&input.state, &id, p.actor.as_str(), &reason).await
     }
 

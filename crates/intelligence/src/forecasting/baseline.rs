@@ -19,14 +19,6 @@ use crate::data::Wh;
 use crate::engines::{Answer, Input, num};
 use crate::params::{Measure, Month, SpendBasis};
 
-/// The series a measure forecasts, in its served unit (major currency units, or units).
-fn value(measure: Measure, f: &super::history::MonthFacts) -> f64 {
-    match measure {
-        Measure::Revenue => f.sales_cents as f64 / 100.0,
-        Measure::Units => f.units as f64,
-    }
-}
-
 /// A served figure rounded to cents (revenue) or whole units.
 pub fn round(measure: Measure, x: f64) -> Value {
     match measure {
@@ -36,14 +28,9 @@ pub fn round(measure: Measure, x: f64) -> Value {
     }
 }
 
-/// Ad spend by month in major units, on the basis asked for.
-fn spend(f: &super::history::MonthFacts, basis: SpendBasis) -> f64 {
-    let dsp = if basis == SpendBasis::AdsPlusDsp {
-        f.dsp_spend_cents
-    } else {
-        0
-    };
-    (f.ad_spend_cents + dsp) as f64 / 100.0
+/// A score or coefficient to three decimals.
+fn thousandths(x: f64) -> Value {
+    num((x * 1000.0).round() / 1000.0)
 }
 
 /// The spend plan forecast state holds for `months` (every month's `adSpend`, with
@@ -88,7 +75,7 @@ pub fn compute(
         .iter()
         .filter(|(m, _)| r.window.contains(m))
         .collect();
-    let y: Vec<f64> = facts.iter().map(|(_, f)| value(measure, f)).collect();
+    let y: Vec<f64> = facts.iter().map(|(_, f)| f.measure(measure)).collect();
     let first = r
         .last_complete
         .map(|m| m.back(-1))
@@ -105,14 +92,14 @@ pub fn compute(
     };
     let (f, driver_view) = match plan {
         Some(plan) => {
-            let x: Vec<f64> = facts.iter().map(|(_, f)| spend(f, basis)).collect();
+            let x: Vec<f64> = facts.iter().map(|(_, f)| f.spend(basis)).collect();
             let d = driver::forecast(&y, &x, &plan, &opts).map_err(|e| Error::internal(e.0))?;
             let view = json!({
                 "considered": true,
                 "used": d.used,
-                "salesPerUnitOfSpend": num((d.coefficient * 1000.0).round() / 1000.0),
-                "backtestScaledErrorWith": num((d.scaled_error_with * 1000.0).round() / 1000.0),
-                "backtestScaledErrorWithout": num((d.scaled_error_without * 1000.0).round() / 1000.0),
+                "salesPerUnitOfSpend": thousandths(d.coefficient),
+                "backtestScaledErrorWith": thousandths(d.scaled_error_with),
+                "backtestScaledErrorWithout": thousandths(d.scaled_error_without),
                 "spendBasis": basis.as_str(),
             });
             (d.forecast, view)
@@ -157,8 +144,8 @@ pub fn compute(
         "months": out,
         "backtest": {
             "cuts": cuts,
-            "scaledError": num((f.backtest.scaled_error * 1000.0).round() / 1000.0),
-            "methodScores": f.backtest.scores.iter().map(|s| json!({ "method": s.method, "scaledError": num((s.scaled_error * 1000.0).round() / 1000.0) })).collect::<Vec<_>>(),
+            "scaledError": thousandths(f.backtest.scaled_error),
+            "methodScores": f.backtest.scores.iter().map(|s| json!({ "method": s.method, "scaledError": thousandths(s.scaled_error) })).collect::<Vec<_>>(),
             "rangeErrors": f.backtest.range_errors,
         },
         "driver": driver_view,
@@ -215,7 +202,7 @@ pub fn corrected(
 
 /// What is served for a scope now: the latest publication entry, a computed baseline, or
 /// the reason there is none.
-pub enum Copy {
+pub enum Served {
     Published(Entry),
     Computed(Value),
     Unavailable(String),
@@ -229,26 +216,23 @@ pub fn choose(
     r: &Readiness,
     input: &Input,
     rows: &BTreeMap<String, MonthRow>,
-) -> Result<Copy> {
+) -> Result<Served> {
     if let Some(latest) = entries.first() {
         if latest.withdrawn() {
             let why = latest.doc["reason"].as_str().unwrap_or("no reason given");
-            return Ok(Copy::Unavailable(format!(
+            return Ok(Served::Unavailable(format!(
                 "the published forecast was withdrawn: {why}"
             )));
         }
-        return Ok(Copy::Published(latest.clone()));
+        return Ok(Served::Published(latest.clone()));
     }
-    if h.complete
-        .iter()
-        .all(|(_, f)| f.sales_cents == 0 && f.units == 0)
-    {
-        return Ok(Copy::Unavailable(
+    if !h.complete.iter().any(|(_, f)| f.has_sales()) {
+        return Ok(Served::Unavailable(
             "nothing published and no sales in the warehouse to compute from".into(),
         ));
     }
     if r.months() < REQUIRED {
-        return Ok(Copy::Unavailable(format!(
+        return Ok(Served::Unavailable(format!(
             "nothing published, and the warehouse holds {} complete months of sales in a row; a computed baseline needs {REQUIRED}",
             r.months()
         )));
@@ -261,7 +245,7 @@ pub fn choose(
         input.forecast.spend_basis,
         rows,
     )?;
-    Ok(Copy::Computed(c))
+    Ok(Served::Computed(c))
 }
 
 /// Days since an RFC 3339 time.
@@ -275,13 +259,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let (h, id) = super::load(wh, input).await?;
     let r = readiness::assess(&h);
     let measure = input.forecast.measure;
-    let (entries, rows) = match &id {
-        Some(id) => (
-            state::publications(&input.state, id).await?,
-            state::month_rows(&input.state, id).await?,
-        ),
-        None => (Vec::new(), BTreeMap::new()),
-    };
+    let (entries, rows) = state::of(&input.state, id.as_deref()).await?;
     let mut limitations = vec![
         "Ranges are 95% ranges calibrated on the model's own rolling-origin backtest errors; a month with a replaced value has no range.".to_owned(),
     ];
@@ -297,7 +275,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         "dataThrough": h.data.end.to_string(),
     });
     let copy = match choose(&entries, &h, &r, input, &rows)? {
-        Copy::Unavailable(reason) => {
+        Served::Unavailable(reason) => {
             result["available"] = false.into();
             result["reason"] = reason.into();
             return Ok(Answer {
@@ -306,14 +284,14 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
                 evidence: Vec::new(),
             });
         }
-        Copy::Published(e) => {
+        Served::Published(e) => {
             let body = e.doc[measure.as_str()].clone();
             let at = e.doc["publishedAt"].as_str().unwrap_or_default().to_owned();
             result["source"] = "published".into();
             result["published"] = json!({ "publishedAt": at, "publishedBy": e.doc["publishedBy"], "dataThrough": e.doc["dataThrough"], "ageDays": age_days(&at) });
             body
         }
-        Copy::Computed(c) => {
+        Served::Computed(c) => {
             result["source"] = "computed".into();
             c
         }

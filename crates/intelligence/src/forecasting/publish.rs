@@ -17,8 +17,8 @@ use crate::params::{Measure, SpendBasis};
 /// Keys count down from this, so the newest entry sorts first.
 const KEY_BASE: i64 = 9_999_999_999_999;
 
-async fn add(st: &StateStore, scope_id: &str, actor: &str, doc: Value) -> Result<()> {
-    let ms = pp_store::jobs::now_ms();
+/// Stores `doc` as the scope's newest entry, made at `ms` by `actor`.
+async fn add(st: &StateStore, scope_id: &str, actor: &str, ms: i64, doc: Value) -> Result<()> {
     let key = format!("{}:{:013}", publication_prefix(scope_id), KEY_BASE - ms);
     let now = pp_store::rfc3339_ms(ms);
     let write = DocWrite {
@@ -69,16 +69,17 @@ pub async fn publish(
     let rows = state::month_rows(st, scope_id).await?;
     let revenue = super::baseline::compute(h, &r, Measure::Revenue, horizon, basis, &rows)?;
     let units = super::baseline::compute(h, &r, Measure::Units, horizon, basis, &rows)?;
+    let ms = pp_store::jobs::now_ms();
     let doc = json!({
         "scopeId": scope_id,
-        "publishedAt": pp_store::rfc3339_ms(pp_store::jobs::now_ms()),
+        "publishedAt": pp_store::rfc3339_ms(ms),
         "publishedBy": actor,
         "dataThrough": h.data.end.to_string(),
         "spendBasis": basis.as_str(),
         "revenue": revenue,
         "units": units,
     });
-    add(st, scope_id, actor, doc.clone()).await?;
+    add(st, scope_id, actor, ms, doc.clone()).await?;
     Ok(doc)
 }
 
@@ -101,13 +102,14 @@ pub async fn withdraw(st: &StateStore, scope_id: &str, actor: &str, reason: &str
         }
         Some(_) => {}
     }
+    let ms = pp_store::jobs::now_ms();
     let doc = json!({
         "scopeId": scope_id,
         "withdrawn": true,
         "reason": reason,
-        "withdrawnAt": pp_store::rfc3339_ms(pp_store::jobs::now_ms()),
+        "withdrawnAt": pp_store::rfc3339_ms(ms),
         "withdrawnBy": actor,
     });
-    add(st, scope_id, actor, doc.clone()).await?;
+    add(st, scope_id, actor, ms, doc.clone()).await?;
     Ok(doc)
 }

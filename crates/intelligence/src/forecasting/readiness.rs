@@ -115,20 +115,19 @@ impl Readiness {
 pub fn assess(h: &History) -> Readiness {
     let mut window = Vec::new();
     for (m, f) in h.complete.iter().rev() {
-        if f.sales_cents <= 0 && f.units <= 0 {
+        if !f.has_sales() {
             break;
         }
         window.push(*m);
     }
     window.reverse();
-    let with_sales = |f: &super::history::MonthFacts| f.sales_cents > 0 || f.units > 0;
     let overlap = h
         .complete
         .iter()
         .filter(|(m, f)| window.contains(m) && f.ad_spend_cents > 0)
         .count();
     Readiness {
-        sales_months: h.complete.iter().filter(|(_, f)| with_sales(f)).count(),
+        sales_months: h.complete.iter().filter(|(_, f)| f.has_sales()).count(),
         spend_months: h
             .complete
             .iter()

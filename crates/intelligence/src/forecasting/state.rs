@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use pp_core::{Error, Kind, Result};
+use pp_store::forecast::DocRow;
 use serde_json::Value;
 
 use super::history::Labels;
@@ -69,19 +70,17 @@ pub struct MonthRow {
     pub updated_by: String,
 }
 
+/// The live documents of exactly scope `scope_id` under key `prefix` (at most 500).
+async fn docs(st: &StateStore, prefix: &str, scope_id: &str) -> Result<Vec<DocRow>> {
+    st.store
+        .forecast()
+        .docs(st.tenant.as_str(), prefix, Some(scope_id), None, 500)
+        .await
+}
+
 /// The scope's month rows by `YYYY-MM`.
 pub async fn month_rows(st: &StateStore, scope_id: &str) -> Result<BTreeMap<String, MonthRow>> {
-    let rows = st
-        .store
-        .forecast()
-        .docs(
-            st.tenant.as_str(),
-            &format!("fb:override:{scope_id}"),
-            Some(scope_id),
-            None,
-            500,
-        )
-        .await?;
+    let rows = docs(st, &format!("fb:override:{scope_id}"), scope_id).await?;
     rows.iter()
         .map(|r| {
             let month = r.key.rsplit(':').next().unwrap_or_default();
@@ -100,7 +99,6 @@ pub async fn month_rows(st: &StateStore, scope_id: &str) -> Result<BTreeMap<Stri
 /// One publication entry: a published copy, or a withdrawal.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub key: String,
     pub doc: Value,
 }
 
@@ -115,25 +113,27 @@ pub fn publication_prefix(scope_id: &str) -> String {
     format!("pub:{scope_id}")
 }
 
-/// The scope's publication entries, newest first (keys count down from the newest).
+/// The scope's publication entries, newest first (keys count down from the newest), the
+/// newest 500.
 pub async fn publications(st: &StateStore, scope_id: &str) -> Result<Vec<Entry>> {
-    let rows = st
-        .store
-        .forecast()
-        .docs(
-            st.tenant.as_str(),
-            &publication_prefix(scope_id),
-            Some(scope_id),
-            None,
-            500,
-        )
-        .await?;
+    let rows = docs(st, &publication_prefix(scope_id), scope_id).await?;
     rows.iter()
         .map(|r| {
             Ok(Entry {
-                key: r.key.clone(),
                 doc: parse(&r.doc)?,
             })
         })
         .collect()
+}
+
+/// What forecast state holds for scope `id`: its publication entries (newest first) and its
+/// month rows; nothing for a scope without an id (a brand).
+pub async fn of(
+    st: &StateStore,
+    id: Option<&str>,
+) -> Result<(Vec<Entry>, BTreeMap<String, MonthRow>)> {
+    match id {
+        Some(id) => Ok((publications(st, id).await?, month_rows(st, id).await?)),
+        None => Ok((Vec::new(), BTreeMap::new())),
+    }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use pp_core::Result;
 use serde_json::{Value, json};
 
-use super::baseline::{self, Copy, round};
+use super::baseline::{self, Served, round};
 use super::history::History;
 use super::readiness::{self, REQUIRED};
 use super::state::{self, Entry, MonthRow};
@@ -20,21 +20,11 @@ use crate::engines::{Answer, Input, num};
 use crate::params::{Measure, Month, SpendBasis};
 
 fn actual(measure: Measure, h: &History, m: Month) -> Option<f64> {
-    h.get(m).map(|f| match measure {
-        Measure::Revenue => f.sales_cents as f64 / 100.0,
-        Measure::Units => f.units as f64,
-    })
+    h.get(m).map(|f| f.measure(measure))
 }
 
 fn spend_figure(h: &History, m: Month, basis: SpendBasis, state: &str) -> Value {
-    let v = h.get(m).map(|f| {
-        let dsp = if basis == SpendBasis::AdsPlusDsp {
-            f.dsp_spend_cents
-        } else {
-            0
-        };
-        num((f.ad_spend_cents + dsp) as f64 / 100.0)
-    });
+    let v = h.get(m).map(|f| num(f.spend(basis)));
     json!({ "value": v, "spend_basis": basis.as_str(), "forecast_state": state })
 }
 
@@ -58,19 +48,7 @@ fn before_close(
         }
     }
     // computed from the complete months before `m` only
-    let before = History {
-        complete: h
-            .complete
-            .iter()
-            .filter(|(x, _)| x.first() < m.first())
-            .cloned()
-            .collect(),
-        running: None,
-        data: crate::params::Period {
-            start: h.data.start,
-            end: m.first() - chrono::Duration::days(1),
-        },
-    };
+    let before = h.before(m);
     let r = readiness::assess(&before);
     if r.months() < REQUIRED {
         return Ok(
@@ -91,13 +69,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let basis = input.forecast.spend_basis;
     let m = input.month.expect("FCT-TRACK-01 requires month");
     let r = readiness::assess(&h);
-    let (entries, rows) = match &id {
-        Some(id) => (
-            state::publications(&input.state, id).await?,
-            state::month_rows(&input.state, id).await?,
-        ),
-        None => (Vec::new(), BTreeMap::new()),
-    };
+    let (entries, rows) = state::of(&input.state, id.as_deref()).await?;
     let latest = entries.first().filter(|e| !e.withdrawn());
     let forecast_state = match (latest, r.last_complete) {
         (None, _) => "not_provided",
@@ -112,15 +84,15 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let closed = h.complete.iter().any(|(x, _)| *x == m);
     let copy = baseline::choose(&entries, &h, &r, input, &rows)?;
     let (current, stands_on) = match &copy {
-        Copy::Published(e) => (
+        Served::Published(e) => (
             e.doc[measure.as_str()].clone(),
             json!({ "source": "published", "publishedAt": e.doc["publishedAt"], "publishedBy": e.doc["publishedBy"], "dataThrough": e.doc["dataThrough"] }),
         ),
-        Copy::Computed(c) => (
+        Served::Computed(c) => (
             c.clone(),
             json!({ "source": "computed", "dataThrough": h.data.end.to_string() }),
         ),
-        Copy::Unavailable(why) => (Value::Null, json!({ "source": null, "reason": why })),
+        Served::Unavailable(why) => (Value::Null, json!({ "source": null, "reason": why })),
     };
     let served = baseline::corrected(measure, &current["months"], &rows);
     let served_of = |x: Month| served.iter().find(|v| v["month"] == x.label()).cloned();
@@ -157,7 +129,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     let to_come: Vec<Value> = served
         .iter()
         .filter(|v| v["month"].as_str().is_some_and(|s| s > m.label().as_str()))
-        .map(|v| json!({ "figureId": units::month_id(v["month"].as_str().unwrap_or_default()), "month": v["month"], "expected": v["expected"], "lower": v["lower"], "upper": v["upper"] }))
+        .map(|v| json!({ "figureId": units::figure_id(measure, v["month"].as_str().unwrap_or_default()), "month": v["month"], "expected": v["expected"], "lower": v["lower"], "upper": v["upper"] }))
         .collect();
     let mut result = json!({
         "scopeId": id,
@@ -166,7 +138,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         "forecast_state": forecast_state,
         "currency": input.scope.currency,
         "month": month,
-        "yearToDate": { "figureId": format!("units.ytd.{}", m.year), "from": jan.label(), "through": m.label(), "actual": round(measure, ytd) },
+        "yearToDate": { "figureId": units::figure_id(measure, &format!("ytd.{}", m.year)), "from": jan.label(), "through": m.label(), "actual": round(measure, ytd) },
         "monthsToCome": to_come,
         "standsOn": stands_on,
         "dataThrough": h.data.end.to_string(),

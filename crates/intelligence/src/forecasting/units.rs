@@ -6,12 +6,15 @@
 
 use serde_json::{Value, json};
 
+use crate::params::Measure;
+
 pub const SCHEMA: &str = "forecast_bridge.units_document/v1";
 pub const CONTRACT: &str = "0.2.0";
 
-/// The figure id of a month.
-pub fn month_id(month: &str) -> String {
-    format!("units.{month}")
+/// A figure's id: the measure, then the month (`units.2026-11`) or the year to date
+/// (`units.ytd.2026`).
+pub fn figure_id(measure: Measure, what: &str) -> String {
+    format!("{}.{what}", measure.as_str())
 }
 
 /// The document for a result (`scopeId`, `source`, `dataThrough`, `spend_basis`, `model`)
@@ -26,7 +29,7 @@ pub fn document(result: &Value, months: &[Value]) -> Value {
         "spendBasis": result["spend_basis"],
         "model": { "label": result["model"]["label"], "seasonal": result["model"]["seasonal"] },
         "months": months.iter().map(|m| json!({
-            "figureId": month_id(m["month"].as_str().unwrap_or_default()),
+            "figureId": figure_id(Measure::Units, m["month"].as_str().unwrap_or_default()),
             "month": m["month"],
             "expected": m["expected"],
             "lower": m["lower"],

@@ -10,7 +10,7 @@ use pp_forecast_state::MAX_BATCH_BYTES;
 use pp_forecast_state::service::{DocQuery, DocsQuery, RevisionsQuery, ScopesQuery};
 use serde_json::Value;
 
-use pp_intelligence::ScopeRequest;
+use pp_intelligence::{PublishRequest, WithdrawRequest};
 use serde_json::json;
 
 use super::schema::{
@@ -44,7 +44,7 @@ async fn docs(
 async fn publish(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-    Body(req): Body<ScopeRequest>,
+    Body(req): Body<PublishRequest>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(render::api(app.intelligence.publish(&p, req).await?)?)
 }
@@ -52,7 +52,7 @@ async fn publish(
 async fn withdraw(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-    Body(req): Body<ScopeRequest>,
+    Body(req): Body<WithdrawRequest>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(render::api(app.intelligence.withdraw(&p, req).await?)?)
 }

@@ -213,8 +213,10 @@ account's own data: INS-OPS-BRIDGE-01 (why ordered sales moved between two perio
 traffic, mix, conversion, price, summing exactly to the change), INS-ADS-BRIDGE-01 (why ad sales, \
 spend and ACOS moved, by campaign, ad group, target, search term or ASIN), INS-DUO-01 (both, joined: \
 TACOS, attributed share), INS-LOSTSALES-01 (sales lost to stock-outs, inventory cover), \
-INS-MONTHLY-01 (a month against the month before and a year before). Each entry carries the JSON \
-Schema of its params. Run one with intelligence_run.",
+INS-MONTHLY-01 (a month against the month before and a year before), FCT-READINESS-01 (whether \
+a merchant can be forecast), FCT-BASELINE-01 (the monthly forecast with 95% ranges and a person's \
+corrections; revenue or units) and FCT-TRACK-01 (a report month against its forecast). Each entry \
+carries the JSON Schema of its params. Run one with intelligence_run.",
                 input: closed(&[], &[]),
                 output: None,
                 hints: READ,

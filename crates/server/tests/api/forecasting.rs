@@ -40,6 +40,17 @@ fn seller(extra: Value) -> Value {
     p
 }
 
+/// `POST /api/app-state/forecasting/publish` (or `withdraw`) for seller 1 in the US, with `extra`.
+async fn publish(app: &TestApp, t: &str, extra: Value) -> (u16, Value) {
+    app.post(t, "/api/app-state/forecasting/publish", seller(extra))
+        .await
+}
+
+async fn withdraw(app: &TestApp, t: &str, extra: Value) -> (u16, Value) {
+    app.post(t, "/api/app-state/forecasting/withdraw", seller(extra))
+        .await
+}
+
 fn sql(app: &TestApp, statements: &str) {
     let c = rusqlite::Connection::open(app.warehouse_file("acme")).unwrap();
     c.execute_batch(statements).unwrap();
@@ -145,6 +156,12 @@ async fn brand_and_sub_brand_scopes() {
 async fn the_baseline_is_computed_from_the_warehouse_alone() {
     let app = TestApp::start().await;
     let t = token(&app).await;
+    // the world's ground truth is not there to read: the engine works from the warehouse
+    std::fs::remove_file(
+        app.warehouse_file("acme")
+            .with_file_name("ground-truth.json"),
+    )
+    .unwrap();
     let b = run(&app, &t, "FCT-BASELINE-01", seller(json!({}))).await;
     assert_eq!(
         (b["available"].as_bool(), b["source"].as_str()),
@@ -228,13 +245,7 @@ async fn corrections_apply_and_a_published_copy_wins_until_withdrawn() {
     assert!(served(&b, "2027-03").get("correction").is_none());
 
     // publish: the published copy is served, with its age, corrections still applied
-    let (s, p) = app
-        .post(
-            &t,
-            "/api/app-state/forecasting/publish",
-            json!({ "sellerId": SELLER, "marketplaceId": US }),
-        )
-        .await;
+    let (s, p) = publish(&app, &t, json!({})).await;
     assert_eq!(s, 200, "{p}");
     assert!(
         p["publishedBy"].as_str().unwrap().starts_with("svc:"),
@@ -245,13 +256,7 @@ async fn corrections_apply_and_a_published_copy_wins_until_withdrawn() {
     assert_eq!(b["published"]["ageDays"], 0);
     assert_eq!(served(&b, "2026-12")["expected"], 12345.5);
     // withdrawn: unavailable with the reason, until published again
-    let (s, w) = app
-        .post(
-            &t,
-            "/api/app-state/forecasting/withdraw",
-            json!({ "sellerId": SELLER, "marketplaceId": US, "reason": "promo plan changed" }),
-        )
-        .await;
+    let (s, w) = withdraw(&app, &t, json!({ "reason": "promo plan changed" })).await;
     assert_eq!(s, 200, "{w}");
     let b = run(&app, &t, "FCT-BASELINE-01", seller(json!({}))).await;
     assert_eq!(b["available"], false);
@@ -259,24 +264,12 @@ async fn corrections_apply_and_a_published_copy_wins_until_withdrawn() {
         b["reason"].as_str().unwrap().contains("promo plan changed"),
         "{b}"
     );
-    let (s, e) = app
-        .post(
-            &t,
-            "/api/app-state/forecasting/withdraw",
-            json!({ "sellerId": SELLER, "marketplaceId": US }),
-        )
-        .await;
+    let (s, e) = withdraw(&app, &t, json!({})).await;
     assert_eq!((s, e["kind"].as_str()), (400, Some("bad_params")), "{e}");
     // publishing needs appstate:write
     let reader = app.credential("acme", Some("intelligence:read")).await;
     let rt = app.token(&reader).await;
-    let (s, e) = app
-        .post(
-            &rt,
-            "/api/app-state/forecasting/publish",
-            json!({ "sellerId": SELLER, "marketplaceId": US }),
-        )
-        .await;
+    let (s, e) = publish(&app, &rt, json!({})).await;
     assert_eq!(
         (s, e["kind"].as_str()),
         (403, Some("insufficient_scope")),
@@ -339,13 +332,7 @@ async fn units_validate_and_track_keeps_the_forecast_made_before_close() {
             ),
         );
     }
-    let (s, early) = app
-        .post(
-            &t,
-            "/api/app-state/forecasting/publish",
-            json!({ "sellerId": SELLER, "marketplaceId": US }),
-        )
-        .await;
+    let (s, early) = publish(&app, &t, json!({})).await;
     assert_eq!(s, 200, "{early}");
     assert_eq!(early["dataThrough"], "2026-10-15");
     let made = early["revenue"]["months"]["2026-10"]["expected"].clone();
@@ -357,13 +344,7 @@ async fn units_validate_and_track_keeps_the_forecast_made_before_close() {
         );
     }
     // and again now: the current copy no longer forecasts October
-    let (s, _) = app
-        .post(
-            &t,
-            "/api/app-state/forecasting/publish",
-            json!({ "sellerId": SELLER, "marketplaceId": US }),
-        )
-        .await;
+    let (s, _) = publish(&app, &t, json!({})).await;
     assert_eq!(s, 200);
     let tr = run(
         &app,
