@@ -3,7 +3,8 @@
 //! pairs (a property test), and every injected event is seen for what it is — a price test's
 //! item carries the account's largest price effect, a seasonal peak is a traffic effect, a
 //! promotion cuts price and lifts traffic, and every stock-out is found, with the units it
-//! cost close to the truth.
+//! cost close to the truth. The forecaster sees the Q4 peak as a season: every merchant's
+//! baseline is seasonal and peaks in December.
 
 use std::sync::{Arc, OnceLock};
 
@@ -369,4 +370,60 @@ fn every_stock_out_is_found_and_its_loss_is_close_to_the_truth() {
         "total lost units {found_total} against the truth's {truth_total}"
     );
     assert!(close as f64 >= 0.8 * n as f64, "{close} of {n} within 25%");
+}
+
+#[test]
+fn the_q4_peak_is_forecast_as_seasonal() {
+    use pp_intelligence::forecasting::{baseline, history, readiness};
+    use pp_intelligence::params::{Measure, SpendBasis};
+    let w = world();
+    let peak = w.truth.events.iter().find_map(|e| match e {
+        Event::SeasonalPeak { name, start, .. } if name.contains("Q4") => Some(*start),
+        _ => None,
+    });
+    assert!(peak.is_some(), "the world seeds a Q4 peak");
+    for m in MERCHANTS {
+        let s = resolve(w, merchant(m.id));
+        let table = pp_intelligence::data::retail_source(&s).table;
+        let data =
+            w.rt.block_on(pp_intelligence::data::data_range(&w.wh, &s, table))
+                .unwrap()
+                .unwrap();
+        let h = w.rt.block_on(history::read(&w.wh, &s, None, data)).unwrap();
+        let r = readiness::assess(&h);
+        let b = baseline::compute(
+            &h,
+            &r,
+            Measure::Revenue,
+            12,
+            SpendBasis::AdsOnly,
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(b["model"]["seasonal"], true, "{}: {}", m.name, b["model"]);
+        let at = |k: &str| b["months"][k]["expected"].as_f64().unwrap();
+        let months = b["months"].as_object().unwrap();
+        let top = months
+            .iter()
+            .max_by(|a, b| {
+                a.1["expected"]
+                    .as_f64()
+                    .unwrap()
+                    .total_cmp(&b.1["expected"].as_f64().unwrap())
+            })
+            .unwrap()
+            .0;
+        assert_eq!(
+            top, "2026-12",
+            "{}: the peak month of the year ahead",
+            m.name
+        );
+        assert!(
+            at("2026-12") > 1.2 * at("2027-02"),
+            "{}: December {} vs February {}",
+            m.name,
+            at("2026-12"),
+            at("2027-02")
+        );
+    }
 }
