@@ -234,7 +234,7 @@ fn main() {
         );
     }
     row(
-        "**served** (mean of the best three, calibrated ranges)",
+        "**served** (mean of the best four, calibrated ranges)",
         &served_tally,
     );
     println!(

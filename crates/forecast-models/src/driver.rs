@@ -143,6 +143,7 @@ pub fn forecast(
             scale,
             sigma: rest.sigma,
             level: opts.level,
+            period: opts.period,
         },
     );
     let mut forecast = rest.forecast.clone();

@@ -3,8 +3,10 @@
 //! over the series' naive error) and divided by the way they grow with the step (`step^p`,
 //! `p` read from the errors, or 0.5 — a random walk — when there are too few). The range is
 //! their mean ± Student's t times their spread, with the cuts' degrees of freedom (the
-//! errors of one cut move together), never narrower than the fit's one-step error: a short
-//! history with one cut or none gets a wide range, not a narrow one.
+//! errors of one cut move together). The spread is read robustly (the median absolute
+//! deviation), so one freak month in the backtest does not widen every range, and is never
+//! narrower than the fit's one-step error over the forecast's average level across a season:
+//! a short history with one cut or none gets a wide range, not a narrow one.
 
 use crate::backtest::Origin;
 
@@ -30,6 +32,8 @@ pub struct Calibration<'a> {
     /// The one-step spread of the fit, in the series' units.
     pub sigma: f64,
     pub level: f64,
+    /// The season's length (the floor is read against the forecast's average over it).
+    pub period: usize,
 }
 
 fn t_quantile(df: usize, p: f64) -> f64 {
@@ -113,6 +117,23 @@ fn growth(errors: &[(usize, f64)]) -> f64 {
     (sxy / sxx).clamp(0.0, 1.0)
 }
 
+/// The standard deviation of `u` around `mean` as read from the median absolute deviation
+/// (× 1.4826, its ratio for normal errors); 0 with fewer than two errors.
+fn robust_spread(u: &[f64], mean: f64) -> f64 {
+    if u.len() < 2 {
+        return 0.0;
+    }
+    let mut d: Vec<f64> = u.iter().map(|v| (v - mean).abs()).collect();
+    d.sort_by(f64::total_cmp);
+    let mid = d.len() / 2;
+    let median = if d.len().is_multiple_of(2) {
+        (d[mid - 1] + d[mid]) / 2.0
+    } else {
+        d[mid]
+    };
+    1.4826 * median
+}
+
 /// The ranges around `point` (the forecast of the steps after the series).
 pub fn ranges(point: &[f64], c: &Calibration) -> Ranges {
     let mut errors: Vec<(usize, f64)> = Vec::new();
@@ -137,10 +158,13 @@ pub fn ranges(point: &[f64], c: &Calibration) -> Ranges {
         .map(|(k, e)| e / (*k as f64).powf(p))
         .collect();
     let n = u.len();
-    // the one-step spread of the fit, on the errors' scale: no range is narrower
-    let level_now = point.first().copied().unwrap_or(0.0).abs().max(1e-9);
+    // the one-step spread of the fit, on the errors' scale: no range is narrower. A relative
+    // floor is read against the forecast's average over a season, not its first month (a
+    // low month would widen every month's range, a high one narrow it)
     let floor = if c.relative {
-        c.sigma / level_now
+        let k = point.len().clamp(1, c.period.max(1));
+        let level = point.iter().take(k).map(|v| v.abs()).sum::<f64>() / k as f64;
+        c.sigma / level.max(1e-9)
     } else {
         c.sigma / c.scale
     };
@@ -149,12 +173,7 @@ pub fn ranges(point: &[f64], c: &Calibration) -> Ranges {
     } else {
         0.0
     };
-    let sd = if n > 1 {
-        (u.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
-    let sd = sd.max(floor);
+    let sd = robust_spread(&u, mean).max(floor);
     // the errors of one cut move together: the degrees of freedom are the cuts', not the
     // errors' (and 2 with no backtest at all)
     let t = t_quantile(c.origins.len() + 1, 1.0 - alpha / 2.0);
@@ -204,6 +223,7 @@ mod tests {
                 scale: 10.0,
                 sigma: 10.0,
                 level: 0.95,
+                period: 12,
             },
         );
         assert_eq!((r.cuts, r.errors), (0, 0));
@@ -214,5 +234,38 @@ mod tests {
             "{:?}",
             (r.lower[0], r.upper[0])
         );
+    }
+
+    #[test]
+    fn the_floor_does_not_depend_on_the_month_a_forecast_starts_in() {
+        let season = |start: usize| -> Vec<f64> {
+            (0..12)
+                .map(|k| {
+                    if (start + k).is_multiple_of(12) {
+                        50.0
+                    } else {
+                        100.0
+                    }
+                })
+                .collect()
+        };
+        let relative_width = |point: &[f64]| {
+            let r = ranges(
+                point,
+                &Calibration {
+                    origins: &[],
+                    backtest: &[],
+                    relative: true,
+                    scale: 10.0,
+                    sigma: 5.0,
+                    level: 0.95,
+                    period: 12,
+                },
+            );
+            (r.upper[0] - r.lower[0]) / point[0]
+        };
+        // starting in the low month must not widen every month's range
+        let (low, high) = (relative_width(&season(0)), relative_width(&season(1)));
+        assert!((low - high).abs() < 1e-9, "{low} vs {high}");
     }
 }

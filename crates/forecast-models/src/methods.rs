@@ -147,29 +147,56 @@ fn run(method: Method, y: &[f64], h: usize, season: Option<&Indices>, period: us
     }
 }
 
+/// The AICc of a run's one-step fit to `y`: infinite when the run has no fit or too few
+/// points for its parameters.
+fn aicc(r: &Run, y: &[f64]) -> f64 {
+    let Some((fitted, k)) = &r.fit else {
+        return f64::INFINITY;
+    };
+    let n = y.len() as f64;
+    let k = *k as f64;
+    if n - k - 1.0 <= 0.0 {
+        return f64::INFINITY;
+    }
+    let sse: f64 = y.iter().zip(fitted).map(|(a, f)| (a - f).powi(2)).sum();
+    n * (sse / n).max(1e-300).ln() + 2.0 * k + 2.0 * k * (k + 1.0) / (n - k - 1.0)
+}
+
+/// Whether the smoothing models fitted with `season` beat, by AICc (the season's indices
+/// counted as parameters), every smoothing model fitted without it: a season that the
+/// autocorrelation test misses (a trend or an irregular year can hide it) but a fit finds.
+pub fn season_fits_better(y: &[f64], season: &Indices, period: usize) -> bool {
+    let best = |methods: &[Method], season: Option<&Indices>| {
+        methods
+            .iter()
+            .map(|m| aicc(&run(*m, y, 1, season, period), y))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let with = best(
+        &[
+            Method::Ses,
+            Method::Damped,
+            Method::HoltWinters,
+            Method::HoltWintersDamped,
+        ],
+        Some(season),
+    );
+    with < best(&[Method::Ses, Method::Holt, Method::Damped], None)
+}
+
 /// The smoothing model with the least AICc on `y`'s one-step errors.
 fn auto_ets(y: &[f64], h: usize, season: Option<&Indices>, period: usize) -> Run {
     let mut candidates = vec![Method::Ses, Method::Holt, Method::Damped];
     if season.is_some() && y.len() >= 2 * period {
         candidates.extend([Method::HoltWinters, Method::HoltWintersDamped]);
     }
-    let n = y.len() as f64;
-    let mut best: Option<(f64, Run)> = None;
-    for m in candidates {
-        let r = run(m, y, h, season, period);
-        let Some((fitted, k)) = &r.fit else { continue };
-        let sse: f64 = y.iter().zip(fitted).map(|(a, f)| (a - f).powi(2)).sum();
-        let k = *k as f64;
-        let aicc = if n - k - 1.0 > 0.0 {
-            n * (sse / n).max(1e-300).ln() + 2.0 * k + 2.0 * k * (k + 1.0) / (n - k - 1.0)
-        } else {
-            f64::INFINITY
-        };
-        if best.as_ref().is_none_or(|(b, _)| aicc < *b) {
-            best = Some((aicc, r));
-        }
-    }
-    best.map(|(_, r)| r)
+    candidates
+        .into_iter()
+        .map(|m| run(m, y, h, season, period))
+        .map(|r| (aicc(&r, y), r))
+        .filter(|(a, _)| a.is_finite())
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, r)| r)
         .unwrap_or_else(|| run(Method::Ses, y, h, season, period))
 }
 

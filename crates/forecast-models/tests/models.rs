@@ -1,4 +1,5 @@
-//! The forecaster as a planner meets it: a seasonal peak is forecast as seasonal, a short
+//! The forecaster as a planner meets it: a seasonal peak is forecast as seasonal (also one
+//! that a wandering level hides from the autocorrelation test), a short
 //! history gets wider ranges than a long one, ranges hold the forecast, and ad spend is used
 //! as a driver where it explains sales (the shared insurance quotes and TV adverts series,
 //! read from `../shared`).
@@ -117,4 +118,30 @@ fn tv_adverts_drive_insurance_quotes() {
     let flat = vec![1.0; y.len()];
     let none = driver::forecast(y, &flat, &vec![1.0; h], &opts).unwrap();
     assert!(!none.used);
+}
+
+/// 72 months of a wandering level (a random walk of deterministic steps of up to ±4%) with a
+/// spring high and an autumn low of ±3%.
+fn wandering_with_a_season() -> Vec<f64> {
+    let mut level = 1000.0;
+    (0..72)
+        .map(|t: usize| {
+            let step = ((t * 7919 + 17) % 101) as f64 / 101.0 - 0.5;
+            level *= 1.0 + 0.08 * step;
+            let angle = 2.0 * std::f64::consts::PI * (t % 12) as f64 / 12.0;
+            level * (1.0 + 0.03 * angle.sin())
+        })
+        .collect()
+}
+
+#[test]
+fn a_season_the_autocorrelation_test_misses_is_found_by_the_fit() {
+    let y = wandering_with_a_season();
+    // the wandering level hides the season from the autocorrelation test…
+    assert!(!pp_forecast_models::seasonal::is_seasonal(&y, 12));
+    // …but the seasonal smoothing fits better, and the forecast keeps the season
+    let f = forecast(&y, &Options::default()).unwrap();
+    assert!(f.model.seasonal, "{}", f.model.label);
+    // month 72 is at position 0: the high is 3 months ahead, the low 9
+    assert!(f.mean[3] > 1.03 * f.mean[9], "{:?}", f.mean);
 }
