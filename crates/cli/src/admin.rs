@@ -1,5 +1,6 @@
-//! `partner-platform admin`: tenants and service credentials in a data directory. A secret is
-//! printed once, at creation or rotation, and is stored only as its argon2id hash.
+//! `partner-platform admin`: tenants, service credentials and people in a data directory. A
+//! secret is printed once, at creation or rotation, and is stored only as a keyed hash; a
+//! person's password only as its argon2id hash.
 
 use std::path::PathBuf;
 
@@ -32,6 +33,9 @@ enum AdminCommand {
     /// Service credentials.
     #[command(subcommand)]
     Credential(CredentialCommand),
+    /// People: a tenant's users, signed in by email and password.
+    #[command(subcommand)]
+    Person(crate::people::PersonCommand),
     /// Marketplace connections (merchants' provider grants).
     #[command(subcommand)]
     Connection(crate::connection::ConnectionCommand),
@@ -115,6 +119,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
         let r = match args.command {
             AdminCommand::Tenant(c) => tenant(&store, c).await,
             AdminCommand::Credential(c) => credential(&store, c).await,
+            AdminCommand::Person(c) => crate::people::run(&store, c).await,
             AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
             AdminCommand::Listings(c) => crate::listings::run(&store, c).await,
             AdminCommand::Intelligence(c) => crate::intelligence::run(&store, c).await,

@@ -8,6 +8,7 @@ mod dev;
 mod intelligence;
 mod listings;
 mod logging;
+mod people;
 mod serve;
 mod sim;
 mod world;

@@ -18,6 +18,7 @@ pub mod listing_writes;
 pub mod mcp_sessions;
 mod migrations;
 mod pacing;
+mod people;
 mod tenants;
 mod tokens;
 mod url;
@@ -41,6 +42,7 @@ pub use ledger::Ledger;
 pub use listing_writes::ListingWrites;
 pub use mcp_sessions::McpSessions;
 pub use pacing::Pacing;
+pub use people::{NewPerson, People, PersonRow};
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{NewToken, TokenGrant, Tokens};
 pub use url::{StateUrl, redact_password};
@@ -125,6 +127,10 @@ impl Store {
 
     pub fn tokens(&self) -> Tokens<'_> {
         Tokens(&self.db)
+    }
+
+    pub fn people(&self) -> People<'_> {
+        People(&self.db)
     }
 
     pub fn jobs(&self) -> Jobs<'_> {

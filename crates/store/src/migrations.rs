@@ -330,6 +330,19 @@ const STEPS: &[&str] = &[
         changed_ms INTEGER NOT NULL,
         PRIMARY KEY (tenant_id, seller_id)
     ) WITHOUT ROWID;",
+    // 14: people (tenant users signed in by password).
+    "CREATE TABLE people (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        email TEXT NOT NULL UNIQUE,
+        display_name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        password_set_at INTEGER NOT NULL,
+        disabled_at INTEGER
+    );
+    CREATE INDEX people_tenant ON people(tenant_id);",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -693,4 +706,17 @@ const PG_STEPS: &[&str] = &[
         changed_ms BIGINT NOT NULL,
         PRIMARY KEY (tenant_id, seller_id)
     );",
+    // 14: people (tenant users signed in by password).
+    "CREATE TABLE people (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        email TEXT NOT NULL UNIQUE,
+        display_name TEXT NOT NULL,
+        role TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        password_set_at BIGINT NOT NULL,
+        disabled_at BIGINT
+    );
+    CREATE INDEX people_tenant ON people(tenant_id);",
 ];

@@ -305,3 +305,123 @@ async fn intelligence_is_switched_off_and_on_from_the_command_line() {
     );
     assert_eq!(s["switchedOff"], serde_json::json!([]), "{s}");
 }
+
+/// Runs the binary with `input` on stdin; returns its JSON output.
+fn json_with_stdin(dir: &Path, args: &[&str], input: &str) -> Value {
+    use std::io::Write;
+    let mut child = crate::process::cmd(dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn people_are_created_listed_disabled_and_reset_without_their_passwords_showing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(d, &a(&["tenant", "create", "beta", "--json"]));
+
+    // a chosen password comes from stdin and is never printed
+    let ana = json_with_stdin(
+        d,
+        &a(&[
+            "person",
+            "create",
+            "--tenant",
+            "beta",
+            "--email",
+            "Ana@Beta.example",
+            "--name",
+            "Ana Lima",
+            "--role",
+            "admin",
+            "--password-stdin",
+            "--json",
+        ]),
+        "a long passphrase\n",
+    );
+    assert_eq!(ana["email"], "ana@beta.example");
+    assert_eq!(ana["role"], "admin");
+    assert!(ana.get("password").is_none() && ana.get("password_hash").is_none());
+
+    // without one, the gateway chooses it and shows it once
+    let bo = json(
+        d,
+        &a(&[
+            "person",
+            "create",
+            "--tenant",
+            "beta",
+            "--email",
+            "bo@beta.example",
+            "--name",
+            "Bo",
+            "--json",
+        ]),
+    );
+    assert_eq!(bo["role"], "member");
+    assert!(bo["password"].as_str().unwrap().len() >= 20);
+
+    // refusals: a taken email (any case), a bad role, a short password, an unknown tenant
+    let base = ["person", "create", "--tenant", "beta", "--name", "X"];
+    let with = |extra: &[&'static str]| [&base[..], extra].concat();
+    assert!(fails(d, &a(&with(&["--email", "ANA@beta.example"]))).contains("already exists"));
+    assert!(
+        fails(
+            d,
+            &a(&with(&["--email", "cy@beta.example", "--role", "owner"]))
+        )
+        .contains("role 'owner'")
+    );
+    assert!(fails(d, &a(&with(&["--email", "not-an-email"]))).contains("not an email"));
+    let out = crate::process::cmd(d)
+        .args(a(&with(&[
+            "--email",
+            "cy@beta.example",
+            "--password-stdin",
+        ])))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("12 to 256 characters"));
+
+    let listed = json(d, &a(&["person", "list", "--tenant", "beta", "--json"]));
+    let emails: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["email"].as_str().unwrap())
+        .collect();
+    assert_eq!(emails, ["ana@beta.example", "bo@beta.example"]);
+    assert!(!String::from_utf8_lossy(&run_ok(d, &a(&["person", "list"]))).contains("argon2"));
+
+    let off = json(d, &a(&["person", "disable", "bo@beta.example"]));
+    assert_eq!(
+        (off["disabled"].as_bool(), off["changed"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let listed = json(d, &a(&["person", "list", "--json"]));
+    assert!(listed[1]["disabled_at"].is_i64());
+
+    // a reset chooses a new password and enables the person again
+    let reset = json(d, &a(&["person", "reset", "bo@beta.example", "--json"]));
+    assert!(reset["disabled_at"].is_null());
+    assert_ne!(reset["password"], bo["password"]);
+    assert!(fails(d, &a(&["person", "reset", "nobody@beta.example"])).contains("no person"));
+}

@@ -14,6 +14,7 @@ mod ledger;
 mod listing_writes;
 mod mcp_sessions;
 mod pacing;
+mod people;
 #[path = "../support/scratch_db.rs"]
 mod scratch_db;
 

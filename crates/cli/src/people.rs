@@ -1,0 +1,163 @@
+//! `partner-platform admin person`: a tenant's people (users who sign in by email and
+//! password): create, list, disable, reset. A password is read from stdin with
+//! `--password-stdin` (never from an argument, which the process list shows); without it the
+//! gateway chooses one and prints it once.
+
+use std::io::BufRead;
+
+use clap::Subcommand;
+use pp_auth::{CreatedPerson, PersonDetails, Role};
+use pp_store::{PersonRow, Store};
+use serde_json::json;
+
+use crate::admin::existing_tenant;
+
+#[derive(Subcommand)]
+pub enum PersonCommand {
+    /// Create a person; without --password-stdin a password is chosen and printed once.
+    Create {
+        #[arg(long)]
+        tenant: String,
+        /// Their email, the name on everything their sign-ins do (unique across the gateway).
+        #[arg(long)]
+        email: String,
+        /// Display name.
+        #[arg(long)]
+        name: String,
+        /// admin (manages credentials, people and connections) or member.
+        #[arg(long, default_value = "member")]
+        role: String,
+        /// Read the password from the first line of stdin.
+        #[arg(long)]
+        password_stdin: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List people (never their passwords).
+    List {
+        #[arg(long)]
+        tenant: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Disable a person: they can no longer sign in.
+    Disable {
+        /// Person id or email.
+        person: String,
+    },
+    /// Set a new password (and enable a disabled person); without --password-stdin one is
+    /// chosen and printed once.
+    Reset {
+        /// Person id or email.
+        person: String,
+        #[arg(long)]
+        password_stdin: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn password_from_stdin(wanted: bool) -> pp_core::Result<Option<String>> {
+    if !wanted {
+        return Ok(None);
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(pp_core::Error::internal)?;
+    Ok(Some(line.trim_end_matches(['\n', '\r']).to_owned()))
+}
+
+fn show(p: &CreatedPerson, json: bool) -> pp_core::Result<()> {
+    if json {
+        let mut v = serde_json::to_value(&p.row).map_err(pp_core::Error::internal)?;
+        if let Some(pw) = &p.generated_password {
+            v["password"] = pw.as_str().into();
+        }
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(pp_core::Error::internal)?
+        );
+    } else {
+        let r = &p.row;
+        println!(
+            "person    {}\ntenant    {}\nemail     {}\nname      {}\nrole      {}",
+            r.id, r.tenant_id, r.email, r.display_name, r.role
+        );
+        if let Some(pw) = &p.generated_password {
+            println!("password  {pw}\n          (shown once: hand it over now)");
+        }
+    }
+    Ok(())
+}
+
+fn state(r: &PersonRow) -> &'static str {
+    if r.disabled_at.is_some() {
+        "disabled"
+    } else {
+        "active"
+    }
+}
+
+pub async fn run(store: &Store, cmd: PersonCommand) -> pp_core::Result<()> {
+    match cmd {
+        PersonCommand::Create {
+            tenant,
+            email,
+            name,
+            role,
+            password_stdin,
+            json,
+        } => {
+            let t = existing_tenant(store, &tenant).await?;
+            let details = PersonDetails {
+                email: &email,
+                display_name: &name,
+                role: Role::parse(&role)?,
+            };
+            let password = password_from_stdin(password_stdin)?;
+            let p = pp_auth::create_person(store, &t, &details, password.as_deref()).await?;
+            show(&p, json)
+        }
+        PersonCommand::List { tenant, json } => {
+            let rows = store.people().list(tenant.as_deref()).await?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).map_err(pp_core::Error::internal)?
+                );
+            } else {
+                for r in rows {
+                    println!(
+                        "{}\t{}\t{}\t{}\t{}\t{}",
+                        r.id,
+                        r.tenant_id,
+                        r.email,
+                        r.display_name,
+                        r.role,
+                        state(&r)
+                    );
+                }
+            }
+            Ok(())
+        }
+        PersonCommand::Disable { person } => {
+            let (row, changed) = pp_auth::disable_person(store, &person).await?;
+            println!(
+                "{}",
+                json!({ "id": row.id, "email": row.email, "disabled": true, "changed": changed })
+            );
+            Ok(())
+        }
+        PersonCommand::Reset {
+            person,
+            password_stdin,
+            json,
+        } => {
+            let password = password_from_stdin(password_stdin)?;
+            let p = pp_auth::reset_password(store, &person, password.as_deref()).await?;
+            show(&p, json)
+        }
+    }
+}
