@@ -107,7 +107,7 @@ fn verify_password(password: &str, stored: &str) -> bool {
         .is_ok()
 }
 
-/// A password the gateway chooses: 24 characters of a 256-bit random value.
+/// A password the gateway chooses: 24 base64url characters (144 random bits).
 fn generated_password() -> Result<String> {
     Ok(random_token("")?.chars().take(24).collect())
 }
