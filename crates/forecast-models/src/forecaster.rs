@@ -133,8 +133,8 @@ impl<'a> Study<'a> {
         }
         let m = opts.period;
         let short = n < SHORT_HISTORY;
-        let seasonal = !short && has_season(y, m);
-        let season = seasonal.then(|| seasonal::indices(y, m));
+        let season = if short { None } else { season_of(y, m) };
+        let seasonal = season.is_some();
         let pool: Vec<Method> = if short {
             vec![Method::Naive, Method::Ses, Method::Damped]
         } else {
@@ -366,12 +366,15 @@ impl<'a> Study<'a> {
     }
 }
 
-/// Whether `y` has a season of `period` months: the autocorrelation test finds one, or, with
-/// two full cycles, the seasonal smoothing fits beat the plain ones by AICc.
-fn has_season(y: &[f64], period: usize) -> bool {
-    seasonal::is_seasonal(y, period)
-        || (y.len() >= 2 * period
-            && methods::season_fits_better(y, &seasonal::indices(y, period), period))
+/// `y`'s seasonal indices when it has a season of `period` months: with two full cycles, the
+/// autocorrelation test finds one, or the seasonal smoothing fits beat the plain ones by AICc.
+fn season_of(y: &[f64], period: usize) -> Option<seasonal::Indices> {
+    if period < 2 || y.len() < 2 * period {
+        return None;
+    }
+    let indices = seasonal::indices(y, period);
+    (seasonal::is_seasonal(y, period) || methods::season_fits_better(y, &indices, period))
+        .then_some(indices)
 }
 
 /// The forecast of `y`'s next `opts.horizon` months.

@@ -173,7 +173,9 @@ pub fn corrected(
                 let mode = c["mode"].as_str().unwrap_or("inherit");
                 match mode {
                     "replace" => {
-                        out["expected"] = round(measure, c["value"].as_f64().unwrap_or(0.0));
+                        // forecast state refuses a replace without a number; should one be
+                        // stored anyway, nothing is served rather than a made-up zero
+                        out["expected"] = c["value"].as_f64().map_or(Value::Null, |v| round(measure, v));
                         out["lower"] = Value::Null;
                         out["upper"] = Value::Null;
                     }
