@@ -137,6 +137,15 @@ pub(crate) async fn existing_tenant(store: &Store, id: &str) -> pp_core::Result<
     Ok(t)
 }
 
+/// Prints `v` as indented JSON (the `--json` output of every admin command).
+pub(crate) fn print_json(v: &impl serde::Serialize) -> pp_core::Result<()> {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).map_err(pp_core::Error::internal)?
+    );
+    Ok(())
+}
+
 /// The actor an administrator's change is recorded under.
 pub(crate) fn actor() -> String {
     format!(
@@ -178,10 +187,7 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
                 .await?;
             t.warehouse = shown(&t.warehouse);
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&t).map_err(pp_core::Error::internal)?
-                );
+                print_json(&t)?;
             } else {
                 println!("created tenant {} (warehouse {})", t.id, t.warehouse);
             }
@@ -192,10 +198,7 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
                 t.warehouse = shown(&t.warehouse);
             }
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&ts).map_err(pp_core::Error::internal)?
-                );
+                print_json(&ts)?;
             } else {
                 for t in ts {
                     println!("{}\t{}\t{}", t.id, t.name, t.warehouse);
@@ -260,10 +263,7 @@ fn show(row: &CredentialRow, secret: Option<&str>, json: bool) -> pp_core::Resul
         if let Some(s) = secret {
             v["client_secret"] = s.into();
         }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(pp_core::Error::internal)?
-        );
+        print_json(&v)?;
     } else {
         println!(
             "credential     {}\ntenant         {}\nlabel          {}\nclient_id      {}",
@@ -293,10 +293,7 @@ async fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()
         CredentialCommand::List { tenant, json } => {
             let rows = store.credentials().list(tenant.as_deref()).await?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&rows).map_err(pp_core::Error::internal)?
-                );
+                print_json(&rows)?;
             } else {
                 for r in rows {
                     let state = if r.revoked_at.is_some() {

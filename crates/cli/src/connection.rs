@@ -10,6 +10,8 @@ use pp_marketplace::Sealer;
 use pp_marketplace::connections::{self, Grant};
 use pp_store::Store;
 
+use crate::admin::print_json;
+
 #[derive(Subcommand)]
 pub enum ConnectionCommand {
     /// Connect (or re-connect) a merchant's selling-side or advertising grant.
@@ -88,10 +90,7 @@ pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_c
         ConnectionCommand::List { tenant, json } => {
             let list = connections::list(store, &TenantId::parse(&tenant)?).await?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&list).unwrap_or_default()
-                );
+                print_json(&list)?;
             } else {
                 for c in list {
                     println!(

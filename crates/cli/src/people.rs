@@ -10,7 +10,7 @@ use pp_auth::{CreatedPerson, PersonDetails, Role};
 use pp_store::{PersonRow, Store};
 use serde_json::json;
 
-use crate::admin::existing_tenant;
+use crate::admin::{existing_tenant, print_json};
 
 #[derive(Subcommand)]
 pub enum PersonCommand {
@@ -75,10 +75,7 @@ fn show(p: &CreatedPerson, json: bool) -> pp_core::Result<()> {
         if let Some(pw) = &p.generated_password {
             v["password"] = pw.as_str().into();
         }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(pp_core::Error::internal)?
-        );
+        print_json(&v)?;
     } else {
         let r = &p.row;
         println!(
@@ -123,10 +120,7 @@ pub async fn run(store: &Store, cmd: PersonCommand) -> pp_core::Result<()> {
         PersonCommand::List { tenant, json } => {
             let rows = store.people().list(tenant.as_deref()).await?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&rows).map_err(pp_core::Error::internal)?
-                );
+                print_json(&rows)?;
             } else {
                 for r in rows {
                     println!(

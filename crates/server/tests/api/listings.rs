@@ -100,6 +100,12 @@ async fn listing(app: &TestApp, t: &str, sku: &str) -> Value {
     r["data"].clone()
 }
 
+/// Asserts an answer is the `/api` failure of `kind` with `status`.
+#[track_caller]
+fn refused(s: u16, r: &Value, status: u16, kind: &str) {
+    assert_eq!((s, r["kind"].as_str()), (status, Some(kind)), "{r}");
+}
+
 fn title_of(l: &Value) -> &str {
     l["attributes"]["item_name"][0]["value"].as_str().unwrap()
 }
@@ -171,11 +177,7 @@ async fn eleven_skus_a_price_patch_and_a_missing_sku_are_refused_with_nothing_ap
         .map(|i| title(&format!("{}-{i}", skus[0]), "T"))
         .collect();
     let (s, r) = app.post(&t, CALL, preview_of(eleven)).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (400, Some("invalid_request")),
-        "{r}"
-    );
+    refused(s, &r, 400, "invalid_request");
     assert_eq!(r["max_items"], 10, "{r}");
     let price = json!({ "sku": skus[0], "patches": [
         patch("list_price", json!([{ "value": 1.0, "currency": "USD" }])),
@@ -183,15 +185,11 @@ async fn eleven_skus_a_price_patch_and_a_missing_sku_are_refused_with_nothing_ap
         { "op": "delete", "path": "/attributes/bullet_point" },
     ] });
     let (s, r) = app.post(&t, CALL, preview_of(vec![price])).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (422, Some("patch_not_allowed")),
-        "{r}"
-    );
-    let refused = r["refused"].as_array().unwrap();
-    assert_eq!(refused.len(), 2, "one entry per refused attribute: {r}");
-    assert_eq!(refused[0]["attribute"], "list_price");
-    assert_eq!(refused[1]["attribute"], "bullet_point");
+    refused(s, &r, 422, "patch_not_allowed");
+    let attributes = r["refused"].as_array().unwrap();
+    assert_eq!(attributes.len(), 2, "one entry per refused attribute: {r}");
+    assert_eq!(attributes[0]["attribute"], "list_price");
+    assert_eq!(attributes[1]["attribute"], "bullet_point");
     assert_eq!(app.sandbox_calls("listingsItems.getListingsItem").await, 0);
     assert_eq!(
         app.sandbox_calls("listingsItems.patchListingsItem").await,
@@ -211,11 +209,7 @@ async fn eleven_skus_a_price_patch_and_a_missing_sku_are_refused_with_nothing_ap
     let (s, r) = app
         .post(&t, CALL, json!({ "operation": "listings.get_listings_item", "legacySellerId": 1, "dryRun": false, "query": { "sku": skus[0] } }))
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (400, Some("invalid_request")),
-        "{r}"
-    );
+    refused(s, &r, 400, "invalid_request");
 }
 
 #[tokio::test]
@@ -305,11 +299,7 @@ async fn every_listing_moved_answers_stale_approval_and_applies_nothing() {
     let other = preview(&app, &t, vec![title(&skus[0], "Theirs")]).await;
     app.post(&t, CALL, commit_of(&other)).await;
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (409, Some("stale_approval")),
-        "{r}"
-    );
+    refused(s, &r, 409, "stale_approval");
     assert_eq!(title_of(&listing(&app, &t, &skus[0]).await), "Theirs");
 }
 
@@ -323,19 +313,11 @@ async fn a_wrong_hash_or_a_changed_query_answers_approval_mismatch() {
     let mut wrong = commit_of(&p);
     wrong["changeSetHash"] = "0".repeat(64).into();
     let (s, r) = app.post(&t, CALL, wrong).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (409, Some("approval_mismatch")),
-        "{r}"
-    );
+    refused(s, &r, 409, "approval_mismatch");
     let mut changed = commit_of(&p);
     changed["query"] = json!({ "items": [title(&skus[0], "Not what was approved")] });
     let (s, r) = app.post(&t, CALL, changed).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (409, Some("approval_mismatch")),
-        "{r}"
-    );
+    refused(s, &r, 409, "approval_mismatch");
     assert_eq!(listing(&app, &t, &skus[0]).await, before);
 }
 
@@ -354,11 +336,7 @@ async fn an_expired_change_set_answers_change_set_expired() {
         .await
         .unwrap();
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (409, Some("change_set_expired")),
-        "{r}"
-    );
+    refused(s, &r, 409, "change_set_expired");
     assert_ne!(title_of(&listing(&app, &t, &skus[0]).await), "Late");
     let id = p["changeSet"]["changeSetId"].as_str().unwrap();
     let (_, v) = app
@@ -377,11 +355,7 @@ async fn a_second_commit_answers_change_set_already_committed() {
     assert_eq!(s, 200);
     let sent = app.sandbox_calls("listingsItems.patchListingsItem").await;
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (409, Some("change_set_already_committed")),
-        "{r}"
-    );
+    refused(s, &r, 409, "change_set_already_committed");
     assert!(r["auditId"].is_string(), "{r}");
     assert_eq!(
         app.sandbox_calls("listingsItems.patchListingsItem").await,
@@ -403,7 +377,7 @@ async fn a_moved_product_type_schema_answers_schema_drift() {
     )
     .await;
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!((s, r["kind"].as_str()), (409, Some("schema_drift")), "{r}");
+    refused(s, &r, 409, "schema_drift");
     assert_eq!(
         (r["previewedVersion"].as_str(), r["currentVersion"].as_str()),
         (Some("U1"), Some("U2")),
@@ -423,30 +397,18 @@ async fn another_tenants_change_set_id_answers_change_set_not_found() {
     let d = app.credential("delta", Some(WRITER)).await;
     let dt = app.token(&d).await;
     let (s, r) = app.post(&dt, CALL, commit_of(&p)).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (404, Some("change_set_not_found")),
-        "{r}"
-    );
+    refused(s, &r, 404, "change_set_not_found");
     let (s, r) = app
         .get(&dt, &format!("/api/marketplace/listings/change-sets/{id}"))
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (404, Some("change_set_not_found")),
-        "{r}"
-    );
+    refused(s, &r, 404, "change_set_not_found");
     let (s, r) = app
         .get(
             &t,
             "/api/marketplace/listings/change-sets/cs_00000000000000000000000000000000",
         )
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (404, Some("change_set_not_found")),
-        "{r}"
-    );
+    refused(s, &r, 404, "change_set_not_found");
     assert_ne!(title_of(&listing(&app, &t, &skus[0]).await), "Acme's");
 }
 
@@ -458,20 +420,12 @@ async fn listing_writes_need_the_scope_the_merchant_enabled_and_the_switches_on(
     let (s, r) = app
         .post(&t, CALL, preview_of(vec![title(&skus[0], "T")]))
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (403, Some("listings_write_not_enabled")),
-        "{r}"
-    );
+    refused(s, &r, 403, "listings_write_not_enabled");
     let reader = app.token(&app.acme).await;
     let (s, r) = app
         .post(&reader, CALL, preview_of(vec![title(&skus[0], "T")]))
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (403, Some("insufficient_scope")),
-        "{r}"
-    );
+    refused(s, &r, 403, "insufficient_scope");
     let acme = TenantId::parse("acme").unwrap();
     let l = app.store.listing_writes();
     l.enable(&acme, &seller, "test").await.unwrap();
@@ -481,11 +435,7 @@ async fn listing_writes_need_the_scope_the_merchant_enabled_and_the_switches_on(
         .await
         .unwrap();
     let (s, r) = app.post(&t, CALL, commit_of(&p)).await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (503, Some("listings_write_disabled")),
-        "{r}"
-    );
+    refused(s, &r, 503, "listings_write_disabled");
     assert!(
         r["message"].as_str().unwrap().contains("incident 42"),
         "{r}"
@@ -505,11 +455,7 @@ async fn listing_writes_need_the_scope_the_merchant_enabled_and_the_switches_on(
             preview_of(vec![image(&skus[0], "https://img.example/a.jpg")]),
         )
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (503, Some("listings_media_write_disabled")),
-        "{r}"
-    );
+    refused(s, &r, 503, "listings_media_write_disabled");
     let (s, c) = app.post(&t, CALL, commit_of(&p)).await;
     assert_eq!(
         (s, c["items"][0]["outcome"].as_str()),
@@ -604,9 +550,9 @@ async fn the_commit_tool_is_destructive_and_the_preview_tool_commits_nothing() {
         )
         .await;
     assert_eq!(result["isError"], false, "{result}");
-    let mut refused = commit_of(&p);
-    refused["dryRun"] = false.into();
-    let (result, _) = m.call("marketplace_spapi_call", refused).await;
+    let mut commit = commit_of(&p);
+    commit["dryRun"] = false.into();
+    let (result, _) = m.call("marketplace_spapi_call", commit).await;
     assert_eq!(result["isError"], true, "{result}");
     let args = json!({
         "legacySellerId": 1, "changeSetId": p["changeSet"]["changeSetId"],
@@ -638,11 +584,7 @@ async fn a_surface_switched_off_in_configuration_stays_off_whatever_the_store_sa
             preview_of(vec![image(&skus[0], "https://img.example/a.jpg")]),
         )
         .await;
-    assert_eq!(
-        (s, r["kind"].as_str()),
-        (503, Some("listings_media_write_disabled")),
-        "{r}"
-    );
+    refused(s, &r, 503, "listings_media_write_disabled");
     assert!(
         r["message"].as_str().unwrap().contains("configuration"),
         "{r}"
