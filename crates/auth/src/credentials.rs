@@ -49,6 +49,7 @@ pub async fn create_credential(
             secret_hash: &secret_hash,
             label,
             scopes: &scopes.to_oauth_string(),
+            person_id: None,
         })
         .await?;
     Ok(CreatedCredential { row, client_secret })
@@ -63,4 +64,40 @@ pub async fn rotate_credential(store: &Store, id_or_client_id: &str) -> Result<C
     store.credentials().rotate(&row.id, &hash).await?;
     let row = store.credentials().find(&row.id).await?;
     Ok(CreatedCredential { row, client_secret })
+}
+
+/// The credential `id_or_client_id` of `tenant`; `not_found` when it is another tenant's, so a
+/// console never learns another tenant's credentials exist.
+pub async fn credential_of(
+    store: &Store,
+    tenant: &TenantId,
+    id_or_client_id: &str,
+) -> Result<CredentialRow> {
+    let row = store.credentials().find(id_or_client_id).await?;
+    if row.tenant_id != tenant.as_str() {
+        return Err(Error::not_found(format!(
+            "no credential '{id_or_client_id}'"
+        )));
+    }
+    Ok(row)
+}
+
+/// Rotates a credential of `tenant` (see [`rotate_credential`]).
+pub async fn rotate_credential_of(
+    store: &Store,
+    tenant: &TenantId,
+    id_or_client_id: &str,
+) -> Result<CreatedCredential> {
+    let row = credential_of(store, tenant, id_or_client_id).await?;
+    rotate_credential(store, &row.id).await
+}
+
+/// Revokes a credential of `tenant` and its tokens; false if it already was revoked.
+pub async fn revoke_credential_of(
+    store: &Store,
+    tenant: &TenantId,
+    id_or_client_id: &str,
+) -> Result<bool> {
+    let row = credential_of(store, tenant, id_or_client_id).await?;
+    store.credentials().revoke(&row.id).await
 }

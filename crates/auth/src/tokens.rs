@@ -1,4 +1,5 @@
-//! Client authentication, `client_credentials` access tokens and bearer verification.
+//! Client authentication, `client_credentials` access tokens, the token endpoint's errors, and
+//! bearer verification for every kind of token (a service credential's, a person's grant's).
 
 use pp_core::{Principal, Result, ScopeSet, Surface, TenantId};
 use pp_store::{CredentialRow, NewToken, Store, now_unix};
@@ -17,7 +18,11 @@ pub enum OAuthError {
     InvalidRequest(String),
     /// Requested scope not held by the client (HTTP 400).
     InvalidScope(String),
-    /// Grant type other than `client_credentials` (HTTP 400).
+    /// A code or refresh token that is unknown, expired, spent or not the client's (HTTP 400).
+    InvalidGrant(String),
+    /// The client may not use this grant type (HTTP 400).
+    UnauthorizedClient(String),
+    /// Grant type not served (HTTP 400).
     UnsupportedGrantType(String),
     /// The service failed (HTTP 500); the cause is logged.
     ServerError(String),
@@ -34,6 +39,8 @@ impl OAuthError {
             OAuthError::InvalidClient => "invalid_client",
             OAuthError::InvalidRequest(_) => "invalid_request",
             OAuthError::InvalidScope(_) => "invalid_scope",
+            OAuthError::InvalidGrant(_) => "invalid_grant",
+            OAuthError::UnauthorizedClient(_) => "unauthorized_client",
             OAuthError::UnsupportedGrantType(_) => "unsupported_grant_type",
             OAuthError::ServerError(_) => "server_error",
             OAuthError::RateLimited(_) => "temporarily_unavailable",
@@ -45,10 +52,13 @@ impl OAuthError {
     pub fn description(&self) -> String {
         match self {
             OAuthError::InvalidClient => "client authentication failed".into(),
-            OAuthError::InvalidRequest(m) | OAuthError::InvalidScope(m) => m.clone(),
-            OAuthError::UnsupportedGrantType(g) => {
-                format!("grant type '{g}' is not supported; use client_credentials")
-            }
+            OAuthError::InvalidRequest(m)
+            | OAuthError::InvalidScope(m)
+            | OAuthError::InvalidGrant(m)
+            | OAuthError::UnauthorizedClient(m) => m.clone(),
+            OAuthError::UnsupportedGrantType(g) => format!(
+                "grant type '{g}' is not supported; use client_credentials, authorization_code or refresh_token"
+            ),
             OAuthError::ServerError(_) => "the authorization server failed".into(),
             OAuthError::RateLimited(wait) => format!(
                 "too many token requests; retry after {} s (cache tokens: they last 12 hours)",
@@ -72,7 +82,7 @@ impl OAuthError {
     }
 }
 
-fn server_error(e: pp_core::Error) -> OAuthError {
+pub(crate) fn server_error(e: pp_core::Error) -> OAuthError {
     let chain = e.chain();
     OAuthError::ServerError(if chain.is_empty() {
         e.message().to_owned()
@@ -132,6 +142,9 @@ pub struct TokenResponse {
     pub expires_in: i64,
     /// The granted scopes, space-separated.
     pub scope: String,
+    /// For a client's grant: the token that gets the next access token (once).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
 }
 
 /// Mints an access token for an authenticated credential, narrowed to `requested` if given.
@@ -183,10 +196,13 @@ pub async fn mint_token(
         token_type: "Bearer",
         expires_in: TOKEN_TTL_SECS,
         scope,
+        refresh_token: None,
     })
 }
 
-/// Turns a bearer token into a principal; `None` when it is unknown, expired or revoked.
+/// Turns a bearer token into a principal; `None` when it is unknown, expired or revoked. A
+/// person's token acts under their email; a client's grant records the client as the
+/// surface.
 pub async fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principal>> {
     if !token.starts_with("ppat_") || token.len() > 128 {
         return Ok(None);
@@ -194,12 +210,19 @@ pub async fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principa
     let Some(grant) = store.tokens().live(&token_hash(token)).await? else {
         return Ok(None);
     };
+    let actor = match &grant.person_email {
+        Some(email) => pp_core::Actor::person(email),
+        None => pp_core::Actor::service(&grant.label, &grant.credential_id),
+    };
     Ok(Some(Principal {
         tenant: TenantId::parse(&grant.tenant_id)?,
-        actor: pp_core::Actor::service(&grant.label, &grant.credential_id),
+        actor,
         scopes: ScopeSet::parse(&grant.scopes)?,
         credential_id: grant.credential_id,
-        surface: Surface::Api,
+        surface: match grant.client_id {
+            Some(client) => Surface::Partner(client),
+            None => Surface::Api,
+        },
     }))
 }
 

@@ -36,6 +36,9 @@ enum AdminCommand {
     /// People: a tenant's users, signed in by email and password.
     #[command(subcommand)]
     Person(crate::people::PersonCommand),
+    /// Partner applications: products people sign in to with the authorization code flow.
+    #[command(subcommand)]
+    App(crate::apps::AppCommand),
     /// Marketplace connections (merchants' provider grants).
     #[command(subcommand)]
     Connection(crate::connection::ConnectionCommand),
@@ -120,6 +123,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
             AdminCommand::Tenant(c) => tenant(&store, c).await,
             AdminCommand::Credential(c) => credential(&store, c).await,
             AdminCommand::Person(c) => crate::people::run(&store, c).await,
+            AdminCommand::App(c) => crate::apps::run(&store, c).await,
             AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
             AdminCommand::Listings(c) => crate::listings::run(&store, c).await,
             AdminCommand::Intelligence(c) => crate::intelligence::run(&store, c).await,

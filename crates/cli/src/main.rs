@@ -2,6 +2,7 @@
 //! demo), `admin` manages tenants and service credentials in a data directory.
 
 mod admin;
+mod apps;
 mod config;
 mod connection;
 mod dev;

@@ -38,6 +38,11 @@ impl Actor {
         Self(format!("svc:{label}/{credential_id}"))
     }
 
+    /// The actor of a person's sign-in: their (lower-cased) email.
+    pub fn person(email: &str) -> Self {
+        Self(email.to_owned())
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -65,7 +70,7 @@ pub struct Principal {
     pub actor: Actor,
     /// What the token may do.
     pub scopes: ScopeSet,
-    /// The credential the token was minted from.
+    /// The credential (or, for a person's token, the grant) the token was minted from.
     pub credential_id: String,
     /// Where the call came in.
     pub surface: Surface,

@@ -50,6 +50,43 @@ scopes! {
     ListingsWrite => "listings:write",
 }
 
+impl Scope {
+    /// What the scope lets a holder do, in plain words (consent pages, the console).
+    pub fn plain(self) -> &'static str {
+        match self {
+            Scope::AccountRead => "See your accounts and merchants",
+            Scope::RetailRead => {
+                "Read selling data: orders, inventory, catalog, finances, reports and pricing"
+            }
+            Scope::AdsRead => {
+                "Read advertising data: campaigns, reports, budgets and recommendations"
+            }
+            Scope::BrandAnalyticsRead => "Read brand analytics",
+            Scope::SqlQuery => "Run read-only SQL over your analytics warehouse",
+            Scope::ContextRead => "Read your brand context documents",
+            Scope::TimelineRead => "Read your brand timeline",
+            Scope::IntelligenceRead => {
+                "Run intelligence requests: sales and advertising bridges, forecasts"
+            }
+            Scope::CorrectionsWrite => "Save forecast corrections under your name",
+            Scope::AppstateWrite => "Write the service app's own state",
+            Scope::ContextWrite => "Retire or restore brands and sync context documents",
+            Scope::TimelineWrite => "Add events to your brand timeline",
+            Scope::AdsWrite => {
+                "Change advertising: bids, budgets, states and new campaigns (previewed, audited)"
+            }
+            Scope::ListingsWrite => {
+                "Change listing content on existing products (previewed, audited)"
+            }
+        }
+    }
+
+    /// Whether only a tenant admin may grant it to an application.
+    pub fn admin_only(self) -> bool {
+        matches!(self, Scope::AdsWrite | Scope::ListingsWrite)
+    }
+}
+
 impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -75,6 +112,22 @@ pub const DEFAULT_SERVICE_SCOPES: &[Scope] = &[
     Scope::SqlQuery,
     Scope::ContextRead,
     Scope::TimelineRead,
+];
+
+/// What an interactive sign-in holds (spec §5 4): the read set, context and timeline read
+/// and write, `intelligence:read` and `corrections:write`. The command-line plugin's setup
+/// code and `/login?mode=direct` mint exactly these.
+pub const PLUGIN_SCOPES: &[Scope] = &[
+    Scope::AccountRead,
+    Scope::RetailRead,
+    Scope::AdsRead,
+    Scope::BrandAnalyticsRead,
+    Scope::ContextRead,
+    Scope::TimelineRead,
+    Scope::IntelligenceRead,
+    Scope::CorrectionsWrite,
+    Scope::ContextWrite,
+    Scope::TimelineWrite,
 ];
 
 /// The scopes raw SQL needs: the full read set plus `sql:query`.

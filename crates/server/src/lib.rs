@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod mcp;
 pub mod openapi;
 pub mod operations;
+mod pages;
 mod routes;
 mod serve;
 mod state;

@@ -46,6 +46,29 @@ pub struct AppState {
     /// The key client secrets are hashed under (read once: the token endpoint needs it on
     /// every attempt).
     pub secret_key: pp_auth::SecretKey,
+    /// Client registrations (RFC 7591) per source address.
+    pub register_limit: Limiter,
+    /// Password sign-ins: attempts per address and per email, and how many password hashes
+    /// run at once.
+    pub signin: SignInLimits,
+}
+
+/// The sign-in page's bounds: argon2 costs ~20 ms of CPU and 19 MiB per attempt, so attempts
+/// are limited per address and per email, and at most two hashes run at once.
+pub struct SignInLimits {
+    pub per_address: Limiter,
+    pub per_email: Limiter,
+    pub hashing: tokio::sync::Semaphore,
+}
+
+impl SignInLimits {
+    fn new() -> Self {
+        Self {
+            per_address: Limiter::new(20, 20),
+            per_email: Limiter::new(10, 5),
+            hashing: tokio::sync::Semaphore::new(2),
+        }
+    }
 }
 
 /// The token endpoint's attempt limits.
@@ -96,6 +119,8 @@ impl AppState {
             jobs,
             token_limits: TokenLimits::new(&bounds),
             secret_key,
+            register_limit: Limiter::new(10, 10),
+            signin: SignInLimits::new(),
             bounds,
         })
     }

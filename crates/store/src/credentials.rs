@@ -22,6 +22,9 @@ pub struct CredentialRow {
     pub created_at: i64,
     pub rotated_at: Option<i64>,
     pub revoked_at: Option<i64>,
+    /// The person the credential acts for (one a setup code made), whose email is then the
+    /// actor of what it does.
+    pub person_id: Option<String>,
 }
 
 /// What a new credential is made of.
@@ -32,12 +35,13 @@ pub struct NewCredential<'a> {
     pub secret_hash: &'a str,
     pub label: &'a str,
     pub scopes: &'a str,
+    pub person_id: Option<&'a str>,
 }
 
-const COLS: &str =
-    "id, tenant_id, client_id, secret_hash, label, scopes, created_at, rotated_at, revoked_at";
+pub(crate) const COLS: &str = "id, tenant_id, client_id, secret_hash, label, scopes, created_at, rotated_at, \
+                    revoked_at, person_id";
 
-fn row(r: &Row) -> Result<CredentialRow> {
+pub(crate) fn row(r: &Row) -> Result<CredentialRow> {
     Ok(CredentialRow {
         id: r.text(0)?,
         tenant_id: r.text(1)?,
@@ -48,6 +52,7 @@ fn row(r: &Row) -> Result<CredentialRow> {
         created_at: r.i64(6)?,
         rotated_at: r.opt_i64(7)?,
         revoked_at: r.opt_i64(8)?,
+        person_id: r.opt_text(9)?,
     })
 }
 
@@ -61,10 +66,11 @@ impl Credentials<'_> {
             .0
             .all(
                 format!(
-                    "INSERT INTO credentials (id, tenant_id, client_id, secret_hash, label, scopes, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING {COLS}"
+                    "INSERT INTO credentials (id, tenant_id, client_id, secret_hash, label, scopes, created_at,
+                                              person_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING {COLS}"
                 ),
-                args![n.id, n.tenant_id, n.client_id, n.secret_hash, n.label, n.scopes, now_unix()],
+                args![n.id, n.tenant_id, n.client_id, n.secret_hash, n.label, n.scopes, now_unix(), n.person_id],
             )
             .await?;
         row(rows

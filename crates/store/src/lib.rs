@@ -19,6 +19,7 @@ pub mod mcp_sessions;
 mod migrations;
 mod pacing;
 mod people;
+pub mod signin;
 mod tenants;
 mod tokens;
 mod url;
@@ -43,6 +44,7 @@ pub use listing_writes::ListingWrites;
 pub use mcp_sessions::McpSessions;
 pub use pacing::Pacing;
 pub use people::{NewPerson, People, PersonRow};
+pub use signin::{ClientRow, Clients, Grants, SessionRow, Sessions, SetupCodes};
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{NewToken, TokenGrant, Tokens};
 pub use url::{StateUrl, redact_password};
@@ -131,6 +133,26 @@ impl Store {
 
     pub fn people(&self) -> People<'_> {
         People(&self.db)
+    }
+
+    /// People's browser sessions.
+    pub fn sessions(&self) -> Sessions<'_> {
+        Sessions(&self.db)
+    }
+
+    /// OAuth clients: partner applications and dynamically registered ones.
+    pub fn clients(&self) -> Clients<'_> {
+        Clients(&self.db)
+    }
+
+    /// Grants with their codes, access and refresh tokens.
+    pub fn grants(&self) -> Grants<'_> {
+        Grants(&self.db)
+    }
+
+    /// One-time setup codes for the command-line plugin.
+    pub fn setup_codes(&self) -> SetupCodes<'_> {
+        SetupCodes(&self.db)
     }
 
     pub fn jobs(&self) -> Jobs<'_> {

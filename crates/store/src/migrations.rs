@@ -343,6 +343,72 @@ const STEPS: &[&str] = &[
         disabled_at INTEGER
     );
     CREATE INDEX people_tenant ON people(tenant_id);",
+    // 15: sign-in: browser sessions, OAuth clients (partner applications and dynamically
+    // registered ones), grants with their codes, access and refresh tokens, setup codes, and
+    // the person a service credential acts for (one made from a setup code).
+    "CREATE TABLE browser_sessions (
+        id_hash BLOB PRIMARY KEY,
+        person_id TEXT NOT NULL REFERENCES people(id),
+        csrf TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX browser_sessions_person ON browser_sessions(person_id);
+    CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        tenant_id TEXT REFERENCES tenants(id),
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        secret_hash TEXT,
+        redirect_uris TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        revoked_at INTEGER
+    );
+    CREATE INDEX oauth_clients_tenant ON oauth_clients(tenant_id, kind);
+    CREATE TABLE oauth_grants (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        client_id TEXT REFERENCES oauth_clients(client_id),
+        scopes TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+    );
+    CREATE INDEX oauth_grants_person ON oauth_grants(person_id);
+    CREATE INDEX oauth_grants_client ON oauth_grants(client_id);
+    CREATE TABLE oauth_codes (
+        code_hash BLOB PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients(client_id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        redirect_uri TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        challenge TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        grant_id TEXT
+    ) WITHOUT ROWID;
+    CREATE TABLE grant_tokens (
+        token_hash BLOB PRIMARY KEY,
+        grant_id TEXT NOT NULL REFERENCES oauth_grants(id),
+        kind TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+    ) WITHOUT ROWID;
+    CREATE INDEX grant_tokens_grant ON grant_tokens(grant_id);
+    CREATE TABLE setup_codes (
+        code_hash BLOB PRIMARY KEY,
+        person_id TEXT NOT NULL REFERENCES people(id),
+        label TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER,
+        credential_id TEXT
+    ) WITHOUT ROWID;
+    CREATE INDEX setup_codes_person ON setup_codes(person_id);
+    ALTER TABLE credentials ADD COLUMN person_id TEXT REFERENCES people(id);",
+
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -719,4 +785,70 @@ const PG_STEPS: &[&str] = &[
         disabled_at BIGINT
     );
     CREATE INDEX people_tenant ON people(tenant_id);",
+    // 15: sign-in: browser sessions, OAuth clients (partner applications and dynamically
+    // registered ones), grants with their codes, access and refresh tokens, setup codes, and
+    // the person a service credential acts for (one made from a setup code).
+    "CREATE TABLE browser_sessions (
+        id_hash BYTEA PRIMARY KEY,
+        person_id TEXT NOT NULL REFERENCES people(id),
+        csrf TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX browser_sessions_person ON browser_sessions(person_id);
+    CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        tenant_id TEXT REFERENCES tenants(id),
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        secret_hash TEXT,
+        redirect_uris TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        created_by TEXT NOT NULL,
+        revoked_at BIGINT
+    );
+    CREATE INDEX oauth_clients_tenant ON oauth_clients(tenant_id, kind);
+    CREATE TABLE oauth_grants (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        client_id TEXT REFERENCES oauth_clients(client_id),
+        scopes TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT
+    );
+    CREATE INDEX oauth_grants_person ON oauth_grants(person_id);
+    CREATE INDEX oauth_grants_client ON oauth_grants(client_id);
+    CREATE TABLE oauth_codes (
+        code_hash BYTEA PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients(client_id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        redirect_uri TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        challenge TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        grant_id TEXT
+    );
+    CREATE TABLE grant_tokens (
+        token_hash BYTEA PRIMARY KEY,
+        grant_id TEXT NOT NULL REFERENCES oauth_grants(id),
+        kind TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+    );
+    CREATE INDEX grant_tokens_grant ON grant_tokens(grant_id);
+    CREATE TABLE setup_codes (
+        code_hash BYTEA PRIMARY KEY,
+        person_id TEXT NOT NULL REFERENCES people(id),
+        label TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT,
+        credential_id TEXT
+    );
+    CREATE INDEX setup_codes_person ON setup_codes(person_id);
+    ALTER TABLE credentials ADD COLUMN person_id TEXT REFERENCES people(id);",
+
 ];

@@ -1,13 +1,15 @@
 //! People: a tenant's users, signed in by email and password. The email is stored lower-cased
 //! and is unique across the gateway (one person, one tenant), so a sign-in page needs no
 //! tenant picker. Only the password's argon2id hash is kept. A disabled person cannot sign in;
-//! the row stays, so what they did keeps a name.
+//! the row stays, so what they did keeps a name. Disabling a person or resetting their
+//! password ends their browser sessions and revokes their grants in the same transaction;
+//! disabling also revokes the credentials their setup codes made.
 
 use pp_core::{Error, Kind, Result};
 use serde::Serialize;
 
 use crate::args;
-use crate::db::{Db, Row};
+use crate::db::{Db, Row, Tx};
 use crate::now_unix;
 
 /// A stored person (the password's hash is never serialized).
@@ -37,8 +39,74 @@ pub struct NewPerson<'a> {
     pub password_hash: &'a str,
 }
 
+const FIELDS: [&str; 9] = [
+    "id",
+    "tenant_id",
+    "email",
+    "display_name",
+    "role",
+    "password_hash",
+    "created_at",
+    "password_set_at",
+    "disabled_at",
+];
+
 const COLS: &str = "id, tenant_id, email, display_name, role, password_hash, created_at, \
                     password_set_at, disabled_at";
+
+/// The person columns under table alias `alias`, in [`person_row`]'s order.
+pub(crate) fn person_cols(alias: &str) -> String {
+    FIELDS
+        .iter()
+        .map(|f| format!("{alias}.{f}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A person read from the first nine columns of `r`.
+pub(crate) fn person_row(r: &Row) -> Result<PersonRow> {
+    row(r)
+}
+
+/// Ends what a person's sign-ins hold: their browser sessions and grants (with the grants'
+/// tokens), and with `credentials` the service credentials made for them.
+async fn end_signins(tx: &mut Tx, id: &str, credentials: bool) -> Result<()> {
+    let now = now_unix();
+    tx.exec(
+        "DELETE FROM browser_sessions WHERE person_id = ?1",
+        args![id],
+    )
+    .await?;
+    tx.exec(
+        "DELETE FROM grant_tokens WHERE grant_id IN (SELECT id FROM oauth_grants WHERE person_id = ?1)",
+        args![id],
+    )
+    .await?;
+    tx.exec(
+        "UPDATE oauth_grants SET revoked_at = ?2 WHERE person_id = ?1 AND revoked_at IS NULL",
+        args![id, now],
+    )
+    .await?;
+    if credentials {
+        tx.exec(
+            "DELETE FROM access_tokens WHERE credential_id IN
+                 (SELECT id FROM credentials WHERE person_id = ?1)",
+            args![id],
+        )
+        .await?;
+        tx.exec(
+            "UPDATE credentials SET revoked_at = ?2 WHERE person_id = ?1 AND revoked_at IS NULL",
+            args![id, now],
+        )
+        .await?;
+        tx.exec(
+            "UPDATE setup_codes SET used_at = ?2 WHERE person_id = ?1 AND used_at IS NULL",
+            args![id, now],
+        )
+        .await?;
+    }
+    Ok(())
+}
 
 fn row(r: &Row) -> Result<PersonRow> {
     Ok(PersonRow {
@@ -133,33 +201,47 @@ impl People<'_> {
             .collect()
     }
 
-    /// Disables a person; false if they already were.
+    /// Disables a person, ending their sessions, grants and credentials; false if they
+    /// already were.
     pub async fn disable(&self, id: &str) -> Result<bool> {
-        Ok(self
-            .0
-            .exec(
-                "UPDATE people SET disabled_at = ?2 WHERE id = ?1 AND disabled_at IS NULL",
-                args![id, now_unix()],
-            )
-            .await?
-            == 1)
+        let id = id.to_owned();
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let n = tx
+                        .exec(
+                            "UPDATE people SET disabled_at = ?2 WHERE id = ?1 AND disabled_at IS NULL",
+                            args![&id, now_unix()],
+                        )
+                        .await?;
+                    end_signins(tx, &id, true).await?;
+                    Ok(n == 1)
+                })
+            })
+            .await
     }
 
-    /// Replaces a person's password hash (a reset also enables a disabled person only when
-    /// `enable` says so); `not_found` for an unknown id.
+    /// Replaces a person's password hash, ending their sessions and grants (a reset also
+    /// enables a disabled person only when `enable` says so); `not_found` for an unknown id.
     pub async fn set_password(&self, id: &str, hash: &str, enable: bool) -> Result<()> {
-        let n = self
-            .0
-            .exec(
-                "UPDATE people SET password_hash = ?2, password_set_at = ?3,
-                        disabled_at = CASE WHEN ?4 = 1 THEN NULL ELSE disabled_at END
-                 WHERE id = ?1",
-                args![id, hash, now_unix(), i64::from(enable)],
-            )
-            .await?;
-        if n == 0 {
-            return Err(Error::not_found(format!("no person '{id}'")));
-        }
-        Ok(())
+        let (id, hash) = (id.to_owned(), hash.to_owned());
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let n = tx
+                        .exec(
+                            "UPDATE people SET password_hash = ?2, password_set_at = ?3,
+                                    disabled_at = CASE WHEN ?4 = 1 THEN NULL ELSE disabled_at END
+                             WHERE id = ?1",
+                            args![&id, &hash, now_unix(), i64::from(enable)],
+                        )
+                        .await?;
+                    if n == 0 {
+                        return Err(Error::not_found(format!("no person '{id}'")));
+                    }
+                    end_signins(tx, &id, false).await
+                })
+            })
+            .await
     }
 }

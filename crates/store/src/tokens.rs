@@ -2,6 +2,8 @@
 //! them. A token is stored only while its credential still holds the secret it was
 //! authenticated with (a rotation in between wins), and it is live only while unexpired and
 //! its credential unrevoked, so a revocation through any instance is seen by all at once.
+//! A bearer token not found here may be one of a person's grants (`signin::grants`); [`Tokens::live`]
+//! answers for both.
 
 use pp_core::Result;
 
@@ -23,10 +25,16 @@ pub struct NewToken<'a> {
 /// What a live token grants.
 #[derive(Debug, Clone)]
 pub struct TokenGrant {
+    /// The service credential, or the grant, the token was minted from.
     pub credential_id: String,
     pub tenant_id: String,
     pub scopes: String,
+    /// The credential's label (empty for a grant).
     pub label: String,
+    /// The person the token acts for: a grant's, or a setup code's credential's.
+    pub person_email: Option<String>,
+    /// The OAuth client of a grant made by consent.
+    pub client_id: Option<String>,
 }
 
 /// The tokens aggregate.
@@ -55,25 +63,53 @@ impl Tokens<'_> {
         Ok(stored == 1)
     }
 
-    /// The grant of a live token.
+    /// The grant of a live token: a service credential's (unrevoked, and its person, if it
+    /// acts for one, enabled) or a person's grant's.
     pub async fn live(&self, token_hash: &[u8]) -> Result<Option<TokenGrant>> {
-        let Some(r) = self
+        let row = self
             .0
             .one(
-                "SELECT t.credential_id, t.tenant_id, t.scopes, c.label
+                "SELECT t.credential_id, t.tenant_id, t.scopes, c.label, p.email
                  FROM access_tokens t JOIN credentials c ON c.id = t.credential_id
-                 WHERE t.token_hash = ?1 AND t.expires_at > ?2 AND c.revoked_at IS NULL",
+                 LEFT JOIN people p ON p.id = c.person_id
+                 WHERE t.token_hash = ?1 AND t.expires_at > ?2 AND c.revoked_at IS NULL
+                   AND (c.person_id IS NULL OR p.disabled_at IS NULL)",
                 args![token_hash, now_unix()],
             )
-            .await?
-        else {
-            return Ok(None);
-        };
-        Ok(Some(TokenGrant {
-            credential_id: r.text(0)?,
-            tenant_id: r.text(1)?,
-            scopes: r.text(2)?,
-            label: r.text(3)?,
+            .await?;
+        if let Some(r) = row {
+            return Ok(Some(TokenGrant {
+                credential_id: r.text(0)?,
+                tenant_id: r.text(1)?,
+                scopes: r.text(2)?,
+                label: r.text(3)?,
+                person_email: r.opt_text(4)?,
+                client_id: None,
+            }));
+        }
+        let access = crate::signin::Grants(self.0)
+            .live_access(token_hash)
+            .await?;
+        Ok(access.map(|a| TokenGrant {
+            credential_id: a.grant_id,
+            tenant_id: a.tenant_id,
+            scopes: a.scopes,
+            label: String::new(),
+            person_email: Some(a.person_email),
+            client_id: a.client_id,
         }))
+    }
+
+    /// Deletes the service-credential access token `token_hash` if credential
+    /// `credential_id` minted it (RFC 7009 revocation); false when it did not.
+    pub async fn revoke(&self, token_hash: &[u8], credential_id: &str) -> Result<bool> {
+        Ok(self
+            .0
+            .exec(
+                "DELETE FROM access_tokens WHERE token_hash = ?1 AND credential_id = ?2",
+                args![token_hash, credential_id],
+            )
+            .await?
+            == 1)
     }
 }

@@ -425,3 +425,92 @@ fn people_are_created_listed_disabled_and_reset_without_their_passwords_showing(
     assert_ne!(reset["password"], bo["password"]);
     assert!(fails(d, &a(&["person", "reset", "nobody@beta.example"])).contains("no person"));
 }
+
+#[test]
+fn partner_applications_are_registered_listed_and_revoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    json(d, &a(&["tenant", "create", "beta", "--json"]));
+    let app = json(
+        d,
+        &a(&[
+            "app",
+            "create",
+            "--name",
+            "Acme Insights",
+            "--redirect-uri",
+            "https://insights.example/cb",
+            "--scopes",
+            "account:read intelligence:read",
+            "--json",
+        ]),
+    );
+    let id = app["client_id"].as_str().unwrap();
+    assert!(
+        app["client_secret"].as_str().unwrap().starts_with("ppas_"),
+        "{app}"
+    );
+    assert!(
+        app["tenant_id"].is_null(),
+        "an operator's application serves every tenant"
+    );
+    let public = json(
+        d,
+        &a(&[
+            "app",
+            "create",
+            "--name",
+            "Beta CLI",
+            "--redirect-uri",
+            "http://127.0.0.1:7777/cb",
+            "--scopes",
+            "account:read",
+            "--public",
+            "--tenant",
+            "beta",
+            "--json",
+        ]),
+    );
+    assert!(public["client_secret"].is_null());
+    // refused: plain http off loopback, and appstate:write
+    assert!(
+        fails(
+            d,
+            &a(&[
+                "app",
+                "create",
+                "--name",
+                "X",
+                "--redirect-uri",
+                "http://x.example/cb",
+                "--scopes",
+                "account:read"
+            ])
+        )
+        .contains("https")
+    );
+    assert!(
+        fails(
+            d,
+            &a(&[
+                "app",
+                "create",
+                "--name",
+                "X",
+                "--redirect-uri",
+                "https://x.example/cb",
+                "--scopes",
+                "appstate:write"
+            ])
+        )
+        .contains("appstate:write")
+    );
+
+    let listed = json(d, &a(&["app", "list", "--json"]));
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert!(!String::from_utf8_lossy(&run_ok(d, &a(&["app", "list"]))).contains("hmac"));
+    let beta = json(d, &a(&["app", "list", "--tenant", "beta", "--json"]));
+    assert_eq!(beta[0]["name"], "Beta CLI");
+    assert!(String::from_utf8_lossy(&run_ok(d, &a(&["app", "revoke", id]))).contains("revoked"));
+    assert!(json(d, &a(&["app", "list", "--json"]))[0]["revoked_at"].is_i64());
+}

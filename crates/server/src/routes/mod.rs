@@ -1,7 +1,9 @@
 //! The router, generated from the operation declarations (`crate::operations`): each declared
 //! path and method gets its handler behind its gate — public, a bearer token, or a bearer token
 //! whose calls are counted as API usage — and a layer that checks the declared scopes before
-//! the handler runs. What is declared is routed, and nothing else is.
+//! the handler runs. What is declared is routed, and nothing else is — except the HTML pages
+//! (`crate::pages`: sign-in, consent, the console), merged beside and kept out of the API
+//! document.
 
 pub(crate) mod health;
 pub(crate) mod oauth;
@@ -54,6 +56,7 @@ pub fn router(state: SharedState) -> Router {
     let counted = counted.route_layer(from_fn_with_state(state.clone(), usage::record));
     Router::new()
         .merge(open)
+        .merge(crate::pages::router())
         .merge(
             // every route here needs a bearer token: one auth layer over all of them
             token

@@ -5,6 +5,7 @@ mod audiences;
 mod bounds;
 mod brand;
 mod common;
+mod console_browser;
 mod engine_guards;
 mod engines;
 mod exactly_once;
@@ -24,6 +25,8 @@ mod schema_fuzz;
 #[path = "../../../store/tests/support/scratch_db.rs"]
 mod scratch_db;
 mod shape;
+mod signin;
+mod signin_support;
 mod surface;
 mod twins;
 mod v1;

@@ -69,3 +69,28 @@ async fn python_sdk_refuses_a_credential_without_tool_scopes() {
 async fn python_sdk_bad_token_sees_the_metadata_pointer() {
     scenario("bad-token", None, Some("not-a-token")).await;
 }
+
+/// From an unauthenticated request to `/mcp`: the SDK's OAuth client discovers the resource
+/// and authorization server, registers itself, drives the code flow with PKCE through the real
+/// sign-in and consent pages, and lists and calls tools.
+#[tokio::test]
+async fn python_sdk_oauth_client_signs_in_by_itself() {
+    let why = "the mcp client's OAuth scenario needs a python with the `mcp` SDK";
+    let Some(python) = external_tool("PP_MCP_PYTHON", "mcp-venv/bin/python", why) else {
+        return;
+    };
+    let app = TestApp::start().await;
+    let email =
+        crate::signin_support::person(&app, "sdk@acme.example", pp_auth::Role::Member).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/client.py");
+    let mut cmd = Command::new(python);
+    cmd.args([
+        script,
+        "oauth",
+        &app.base,
+        &email,
+        crate::signin_support::PASSWORD,
+    ]);
+    let stdout = run_external(cmd, "the Python MCP client failed").await;
+    assert!(stdout.contains("PASS"), "{stdout}");
+}

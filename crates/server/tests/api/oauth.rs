@@ -232,26 +232,3 @@ async fn rotation_invalidates_old_secret_and_tokens() {
         200
     );
 }
-
-#[tokio::test]
-async fn discovery_describes_what_exists() {
-    let app = TestApp::start().await;
-    let body: serde_json::Value = app
-        .http
-        .get(app.url("/.well-known/oauth-authorization-server"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(body["issuer"], app.base);
-    assert_eq!(body["token_endpoint"], format!("{}/oauth/token", app.base));
-    assert_eq!(body["grant_types_supported"], json!(["client_credentials"]));
-    assert!(
-        body["scopes_supported"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("sql:query"))
-    );
-}

@@ -2,6 +2,7 @@
 MCP client in the field would. Called by the Rust integration tests in `tests/api/mcp_client.rs`:
 
     python client.py SCENARIO BASE_URL TOKEN
+    python client.py oauth BASE_URL EMAIL PASSWORD
 
 Each scenario prints what it saw and exits non-zero with the reason on the first surprise.
 """
@@ -161,6 +162,92 @@ async def bad_token():
     check(False, "the SDK client must not connect with a bad token")
 
 
+async def oauth():
+    """No token at all: the SDK's OAuth client finds the metadata from the 401, registers
+    itself, and sends a person through the real sign-in and consent pages (driven here over
+    HTTP as a browser would), then lists and calls tools with the token it got."""
+    from html import unescape
+    from urllib.parse import parse_qs, urlparse
+
+    from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+    from mcp.shared.auth import OAuthClientMetadata, OAuthToken
+
+    email, password = sys.argv[3], sys.argv[4]
+    redirect = "http://127.0.0.1:45999/callback"
+    got = {}
+
+    class Memory:
+        def __init__(self):
+            self.tokens, self.client = None, None
+
+        async def get_tokens(self):
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken):
+            self.tokens = tokens
+
+        async def get_client_info(self):
+            return self.client
+
+        async def set_client_info(self, info):
+            self.client = info
+
+    def hidden(html, name):
+        marker = f'name="{name}" value="'
+        start = html.index(marker) + len(marker)
+        return unescape(html[start:html.index('"', start)])
+
+    async def browser(authorization_url):
+        """A person: follows the authorization URL, signs in, and allows."""
+        check(authorization_url.startswith(f"{BASE}/oauth/authorize?"), "the SDK sends the person to /oauth/authorize")
+        query = parse_qs(urlparse(authorization_url).query)
+        check(query.get("code_challenge_method") == ["S256"], "the SDK asks with an S256 challenge")
+        async with httpx2.AsyncClient(timeout=30, follow_redirects=False) as web:
+            r = await web.get(authorization_url)
+            check(r.status_code == 303 and r.headers["location"].startswith("/login?"), "signed out: sent to sign in")
+            r = await web.get(BASE + r.headers["location"])
+            form = {"csrf": hidden(r.text, "csrf"), "next": hidden(r.text, "next"),
+                    "email": email, "password": password}
+            r = await web.post(f"{BASE}/login", data=form)
+            check(r.status_code == 303, "signed in")
+            r = await web.get(BASE + r.headers["location"])
+            check(r.status_code == 200 and "Allow" in r.text,
+                  f"the consent page asks (got {r.status_code} {r.headers.get('location')})")
+            check("Read your brand timeline" in r.text, "the consent page names scopes in plain words")
+            form = {k: v[0] for k, v in query.items()}
+            form.update({"csrf": hidden(r.text, "csrf"), "decision": "allow"})
+            r = await web.post(f"{BASE}/oauth/authorize", data=form)
+            check(r.status_code == 303 and r.headers["location"].startswith(redirect), "consent sends the browser back")
+            back = parse_qs(urlparse(r.headers["location"]).query)
+            got["code"], got["state"] = back["code"][0], back.get("state", [None])[0]
+
+    async def callback():
+        return AuthorizationCodeResult(code=got["code"], state=got["state"])
+
+    storage = Memory()
+    provider = OAuthClientProvider(
+        server_url=f"{BASE}/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="SDK test client", redirect_uris=[redirect],
+            grant_types=["authorization_code", "refresh_token"], response_types=["code"],
+            token_endpoint_auth_method="none"),
+        storage=storage, redirect_handler=browser, callback_handler=callback)
+    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+        async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode="legacy") as c:
+            check(storage.client is not None and storage.client.client_id.startswith("ppapp_"),
+                  "the SDK registered itself")
+            check(storage.tokens is not None and storage.tokens.refresh_token is not None,
+                  "the SDK holds an access and a refresh token")
+            tools = await c.list_tools()
+            names = {t.name for t in tools.tools}
+            check("timeline_list" in names and "context_get_doc" in names, "tools/list over the OAuth token")
+            r = await c.call_tool("timeline_list", {"brand": "northwind", "limit": 2})
+            check(not r.is_error and len(text_json(r)["events"]) == 2, "timeline_list answers")
+            r = await c.call_tool("legacy_query", {"sql": "SELECT 1"})
+            check(r.is_error and text_json(r)["error"] == "insufficient_scope",
+                  "a sign-in does not carry sql:query")
+
+
 SCENARIOS = {
     "streamable-session": lambda: streamable("legacy"),
     "streamable-2025-06-18": lambda: streamable("legacy", "2025-06-18"),
@@ -172,6 +259,7 @@ SCENARIOS = {
     "timeline-reader": timeline_reader,
     "refused": refused,
     "bad-token": bad_token,
+    "oauth": oauth,
 }
 
 asyncio.run(SCENARIOS[SCENARIO]())

@@ -90,6 +90,11 @@ impl From<Vec<u8>> for Arg {
         Arg::Blob(Some(v))
     }
 }
+impl From<&Vec<u8>> for Arg {
+    fn from(v: &Vec<u8>) -> Self {
+        Arg::Blob(Some(v.clone()))
+    }
+}
 
 /// Arguments for a statement: `args![a, b, c]`.
 #[macro_export]

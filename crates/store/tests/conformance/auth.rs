@@ -12,6 +12,7 @@ fn cred<'a>(id: &'a str, tenant: &'a str, hash: &'a str) -> NewCredential<'a> {
         secret_hash: hash,
         label: "etl",
         scopes: "sql:query",
+        person_id: None,
     }
 }
 

@@ -17,5 +17,6 @@ mod pacing;
 mod people;
 #[path = "../support/scratch_db.rs"]
 mod scratch_db;
+mod signin;
 
 pub use fixture::{Fixture, each_engine};

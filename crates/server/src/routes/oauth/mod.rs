@@ -1,20 +1,32 @@
-//! The OAuth 2.0 endpoints: `POST /oauth/token` (grant `client_credentials`, client
-//! authentication by HTTP Basic or form fields, RFC 6749 errors) and the RFC 8414 discovery
-//! document describing what exists.
+//! The OAuth 2.0 endpoints over HTTP: `POST /oauth/token` (`token.rs`: client credentials,
+//! authorization code, refresh), `POST /oauth/revoke` (`revoke.rs`, RFC 7009),
+//! `POST /oauth/register` (`register.rs`, RFC 7591), `POST /oauth/setup-code` (`setup.rs`) and
+//! the RFC 8414 document (`metadata.rs`). Shared here: RFC 6749 error answers and reading
+//! client authentication (HTTP Basic or form fields). The logic lives in `pp_auth`; the
+//! authorization page itself is in `pages`.
+
+mod metadata;
+mod register;
+mod revoke;
+mod setup;
+mod token;
+
+pub use metadata::metadata;
+pub use register::register;
+pub use revoke::revoke;
+pub use setup::setup_code;
+pub use token::token;
 
 use std::net::SocketAddr;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use pp_auth::OAuthError;
-use pp_core::Scope;
-use serde_json::{Value, json};
-
-use crate::state::SharedState;
+use serde_json::json;
 
 /// An RFC 6749 error answer (`no-store`, the Basic challenge on a 401 after Basic, and
 /// `Retry-After` when rate limited).
@@ -45,7 +57,7 @@ pub(crate) fn oauth_error(e: OAuthError, basic_used: bool) -> Response {
     no_store(res)
 }
 
-fn no_store(mut res: Response) -> Response {
+pub(crate) fn no_store(mut res: Response) -> Response {
     res.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res.headers_mut()
@@ -82,7 +94,7 @@ fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OA
 }
 
 /// The form's fields; a repeated field is `invalid_request` (RFC 6749 §3.2).
-fn form_fields(body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
+pub(crate) fn form_fields(body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (k, v) in form_urlencoded::parse(body) {
         if out.iter().any(|(name, _)| name == &k) {
@@ -95,17 +107,19 @@ fn form_fields(body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
     Ok(out)
 }
 
-fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
     fields
         .iter()
         .find(|(k, _)| k == name)
         .map(|(_, v)| v.as_str())
 }
 
-fn client_credentials(
+/// The client id and, if one was sent, its secret: from HTTP Basic or the form's
+/// `client_id`/`client_secret` (a public client sends only `client_id`).
+pub(crate) fn client_auth(
     headers: &HeaderMap,
     fields: &[(String, String)],
-) -> Result<(String, String), OAuthError> {
+) -> Result<(String, Option<String>), OAuthError> {
     let basic = basic_credentials(headers)?;
     let form = (field(fields, "client_id"), field(fields, "client_secret"));
     match (basic, form) {
@@ -115,64 +129,43 @@ fn client_credentials(
         (Some((id, _)), (Some(form_id), None)) if form_id != id => Err(OAuthError::InvalidRequest(
             "the form's client_id differs from the one in HTTP Basic authentication".into(),
         )),
-        (Some(b), _) => Ok(b),
-        (None, (Some(id), Some(secret))) => Ok((id.to_owned(), secret.to_owned())),
-        (None, _) => Err(OAuthError::InvalidClient),
+        (Some((id, secret)), _) => Ok((id, Some(secret))),
+        (None, (Some(id), secret)) => Ok((id.to_owned(), secret.map(str::to_owned))),
+        (None, (None, _)) => Err(OAuthError::InvalidClient),
     }
 }
 
-/// Largest token request body read (a form of a few short fields).
-const MAX_BODY: usize = 16 * 1024;
+/// Largest form body the OAuth endpoints read (a few short fields).
+pub(crate) const MAX_BODY: usize = 16 * 1024;
 
-/// `POST /oauth/token`. Each attempt is charged to its source address and then to the client
-/// id it names before any secret is checked; the keyed secret hash is cheap, so the whole
-/// exchange runs inline.
-pub async fn token(State(app): State<SharedState>, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let basic_used = parts.headers.get(header::AUTHORIZATION).is_some();
-    let peer = parts
+/// The caller's address, when the server recorded it.
+pub(crate) fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
+    parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip());
-    let result = async {
-        if let Some(ip) = peer {
-            app.token_limits
-                .per_address
-                .take(&ip.to_string())
-                .map_err(OAuthError::RateLimited)?;
-        }
-        let body = axum::body::to_bytes(body, MAX_BODY)
-            .await
-            .map_err(|_| OAuthError::TooLarge(MAX_BODY))?;
-        let fields = form_fields(&body)?;
-        match field(&fields, "grant_type") {
-            Some("client_credentials") => {}
-            Some(other) => return Err(OAuthError::UnsupportedGrantType(other.to_owned())),
-            None => return Err(OAuthError::InvalidRequest("grant_type is required".into())),
-        }
-        let (id, secret) = client_credentials(&parts.headers, &fields)?;
-        app.token_limits
-            .per_client
-            .take(&id)
-            .map_err(OAuthError::RateLimited)?;
-        let cred = pp_auth::authenticate_client(&app.store, &app.secret_key, &id, &secret).await?;
-        pp_auth::mint_token(&app.store, &cred, field(&fields, "scope")).await
-    }
-    .await;
-    match result {
-        Ok(t) => no_store(Json(t).into_response()),
-        Err(e) => oauth_error(e, basic_used),
+        .map(|c| c.0.ip())
+}
+
+/// Charges one attempt to the caller's address (the token endpoint's limit, shared by the
+/// revocation and setup-code endpoints).
+pub(crate) fn charge_address(
+    app: &crate::state::SharedState,
+    parts: &axum::http::request::Parts,
+) -> Result<(), OAuthError> {
+    match peer(parts) {
+        Some(ip) => app
+            .token_limits
+            .per_address
+            .take(&ip.to_string())
+            .map_err(OAuthError::RateLimited),
+        None => Ok(()),
     }
 }
 
-pub async fn metadata(State(app): State<SharedState>) -> Json<Value> {
-    let base = &app.public_url;
-    Json(json!({
-        "issuer": base,
-        "token_endpoint": format!("{base}/oauth/token"),
-        "grant_types_supported": ["client_credentials"],
-        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-        "response_types_supported": [],
-        "scopes_supported": Scope::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-    }))
+/// Reads a form body of at most [`MAX_BODY`] bytes into its fields.
+pub(crate) async fn read_form(body: axum::body::Body) -> Result<Vec<(String, String)>, OAuthError> {
+    let body = axum::body::to_bytes(body, MAX_BODY)
+        .await
+        .map_err(|_| OAuthError::TooLarge(MAX_BODY))?;
+    form_fields(&body)
 }

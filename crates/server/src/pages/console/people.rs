@@ -1,0 +1,140 @@
+//! People in the console: the tenant's people, adding one (the gateway chooses a first
+//! password, shown once) and disabling one (their sessions, grants and plugin credentials
+//! end at once). An admin cannot disable themselves.
+
+use askama::Template;
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use pp_auth::{PersonDetails, Role};
+use pp_store::SessionRow;
+
+use super::{admin_action, admin_page};
+use crate::pages::web::{self, Nav, render, see_other};
+use crate::state::SharedState;
+
+pub struct Row {
+    id: String,
+    email: String,
+    display_name: String,
+    role: String,
+    enabled: bool,
+    is_me: bool,
+}
+
+pub struct Created {
+    email: String,
+    password: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/people.html")]
+struct Page {
+    nav: Option<Nav>,
+    csrf: String,
+    rows: Vec<Row>,
+    created: Option<Created>,
+    error: Option<String>,
+}
+
+async fn page(
+    app: &SharedState,
+    s: &SessionRow,
+    created: Option<Created>,
+    error: Option<String>,
+) -> Response {
+    let rows = match app.store.people().list(Some(&s.person.tenant_id)).await {
+        Ok(r) => r,
+        Err(e) => return web::failed(&e),
+    };
+    let rows = rows
+        .into_iter()
+        .map(|p| Row {
+            is_me: p.id == s.person.id,
+            enabled: p.disabled_at.is_none(),
+            id: p.id,
+            email: p.email,
+            display_name: p.display_name,
+            role: p.role,
+        })
+        .collect();
+    render(
+        if error.is_some() {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        },
+        &Page {
+            nav: Nav::of(s, "people"),
+            csrf: s.csrf.clone(),
+            rows,
+            created,
+            error,
+        },
+    )
+}
+
+pub async fn list(State(app): State<SharedState>, req: Request) -> Response {
+    match admin_page(&app, req).await {
+        Ok(s) => page(&app, &s, None, None).await,
+        Err(r) => r,
+    }
+}
+
+pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
+    let (s, form, tenant) = match admin_action(&app, req).await {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    let role = match Role::parse(form.get("role").unwrap_or("member")) {
+        Ok(r) => r,
+        Err(e) => return page(&app, &s, None, Some(e.message().to_owned())).await,
+    };
+    let details = PersonDetails {
+        email: form.get("email").unwrap_or_default(),
+        display_name: form.get("display_name").unwrap_or_default(),
+        role,
+    };
+    match pp_auth::create_person(&app.store, &tenant, &details, None).await {
+        Ok(p) => {
+            tracing::info!(person = %p.row.id, by = %s.person.email, "person added in the console");
+            let created = Created {
+                email: p.row.email,
+                password: p.generated_password.unwrap_or_default(),
+            };
+            page(&app, &s, Some(created), None).await
+        }
+        Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,
+    }
+}
+
+pub async fn disable(
+    State(app): State<SharedState>,
+    Path(id): Path<String>,
+    req: Request,
+) -> Response {
+    let (s, _, tenant) = match admin_action(&app, req).await {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    let target = match app.store.people().find(&id).await {
+        Ok(p) if p.tenant_id == tenant.as_str() && p.id != s.person.id => p,
+        Ok(p) if p.id == s.person.id => {
+            return page(
+                &app,
+                &s,
+                None,
+                Some("You cannot disable yourself; ask another admin.".into()),
+            )
+            .await;
+        }
+        _ => return page(&app, &s, None, Some(format!("no person '{id}'"))).await,
+    };
+    match app.store.people().disable(&target.id).await {
+        Ok(_) => {
+            tracing::info!(person = %target.id, by = %s.person.email, "person disabled in the console");
+            see_other("/console/people", &[])
+        }
+        Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,
+    }
+}

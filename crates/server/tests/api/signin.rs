@@ -1,0 +1,450 @@
+//! Sign-in for people and applications, over HTTP as browsers and clients use it: the
+//! authorization code flow with PKCE from a dynamically registered client, code and refresh
+//! reuse, exact redirect URIs, revocation, setup codes, the token minted by hand, CSRF, and
+//! what the discovery document says.
+
+use pp_auth::Role;
+use pp_core::ScopeSet;
+use pp_core::scope::PLUGIN_SCOPES;
+use serde_json::json;
+
+use crate::common::TestApp;
+use crate::signin_support::*;
+
+/// A registered client, a signed-in person, and the tokens their consent minted.
+async fn signed_in_client(app: &TestApp) -> (String, String, serde_json::Value) {
+    let email = person(app, "ana@acme.example", Role::Member).await;
+    let client = register(app, REDIRECT).await;
+    let mut b = Browser::new(app);
+    assert_eq!(b.sign_in(&email, PASSWORD).await.status, 303);
+    let (verifier, challenge) = pkce();
+    let code = consent(&mut b, &client, &challenge).await;
+    let (status, tokens) = exchange(app, &client, &code, REDIRECT, Some(&verifier)).await;
+    assert_eq!(status, 200, "{tokens}");
+    (client, code, tokens)
+}
+
+#[tokio::test]
+async fn a_consent_mints_tokens_that_act_as_the_person() {
+    let app = TestApp::start().await;
+    let (_, _, tokens) = signed_in_client(&app).await;
+    assert_eq!(tokens["token_type"], "Bearer");
+    assert_eq!(tokens["expires_in"], 43_200);
+    assert!(
+        tokens["refresh_token"]
+            .as_str()
+            .unwrap()
+            .starts_with("pprt_")
+    );
+    let (status, body) = me(&app, tokens["access_token"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["person_label"], "ana@acme.example");
+    assert_eq!(body["tenant_id"], "acme");
+}
+
+#[tokio::test]
+async fn a_code_used_twice_is_refused_and_revokes_what_it_minted() {
+    let app = TestApp::start().await;
+    let (client, code, tokens) = signed_in_client(&app).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(me(&app, access).await.0, 200);
+    let (_, verifier_unknown) = pkce();
+    // the same code again (any verifier): refused, and the first exchange's tokens die
+    let (status, body) = exchange(&app, &client, &code, REDIRECT, Some(&verifier_unknown)).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{body}"
+    );
+    assert_eq!(me(&app, access).await.0, 401);
+    let (status, _) = refresh(&app, &client, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn plain_pkce_and_a_missing_verifier_are_refused() {
+    let app = TestApp::start().await;
+    let email = person(&app, "bo@acme.example", Role::Member).await;
+    let client = register(&app, REDIRECT).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let (verifier, challenge) = pkce();
+
+    // plain: back to the client with invalid_request, and no code
+    let q = authorize_query(&client, REDIRECT, &verifier, "plain");
+    let back = b.get(&with_query("/oauth/authorize", &q)).await;
+    assert_eq!(back.status, 303);
+    assert_eq!(
+        back.location_param("error").as_deref(),
+        Some("invalid_request")
+    );
+    assert_eq!(back.location_param("state").as_deref(), Some("st-123"));
+    assert!(back.location_param("code").is_none());
+    // no method at all is plain by RFC 7636's default: refused the same way
+    let mut q = authorize_query(&client, REDIRECT, &challenge, "S256");
+    q.retain(|(k, _)| k != "code_challenge_method");
+    let back = b.get(&with_query("/oauth/authorize", &q)).await;
+    assert_eq!(
+        back.location_param("error").as_deref(),
+        Some("invalid_request")
+    );
+
+    // a code exchanged without its verifier, then with a wrong one, then rightly
+    let code = consent(&mut b, &client, &challenge).await;
+    let (status, body) = exchange(&app, &client, &code, REDIRECT, None).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_request")),
+        "{body}"
+    );
+    let (wrong, _) = pkce();
+    let (status, body) = exchange(&app, &client, &code, REDIRECT, Some(&wrong)).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{body}"
+    );
+    let (status, body) = exchange(&app, &client, &code, REDIRECT, Some(&verifier)).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_redirect_uri_one_character_off_is_refused() {
+    let app = TestApp::start().await;
+    let email = person(&app, "cy@acme.example", Role::Member).await;
+    let client = register(&app, REDIRECT).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let (verifier, challenge) = pkce();
+    for off in [
+        "http://127.0.0.1:45678/callbacK",
+        "http://127.0.0.1:45678/callback/",
+        "http://127.0.0.1:45679/callback",
+    ] {
+        let q = authorize_query(&client, off, &challenge, "S256");
+        let page = b.get(&with_query("/oauth/authorize", &q)).await;
+        // shown to the person, never sent to the unregistered address
+        assert_eq!(
+            (page.status, page.location.as_deref()),
+            (400, None),
+            "{off}"
+        );
+        assert!(page.body.contains("did not register"), "{}", page.body);
+    }
+    // at the token endpoint, the code's redirect URI must be repeated exactly
+    let code = consent(&mut b, &client, &challenge).await;
+    let (status, body) = exchange(
+        &app,
+        &client,
+        &code,
+        "http://127.0.0.1:45678/callbacK",
+        Some(&verifier),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_refresh_token_used_twice_revokes_its_family() {
+    let app = TestApp::start().await;
+    let (client, _, first) = signed_in_client(&app).await;
+    let old = first["refresh_token"].as_str().unwrap();
+    let (status, second) = refresh(&app, &client, old).await;
+    assert_eq!(status, 200, "{second}");
+    assert_ne!(second["refresh_token"], first["refresh_token"]);
+    let new_access = second["access_token"].as_str().unwrap();
+    assert_eq!(me(&app, new_access).await.0, 200);
+
+    // the spent token again: refused, and every token of the sign-in dies
+    let (status, body) = refresh(&app, &client, old).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{body}"
+    );
+    assert_eq!(me(&app, new_access).await.0, 401);
+    assert_eq!(
+        me(&app, first["access_token"].as_str().unwrap()).await.0,
+        401
+    );
+    let (status, _) = refresh(&app, &client, second["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn revoke_stops_a_token_at_once() {
+    let app = TestApp::start().await;
+    let (client, _, tokens) = signed_in_client(&app).await;
+    let access = tokens["access_token"].as_str().unwrap();
+    let revoke = async |token: &str, client_id: &str| {
+        app.http
+            .post(app.url("/oauth/revoke"))
+            .form(&[("token", token), ("client_id", client_id)])
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    // another client cannot revoke it (the answer is the same 200)
+    let other = register(&app, REDIRECT).await;
+    assert_eq!(revoke(access, &other).await, 200);
+    assert_eq!(me(&app, access).await.0, 200);
+    assert_eq!(revoke(access, &client).await, 200);
+    assert_eq!(me(&app, access).await.0, 401);
+    // the refresh token still works once, and revoking it ends the sign-in
+    let (status, again) = refresh(&app, &client, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        revoke(again["refresh_token"].as_str().unwrap(), &client).await,
+        200
+    );
+    assert_eq!(
+        me(&app, again["access_token"].as_str().unwrap()).await.0,
+        401
+    );
+
+    // a service credential revokes its own access token
+    let token = app.token(&app.acme).await;
+    let res = app
+        .http
+        .post(app.url("/oauth/revoke"))
+        .basic_auth(&app.acme.client_id, Some(&app.acme.client_secret))
+        .form(&[("token", token.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(me(&app, &token).await.0, 401);
+}
+
+#[tokio::test]
+async fn a_setup_code_exchanged_twice_is_refused() {
+    let app = TestApp::start().await;
+    let email = person(&app, "dee@acme.example", Role::Member).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let csrf = b.csrf("/console/setup-codes").await;
+    let made = b
+        .post(
+            "/console/setup-codes",
+            &[("csrf", &csrf), ("label", "laptop plugin")],
+        )
+        .await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let code = made.text_of("setup-code");
+    let swap = async || {
+        let res = app
+            .http
+            .post(app.url("/oauth/setup-code"))
+            .form(&[("code", code.as_str())])
+            .send()
+            .await
+            .unwrap();
+        (
+            res.status().as_u16(),
+            res.json::<serde_json::Value>().await.unwrap(),
+        )
+    };
+    let (status, cred) = swap().await;
+    assert_eq!(status, 200, "{cred}");
+    let (status, body) = swap().await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{body}"
+    );
+
+    // the plugin's credential mints tokens that act as the person, with the plugin's scopes
+    let (status, tok) = app
+        .token_raw(
+            cred["client_id"].as_str().unwrap(),
+            cred["client_secret"].as_str().unwrap(),
+            &[],
+        )
+        .await;
+    assert_eq!(status, 200, "{tok}");
+    let (_, who) = me(&app, tok["access_token"].as_str().unwrap()).await;
+    assert_eq!(who["person_label"], "dee@acme.example");
+    assert_eq!(
+        ScopeSet::parse(tok["scope"].as_str().unwrap()).unwrap(),
+        ScopeSet::from_scopes(PLUGIN_SCOPES)
+    );
+}
+
+#[tokio::test]
+async fn a_direct_mint_holds_exactly_the_plugin_scopes() {
+    let app = TestApp::start().await;
+    let email = person(&app, "eli@acme.example", Role::Member).await;
+    let mut b = Browser::new(&app);
+    // signed out, the page asks for a sign-in that comes back here
+    let page = b.get("/login?mode=direct").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("mint a token"), "{}", page.body);
+    b.sign_in(&email, PASSWORD).await;
+    let csrf = b.csrf("/login?mode=direct").await;
+    let minted = b.post("/login/direct", &[("csrf", &csrf)]).await;
+    assert_eq!(minted.status, 200, "{}", minted.body);
+    let token = minted.text_of("token");
+    let (status, who) = me(&app, &token).await;
+    assert_eq!(status, 200, "{who}");
+    assert_eq!(who["person_label"], "eli@acme.example");
+    let held: Vec<String> = serde_json::from_value(who["scopes"].clone()).unwrap();
+    assert_eq!(
+        ScopeSet::parse(&held.join(" ")).unwrap(),
+        ScopeSet::from_scopes(PLUGIN_SCOPES)
+    );
+}
+
+#[tokio::test]
+async fn a_form_without_its_csrf_token_is_refused_and_changes_nothing() {
+    let app = TestApp::start().await;
+    let email = person(&app, "fay@acme.example", Role::Admin).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let before = app
+        .store
+        .credentials()
+        .list(Some("acme"))
+        .await
+        .unwrap()
+        .len();
+    for csrf in [None, Some("forged")] {
+        let mut form = vec![("label", "sneaky")];
+        if let Some(c) = csrf {
+            form.push(("csrf", c));
+        }
+        let page = b.post("/console/credentials", &form).await;
+        assert_eq!(page.status, 403, "{}", page.body);
+    }
+    assert_eq!(
+        app.store
+            .credentials()
+            .list(Some("acme"))
+            .await
+            .unwrap()
+            .len(),
+        before
+    );
+    // the sign-in form refuses a post without its own token too
+    let mut fresh = Browser::new(&app);
+    let page = fresh
+        .post(
+            "/login",
+            &[("email", email.as_str()), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(page.status, 403);
+}
+
+#[tokio::test]
+async fn a_member_cannot_open_admin_pages_or_grant_admin_scopes() {
+    let app = TestApp::start().await;
+    let email = person(&app, "gus@acme.example", Role::Member).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    for path in [
+        "/console/credentials",
+        "/console/people",
+        "/console/apps",
+        "/console/connections",
+    ] {
+        assert_eq!(b.get(path).await.status, 403, "{path}");
+    }
+    assert_eq!(b.get("/console").await.status, 200);
+}
+
+#[tokio::test]
+async fn disabling_a_person_ends_their_sessions_and_tokens() {
+    let app = TestApp::start().await;
+    let (_, _, tokens) = signed_in_client(&app).await;
+    let mut b = Browser::new(&app);
+    b.sign_in("ana@acme.example", PASSWORD).await;
+    assert_eq!(b.get("/console").await.status, 200);
+    pp_auth::disable_person(&app.store, "ana@acme.example")
+        .await
+        .unwrap();
+    assert_eq!(
+        me(&app, tokens["access_token"].as_str().unwrap()).await.0,
+        401
+    );
+    let page = b.get("/console").await;
+    assert_eq!(page.status, 303);
+    assert!(page.location.unwrap().starts_with("/login"));
+}
+
+#[tokio::test]
+async fn registration_refuses_what_it_cannot_keep_safe() {
+    let app = TestApp::start().await;
+    let post = async |body: serde_json::Value| {
+        let res = app
+            .http
+            .post(app.url("/oauth/register"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (
+            res.status().as_u16(),
+            res.json::<serde_json::Value>().await.unwrap(),
+        )
+    };
+    let (status, body) = post(json!({"redirect_uris": ["http://evil.example/cb"]})).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_redirect_uri"))
+    );
+    let (status, body) = post(json!({"redirect_uris": [REDIRECT], "scope": "ads:write"})).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_client_metadata"))
+    );
+    let (status, body) = post(
+        json!({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_basic"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_client_metadata"))
+    );
+    let (status, body) = post(json!({"redirect_uris": ["https://app.example/cb"]})).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        ScopeSet::parse(body["scope"].as_str().unwrap()).unwrap(),
+        ScopeSet::from_scopes(PLUGIN_SCOPES)
+    );
+    assert_eq!(body["token_endpoint_auth_method"], "none");
+}
+
+#[tokio::test]
+async fn the_discovery_document_describes_what_is_served() {
+    let app = TestApp::start().await;
+    let doc: serde_json::Value = app
+        .http
+        .get(app.url("/.well-known/oauth-authorization-server"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(doc["issuer"], app.base);
+    for (k, path) in [
+        ("authorization_endpoint", "/oauth/authorize"),
+        ("token_endpoint", "/oauth/token"),
+        ("revocation_endpoint", "/oauth/revoke"),
+        ("registration_endpoint", "/oauth/register"),
+    ] {
+        assert_eq!(doc[k], app.url(path), "{k}");
+    }
+    assert_eq!(doc["code_challenge_methods_supported"], json!(["S256"]));
+    assert_eq!(doc["response_types_supported"], json!(["code"]));
+    assert_eq!(
+        doc["grant_types_supported"],
+        json!(["authorization_code", "refresh_token", "client_credentials"])
+    );
+}
