@@ -3,7 +3,8 @@
 //! CSRF token. Sessions last 12 hours and end at sign-out, when the person is disabled, or when
 //! their password is reset.
 
-use pp_core::Result;
+use pp_core::principal::Surface;
+use pp_core::{Actor, Principal, Result, Scope, ScopeSet, TenantId};
 use pp_store::{PersonRow, SessionRow, Store, now_unix};
 
 use crate::secret::{random_token, token_hash};
@@ -60,4 +61,16 @@ pub fn constant_eq(a: &[u8], b: &[u8]) -> bool {
 /// A fresh CSRF token for a form that has no session yet (the sign-in form).
 pub fn new_csrf() -> Result<String> {
     random_token("")
+}
+
+/// The principal a console page calls a service with: the person, in their tenant, holding
+/// `scopes` (what the page reads, granted by the person's role, never by a token).
+pub fn console_principal(s: &SessionRow, scopes: &[Scope]) -> Result<Principal> {
+    Ok(Principal {
+        tenant: TenantId::parse(&s.person.tenant_id)?,
+        actor: Actor::person(&s.person.email),
+        scopes: ScopeSet::from_scopes(scopes),
+        credential_id: s.person.id.clone(),
+        surface: Surface::Console,
+    })
 }

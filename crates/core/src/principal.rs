@@ -13,6 +13,8 @@ pub enum Surface {
     Mcp,
     /// A partner application, by client id.
     Partner(String),
+    /// A person in the admin console.
+    Console,
 }
 
 impl Surface {
@@ -22,6 +24,7 @@ impl Surface {
             Surface::Api => "api".into(),
             Surface::Mcp => "mcp".into(),
             Surface::Partner(id) => format!("partner:{id}"),
+            Surface::Console => "console".into(),
         }
     }
 }

@@ -448,3 +448,52 @@ async fn the_discovery_document_describes_what_is_served() {
         json!(["authorization_code", "refresh_token", "client_credentials"])
     );
 }
+
+#[tokio::test]
+async fn the_console_shows_the_audit_log_to_admins() {
+    let app = TestApp::start().await;
+    let admin = person(&app, "hal@acme.example", Role::Admin).await;
+    let member = person(&app, "ivy@acme.example", Role::Member).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&admin, PASSWORD).await;
+    let empty = b.get("/console/audit").await;
+    assert_eq!(empty.status, 200, "{}", empty.body);
+    assert!(empty.body.contains("No change has been committed yet"));
+
+    let row = pp_store::ads_writes::AuditRow {
+        id: "aud_1".into(),
+        tenant: pp_core::TenantId::parse("acme").unwrap(),
+        plan_id: "plan_1".into(),
+        credential_id: "cred_x".into(),
+        actor: "ops@acme.example".into(),
+        surface: "api".into(),
+        operation: "sp.update_keyword_bids".into(),
+        merchant: "ENTITYDEMO".into(),
+        profile_id: Some("1234".into()),
+        plan_hash: "h".into(),
+        idempotency_key: None,
+        snapshot: json!({}),
+        sent: None,
+        answer: None,
+        status: "sending".into(),
+        created_ms: 1_700_000_000_000,
+        finished_ms: None,
+    };
+    app.store.ads_writes().begin(row).await.unwrap();
+    app.store
+        .ads_writes()
+        .settle("aud_1", "applied", Some(&json!({})), &json!({}))
+        .await
+        .unwrap();
+    let page = b.get("/console/audit").await;
+    assert!(
+        page.body.contains("ops@acme.example") && page.body.contains("sp.update_keyword_bids"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("applied"));
+
+    let mut m = Browser::new(&app);
+    m.sign_in(&member, PASSWORD).await;
+    assert_eq!(m.get("/console/audit").await.status, 403);
+}

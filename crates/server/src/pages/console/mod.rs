@@ -1,8 +1,10 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
-//! applications, connected accounts and people; for everyone, setup codes for the plugin.
+//! applications, connected accounts, people and the audit log of committed writes; for
+//! everyone, setup codes for the plugin.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
 mod apps;
+mod audit;
 mod connections;
 mod credentials;
 mod people;
@@ -44,6 +46,7 @@ pub fn router() -> Router<SharedState> {
         .route("/console/people", get(people::list).post(people::create))
         .route("/console/people/{id}/disable", post(people::disable))
         .route("/console/connections", get(connections::list))
+        .route("/console/audit", get(audit::list))
 }
 
 /// The stylesheet (the only thing a page loads).
