@@ -1,5 +1,6 @@
-//! The dev server's first impression: a demo tenant with the `small` demo world and a service
-//! credential, created on first start and reused after. The credential is written to
+//! The dev server's first impression: a demo tenant with the `small` demo world, a service
+//! credential and an admin who can sign in to the console, created on first start and reused
+//! after. The credential and the admin's password are written to
 //! `<data-dir>/dev-credential.json` (and `dev.env` for shells), readable by the owner only.
 
 use std::path::Path;
@@ -12,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 /// The demo tenant's id.
 pub const DEMO_TENANT: &str = "demo";
+/// The demo tenant's admin, who signs in to the console.
+pub const DEMO_ADMIN: &str = "admin@demo.example";
 const DEMO_SEED: u64 = 20_261_122;
 
 /// What `dev-credential.json` holds.
@@ -23,10 +26,43 @@ pub struct DevCredential {
     pub scopes: Vec<String>,
     pub token_url: String,
     pub base_url: String,
+    /// The demo admin who signs in to the console.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub console: Option<DevConsole>,
     /// The sandbox provider the dev server started: its URL, the LWA app's client id and
     /// secret, and a refresh token per demo merchant and advertising account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<serde_json::Value>,
+}
+
+/// The console's address and the demo admin's sign-in.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct DevConsole {
+    pub url: String,
+    pub email: String,
+    pub password: String,
+}
+
+/// The demo admin's password: the saved one while it still signs in, else a new one (the
+/// admin is created on first start, and reset when the saved password no longer works).
+async fn console_password(store: &Store, tenant: &TenantId, saved: Option<&str>) -> Result<String> {
+    if let Some(p) = saved
+        && pp_auth::sign_in(store, DEMO_ADMIN, p).await?.is_some()
+    {
+        return Ok(p.to_owned());
+    }
+    let made = if store.people().by_email(DEMO_ADMIN).await?.is_some() {
+        pp_auth::reset_password(store, DEMO_ADMIN, None).await?
+    } else {
+        let details = pp_auth::PersonDetails {
+            email: DEMO_ADMIN,
+            display_name: "Demo admin",
+            role: pp_auth::Role::Admin,
+        };
+        pp_auth::create_person(store, tenant, &details, None).await?
+    };
+    made.generated_password
+        .ok_or_else(|| pp_core::Error::internal("no password was chosen for the demo admin"))
 }
 
 /// What bootstrapping found or made.
@@ -63,6 +99,11 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
         pp_brand::seed::from_world(store, DEMO_TENANT, &path, &truth).await?;
     }
     let file = store.data_dir().join("dev-credential.json");
+    let saved: Option<DevCredential> = std::fs::read(&file)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let saved_password = saved.and_then(|c| c.console).map(|c| c.password);
+    let password = console_password(store, &tenant, saved_password.as_deref()).await?;
     let (client_id, client_secret, scopes) = match reusable(store, &file).await {
         Some(c) => (c.client_id, c.client_secret, c.scopes),
         None => {
@@ -86,6 +127,11 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
         scopes,
         token_url: format!("{base_url}/oauth/token"),
         base_url: base_url.to_owned(),
+        console: Some(DevConsole {
+            url: format!("{base_url}/console"),
+            email: DEMO_ADMIN.into(),
+            password,
+        }),
         sandbox: None,
     };
     write_files(store.data_dir(), &cred)?;
@@ -135,6 +181,12 @@ pub fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
         c.client_id,
         c.client_secret
     );
+    if let Some(console) = &c.console {
+        env.push_str(&format!(
+            "export PP_CONSOLE_URL={}\nexport PP_CONSOLE_EMAIL={}\nexport PP_CONSOLE_PASSWORD='{}'\n",
+            console.url, console.email, console.password
+        ));
+    }
     if let Some(s) = &c.sandbox {
         let text = |k: &str| s[k].as_str().unwrap_or_default().to_owned();
         env.push_str(&format!(
@@ -154,12 +206,18 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
     let c = &b.cred;
     println!(
         "\nPartner Platform dev server is up at {base}\n\
-         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  console        {base}/console  (sign in as {admin} with password {password})\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n\
          \nTry it from another terminal:\n\
          \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"operation\":\"sellers.get_marketplace_participations\",\"legacySellerId\":1}}' \"$PP_BASE_URL/api/marketplace/spapi/call\"\n\
          \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",
         base = c.base_url,
         tenant = c.tenant,
+        admin = DEMO_ADMIN,
+        password = c
+            .console
+            .as_ref()
+            .map(|x| x.password.as_str())
+            .unwrap_or("(see dev-credential.json)"),
         fresh = if b.first_start {
             " (created just now)"
         } else {

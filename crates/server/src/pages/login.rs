@@ -29,10 +29,19 @@ pub struct LoginQuery {
     mode: Option<String>,
 }
 
-/// `next` if it is a path on this site, else the console.
+/// `next` if it is a path on this site, else the console. Browsers drop tabs and newlines
+/// from URLs and read `\\` as `/`, so a `next` holding any of them (`/\t/evil.example`) could
+/// become `//evil.example`: refused, like `//` itself.
 fn safe_next(next: Option<&str>) -> &str {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
+        Some(n)
+            if n.starts_with('/')
+                && !n.starts_with("//")
+                && !n.contains('\\')
+                && !n.chars().any(|c| c.is_control() || c.is_whitespace()) =>
+        {
+            n
+        }
         _ => "/console",
     }
 }
@@ -190,4 +199,29 @@ pub async fn logout(State(app): State<SharedState>, req: Request) -> Response {
     }
     let clear: HeaderValue = web::set_cookie(&app, SESSION_COOKIE, "", 0);
     see_other("/login", &[clear])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_next;
+
+    #[test]
+    fn next_stays_on_this_site() {
+        assert_eq!(
+            safe_next(Some("/oauth/authorize?a=1&b=2")),
+            "/oauth/authorize?a=1&b=2"
+        );
+        for bad in [
+            "//evil.example",
+            "/\\evil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "https://evil.example",
+            "evil",
+            "",
+        ] {
+            assert_eq!(safe_next(Some(bad)), "/console", "{bad:?}");
+        }
+        assert_eq!(safe_next(None), "/console");
+    }
 }

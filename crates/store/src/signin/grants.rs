@@ -364,6 +364,12 @@ impl Grants<'_> {
                         )
                         .await?;
                     if spent == 1 {
+                        // the grant's tokens that can no longer be used or detected as reused
+                        tx.exec(
+                            "DELETE FROM grant_tokens WHERE grant_id = ?1 AND expires_at <= ?2",
+                            args![&grant_id, now],
+                        )
+                        .await?;
                         insert_owned(tx, &grant_id, &tokens).await?;
                         return Ok(Rotated::Rotated);
                     }
