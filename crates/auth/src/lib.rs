@@ -22,8 +22,8 @@ pub use credentials::{
     rotate_credential_of,
 };
 pub use people::{
-    CreatedPerson, MIN_PASSWORD, PersonDetails, Role, create_person, disable_person, hash_password,
-    normalize_email, reset_password, sign_in,
+    CreatedPerson, MIN_PASSWORD, PersonDetails, Role, change_password, create_person,
+    disable_person, hash_password, normalize_email, reset_password, sign_in,
 };
 pub use secret::SecretKey;
 pub use tokens::{

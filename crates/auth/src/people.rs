@@ -187,6 +187,29 @@ pub async fn reset_password(
     })
 }
 
+/// A signed-in person changes their own password: `current` must be right (a wrong one reads
+/// like a failed sign-in), `new` follows the password rules. Their sessions and grants end
+/// with the change, this one included.
+pub async fn change_password(
+    store: &Store,
+    person: &PersonRow,
+    current: &str,
+    new: &str,
+) -> Result<()> {
+    if sign_in(store, &person.email, current).await?.is_none() {
+        return Err(Error::new(
+            Kind::BadParams,
+            "the current password is not right",
+        ));
+    }
+    check_password(new)?;
+    let new = new.to_owned();
+    let hash = tokio::task::spawn_blocking(move || hash_password(&new))
+        .await
+        .map_err(|e| Error::internal(format!("password hash: {e}")))??;
+    store.people().set_password(&person.id, &hash, false).await
+}
+
 /// Disables the person named by id or email; false if they already were.
 pub async fn disable_person(store: &Store, id_or_email: &str) -> Result<(PersonRow, bool)> {
     let row = find_person(store, id_or_email).await?;

@@ -497,3 +497,38 @@ async fn the_console_shows_the_audit_log_to_admins() {
     m.sign_in(&member, PASSWORD).await;
     assert_eq!(m.get("/console/audit").await.status, 403);
 }
+
+#[tokio::test]
+async fn a_person_changes_their_password_and_signs_in_again() {
+    let app = TestApp::start().await;
+    let email = person(&app, "jo@acme.example", Role::Member).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let csrf = b.csrf("/console/password").await;
+    let new = "a brand new passphrase";
+    let wrong = b
+        .post(
+            "/console/password",
+            &[("csrf", &csrf), ("current", "not it at all"), ("new", new)],
+        )
+        .await;
+    assert_eq!(wrong.status, 400);
+    assert!(wrong.body.contains("not right"), "{}", wrong.body);
+    let done = b
+        .post(
+            "/console/password",
+            &[("csrf", &csrf), ("current", PASSWORD), ("new", new)],
+        )
+        .await;
+    assert_eq!(
+        (done.status, done.location.as_deref()),
+        (303, Some("/login"))
+    );
+    // signed out everywhere; the old password no longer works, the new one does
+    assert_eq!(b.get("/console").await.status, 303);
+    assert_eq!(
+        Browser::new(&app).sign_in(&email, PASSWORD).await.status,
+        401
+    );
+    assert_eq!(Browser::new(&app).sign_in(&email, new).await.status, 303);
+}

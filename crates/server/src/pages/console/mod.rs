@@ -1,12 +1,13 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
 //! applications, connected accounts, people and the audit log of committed writes; for
-//! everyone, setup codes for the plugin.
+//! everyone, setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
 mod apps;
 mod audit;
 mod connections;
 mod credentials;
+mod password;
 mod people;
 mod setup_codes;
 
@@ -47,6 +48,10 @@ pub fn router() -> Router<SharedState> {
         .route("/console/people/{id}/disable", post(people::disable))
         .route("/console/connections", get(connections::list))
         .route("/console/audit", get(audit::list))
+        .route(
+            "/console/password",
+            get(password::form).post(password::change),
+        )
 }
 
 /// The stylesheet (the only thing a page loads).
