@@ -1,8 +1,10 @@
 //! `partner-platform`: the one binary. `server` runs the gateway (`--dev` for a zero-config
-//! demo), `admin` manages tenants and service credentials in a data directory.
+//! demo), `admin` manages tenants and service credentials in a data directory, and the client
+//! commands (`login`, `query` …, in `client/`) call a running gateway over HTTP.
 
 mod admin;
 mod apps;
+mod client;
 mod config;
 mod connection;
 mod dev;
@@ -39,11 +41,14 @@ enum Command {
     World(world::WorldArgs),
     /// Run the sandbox provider (LWA, selling-side and advertising APIs) over a demo world.
     Sim(sim::SimArgs),
+    #[command(flatten)]
+    Client(client::ClientCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Client(c) => return client::run(c),
         Command::Server(args) => serve::run(*args),
         Command::Admin(args) => admin::run(args),
         Command::World(args) => world::run(args),

@@ -155,7 +155,9 @@ async fn a_second_start_reuses_data_and_credential() {
     assert_eq!(c1["console"]["password"], c2["console"]["password"]);
     assert_eq!(c2["console"]["url"], format!("{}/console", second.base));
     assert_eq!(
-        console_sign_in(&second.base, &c2["console"]).await,
+        crate::process::Console::sign_in(&second.base, &c2["console"])
+            .await
+            .landed,
         "/console",
         "the demo admin signs in"
     );
@@ -171,45 +173,6 @@ async fn a_second_start_reuses_data_and_credential() {
     );
     let fresh = mcp_initialize(&second.base, &tok).await;
     assert_eq!(mcp_tools_list(&second.base, &tok, &fresh).await, 200);
-}
-
-/// Signs in through the sign-in page as `who` (`email`, `password`); where it sends the
-/// browser on to.
-async fn console_sign_in(base: &str, who: &Value) -> String {
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let page = http.get(format!("{base}/login")).send().await.unwrap();
-    let cookie = page.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let html = page.text().await.unwrap();
-    let csrf = html
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap();
-    let done = http
-        .post(format!("{base}/login"))
-        .header("cookie", cookie)
-        .form(&[
-            ("csrf", csrf),
-            ("next", "/console"),
-            ("email", who["email"].as_str().unwrap()),
-            ("password", who["password"].as_str().unwrap()),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(done.status(), 303);
-    done.headers()["location"].to_str().unwrap().to_owned()
 }
 
 /// Opens a session-era MCP session; its id.

@@ -4,6 +4,7 @@
 
 mod abuse;
 mod admin;
+mod client;
 mod connection;
 mod crash;
 mod dev_server;

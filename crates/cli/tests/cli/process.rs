@@ -259,3 +259,98 @@ pub async fn get_status(base: &str, path: &str, token: &str) -> u16 {
         .status()
         .as_u16()
 }
+
+/// A person signed in to a gateway's console over HTTP (cookies kept by hand, redirects not
+/// followed), as a browser would be.
+pub struct Console {
+    http: reqwest::Client,
+    base: String,
+    cookie: String,
+    /// Where the sign-in sent the browser.
+    pub landed: String,
+}
+
+/// The value of the first `name="<field>" value="…"` input of a page.
+fn input(html: &str, field: &str) -> String {
+    let marker = format!("name=\"{field}\" value=\"");
+    html.split(&marker)
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+/// The `name=value` of the `name` cookie a response sets.
+fn set_cookie(res: &reqwest::Response, name: &str) -> Option<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or_default().to_owned())
+        .find(|kv| kv.starts_with(&format!("{name}=")))
+}
+
+impl Console {
+    /// Signs in through the sign-in page as `who` (`email`, `password`).
+    pub async fn sign_in(base: &str, who: &serde_json::Value) -> Self {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let page = http.get(format!("{base}/login")).send().await.unwrap();
+        let login_cookie = set_cookie(&page, "pp_login").unwrap();
+        let csrf = input(&page.text().await.unwrap(), "csrf");
+        let done = http
+            .post(format!("{base}/login"))
+            .header("cookie", login_cookie)
+            .form(&[
+                ("csrf", csrf.as_str()),
+                ("next", "/console"),
+                ("email", who["email"].as_str().unwrap()),
+                ("password", who["password"].as_str().unwrap()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(done.status(), 303);
+        Self {
+            cookie: set_cookie(&done, "pp_session").unwrap(),
+            landed: done.headers()["location"].to_str().unwrap().to_owned(),
+            http,
+            base: base.to_owned(),
+        }
+    }
+
+    /// Makes a one-time setup code in the console; the code.
+    pub async fn setup_code(&self) -> String {
+        let url = format!("{}/console/setup-codes", self.base);
+        let page = self
+            .http
+            .get(&url)
+            .header("cookie", &self.cookie)
+            .send()
+            .await
+            .unwrap();
+        let csrf = input(&page.text().await.unwrap(), "csrf");
+        let made = self
+            .http
+            .post(&url)
+            .header("cookie", &self.cookie)
+            .form(&[("csrf", csrf.as_str()), ("label", "command line")])
+            .send()
+            .await
+            .unwrap();
+        let html = made.text().await.unwrap();
+        html.split("id=\"setup-code\">")
+            .nth(1)
+            .unwrap()
+            .split('<')
+            .next()
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+}

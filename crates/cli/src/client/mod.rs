@@ -1,0 +1,216 @@
+//! The command line as a client of a running gateway, for people at a terminal, CI jobs and
+//! AI agents that prefer a shell: sign in (`login` with a setup code, or a credential from
+//! the environment), then call the gateway's surfaces. Each command reads its arguments into
+//! the request the gateway takes, calls it over HTTP with a token (`http`), and prints the
+//! answer as a table, CSV or the gateway's JSON (`output`). A failure exits with its family's
+//! code (`exit`, `docs/cli.md`). Commands live one family to a module.
+
+pub mod exit;
+mod http;
+mod output;
+mod session;
+mod warehouse;
+
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+pub use http::Failure;
+
+/// Flags every client command takes.
+#[derive(Args, Clone)]
+pub struct Common {
+    /// The saved profile to use (`login --profile`); PP_CLIENT_ID/PP_CLIENT_SECRET/PP_BASE_URL
+    /// in the environment win over it.
+    #[arg(long, default_value = "default", env = "PARTNER_PLATFORM_PROFILE")]
+    pub profile: String,
+    /// Print the gateway's JSON as it came (and its envelope on failure).
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing but the answer (no notes, no progress).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The client commands (each takes the [`Common`] flags).
+#[derive(Subcommand)]
+pub enum ClientCommand {
+    /// Sign the command line in: exchange a one-time setup code from the console for this
+    /// machine's own credential, saved as a profile.
+    Login {
+        #[command(flatten)]
+        login: session_cmd::LoginArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Forget a saved profile and its cached token.
+    Logout {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Who the credential is: tenant, name, scopes.
+    Whoami {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run one read-only SQL statement (from the argument, `--file`, or stdin).
+    Query {
+        #[command(flatten)]
+        query: warehouse::QueryArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// The warehouse's tables and views.
+    Tables {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// A table's columns and indexes.
+    Describe {
+        /// The table's name.
+        table: String,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+impl ClientCommand {
+    fn common(&self) -> &Common {
+        match self {
+            Self::Login { common, .. }
+            | Self::Logout { common }
+            | Self::Whoami { common }
+            | Self::Query { common, .. }
+            | Self::Tables { common }
+            | Self::Describe { common, .. } => common,
+        }
+    }
+}
+
+mod session_cmd {
+    use clap::Args;
+
+    #[derive(Args)]
+    pub struct LoginArgs {
+        /// The one-time setup code made in the console (Plugin setup).
+        #[arg(long)]
+        pub setup_code: String,
+        /// The gateway's address.
+        #[arg(long, env = "PP_BASE_URL")]
+        pub base_url: String,
+    }
+}
+
+/// Runs a client command; its exit code.
+pub fn run(cmd: ClientCommand) -> ExitCode {
+    let common = cmd.common().clone();
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::from(exit::OTHER);
+        }
+    };
+    match rt.block_on(dispatch(cmd, &common)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            output::failure(&f, common.json, common.quiet);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
+    match cmd {
+        ClientCommand::Login { login: a, .. } => login(a, c).await,
+        ClientCommand::Logout { .. } => {
+            session::check_name(&c.profile)?;
+            let had = session::forget(&c.profile)?;
+            if !c.quiet {
+                eprintln!(
+                    "{}",
+                    if had {
+                        "signed out"
+                    } else {
+                        "no such profile; nothing to do"
+                    }
+                );
+            }
+            Ok(())
+        }
+        ClientCommand::Whoami { .. } => {
+            let me = http::Api::new(&c.profile)?.get("/v1/me").await?;
+            show_fields(
+                &me,
+                c,
+                &[
+                    "tenant_id",
+                    "tenant_name",
+                    "person_label",
+                    "credential_id",
+                    "scopes",
+                ],
+            );
+            Ok(())
+        }
+        ClientCommand::Query { query, .. } => warehouse::query(query, c).await,
+        ClientCommand::Tables { .. } => warehouse::tables(c).await,
+        ClientCommand::Describe { table, .. } => warehouse::describe(&table, c).await,
+    }
+}
+
+async fn login(a: session_cmd::LoginArgs, c: &Common) -> Result<(), Failure> {
+    session::check_name(&c.profile)?;
+    let base = a.base_url.trim_end_matches('/').to_owned();
+    let cred = http::exchange_setup_code(&base, a.setup_code.trim()).await?;
+    let text = |k: &str| cred[k].as_str().unwrap_or_default().to_owned();
+    let profile = session::Profile {
+        base_url: base,
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        scope: text("scope"),
+    };
+    let path = session::save(&c.profile, &profile)?;
+    if c.json {
+        output::json(
+            &serde_json::json!({"profile": c.profile, "base_url": profile.base_url, "client_id": profile.client_id, "scope": profile.scope, "saved_in": path}),
+        );
+    } else if !c.quiet {
+        println!(
+            "signed in as {} (profile '{}', saved in {})",
+            profile.client_id,
+            c.profile,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Prints chosen fields of an object as `name  value` lines (or the JSON).
+fn show_fields(v: &Value, c: &Common, fields: &[&str]) {
+    if c.json {
+        return output::json(v);
+    }
+    let width = fields.iter().map(|f| f.len()).max().unwrap_or(0);
+    for f in fields {
+        let value = match &v[*f] {
+            Value::Array(a) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| x.to_string())
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        println!("{f:<width$}  {value}");
+    }
+}

@@ -1,0 +1,202 @@
+//! The command line as a client of the dev server: signing in with a setup code (once),
+//! whoami, queries as a table, CSV and JSON, and the exit codes of real refusals.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::process::{Console, Server, cmd};
+
+fn start_dev(dir: &Path) -> Server {
+    Server::start(
+        dir,
+        &["server", "--dev", "--listen", "127.0.0.1:0"],
+        "dev server is up at ",
+        "Stop with Ctrl-C",
+    )
+}
+
+fn dev_file(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join(".partner-dev/dev-credential.json")).unwrap())
+        .unwrap()
+}
+
+/// A client command with its own config directory and, when given, the dev credential in
+/// the environment.
+fn client_cmd(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> std::process::Command {
+    let mut c = cmd(dir);
+    c.env("PARTNER_PLATFORM_CONFIG", dir.join("config"));
+    if let Some(cred) = env_cred {
+        c.env("PP_BASE_URL", cred["base_url"].as_str().unwrap())
+            .env("PP_CLIENT_ID", cred["client_id"].as_str().unwrap())
+            .env("PP_CLIENT_SECRET", cred["client_secret"].as_str().unwrap());
+    }
+    c.args(args);
+    c
+}
+
+/// Runs a client command to its end.
+fn client(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> Output {
+    client_cmd(dir, env_cred, args).output().unwrap()
+}
+
+fn code_of(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+fn stdout_json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
+        panic!(
+            "not JSON: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+#[tokio::test]
+async fn a_setup_code_signs_the_command_line_in_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let server = start_dev(d);
+    // before anything: not signed in
+    let none = client(d, None, &["whoami"]);
+    assert_eq!(
+        code_of(&none),
+        3,
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+
+    let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
+    let code = console.setup_code().await;
+    let login = client(
+        d,
+        None,
+        &[
+            "login",
+            "--setup-code",
+            &code,
+            "--base-url",
+            &server.base,
+            "--json",
+        ],
+    );
+    assert_eq!(
+        code_of(&login),
+        0,
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+    assert!(
+        stdout_json(&login)["client_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("ppc_")
+    );
+    // the profile is the owner's only
+    let profile = d.join("config/profiles/default.json");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&profile).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // a second use of the code is refused, with the OAuth error as the envelope
+    let again = client(
+        d,
+        None,
+        &[
+            "login",
+            "--setup-code",
+            &code,
+            "--base-url",
+            &server.base,
+            "--json",
+            "--profile",
+            "other",
+        ],
+    );
+    assert_eq!(code_of(&again), 10);
+    assert_eq!(stdout_json(&again)["error"], "invalid_grant");
+
+    let me = client(d, None, &["whoami", "--json"]);
+    assert_eq!(code_of(&me), 0);
+    assert_eq!(stdout_json(&me)["person_label"], "admin@demo.example");
+    // a sign-in's scopes do not include raw SQL: exit 11 with the envelope
+    let sql = client(d, None, &["query", "SELECT 1", "--json"]);
+    assert_eq!(code_of(&sql), 11);
+    assert_eq!(stdout_json(&sql)["kind"], "insufficient_scope");
+
+    let out = client(d, None, &["logout"]);
+    assert_eq!(code_of(&out), 0);
+    assert_eq!(code_of(&client(d, None, &["whoami"])), 3);
+}
+
+#[tokio::test]
+async fn queries_print_as_tables_csv_and_json_and_refusals_exit_by_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let _server = start_dev(d);
+    let cred = dev_file(d);
+    let env = Some(&cred);
+    let sql = "SELECT ID, Marketplace FROM seller ORDER BY ID";
+
+    let json = client(d, env, &["query", sql, "--json"]);
+    assert_eq!(
+        code_of(&json),
+        0,
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let body = stdout_json(&json);
+    assert_eq!(body["rows"][0]["Marketplace"], "US");
+    let n = body["rowCount"].as_u64().unwrap() as usize;
+
+    let csv = client(d, env, &["query", sql, "--format", "csv"]);
+    let text = String::from_utf8(csv.stdout).unwrap();
+    assert!(text.starts_with("ID,Marketplace\n1,US\n"), "{text}");
+    assert_eq!(text.lines().count(), n + 1);
+
+    // from stdin, as a table
+    let mut c = client_cmd(d, env, &["query"]);
+    c.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    let table = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        table.starts_with("ID  Marketplace\n--  -----------\n1   US"),
+        "{table}"
+    );
+
+    let tables = client(d, env, &["tables", "--json"]);
+    assert!(
+        stdout_json(&tables)["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "seller")
+    );
+    let described = client(d, env, &["describe", "seller"]);
+    assert!(String::from_utf8_lossy(&described.stdout).contains("MarketplaceSellerID"));
+
+    // refusals: a write (13), an unknown table (14), a bad credential (10), no gateway (19)
+    let write = client(d, env, &["query", "DELETE FROM seller", "--json"]);
+    assert_eq!(code_of(&write), 13);
+    assert_eq!(stdout_json(&write)["ok"], false);
+    assert_eq!(code_of(&client(d, env, &["describe", "no_such_table"])), 14);
+    let mut bad = cred.clone();
+    bad["client_secret"] = "pps_wrong".into();
+    assert_eq!(code_of(&client(d, Some(&bad), &["whoami"])), 10);
+    let mut gone = cred.clone();
+    gone["base_url"] = "http://127.0.0.1:9".into();
+    assert_eq!(code_of(&client(d, Some(&gone), &["whoami"])), 19);
+}
