@@ -7,6 +7,7 @@
 
 pub mod exit;
 mod http;
+mod marketplace;
 mod output;
 mod session;
 mod warehouse;
@@ -73,6 +74,9 @@ pub enum ClientCommand {
         #[command(flatten)]
         common: Common,
     },
+    /// Connected accounts, operation catalogs and catalogued calls.
+    #[command(subcommand)]
+    Marketplace(marketplace::MarketplaceCommand),
 }
 
 impl ClientCommand {
@@ -84,6 +88,7 @@ impl ClientCommand {
             | Self::Query { common, .. }
             | Self::Tables { common }
             | Self::Describe { common, .. } => common,
+            Self::Marketplace(m) => m.common(),
         }
     }
 }
@@ -160,6 +165,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Query { query, .. } => warehouse::query(query, c).await,
         ClientCommand::Tables { .. } => warehouse::tables(c).await,
         ClientCommand::Describe { table, .. } => warehouse::describe(&table, c).await,
+        ClientCommand::Marketplace(m) => marketplace::run(m, c).await,
     }
 }
 

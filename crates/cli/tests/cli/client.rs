@@ -200,3 +200,106 @@ async fn queries_print_as_tables_csv_and_json_and_refusals_exit_by_family() {
     gone["base_url"] = "http://127.0.0.1:9".into();
     assert_eq!(code_of(&client(d, Some(&gone), &["whoami"])), 19);
 }
+
+#[tokio::test]
+async fn marketplace_calls_and_a_provider_bad_request_exits_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let _server = start_dev(d);
+    let cred = dev_file(d);
+    let env = Some(&cred);
+
+    let merchants = client(d, env, &["marketplace", "merchants", "--json"]);
+    assert_eq!(
+        code_of(&merchants),
+        0,
+        "{}",
+        String::from_utf8_lossy(&merchants.stderr)
+    );
+    let rows = stdout_json(&merchants)["merchants"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(rows.iter().any(|r| r["sellerId"] == "A2DEMOSELLER01"));
+    let ops = client(d, env, &["marketplace", "operations"]);
+    assert!(String::from_utf8_lossy(&ops.stdout).contains("promotions.search_promotions"));
+
+    let call = client(
+        d,
+        env,
+        &[
+            "marketplace",
+            "call",
+            "sellers.get_marketplace_participations",
+            "--legacy-seller-id",
+            "1",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        code_of(&call),
+        0,
+        "{}",
+        String::from_utf8_lossy(&call.stderr)
+    );
+    assert!(String::from_utf8_lossy(&call.stdout).contains("\"isParticipating\": true"));
+
+    // the provider rejects the parameters: 12, and the envelope carries its code and status
+    let refused = client(
+        d,
+        env,
+        &[
+            "marketplace",
+            "call",
+            "finances.list_financial_events",
+            "--legacy-seller-id",
+            "1",
+            "--param",
+            "PostedAfter=2026-10-10T00:00:00Z",
+            "--param",
+            "PostedBefore=2026-10-01T00:00:00Z",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        code_of(&refused),
+        12,
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let env_body = stdout_json(&refused);
+    assert_eq!(env_body["kind"], "bad_request");
+    assert_eq!(env_body["marketplace_error_code"], "InvalidInput");
+    assert_eq!(env_body["status"], 400);
+
+    // nothing sent: an operation not in the catalog (13), a merchant that matches nothing (14)
+    let unknown = client(
+        d,
+        env,
+        &[
+            "marketplace",
+            "call",
+            "no.such_operation",
+            "--legacy-seller-id",
+            "1",
+        ],
+    );
+    assert_eq!(code_of(&unknown), 13);
+    let nobody = client(
+        d,
+        env,
+        &[
+            "marketplace",
+            "call",
+            "sellers.get_marketplace_participations",
+            "--legacy-seller-id",
+            "999",
+        ],
+    );
+    assert_eq!(
+        code_of(&nobody),
+        14,
+        "{}",
+        String::from_utf8_lossy(&nobody.stderr)
+    );
+}

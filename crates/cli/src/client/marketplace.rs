@@ -1,0 +1,165 @@
+//! `marketplace merchants|operations|call`: the connected accounts, the operation catalogs,
+//! and one catalogued call (`/api/marketplace/*`). A call's answer is the gateway's JSON; a
+//! provider's refusal of the request's own parameters exits 12 (`bad_request`, spec §7.1)
+//! with the envelope (its code, status and response) on stdout under `--json`.
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Map, Value, json};
+
+use super::output;
+use super::{Common, Failure, exit, http::Api};
+
+/// Which provider API.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Which {
+    /// The selling-side API.
+    Spapi,
+    /// The advertising API.
+    Ads,
+}
+
+impl Which {
+    fn path(self) -> &'static str {
+        match self {
+            Which::Spapi => "spapi",
+            Which::Ads => "ads",
+        }
+    }
+}
+
+#[derive(Subcommand)]
+pub enum MarketplaceCommand {
+    /// The connected merchants: seller id, legacy seller id, marketplace.
+    Merchants {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// An operation catalog: each operation's id, method, scope and kind.
+    Operations {
+        #[arg(long, value_enum, default_value = "spapi")]
+        api: Which,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run one catalogued operation for one merchant (or advertising profile).
+    Call(CallArgs),
+}
+
+#[derive(Args)]
+pub struct CallArgs {
+    /// The operation's id (`marketplace operations` lists them).
+    pub operation: String,
+    #[arg(long, value_enum, default_value = "spapi")]
+    pub api: Which,
+    /// The merchant by its legacy seller id.
+    #[arg(long)]
+    pub legacy_seller_id: Option<i64>,
+    /// The merchant by its seller id (with --marketplace when it sells in several).
+    #[arg(long)]
+    pub seller_id: Option<String>,
+    #[arg(long)]
+    pub marketplace: Option<String>,
+    /// The advertising profile (profile-scoped advertising operations).
+    #[arg(long)]
+    pub profile_id: Option<i64>,
+    /// A parameter as name=value (repeatable); a value that reads as JSON (a number, true,
+    /// an array …) is sent as that, anything else as text.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Every parameter as one JSON object, or `@file` holding it.
+    #[arg(long, value_name = "JSON|@FILE", conflicts_with = "params")]
+    pub params_json: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl MarketplaceCommand {
+    pub fn common(&self) -> &Common {
+        match self {
+            Self::Merchants { common } | Self::Operations { common, .. } => common,
+            Self::Call(a) => &a.common,
+        }
+    }
+}
+
+fn usage(msg: impl Into<String>) -> Failure {
+    Failure::local(exit::USAGE, msg)
+}
+
+/// The parameters of a call, from `--param` pairs or `--params-json`.
+fn params(a: &CallArgs) -> Result<Option<Map<String, Value>>, Failure> {
+    if let Some(raw) = &a.params_json {
+        let text = match raw.strip_prefix('@') {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| Failure::local(exit::OTHER, format!("cannot read {path}: {e}")))?,
+            None => raw.clone(),
+        };
+        return match serde_json::from_str(&text) {
+            Ok(Value::Object(m)) => Ok(Some(m)),
+            _ => Err(usage("--params-json must be one JSON object")),
+        };
+    }
+    if a.params.is_empty() {
+        return Ok(None);
+    }
+    let mut m = Map::new();
+    for p in &a.params {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| usage(format!("--param '{p}' is not NAME=VALUE")))?;
+        let value = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_owned()));
+        m.insert(k.to_owned(), value);
+    }
+    Ok(Some(m))
+}
+
+pub async fn run(cmd: MarketplaceCommand, c: &Common) -> Result<(), Failure> {
+    match cmd {
+        MarketplaceCommand::Merchants { .. } => {
+            let answer = Api::new(&c.profile)?
+                .get("/api/marketplace/merchants")
+                .await?;
+            let rows = answer["merchants"].as_array().cloned().unwrap_or_default();
+            show(
+                c,
+                &answer,
+                &["sellerId", "legacySellerId", "marketplace"],
+                &rows,
+            );
+        }
+        MarketplaceCommand::Operations { api, .. } => {
+            let path = format!("/api/marketplace/{}/operations", api.path());
+            let answer = Api::new(&c.profile)?.get(&path).await?;
+            let rows = answer["operations"].as_array().cloned().unwrap_or_default();
+            show(c, &answer, &["id", "method", "scope", "kind"], &rows);
+        }
+        MarketplaceCommand::Call(a) => {
+            let mut body = json!({ "operation": a.operation });
+            let fields = [
+                ("legacySellerId", a.legacy_seller_id.map(Value::from)),
+                ("sellerId", a.seller_id.clone().map(Value::from)),
+                ("marketplace", a.marketplace.clone().map(Value::from)),
+                ("profileId", a.profile_id.map(Value::from)),
+                ("query", params(&a)?.map(Value::Object)),
+            ];
+            for (k, v) in fields {
+                if let Some(v) = v {
+                    body[k] = v;
+                }
+            }
+            let path = format!("/api/marketplace/{}/call", a.api.path());
+            output::json(&Api::new(&c.profile)?.post(&path, &body).await?);
+        }
+    }
+    Ok(())
+}
+
+/// A list as a table of `columns`, or the gateway's JSON.
+fn show(c: &Common, answer: &Value, columns: &[&str], rows: &[Value]) {
+    if c.json {
+        output::json(answer);
+    } else {
+        let cols: Vec<String> = columns.iter().map(|s| (*s).to_owned()).collect();
+        println!("{}", output::table(&cols, rows));
+    }
+}
