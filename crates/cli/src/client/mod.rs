@@ -10,6 +10,7 @@ mod http;
 mod marketplace;
 mod output;
 mod session;
+mod timeline;
 mod warehouse;
 
 use std::process::ExitCode;
@@ -77,6 +78,9 @@ pub enum ClientCommand {
     /// Connected accounts, operation catalogs and catalogued calls.
     #[command(subcommand)]
     Marketplace(marketplace::MarketplaceCommand),
+    /// The brand timeline: list, add, corroborate.
+    #[command(subcommand)]
+    Timeline(timeline::TimelineCommand),
 }
 
 impl ClientCommand {
@@ -89,6 +93,7 @@ impl ClientCommand {
             | Self::Tables { common }
             | Self::Describe { common, .. } => common,
             Self::Marketplace(m) => m.common(),
+            Self::Timeline(t) => t.common(),
         }
     }
 }
@@ -166,6 +171,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Tables { .. } => warehouse::tables(c).await,
         ClientCommand::Describe { table, .. } => warehouse::describe(&table, c).await,
         ClientCommand::Marketplace(m) => marketplace::run(m, c).await,
+        ClientCommand::Timeline(t) => timeline::run(t, c).await,
     }
 }
 

@@ -41,6 +41,11 @@ fn client(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> Output {
     client_cmd(dir, env_cred, args).output().unwrap()
 }
 
+/// Asserts the command exited 0 (its stderr is the report otherwise).
+fn succeeded(o: &Output) {
+    assert_eq!(code_of(o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 fn code_of(o: &Output) -> i32 {
     o.status.code().unwrap()
 }
@@ -83,12 +88,7 @@ async fn a_setup_code_signs_the_command_line_in_once() {
             "--json",
         ],
     );
-    assert_eq!(
-        code_of(&login),
-        0,
-        "{}",
-        String::from_utf8_lossy(&login.stderr)
-    );
+    succeeded(&login);
     assert!(
         stdout_json(&login)["client_id"]
             .as_str()
@@ -144,12 +144,7 @@ async fn queries_print_as_tables_csv_and_json_and_refusals_exit_by_family() {
     let sql = "SELECT ID, Marketplace FROM seller ORDER BY ID";
 
     let json = client(d, env, &["query", sql, "--json"]);
-    assert_eq!(
-        code_of(&json),
-        0,
-        "{}",
-        String::from_utf8_lossy(&json.stderr)
-    );
+    succeeded(&json);
     let body = stdout_json(&json);
     assert_eq!(body["rows"][0]["Marketplace"], "US");
     let n = body["rowCount"].as_u64().unwrap() as usize;
@@ -210,12 +205,7 @@ async fn marketplace_calls_and_a_provider_bad_request_exits_12() {
     let env = Some(&cred);
 
     let merchants = client(d, env, &["marketplace", "merchants", "--json"]);
-    assert_eq!(
-        code_of(&merchants),
-        0,
-        "{}",
-        String::from_utf8_lossy(&merchants.stderr)
-    );
+    succeeded(&merchants);
     let rows = stdout_json(&merchants)["merchants"]
         .as_array()
         .unwrap()
@@ -236,12 +226,7 @@ async fn marketplace_calls_and_a_provider_bad_request_exits_12() {
             "--json",
         ],
     );
-    assert_eq!(
-        code_of(&call),
-        0,
-        "{}",
-        String::from_utf8_lossy(&call.stderr)
-    );
+    succeeded(&call);
     assert!(String::from_utf8_lossy(&call.stdout).contains("\"isParticipating\": true"));
 
     // the provider rejects the parameters: 12, and the envelope carries its code and status
@@ -301,5 +286,102 @@ async fn marketplace_calls_and_a_provider_bad_request_exits_12() {
         14,
         "{}",
         String::from_utf8_lossy(&nobody.stderr)
+    );
+}
+
+#[tokio::test]
+async fn the_timeline_lists_takes_a_stake_and_corroborates_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let server = start_dev(d);
+    // a person's setup code: the sign-in's scopes include timeline:write
+    let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
+    let code = console.setup_code().await;
+    let login = client(
+        d,
+        None,
+        &["login", "--setup-code", &code, "--base-url", &server.base],
+    );
+    succeeded(&login);
+
+    let page = client(
+        d,
+        None,
+        &[
+            "timeline",
+            "list",
+            "--filter",
+            "brand=northwind",
+            "--limit",
+            "2",
+            "--json",
+        ],
+    );
+    succeeded(&page);
+    assert_eq!(stdout_json(&page)["events"].as_array().unwrap().len(), 2);
+
+    let added = client(
+        d,
+        None,
+        &[
+            "timeline",
+            "add",
+            "--brand",
+            "northwind",
+            "--kind",
+            "stake",
+            "--category",
+            "price_test",
+            "--starts-on",
+            "2026-11-01",
+            "--interpretation",
+            "a price test on the hero SKU",
+            "--tag",
+            "cli",
+        ],
+    );
+    succeeded(&added);
+    let stake = stdout_json(&added);
+    assert_eq!(
+        stake["event"]["actor"], "admin@demo.example",
+        "appended as the person"
+    );
+    let id = stake["event"]["id"].to_string();
+    let table = client(d, None, &["timeline", "list", "--filter", "tag=cli"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains(&id) && text.contains("a price test on the hero SKU"),
+        "{text}"
+    );
+
+    let corroborated = client(
+        d,
+        None,
+        &[
+            "timeline",
+            "corroborate",
+            &id,
+            "--note",
+            "seen in the numbers",
+        ],
+    );
+    succeeded(&corroborated);
+    // a bad kind is refused (13) and a missing id is not found (14)
+    let bad = client(
+        d,
+        None,
+        &[
+            "timeline",
+            "add",
+            "--brand",
+            "northwind",
+            "--kind",
+            "knowledge.fact",
+        ],
+    );
+    assert_eq!(code_of(&bad), 13);
+    assert_eq!(
+        code_of(&client(d, None, &["timeline", "corroborate", "999999"])),
+        14
     );
 }
