@@ -183,6 +183,10 @@ impl Api {
     pub async fn post(&mut self, path: &str, body: &Value) -> Result<Value, Failure> {
         self.call(Method::POST, path, Some(body)).await
     }
+
+    pub async fn put(&mut self, path: &str, body: &Value) -> Result<Value, Failure> {
+        self.call(Method::PUT, path, Some(body)).await
+    }
 }
 
 /// Exchanges a setup code (no credential yet): the new credential's id, secret and scopes.

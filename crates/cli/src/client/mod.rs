@@ -5,6 +5,7 @@
 //! answer as a table, CSV or the gateway's JSON (`output`). A failure exits with its family's
 //! code (`exit`, `docs/cli.md`). Commands live one family to a module.
 
+mod context;
 pub mod exit;
 mod http;
 mod marketplace;
@@ -81,6 +82,9 @@ pub enum ClientCommand {
     /// The brand timeline: list, add, corroborate.
     #[command(subcommand)]
     Timeline(timeline::TimelineCommand),
+    /// Brand context documents: list, get, sync a folder, lifecycle.
+    #[command(subcommand)]
+    Context(context::ContextCommand),
 }
 
 impl ClientCommand {
@@ -94,6 +98,7 @@ impl ClientCommand {
             | Self::Describe { common, .. } => common,
             Self::Marketplace(m) => m.common(),
             Self::Timeline(t) => t.common(),
+            Self::Context(x) => x.common(),
         }
     }
 }
@@ -172,6 +177,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Describe { table, .. } => warehouse::describe(&table, c).await,
         ClientCommand::Marketplace(m) => marketplace::run(m, c).await,
         ClientCommand::Timeline(t) => timeline::run(t, c).await,
+        ClientCommand::Context(x) => context::run(x, c).await,
     }
 }
 

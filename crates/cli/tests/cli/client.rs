@@ -385,3 +385,135 @@ async fn the_timeline_lists_takes_a_stake_and_corroborates_it() {
         14
     );
 }
+
+#[tokio::test]
+async fn context_documents_sync_from_a_folder_and_brands_retire() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let server = start_dev(d);
+    let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
+    let code = console.setup_code().await;
+    succeeded(&client(
+        d,
+        None,
+        &["login", "--setup-code", &code, "--base-url", &server.base],
+    ));
+
+    let docs = d.join("northwind-docs");
+    std::fs::create_dir_all(docs.join("corpus")).unwrap();
+    std::fs::write(docs.join("overview.md"), "Northwind sells trail gear.\n").unwrap();
+    std::fs::write(docs.join("corpus/faq.md"), "Q: returns? A: 30 days.\n").unwrap();
+    let synced = client(
+        d,
+        None,
+        &[
+            "context",
+            "sync",
+            docs.to_str().unwrap(),
+            "--brand",
+            "northwind",
+            "--json",
+        ],
+    );
+    succeeded(&synced);
+    let written = stdout_json(&synced)["documents"].clone();
+    assert_eq!(written.as_array().unwrap().len(), 2, "{written}");
+    assert!(
+        written
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["changed"] == true),
+        "{written}"
+    );
+    // the same folder again changes nothing
+    let again = stdout_json(&client(
+        d,
+        None,
+        &[
+            "context",
+            "sync",
+            docs.to_str().unwrap(),
+            "--brand",
+            "northwind",
+            "--json",
+        ],
+    ));
+    assert!(
+        again["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["changed"] == false),
+        "{again}"
+    );
+
+    let read = client(
+        d,
+        None,
+        &[
+            "context",
+            "get",
+            "--brand",
+            "northwind",
+            "--type",
+            "corpus",
+            "--name",
+            "faq",
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&read.stdout).trim(),
+        "Q: returns? A: 30 days."
+    );
+    assert_eq!(
+        code_of(&client(
+            d,
+            None,
+            &[
+                "context",
+                "get",
+                "--brand",
+                "no-such-brand",
+                "--type",
+                "overview"
+            ]
+        )),
+        14
+    );
+
+    let retired = client(
+        d,
+        None,
+        &[
+            "context",
+            "lifecycle",
+            "--brand",
+            "northwind",
+            "--action",
+            "retire",
+            "--reason-code",
+            "other",
+            "--note",
+            "paused",
+        ],
+    );
+    succeeded(&retired);
+    assert_eq!(stdout_json(&retired)["state"], "retired");
+    let active =
+        String::from_utf8(client(d, None, &["context", "list", "--lifecycle", "active"]).stdout)
+            .unwrap();
+    assert!(!active.contains("northwind"), "{active}");
+    succeeded(&client(
+        d,
+        None,
+        &[
+            "context",
+            "lifecycle",
+            "--brand",
+            "northwind",
+            "--action",
+            "restore",
+        ],
+    ));
+}
