@@ -12,15 +12,14 @@ use serde_json::{Value, json};
 use super::output;
 use super::{Common, Failure, exit, http::Api};
 
-/// The document types a folder may hold, besides `corpus/`.
-const TYPES: &[&str] = &[
-    "overview",
-    "positioning",
-    "audience",
-    "products",
-    "competitors",
-    "guidelines",
-];
+/// The document types a folder may hold as `<type>.md` (every type but `corpus`, which is a
+/// folder of named documents).
+fn single_types() -> impl Iterator<Item = &'static str> {
+    pp_brand::docs::TYPES
+        .iter()
+        .copied()
+        .filter(|t| *t != "corpus")
+}
 
 #[derive(Subcommand)]
 pub enum ContextCommand {
@@ -95,10 +94,10 @@ fn documents(folder: &Path) -> Result<Vec<(String, Option<String>, PathBuf)>, Fa
         )
     };
     let mut docs = Vec::new();
-    for t in TYPES {
+    for t in single_types() {
         let f = folder.join(format!("{t}.md"));
         if f.is_file() {
-            docs.push(((*t).to_owned(), None, f));
+            docs.push((t.to_owned(), None, f));
         }
     }
     let corpus = folder.join("corpus");

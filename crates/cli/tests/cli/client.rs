@@ -41,6 +41,17 @@ fn client(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> Output {
     client_cmd(dir, env_cred, args).output().unwrap()
 }
 
+/// Signs the command line in as the dev server's admin with a setup code made in the console.
+async fn login_as_admin(d: &Path, server: &Server) {
+    let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
+    let code = console.setup_code().await;
+    succeeded(&client(
+        d,
+        None,
+        &["login", "--setup-code", &code, "--base-url", &server.base],
+    ));
+}
+
 /// Asserts the command exited 0 (its stderr is the report otherwise).
 fn succeeded(o: &Output) {
     assert_eq!(code_of(o), 0, "{}", String::from_utf8_lossy(&o.stderr));
@@ -295,14 +306,7 @@ async fn the_timeline_lists_takes_a_stake_and_corroborates_it() {
     let d = dir.path();
     let server = start_dev(d);
     // a person's setup code: the sign-in's scopes include timeline:write
-    let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
-    let code = console.setup_code().await;
-    let login = client(
-        d,
-        None,
-        &["login", "--setup-code", &code, "--base-url", &server.base],
-    );
-    succeeded(&login);
+    login_as_admin(d, &server).await;
 
     let page = client(
         d,
@@ -391,30 +395,21 @@ async fn context_documents_sync_from_a_folder_and_brands_retire() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let server = start_dev(d);
-    let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
-    let code = console.setup_code().await;
-    succeeded(&client(
-        d,
-        None,
-        &["login", "--setup-code", &code, "--base-url", &server.base],
-    ));
+    login_as_admin(d, &server).await;
 
     let docs = d.join("northwind-docs");
     std::fs::create_dir_all(docs.join("corpus")).unwrap();
     std::fs::write(docs.join("overview.md"), "Northwind sells trail gear.\n").unwrap();
     std::fs::write(docs.join("corpus/faq.md"), "Q: returns? A: 30 days.\n").unwrap();
-    let synced = client(
-        d,
-        None,
-        &[
-            "context",
-            "sync",
-            docs.to_str().unwrap(),
-            "--brand",
-            "northwind",
-            "--json",
-        ],
-    );
+    let folder = docs.to_str().unwrap();
+    let sync = || {
+        client(
+            d,
+            None,
+            &["context", "sync", folder, "--brand", "northwind", "--json"],
+        )
+    };
+    let synced = sync();
     succeeded(&synced);
     let written = stdout_json(&synced)["documents"].clone();
     assert_eq!(written.as_array().unwrap().len(), 2, "{written}");
@@ -427,18 +422,7 @@ async fn context_documents_sync_from_a_folder_and_brands_retire() {
         "{written}"
     );
     // the same folder again changes nothing
-    let again = stdout_json(&client(
-        d,
-        None,
-        &[
-            "context",
-            "sync",
-            docs.to_str().unwrap(),
-            "--brand",
-            "northwind",
-            "--json",
-        ],
-    ));
+    let again = stdout_json(&sync());
     assert!(
         again["documents"]
             .as_array()
