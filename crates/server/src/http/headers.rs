@@ -3,7 +3,11 @@
 //! origins the operator allows (on MCP, OAuth and discovery paths: preflights answered, the
 //! origin echoed, `Mcp-Session-Id` exposed), and the family's error envelope in place of any
 //! plain-text refusal a framework extractor produced (a body over the limit, a path
-//! parameter that is not UTF-8), so no error ever reaches a client as bare text.
+//! parameter that is not UTF-8), so no error ever reaches a client as bare text. A refusal of
+//! a request that carried a body says `Connection: close`: the handler may have refused it
+//! without reading the body, and the server then drops the connection, so a client that
+//! reused it for its next request would see it vanish (the MCP SDK's OAuth client did, after
+//! the 401 that starts its discovery).
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -27,6 +31,11 @@ fn cors_path(path: &str) -> bool {
 pub async fn layer(State(app): State<SharedState>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
     let authenticated = req.headers().contains_key(header::AUTHORIZATION);
+    let carries_body = req.headers().contains_key(header::TRANSFER_ENCODING)
+        || req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
     let origin = req
         .headers()
         .get(header::ORIGIN)
@@ -52,7 +61,11 @@ pub async fn layer(State(app): State<SharedState>, req: Request, next: Next) -> 
     } else {
         enveloped(&path, next.run(req).await).await
     };
+    let refused = res.status().as_u16() >= 400;
     let h = res.headers_mut();
+    if carries_body && refused {
+        h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -60,6 +73,7 @@ pub async fn layer(State(app): State<SharedState>, req: Request, next: Next) -> 
     if authenticated {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
+
     if let Some(origin) = allowed {
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         h.append(header::VARY, HeaderValue::from_static("Origin"));

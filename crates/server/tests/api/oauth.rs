@@ -232,3 +232,27 @@ async fn rotation_invalidates_old_secret_and_tokens() {
         200
     );
 }
+
+/// A request with a body refused before the body is read closes its connection, and says so,
+/// so a client never reuses a connection the server is about to drop (the MCP SDK's OAuth
+/// client did, after the 401 that starts its discovery, and saw "server disconnected").
+#[tokio::test]
+async fn a_refused_request_with_a_body_says_connection_close() {
+    let app = TestApp::start().await;
+    for path in ["/mcp", "/api/query"] {
+        let res = app
+            .http
+            .post(app.url(path))
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "sql": "SELECT 1"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 401, "{path}");
+        assert_eq!(res.headers()["connection"], "close", "{path}");
+    }
+    // an answer to a request without a body keeps the connection
+    let res = app.http.get(app.url("/v1/me")).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    assert!(res.headers().get("connection").is_none());
+}
