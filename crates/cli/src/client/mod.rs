@@ -7,6 +7,7 @@
 
 mod context;
 pub mod exit;
+mod forecast;
 mod http;
 mod marketplace;
 mod output;
@@ -85,6 +86,9 @@ pub enum ClientCommand {
     /// Brand context documents: list, get, sync a folder, lifecycle.
     #[command(subcommand)]
     Context(context::ContextCommand),
+    /// Forecast state: a person's corrections, settings and sub-brands (get, list, batch).
+    #[command(subcommand)]
+    Forecast(forecast::ForecastCommand),
 }
 
 impl ClientCommand {
@@ -99,6 +103,7 @@ impl ClientCommand {
             Self::Marketplace(m) => m.common(),
             Self::Timeline(t) => t.common(),
             Self::Context(x) => x.common(),
+            Self::Forecast(f) => f.common(),
         }
     }
 }
@@ -178,6 +183,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Marketplace(m) => marketplace::run(m, c).await,
         ClientCommand::Timeline(t) => timeline::run(t, c).await,
         ClientCommand::Context(x) => context::run(x, c).await,
+        ClientCommand::Forecast(f) => forecast::run(f, c).await,
     }
 }
 

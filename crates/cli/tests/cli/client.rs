@@ -501,3 +501,52 @@ async fn context_documents_sync_from_a_folder_and_brands_retire() {
         ],
     ));
 }
+
+#[tokio::test]
+async fn forecast_state_batches_are_atomic_and_a_stale_one_exits_15() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let server = start_dev(d);
+    login_as_admin(d, &server).await;
+    let key = "fb:override:src:demo:1:2026-12-01";
+    let batch = |expected: u64| {
+        serde_json::json!({
+            "writes": [{"key": key, "expected_version": expected,
+                        "doc": {"sales": {"mode": "replace", "value": 125000}, "note": "holiday lift"}}],
+            "reason": "from the command line"
+        })
+    };
+    let file = d.join("batch.json");
+    std::fs::write(&file, batch(0).to_string()).unwrap();
+    let wrote = client(d, None, &["forecast", "batch", file.to_str().unwrap()]);
+    succeeded(&wrote);
+    assert_eq!(stdout_json(&wrote)["results"][0]["version"], 1);
+
+    let got = client(d, None, &["forecast", "get", key]);
+    succeeded(&got);
+    let doc = stdout_json(&got);
+    assert_eq!(doc["updated_by"], "admin@demo.example");
+    assert_eq!(doc["doc"]["note"], "holiday lift");
+    let listed = client(
+        d,
+        None,
+        &["forecast", "list", "--prefix", "fb:override:src:demo:1"],
+    );
+    assert!(String::from_utf8_lossy(&listed.stdout).contains(key));
+
+    // the same batch again is stale: nothing written, exit 15, the conflict in the envelope
+    let stale = client(
+        d,
+        None,
+        &["forecast", "batch", file.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(
+        code_of(&stale),
+        15,
+        "{}",
+        String::from_utf8_lossy(&stale.stderr)
+    );
+    let env = stdout_json(&stale);
+    assert_eq!(env["kind"], "conflict");
+    assert_eq!(env["conflicts"][0]["actual"], 1);
+}
