@@ -13,6 +13,7 @@ mod marketplace;
 mod output;
 mod session;
 mod timeline;
+mod v1;
 mod warehouse;
 
 use std::process::ExitCode;
@@ -89,6 +90,8 @@ pub enum ClientCommand {
     /// Forecast state: a person's corrections, settings and sub-brands (get, list, batch).
     #[command(subcommand)]
     Forecast(forecast::ForecastCommand),
+    /// A `/v1` data plane read (me, accounts, ads/…, retail/…, brand-analytics/…).
+    V1(v1::V1Args),
 }
 
 impl ClientCommand {
@@ -104,6 +107,7 @@ impl ClientCommand {
             Self::Timeline(t) => t.common(),
             Self::Context(x) => x.common(),
             Self::Forecast(f) => f.common(),
+            Self::V1(a) => &a.common,
         }
     }
 }
@@ -184,6 +188,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Timeline(t) => timeline::run(t, c).await,
         ClientCommand::Context(x) => context::run(x, c).await,
         ClientCommand::Forecast(f) => forecast::run(f, c).await,
+        ClientCommand::V1(a) => v1::run(a, c).await,
     }
 }
 

@@ -550,3 +550,44 @@ async fn forecast_state_batches_are_atomic_and_a_stale_one_exits_15() {
     assert_eq!(env["kind"], "conflict");
     assert_eq!(env["conflicts"][0]["actual"], 1);
 }
+
+#[tokio::test]
+async fn v1_reads_print_rows_and_money() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let _server = start_dev(d);
+    let cred = dev_file(d);
+    let env = Some(&cred);
+    let accounts = client(d, env, &["v1", "accounts", "--json"]);
+    succeeded(&accounts);
+    let first = stdout_json(&accounts)["accounts"][0]["account_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let table = client(
+        d,
+        env,
+        &[
+            "v1",
+            "ads/campaign-performance",
+            "--param",
+            &format!("account_id={first}"),
+            "--param",
+            "limit=3",
+        ],
+    );
+    succeeded(&table);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.lines().next().unwrap().contains("campaign_id"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 2 + 3, "{text}");
+    assert!(
+        text.contains(" USD"),
+        "money reads as amount and currency: {text}"
+    );
+    // a /v1 refusal: no account (13); not a /v1 read (2)
+    assert_eq!(code_of(&client(d, env, &["v1", "retail/sales"])), 13);
+    assert_eq!(code_of(&client(d, env, &["v1", "nope"])), 2);
+}
