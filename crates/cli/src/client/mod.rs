@@ -9,6 +9,7 @@ mod context;
 pub mod exit;
 mod forecast;
 mod http;
+mod intelligence;
 mod marketplace;
 mod output;
 mod session;
@@ -92,6 +93,9 @@ pub enum ClientCommand {
     Forecast(forecast::ForecastCommand),
     /// A `/v1` data plane read (me, accounts, ads/…, retail/…, brand-analytics/…).
     V1(v1::V1Args),
+    /// The intelligence catalog, runs and their answers.
+    #[command(subcommand)]
+    Intelligence(intelligence::IntelligenceCommand),
 }
 
 impl ClientCommand {
@@ -108,6 +112,7 @@ impl ClientCommand {
             Self::Context(x) => x.common(),
             Self::Forecast(f) => f.common(),
             Self::V1(a) => &a.common,
+            Self::Intelligence(i) => i.common(),
         }
     }
 }
@@ -189,6 +194,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Context(x) => context::run(x, c).await,
         ClientCommand::Forecast(f) => forecast::run(f, c).await,
         ClientCommand::V1(a) => v1::run(a, c).await,
+        ClientCommand::Intelligence(i) => intelligence::run(i, c).await,
     }
 }
 

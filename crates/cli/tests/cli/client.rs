@@ -591,3 +591,62 @@ async fn v1_reads_print_rows_and_money() {
     assert_eq!(code_of(&client(d, env, &["v1", "retail/sales"])), 13);
     assert_eq!(code_of(&client(d, env, &["v1", "nope"])), 2);
 }
+
+#[tokio::test]
+async fn intelligence_runs_now_or_queued_and_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let _server = start_dev(d);
+    let cred = dev_file(d);
+    let env = Some(&cred);
+    let catalog = client(d, env, &["intelligence", "catalog"]);
+    succeeded(&catalog);
+    assert!(String::from_utf8_lossy(&catalog.stdout).contains("FCT-BASELINE-01"));
+
+    let seller = [
+        "--param",
+        "sellerId=A2DEMOSELLER01",
+        "--param",
+        "marketplaceId=ATVPDKIKX0DER",
+    ];
+    let now = client(
+        d,
+        env,
+        &[&["intelligence", "run", "FCT-BASELINE-01"][..], &seller[..]].concat(),
+    );
+    succeeded(&now);
+    let answer = stdout_json(&now);
+    assert_eq!(answer["status"], "succeeded", "{answer}");
+
+    let queued = client(
+        d,
+        env,
+        &[
+            &[
+                "intelligence",
+                "run",
+                "FCT-BASELINE-01",
+                "--async",
+                "--wait",
+                "--quiet",
+            ][..],
+            &seller[..],
+        ]
+        .concat(),
+    );
+    succeeded(&queued);
+    let done = stdout_json(&queued);
+    assert_eq!(done["status"], "succeeded", "{done}");
+    let got = client(
+        d,
+        env,
+        &["intelligence", "get", done["runId"].as_str().unwrap()],
+    );
+    assert_eq!(stdout_json(&got)["status"], "succeeded");
+
+    // an unknown request id is refused before anything runs (13)
+    assert_eq!(
+        code_of(&client(d, env, &["intelligence", "run", "NOPE-01"])),
+        13
+    );
+}

@@ -1,0 +1,125 @@
+//! `intelligence catalog|run|get`: the intelligence catalog (`intelligence:read`), a run by
+//! request id with its parameters (synchronous, or queued with `--async` and followed to its
+//! end with `--wait`), and a run as it stands.
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+
+use super::output;
+use super::{Common, Failure, exit, http::Api};
+
+#[derive(Subcommand)]
+pub enum IntelligenceCommand {
+    /// Every request: id, version, service, purpose.
+    Catalog {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run a request (`FCT-BASELINE-01`, `INS-OPS-BRIDGE-01` …).
+    Run(RunArgs),
+    /// A run as it stands (its answer once it succeeded).
+    Get {
+        /// The run's id.
+        run_id: String,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The request's id.
+    pub id: String,
+    /// A parameter as NAME=VALUE (repeatable); a value that reads as JSON is sent as that.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Queue the run (large accounts answer `account_too_large_use_async` otherwise).
+    #[arg(long = "async")]
+    pub queue: bool,
+    /// With --async: follow the run to its end and print its answer.
+    #[arg(long, requires = "queue")]
+    pub wait: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl IntelligenceCommand {
+    pub fn common(&self) -> &Common {
+        match self {
+            Self::Catalog { common } | Self::Get { common, .. } => common,
+            Self::Run(a) => &a.common,
+        }
+    }
+}
+
+fn params(pairs: &[String]) -> Result<Map<String, Value>, Failure> {
+    let mut m = Map::new();
+    for p in pairs {
+        let (k, v) = p.split_once('=').ok_or_else(|| {
+            Failure::local(exit::USAGE, format!("--param '{p}' is not NAME=VALUE"))
+        })?;
+        m.insert(
+            k.to_owned(),
+            serde_json::from_str(v).unwrap_or_else(|_| json!(v)),
+        );
+    }
+    Ok(m)
+}
+
+fn run_path(run_id: &str) -> String {
+    let id: String = form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
+    format!("/api/intelligence/runs/{id}")
+}
+
+/// Follows a queued run until it is neither queued nor computing (the gateway holds each
+/// poll up to 20 seconds).
+async fn follow(api: &mut Api, run_id: &str, c: &Common) -> Result<Value, Failure> {
+    loop {
+        let run = api
+            .get(&format!("{}?waitSeconds=20", run_path(run_id)))
+            .await?;
+        match run["status"].as_str() {
+            Some("queued" | "computing") => {
+                if !c.quiet {
+                    eprintln!("run {run_id}: {}…", run["status"].as_str().unwrap_or(""));
+                }
+            }
+            _ => return Ok(run),
+        }
+    }
+}
+
+pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
+    let mut api = Api::new(&c.profile)?;
+    match cmd {
+        IntelligenceCommand::Catalog { .. } => {
+            let answer = api.get("/api/intelligence/ids").await?;
+            if c.json {
+                output::json(&answer);
+            } else {
+                let rows = answer["requests"].as_array().cloned().unwrap_or_default();
+                let cols: Vec<String> = ["id", "version", "service", "purpose"]
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect();
+                println!("{}", output::table(&cols, &rows));
+            }
+        }
+        IntelligenceCommand::Run(a) => {
+            let mut body = json!({ "id": a.id, "params": params(&a.params)? });
+            if a.queue {
+                body["async"] = json!(true);
+            }
+            let answer = api.post("/api/intelligence/run", &body).await?;
+            let answer = match (a.wait, answer["runId"].as_str()) {
+                (true, Some(id)) => follow(&mut api, id, c).await?,
+                _ => answer,
+            };
+            output::json(&answer);
+        }
+        IntelligenceCommand::Get { run_id, .. } => {
+            output::json(&api.get(&run_path(&run_id)).await?)
+        }
+    }
+    Ok(())
+}
