@@ -12,15 +12,9 @@ use crate::secret::{random_token, token_hash};
 /// How long a browser session lasts.
 pub const SESSION_TTL_SECS: i64 = 43_200;
 
-/// A new session: the cookie's value and the session's CSRF token.
-pub struct NewSession {
-    pub cookie: String,
-    pub csrf: String,
-    pub expires_at: i64,
-}
-
-/// Starts a session for a person who just signed in.
-pub async fn start_session(store: &Store, person: &PersonRow) -> Result<NewSession> {
+/// Starts a session for a person who just signed in; the cookie's value (its CSRF token is
+/// read back with the session).
+pub async fn start_session(store: &Store, person: &PersonRow) -> Result<String> {
     let cookie = random_token("ppsess_")?;
     let csrf = random_token("")?;
     let expires_at = now_unix() + SESSION_TTL_SECS;
@@ -28,11 +22,7 @@ pub async fn start_session(store: &Store, person: &PersonRow) -> Result<NewSessi
         .sessions()
         .insert(&token_hash(&cookie), &person.id, &csrf, expires_at)
         .await?;
-    Ok(NewSession {
-        cookie,
-        csrf,
-        expires_at,
-    })
+    Ok(cookie)
 }
 
 /// The live session a cookie names.

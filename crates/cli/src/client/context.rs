@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use serde_json::{Value, json};
 
-use super::output;
 use super::{Common, Failure, exit, http::Api};
+use super::{args, output};
 
 /// The document types a folder may hold as `<type>.md` (every type but `corpus`, which is a
 /// folder of named documents).
@@ -79,10 +79,6 @@ impl ContextCommand {
             | Self::Lifecycle { common, .. } => common,
         }
     }
-}
-
-fn enc(s: &str) -> String {
-    form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// The documents of a folder: (type, corpus name, file).
@@ -154,8 +150,16 @@ async fn sync(folder: &Path, brand: &str, c: &Common) -> Result<(), Failure> {
         })?;
         let base = revision_of(&manifest, brand, &kind, name.as_deref());
         let path = match &name {
-            Some(n) => format!("/api/context/docs/{}/corpus/{}", enc(brand), enc(n)),
-            None => format!("/api/context/docs/{}/{}", enc(brand), enc(&kind)),
+            Some(n) => format!(
+                "/api/context/docs/{}/corpus/{}",
+                args::segment(brand),
+                args::segment(n)
+            ),
+            None => format!(
+                "/api/context/docs/{}/{}",
+                args::segment(brand),
+                args::segment(&kind)
+            ),
         };
         let answer = api
             .put(&path, &json!({ "content": content, "base_revision": base }))
@@ -165,10 +169,7 @@ async fn sync(folder: &Path, brand: &str, c: &Common) -> Result<(), Failure> {
     if c.json {
         output::json(&json!({ "brand": brand, "documents": rows }));
     } else {
-        let cols: Vec<String> = ["type", "name", "revision", "changed"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+        let cols = ["type", "name", "revision", "changed"];
         println!("{}", output::table(&cols, &rows));
     }
     Ok(())
@@ -180,7 +181,7 @@ pub async fn run(cmd: ContextCommand, c: &Common) -> Result<(), Failure> {
             let answer = Api::new(&c.profile)?
                 .get(&format!(
                     "/api/context/manifest?lifecycle={}",
-                    enc(&lifecycle)
+                    args::segment(&lifecycle)
                 ))
                 .await?;
             if c.json {
@@ -200,18 +201,19 @@ pub async fn run(cmd: ContextCommand, c: &Common) -> Result<(), Failure> {
                     json!({ "brand": b["brand_slug"], "name": b["name"], "state": b["lifecycle"]["state"], "documents": docs.join(", ") })
                 })
                 .collect();
-            let cols: Vec<String> = ["brand", "name", "state", "documents"]
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect();
+            let cols = ["brand", "name", "state", "documents"];
             println!("{}", output::table(&cols, &rows));
         }
         ContextCommand::Get {
             brand, kind, name, ..
         } => {
-            let mut path = format!("/v1/context/doc?brand={}&type={}", enc(&brand), enc(&kind));
+            let mut path = format!(
+                "/v1/context/doc?brand={}&type={}",
+                args::segment(&brand),
+                args::segment(&kind)
+            );
             if let Some(n) = &name {
-                path.push_str(&format!("&name={}", enc(n)));
+                path.push_str(&format!("&name={}", args::segment(n)));
             }
             let answer = Api::new(&c.profile)?.get(&path).await?;
             if c.json {

@@ -8,8 +8,8 @@ use std::io::Read;
 use clap::Subcommand;
 use serde_json::Value;
 
-use super::output;
 use super::{Common, Failure, exit, http::Api};
+use super::{args, output};
 
 const BASE: &str = "/api/app-state/forecasting";
 
@@ -56,16 +56,6 @@ impl ForecastCommand {
     }
 }
 
-fn query(pairs: &[(&str, Option<String>)]) -> String {
-    let mut q = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in pairs {
-        if let Some(v) = v {
-            q.append_pair(k, v);
-        }
-    }
-    q.finish()
-}
-
 fn read_batch(file: &str) -> Result<Value, Failure> {
     let text = if file == "-" {
         let mut s = String::new();
@@ -84,10 +74,8 @@ fn read_batch(file: &str) -> Result<Value, Failure> {
 pub async fn run(cmd: ForecastCommand, c: &Common) -> Result<(), Failure> {
     let answer = match cmd {
         ForecastCommand::Get { key, .. } => {
-            let q = query(&[("key", Some(key))]);
-            Api::new(&c.profile)?
-                .get(&format!("{BASE}/doc?{q}"))
-                .await?
+            let path = args::with_query(&format!("{BASE}/doc"), &[("key", &key)]);
+            Api::new(&c.profile)?.get(&path).await?
         }
         ForecastCommand::List {
             prefix,
@@ -96,15 +84,19 @@ pub async fn run(cmd: ForecastCommand, c: &Common) -> Result<(), Failure> {
             limit,
             ..
         } => {
-            let q = query(&[
-                ("prefix", Some(prefix)),
-                ("scope_id", scope_id),
-                ("after", after),
-                ("limit", limit.map(|n| n.to_string())),
-            ]);
-            Api::new(&c.profile)?
-                .get(&format!("{BASE}/docs?{q}"))
-                .await?
+            let limit = limit.map(|n| n.to_string());
+            let given = [
+                ("prefix", Some(&prefix)),
+                ("scope_id", scope_id.as_ref()),
+                ("after", after.as_ref()),
+                ("limit", limit.as_ref()),
+            ];
+            let q: Vec<(&str, &str)> = given
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| (*k, v.as_str())))
+                .collect();
+            let path = args::with_query(&format!("{BASE}/docs"), &q);
+            Api::new(&c.profile)?.get(&path).await?
         }
         ForecastCommand::Batch { file, .. } => {
             let body = read_batch(&file)?;

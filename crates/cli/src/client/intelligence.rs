@@ -3,10 +3,10 @@
 //! end with `--wait`), and a run as it stands.
 
 use clap::{Args, Subcommand};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::output;
-use super::{Common, Failure, exit, http::Api};
+use super::{Common, Failure, http::Api};
+use super::{args, output};
 
 #[derive(Subcommand)]
 pub enum IntelligenceCommand {
@@ -52,23 +52,8 @@ impl IntelligenceCommand {
     }
 }
 
-fn params(pairs: &[String]) -> Result<Map<String, Value>, Failure> {
-    let mut m = Map::new();
-    for p in pairs {
-        let (k, v) = p.split_once('=').ok_or_else(|| {
-            Failure::local(exit::USAGE, format!("--param '{p}' is not NAME=VALUE"))
-        })?;
-        m.insert(
-            k.to_owned(),
-            serde_json::from_str(v).unwrap_or_else(|_| json!(v)),
-        );
-    }
-    Ok(m)
-}
-
 fn run_path(run_id: &str) -> String {
-    let id: String = form_urlencoded::byte_serialize(run_id.as_bytes()).collect();
-    format!("/api/intelligence/runs/{id}")
+    format!("/api/intelligence/runs/{}", args::segment(run_id))
 }
 
 /// Follows a queued run until it is neither queued nor computing (the gateway holds each
@@ -98,15 +83,13 @@ pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
                 output::json(&answer);
             } else {
                 let rows = answer["requests"].as_array().cloned().unwrap_or_default();
-                let cols: Vec<String> = ["id", "version", "service", "purpose"]
-                    .iter()
-                    .map(|s| (*s).to_owned())
-                    .collect();
+                let cols = ["id", "version", "service", "purpose"];
                 println!("{}", output::table(&cols, &rows));
             }
         }
         IntelligenceCommand::Run(a) => {
-            let mut body = json!({ "id": a.id, "params": params(&a.params)? });
+            let mut body =
+                json!({ "id": a.id, "params": args::json_object("--param", &a.params)? });
             if a.queue {
                 body["async"] = json!(true);
             }

@@ -6,8 +6,8 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
 
-use super::output;
 use super::{Common, Failure, exit, http::Api};
+use super::{args, output};
 
 /// Which provider API.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -102,15 +102,7 @@ fn params(a: &CallArgs) -> Result<Option<Map<String, Value>>, Failure> {
     if a.params.is_empty() {
         return Ok(None);
     }
-    let mut m = Map::new();
-    for p in &a.params {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| usage(format!("--param '{p}' is not NAME=VALUE")))?;
-        let value = serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_owned()));
-        m.insert(k.to_owned(), value);
-    }
-    Ok(Some(m))
+    args::json_object("--param", &a.params).map(Some)
 }
 
 pub async fn run(cmd: MarketplaceCommand, c: &Common) -> Result<(), Failure> {
@@ -159,7 +151,6 @@ fn show(c: &Common, answer: &Value, columns: &[&str], rows: &[Value]) {
     if c.json {
         output::json(answer);
     } else {
-        let cols: Vec<String> = columns.iter().map(|s| (*s).to_owned()).collect();
-        println!("{}", output::table(&cols, rows));
+        println!("{}", output::table(columns, rows));
     }
 }

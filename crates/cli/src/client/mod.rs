@@ -5,6 +5,7 @@
 //! answer as a table, CSV or the gateway's JSON (`output`). A failure exits with its family's
 //! code (`exit`, `docs/cli.md`). Commands live one family to a module.
 
+mod args;
 mod context;
 pub mod exit;
 mod forecast;

@@ -36,24 +36,24 @@ fn cut(s: &str) -> String {
 }
 
 /// `rows` (objects) under `columns` as an aligned text table.
-pub fn table(columns: &[String], rows: &[Value]) -> String {
+pub fn table<S: AsRef<str>>(columns: &[S], rows: &[Value]) -> String {
+    let head: Vec<String> = columns.iter().map(|c| c.as_ref().to_owned()).collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| columns.iter().map(|c| cut(&cell(&r[c]))).collect())
+        .map(|r| head.iter().map(|c| cut(&cell(&r[c.as_str()]))).collect())
         .collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
             cells
                 .iter()
-                .map(|r| r[i].chars().count())
-                .chain([c.chars().count()])
+                .map(|r| &r[i])
+                .chain([&head[i]])
+                .map(|s| s.chars().count())
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    let line = |vals: Vec<&str>| {
+    let line = |vals: &Vec<String>| {
         vals.iter()
             .zip(&widths)
             .map(|(v, w)| format!("{v:<w$}"))
@@ -62,20 +62,13 @@ pub fn table(columns: &[String], rows: &[Value]) -> String {
             .trim_end()
             .to_owned()
     };
-    let mut out = vec![line(columns.iter().map(String::as_str).collect())];
-    out.push(line(
-        widths
-            .iter()
-            .map(|w| "-".repeat(*w))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(String::as_str)
-            .collect(),
-    ));
-    for r in &cells {
-        out.push(line(r.iter().map(String::as_str).collect()));
-    }
-    out.join("\n")
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    [head, rule]
+        .iter()
+        .chain(&cells)
+        .map(line)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn csv_field(s: &str) -> String {
@@ -87,11 +80,11 @@ fn csv_field(s: &str) -> String {
 }
 
 /// `rows` under `columns` as CSV (RFC 4180), with a header line.
-pub fn csv(columns: &[String], rows: &[Value]) -> String {
+pub fn csv<S: AsRef<str>>(columns: &[S], rows: &[Value]) -> String {
     let mut out = vec![
         columns
             .iter()
-            .map(|c| csv_field(c))
+            .map(|c| csv_field(c.as_ref()))
             .collect::<Vec<_>>()
             .join(","),
     ];
@@ -99,7 +92,7 @@ pub fn csv(columns: &[String], rows: &[Value]) -> String {
         out.push(
             columns
                 .iter()
-                .map(|c| csv_field(&cell(&r[c])))
+                .map(|c| csv_field(&cell(&r[c.as_ref()])))
                 .collect::<Vec<_>>()
                 .join(","),
         );

@@ -5,8 +5,8 @@
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use super::output;
-use super::{Common, Failure, exit, http::Api};
+use super::{Common, Failure, http::Api};
+use super::{args, output};
 
 #[derive(Subcommand)]
 pub enum TimelineCommand {
@@ -87,25 +87,11 @@ fn list_path(
     limit: Option<u32>,
     cursor: Option<&str>,
 ) -> Result<String, Failure> {
-    let mut q = form_urlencoded::Serializer::new(String::new());
-    for f in filters {
-        let (k, v) = f.split_once('=').ok_or_else(|| {
-            Failure::local(exit::USAGE, format!("--filter '{f}' is not NAME=VALUE"))
-        })?;
-        q.append_pair(k, v);
-    }
-    if let Some(n) = limit {
-        q.append_pair("limit", &n.to_string());
-    }
-    if let Some(c) = cursor {
-        q.append_pair("cursor", c);
-    }
-    let q = q.finish();
-    Ok(if q.is_empty() {
-        "/v1/timeline".into()
-    } else {
-        format!("/v1/timeline?{q}")
-    })
+    let mut q = args::pairs("--filter", filters)?;
+    let limit = limit.map(|n| n.to_string());
+    q.extend(limit.as_deref().map(|n| ("limit", n)));
+    q.extend(cursor.map(|c| ("cursor", c)));
+    Ok(args::with_query("/v1/timeline", &q))
 }
 
 /// The body of an append: the fields given, nothing else.
@@ -163,10 +149,7 @@ pub async fn run(cmd: TimelineCommand, c: &Common) -> Result<(), Failure> {
                     e
                 })
                 .collect();
-            let cols: Vec<String> = ["id", "occurred_on", "brand", "kind", "status", "text"]
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect();
+            let cols = ["id", "occurred_on", "brand", "kind", "status", "text"];
             println!("{}", output::table(&cols, &rows));
             if let Some(next) = answer["next_cursor"].as_str()
                 && !c.quiet
@@ -185,7 +168,7 @@ pub async fn run(cmd: TimelineCommand, c: &Common) -> Result<(), Failure> {
                 Some(n) => json!({ "note": n }),
                 None => json!({}),
             };
-            let id: String = form_urlencoded::byte_serialize(id.as_bytes()).collect();
+            let id = args::segment(&id);
             let answer = Api::new(&c.profile)?
                 .post(&format!("/v1/timeline/event/{id}/corroborate"), &body)
                 .await?;

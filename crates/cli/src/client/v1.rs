@@ -6,8 +6,8 @@
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use super::output;
 use super::{Common, Failure, exit, http::Api};
+use super::{args, output};
 
 /// The `/v1` reads.
 const ENDPOINTS: &[&str] = &[
@@ -89,19 +89,10 @@ pub async fn run(a: V1Args, c: &Common) -> Result<(), Failure> {
             ),
         ));
     }
-    let mut q = form_urlencoded::Serializer::new(String::new());
-    for p in &a.params {
-        let (k, v) = p.split_once('=').ok_or_else(|| {
-            Failure::local(exit::USAGE, format!("--param '{p}' is not NAME=VALUE"))
-        })?;
-        q.append_pair(k, v);
-    }
-    let q = q.finish();
-    let path = if q.is_empty() {
-        format!("/v1/{endpoint}")
-    } else {
-        format!("/v1/{endpoint}?{q}")
-    };
+    let path = args::with_query(
+        &format!("/v1/{endpoint}"),
+        &args::pairs("--param", &a.params)?,
+    );
     let answer = Api::new(&c.profile)?.get(&path).await?;
     if c.json {
         output::json(&answer);

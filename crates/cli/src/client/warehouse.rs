@@ -6,6 +6,7 @@ use std::io::Read;
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::args;
 use super::output::{self, Format};
 use super::{Common, Failure, exit, http::Api};
 
@@ -92,15 +93,14 @@ pub async fn tables(c: &Common) -> Result<(), Failure> {
         output::json(&answer);
     } else {
         let rows = answer["tables"].as_array().cloned().unwrap_or_default();
-        println!("{}", output::table(&["name".into(), "type".into()], &rows));
+        println!("{}", output::table(&["name", "type"], &rows));
     }
     Ok(())
 }
 
 pub async fn describe(table: &str, c: &Common) -> Result<(), Failure> {
-    let name: String = form_urlencoded::byte_serialize(table.as_bytes()).collect();
     let answer = Api::new(&c.profile)?
-        .get(&format!("/api/table/{name}"))
+        .get(&format!("/api/table/{}", args::segment(table)))
         .await?;
     if c.json {
         output::json(&answer);
@@ -108,10 +108,7 @@ pub async fn describe(table: &str, c: &Common) -> Result<(), Failure> {
     }
     let t = &answer["table"];
     let cols = t["columns"].as_array().cloned().unwrap_or_default();
-    let heads: Vec<String> = ["name", "type", "nullable", "primaryKey"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
+    let heads = ["name", "type", "nullable", "primaryKey"];
     println!(
         "{} ({})\n\n{}",
         t["name"].as_str().unwrap_or(table),
@@ -125,7 +122,7 @@ pub async fn describe(table: &str, c: &Common) -> Result<(), Failure> {
             .collect();
         println!(
             "\n{}",
-            output::table(&["index".into(), "unique".into(), "columns".into()], &rows)
+            output::table(&["index", "unique", "columns"], &rows)
         );
     }
     Ok(())

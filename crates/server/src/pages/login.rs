@@ -166,13 +166,13 @@ pub async fn submit(State(app): State<SharedState>, req: Request) -> Response {
         Err(e) => return web::failed(&e),
     };
     match pp_auth::sessions::start_session(&app.store, &person).await {
-        Ok(s) => see_other(
+        Ok(cookie) => see_other(
             &next,
             &[
                 web::set_cookie(
                     &app,
                     SESSION_COOKIE,
-                    &s.cookie,
+                    &cookie,
                     pp_auth::sessions::SESSION_TTL_SECS,
                 ),
                 web::set_cookie(&app, LOGIN_COOKIE, "", 0),

@@ -96,6 +96,15 @@ pub fn message(status: StatusCode, title: &str, text: &str, back: Option<&str>) 
     )
 }
 
+/// The status of a form's page: `400` when it shows what was wrong with the form.
+pub fn form_status(error: &Option<String>) -> StatusCode {
+    if error.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    }
+}
+
 /// A page for a failure of the service (the cause is logged, never shown).
 pub fn failed(e: &pp_core::Error) -> Response {
     match e.kind.status() {

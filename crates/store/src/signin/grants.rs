@@ -70,8 +70,6 @@ pub enum Redeemed {
 #[derive(Debug, Clone)]
 pub struct RefreshRow {
     pub grant_id: String,
-    pub tenant_id: String,
-    pub person_id: String,
     pub client_id: Option<String>,
     /// The grant's scopes (a refresh may narrow them, never widen).
     pub grant_scopes: String,
@@ -320,7 +318,7 @@ impl Grants<'_> {
         let Some(r) = self
             .0
             .one(
-                "SELECT g.id, g.tenant_id, g.person_id, g.client_id, g.scopes, t.used_at, t.expires_at
+                "SELECT g.id, g.client_id, g.scopes, t.used_at, t.expires_at
                  FROM grant_tokens t JOIN oauth_grants g ON g.id = t.grant_id
                  WHERE t.token_hash = ?1 AND t.kind = 'refresh' AND g.revoked_at IS NULL",
                 args![hash],
@@ -331,12 +329,10 @@ impl Grants<'_> {
         };
         Ok(Some(RefreshRow {
             grant_id: r.text(0)?,
-            tenant_id: r.text(1)?,
-            person_id: r.text(2)?,
-            client_id: r.opt_text(3)?,
-            grant_scopes: r.text(4)?,
-            used: r.opt_i64(5)?.is_some(),
-            expired: r.i64(6)? <= now_unix(),
+            client_id: r.opt_text(1)?,
+            grant_scopes: r.text(2)?,
+            used: r.opt_i64(3)?.is_some(),
+            expired: r.i64(4)? <= now_unix(),
         }))
     }
 
@@ -420,28 +416,6 @@ impl Grants<'_> {
                         .await?;
                     }
                     Ok(true)
-                })
-            })
-            .await
-    }
-
-    /// Revokes a grant of `tenant` and its tokens; false if it was revoked already or is not
-    /// the tenant's.
-    pub async fn revoke(&self, grant_id: &str, tenant: &str) -> Result<bool> {
-        let (grant_id, tenant) = (grant_id.to_owned(), tenant.to_owned());
-        self.0
-            .tx(move |tx| {
-                Box::pin(async move {
-                    let mine = tx
-                        .one(
-                            "SELECT 1 FROM oauth_grants WHERE id = ?1 AND tenant_id = ?2",
-                            args![&grant_id, &tenant],
-                        )
-                        .await?;
-                    if mine.is_none() {
-                        return Ok(false);
-                    }
-                    revoke_in(tx, &grant_id).await
                 })
             })
             .await

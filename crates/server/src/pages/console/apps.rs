@@ -4,7 +4,6 @@
 
 use askama::Template;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use pp_auth::clients::{PartnerApp, register_partner_app};
 use pp_store::SessionRow;
@@ -65,11 +64,7 @@ async fn page(
         })
         .collect();
     render(
-        if error.is_some() {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        },
+        web::form_status(&error),
         &Page {
             nav: Nav::of(s, "apps"),
             csrf: s.csrf.clone(),

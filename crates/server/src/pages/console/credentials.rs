@@ -3,7 +3,6 @@
 
 use askama::Template;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use pp_core::{Scope, ScopeSet};
 use pp_store::SessionRow;
@@ -78,11 +77,7 @@ async fn page(
             label: c.label,
         })
         .collect();
-    let status = if error.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
+    let status = web::form_status(&error);
     render(
         status,
         &Page {

@@ -4,7 +4,6 @@
 
 use askama::Template;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use pp_store::SessionRow;
 
@@ -20,11 +19,7 @@ struct Page {
 }
 
 fn page(s: &SessionRow, error: Option<String>) -> Response {
-    let status = if error.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
+    let status = web::form_status(&error);
     render(
         status,
         &Page {

@@ -4,7 +4,6 @@
 
 use askama::Template;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use pp_auth::{PersonDetails, Role};
 use pp_store::SessionRow;
@@ -59,11 +58,7 @@ async fn page(
         })
         .collect();
     render(
-        if error.is_some() {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        },
+        web::form_status(&error),
         &Page {
             nav: Nav::of(s, "people"),
             csrf: s.csrf.clone(),

@@ -3,7 +3,6 @@
 
 use askama::Template;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use pp_core::ScopeSet;
 use pp_core::scope::PLUGIN_SCOPES;
@@ -55,11 +54,7 @@ async fn page(
         })
         .collect();
     render(
-        if error.is_some() {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        },
+        web::form_status(&error),
         &Page {
             nav: Nav::of(s, "setup"),
             csrf: s.csrf.clone(),
