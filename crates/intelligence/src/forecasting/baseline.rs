@@ -250,6 +250,19 @@ pub fn choose(
     Ok(Served::Computed(c))
 }
 
+/// How many complete months an answer shows before the forecast.
+const HISTORY_SHOWN: usize = 24;
+
+/// The last complete months the warehouse holds (up to [`HISTORY_SHOWN`]), in the measure's
+/// unit, so a reader sees the forecast beside what it continues.
+fn history_json(h: &History, measure: Measure) -> Value {
+    let skip = h.complete.len().saturating_sub(HISTORY_SHOWN);
+    h.complete[skip..]
+        .iter()
+        .map(|(m, f)| json!({ "month": m.label(), "actual": round(measure, f.measure(measure)) }))
+        .collect()
+}
+
 /// Days since an RFC 3339 time.
 fn age_days(at: &str) -> Option<i64> {
     let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
@@ -299,6 +312,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         }
     };
     result["available"] = true.into();
+    result["history"] = history_json(&h, measure);
     let served = corrected(measure, &copy["months"], &rows);
     result["model"] = copy["model"].clone();
     result["backtest"] = copy["backtest"].clone();
