@@ -28,6 +28,9 @@ pub const UPSTREAM: u8 = 17;
 pub const SERVICE: u8 = 18;
 /// The gateway could not be reached at all.
 pub const UNREACHABLE: u8 = 19;
+/// A wait (`--wait`, `reports wait`, `pricing follow`) passed its `--timeout`; the work goes
+/// on at the gateway, and waiting again picks it up.
+pub const TIMED_OUT: u8 = 20;
 
 /// The exit code for a failure of `kind` answered with HTTP `status`.
 pub fn for_failure(kind: &str, status: u16) -> u8 {

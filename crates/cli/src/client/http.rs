@@ -30,8 +30,9 @@ impl Failure {
         }
     }
 
-    /// A refusal the gateway answered with `status` and `body`.
-    fn answered(status: u16, body: Value) -> Self {
+    /// A refusal the gateway answered with `status` and `body` (or an envelope an answer
+    /// carried, such as a failed report's `error`).
+    pub fn answered(status: u16, body: Value) -> Self {
         // `/api` envelope, `/v1` body, or an OAuth error
         let kind = body["kind"]
             .as_str()
@@ -148,12 +149,14 @@ impl Api {
         Ok(token)
     }
 
-    /// Calls `method path` with `body`; a refused cached token is replaced once.
+    /// Calls `method path` with `body` and extra `headers`; a refused cached token is
+    /// replaced once.
     pub async fn call(
         &mut self,
         method: Method,
         path: &str,
         body: Option<&Value>,
+        headers: &[(&str, &str)],
     ) -> Result<Value, Failure> {
         let base = self.profile.base_url.clone();
         for attempt in 0..2 {
@@ -164,6 +167,9 @@ impl Api {
                 .bearer_auth(&token);
             if let Some(b) = body {
                 req = req.json(b);
+            }
+            for (name, value) in headers {
+                req = req.header(*name, *value);
             }
             let res = req.send().await.map_err(|e| unreachable(&base, &e))?;
             if res.status() == reqwest::StatusCode::UNAUTHORIZED && attempt == 0 {
@@ -177,15 +183,36 @@ impl Api {
     }
 
     pub async fn get(&mut self, path: &str) -> Result<Value, Failure> {
-        self.call(Method::GET, path, None).await
+        self.call(Method::GET, path, None, &[]).await
     }
 
     pub async fn post(&mut self, path: &str, body: &Value) -> Result<Value, Failure> {
-        self.call(Method::POST, path, Some(body)).await
+        self.call(Method::POST, path, Some(body), &[]).await
     }
 
     pub async fn put(&mut self, path: &str, body: &Value) -> Result<Value, Failure> {
-        self.call(Method::PUT, path, Some(body)).await
+        self.call(Method::PUT, path, Some(body), &[]).await
+    }
+
+    pub async fn delete(&mut self, path: &str) -> Result<Value, Failure> {
+        self.call(Method::DELETE, path, None, &[]).await
+    }
+
+    /// The bytes at a presigned `url` the gateway handed out (fetched without the token,
+    /// as such URLs must be).
+    pub async fn download(&self, url: &str) -> Result<Vec<u8>, Failure> {
+        let gone = |e: reqwest::Error| {
+            Failure::local(exit::UPSTREAM, format!("cannot fetch the document: {e}"))
+        };
+        let res = self.http.get(url).send().await.map_err(gone)?;
+        let status = res.status();
+        if !status.is_success() {
+            return Err(Failure::local(
+                exit::UPSTREAM,
+                format!("the document URL answered {status} (it is short-lived: ask for it again)"),
+            ));
+        }
+        Ok(res.bytes().await.map_err(gone)?.to_vec())
     }
 }
 

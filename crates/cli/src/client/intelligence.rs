@@ -1,11 +1,15 @@
 //! `intelligence catalog|run|get`: the intelligence catalog (`intelligence:read`), a run by
 //! request id with its parameters (synchronous, or queued with `--async` and followed to its
-//! end with `--wait`), and a run as it stands.
+//! end with `--wait`), and a run as it stands. `--chart FILE` draws a forecast or a bridge
+//! as SVG (`chart`).
+
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use super::{Common, Failure, http::Api};
+use super::progress::Progress;
+use super::{Common, Failure, chart, exit, http::Api};
 use super::{args, output};
 
 #[derive(Subcommand)]
@@ -21,6 +25,9 @@ pub enum IntelligenceCommand {
     Get {
         /// The run's id.
         run_id: String,
+        /// Draw the answer as SVG here (forecasts and bridges).
+        #[arg(long, value_name = "FILE.svg")]
+        chart: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },
@@ -39,6 +46,10 @@ pub struct RunArgs {
     /// With --async: follow the run to its end and print its answer.
     #[arg(long, requires = "queue")]
     pub wait: bool,
+    /// Draw the answer as SVG here: a forecast with its 95% range, a bridge as a waterfall
+    /// (FCT-BASELINE-01, INS-OPS-BRIDGE-01, INS-ADS-BRIDGE-01).
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
     #[command(flatten)]
     pub common: Common,
 }
@@ -57,21 +68,37 @@ fn run_path(run_id: &str) -> String {
 }
 
 /// Follows a queued run until it is neither queued nor computing (the gateway holds each
-/// poll up to 20 seconds).
+/// poll up to 20 seconds), on a spinner.
 async fn follow(api: &mut Api, run_id: &str, c: &Common) -> Result<Value, Failure> {
+    let progress = Progress::spinner(c, &format!("run {run_id}"));
     loop {
         let run = api
             .get(&format!("{}?waitSeconds=20", run_path(run_id)))
             .await?;
         match run["status"].as_str() {
-            Some("queued" | "computing") => {
-                if !c.quiet {
-                    eprintln!("run {run_id}: {}…", run["status"].as_str().unwrap_or(""));
-                }
-            }
+            Some(s @ ("queued" | "computing")) => progress.say(s),
             _ => return Ok(run),
         }
     }
+}
+
+/// Draws a finished run's answer into `path` (a run that has not succeeded has nothing to
+/// draw).
+fn draw(run: &Value, path: &Path, c: &Common) -> Result<(), Failure> {
+    if run["status"] != "succeeded" {
+        return Err(Failure::local(
+            exit::OTHER,
+            format!(
+                "run {} has no answer to draw (status {})",
+                run["runId"], run["status"]
+            ),
+        ));
+    }
+    chart::draw(run["id"].as_str().unwrap_or_default(), &run["result"], path)?;
+    if !c.quiet {
+        eprintln!("chart saved in {}", path.display());
+    }
+    Ok(())
 }
 
 pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
@@ -88,6 +115,22 @@ pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
             }
         }
         IntelligenceCommand::Run(a) => {
+            if a.chart.is_some() && !chart::CHARTED.contains(&a.id.as_str()) {
+                return Err(Failure::local(
+                    exit::USAGE,
+                    format!(
+                        "no chart for {}; charts are drawn for {}",
+                        a.id,
+                        chart::CHARTED.join(", ")
+                    ),
+                ));
+            }
+            if a.queue && !a.wait && a.chart.is_some() {
+                return Err(Failure::local(
+                    exit::USAGE,
+                    "--chart with --async needs --wait",
+                ));
+            }
             let mut body =
                 json!({ "id": a.id, "params": args::json_object("--param", &a.params)? });
             if a.queue {
@@ -98,10 +141,17 @@ pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
                 (true, Some(id)) => follow(&mut api, id, c).await?,
                 _ => answer,
             };
+            if let Some(path) = &a.chart {
+                draw(&answer, path, c)?;
+            }
             output::json(&answer);
         }
-        IntelligenceCommand::Get { run_id, .. } => {
-            output::json(&api.get(&run_path(&run_id)).await?)
+        IntelligenceCommand::Get { run_id, chart, .. } => {
+            let run = api.get(&run_path(&run_id)).await?;
+            if let Some(path) = &chart {
+                draw(&run, path, c)?;
+            }
+            output::json(&run);
         }
     }
     Ok(())

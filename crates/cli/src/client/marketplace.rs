@@ -45,12 +45,10 @@ pub enum MarketplaceCommand {
     Call(CallArgs),
 }
 
-#[derive(Args)]
-pub struct CallArgs {
-    /// The operation's id (`marketplace operations` lists them).
-    pub operation: String,
-    #[arg(long, value_enum, default_value = "spapi")]
-    pub api: Which,
+/// A merchant: by its legacy seller id, or by its seller id (with its marketplace when it
+/// sells in several); `marketplace merchants` lists them.
+#[derive(Args, Clone)]
+pub struct Merchant {
     /// The merchant by its legacy seller id.
     #[arg(long)]
     pub legacy_seller_id: Option<i64>,
@@ -59,6 +57,32 @@ pub struct CallArgs {
     pub seller_id: Option<String>,
     #[arg(long)]
     pub marketplace: Option<String>,
+}
+
+impl Merchant {
+    /// Puts the selector's fields that were given into a request body.
+    pub fn put_into(&self, body: &mut Value) {
+        let fields = [
+            ("legacySellerId", self.legacy_seller_id.map(Value::from)),
+            ("sellerId", self.seller_id.clone().map(Value::from)),
+            ("marketplace", self.marketplace.clone().map(Value::from)),
+        ];
+        for (k, v) in fields {
+            if let Some(v) = v {
+                body[k] = v;
+            }
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct CallArgs {
+    /// The operation's id (`marketplace operations` lists them).
+    pub operation: String,
+    #[arg(long, value_enum, default_value = "spapi")]
+    pub api: Which,
+    #[command(flatten)]
+    pub merchant: Merchant,
     /// The advertising profile (profile-scoped advertising operations).
     #[arg(long)]
     pub profile_id: Option<i64>,
@@ -127,17 +151,12 @@ pub async fn run(cmd: MarketplaceCommand, c: &Common) -> Result<(), Failure> {
         }
         MarketplaceCommand::Call(a) => {
             let mut body = json!({ "operation": a.operation });
-            let fields = [
-                ("legacySellerId", a.legacy_seller_id.map(Value::from)),
-                ("sellerId", a.seller_id.clone().map(Value::from)),
-                ("marketplace", a.marketplace.clone().map(Value::from)),
-                ("profileId", a.profile_id.map(Value::from)),
-                ("query", params(&a)?.map(Value::Object)),
-            ];
-            for (k, v) in fields {
-                if let Some(v) = v {
-                    body[k] = v;
-                }
+            a.merchant.put_into(&mut body);
+            if let Some(id) = a.profile_id {
+                body["profileId"] = id.into();
+            }
+            if let Some(query) = params(&a)? {
+                body["query"] = Value::Object(query);
             }
             let path = format!("/api/marketplace/{}/call", a.api.path());
             output::json(&Api::new(&c.profile)?.post(&path, &body).await?);

@@ -6,6 +6,7 @@
 //! code (`exit`, `docs/cli.md`). Commands live one family to a module.
 
 mod args;
+mod chart;
 mod context;
 pub mod exit;
 mod forecast;
@@ -13,6 +14,9 @@ mod http;
 mod intelligence;
 mod marketplace;
 mod output;
+mod pricing;
+mod progress;
+mod reports;
 mod session;
 mod timeline;
 mod v1;
@@ -83,6 +87,12 @@ pub enum ClientCommand {
     /// Connected accounts, operation catalogs and catalogued calls.
     #[command(subcommand)]
     Marketplace(marketplace::MarketplaceCommand),
+    /// Selling-side reports: create (once), status, wait, download.
+    #[command(subcommand)]
+    Reports(reports::ReportsCommand),
+    /// Paced pricing runs: start, follow, results, cancel.
+    #[command(subcommand)]
+    Pricing(pricing::PricingCommand),
     /// The brand timeline: list, add, corroborate.
     #[command(subcommand)]
     Timeline(timeline::TimelineCommand),
@@ -109,6 +119,8 @@ impl ClientCommand {
             | Self::Tables { common }
             | Self::Describe { common, .. } => common,
             Self::Marketplace(m) => m.common(),
+            Self::Reports(r) => r.common(),
+            Self::Pricing(p) => p.common(),
             Self::Timeline(t) => t.common(),
             Self::Context(x) => x.common(),
             Self::Forecast(f) => f.common(),
@@ -132,8 +144,21 @@ mod session_cmd {
     }
 }
 
+/// Lets a command piped into `head` stop quietly when its reader goes away, as Unix tools do
+/// (Rust starts with SIGPIPE ignored, which turns the next print into a panic). Only the
+/// client does this: the server must outlive its peers. Sockets are unaffected (they are
+/// written with `MSG_NOSIGNAL`).
+fn stop_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: sets the default disposition of one signal before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Runs a client command; its exit code.
 pub fn run(cmd: ClientCommand) -> ExitCode {
+    stop_on_broken_pipe();
     let common = cmd.common().clone();
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -191,6 +216,8 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Tables { .. } => warehouse::tables(c).await,
         ClientCommand::Describe { table, .. } => warehouse::describe(&table, c).await,
         ClientCommand::Marketplace(m) => marketplace::run(m, c).await,
+        ClientCommand::Reports(r) => reports::run(r, c).await,
+        ClientCommand::Pricing(p) => pricing::run(p, c).await,
         ClientCommand::Timeline(t) => timeline::run(t, c).await,
         ClientCommand::Context(x) => context::run(x, c).await,
         ClientCommand::Forecast(f) => forecast::run(f, c).await,

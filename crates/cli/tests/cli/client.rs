@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::process::{Console, Server, cmd};
 
-fn start_dev(dir: &Path) -> Server {
+pub(crate) fn start_dev(dir: &Path) -> Server {
     Server::start(
         dir,
         &["server", "--dev", "--listen", "127.0.0.1:0"],
@@ -17,14 +17,18 @@ fn start_dev(dir: &Path) -> Server {
     )
 }
 
-fn dev_file(dir: &Path) -> Value {
+pub(crate) fn dev_file(dir: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(dir.join(".partner-dev/dev-credential.json")).unwrap())
         .unwrap()
 }
 
 /// A client command with its own config directory and, when given, the dev credential in
 /// the environment.
-fn client_cmd(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> std::process::Command {
+pub(crate) fn client_cmd(
+    dir: &Path,
+    env_cred: Option<&Value>,
+    args: &[&str],
+) -> std::process::Command {
     let mut c = cmd(dir);
     c.env("PARTNER_PLATFORM_CONFIG", dir.join("config"));
     if let Some(cred) = env_cred {
@@ -37,12 +41,12 @@ fn client_cmd(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> std::proce
 }
 
 /// Runs a client command to its end.
-fn client(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> Output {
+pub(crate) fn client(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> Output {
     client_cmd(dir, env_cred, args).output().unwrap()
 }
 
 /// Signs the command line in as the dev server's admin with a setup code made in the console.
-async fn login_as_admin(d: &Path, server: &Server) {
+pub(crate) async fn login_as_admin(d: &Path, server: &Server) {
     let console = Console::sign_in(&server.base, &dev_file(d)["console"]).await;
     let code = console.setup_code().await;
     succeeded(&client(
@@ -53,15 +57,15 @@ async fn login_as_admin(d: &Path, server: &Server) {
 }
 
 /// Asserts the command exited 0 (its stderr is the report otherwise).
-fn succeeded(o: &Output) {
+pub(crate) fn succeeded(o: &Output) {
     assert_eq!(code_of(o), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-fn code_of(o: &Output) -> i32 {
+pub(crate) fn code_of(o: &Output) -> i32 {
     o.status.code().unwrap()
 }
 
-fn stdout_json(o: &Output) -> Value {
+pub(crate) fn stdout_json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
         panic!(
             "not JSON: {}\n{}",

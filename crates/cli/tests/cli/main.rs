@@ -5,6 +5,7 @@
 mod abuse;
 mod admin;
 mod client;
+mod client_work;
 mod connection;
 mod crash;
 mod dev_server;
