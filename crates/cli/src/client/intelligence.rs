@@ -1,6 +1,6 @@
-//! `intelligence catalog|run|get`: the intelligence catalog (`intelligence:read`), a run by
-//! request id with its parameters (synchronous, or queued with `--async` and followed to its
-//! end with `--wait`), and a run as it stands. `--chart FILE` draws a forecast or a bridge
+//! `intelligence catalog|run|wait|get`: the intelligence catalog (`intelligence:read`), a run
+//! by request id with its parameters (synchronous, or queued with `--async` and followed to
+//! its end with `--wait`), a queued run followed to its end, and a run as it stands. `--chart FILE` draws a forecast or a bridge
 //! as SVG (`chart`).
 
 use std::path::{Path, PathBuf};
@@ -23,6 +23,16 @@ pub enum IntelligenceCommand {
     Run(RunArgs),
     /// A run as it stands (its answer once it succeeded).
     Get {
+        /// The run's id.
+        run_id: String,
+        /// Draw the answer as SVG here (forecasts and bridges).
+        #[arg(long, value_name = "FILE.svg")]
+        chart: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Follow a queued run to its end (on a spinner), then print its answer.
+    Wait {
         /// The run's id.
         run_id: String,
         /// Draw the answer as SVG here (forecasts and bridges).
@@ -57,7 +67,9 @@ pub struct RunArgs {
 impl IntelligenceCommand {
     pub fn common(&self) -> &Common {
         match self {
-            Self::Catalog { common } | Self::Get { common, .. } => common,
+            Self::Catalog { common } | Self::Get { common, .. } | Self::Wait { common, .. } => {
+                common
+            }
             Self::Run(a) => &a.common,
         }
     }
@@ -103,6 +115,7 @@ fn draw(run: &Value, path: &Path, c: &Common) -> Result<(), Failure> {
 
 pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
     let mut api = Api::new(&c.profile)?;
+    let waits = matches!(cmd, IntelligenceCommand::Wait { .. });
     match cmd {
         IntelligenceCommand::Catalog { .. } => {
             let answer = api.get("/api/intelligence/ids").await?;
@@ -146,8 +159,13 @@ pub async fn run(cmd: IntelligenceCommand, c: &Common) -> Result<(), Failure> {
             }
             output::json(&answer);
         }
-        IntelligenceCommand::Get { run_id, chart, .. } => {
-            let run = api.get(&run_path(&run_id)).await?;
+        IntelligenceCommand::Get { run_id, chart, .. }
+        | IntelligenceCommand::Wait { run_id, chart, .. } => {
+            let run = if waits {
+                follow(&mut api, &run_id, c).await?
+            } else {
+                api.get(&run_path(&run_id)).await?
+            };
             if let Some(path) = &chart {
                 draw(&run, path, c)?;
             }

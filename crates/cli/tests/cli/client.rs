@@ -648,6 +648,24 @@ async fn intelligence_runs_now_or_queued_and_followed() {
     );
     assert_eq!(stdout_json(&got)["status"], "succeeded");
 
+    // queued now, waited for by a second command
+    let queued = client(
+        d,
+        env,
+        &[
+            &["intelligence", "run", "FCT-READINESS-01", "--async"][..],
+            &seller[..],
+        ]
+        .concat(),
+    );
+    succeeded(&queued);
+    let run_id = stdout_json(&queued)["runId"].as_str().unwrap().to_owned();
+    let waited = client(d, env, &["intelligence", "wait", &run_id]);
+    succeeded(&waited);
+    let waited = stdout_json(&waited);
+    assert_eq!(waited["status"], "succeeded", "{waited}");
+    assert_eq!(waited["id"], "FCT-READINESS-01");
+
     // an unknown request id is refused before anything runs (13)
     assert_eq!(
         code_of(&client(d, env, &["intelligence", "run", "NOPE-01"])),
