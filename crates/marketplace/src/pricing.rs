@@ -2,6 +2,10 @@
 //! 200 items inline) and Competitive Summary by ASIN (batches of 20, 100 inline), split and
 //! paced. A run of any size is a job: each step sends one batch and records its answers, so a
 //! throttled batch waits and is sent again, and a restart resumes at the next unanswered batch.
+//!
+//! The pace is the provider's usage plan for the family's operation: its rate as the provider
+//! last stated it (`x-amzn-RateLimit-Limit` on a batch's answer), else the catalog's, with 1%
+//! to spare. An operator's configured spacing replaces it.
 
 use std::time::Duration;
 
@@ -68,11 +72,17 @@ impl Family {
         }
     }
 
-    /// The provider's pace between batches when none is configured.
-    pub fn default_spacing(self) -> Duration {
-        match self {
-            Self::FeaturedOfferExpectedPrice => Duration::from_secs(30),
-            Self::CompetitiveSummary => Duration::from_secs(35),
+    /// The pace between batches the usage plan allows: one batch per `1 / rate` seconds,
+    /// `rate` being the provider's stated one when given, else the catalog's, with 1% to
+    /// spare for clocks. Without either, the spec's conservative 35 s.
+    pub fn plan_spacing(self, provider_rate: Option<f64>) -> Duration {
+        let catalog = self.operation().ok().and_then(|op| op.rate);
+        match provider_rate
+            .or(catalog)
+            .filter(|r| r.is_finite() && *r > 0.0)
+        {
+            Some(rate) => Duration::from_secs_f64(1.01 / rate),
+            None => Duration::from_secs(35),
         }
     }
 
@@ -86,13 +96,15 @@ impl Family {
     }
 }
 
-/// The configured pace: one spacing for both families, or each family's default.
+/// The configured pace: one spacing for both families, or (none configured) each family's
+/// usage plan.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Spacing(pub Option<Duration>);
 
 impl Spacing {
-    pub fn of(self, family: Family) -> Duration {
-        self.0.unwrap_or_else(|| family.default_spacing())
+    /// The pace for `family`, given the rate the provider last stated.
+    pub fn of(self, family: Family, provider_rate: Option<f64>) -> Duration {
+        self.0.unwrap_or_else(|| family.plan_spacing(provider_rate))
     }
 }
 
@@ -157,14 +169,21 @@ fn batch_body(family: Family, marketplace_id: &str, batch: &[String]) -> Value {
     json!({ "requests": requests })
 }
 
-/// Sends one provider batch; its answers, one per item in order, as `{ <field>, status, body }`.
+/// One provider batch's answers, one per item in order, as `{ <field>, status, body }`, and
+/// the rate the provider stated for the operation.
+pub struct Batch {
+    pub answers: Vec<Value>,
+    pub provider_rate: Option<f64>,
+}
+
+/// Sends one provider batch.
 pub async fn send_batch(
     up: &Provider<'_>,
     tenant: &TenantId,
     merchant: &Merchant,
     family: Family,
     batch: &[String],
-) -> Result<Vec<Value>> {
+) -> Result<Batch> {
     let op = family.operation()?;
     let mut args = Map::new();
     args.insert(
@@ -185,14 +204,18 @@ pub async fn send_batch(
         .cloned()
         .unwrap_or_default();
     let (_, key) = family.field();
-    Ok(batch
+    let answers = batch
         .iter()
         .enumerate()
         .map(|(i, item)| {
             let a = answers.get(i).cloned().unwrap_or(Value::Null);
             json!({ key: item, "status": a["status"]["statusCode"], "body": a["body"] })
         })
-        .collect())
+        .collect();
+    Ok(Batch {
+        answers,
+        provider_rate: reply.rate_limit,
+    })
 }
 
 /// What a run's job keeps as input.
@@ -201,7 +224,24 @@ pub struct RunInput {
     pub family: Family,
     pub merchant: Stored,
     pub items: Vec<String>,
+    /// The pace when the run started.
     pub spacing_ms: u64,
+    /// Whether the pace follows the provider's usage plan (and so its stated rate as the run
+    /// goes), rather than an operator's fixed spacing. Runs stored before this was kept
+    /// read as fixed.
+    #[serde(default)]
+    pub follows_plan: bool,
+}
+
+impl RunInput {
+    /// The pace now: the plan at the provider's last stated rate, or the fixed spacing.
+    pub fn spacing(&self, state: &RunState) -> Duration {
+        if self.follows_plan {
+            self.family.plan_spacing(state.provider_rate)
+        } else {
+            Duration::from_millis(self.spacing_ms)
+        }
+    }
 }
 
 /// The run's checkpoint (empty before the first step).
@@ -213,6 +253,9 @@ pub struct RunState {
     pub retries: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<String>,
+    /// The rate the provider last stated for the operation (requests per second).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_rate: Option<f64>,
 }
 
 /// Failures worth another try later (a provider outage), at most this often in a row.
@@ -254,7 +297,13 @@ pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
     let batch = &input.items[start..end];
     let merchant = Merchant::from(input.merchant.clone());
     match send_batch(up, &tenant, &merchant, input.family, batch).await {
-        Ok(answers) => {
+        Ok(Batch {
+            answers,
+            provider_rate,
+        }) => {
+            if provider_rate.is_some() {
+                state.provider_rate = provider_rate;
+            }
             let items = answers
                 .into_iter()
                 .enumerate()
@@ -274,7 +323,7 @@ pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
                     done,
                 }
             } else {
-                let run_after = now_ms() + input.spacing_ms as i64;
+                let run_after = now_ms() + input.spacing(&state).as_millis() as i64;
                 Outcome::Continue {
                     state: to_value(&state),
                     done,
@@ -291,7 +340,7 @@ pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
                 .max(1);
             state.throttled += 1;
             // the run waits out the longer of the provider's Retry-After and its own pace
-            let wait_ms = (wait * 1000).max(input.spacing_ms as i64);
+            let wait_ms = (wait * 1000).max(input.spacing(&state).as_millis() as i64);
             state.waiting = Some(format!(
                 "throttled; next try in {} s",
                 (wait_ms + 999) / 1000

@@ -77,7 +77,11 @@ fn synthetic(family: Family, id: &str) -> Reply {
         }
         _ => json!({ "reportId": id }),
     };
-    Reply { status: 200, body }
+    Reply {
+        status: 200,
+        body,
+        rate_limit: None,
+    }
 }
 
 /// Creates the report `req` describes, through the ledger.

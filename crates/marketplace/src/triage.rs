@@ -13,6 +13,9 @@ use crate::catalog::Operation;
 pub struct Answer {
     pub status: u16,
     pub retry_after: Option<u64>,
+    /// The requests per second the provider says this operation allows the caller
+    /// (`x-amzn-RateLimit-Limit`), when it says so.
+    pub rate_limit: Option<f64>,
     pub body: String,
 }
 

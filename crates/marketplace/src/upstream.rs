@@ -111,6 +111,9 @@ pub struct Request<'a> {
 pub struct Reply {
     pub status: u16,
     pub body: Value,
+    /// The provider's stated rate for this operation (`x-amzn-RateLimit-Limit`, requests per
+    /// second), when it stated one.
+    pub rate_limit: Option<f64>,
 }
 
 /// Everything a call needs to reach the provider: the client, the store holding connections,
@@ -311,10 +314,17 @@ impl Client {
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse().ok());
+        let rate_limit = r
+            .headers()
+            .get("x-amzn-ratelimit-limit")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|r| r.is_finite() && *r > 0.0);
         let body = r.text().await.map_err(|e| classify(&e))?;
         Ok(Answer {
             status,
             retry_after,
+            rate_limit,
             body,
         })
     }
@@ -400,12 +410,14 @@ impl Client {
                             return Ok(Reply {
                                 status: a.status,
                                 body,
+                                rate_limit: a.rate_limit,
                             });
                         }
                         Err(_) if a.body.trim().is_empty() => {
                             return Ok(Reply {
                                 status: a.status,
                                 body: Value::Null,
+                                rate_limit: a.rate_limit,
                             });
                         }
                         Err(_) => return Err(triage(op, &a)),

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::error::SimError;
 use crate::faults::Rule;
 use crate::sim::Sim;
 
@@ -136,12 +137,26 @@ pub async fn lapse(State(sim): State<Arc<Sim>>, Json(s): Json<Subject>) -> Respo
 #[serde(deny_unknown_fields)]
 pub struct LimitsSwitch {
     enabled: bool,
+    /// Callers' rates as a share of the published ones (default 1).
+    #[serde(default, rename = "rateScale")]
+    rate_scale: Option<f64>,
 }
 
-/// `PUT /__sandbox/limits` `{ enabled }`: usage plans on or off.
-pub async fn limits(State(sim): State<Arc<Sim>>, Json(l): Json<LimitsSwitch>) -> Json<Value> {
+/// `PUT /__sandbox/limits` `{ enabled, rateScale? }`: usage plans on or off, and callers'
+/// plans tightened to a share of the published rates (stated in `x-amzn-RateLimit-Limit`).
+pub async fn limits(State(sim): State<Arc<Sim>>, Json(l): Json<LimitsSwitch>) -> Response {
+    let scale = l.rate_scale.unwrap_or(1.0);
+    if !(scale > 0.0 && scale <= 1.0) {
+        let e = SimError::new(
+            400,
+            "InvalidInput",
+            "rateScale must be above 0 and at most 1",
+        );
+        return e.into_response();
+    }
+    sim.limits.set_scale(scale);
     sim.limits.set_enabled(l.enabled);
-    Json(json!({ "enabled": l.enabled }))
+    Json(json!({ "enabled": l.enabled, "rateScale": scale })).into_response()
 }
 
 /// `POST /__sandbox/product-types/bump`: moves the `PRODUCT` schema to a new version.

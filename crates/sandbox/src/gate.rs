@@ -157,10 +157,13 @@ pub async fn gate(
     sim.calls.bump(op.name);
     let caller = match authenticate(&sim, op, &req) {
         Ok(c) => c,
-        Err(e) => return finish(op, in_dialect(op, e).into_response()),
+        Err(e) => return finish(&sim, op, in_dialect(op, e).into_response()),
     };
-    if !sim.limits.take(&caller.subject, op.name, op.rate, op.burst) {
-        return finish(op, throttled(op, None));
+    if !sim
+        .limits
+        .take(&caller.subject, op.name, sim.limits.rate(op.rate), op.burst)
+    {
+        return finish(&sim, op, throttled(op, None));
     }
     let mut garbage = false;
     let mut hang_after = false;
@@ -185,9 +188,9 @@ pub async fn gate(
                     "The service is temporarily unable to answer (sandbox fault).",
                 )
                 .for_family(op.family);
-                return finish(op, in_dialect(op, e).into_response());
+                return finish(&sim, op, in_dialect(op, e).into_response());
             }
-            Effect::Throttle => return finish(op, throttled(op, rule.retry_after)),
+            Effect::Throttle => return finish(&sim, op, throttled(op, rule.retry_after)),
             Effect::Reset => return reset(),
             Effect::Garbage => garbage = true,
             Effect::HangAfter => hang_after = true,
@@ -218,19 +221,21 @@ pub async fn gate(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        return finish(op, r);
+        return finish(&sim, op, r);
     }
-    finish(op, res)
+    finish(&sim, op, res)
 }
 
-fn finish(op: &Op, mut res: Response) -> Response {
+fn finish(sim: &Sim, op: &Op, mut res: Response) -> Response {
     let h = res.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&random_hex(16)) {
         h.insert("x-amzn-requestid", v);
     }
+    // the caller's plan: the published rate, tightened when a test asked for a tighter one
+    let rate = sim.limits.rate(op.rate);
     if op.family == Family::Sp
-        && op.rate > 0.0
-        && let Ok(v) = HeaderValue::from_str(&format!("{}", op.rate))
+        && rate > 0.0
+        && let Ok(v) = HeaderValue::from_str(&format!("{rate}"))
     {
         h.insert("x-amzn-ratelimit-limit", v);
     }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 struct Bucket {
@@ -14,6 +14,9 @@ struct Bucket {
 /// The buckets.
 pub struct Limits {
     enabled: AtomicBool,
+    /// Every caller's rates as a share of the published ones (an `f64`'s bits; 1 unless a
+    /// test gave callers a tighter plan).
+    scale: AtomicU64,
     buckets: Mutex<HashMap<(String, &'static str), Bucket>>,
 }
 
@@ -21,8 +24,24 @@ impl Limits {
     pub fn new(enabled: bool) -> Self {
         Self {
             enabled: AtomicBool::new(enabled),
+            scale: AtomicU64::new(1f64.to_bits()),
             buckets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Gives every caller `scale` times the published rates (0 < scale ≤ 1: a tighter plan,
+    /// as the provider may set per account); buckets start full again.
+    pub fn set_scale(&self, scale: f64) {
+        self.scale.store(scale.to_bits(), Ordering::Relaxed);
+        self.buckets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
+    /// A caller's rate for an operation published at `published` per second.
+    pub fn rate(&self, published: f64) -> f64 {
+        published * f64::from_bits(self.scale.load(Ordering::Relaxed))
     }
 
     /// Turns enforcement on or off (benchmarks turn it off); buckets start full again.

@@ -30,7 +30,7 @@ async fn send_waiting(
     merchant: &Merchant,
     f: Family,
     batch: &[String],
-) -> Result<Vec<Value>> {
+) -> Result<pricing::Batch> {
     let mut waited = 0;
     loop {
         match pricing::send_batch(up, &p.tenant, merchant, f, batch).await {
@@ -57,10 +57,11 @@ fn view(job: &Job) -> Result<RunView> {
     let batches = (job.total + size as i64 - 1) / size as i64;
     let left = batches - state.next_batch as i64;
     let terminal = job.status.terminal();
+    let spacing = input.spacing(&state);
     let eta_ms = if terminal || left <= 0 {
         0
     } else {
-        (job.run_after - now_ms()).max(0) + (left - 1) * input.spacing_ms as i64
+        (job.run_after - now_ms()).max(0) + (left - 1) * spacing.as_millis() as i64
     };
     Ok(RunView {
         run_id: job.id.clone(),
@@ -78,7 +79,7 @@ fn view(job: &Job) -> Result<RunView> {
             total: batches,
             size,
         },
-        spacing_seconds: input.spacing_ms as f64 / 1000.0,
+        spacing_seconds: spacing.as_millis() as f64 / 1000.0,
         estimated_seconds_left: (eta_ms + 999) / 1000,
         throttled_batches: state.throttled,
         created_at: job.created_at.clone(),
@@ -125,11 +126,15 @@ impl Marketplace {
         let (merchant, items) = self.pricing_items(p, f, &req, f.sync_max()).await?;
         let up = self.provider(Api::Spapi)?;
         let mut answers = Vec::with_capacity(items.len());
+        let mut provider_rate = None;
         for (i, batch) in items.chunks(f.batch()).enumerate() {
             if i > 0 {
-                tokio::time::sleep(self.settings.pricing_spacing.of(f)).await;
+                let pace = self.settings.pricing_spacing.of(f, provider_rate);
+                tokio::time::sleep(pace).await;
             }
-            answers.extend(send_waiting(&up, p, &merchant, f, batch).await?);
+            let sent = send_waiting(&up, p, &merchant, f, batch).await?;
+            provider_rate = sent.provider_rate.or(provider_rate);
+            answers.extend(sent.answers);
         }
         Ok(PricingAnswer {
             family: f.name(),
@@ -151,7 +156,8 @@ impl Marketplace {
         let input = RunInput {
             family: f,
             merchant: (&merchant).into(),
-            spacing_ms: self.settings.pricing_spacing.of(f).as_millis() as u64,
+            spacing_ms: self.settings.pricing_spacing.of(f, None).as_millis() as u64,
+            follows_plan: self.settings.pricing_spacing.0.is_none(),
             items,
         };
         let total = input.items.len() as i64;

@@ -303,3 +303,60 @@ async fn a_cancelled_run_sends_nothing_more_and_keeps_its_answers() {
         1
     );
 }
+
+/// `n` well-formed ASINs (the sandbox answers the ones it does not know item by item).
+fn synthetic_asins(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("B0PACE{i:04}")).collect()
+}
+
+/// A run paced by the provider's usage plan (nothing configured) against the sandbox
+/// enforcing that plan: every batch goes through on its first try.
+#[tokio::test]
+async fn a_run_at_the_plans_pace_is_never_throttled() {
+    let app = TestApp::start_market_options(Options::default()).await;
+    let t = app.token(&app.acme).await;
+    let asins = synthetic_asins(250);
+    let (run, poll) = start_run(&app, &t, &asins).await;
+    // the plan's pace: one batch per 1 / 0.033 s, with 1% to spare
+    let spacing = run["spacingSeconds"].as_f64().unwrap();
+    assert!((30.3..31.0).contains(&spacing), "{run}");
+    let end = app
+        .until_run_ends(&t, &poll, Duration::from_secs(600))
+        .await;
+    assert_eq!(end["status"], "succeeded", "{end}");
+    assert_eq!(end["throttledBatches"], 0, "{end}");
+    assert_eq!(end["done"], 250);
+    // thirteen batches, each sent once
+    assert_eq!(
+        app.sandbox_calls("productPricing.getCompetitiveSummary")
+            .await,
+        13
+    );
+}
+
+/// When the provider states a tighter plan than the catalog's, the run slows to it by itself.
+#[tokio::test]
+async fn a_tighter_provider_plan_slows_the_run_down() {
+    let app = TestApp::start_market_options(Options::default()).await;
+    app.sandbox(
+        Method::PUT,
+        "/__sandbox/limits",
+        json!({ "enabled": true, "rateScale": 0.5 }),
+    )
+    .await;
+    let t = app.token(&app.acme).await;
+    let (_, poll) = start_run(&app, &t, &synthetic_asins(40)).await;
+    let end = app
+        .until_run_ends(&t, &poll, Duration::from_secs(180))
+        .await;
+    assert_eq!(end["status"], "succeeded", "{end}");
+    assert_eq!(end["throttledBatches"], 0, "{end}");
+    // the provider said 0.0165 per second: one batch per 61 s
+    let spacing = end["spacingSeconds"].as_f64().unwrap();
+    assert!((60.6..62.0).contains(&spacing), "{end}");
+    assert_eq!(
+        app.sandbox_calls("productPricing.getCompetitiveSummary")
+            .await,
+        2
+    );
+}
