@@ -185,6 +185,13 @@ impl Error {
         &self.detail.required_scopes
     }
 
+    /// Names the scopes that would do (rendered as `required_scopes`, and as `scope=` in a
+    /// challenge).
+    pub fn with_required_scopes(mut self, scopes: Vec<String>) -> Self {
+        self.detail.required_scopes = scopes;
+        self
+    }
+
     /// Adds a concrete next step.
     pub fn with_fix(mut self, fix: impl Into<String>) -> Self {
         self.detail.fix = Some(fix.into());

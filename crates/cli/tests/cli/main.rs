@@ -10,6 +10,7 @@ mod connection;
 mod crash;
 mod dev_server;
 mod instances;
+mod mcp_conformance;
 mod process;
 mod provider;
 mod reports;

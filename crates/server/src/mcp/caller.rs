@@ -112,8 +112,10 @@ fn metadata_url(app: &SharedState) -> String {
 }
 
 /// Answers a refused MCP request: a JSON-RPC error for POSTs (so any client shows the reason),
-/// the `/api` envelope otherwise, with the RFC 6750/9728 challenge where one applies.
-fn reject(app: &SharedState, method: &Method, e: Error) -> Response {
+/// the `/api` envelope otherwise, with the RFC 6750/9728 challenge where one applies. A
+/// request that presented no token gets a challenge without an error code (RFC 6750 §3.1):
+/// it is an invitation to sign in, not a fault.
+fn reject(app: &SharedState, method: &Method, presented: bool, e: Error) -> Response {
     let status = StatusCode::from_u16(e.kind.status()).unwrap_or(StatusCode::FORBIDDEN);
     let envelope = e.api_envelope(None);
     let body = if method == Method::POST {
@@ -124,6 +126,10 @@ fn reject(app: &SharedState, method: &Method, e: Error) -> Response {
     };
     let mut res = (status, Json(body)).into_response();
     let challenge = match e.kind {
+        Kind::InvalidToken if !presented => Some(format!(
+            "Bearer realm=\"partner-platform\", resource_metadata=\"{}\"",
+            metadata_url(app)
+        )),
         Kind::InvalidToken => Some(format!(
             "Bearer realm=\"partner-platform\", error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{}\"",
             e.message().replace('"', "'"),
@@ -167,7 +173,21 @@ async fn authenticate(app: &SharedState, parts: &Parts) -> Result<Principal, Err
             ),
         )
         .with_fix("Ask a tenant admin for a credential that holds one of these, then mint a new token.");
-        e = e.with_field("any_of", tools::connect_options());
+        let options = tools::connect_options();
+        // the challenge's scope= names what would do: each scope that alone connects
+        let alone: Vec<String> = options
+            .iter()
+            .filter(|o| !o.contains(' '))
+            .cloned()
+            .collect();
+        let would_do = if alone.is_empty() {
+            options.iter().take(1).cloned().collect()
+        } else {
+            alone
+        };
+        e = e
+            .with_required_scopes(would_do)
+            .with_field("any_of", options);
         return Err(e);
     }
     p.surface = Surface::Mcp;
@@ -185,7 +205,10 @@ impl FromRequestParts<SharedState> for Caller {
                 }
                 Ok(Caller(p))
             }
-            Err(e) => Err(reject(app, &parts.method, e)),
+            Err(e) => {
+                let presented = bearer_token(&parts.headers).is_some();
+                Err(reject(app, &parts.method, presented, e))
+            }
         }
     }
 }

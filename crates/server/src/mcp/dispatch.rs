@@ -42,7 +42,9 @@ pub async fn request(
 ) -> Result<Value, RpcError> {
     let modern = versions::MODERN.contains(&version);
     match method {
-        "ping" | "logging/setLevel" => Ok(json!({})),
+        // only what the server declares: it has no logging capability, so logging/setLevel
+        // is refused like every other undeclared method
+        "ping" => Ok(json!({})),
         "tools/list" => Ok(cache_hints(
             json!({ "tools": tools::descriptors(version) }),
             modern,

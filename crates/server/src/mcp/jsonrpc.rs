@@ -40,7 +40,8 @@ impl RpcError {
         self
     }
 
-    /// The HTTP status a Streamable HTTP response carrying this error uses.
+    /// The HTTP status a 2026-07-28 response carrying this error uses (the session era
+    /// answers a request's error with 200: the error is the JSON-RPC answer).
     pub fn http_status(&self) -> u16 {
         match self.code {
             PARSE_ERROR
@@ -123,6 +124,19 @@ pub fn parse(body: &[u8]) -> Result<Message, RpcError> {
     }
 }
 
+/// The `id` of a message that could not be read as a whole, when it can be read at all (a
+/// string or a number at the top of a JSON object), so the error answers the right request;
+/// `null` otherwise, as JSON-RPC says.
+pub fn id_of(body: &[u8]) -> Value {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(o)) => match o.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+            _ => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
 /// `{ jsonrpc, id, result }`.
 pub fn result(id: &Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
@@ -163,5 +177,13 @@ mod tests {
                 .code,
             INVALID_PARAMS
         );
+    }
+
+    #[test]
+    fn an_unreadable_message_keeps_its_id_when_it_has_one() {
+        assert_eq!(id_of(br#"{"jsonrpc":"1.0","id":7,"method":"x"}"#), json!(7));
+        assert_eq!(id_of(br#"{"id":"a","params":[1]}"#), json!("a"));
+        assert_eq!(id_of(br#"{"id":{}}"#), Value::Null);
+        assert_eq!(id_of(b"{"), Value::Null);
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::{
     HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use super::streamable::{VERSION_HEADER, header_str, respond};
+use super::streamable::{VERSION_HEADER, header_str, respond_modern};
 use super::{dispatch, versions};
 use crate::state::SharedState;
 
@@ -101,5 +101,5 @@ pub async fn handle(
                 v
             }),
     };
-    respond(headers, &id, answer)
+    respond_modern(headers, &id, answer)
 }

@@ -36,14 +36,33 @@ fn wants_sse(headers: &HeaderMap) -> bool {
         && !accept.contains("*/*")
 }
 
-/// One JSON-RPC answer, as JSON or as a single SSE event.
+/// One JSON-RPC answer in the session era, as JSON or as a single SSE event: an error is the
+/// request's answer like a result, so both go with 200 (clients read the JSON-RPC error; a
+/// 4xx would be a transport failure to them). 404 stays the "session gone" signal.
 pub fn respond(headers: &HeaderMap, id: &Value, answer: Result<Value, RpcError>) -> Response {
+    answer_with(headers, id, answer, |_| StatusCode::OK)
+}
+
+/// One JSON-RPC answer in 2026-07-28, whose rules give an error its HTTP status.
+pub fn respond_modern(
+    headers: &HeaderMap,
+    id: &Value,
+    answer: Result<Value, RpcError>,
+) -> Response {
+    answer_with(headers, id, answer, |e| {
+        StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::OK)
+    })
+}
+
+fn answer_with(
+    headers: &HeaderMap,
+    id: &Value,
+    answer: Result<Value, RpcError>,
+    status_of: impl Fn(&RpcError) -> StatusCode,
+) -> Response {
     let (status, body) = match answer {
         Ok(v) => (StatusCode::OK, jsonrpc::result(id, v)),
-        Err(e) => (
-            StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::OK),
-            jsonrpc::error(id, &e),
-        ),
+        Err(e) => (status_of(&e), jsonrpc::error(id, &e)),
     };
     if wants_sse(headers) && status == StatusCode::OK {
         let text = format!("event: message\ndata: {body}\n\n");
@@ -100,14 +119,18 @@ pub fn session_refused(why: Refusal) -> Response {
     }
 }
 
-fn bad_request(headers: &HeaderMap, message: &str) -> Response {
-    let mut r = respond(
-        headers,
-        &Value::Null,
-        Err(RpcError::new(INVALID_REQUEST, message)),
-    );
+/// A message the transport cannot take (400), answering request `id` when it is known.
+fn bad_request(headers: &HeaderMap, id: &Value, e: RpcError) -> Response {
+    let mut r = respond(headers, id, Err(e));
     *r.status_mut() = StatusCode::BAD_REQUEST;
     r
+}
+
+fn request_id(msg: &Message) -> Value {
+    match msg {
+        Message::Request { id, .. } => id.clone(),
+        _ => Value::Null,
+    }
 }
 
 /// Whether a request without a session speaks 2026-07-28 (or names another unknown revision).
@@ -131,7 +154,7 @@ pub async fn post(
 ) -> Response {
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
-        Err(e) => return respond(&headers, &Value::Null, Err(e)),
+        Err(e) => return bad_request(&headers, &jsonrpc::id_of(&body), e),
     };
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         if is_modern(&headers, &msg) {
@@ -142,13 +165,20 @@ pub async fn post(
     let Some(version) = app.mcp.shared.touch(session, &p.credential_id).await else {
         return no_session(&headers);
     };
+    // a revision we serve is accepted even when it is not the session's (the session's
+    // rules still apply); only one we do not serve is refused
     if let Some(v) = header_str(&headers, VERSION_HEADER)
-        && v != version
+        && !versions::is_served(v)
     {
-        return bad_request(
-            &headers,
-            &format!("MCP-Protocol-Version {v} differs from the session's {version}"),
+        let e = RpcError::new(
+            INVALID_REQUEST,
+            format!(
+                "MCP-Protocol-Version {v} is not served here; this session speaks {version} \
+                 (served: {})",
+                versions::HANDSHAKE.join(", ")
+            ),
         );
+        return bad_request(&headers, &request_id(&msg), e);
     }
     match msg {
         Message::Request { id, method, params } => {
@@ -167,13 +197,18 @@ async fn initialize(
     msg: Message,
 ) -> Response {
     let Message::Request { id, method, params } = msg else {
-        return bad_request(headers, "Mcp-Session-Id is required: send initialize first");
+        let e = RpcError::new(
+            INVALID_REQUEST,
+            "Mcp-Session-Id is required: send initialize first",
+        );
+        return bad_request(headers, &Value::Null, e);
     };
     if method != "initialize" {
-        return bad_request(
-            headers,
+        let e = RpcError::new(
+            INVALID_REQUEST,
             "Mcp-Session-Id is required: send initialize first (or speak 2026-07-28, which needs no session)",
         );
+        return bad_request(headers, &id, e);
     }
     let offered = params.get("protocolVersion").and_then(Value::as_str);
     let version = versions::negotiate(offered);
@@ -232,6 +267,13 @@ pub async fn delete(
             StatusCode::OK.into_response()
         }
         Some(_) => no_session(&headers),
-        None => bad_request(&headers, "send the Mcp-Session-Id of the session to end"),
+        None => bad_request(
+            &headers,
+            &Value::Null,
+            RpcError::new(
+                INVALID_REQUEST,
+                "send the Mcp-Session-Id of the session to end",
+            ),
+        ),
     }
 }

@@ -27,6 +27,11 @@ pub fn is_handshake(v: &str) -> bool {
     HANDSHAKE.contains(&v)
 }
 
+/// Whether `v` is any revision this server speaks.
+pub fn is_served(v: &str) -> bool {
+    HANDSHAKE.contains(&v) || MODERN.contains(&v)
+}
+
 /// `serverInfo`.
 pub fn server_info() -> serde_json::Value {
     serde_json::json!({

@@ -400,9 +400,10 @@ other), note (one line, at most 280) and on_behalf_of; repeating the current sta
 changed: false and appends nothing. Same checks and result as POST /api/context/lifecycle.",
                 input: lifecycle_input(),
                 output: Some(lifecycle_schema()),
+                // retiring takes a brand out of clients' working set: a client should confirm
                 hints: Hints {
                     read_only: false,
-                    destructive: false,
+                    destructive: true,
                     idempotent: true,
                     open_world: false,
                 },

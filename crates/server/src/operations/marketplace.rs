@@ -260,7 +260,7 @@ pub fn selector() -> Vec<(&'static str, Value)> {
     vec![
         (
             "legacySellerId",
-            json!({ "type": ["integer", "string"], "description": "Preferred: the durable id of one merchant row (wins over sellerId)." }),
+            json!({ "anyOf": [{ "type": "integer" }, { "type": "string" }], "description": "Preferred: the durable id of one merchant row (wins over sellerId)." }),
         ),
         (
             "sellerId",
@@ -286,7 +286,7 @@ fn call_input(ads: bool) -> Value {
         ),
     ];
     if ads {
-        props.push(("profileId", json!({ "type": ["integer", "string"], "description": "Required by profile-scoped operations (see marketplace_ads_profiles)." })));
+        props.push(("profileId", json!({ "anyOf": [{ "type": "integer" }, { "type": "string" }], "description": "Required by profile-scoped operations (see marketplace_ads_profiles)." })));
         props.extend(write_fields());
     } else {
         props.extend(super::listings::write_fields());
@@ -329,7 +329,7 @@ fn commit_input(tool: bool) -> Value {
         ),
         (
             "profileId",
-            json!({ "type": ["integer", "string"], "description": "The dry run's profileId." }),
+            json!({ "anyOf": [{ "type": "integer" }, { "type": "string" }], "description": "The dry run's profileId." }),
         ),
         ("planId", text("The dry run's plan.planId.")),
         ("planHash", text("The dry run's plan.planHash.")),
@@ -365,7 +365,7 @@ fn audit_input(tool: bool) -> Vec<(&'static str, Value)> {
         ),
         (
             "profileId",
-            json!({ "type": ["integer", "string"], "description": "One advertising profile." }),
+            json!({ "anyOf": [{ "type": "integer" }, { "type": "string" }], "description": "One advertising profile." }),
         ),
         ("operation", text("One write operation id.")),
         ("actor", text("The actor as records show it.")),
@@ -376,7 +376,7 @@ fn audit_input(tool: bool) -> Vec<(&'static str, Value)> {
     v.push((
         "limit",
         if tool {
-            json!({ "type": ["integer", "string"], "description": "1 to 200 (default 50)." })
+            json!({ "anyOf": [{ "type": "integer" }, { "type": "string" }], "description": "1 to 200 (default 50)." })
         } else {
             string()
         },

@@ -349,6 +349,27 @@ impl Endpoint {
         self.tool = Some(tool);
         self
     }
+
+    /// A tool declared without its own output schema answers what its REST twin answers,
+    /// less the `/api` envelope's `ok`: every tool gets `outputSchema` and
+    /// `structuredContent` from the one declaration.
+    fn derive_tool_output(&mut self) {
+        let Some(tool) = &mut self.tool else { return };
+        if tool.output.is_some() {
+            return;
+        }
+        tool.output = self.response.clone().map(|mut schema| {
+            if let Some(o) = schema.as_object_mut() {
+                if let Some(Value::Object(props)) = o.get_mut("properties") {
+                    props.shift_remove("ok");
+                }
+                if let Some(Value::Array(required)) = o.get_mut("required") {
+                    required.retain(|r| r != "ok");
+                }
+            }
+            schema
+        });
+    }
 }
 
 static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
@@ -362,6 +383,9 @@ static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
     v.extend(brand::endpoints());
     v.extend(forecast::endpoints());
     v.extend(intelligence::endpoints());
+    for e in &mut v {
+        e.derive_tool_output();
+    }
     v
 });
 

@@ -126,7 +126,7 @@ fn request_schema(max_rows: usize) -> Value {
             ),
             (
                 "params",
-                json!({ "description": "Values bound to ? (array) or :name (object) placeholders.", "type": ["array", "object"] }),
+                json!({ "description": "Values bound to ? (array) or :name (object) placeholders.", "anyOf": [{ "type": "array" }, { "type": "object" }] }),
             ),
             (
                 "queryTimeoutMs",

