@@ -4,6 +4,7 @@
 pub mod cursor;
 pub mod error;
 pub mod ids;
+pub mod metrics;
 pub mod principal;
 pub mod scope;
 pub mod strict_json;

@@ -369,7 +369,14 @@ impl Client {
         match slot {
             // a zero sleep would still wait for the timer's next tick (up to 1 ms)
             Ok(wait) if wait.is_zero() => {}
-            Ok(wait) => tokio::time::sleep(wait).await,
+            Ok(wait) => {
+                let m = pp_core::metrics::get();
+                m.pacing_waits.with_label_values(&[op.id.as_str()]).inc();
+                m.pacing_wait_seconds
+                    .with_label_values(&[op.id.as_str()])
+                    .inc_by(wait.as_secs_f64());
+                tokio::time::sleep(wait).await
+            }
             Err(wait) => {
                 return Err(Error::new(
                     Kind::Throttled,
@@ -388,7 +395,9 @@ impl Client {
             let token = self
                 .access_token(store, sealer, req.tenant, req.grant, req.merchant)
                 .await?;
+            let started = Instant::now();
             let answer = self.attempt(req, &token).await;
+            record_attempt(&op.id, &answer, started.elapsed());
             let retryable_read = op.idempotent() && attempt < self.policy.read_retries;
             match answer {
                 Err(f) if retryable_read && f != Failure::Unreachable => {
@@ -458,6 +467,28 @@ impl Client {
 fn lapsed(merchant: &str) -> Error {
     Error::new(Kind::ReauthRequired, format!("merchant {merchant}'s connection lapsed: the marketplace no longer accepts its authorization"))
         .with_fix("Connect the merchant again (admin connection add), then retry.")
+}
+
+/// Counts one attempt in the metrics, by its status class (`2xx`, `4xx`, `429`, `5xx`) or
+/// what kept it from an answer (`unreachable`, `reset`, `timeout`).
+fn record_attempt(op: &str, answer: &std::result::Result<Answer, Failure>, took: Duration) {
+    let outcome = match answer {
+        Ok(a) if a.status == 429 => "429",
+        Ok(a) => match a.status / 100 {
+            1 | 2 => "2xx",
+            3 => "3xx",
+            4 => "4xx",
+            _ => "5xx",
+        },
+        Err(Failure::Unreachable) => "unreachable",
+        Err(Failure::Reset) => "reset",
+        Err(Failure::Timeout) => "timeout",
+    };
+    let m = pp_core::metrics::get();
+    m.provider_calls.with_label_values(&[op, outcome]).inc();
+    m.provider_duration
+        .with_label_values(&[op])
+        .observe(took.as_secs_f64());
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The limits that keep one client from exhausting the gateway, in one place: connections,
-//! the token endpoint's attempt rates, MCP sessions and warehouse queries. The config file's
+//! the token endpoint's attempt rates, each credential's request rate, MCP sessions and
+//! warehouse queries. The config file's
 //! `[limits]` table overrides any of them (`docs/security.md` says what each protects).
 
 use std::time::Duration;
@@ -24,6 +25,11 @@ pub struct Bounds {
     /// Token requests naming one client id, in a burst and per minute after it.
     pub token_burst_per_client: u32,
     pub token_per_minute_per_client: u32,
+    /// Requests one credential may make through the token routes in a burst, and per minute
+    /// after it (answers carry `RateLimit-*`; past it `/v1` answers `rate_limited`, `/api`
+    /// `throttled`).
+    pub credential_burst: u32,
+    pub credential_per_minute: u32,
     /// Open MCP sessions per credential (its oldest idle one makes room for a new one), per
     /// tenant, and in all.
     pub mcp_sessions_per_credential: usize,
@@ -48,6 +54,8 @@ impl Default for Bounds {
             token_per_minute_per_address: 60,
             token_burst_per_client: 10,
             token_per_minute_per_client: 30,
+            credential_burst: 1_000,
+            credential_per_minute: 6_000,
             mcp_sessions_per_credential: 32,
             mcp_sessions_per_tenant: 256,
             mcp_sessions: 20_000,

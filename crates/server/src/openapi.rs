@@ -47,6 +47,7 @@ fn operation(e: &Endpoint) -> Value {
         Gate::Own => o["security"] = json!([{ "oauth2": [] }]),
         Gate::Token | Gate::TokenCounted => {
             o["security"] = json!([{ "oauth2": scopes }]);
+            o["responses"][e.status.to_string()]["headers"] = budget_headers();
             o["x-required-scopes"] = json!(scopes);
             if matches!(e.needs, operations::Needs::Any(_)) {
                 o["x-scopes-any-of"] = true.into();
@@ -61,6 +62,16 @@ fn operation(e: &Endpoint) -> Value {
             json!({ "required": true, "content": { b.media: { "schema": b.schema } } });
     }
     o
+}
+
+/// The credential's request budget every token route answers with (`http::auth`).
+fn budget_headers() -> Value {
+    let int = |d: &str| json!({ "description": d, "schema": { "type": "integer", "minimum": 0 } });
+    json!({
+        "RateLimit-Limit": int("Requests this credential may make at once"),
+        "RateLimit-Remaining": int("Requests it may still make now"),
+        "RateLimit-Reset": int("Seconds until its budget is whole again"),
+    })
 }
 
 /// The document for a server reached at `base`.

@@ -43,6 +43,8 @@ pub struct AppState {
     pub bounds: Bounds,
     /// Token requests per source address and per client id.
     pub token_limits: TokenLimits,
+    /// Each credential's request rate on the token routes (`Bounds::credential_*`).
+    pub credential_limit: Limiter,
     /// The key client secrets are hashed under (read once: the token endpoint needs it on
     /// every attempt).
     pub secret_key: pp_auth::SecretKey,
@@ -118,6 +120,7 @@ impl AppState {
             store,
             jobs,
             token_limits: TokenLimits::new(&bounds),
+            credential_limit: Limiter::new(bounds.credential_burst, bounds.credential_per_minute),
             secret_key,
             register_limit: Limiter::new(10, 10),
             signin: SignInLimits::new(),

@@ -16,6 +16,16 @@ use crate::args;
 use crate::db::{Db, Dialect, Row};
 use crate::now_rfc3339;
 
+/// Jobs of one kind and status that have not ended ([`Jobs::queue`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueRow {
+    pub kind: String,
+    pub status: JobStatus,
+    pub count: i64,
+    /// RFC 3339: when the oldest of them was created.
+    pub oldest_created_at: String,
+}
+
 /// A job's status, as stored and shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -289,6 +299,27 @@ impl Jobs<'_> {
             .as_ref()
             .map(row)
             .transpose()
+    }
+
+    /// Jobs waiting or running, by kind and status, with the oldest one's creation time.
+    pub async fn queue(&self) -> Result<Vec<QueueRow>> {
+        let rows = self
+            .0
+            .all(
+                "SELECT kind, status, COUNT(*), MIN(created_at) FROM jobs WHERE status IN ('queued', 'running') GROUP BY kind, status ORDER BY kind, status",
+                args![],
+            )
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(QueueRow {
+                    kind: r.text(0)?,
+                    status: JobStatus::parse(&r.text(1)?)?,
+                    count: r.i64(2)?,
+                    oldest_created_at: r.text(3)?,
+                })
+            })
+            .collect()
     }
 
     /// A job's item results, in order.

@@ -141,6 +141,18 @@ impl McpSessions<'_> {
         Ok(Some(version))
     }
 
+    /// How many sessions were used within `idle_ms` (every instance's).
+    pub async fn live(&self, idle_ms: i64) -> Result<i64> {
+        let r = self
+            .0
+            .one(
+                "SELECT COUNT(*) FROM mcp_sessions WHERE last_seen_ms > ?1",
+                args![now_ms() - idle_ms],
+            )
+            .await?;
+        r.map_or(Ok(0), |r| r.i64(0))
+    }
+
     /// Ends session `id` of `credential`; whether there was one.
     pub async fn close(&self, id: &str, credential: &str) -> Result<bool> {
         Ok(self

@@ -109,3 +109,23 @@ pub trait Engine: Send + Sync {
         Box::pin(async { Ok(false) })
     }
 }
+
+/// Runs `req` on `engine`, its time in `pp_sql_query_duration_seconds` by engine and outcome
+/// (`ok`, or the failure's kind).
+pub async fn timed_query(
+    engine: &dyn Engine,
+    req: QueryRequest,
+    limits: &Limits,
+) -> Result<QueryResult> {
+    let started = std::time::Instant::now();
+    let answer = engine.query(req, limits).await;
+    let outcome = match &answer {
+        Ok(_) => "ok",
+        Err(e) => e.kind.code(),
+    };
+    pp_core::metrics::get()
+        .sql_duration
+        .with_label_values(&[engine.dialect().name(), outcome])
+        .observe(started.elapsed().as_secs_f64());
+    answer
+}

@@ -137,7 +137,8 @@ impl Warehouses {
     pub async fn query(&self, p: &Principal, req: SqlRequest, caps: Caps) -> Result<QueryResult> {
         p.require(SQL_SCOPES)?;
         let (req, limits) = req.checked(&self.limits, caps)?;
-        self.of(p).await?.query(req, &limits).await
+        let engine = self.of(p).await?;
+        crate::engine::timed_query(engine.as_ref(), req, &limits).await
     }
 
     /// The caller's tables and views.

@@ -1,13 +1,17 @@
 //! Bearer authentication: turns `Authorization: Bearer <token>` into a [`Principal`] in the
-//! request's extensions, or answers `401 invalid_token` in the path family's envelope.
+//! request's extensions, or answers `401 invalid_token` in the path family's envelope. Each
+//! credential spends its request budget here: every answer says what is left
+//! (`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`), and a credential past it is
+//! answered `429` (`rate_limited` on `/v1`, `throttled` on `/api`) with `Retry-After`.
 
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use pp_core::{Error, Kind, Principal};
 
 use super::error::for_path;
+use super::rate::Budget;
 use super::request_log::LogSlot;
 use crate::state::SharedState;
 
@@ -35,14 +39,46 @@ pub async fn require(State(app): State<SharedState>, mut req: Request, next: Nex
             Err(e) => Err(e),
         },
     };
-    match principal {
-        Ok(p) => {
-            if let Some(slot) = req.extensions().get::<LogSlot>() {
-                slot.set(p.tenant.as_str(), &p.actor);
-            }
+    let p = match principal {
+        Ok(p) => p,
+        Err(e) => return for_path(&path, e),
+    };
+    if let Some(slot) = req.extensions().get::<LogSlot>() {
+        slot.set(p.tenant.as_str(), &p.actor);
+    }
+    let budget = app.credential_limit.take_budget(&p.credential_id);
+    let mut res = match budget.retry_after {
+        Some(wait) => {
+            let secs = wait.as_secs() + 1;
+            let e = Error::new(
+                Kind::Throttled,
+                format!("this credential passed its request rate; retry in {secs} s"),
+            )
+            .with_field("retryAfter", secs)
+            .with_fix(
+                "Spread the calls out, or ask the operator for a higher per-credential rate.",
+            );
+            for_path(&path, e)
+        }
+        None => {
             req.extensions_mut().insert::<Principal>(p);
             next.run(req).await
         }
-        Err(e) => for_path(&path, e),
+    };
+    budget_headers(&mut res, &budget);
+    res
+}
+
+/// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the budget
+/// is whole again).
+fn budget_headers(res: &mut Response, b: &Budget) {
+    let h = res.headers_mut();
+    let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
+    for (name, value) in [
+        ("ratelimit-limit", b.limit),
+        ("ratelimit-remaining", b.remaining),
+        ("ratelimit-reset", reset),
+    ] {
+        h.insert(name, HeaderValue::from(value));
     }
 }

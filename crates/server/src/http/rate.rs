@@ -1,4 +1,5 @@
-//! Token-bucket rate limits by key (a source address, a client id), held in memory. A key
+//! Token-bucket rate limits by key (a source address, a client id, a credential), held in
+//! memory. A key
 //! may spend `burst` attempts at once and earns them back at `per_minute`. The table is
 //! bounded: when it is full, buckets that have refilled are forgotten first, and a key that
 //! still finds no room is refused, so a flood of made-up keys cannot grow it.
@@ -34,6 +35,15 @@ impl Limiter {
 
     /// Spends one attempt for `key`; when none is left, how long until one is.
     pub fn take(&self, key: &str) -> Result<(), Duration> {
+        let b = self.take_budget(key);
+        match b.retry_after {
+            None => Ok(()),
+            Some(wait) => Err(wait),
+        }
+    }
+
+    /// Spends one attempt for `key` and says what is left of its budget.
+    pub fn take_budget(&self, key: &str) -> Budget {
         let now = Instant::now();
         let mut map = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         if !map.contains_key(key) && map.len() >= MAX_KEYS {
@@ -41,7 +51,7 @@ impl Limiter {
             let rate = self.per_sec;
             map.retain(|_, b| b.tokens + b.at.elapsed().as_secs_f64() * rate < full);
             if map.len() >= MAX_KEYS {
-                return Err(Duration::from_secs(1));
+                return self.budget(0.0, Some(Duration::from_secs(1)));
             }
         }
         let b = map.entry(key.to_owned()).or_insert(Bucket {
@@ -53,10 +63,35 @@ impl Limiter {
         b.at = now;
         if b.tokens >= 1.0 {
             b.tokens -= 1.0;
-            return Ok(());
+            let left = b.tokens;
+            return self.budget(left, None);
         }
-        Err(Duration::from_secs_f64((1.0 - b.tokens) / self.per_sec))
+        let wait = Duration::from_secs_f64((1.0 - b.tokens) / self.per_sec);
+        let left = b.tokens;
+        self.budget(left, Some(wait))
     }
+
+    fn budget(&self, tokens: f64, retry_after: Option<Duration>) -> Budget {
+        Budget {
+            limit: self.burst as u64,
+            remaining: tokens.max(0.0).floor() as u64,
+            reset: Duration::from_secs_f64(((self.burst - tokens).max(0.0)) / self.per_sec),
+            retry_after,
+        }
+    }
+}
+
+/// What is left of a key's budget after an attempt (the `RateLimit-*` headers).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// Attempts the key may make at once.
+    pub limit: u64,
+    /// Attempts it may still make now.
+    pub remaining: u64,
+    /// Until its budget is whole again.
+    pub reset: Duration,
+    /// Set when the attempt was refused: until the next one may be made.
+    pub retry_after: Option<Duration>,
 }
 
 #[cfg(test)]
@@ -72,5 +107,20 @@ mod tests {
         let wait = l.take("a").unwrap_err();
         assert!(wait > Duration::from_millis(900) && wait <= Duration::from_secs(1));
         assert!(l.take("b").is_ok(), "keys are independent");
+    }
+
+    #[test]
+    fn a_budget_counts_down_and_says_when_it_is_whole() {
+        let l = Limiter::new(3, 60);
+        let b = l.take_budget("k");
+        assert_eq!((b.limit, b.remaining, b.retry_after), (3, 2, None));
+        assert!(b.reset > Duration::from_millis(900) && b.reset <= Duration::from_secs(1));
+        l.take_budget("k");
+        let last = l.take_budget("k");
+        assert_eq!(last.remaining, 0);
+        assert!(last.retry_after.is_none());
+        let refused = l.take_budget("k");
+        assert_eq!(refused.remaining, 0);
+        assert!(refused.retry_after.is_some());
     }
 }

@@ -1,6 +1,8 @@
-//! Request ids and request logs: every response carries `x-request-id`, and every request
-//! ends in one JSON log line with its id, tenant, actor, route, status and duration. Headers
-//! and bodies are never logged, so secrets and tokens cannot leak here.
+//! Request ids, request logs and request metrics: every response carries `x-request-id`, and
+//! every request ends in one JSON log line with its id, tenant, actor, route, status and
+//! duration, and in `pp_http_requests_total` / `pp_http_request_duration_seconds` under its
+//! declared route (`unmatched` for anything no route matched, so a caller cannot grow the
+//! label set). Headers and bodies are never logged, so secrets and tokens cannot leak here.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -48,10 +50,12 @@ pub async fn layer(mut req: Request, next: Next) -> Response {
     let id = incoming_id(&req).unwrap_or_else(new_id);
     let slot = LogSlot::default();
     let method = req.method().clone();
-    let route = req
+    let matched = req
         .extensions()
         .get::<MatchedPath>()
-        .map(|m| m.as_str().to_owned())
+        .map(|m| m.as_str().to_owned());
+    let route = matched
+        .clone()
         .unwrap_or_else(|| req.uri().path().to_owned());
     req.extensions_mut().insert(RequestId(id.clone()));
     req.extensions_mut().insert(slot.clone());
@@ -59,6 +63,15 @@ pub async fn layer(mut req: Request, next: Next) -> Response {
     if let Ok(v) = HeaderValue::from_str(&id) {
         res.headers_mut().insert("x-request-id", v);
     }
+    let elapsed = started.elapsed().as_secs_f64();
+    let label = matched.as_deref().unwrap_or("unmatched");
+    let m = pp_core::metrics::get();
+    m.http_requests
+        .with_label_values(&[method.as_str(), label, res.status().as_str()])
+        .inc();
+    m.http_duration
+        .with_label_values(&[method.as_str(), label])
+        .observe(elapsed);
     let who = slot.0.lock().ok().and_then(|s| s.clone());
     let (tenant, actor) = who.unwrap_or_default();
     tracing::info!(
@@ -69,7 +82,7 @@ pub async fn layer(mut req: Request, next: Next) -> Response {
         method = %method,
         route = %route,
         status = res.status().as_u16(),
-        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        duration_ms = elapsed * 1000.0,
     );
     res
 }

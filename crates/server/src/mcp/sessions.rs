@@ -75,6 +75,11 @@ impl Shared {
         }
     }
 
+    /// How many sessions are live, every instance's.
+    pub async fn live(&self) -> pp_core::Result<i64> {
+        self.store.mcp_sessions().live(self.caps.idle_ms).await
+    }
+
     /// The protocol version of live session `id` of `credential_id`, marked as used.
     pub async fn touch(&self, id: &str, credential_id: &str) -> Option<&'static str> {
         let found = self

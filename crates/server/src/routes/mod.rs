@@ -2,10 +2,11 @@
 //! path and method gets its handler behind its gate — public, a bearer token, or a bearer token
 //! whose calls are counted as API usage — and a layer that checks the declared scopes before
 //! the handler runs. What is declared is routed, and nothing else is — except the HTML pages
-//! (`crate::pages`: sign-in, consent, the console), merged beside and kept out of the API
-//! document.
+//! (`crate::pages`: sign-in, consent, the console) and `GET /metrics` (Prometheus text for
+//! the operator's scraper, `metrics`), merged beside and kept out of the API document.
 
 pub(crate) mod health;
+mod metrics;
 pub(crate) mod oauth;
 mod usage;
 
@@ -57,6 +58,7 @@ pub fn router(state: SharedState) -> Router {
     Router::new()
         .merge(open)
         .merge(crate::pages::router())
+        .route("/metrics", axum::routing::get(metrics::metrics))
         .merge(
             // every route here needs a bearer token: one auth layer over all of them
             token

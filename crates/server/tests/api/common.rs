@@ -41,6 +41,8 @@ pub struct Options {
     pub mcp_origins: Vec<String>,
     /// Job workers, and the running jobs one tenant may hold.
     pub workers: Option<(usize, usize)>,
+    /// The abuse bounds.
+    pub bounds: pp_server::Bounds,
 }
 
 impl Default for Options {
@@ -56,6 +58,7 @@ impl Default for Options {
             },
             mcp_origins: Vec::new(),
             workers: None,
+            bounds: pp_server::Bounds::default(),
         }
     }
 }
@@ -191,7 +194,7 @@ impl TestApp {
             jobs.workers = workers;
             jobs.per_tenant = per_tenant;
         }
-        let mut state = AppState::new(store.clone(), &base)
+        let mut state = AppState::bounded(store.clone(), &base, options.bounds.clone())
             .await
             .unwrap()
             .with_mcp_allowed(&[], &options.mcp_origins)

@@ -18,6 +18,7 @@ mod listings;
 mod marketplace;
 mod mcp;
 mod mcp_client;
+mod metrics;
 mod oauth;
 mod pricing;
 mod reports;

@@ -168,3 +168,35 @@ async fn concurrent_claims_never_share_a_job() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_queue_counts_waiting_and_running_jobs_by_kind() {
+    each_engine(async |f: Fixture| {
+        let t = f.tenant("a").await;
+        let jobs = f.store.jobs();
+        assert!(jobs.queue().await.unwrap().is_empty(), "{}", f.engine);
+        for kind in ["pricing", "pricing", "report_watch"] {
+            jobs.enqueue(&t, kind, Some("m"), 1, &json!({}))
+                .await
+                .unwrap();
+        }
+        let claimed = jobs.claim("w1", 60_000, 5).await.unwrap().unwrap();
+        let queue = jobs.queue().await.unwrap();
+        let count = |kind: &str, status: JobStatus| {
+            queue
+                .iter()
+                .find(|r| r.kind == kind && r.status == status)
+                .map_or(0, |r| r.count)
+        };
+        let running_kind = claimed.kind.as_str();
+        assert_eq!(count(running_kind, JobStatus::Running), 1, "{}", f.engine);
+        let queued: i64 = queue
+            .iter()
+            .filter(|r| r.status == JobStatus::Queued)
+            .map(|r| r.count)
+            .sum();
+        assert_eq!(queued, 2, "{queue:?} ({})", f.engine);
+        assert!(queue.iter().all(|r| r.oldest_created_at.contains('T')));
+    })
+    .await;
+}

@@ -62,3 +62,24 @@ async fn sessions_are_shared_bound_and_bounded() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn live_sessions_are_counted_across_instances() {
+    each_engine(async |f: Fixture| {
+        let a = f.store.mcp_sessions();
+        assert_eq!(a.live(60_000).await.unwrap(), 0, "{}", f.engine);
+        for c in ["a", "b"] {
+            a.open(c, "t", "2025-06-18", CAPS).await.unwrap();
+        }
+        let b = f.second_instance().await;
+        assert_eq!(
+            b.mcp_sessions().live(60_000).await.unwrap(),
+            2,
+            "{}",
+            f.engine
+        );
+        // none was used within the last millisecond's window of zero
+        assert_eq!(a.live(-1).await.unwrap(), 0, "{}", f.engine);
+    })
+    .await;
+}

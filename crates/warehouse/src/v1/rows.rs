@@ -19,8 +19,7 @@ pub async fn rows(ctx: &Ctx<'_>, sql: &str, params: Vec<Scalar>) -> Result<Vec<R
         params: Params::Positional(params),
         timeout_ms: ctx.limits.max_timeout_ms,
     };
-    ctx.engine
-        .query(req, ctx.limits)
+    crate::engine::timed_query(ctx.engine, req, ctx.limits)
         .await
         .map(|r| r.rows)
         .map_err(|e| match e.kind {
