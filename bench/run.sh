@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Request benchmark: the gateway's GET /v1/me and a small POST /api/query on the dev server,
-# beside a bare hyper hello-world, driven by wrk from a second process in one run.
+# beside a bare hyper hello-world and Datasette answering the same SQL on the same warehouse
+# file (the reference for SQL over HTTP), driven by wrk from a second process in one run.
 # Usage: bench/run.sh [duration-seconds] [connections]      (needs wrk: apt-get install wrk)
 # With BEFORE=<path to another partner-platform binary> (an earlier build), that binary's dev
 # server is driven in the same run too, for a before/after table.
@@ -23,6 +24,17 @@ if [ -n "${BEFORE:-}" ]; then
   BEFORE_TOKEN=$(. "$WORK/before/dev.env"; mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
 fi
 
+# Datasette (pinned, in its own venv beside the build cache), serving the dev warehouse read-only
+DATASETTE_VERSION=0.65.5
+DS_VENV="$HOME/.cache/partner-platform/datasette-venv"
+if ! "$DS_VENV/bin/python" -c "import importlib.metadata as m; assert m.version('datasette') == '$DATASETTE_VERSION'" 2>/dev/null; then
+  rm -rf "$DS_VENV" && python3 -m venv "$DS_VENV"
+  "$DS_VENV/bin/pip" install --quiet --disable-pip-version-check "datasette==$DATASETTE_VERSION"
+fi
+"$DS_VENV/bin/datasette" serve --immutable "$WORK/dev/tenants/demo/warehouse.sqlite" -p 18095 > "$WORK/datasette.log" 2>&1 &
+wait_up http://127.0.0.1:18095/-/versions.json 30
+DS_QUERY='http://127.0.0.1:18095/warehouse.json?sql=SELECT+ID%2C+MarketplaceSellerID%2C+Marketplace+FROM+seller+WHERE+ID+%3D+%3Aid&id=1&_shape=array'
+
 cat > "$WORK/query.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["content-type"] = "application/json"
@@ -38,6 +50,7 @@ LUA
   wrk_row hello-hyper http://127.0.0.1:18090/
   wrk_row v1-me "$PP_BASE_URL/v1/me" -H "Authorization: Bearer $TOKEN"
   wrk_row api-query "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
+  wrk_row datasette-query "$DS_QUERY"
   if [ -n "${BEFORE:-}" ]; then
     wrk_row v1-me-before "$BEFORE_URL/v1/me" -H "Authorization: Bearer $BEFORE_TOKEN"
     wrk_row api-query-before "$BEFORE_URL/api/query" -H "Authorization: Bearer $BEFORE_TOKEN" -s "$WORK/query.lua"

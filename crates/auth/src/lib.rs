@@ -3,7 +3,8 @@
 //! OAuth clients (partner applications, dynamically registered MCP clients), the
 //! authorization code flow with PKCE, refresh rotation, revocation, tokens minted by hand,
 //! setup codes, `client_credentials` minting, and turning a bearer token back into a
-//! [`Principal`](pp_core::Principal). Client secrets are stored under a keyed hash
+//! [`Principal`](pp_core::Principal) (remembered by the [`Verifier`] while nothing that could
+//! end it has changed). Client secrets are stored under a keyed hash
 //! (`secret.rs`); tokens, codes and session ids are opaque 256-bit random strings stored as
 //! SHA-256. Nothing here logs a secret or a token.
 
@@ -16,6 +17,7 @@ mod secret;
 pub mod sessions;
 pub mod setup;
 mod tokens;
+pub mod verifier;
 
 pub use credentials::{
     CreatedCredential, create_credential, credential_of, revoke_credential_of, rotate_credential,
@@ -29,3 +31,4 @@ pub use secret::SecretKey;
 pub use tokens::{
     OAuthError, TOKEN_TTL_SECS, TokenResponse, authenticate_client, mint_token, verify_bearer,
 };
+pub use verifier::Verifier;

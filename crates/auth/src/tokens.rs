@@ -204,6 +204,12 @@ pub async fn mint_token(
 /// person's token acts under their email; a client's grant records the client as the
 /// surface.
 pub async fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principal>> {
+    Ok(live_grant(store, token).await?.map(|(p, _)| p))
+}
+
+/// The principal of a live bearer token and when the token expires (Unix seconds); none
+/// for anything else.
+pub(crate) async fn live_grant(store: &Store, token: &str) -> Result<Option<(Principal, i64)>> {
     if !token.starts_with("ppat_") || token.len() > 128 {
         return Ok(None);
     }
@@ -214,7 +220,7 @@ pub async fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principa
         Some(email) => pp_core::Actor::person(email),
         None => pp_core::Actor::service(&grant.label, &grant.credential_id),
     };
-    Ok(Some(Principal {
+    let principal = Principal {
         tenant: TenantId::parse(&grant.tenant_id)?,
         actor,
         scopes: ScopeSet::parse(&grant.scopes)?,
@@ -223,7 +229,8 @@ pub async fn verify_bearer(store: &Store, token: &str) -> Result<Option<Principa
             Some(client) => Surface::Partner(client),
             None => Surface::Api,
         },
-    }))
+    };
+    Ok(Some((principal, grant.expires_at)))
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ pub struct AppState {
     pub bounds: Bounds,
     /// Token requests per source address and per client id.
     pub token_limits: TokenLimits,
+    /// The bearer check, with its memory of verified tokens.
+    pub verifier: pp_auth::Verifier,
     /// Each credential's request rate on the token routes (`Bounds::credential_*`).
     pub credential_limit: Limiter,
     /// The key client secrets are hashed under (read once: the token endpoint needs it on
@@ -104,6 +106,8 @@ impl AppState {
         pp_marketplace::catalog::ads();
         let cursors = Cursors::new(store.keys().get("v1-cursor").await?);
         let secret_key = pp_auth::SecretKey::of(&store).await?;
+        let verifier = pp_auth::Verifier::new(store.clone()).await?;
+        verifier.watch(pp_auth::verifier::WATCH);
         let public_url = public_url.trim_end_matches('/');
         let warehouses = Warehouses::new(store.clone(), bounds.query_limits());
         let jobs = crate::jobs::JobsConfig::default();
@@ -120,6 +124,7 @@ impl AppState {
             store,
             jobs,
             token_limits: TokenLimits::new(&bounds),
+            verifier,
             credential_limit: Limiter::new(bounds.credential_burst, bounds.credential_per_minute),
             secret_key,
             register_limit: Limiter::new(10, 10),

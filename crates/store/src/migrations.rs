@@ -408,7 +408,26 @@ const STEPS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX setup_codes_person ON setup_codes(person_id);
     ALTER TABLE credentials ADD COLUMN person_id TEXT REFERENCES people(id);",
-
+    // 16: the auth epoch: one counter that every change which may end a token's life moves
+    // (a revocation, a rotation, a disabled person or application, a live token deleted), in
+    // the same transaction, so every instance's verified-token cache knows when to forget.
+    // Expired tokens swept away and refresh tokens marked used move nothing.
+    "CREATE TABLE auth_epoch (id INTEGER PRIMARY KEY, epoch INTEGER NOT NULL);
+    INSERT INTO auth_epoch (id, epoch) VALUES (1, 0);
+    CREATE TRIGGER auth_epoch_credentials_u AFTER UPDATE ON credentials BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_credentials_d AFTER DELETE ON credentials BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_access_tokens_u AFTER UPDATE ON access_tokens BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_access_tokens_d AFTER DELETE ON access_tokens WHEN OLD.expires_at > CAST(strftime('%s', 'now') AS INTEGER) BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_grant_tokens_u AFTER UPDATE ON grant_tokens WHEN NEW.kind = 'access' BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_grant_tokens_d AFTER DELETE ON grant_tokens WHEN OLD.expires_at > CAST(strftime('%s', 'now') AS INTEGER) BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_oauth_grants_u AFTER UPDATE ON oauth_grants BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_oauth_grants_d AFTER DELETE ON oauth_grants BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_oauth_clients_u AFTER UPDATE ON oauth_clients BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_oauth_clients_d AFTER DELETE ON oauth_clients BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_people_u AFTER UPDATE ON people BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_people_d AFTER DELETE ON people BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_tenants_u AFTER UPDATE ON tenants BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_tenants_d AFTER DELETE ON tenants BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -850,5 +869,22 @@ const PG_STEPS: &[&str] = &[
     );
     CREATE INDEX setup_codes_person ON setup_codes(person_id);
     ALTER TABLE credentials ADD COLUMN person_id TEXT REFERENCES people(id);",
-
+    // 16: the auth epoch (row triggers: a statement that changes nothing moves nothing).
+    "CREATE TABLE auth_epoch (id BIGINT PRIMARY KEY, epoch BIGINT NOT NULL);
+    INSERT INTO auth_epoch (id, epoch) VALUES (1, 0);
+    CREATE FUNCTION auth_epoch_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER auth_epoch_credentials AFTER UPDATE OR DELETE ON credentials FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_access_tokens_u AFTER UPDATE ON access_tokens FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_access_tokens_d AFTER DELETE ON access_tokens FOR EACH ROW WHEN (OLD.expires_at > extract(epoch from now())) EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_grant_tokens_u AFTER UPDATE ON grant_tokens FOR EACH ROW WHEN (NEW.kind = 'access') EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_grant_tokens_d AFTER DELETE ON grant_tokens FOR EACH ROW WHEN (OLD.expires_at > extract(epoch from now())) EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_oauth_grants AFTER UPDATE OR DELETE ON oauth_grants FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_oauth_clients AFTER UPDATE OR DELETE ON oauth_clients FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_people AFTER UPDATE OR DELETE ON people FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
+    CREATE TRIGGER auth_epoch_tenants AFTER UPDATE OR DELETE ON tenants FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();",
 ];

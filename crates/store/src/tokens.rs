@@ -35,6 +35,8 @@ pub struct TokenGrant {
     pub person_email: Option<String>,
     /// The OAuth client of a grant made by consent.
     pub client_id: Option<String>,
+    /// When the token expires (Unix seconds).
+    pub expires_at: i64,
 }
 
 /// The tokens aggregate.
@@ -69,7 +71,7 @@ impl Tokens<'_> {
         let row = self
             .0
             .one(
-                "SELECT t.credential_id, t.tenant_id, t.scopes, c.label, p.email
+                "SELECT t.credential_id, t.tenant_id, t.scopes, c.label, p.email, t.expires_at
                  FROM access_tokens t JOIN credentials c ON c.id = t.credential_id
                  LEFT JOIN people p ON p.id = c.person_id
                  WHERE t.token_hash = ?1 AND t.expires_at > ?2 AND c.revoked_at IS NULL
@@ -85,6 +87,7 @@ impl Tokens<'_> {
                 label: r.text(3)?,
                 person_email: r.opt_text(4)?,
                 client_id: None,
+                expires_at: r.i64(5)?,
             }));
         }
         let access = crate::signin::Grants(self.0)
@@ -97,7 +100,18 @@ impl Tokens<'_> {
             label: String::new(),
             person_email: Some(a.person_email),
             client_id: a.client_id,
+            expires_at: a.expires_at,
         }))
+    }
+
+    /// The auth epoch: it moves with every change that may end a live token (migration 16's
+    /// triggers), so a cache of verified tokens that saw it unmoved may trust what it holds.
+    pub async fn epoch(&self) -> Result<i64> {
+        let r = self
+            .0
+            .one("SELECT epoch FROM auth_epoch WHERE id = 1", args![])
+            .await?;
+        r.map_or(Ok(0), |r| r.i64(0))
     }
 
     /// Deletes the service-credential access token `token_hash` if credential

@@ -30,7 +30,7 @@ pub async fn require(State(app): State<SharedState>, mut req: Request, next: Nex
             Kind::InvalidToken,
             "send Authorization: Bearer <access token> (mint one at POST /oauth/token)",
         )),
-        Some(token) => match pp_auth::verify_bearer(&app.store, token).await {
+        Some(token) => match app.verifier.verify(token).await {
             Ok(Some(p)) => Ok(p),
             Ok(None) => Err(Error::new(
                 Kind::InvalidToken,

@@ -156,14 +156,12 @@ async fn authenticate(app: &SharedState, parts: &Parts) -> Result<Principal, Err
             "send Authorization: Bearer <access token> (mint one at POST /oauth/token)",
         )
     })?;
-    let mut p = pp_auth::verify_bearer(&app.store, token)
-        .await?
-        .ok_or_else(|| {
-            Error::new(
-                Kind::InvalidToken,
-                "the access token is invalid, expired or revoked",
-            )
-        })?;
+    let mut p = app.verifier.verify(token).await?.ok_or_else(|| {
+        Error::new(
+            Kind::InvalidToken,
+            "the access token is invalid, expired or revoked",
+        )
+    })?;
     if !tools::can_connect(&p) {
         let mut e = Error::new(
             Kind::InsufficientScope,

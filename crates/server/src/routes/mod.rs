@@ -34,6 +34,25 @@ async fn check_scopes(State(e): State<&'static Endpoint>, req: Request, next: Ne
     }
 }
 
+/// After a request that may have changed credentials, tokens, people or applications (a
+/// write under `/oauth/` or `/console`), settles the auth epoch before the answer leaves, so
+/// every instance's bearer check forgets what it just ended before the caller can use it
+/// again (`pp_auth::Verifier::settle`).
+async fn auth_changes(State(app): State<SharedState>, req: Request, next: Next) -> Response {
+    let method = req.method();
+    let path = req.uri().path();
+    let may_change = !(method == axum::http::Method::GET
+        || method == axum::http::Method::HEAD
+        || method == axum::http::Method::OPTIONS)
+        && (path.starts_with("/oauth/") || path.starts_with("/console"));
+    let before = app.verifier.epoch();
+    let res = next.run(req).await;
+    if may_change && let Err(e) = app.verifier.settle(before).await {
+        tracing::error!(error = %e, "reading the auth epoch after a change failed");
+    }
+    res
+}
+
 pub fn router(state: SharedState) -> Router {
     let (mut open, mut token, mut counted) = (Router::new(), Router::new(), Router::new());
     for e in operations::all() {
@@ -67,6 +86,7 @@ pub fn router(state: SharedState) -> Router {
         )
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(from_fn_with_state(state.clone(), auth_changes))
         .layer(from_fn_with_state(state.clone(), headers::layer))
         .layer(from_fn(request_log::layer))
         .with_state(state)

@@ -312,6 +312,12 @@ impl TestApp {
         }
     }
 
+    /// Waits as anything that changes credentials outside the gateway's routes must (the
+    /// `admin` command does): every instance's bearer check has read the change after this.
+    pub async fn auth_changed(&self) {
+        tokio::time::sleep(pp_auth::verifier::SETTLE).await;
+    }
+
     /// A second gateway over the same state store on a new port, as after a restart: what the
     /// store holds survives, what the first gateway held in memory does not. Its base URL.
     pub async fn restarted_gateway(&self) -> String {

@@ -29,6 +29,7 @@ mod shape;
 mod signin;
 mod signin_support;
 mod surface;
+mod token_cache;
 mod twins;
 mod v1;
 mod warehouse;

@@ -201,6 +201,8 @@ async fn revoked_credential_token_fails_at_once() {
         .revoke(&app.acme.credential_id)
         .await
         .unwrap();
+    // revoked in the store directly, as another instance would: honoured within the settle
+    app.auth_changed().await;
     let (status, body) = app.get(&token, "/v1/me").await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "unauthorized");

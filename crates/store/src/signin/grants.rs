@@ -96,6 +96,8 @@ pub struct GrantAccess {
     pub scopes: String,
     pub person_email: String,
     pub client_id: Option<String>,
+    /// When the token expires (Unix seconds).
+    pub expires_at: i64,
 }
 
 /// The grants aggregate.
@@ -427,7 +429,7 @@ impl Grants<'_> {
         let Some(r) = self
             .0
             .one(
-                "SELECT g.id, g.tenant_id, t.scopes, p.email, g.client_id
+                "SELECT g.id, g.tenant_id, t.scopes, p.email, g.client_id, t.expires_at
                  FROM grant_tokens t
                  JOIN oauth_grants g ON g.id = t.grant_id
                  JOIN people p ON p.id = g.person_id
@@ -447,6 +449,7 @@ impl Grants<'_> {
             scopes: r.text(2)?,
             person_email: r.text(3)?,
             client_id: r.opt_text(4)?,
+            expires_at: r.i64(5)?,
         }))
     }
 }

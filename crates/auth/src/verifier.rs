@@ -1,0 +1,149 @@
+//! Verified bearer tokens, remembered, so the bearer check on the hot path reads memory, not
+//! the store. An entry is trusted only while the store's auth epoch has not moved since it
+//! was made: the epoch moves, in the same transaction, with every change that may end a
+//! token (a revocation, a rotation, a disabled person or application, a deleted token —
+//! migration 16's triggers). The epoch is read again every [`WATCH`] in the background, which
+//! is how another instance's revocation arrives, and at once by [`Verifier::settle`], which the
+//! server calls after every request that may have changed credentials: it reads the epoch, and
+//! when it moved waits [`SETTLE`] before the answer leaves, so the change holds on this
+//! instance and every other one before the caller hears back. An entry
+//! never outlives its token, nor [`MAX_AGE`]. Unknown tokens are not remembered.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use pp_core::{Principal, Result};
+use pp_store::{Store, now_unix};
+
+use crate::secret::token_hash;
+use crate::tokens::live_grant;
+
+/// How often every instance reads the epoch (another instance's change arrives within it).
+pub const WATCH: Duration = Duration::from_millis(100);
+/// How long a change made here waits before its caller hears back: every instance watching
+/// at [`WATCH`] has read the epoch since.
+pub const SETTLE: Duration = Duration::from_millis(150);
+/// The longest an entry is trusted without the store being asked again.
+pub const MAX_AGE: Duration = Duration::from_secs(60);
+/// Entries kept at most; past it the table starts again empty.
+const MAX_ENTRIES: usize = 100_000;
+
+struct Entry {
+    principal: Principal,
+    epoch: i64,
+    until: Instant,
+}
+
+struct Inner {
+    store: Store,
+    epoch: AtomicI64,
+    entries: Mutex<HashMap<[u8; 32], Entry>>,
+}
+
+impl Inner {
+    /// Takes `epoch` as the store's; a moved epoch forgets every entry.
+    fn saw(&self, epoch: i64) {
+        if self.epoch.swap(epoch, Ordering::AcqRel) != epoch {
+            self.lock().clear();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The bearer check with its memory.
+#[derive(Clone)]
+pub struct Verifier(Arc<Inner>);
+
+impl Verifier {
+    /// A verifier over `store`, at the store's current epoch.
+    pub async fn new(store: Store) -> Result<Self> {
+        let epoch = store.tokens().epoch().await?;
+        Ok(Self(Arc::new(Inner {
+            store,
+            epoch: AtomicI64::new(epoch),
+            entries: Mutex::new(HashMap::new()),
+        })))
+    }
+
+    /// The epoch as this instance last read it.
+    pub fn epoch(&self) -> i64 {
+        self.0.epoch.load(Ordering::Acquire)
+    }
+
+    /// Reads the epoch every `every` while the verifier lives (other instances' changes).
+    pub fn watch(&self, every: Duration) {
+        let weak: Weak<Inner> = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                match inner.store.tokens().epoch().await {
+                    Ok(e) => inner.saw(e),
+                    Err(e) => {
+                        // nothing can be trusted that the store cannot confirm
+                        tracing::warn!(error = %e, "reading the auth epoch failed");
+                        inner.lock().clear();
+                    }
+                }
+            }
+        });
+    }
+
+    /// Reads the epoch now: what this instance just changed holds from here on.
+    pub async fn refresh(&self) -> Result<()> {
+        let read = self.0.store.tokens().epoch().await;
+        match &read {
+            Ok(e) => self.0.saw(*e),
+            Err(_) => self.0.lock().clear(),
+        }
+        read.map(|_| ())
+    }
+
+    /// Reads the epoch now; when it moved since `before`, waits [`SETTLE`], so what this
+    /// instance just changed holds on every instance before the caller hears back.
+    pub async fn settle(&self, before: i64) -> Result<()> {
+        self.refresh().await?;
+        if self.epoch() != before {
+            tokio::time::sleep(SETTLE).await;
+        }
+        Ok(())
+    }
+
+    /// The principal of a live bearer token; `None` when it is unknown, expired or revoked.
+    pub async fn verify(&self, token: &str) -> Result<Option<Principal>> {
+        let key = token_hash(token);
+        // the epoch before the store is read: a change after that read makes the entry stale
+        let epoch = self.0.epoch.load(Ordering::Acquire);
+        let now = Instant::now();
+        if let Some(e) = self.0.lock().get(&key)
+            && e.epoch == epoch
+            && now < e.until
+        {
+            return Ok(Some(e.principal.clone()));
+        }
+        let Some((principal, expires_at)) = live_grant(&self.0.store, token).await? else {
+            return Ok(None);
+        };
+        let left = Duration::from_secs((expires_at - now_unix()).max(0) as u64);
+        let mut entries = self.0.lock();
+        if entries.len() >= MAX_ENTRIES {
+            entries.clear();
+        }
+        entries.insert(
+            key,
+            Entry {
+                principal: principal.clone(),
+                epoch,
+                until: now + left.min(MAX_AGE),
+            },
+        );
+        Ok(Some(principal))
+    }
+}
