@@ -40,14 +40,22 @@ struct Inner {
     store: Store,
     epoch: AtomicI64,
     entries: Mutex<HashMap<[u8; 32], Entry>>,
+    /// Tenants' names by id, at an epoch (a renamed or removed tenant moves it too).
+    names: Mutex<HashMap<String, (i64, Option<String>)>>,
 }
 
 impl Inner {
     /// Takes `epoch` as the store's; a moved epoch forgets every entry.
     fn saw(&self, epoch: i64) {
         if self.epoch.swap(epoch, Ordering::AcqRel) != epoch {
-            self.lock().clear();
+            self.forget();
         }
+    }
+
+    /// Forgets every token and name.
+    fn forget(&self) {
+        self.lock().clear();
+        self.names.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
@@ -67,6 +75,7 @@ impl Verifier {
             store,
             epoch: AtomicI64::new(epoch),
             entries: Mutex::new(HashMap::new()),
+            names: Mutex::new(HashMap::new()),
         })))
     }
 
@@ -89,7 +98,7 @@ impl Verifier {
                     Err(e) => {
                         // nothing can be trusted that the store cannot confirm
                         tracing::warn!(error = %e, "reading the auth epoch failed");
-                        inner.lock().clear();
+                        inner.forget();
                     }
                 }
             }
@@ -101,7 +110,7 @@ impl Verifier {
         let read = self.0.store.tokens().epoch().await;
         match &read {
             Ok(e) => self.0.saw(*e),
-            Err(_) => self.0.lock().clear(),
+            Err(_) => self.0.forget(),
         }
         read.map(|_| ())
     }
@@ -114,6 +123,24 @@ impl Verifier {
             tokio::time::sleep(SETTLE).await;
         }
         Ok(())
+    }
+
+    /// The display name of tenant `id` (none when it has no row), remembered like tokens.
+    pub async fn tenant_name(&self, id: &pp_core::TenantId) -> Result<Option<String>> {
+        let epoch = self.0.epoch.load(Ordering::Acquire);
+        let names = || self.0.names.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, name)) = names().get(id.as_str())
+            && *seen == epoch
+        {
+            return Ok(name.clone());
+        }
+        let name = self.0.store.tenants().get(id).await?.map(|t| t.name);
+        let mut names = names();
+        if names.len() >= MAX_ENTRIES {
+            names.clear();
+        }
+        names.insert(id.as_str().to_owned(), (epoch, name.clone()));
+        Ok(name)
     }
 
     /// The principal of a live bearer token; `None` when it is unknown, expired or revoked.

@@ -12,7 +12,7 @@ use crate::{dev, logging};
 
 pub fn run(args: ServerArgs) -> Result<(), String> {
     let cfg = Config::resolve(&args)?;
-    logging::init();
+    let _log = logging::init();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -50,7 +50,7 @@ pub fn warehouse_path(world: &std::path::Path) -> PathBuf {
 }
 
 pub fn run(args: SimArgs) -> Result<(), String> {
-    crate::logging::init();
+    let _log = crate::logging::init();
     let warehouse = warehouse_path(&args.world);
     if !warehouse.exists() {
         return Err(format!(

@@ -54,10 +54,19 @@ impl Limiter {
                 return self.budget(0.0, Some(Duration::from_secs(1)));
             }
         }
-        let b = map.entry(key.to_owned()).or_insert(Bucket {
-            tokens: self.burst,
-            at: now,
-        });
+        // a known key is found without making an owned copy of it
+        if !map.contains_key(key) {
+            map.insert(
+                key.to_owned(),
+                Bucket {
+                    tokens: self.burst,
+                    at: now,
+                },
+            );
+        }
+        let Some(b) = map.get_mut(key) else {
+            return self.budget(0.0, Some(Duration::from_secs(1)));
+        };
         b.tokens =
             (b.tokens + now.duration_since(b.at).as_secs_f64() * self.per_sec).min(self.burst);
         b.at = now;

@@ -19,10 +19,10 @@ async fn me(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<Json<Value>, V1Error> {
-    let tenant = app.store.tenants().get(&p.tenant).await?;
+    let name = app.verifier.tenant_name(&p.tenant).await?;
     Ok(render::v1(json!({
         "tenant_id": p.tenant.as_str(),
-        "tenant_name": tenant.map(|t| t.name),
+        "tenant_name": name,
         "person_label": p.actor.as_str(),
         "credential_id": p.credential_id,
         "scopes": p.scopes.to_strings(),
