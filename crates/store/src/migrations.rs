@@ -428,6 +428,10 @@ const STEPS: &[&str] = &[
     CREATE TRIGGER auth_epoch_people_d AFTER DELETE ON people BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
     CREATE TRIGGER auth_epoch_tenants_u AFTER UPDATE ON tenants BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
     CREATE TRIGGER auth_epoch_tenants_d AFTER DELETE ON tenants BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;",
+    // 17: the session epoch (row 2 of auth_epoch): it moves whenever an MCP session ends
+    // (closed, evicted, expired), so instances that remember live sessions know to forget.
+    "INSERT INTO auth_epoch (id, epoch) VALUES (2, 0);
+    CREATE TRIGGER session_epoch_mcp_sessions_d AFTER DELETE ON mcp_sessions BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 2; END;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -887,4 +891,13 @@ const PG_STEPS: &[&str] = &[
     CREATE TRIGGER auth_epoch_oauth_clients AFTER UPDATE OR DELETE ON oauth_clients FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
     CREATE TRIGGER auth_epoch_people AFTER UPDATE OR DELETE ON people FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();
     CREATE TRIGGER auth_epoch_tenants AFTER UPDATE OR DELETE ON tenants FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();",
+    // 17: the session epoch.
+    "INSERT INTO auth_epoch (id, epoch) VALUES (2, 0);
+    CREATE FUNCTION session_epoch_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 2;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER session_epoch_mcp_sessions AFTER DELETE ON mcp_sessions FOR EACH ROW EXECUTE FUNCTION session_epoch_bump();",
 ];

@@ -6,9 +6,17 @@
 //! a forgotten id is answered 404 so it starts a new session. Each session is bound to the
 //! credential that opened it, and both tables are bounded per credential (its own least
 //! recently used session makes room), per tenant and in all.
+//!
+//! Each instance remembers the Streamable HTTP sessions it saw live for a few seconds, so a
+//! busy session's calls read memory rather than the store. What it remembers is trusted only
+//! while the store's session epoch (moved by every session that ends, on any instance) stands
+//! still; each instance reads it every `pp_auth::verifier::WATCH`, and `DELETE /mcp` waits
+//! `SETTLE` before it answers when it ended a session, so no instance serves a session once
+//! its end is answered.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use pp_store::Store;
@@ -38,6 +46,49 @@ pub enum Refusal {
 pub struct Shared {
     store: Store,
     caps: SessionCaps,
+    memory: Arc<Memory>,
+}
+
+/// How long a session seen live is trusted from memory before the store is asked again (it
+/// also keeps the session's last use fresh in the store while it is busy).
+const RECHECK: Duration = Duration::from_secs(15);
+
+/// A session seen live.
+struct Seen {
+    credential_id: String,
+    version: &'static str,
+    epoch: i64,
+    at: Instant,
+}
+
+/// The sessions this instance saw live, under the store's session epoch (-1 before the
+/// first read: nothing is remembered until the epoch is known).
+struct Memory {
+    epoch: AtomicI64,
+    seen: Mutex<HashMap<String, Seen>>,
+}
+
+impl Memory {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Seen>> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn saw(&self, epoch: i64) {
+        if self.epoch.swap(epoch, Ordering::AcqRel) != epoch {
+            self.lock().clear();
+        }
+    }
+
+    fn recall(&self, id: &str, credential_id: &str) -> Option<&'static str> {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let seen = self.lock();
+        let s = seen.get(id)?;
+        (epoch >= 0
+            && s.epoch == epoch
+            && s.credential_id == credential_id
+            && s.at.elapsed() < RECHECK)
+            .then_some(s.version)
+    }
 }
 
 impl Shared {
@@ -49,7 +100,16 @@ impl Shared {
             total: caps.total as i64,
             idle_ms: idle.as_millis() as i64,
         };
-        Self { store, caps }
+        let memory = Arc::new(Memory {
+            epoch: AtomicI64::new(-1),
+            seen: Mutex::new(HashMap::new()),
+        });
+        watch(store.clone(), Arc::downgrade(&memory));
+        Self {
+            store,
+            caps,
+            memory,
+        }
     }
 
     /// Opens a session of `credential_id` (of `tenant`) that agreed `version`; its id.
@@ -64,6 +124,12 @@ impl Shared {
             .mcp_sessions()
             .open(credential_id, tenant, version, self.caps)
             .await;
+        if matches!(opened, Ok(Opened::Id(_))) {
+            // opening may have made room by ending this credential's oldest session
+            if let Ok(e) = self.store.mcp_sessions().epoch().await {
+                self.memory.saw(e);
+            }
+        }
         match opened {
             Ok(Opened::Id(id)) => Ok(id),
             Ok(Opened::TenantFull) => Err(Refusal::TenantFull),
@@ -80,33 +146,88 @@ impl Shared {
         self.store.mcp_sessions().live(self.caps.idle_ms).await
     }
 
-    /// The protocol version of live session `id` of `credential_id`, marked as used.
+    /// The protocol version of live session `id` of `credential_id`, marked as used: from
+    /// memory when it was seen live lately and no session ended since, else from the store.
     pub async fn touch(&self, id: &str, credential_id: &str) -> Option<&'static str> {
+        if let Some(v) = self.memory.recall(id, credential_id) {
+            return Some(v);
+        }
+        // the epoch before the store is read: an end after that read makes the memory stale
+        let epoch = self.memory.epoch.load(Ordering::Acquire);
         let found = self
             .store
             .mcp_sessions()
             .touch(id, credential_id, self.caps.idle_ms)
             .await;
-        match found {
+        let version = match found {
             Ok(v) => v.and_then(|v| super::versions::HANDSHAKE.iter().copied().find(|h| *h == v)),
             Err(e) => {
                 tracing::error!(error = %e, "reading an MCP session failed");
                 None
             }
+        };
+        let mut seen = self.memory.lock();
+        match version {
+            Some(version) if epoch >= 0 => {
+                if seen.len() >= self.caps.total as usize {
+                    seen.clear();
+                }
+                let s = Seen {
+                    credential_id: credential_id.to_owned(),
+                    version,
+                    epoch,
+                    at: Instant::now(),
+                };
+                seen.insert(id.to_owned(), s);
+            }
+            _ => {
+                seen.remove(id);
+            }
         }
+        version
     }
 
-    /// Ends session `id` of `credential_id`; whether there was one.
+    /// Ends session `id` of `credential_id`; whether there was one. When it ended one, it
+    /// answers only once every instance has read the session epoch since.
     pub async fn close(&self, id: &str, credential_id: &str) -> bool {
-        self.store
+        let closed = self
+            .store
             .mcp_sessions()
             .close(id, credential_id)
             .await
             .unwrap_or_else(|e| {
                 tracing::error!(error = %e, "closing an MCP session failed");
                 false
-            })
+            });
+        self.memory.lock().remove(id);
+        if closed {
+            match self.store.mcp_sessions().epoch().await {
+                Ok(e) => self.memory.saw(e),
+                Err(_) => self.memory.lock().clear(),
+            }
+            tokio::time::sleep(pp_auth::verifier::SETTLE).await;
+        }
+        closed
     }
+}
+
+/// Reads the session epoch every `pp_auth::verifier::WATCH` while the memory lives.
+fn watch(store: Store, memory: Weak<Memory>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(pp_auth::verifier::WATCH);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(m) = memory.upgrade() else { return };
+            match store.mcp_sessions().epoch().await {
+                Ok(e) => m.saw(e),
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading the session epoch failed");
+                    m.lock().clear();
+                }
+            }
+        }
+    });
 }
 
 struct Session {

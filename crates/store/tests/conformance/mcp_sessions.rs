@@ -83,3 +83,33 @@ async fn live_sessions_are_counted_across_instances() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn the_session_epoch_moves_when_a_session_ends_and_only_then() {
+    each_engine(async |f: Fixture| {
+        let s = f.store.mcp_sessions();
+        let start = s.epoch().await.unwrap();
+        let Opened::Id(id) = s.open("a", "t", "2025-06-18", CAPS).await.unwrap() else {
+            panic!()
+        };
+        s.touch(&id, "a", 60_000).await.unwrap();
+        assert_eq!(
+            s.epoch().await.unwrap(),
+            start,
+            "opened and used ({})",
+            f.engine
+        );
+        assert!(s.close(&id, "a").await.unwrap());
+        let ended = s.epoch().await.unwrap();
+        assert!(ended > start, "{}", f.engine);
+        // another instance reads the same epoch; the token epoch did not move
+        let other = f.second_instance().await;
+        assert_eq!(
+            other.mcp_sessions().epoch().await.unwrap(),
+            ended,
+            "{}",
+            f.engine
+        );
+    })
+    .await;
+}
