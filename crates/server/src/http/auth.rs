@@ -5,13 +5,13 @@
 //! answered `429` (`rate_limited` on `/v1`, `throttled` on `/api`) with `Retry-After`.
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, header};
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::Response;
 use pp_core::{Error, Kind, Principal};
 
 use super::error::for_path;
-use super::rate::Budget;
+use super::rate::BudgetSlot;
 use super::request_log::LogSlot;
 use crate::state::SharedState;
 
@@ -47,7 +47,10 @@ pub async fn require(State(app): State<SharedState>, mut req: Request, next: Nex
         slot.set(p.tenant.as_str(), &p.actor);
     }
     let budget = app.credential_limit.take_budget(&p.credential_id);
-    let mut res = match budget.retry_after {
+    if let Some(slot) = req.extensions().get::<BudgetSlot>() {
+        slot.set(budget);
+    }
+    match budget.retry_after {
         Some(wait) => {
             let secs = wait.as_secs() + 1;
             let e = Error::new(
@@ -64,21 +67,5 @@ pub async fn require(State(app): State<SharedState>, mut req: Request, next: Nex
             req.extensions_mut().insert::<Principal>(p);
             next.run(req).await
         }
-    };
-    budget_headers(&mut res, &budget);
-    res
-}
-
-/// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the budget
-/// is whole again).
-fn budget_headers(res: &mut Response, b: &Budget) {
-    let h = res.headers_mut();
-    let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
-    for (name, value) in [
-        ("ratelimit-limit", b.limit),
-        ("ratelimit-remaining", b.remaining),
-        ("ratelimit-reset", reset),
-    ] {
-        h.insert(name, HeaderValue::from(value));
     }
 }

@@ -5,8 +5,13 @@
 //! still finds no room is refused, so a flood of made-up keys cannot grow it.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use axum::extract::Request;
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::Response;
 
 /// Keys one limiter remembers at most.
 const MAX_KEYS: usize = 50_000;
@@ -88,6 +93,42 @@ impl Limiter {
             retry_after,
         }
     }
+}
+
+/// Where the bearer check leaves the caller's budget for [`budget_headers`] to answer with
+/// (the REST routes' auth layer and the MCP endpoints' extractor both fill it).
+#[derive(Clone, Default)]
+pub struct BudgetSlot(Arc<Mutex<Option<Budget>>>);
+
+impl BudgetSlot {
+    pub fn set(&self, b: Budget) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(b);
+    }
+
+    fn get(&self) -> Option<Budget> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Gives each request a [`BudgetSlot`] and its answer the budget left in it:
+/// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until it is whole
+/// again).
+pub async fn budget_headers(mut req: Request, next: Next) -> Response {
+    let slot = BudgetSlot::default();
+    req.extensions_mut().insert(slot.clone());
+    let mut res = next.run(req).await;
+    if let Some(b) = slot.get() {
+        let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
+        let h = res.headers_mut();
+        for (name, value) in [
+            ("ratelimit-limit", b.limit),
+            ("ratelimit-remaining", b.remaining),
+            ("ratelimit-reset", reset),
+        ] {
+            h.insert(name, HeaderValue::from(value));
+        }
+    }
+    res
 }
 
 /// What is left of a key's budget after an attempt (the `RateLimit-*` headers).

@@ -13,6 +13,7 @@ use pp_core::{Error, Kind, Principal};
 
 use super::{jsonrpc, tools};
 use crate::http::auth::bearer_token;
+use crate::http::rate::BudgetSlot;
 use crate::http::request_log::LogSlot;
 use crate::state::SharedState;
 
@@ -145,6 +146,10 @@ fn reject(app: &SharedState, method: &Method, presented: bool, e: Error) -> Resp
     if let Some(v) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
     }
+    if let Some(secs) = e.field("retryAfter").and_then(serde_json::Value::as_u64) {
+        res.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
     res
 }
 
@@ -200,6 +205,20 @@ impl FromRequestParts<SharedState> for Caller {
             Ok(p) => {
                 if let Some(slot) = parts.extensions.get::<LogSlot>() {
                     slot.set(p.tenant.as_str(), &p.actor);
+                }
+                // the credential's request budget, as on the REST routes
+                let budget = app.credential_limit.take_budget(&p.credential_id);
+                if let Some(slot) = parts.extensions.get::<BudgetSlot>() {
+                    slot.set(budget);
+                }
+                if let Some(wait) = budget.retry_after {
+                    let secs = wait.as_secs() + 1;
+                    let e = Error::new(
+                        Kind::Throttled,
+                        format!("this credential passed its request rate; retry in {secs} s"),
+                    )
+                    .with_field("retryAfter", secs);
+                    return Err(reject(app, &parts.method, true, e));
                 }
                 Ok(Caller(p))
             }

@@ -87,6 +87,7 @@ pub fn router(state: SharedState) -> Router {
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(from_fn_with_state(state.clone(), auth_changes))
+        .layer(from_fn(crate::http::rate::budget_headers))
         .layer(from_fn_with_state(state.clone(), headers::layer))
         .layer(from_fn(request_log::layer))
         .with_state(state)

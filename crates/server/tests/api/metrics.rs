@@ -183,7 +183,25 @@ async fn a_credential_past_its_rate_is_refused_and_every_answer_says_its_budget(
     let (s, body) = app.get(&t, "/api/marketplace/merchants").await;
     assert_eq!(s, 429);
     assert_eq!(body["kind"], "throttled");
-    // another credential has its own budget
+    // the MCP endpoint spends the same budget: refused with 429 and Retry-After
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}}});
+    let mcp = |token: &str| {
+        app.http
+            .post(app.url("/mcp"))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&init)
+    };
+    let r = mcp(&t).send().await.unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    assert_eq!(r.headers()["ratelimit-remaining"], "0");
+    // another credential has its own budget, on every door
     let other = app.token(&app.beta).await;
     assert_eq!(app.get_raw(&other, "/v1/me").await.status(), 200);
+    let r = mcp(&other).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["ratelimit-limit"], "3");
+    assert_eq!(r.headers()["ratelimit-remaining"], "1");
 }
