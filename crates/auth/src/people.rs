@@ -217,6 +217,28 @@ pub async fn disable_person(store: &Store, id_or_email: &str) -> Result<(PersonR
     Ok((store.people().find(&row.id).await?, changed))
 }
 
+/// An admin of `tenant` (`by`) disables person `id` of the same tenant: their sessions,
+/// grants, tokens and setup-code credentials end. Nobody disables themselves (another admin
+/// must), and a person of another tenant reads as no person at all. Whether it changed.
+pub async fn disable_person_of(
+    store: &Store,
+    tenant: &TenantId,
+    id: &str,
+    by: &PersonRow,
+) -> Result<bool> {
+    let target = match store.people().find(id).await {
+        Ok(p) if p.tenant_id == tenant.as_str() => p,
+        _ => return Err(Error::not_found(format!("no person '{id}'"))),
+    };
+    if target.id == by.id {
+        return Err(Error::new(
+            Kind::BadParams,
+            "You cannot disable yourself; ask another admin.",
+        ));
+    }
+    store.people().disable(&target.id).await
+}
+
 /// Verifies `password` against `hash` on a blocking thread (argon2 spends ~20 ms of CPU and
 /// 19 MiB; the async workers stay free).
 async fn verify_off_thread(password: &str, hash: String) -> Result<bool> {
@@ -275,6 +297,52 @@ mod tests {
         ] {
             assert!(normalize_email(bad).is_err(), "{bad}");
         }
+    }
+
+    #[tokio::test]
+    async fn an_admin_disables_people_of_their_tenant_but_not_themselves() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let (acme, beta) = (
+            TenantId::parse("acme").unwrap(),
+            TenantId::parse("beta").unwrap(),
+        );
+        for t in [&acme, &beta] {
+            store
+                .tenants()
+                .create(t, t.as_str(), "sqlite:/dev/null")
+                .await
+                .unwrap();
+        }
+        let add = async |t: &TenantId, email: &str, role: Role| {
+            let d = PersonDetails {
+                email,
+                display_name: "P",
+                role,
+            };
+            create_person(&store, t, &d, None).await.unwrap().row
+        };
+        let admin = add(&acme, "admin@acme.example", Role::Admin).await;
+        let member = add(&acme, "m@acme.example", Role::Member).await;
+        let other = add(&beta, "b@beta.example", Role::Member).await;
+        let refused = disable_person_of(&store, &acme, &admin.id, &admin).await;
+        assert!(refused.unwrap_err().message().contains("yourself"));
+        let foreign = disable_person_of(&store, &acme, &other.id, &admin).await;
+        assert_eq!(foreign.unwrap_err().kind, Kind::NotFound);
+        assert!(
+            disable_person_of(&store, &acme, &member.id, &admin)
+                .await
+                .unwrap()
+        );
+        assert!(
+            store
+                .people()
+                .find(&other.id)
+                .await
+                .unwrap()
+                .disabled_at
+                .is_none()
+        );
     }
 
     #[test]

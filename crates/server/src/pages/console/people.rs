@@ -112,22 +112,9 @@ pub async fn disable(
         Ok(x) => x,
         Err(r) => return r,
     };
-    let target = match app.store.people().find(&id).await {
-        Ok(p) if p.tenant_id == tenant.as_str() && p.id != s.person.id => p,
-        Ok(p) if p.id == s.person.id => {
-            return page(
-                &app,
-                &s,
-                None,
-                Some("You cannot disable yourself; ask another admin.".into()),
-            )
-            .await;
-        }
-        _ => return page(&app, &s, None, Some(format!("no person '{id}'"))).await,
-    };
-    match app.store.people().disable(&target.id).await {
+    match pp_auth::disable_person_of(&app.store, &tenant, &id, &s.person).await {
         Ok(_) => {
-            tracing::info!(person = %target.id, by = %s.person.email, "person disabled in the console");
+            tracing::info!(person = %id, by = %s.person.email, "person disabled in the console");
             see_other("/console/people", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,
