@@ -8,6 +8,9 @@
 //! when it moved waits [`SETTLE`] before the answer leaves, so the change holds on this
 //! instance and every other one before the caller hears back. An entry
 //! never outlives its token, nor [`MAX_AGE`]. Unknown tokens are not remembered.
+//!
+//! The same read keeps the session epoch (moved whenever an MCP session ends), which the MCP
+//! server's memory of live sessions trusts the same way: one watch per instance for both.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -15,7 +18,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use pp_core::{Principal, Result};
-use pp_store::{Store, now_unix};
+use pp_store::{Epochs, Store, now_unix};
 
 use crate::secret::token_hash;
 use crate::tokens::live_grant;
@@ -39,15 +42,18 @@ struct Entry {
 struct Inner {
     store: Store,
     epoch: AtomicI64,
+    /// The session epoch as last read.
+    sessions: AtomicI64,
     entries: Mutex<HashMap<[u8; 32], Entry>>,
     /// Tenants' names by id, at an epoch (a renamed or removed tenant moves it too).
     names: Mutex<HashMap<String, (i64, Option<String>)>>,
 }
 
 impl Inner {
-    /// Takes `epoch` as the store's; a moved epoch forgets every entry.
-    fn saw(&self, epoch: i64) {
-        if self.epoch.swap(epoch, Ordering::AcqRel) != epoch {
+    /// Takes `e` as the store's epochs; a moved auth epoch forgets every entry.
+    fn saw(&self, e: Epochs) {
+        self.sessions.store(e.sessions, Ordering::Release);
+        if self.epoch.swap(e.auth, Ordering::AcqRel) != e.auth {
             self.forget();
         }
     }
@@ -56,6 +62,13 @@ impl Inner {
     fn forget(&self) {
         self.lock().clear();
         self.names.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// The store could not be read: nothing remembered is trusted (an unknown session epoch,
+    /// -1, matches no memory).
+    fn distrust(&self) {
+        self.forget();
+        self.sessions.store(-1, Ordering::Release);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
@@ -70,18 +83,24 @@ pub struct Verifier(Arc<Inner>);
 impl Verifier {
     /// A verifier over `store`, at the store's current epoch.
     pub async fn new(store: Store) -> Result<Self> {
-        let epoch = store.tokens().epoch().await?;
+        let e = store.tokens().epochs().await?;
         Ok(Self(Arc::new(Inner {
             store,
-            epoch: AtomicI64::new(epoch),
+            epoch: AtomicI64::new(e.auth),
+            sessions: AtomicI64::new(e.sessions),
             entries: Mutex::new(HashMap::new()),
             names: Mutex::new(HashMap::new()),
         })))
     }
 
-    /// The epoch as this instance last read it.
+    /// The auth epoch as this instance last read it.
     pub fn epoch(&self) -> i64 {
         self.0.epoch.load(Ordering::Acquire)
+    }
+
+    /// The session epoch as this instance last read it.
+    pub fn session_epoch(&self) -> i64 {
+        self.0.sessions.load(Ordering::Acquire)
     }
 
     /// Reads the epoch every `every` while the verifier lives (other instances' changes).
@@ -93,12 +112,12 @@ impl Verifier {
             loop {
                 tick.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
-                match inner.store.tokens().epoch().await {
+                match inner.store.tokens().epochs().await {
                     Ok(e) => inner.saw(e),
                     Err(e) => {
                         // nothing can be trusted that the store cannot confirm
                         tracing::warn!(error = %e, "reading the auth epoch failed");
-                        inner.forget();
+                        inner.distrust();
                     }
                 }
             }
@@ -107,10 +126,10 @@ impl Verifier {
 
     /// Reads the epoch now: what this instance just changed holds from here on.
     pub async fn refresh(&self) -> Result<()> {
-        let read = self.0.store.tokens().epoch().await;
+        let read = self.0.store.tokens().epochs().await;
         match &read {
             Ok(e) => self.0.saw(*e),
-            Err(_) => self.0.forget(),
+            Err(_) => self.0.distrust(),
         }
         read.map(|_| ())
     }

@@ -119,7 +119,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
         let store = Store::connect(&url, &args.data_dir)
             .await
             .map_err(|e| describe(&e))?;
-        let before = store.tokens().epoch().await.map_err(|e| describe(&e))?;
+        let before = store.tokens().epochs().await.map_err(|e| describe(&e))?;
         let r = match args.command {
             AdminCommand::Tenant(c) => tenant(&store, c).await,
             AdminCommand::Credential(c) => credential(&store, c).await,
@@ -131,7 +131,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
         };
         // a change that may end tokens (a revocation, a rotation, a disabled person): wait
         // until every running gateway has read it before saying it is done
-        if store.tokens().epoch().await.is_ok_and(|now| now != before) {
+        if store.tokens().epochs().await.is_ok_and(|now| now != before) {
             tokio::time::sleep(pp_auth::verifier::SETTLE).await;
         }
         r.map_err(|e| describe(&e))

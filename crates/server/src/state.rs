@@ -120,7 +120,7 @@ impl AppState {
             warehouses,
             public_url: public_url.to_owned(),
             cursors,
-            mcp: McpState::new(store.clone(), public_url, &bounds),
+            mcp: McpState::new(store.clone(), public_url, &bounds, verifier.clone()),
             store,
             jobs,
             token_limits: TokenLimits::new(&bounds),

@@ -46,7 +46,7 @@ pub use pacing::Pacing;
 pub use people::{NewPerson, People, PersonRow};
 pub use signin::{ClientRow, Clients, Grants, SessionRow, Sessions, SetupCodes};
 pub use tenants::{TenantRow, Tenants};
-pub use tokens::{NewToken, TokenGrant, Tokens};
+pub use tokens::{Epochs, NewToken, TokenGrant, Tokens};
 pub use url::{StateUrl, redact_password};
 pub use usage::Usage;
 

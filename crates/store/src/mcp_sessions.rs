@@ -141,16 +141,6 @@ impl McpSessions<'_> {
         Ok(Some(version))
     }
 
-    /// The session epoch: it moves whenever a session ends (migration 17's trigger), so an
-    /// instance that remembers live sessions and saw it unmoved may trust what it holds.
-    pub async fn epoch(&self) -> Result<i64> {
-        let r = self
-            .0
-            .one("SELECT epoch FROM auth_epoch WHERE id = 2", args![])
-            .await?;
-        r.map_or(Ok(0), |r| r.i64(0))
-    }
-
     /// How many sessions were used within `idle_ms` (every instance's).
     pub async fn live(&self, idle_ms: i64) -> Result<i64> {
         let r = self

@@ -39,6 +39,13 @@ pub struct TokenGrant {
     pub expires_at: i64,
 }
 
+/// The store's epochs ([`Tokens::epochs`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Epochs {
+    pub auth: i64,
+    pub sessions: i64,
+}
+
 /// The tokens aggregate.
 pub struct Tokens<'a>(pub(crate) &'a Db);
 
@@ -104,14 +111,25 @@ impl Tokens<'_> {
         }))
     }
 
-    /// The auth epoch: it moves with every change that may end a live token (migration 16's
-    /// triggers), so a cache of verified tokens that saw it unmoved may trust what it holds.
-    pub async fn epoch(&self) -> Result<i64> {
-        let r = self
+    /// The epochs (migrations 16 and 17): `auth` moves with every change that may end a live
+    /// token, `sessions` whenever an MCP session ends, so an instance that remembers tokens or
+    /// sessions and saw its epoch unmoved may trust what it holds. One read for both.
+    pub async fn epochs(&self) -> Result<Epochs> {
+        let rows = self
             .0
-            .one("SELECT epoch FROM auth_epoch WHERE id = 1", args![])
+            .all(
+                "SELECT id, epoch FROM auth_epoch WHERE id IN (1, 2)",
+                args![],
+            )
             .await?;
-        r.map_or(Ok(0), |r| r.i64(0))
+        let mut e = Epochs::default();
+        for r in rows {
+            match r.i64(0)? {
+                1 => e.auth = r.i64(1)?,
+                _ => e.sessions = r.i64(1)?,
+            }
+        }
+        Ok(e)
     }
 
     /// Deletes the service-credential access token `token_hash` if credential

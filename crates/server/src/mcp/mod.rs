@@ -33,7 +33,12 @@ pub struct McpState {
 impl McpState {
     /// Sessions in `store` (and SSE ones in memory); the guard accepts `public_url`'s host
     /// and origin and loopback.
-    pub fn new(store: pp_store::Store, public_url: &str, bounds: &crate::Bounds) -> Self {
+    pub fn new(
+        store: pp_store::Store,
+        public_url: &str,
+        bounds: &crate::Bounds,
+        verifier: pp_auth::Verifier,
+    ) -> Self {
         let caps = sessions::Caps {
             per_credential: bounds.mcp_sessions_per_credential,
             per_tenant: bounds.mcp_sessions_per_tenant,
@@ -41,7 +46,12 @@ impl McpState {
         };
         Self {
             sessions: Arc::new(Sessions::new(caps)),
-            shared: sessions::Shared::new(store, caps, std::time::Duration::from_secs(3600)),
+            shared: sessions::Shared::new(
+                store,
+                caps,
+                std::time::Duration::from_secs(3600),
+                verifier,
+            ),
             guard: Guard::new(public_url, &[], &[]),
         }
     }

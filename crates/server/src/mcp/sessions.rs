@@ -10,13 +10,12 @@
 //! Each instance remembers the Streamable HTTP sessions it saw live for a few seconds, so a
 //! busy session's calls read memory rather than the store. What it remembers is trusted only
 //! while the store's session epoch (moved by every session that ends, on any instance) stands
-//! still; each instance reads it every `pp_auth::verifier::WATCH`, and `DELETE /mcp` waits
-//! `SETTLE` before it answers when it ended a session, so no instance serves a session once
-//! its end is answered.
+//! still; the bearer check's verifier reads it with the auth epoch every
+//! `pp_auth::verifier::WATCH`, and `DELETE /mcp` waits `SETTLE` before it answers when it ended
+//! a session, so no instance serves a session once its end is answered.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pp_store::Store;
@@ -46,7 +45,8 @@ pub enum Refusal {
 pub struct Shared {
     store: Store,
     caps: SessionCaps,
-    memory: Arc<Memory>,
+    verifier: pp_auth::Verifier,
+    memory: Memory,
 }
 
 /// How long a session seen live is trusted from memory before the store is asked again (it
@@ -61,54 +61,40 @@ struct Seen {
     at: Instant,
 }
 
-/// The sessions this instance saw live, under the store's session epoch (-1 before the
-/// first read: nothing is remembered until the epoch is known).
-struct Memory {
-    epoch: AtomicI64,
-    seen: Mutex<HashMap<String, Seen>>,
-}
+/// The sessions this instance saw live, each under the session epoch it was seen at.
+#[derive(Default)]
+struct Memory(Mutex<HashMap<String, Seen>>);
 
 impl Memory {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Seen>> {
-        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn saw(&self, epoch: i64) {
-        if self.epoch.swap(epoch, Ordering::AcqRel) != epoch {
-            self.lock().clear();
-        }
-    }
-
-    fn recall(&self, id: &str, credential_id: &str) -> Option<&'static str> {
-        let epoch = self.epoch.load(Ordering::Acquire);
+    /// The version of session `id` of `credential_id` if it was seen live lately at `epoch`
+    /// (-1, an epoch not known, matches nothing).
+    fn recall(&self, id: &str, credential_id: &str, epoch: i64) -> Option<&'static str> {
         let seen = self.lock();
         let s = seen.get(id)?;
-        (epoch >= 0
-            && s.epoch == epoch
-            && s.credential_id == credential_id
-            && s.at.elapsed() < RECHECK)
-            .then_some(s.version)
+        let fresh = s.epoch == epoch && s.at.elapsed() < RECHECK;
+        (epoch >= 0 && fresh && s.credential_id == credential_id).then_some(s.version)
     }
 }
 
 impl Shared {
-    /// Sessions in `store` within `caps`; sessions unused for `idle` go.
-    pub fn new(store: Store, caps: Caps, idle: Duration) -> Self {
+    /// Sessions in `store` within `caps`; sessions unused for `idle` go. `verifier` keeps
+    /// the session epoch current.
+    pub fn new(store: Store, caps: Caps, idle: Duration, verifier: pp_auth::Verifier) -> Self {
         let caps = SessionCaps {
             per_credential: caps.per_credential as i64,
             per_tenant: caps.per_tenant as i64,
             total: caps.total as i64,
             idle_ms: idle.as_millis() as i64,
         };
-        let memory = Arc::new(Memory {
-            epoch: AtomicI64::new(-1),
-            seen: Mutex::new(HashMap::new()),
-        });
-        watch(store.clone(), Arc::downgrade(&memory));
         Self {
             store,
             caps,
-            memory,
+            verifier,
+            memory: Memory::default(),
         }
     }
 
@@ -126,9 +112,7 @@ impl Shared {
             .await;
         if matches!(opened, Ok(Opened::Id(_))) {
             // opening may have made room by ending this credential's oldest session
-            if let Ok(e) = self.store.mcp_sessions().epoch().await {
-                self.memory.saw(e);
-            }
+            let _ = self.verifier.refresh().await;
         }
         match opened {
             Ok(Opened::Id(id)) => Ok(id),
@@ -149,11 +133,11 @@ impl Shared {
     /// The protocol version of live session `id` of `credential_id`, marked as used: from
     /// memory when it was seen live lately and no session ended since, else from the store.
     pub async fn touch(&self, id: &str, credential_id: &str) -> Option<&'static str> {
-        if let Some(v) = self.memory.recall(id, credential_id) {
+        // the epoch before the store is read: an end after that read makes the memory stale
+        let epoch = self.verifier.session_epoch();
+        if let Some(v) = self.memory.recall(id, credential_id, epoch) {
             return Some(v);
         }
-        // the epoch before the store is read: an end after that read makes the memory stale
-        let epoch = self.memory.epoch.load(Ordering::Acquire);
         let found = self
             .store
             .mcp_sessions()
@@ -201,33 +185,11 @@ impl Shared {
             });
         self.memory.lock().remove(id);
         if closed {
-            match self.store.mcp_sessions().epoch().await {
-                Ok(e) => self.memory.saw(e),
-                Err(_) => self.memory.lock().clear(),
-            }
+            let _ = self.verifier.refresh().await;
             tokio::time::sleep(pp_auth::verifier::SETTLE).await;
         }
         closed
     }
-}
-
-/// Reads the session epoch every `pp_auth::verifier::WATCH` while the memory lives.
-fn watch(store: Store, memory: Weak<Memory>) {
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(pp_auth::verifier::WATCH);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tick.tick().await;
-            let Some(m) = memory.upgrade() else { return };
-            match store.mcp_sessions().epoch().await {
-                Ok(e) => m.saw(e),
-                Err(e) => {
-                    tracing::warn!(error = %e, "reading the session epoch failed");
-                    m.lock().clear();
-                }
-            }
-        }
-    });
 }
 
 struct Session {

@@ -88,24 +88,25 @@ async fn live_sessions_are_counted_across_instances() {
 async fn the_session_epoch_moves_when_a_session_ends_and_only_then() {
     each_engine(async |f: Fixture| {
         let s = f.store.mcp_sessions();
-        let start = s.epoch().await.unwrap();
+        let epochs = async || f.store.tokens().epochs().await.unwrap();
+        let start = epochs().await;
         let Opened::Id(id) = s.open("a", "t", "2025-06-18", CAPS).await.unwrap() else {
             panic!()
         };
         s.touch(&id, "a", 60_000).await.unwrap();
+        assert_eq!(epochs().await, start, "opened and used ({})", f.engine);
+        assert!(s.close(&id, "a").await.unwrap());
+        let ended = epochs().await;
+        assert!(ended.sessions > start.sessions, "{}", f.engine);
         assert_eq!(
-            s.epoch().await.unwrap(),
-            start,
-            "opened and used ({})",
+            ended.auth, start.auth,
+            "a session is not a token ({})",
             f.engine
         );
-        assert!(s.close(&id, "a").await.unwrap());
-        let ended = s.epoch().await.unwrap();
-        assert!(ended > start, "{}", f.engine);
-        // another instance reads the same epoch; the token epoch did not move
+        // another instance reads the same epochs
         let other = f.second_instance().await;
         assert_eq!(
-            other.mcp_sessions().epoch().await.unwrap(),
+            other.tokens().epochs().await.unwrap(),
             ended,
             "{}",
             f.engine
