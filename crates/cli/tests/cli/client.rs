@@ -40,6 +40,26 @@ pub(crate) fn client_cmd(
     c
 }
 
+/// A dev server in a directory of its own, and its credential file.
+pub(crate) struct Dev {
+    pub dir: tempfile::TempDir,
+    _server: Server,
+    pub cred: Value,
+}
+
+impl Dev {
+    pub fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let server = start_dev(dir.path());
+        let cred = dev_file(dir.path());
+        Self {
+            dir,
+            _server: server,
+            cred,
+        }
+    }
+}
+
 /// Runs a client command to its end.
 pub(crate) fn client(dir: &Path, env_cred: Option<&Value>, args: &[&str]) -> Output {
     client_cmd(dir, env_cred, args).output().unwrap()
@@ -151,11 +171,9 @@ async fn a_setup_code_signs_the_command_line_in_once() {
 
 #[tokio::test]
 async fn queries_print_as_tables_csv_and_json_and_refusals_exit_by_family() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let _server = start_dev(d);
-    let cred = dev_file(d);
-    let env = Some(&cred);
+    let dev = Dev::start();
+    let (d, cred) = (dev.dir.path(), &dev.cred);
+    let env = Some(cred);
     let sql = "SELECT ID, Marketplace FROM seller ORDER BY ID";
 
     let json = client(d, env, &["query", sql, "--json"]);
@@ -213,11 +231,9 @@ async fn queries_print_as_tables_csv_and_json_and_refusals_exit_by_family() {
 
 #[tokio::test]
 async fn marketplace_calls_and_a_provider_bad_request_exits_12() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let _server = start_dev(d);
-    let cred = dev_file(d);
-    let env = Some(&cred);
+    let dev = Dev::start();
+    let (d, cred) = (dev.dir.path(), &dev.cred);
+    let env = Some(cred);
 
     let merchants = client(d, env, &["marketplace", "merchants", "--json"]);
     succeeded(&merchants);
@@ -557,11 +573,9 @@ async fn forecast_state_batches_are_atomic_and_a_stale_one_exits_15() {
 
 #[tokio::test]
 async fn v1_reads_print_rows_and_money() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let _server = start_dev(d);
-    let cred = dev_file(d);
-    let env = Some(&cred);
+    let dev = Dev::start();
+    let (d, cred) = (dev.dir.path(), &dev.cred);
+    let env = Some(cred);
     let accounts = client(d, env, &["v1", "accounts", "--json"]);
     succeeded(&accounts);
     let first = stdout_json(&accounts)["accounts"][0]["account_id"]
@@ -598,11 +612,9 @@ async fn v1_reads_print_rows_and_money() {
 
 #[tokio::test]
 async fn intelligence_runs_now_or_queued_and_followed() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let _server = start_dev(d);
-    let cred = dev_file(d);
-    let env = Some(&cred);
+    let dev = Dev::start();
+    let (d, cred) = (dev.dir.path(), &dev.cred);
+    let env = Some(cred);
     let catalog = client(d, env, &["intelligence", "catalog"]);
     succeeded(&catalog);
     assert!(String::from_utf8_lossy(&catalog.stdout).contains("FCT-BASELINE-01"));

@@ -8,28 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::client::{client, code_of, dev_file, start_dev, stdout_json, succeeded};
-use crate::process::Server;
-
-/// A dev server in a directory of its own, and its credential.
-struct Dev {
-    dir: tempfile::TempDir,
-    _server: Server,
-    cred: Value,
-}
-
-impl Dev {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let server = start_dev(dir.path());
-        let cred = dev_file(dir.path());
-        Self {
-            dir,
-            _server: server,
-            cred,
-        }
-    }
-}
+use crate::client::{Dev, client, code_of, stdout_json, succeeded};
 
 /// Switches sandbox faults on (`rules`) or all off (`None`) through its control surface.
 async fn faults(cred: &Value, rules: Option<Value>) {
