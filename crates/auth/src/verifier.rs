@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use pp_core::{Principal, Result};
+use pp_core::{Epoch, Principal, Result};
 use pp_store::{Epochs, Store, now_unix};
 
 use crate::secret::token_hash;
@@ -41,7 +41,7 @@ struct Entry {
 
 struct Inner {
     store: Store,
-    epoch: AtomicI64,
+    epoch: Epoch,
     /// The session epoch as last read.
     sessions: AtomicI64,
     entries: Mutex<HashMap<[u8; 32], Entry>>,
@@ -53,7 +53,7 @@ impl Inner {
     /// Takes `e` as the store's epochs; a moved auth epoch forgets every entry.
     fn saw(&self, e: Epochs) {
         self.sessions.store(e.sessions, Ordering::Release);
-        if self.epoch.swap(e.auth, Ordering::AcqRel) != e.auth {
+        if self.epoch.set(e.auth) != e.auth {
             self.forget();
         }
     }
@@ -64,11 +64,12 @@ impl Inner {
         self.names.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
-    /// The store could not be read: nothing remembered is trusted (an unknown session epoch,
-    /// -1, matches no memory).
+    /// The store could not be read: nothing remembered is trusted (an unknown epoch matches
+    /// no memory).
     fn distrust(&self) {
+        self.epoch.set(Epoch::UNKNOWN);
         self.forget();
-        self.sessions.store(-1, Ordering::Release);
+        self.sessions.store(Epoch::UNKNOWN, Ordering::Release);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
@@ -86,7 +87,7 @@ impl Verifier {
         let e = store.tokens().epochs().await?;
         Ok(Self(Arc::new(Inner {
             store,
-            epoch: AtomicI64::new(e.auth),
+            epoch: Epoch::new(e.auth),
             sessions: AtomicI64::new(e.sessions),
             entries: Mutex::new(HashMap::new()),
             names: Mutex::new(HashMap::new()),
@@ -95,7 +96,14 @@ impl Verifier {
 
     /// The auth epoch as this instance last read it.
     pub fn epoch(&self) -> i64 {
-        self.0.epoch.load(Ordering::Acquire)
+        self.0.epoch.get()
+    }
+
+    /// The auth epoch itself, for other memories that must forget what a change to
+    /// credentials, people, applications or tenants may have ended (the warehouses' memory
+    /// of which engine serves a tenant).
+    pub fn auth_epoch(&self) -> Epoch {
+        self.0.epoch.clone()
     }
 
     /// The session epoch as this instance last read it.
@@ -146,10 +154,10 @@ impl Verifier {
 
     /// The display name of tenant `id` (none when it has no row), remembered like tokens.
     pub async fn tenant_name(&self, id: &pp_core::TenantId) -> Result<Option<String>> {
-        let epoch = self.0.epoch.load(Ordering::Acquire);
+        let epoch = self.0.epoch.get();
         let names = || self.0.names.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((seen, name)) = names().get(id.as_str())
-            && *seen == epoch
+            && self.0.epoch.trusts(*seen)
         {
             return Ok(name.clone());
         }
@@ -166,10 +174,10 @@ impl Verifier {
     pub async fn verify(&self, token: &str) -> Result<Option<Principal>> {
         let key = token_hash(token);
         // the epoch before the store is read: a change after that read makes the entry stale
-        let epoch = self.0.epoch.load(Ordering::Acquire);
+        let epoch = self.0.epoch.get();
         let now = Instant::now();
         if let Some(e) = self.0.lock().get(&key)
-            && e.epoch == epoch
+            && self.0.epoch.trusts(e.epoch)
             && now < e.until
         {
             return Ok(Some(e.principal.clone()));

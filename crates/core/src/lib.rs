@@ -2,6 +2,7 @@
 //! and the one error type that every surface renders.
 
 pub mod cursor;
+pub mod epoch;
 pub mod error;
 pub mod ids;
 pub mod metrics;
@@ -11,6 +12,7 @@ pub mod strict_json;
 pub mod text;
 pub mod wire;
 
+pub use epoch::Epoch;
 pub use error::{Error, Kind, Result, Source};
 pub use ids::TenantId;
 pub use principal::{Actor, Principal, Surface};

@@ -109,7 +109,8 @@ impl AppState {
         let verifier = pp_auth::Verifier::new(store.clone()).await?;
         verifier.watch(pp_auth::verifier::WATCH);
         let public_url = public_url.trim_end_matches('/');
-        let warehouses = Warehouses::new(store.clone(), bounds.query_limits());
+        let warehouses = Warehouses::new(store.clone(), bounds.query_limits())
+            .remembering(verifier.auth_epoch());
         let jobs = crate::jobs::JobsConfig::default();
         let market = Marketplace::new(store.clone(), warehouses.clone(), jobs.market());
         Ok(Self {

@@ -1,10 +1,13 @@
 //! The tenants' warehouses as one service: the caller's own engine (found through the state
-//! store's tenant row, never named by a request) and the limits its queries run under.
+//! store's tenant row, never named by a request) and the limits its queries run under. Given
+//! the auth epoch (which every change to a tenant row moves), it remembers which engine serves
+//! each tenant, so a query reads the store only when a tenant changed.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use pp_core::scope::SQL_SCOPES;
-use pp_core::{Error, Kind, Principal, Result};
+use pp_core::{Epoch, Error, Kind, Principal, Result};
 use pp_store::Store;
 use serde::Deserialize;
 use serde_json::Value;
@@ -89,11 +92,17 @@ impl SqlRequest {
     }
 }
 
+/// A tenant's engine and the epoch its tenant row was read at.
+type Remembered = (i64, Arc<dyn Engine>);
+
 /// Every tenant's warehouse, opened on first use.
 #[derive(Clone)]
 pub struct Warehouses {
     store: Store,
     registry: Registry,
+    /// Engines by tenant id, each at the epoch its tenant row was read at.
+    remembered: Arc<Mutex<HashMap<String, Remembered>>>,
+    epoch: Option<Epoch>,
     /// Caps on every query.
     pub limits: Limits,
 }
@@ -104,8 +113,17 @@ impl Warehouses {
         Self {
             store,
             registry: Registry::new(limits.max_running),
+            remembered: Arc::default(),
+            epoch: None,
             limits,
         }
+    }
+
+    /// Remembers each tenant's engine while `epoch` (the auth epoch, which moves with every
+    /// change to a tenant row, on any instance) stands still.
+    pub fn remembering(mut self, epoch: Epoch) -> Self {
+        self.epoch = Some(epoch);
+        self
     }
 
     /// The caller's own warehouse; there is no way to name another.
@@ -116,11 +134,23 @@ impl Warehouses {
     /// A tenant's warehouse, for work that runs on its behalf after the request that asked
     /// for it (an asynchronous intelligence run's job step).
     pub async fn of_tenant(&self, tenant: &pp_core::TenantId) -> Result<Arc<dyn Engine>> {
+        let memory = || self.remembered.lock().unwrap_or_else(|p| p.into_inner());
+        // the epoch before the store is read: a change after that read makes the entry stale
+        let seen = self.epoch.as_ref().map(Epoch::get);
+        if let (Some(epoch), Some((at, engine))) = (&self.epoch, memory().get(tenant.as_str()))
+            && epoch.trusts(*at)
+        {
+            return Ok(engine.clone());
+        }
         let row = self.store.tenants().get(tenant).await?.ok_or_else(|| {
             Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
                 .with_field("_cause", format!("tenant {tenant} missing from store"))
         })?;
-        self.registry.engine(&row.id, &row.warehouse)
+        let engine = self.registry.engine(&row.id, &row.warehouse)?;
+        if let Some(at) = seen {
+            memory().insert(row.id, (at, engine.clone()));
+        }
+        Ok(engine)
     }
 
     /// The caps of `/api/query`: the configured limits.

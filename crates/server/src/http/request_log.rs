@@ -3,8 +3,11 @@
 //! duration, and in `pp_http_requests_total` / `pp_http_request_duration_seconds` under its
 //! declared route (`unmatched` for anything no route matched, so a caller cannot grow the
 //! label set). Headers and bodies are never logged, so secrets and tokens cannot leak here.
+//! A new id is this process's random prefix and a count, so no request waits on the system's
+//! random source.
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
@@ -38,10 +41,23 @@ fn incoming_id(req: &Request) -> Option<String> {
     ok.then(|| v.to_owned())
 }
 
+/// This process's part of every id it makes: random, so instances' ids never meet.
+static PREFIX: LazyLock<String> = LazyLock::new(|| {
+    let mut b = [0u8; 6];
+    if let Err(e) = getrandom::fill(&mut b) {
+        tracing::error!(error = %e, "no random request id prefix; using the clock's");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        b.copy_from_slice(&nanos.to_le_bytes()[..6]);
+    }
+    hex::encode(b)
+});
+static COUNT: AtomicU64 = AtomicU64::new(0);
+
 fn new_id() -> String {
-    let mut b = [0u8; 12];
-    let _ = getrandom::fill(&mut b);
-    format!("req_{}", hex::encode(b))
+    let n = COUNT.fetch_add(1, Ordering::Relaxed) & 0xffff_ffff_ffff;
+    format!("req_{}{n:012x}", *PREFIX)
 }
 
 /// The outermost middleware: assigns the id, runs the request, logs one line.

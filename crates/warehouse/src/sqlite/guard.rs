@@ -1,6 +1,10 @@
 //! The authorizer: the statement may read tables and call ordinary functions, and nothing
-//! else. Each denial is recorded so the error can say what was refused.
+//! else. Each denial is recorded so the error can say what was refused, and so is whether the
+//! statement calls a function whose one call may take long (`LIKE`, `instr`, `printf` … : one
+//! call is one engine step that no deadline interrupts, so such a statement never runs on an
+//! async worker: see `run::quick`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pp_core::{Error, Result};
@@ -23,6 +27,48 @@ impl Denial {
         {
             *d = Some(what);
         }
+    }
+}
+
+/// Functions whose one call costs at most a pass over its arguments, whatever they hold.
+const QUICK_FUNCTIONS: &[&str] = &[
+    "count",
+    "sum",
+    "total",
+    "avg",
+    "min",
+    "max",
+    "abs",
+    "coalesce",
+    "ifnull",
+    "nullif",
+    "iif",
+    "typeof",
+    "length",
+    "lower",
+    "upper",
+    "round",
+    "date",
+    "time",
+    "datetime",
+    "julianday",
+    "unixepoch",
+    "strftime",
+];
+
+/// Whether the statements prepared since the last [`Calls::take`] call a function outside
+/// [`QUICK_FUNCTIONS`].
+#[derive(Clone, Default)]
+pub struct Calls(Arc<AtomicBool>);
+
+impl Calls {
+    /// Whether a function was seen, clearing the record.
+    pub fn take(&self) -> bool {
+        self.0.swap(false, Ordering::AcqRel)
+    }
+
+    fn record(&self) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -95,11 +141,16 @@ fn describe(action: &AuthAction<'_>) -> String {
     out
 }
 
-/// Installs the authorizer on `conn`, returning its denial record.
-pub fn install(conn: &Connection) -> Result<Denial> {
-    let denial = Denial::default();
-    let rec = denial.clone();
+/// Installs the authorizer on `conn`, returning its denial and function-call records.
+pub fn install(conn: &Connection) -> Result<(Denial, Calls)> {
+    let (denial, calls) = (Denial::default(), Calls::default());
+    let (rec, called) = (denial.clone(), calls.clone());
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        if let AuthAction::Function { function_name } = ctx.action
+            && !QUICK_FUNCTIONS.contains(&function_name.to_ascii_lowercase().as_str())
+        {
+            called.record();
+        }
         match verdict(&ctx.action) {
             Ok(()) => Authorization::Allow,
             Err(why) => {
@@ -109,5 +160,5 @@ pub fn install(conn: &Connection) -> Result<Denial> {
         }
     }))
     .map_err(|e| Error::internal(format!("authorizer: {e}")))?;
-    Ok(denial)
+    Ok((denial, calls))
 }

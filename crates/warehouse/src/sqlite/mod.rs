@@ -1,9 +1,13 @@
 //! The embedded engine: one SQLite file per tenant, opened read-only with `query_only`, an
 //! authorizer that denies every write, ATTACH/DETACH, state-changing PRAGMAs and
-//! `load_extension`. A query runs on tokio's blocking pool once it holds one of the shared
-//! query slots; a watchdog interrupts it at its deadline or as soon as its caller goes away,
-//! and the caller is answered at the deadline even if the engine is still inside one long
-//! step (whose work SQLite's length limits bound: see `run.rs`).
+//! `load_extension`. A query holds one of the shared query slots while it runs. It is first
+//! tried quickly on the async worker that received it (`run::quick`: only on an open
+//! connection with a free slot, only while it calls no function that may take long, for at
+//! most a millisecond); otherwise it runs on tokio's blocking pool, where a watchdog interrupts
+//! it at its deadline or as soon as its caller goes away, and the caller is answered at the
+//! deadline even if the engine is still inside one long step (whose work SQLite's length
+//! limits bound: see `run.rs`). A statement that once had to move to the pool goes there
+//! directly from then on.
 
 mod guard;
 mod introspect;
@@ -11,8 +15,9 @@ mod run;
 mod tempspace;
 mod watch;
 
+use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pp_core::{Error, Kind, Result};
@@ -23,13 +28,19 @@ use crate::engine::{BoxFuture, Engine, QueryRequest, QueryResult, TableDescripti
 use crate::limits::Limits;
 
 use crate::idle::Idle;
-use guard::Denial;
+use guard::{Calls, Denial};
+use run::Quick;
+
+/// Statements remembered as not quick, per engine; past it the memory starts again empty.
+const MAX_SLOW: usize = 1024;
 
 /// A tenant warehouse in one SQLite file.
 pub struct SqliteEngine {
     path: Arc<PathBuf>,
     idle: Arc<Idle<Guarded>>,
     slots: Arc<Semaphore>,
+    /// Statements that called a function that may take long or ran past `run::QUICK`.
+    slow: Arc<Mutex<HashSet<String>>>,
 }
 
 /// Whether an engine error means the file itself is damaged or not a database.
@@ -72,6 +83,7 @@ pub fn check_file(path: &std::path::Path) -> Result<()> {
 pub(crate) struct Guarded {
     pub conn: Connection,
     pub denial: Denial,
+    pub calls: Calls,
 }
 
 impl SqliteEngine {
@@ -82,6 +94,31 @@ impl SqliteEngine {
             path: Arc::new(path),
             idle: Arc::new(Idle::new()),
             slots,
+            slow: Arc::default(),
+        }
+    }
+
+    /// `req`'s outcome if it ran quickly on this thread (`run::quick`), on a free slot and an
+    /// open connection; `None` to run it on the pool.
+    fn quick(&self, req: &QueryRequest, limits: &Limits) -> Option<Result<QueryResult>> {
+        let slow = || self.slow.lock().unwrap_or_else(|p| p.into_inner());
+        if slow().contains(&req.sql) {
+            return None;
+        }
+        let _slot = self.slots.clone().try_acquire_owned().ok()?;
+        let mut g = self.idle.take()?;
+        let out = run::quick(&mut g, req, limits);
+        self.idle.put(g);
+        match out {
+            Quick::Done(answer) => Some(answer),
+            Quick::Elsewhere => {
+                let mut slow = slow();
+                if slow.len() >= MAX_SLOW {
+                    slow.clear();
+                }
+                slow.insert(req.sql.clone());
+                None
+            }
         }
     }
 
@@ -101,8 +138,12 @@ impl SqliteEngine {
             .map_err(unavailable)?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
-        let denial = guard::install(&conn)?;
-        Ok(Guarded { conn, denial })
+        let (denial, calls) = guard::install(&conn)?;
+        Ok(Guarded {
+            conn,
+            denial,
+            calls,
+        })
     }
 
     /// Runs `f` with a guarded connection on the blocking pool.
@@ -141,6 +182,9 @@ impl Engine for SqliteEngine {
         let slots = self.slots.clone();
         Box::pin(async move {
             let deadline = tokio::time::Instant::now() + Duration::from_millis(req.timeout_ms);
+            if let Some(answer) = self.quick(&req, &limits) {
+                return answer;
+            }
             let late = crate::slots::timeout_error(req.timeout_ms, limits.max_timeout_ms);
             let slot = crate::slots::slot(&slots, deadline, limits.max_running).await?;
             let watch = watch::Watch::new();
@@ -169,5 +213,54 @@ impl Engine for SqliteEngine {
     fn describe<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<TableDescription>> {
         let name = name.to_owned();
         self.blocking(move |g| introspect::describe(&g.conn, &name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Params;
+
+    fn req(sql: &str) -> QueryRequest {
+        QueryRequest {
+            sql: sql.into(),
+            params: Params::None,
+            timeout_ms: 5_000,
+        }
+    }
+
+    #[tokio::test]
+    async fn only_short_statements_without_long_functions_run_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'one');",
+        )
+        .unwrap();
+        drop(conn);
+        let engine = SqliteEngine::new(path, Arc::new(Semaphore::new(2)));
+        let limits = Limits::default();
+        let lookup = req("SELECT name FROM t WHERE id = 1");
+        // no open connection yet: the first query opens one on the pool
+        assert!(engine.quick(&lookup, &limits).is_none());
+        engine.query(lookup.clone(), &limits).await.unwrap();
+        let quick = engine.quick(&lookup, &limits).unwrap().unwrap();
+        assert_eq!(quick.rows[0]["name"], "one");
+        let counted = req("SELECT count(*) AS n, max(name) AS m FROM t");
+        assert!(
+            engine.quick(&counted, &limits).is_some(),
+            "cheap aggregates run quickly"
+        );
+        let long = req(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT count(*) FROM c",
+        );
+        let like = req("SELECT name FROM t WHERE name LIKE '%n%'");
+        for slow in [long, like] {
+            assert!(engine.quick(&slow, &limits).is_none(), "{}", slow.sql);
+            assert!(engine.slow.lock().unwrap().contains(&slow.sql));
+            let full = engine.query(slow.clone(), &limits).await.unwrap();
+            assert_eq!(full.rows.len(), 1, "{}", slow.sql);
+        }
     }
 }

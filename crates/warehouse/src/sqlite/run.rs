@@ -6,6 +6,13 @@
 //! that no deadline interrupts; its work grows with the lengths of its arguments, so the
 //! engine's length limits (value length, pattern length, column count) are what bound it.
 //! Temporary files are charged to the query's budget (`tempspace.rs`).
+//!
+//! A statement is first tried [`quick`]ly, on the async worker that received it: it runs there
+//! only if it calls no function that may take long and ends within [`QUICK`]; otherwise it is
+//! stopped and runs again on the blocking pool (it only reads, so running it twice changes
+//! nothing). Most lookups end far within that, and skip two thread hops.
+
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use pp_core::{Error, Kind, Result};
@@ -24,15 +31,60 @@ use crate::limits::Limits;
 use crate::params::{Params, Scalar};
 use crate::slots::timeout_error;
 
+/// The longest a statement runs on an async worker before it is moved to the blocking pool.
+pub const QUICK: Duration = Duration::from_millis(1);
+/// Engine steps between two looks at the clock while a statement runs quickly.
+const QUICK_CHECK_STEPS: i32 = 100;
+
+/// How a quick attempt ended.
+pub enum Quick {
+    /// The statement's own outcome.
+    Done(Result<QueryResult>),
+    /// It calls a function that may take long, or ran past [`QUICK`]: run it on the pool.
+    Elsewhere,
+}
+
+/// Runs `req` for at most `QUICK` (or its own timeout, if shorter) on the calling thread.
+pub fn quick(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Quick {
+    let until = Instant::now() + QUICK.min(Duration::from_millis(req.timeout_ms));
+    let watched = g
+        .conn
+        .progress_handler(QUICK_CHECK_STEPS, Some(move || Instant::now() >= until));
+    if watched.is_err() {
+        return Quick::Elsewhere;
+    }
+    let out = query_as(g, req, limits, true);
+    let unwatched = g.conn.progress_handler(0, None::<fn() -> bool>);
+    match out {
+        _ if unwatched.is_err() => Quick::Elsewhere,
+        Ok(Some(result)) => Quick::Done(Ok(result)),
+        Ok(None) => Quick::Elsewhere,
+        Err(e) if e.kind == Kind::QueryTimeout => Quick::Elsewhere,
+        Err(e) => Quick::Done(Err(e)),
+    }
+}
+
 /// Runs `req` on a guarded connection.
 pub fn query(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Result<QueryResult> {
+    query_as(g, req, limits, false)?
+        .ok_or_else(|| Error::internal("a statement was refused a run it was owed"))
+}
+
+/// Runs `req`; when `quick`, a statement that calls a function that may take long is not run
+/// (`None`).
+fn query_as(
+    g: &mut Guarded,
+    req: &QueryRequest,
+    limits: &Limits,
+    quick: bool,
+) -> Result<Option<QueryResult>> {
     let sql = one_statement(&req.sql, Dialect::Sqlite)?;
     // the deadline is the watchdog's (`watch.rs`): it interrupts the statement
     apply_limits(&g.conn, limits)?;
     g.denial.take();
     let budget = tempspace::Budget::new(limits.max_temp_bytes);
     let armed = tempspace::arm(budget.clone());
-    let out = run(g, sql, &req.params, limits);
+    let out = run(g, sql, &req.params, limits, quick);
     drop(armed);
     out.map_err(|e| match e.kind {
         Kind::QueryTimeout => timeout_error(req.timeout_ms, limits.max_timeout_ms),
@@ -68,13 +120,23 @@ fn apply_limits(conn: &Connection, limits: &Limits) -> Result<()> {
     Ok(())
 }
 
-fn run(g: &Guarded, sql: &str, params: &Params, limits: &Limits) -> Result<QueryResult> {
+fn run(
+    g: &Guarded,
+    sql: &str,
+    params: &Params,
+    limits: &Limits,
+    quick: bool,
+) -> Result<Option<QueryResult>> {
+    g.calls.take();
     let mut stmt = g.conn.prepare(sql).map_err(|e| sql_error(g, e))?;
     if !stmt.readonly() {
         return Err(Error::new(
             Kind::ReadOnlyViolation,
             "only read-only statements run here",
         ));
+    }
+    if g.calls.take() && quick {
+        return Ok(None);
     }
     bind(&mut stmt, params)?;
     let columns: Vec<ColumnInfo> = stmt
@@ -103,7 +165,7 @@ fn run(g: &Guarded, sql: &str, params: &Params, limits: &Limits) -> Result<Query
         }
         out.push(obj);
     }
-    Ok(out.finish())
+    Ok(Some(out.finish()))
 }
 
 fn bind(stmt: &mut Statement<'_>, params: &Params) -> Result<()> {
