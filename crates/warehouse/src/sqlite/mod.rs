@@ -3,11 +3,10 @@
 //! `load_extension`. A query holds one of the shared query slots while it runs. It is first
 //! tried quickly on the async worker that received it (`run::quick`: only on an open
 //! connection with a free slot, only while it calls no function that may take long, for at
-//! most a millisecond); otherwise it runs on tokio's blocking pool, where a watchdog interrupts
-//! it at its deadline or as soon as its caller goes away, and the caller is answered at the
-//! deadline even if the engine is still inside one long step (whose work SQLite's length
-//! limits bound: see `run.rs`). A statement that once had to move to the pool goes there
-//! directly from then on.
+//! most `run::QUICK_STEPS` engine steps); otherwise it runs on tokio's blocking pool, where a
+//! watchdog interrupts it at its deadline or as soon as its caller goes away, and the caller is
+//! answered at the deadline even if the engine is still inside one long step (whose work
+//! SQLite's length limits bound: see `run.rs`).
 
 mod guard;
 mod introspect;
@@ -15,9 +14,11 @@ mod run;
 mod tempspace;
 mod watch;
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pp_core::{Error, Kind, Result};
@@ -31,16 +32,15 @@ use crate::idle::Idle;
 use guard::{Calls, Denial};
 use run::Quick;
 
-/// Statements remembered as not quick, per engine; past it the memory starts again empty.
-const MAX_SLOW: usize = 1024;
+/// Statements a connection remembers as calling a long function; past it the connection
+/// forgets them and its prepared statements.
+const MAX_LONG: usize = 1024;
 
 /// A tenant warehouse in one SQLite file.
 pub struct SqliteEngine {
     path: Arc<PathBuf>,
     idle: Arc<Idle<Guarded>>,
     slots: Arc<Semaphore>,
-    /// Statements that called a function that may take long or ran past `run::QUICK`.
-    slow: Arc<Mutex<HashSet<String>>>,
 }
 
 /// Whether an engine error means the file itself is damaged or not a database.
@@ -84,6 +84,23 @@ pub(crate) struct Guarded {
     pub conn: Connection,
     pub denial: Denial,
     pub calls: Calls,
+    /// The statements in this connection's cache of prepared statements that call a long
+    /// function (see `guard::Calls`).
+    pub long: RefCell<HashSet<String>>,
+    /// Set while a statement runs quickly: the progress handler then stops it at
+    /// `run::QUICK_STEPS`.
+    pub quick: Arc<AtomicBool>,
+}
+
+impl Guarded {
+    /// Forgets the prepared statements when the connection's record of them grew past
+    /// [`MAX_LONG`], so every kept statement is in the record.
+    fn trim(&self) {
+        if self.long.borrow().len() >= MAX_LONG {
+            self.conn.flush_prepared_statement_cache();
+            self.long.borrow_mut().clear();
+        }
+    }
 }
 
 impl SqliteEngine {
@@ -94,31 +111,20 @@ impl SqliteEngine {
             path: Arc::new(path),
             idle: Arc::new(Idle::new()),
             slots,
-            slow: Arc::default(),
         }
     }
 
     /// `req`'s outcome if it ran quickly on this thread (`run::quick`), on a free slot and an
     /// open connection; `None` to run it on the pool.
     fn quick(&self, req: &QueryRequest, limits: &Limits) -> Option<Result<QueryResult>> {
-        let slow = || self.slow.lock().unwrap_or_else(|p| p.into_inner());
-        if slow().contains(&req.sql) {
-            return None;
-        }
         let _slot = self.slots.clone().try_acquire_owned().ok()?;
         let mut g = self.idle.take()?;
         let out = run::quick(&mut g, req, limits);
+        g.trim();
         self.idle.put(g);
         match out {
             Quick::Done(answer) => Some(answer),
-            Quick::Elsewhere => {
-                let mut slow = slow();
-                if slow.len() >= MAX_SLOW {
-                    slow.clear();
-                }
-                slow.insert(req.sql.clone());
-                None
-            }
+            Quick::Elsewhere => None,
         }
     }
 
@@ -139,10 +145,16 @@ impl SqliteEngine {
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
         let (denial, calls) = guard::install(&conn)?;
+        let quick = Arc::new(AtomicBool::new(false));
+        let stop = quick.clone();
+        conn.progress_handler(run::QUICK_STEPS, Some(move || stop.load(Ordering::Acquire)))
+            .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
         Ok(Guarded {
             conn,
             denial,
             calls,
+            long: RefCell::default(),
+            quick,
         })
     }
 
@@ -157,6 +169,7 @@ impl SqliteEngine {
             tokio::task::spawn_blocking(move || {
                 let mut g = Self::checkout(&path, &idle)?;
                 let out = f(&mut g);
+                g.trim();
                 idle.put(g);
                 out
             })
@@ -197,6 +210,7 @@ impl Engine for SqliteEngine {
                 armed.arm(g.conn.get_interrupt_handle());
                 let out = run::query(&mut g, &req, &limits);
                 armed.disarm();
+                g.trim();
                 idle.put(g);
                 out
             });
@@ -258,9 +272,12 @@ mod tests {
         let like = req("SELECT name FROM t WHERE name LIKE '%n%'");
         for slow in [long, like] {
             assert!(engine.quick(&slow, &limits).is_none(), "{}", slow.sql);
-            assert!(engine.slow.lock().unwrap().contains(&slow.sql));
             let full = engine.query(slow.clone(), &limits).await.unwrap();
             assert_eq!(full.rows.len(), 1, "{}", slow.sql);
         }
+        // a prepared statement kept by the connection is known for its functions too
+        let instr = req("SELECT instr(name, 'ne') AS at FROM t");
+        engine.query(instr.clone(), &limits).await.unwrap();
+        assert!(engine.quick(&instr, &limits).is_none());
     }
 }

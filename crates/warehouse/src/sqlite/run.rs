@@ -1,4 +1,5 @@
-//! Running one statement: statement-count check, prepare under the authorizer, bind, step
+//! Running one statement: statement-count check, prepare under the authorizer (or reuse of the
+//! connection's prepared statement), bind, step
 //! (the watchdog in `watch.rs` interrupts it at its deadline), and convert rows to JSON within
 //! the row and byte caps.
 //!
@@ -8,11 +9,13 @@
 //! Temporary files are charged to the query's budget (`tempspace.rs`).
 //!
 //! A statement is first tried [`quick`]ly, on the async worker that received it: it runs there
-//! only if it calls no function that may take long and ends within [`QUICK`]; otherwise it is
-//! stopped and runs again on the blocking pool (it only reads, so running it twice changes
-//! nothing). Most lookups end far within that, and skip two thread hops.
+//! only if it calls no function that may take long and ends within [`QUICK_STEPS`] engine
+//! steps (well under a millisecond); otherwise it is stopped and runs again on the blocking
+//! pool (it only reads, so running it twice changes nothing). Most lookups end far within
+//! that, and skip two thread hops. The budget is counted in steps, not time, so a busy machine
+//! that preempts the worker never moves a statement that is short.
 
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
 
 use base64::Engine as _;
 use pp_core::{Error, Kind, Result};
@@ -31,32 +34,25 @@ use crate::limits::Limits;
 use crate::params::{Params, Scalar};
 use crate::slots::timeout_error;
 
-/// The longest a statement runs on an async worker before it is moved to the blocking pool.
-pub const QUICK: Duration = Duration::from_millis(1);
-/// Engine steps between two looks at the clock while a statement runs quickly.
-const QUICK_CHECK_STEPS: i32 = 100;
+/// The most engine steps a statement takes on an async worker before it is moved to the
+/// blocking pool (the connection's progress handler looks every this many steps).
+pub const QUICK_STEPS: i32 = 10_000;
 
 /// How a quick attempt ended.
 pub enum Quick {
     /// The statement's own outcome.
     Done(Result<QueryResult>),
-    /// It calls a function that may take long, or ran past [`QUICK`]: run it on the pool.
+    /// It calls a function that may take long, or ran past [`QUICK_STEPS`]: run it on the
+    /// pool.
     Elsewhere,
 }
 
-/// Runs `req` for at most `QUICK` (or its own timeout, if shorter) on the calling thread.
+/// Runs `req` for at most [`QUICK_STEPS`] engine steps on the calling thread.
 pub fn quick(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Quick {
-    let until = Instant::now() + QUICK.min(Duration::from_millis(req.timeout_ms));
-    let watched = g
-        .conn
-        .progress_handler(QUICK_CHECK_STEPS, Some(move || Instant::now() >= until));
-    if watched.is_err() {
-        return Quick::Elsewhere;
-    }
+    g.quick.store(true, Ordering::Release);
     let out = query_as(g, req, limits, true);
-    let unwatched = g.conn.progress_handler(0, None::<fn() -> bool>);
+    g.quick.store(false, Ordering::Release);
     match out {
-        _ if unwatched.is_err() => Quick::Elsewhere,
         Ok(Some(result)) => Quick::Done(Ok(result)),
         Ok(None) => Quick::Elsewhere,
         Err(e) if e.kind == Kind::QueryTimeout => Quick::Elsewhere,
@@ -128,14 +124,19 @@ fn run(
     quick: bool,
 ) -> Result<Option<QueryResult>> {
     g.calls.take();
-    let mut stmt = g.conn.prepare(sql).map_err(|e| sql_error(g, e))?;
+    // Prepared statements are kept per connection; the authorizer sees only a fresh prepare,
+    // so the connection also remembers which of its statements call a long function.
+    let mut stmt = g.conn.prepare_cached(sql).map_err(|e| sql_error(g, e))?;
     if !stmt.readonly() {
         return Err(Error::new(
             Kind::ReadOnlyViolation,
             "only read-only statements run here",
         ));
     }
-    if g.calls.take() && quick {
+    if g.calls.take() {
+        g.long.borrow_mut().insert(sql.to_owned());
+    }
+    if quick && g.long.borrow().contains(sql) {
         return Ok(None);
     }
     bind(&mut stmt, params)?;
