@@ -12,12 +12,10 @@
 //! The same read keeps the session epoch (moved whenever an MCP session ends), which the MCP
 //! server's memory of live sessions trusts the same way: one watch per instance for both.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use pp_core::{Epoch, Principal, Result};
+use pp_core::{Epoch, Principal, Remembered, Result};
 use pp_store::{Epochs, Store, now_unix};
 
 use crate::secret::token_hash;
@@ -33,9 +31,9 @@ pub const MAX_AGE: Duration = Duration::from_secs(60);
 /// Entries kept at most; past it the table starts again empty.
 const MAX_ENTRIES: usize = 100_000;
 
+#[derive(Clone)]
 struct Entry {
     principal: Principal,
-    epoch: i64,
     until: Instant,
 }
 
@@ -43,16 +41,17 @@ struct Inner {
     store: Store,
     epoch: Epoch,
     /// The session epoch as last read.
-    sessions: AtomicI64,
-    entries: Mutex<HashMap<[u8; 32], Entry>>,
-    /// Tenants' names by id, at an epoch (a renamed or removed tenant moves it too).
-    names: Mutex<HashMap<String, (i64, Option<String>)>>,
+    sessions: Epoch,
+    /// Verified tokens by their hash.
+    entries: Remembered<[u8; 32], Entry>,
+    /// Tenants' names by id (a renamed or removed tenant moves the epoch too).
+    names: Remembered<String, Option<String>>,
 }
 
 impl Inner {
     /// Takes `e` as the store's epochs; a moved auth epoch forgets every entry.
     fn saw(&self, e: Epochs) {
-        self.sessions.store(e.sessions, Ordering::Release);
+        self.sessions.set(e.sessions);
         if self.epoch.set(e.auth) != e.auth {
             self.forget();
         }
@@ -60,8 +59,8 @@ impl Inner {
 
     /// Forgets every token and name.
     fn forget(&self) {
-        self.lock().clear();
-        self.names.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.entries.clear();
+        self.names.clear();
     }
 
     /// The store could not be read: nothing remembered is trusted (an unknown epoch matches
@@ -69,11 +68,7 @@ impl Inner {
     fn distrust(&self) {
         self.epoch.set(Epoch::UNKNOWN);
         self.forget();
-        self.sessions.store(Epoch::UNKNOWN, Ordering::Release);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Entry>> {
-        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+        self.sessions.set(Epoch::UNKNOWN);
     }
 }
 
@@ -85,12 +80,13 @@ impl Verifier {
     /// A verifier over `store`, at the store's current epoch.
     pub async fn new(store: Store) -> Result<Self> {
         let e = store.tokens().epochs().await?;
+        let epoch = Epoch::new(e.auth);
         Ok(Self(Arc::new(Inner {
             store,
-            epoch: Epoch::new(e.auth),
-            sessions: AtomicI64::new(e.sessions),
-            entries: Mutex::new(HashMap::new()),
-            names: Mutex::new(HashMap::new()),
+            entries: Remembered::new(epoch.clone(), MAX_ENTRIES),
+            names: Remembered::new(epoch.clone(), MAX_ENTRIES),
+            epoch,
+            sessions: Epoch::new(e.sessions),
         })))
     }
 
@@ -106,9 +102,9 @@ impl Verifier {
         self.0.epoch.clone()
     }
 
-    /// The session epoch as this instance last read it.
-    pub fn session_epoch(&self) -> i64 {
-        self.0.sessions.load(Ordering::Acquire)
+    /// The session epoch, for the MCP server's memory of live sessions.
+    pub fn session_epoch(&self) -> Epoch {
+        self.0.sessions.clone()
     }
 
     /// Reads the epoch every `every` while the verifier lives (other instances' changes).
@@ -154,48 +150,38 @@ impl Verifier {
 
     /// The display name of tenant `id` (none when it has no row), remembered like tokens.
     pub async fn tenant_name(&self, id: &pp_core::TenantId) -> Result<Option<String>> {
-        let epoch = self.0.epoch.get();
-        let names = || self.0.names.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((seen, name)) = names().get(id.as_str())
-            && self.0.epoch.trusts(*seen)
-        {
-            return Ok(name.clone());
+        let names = &self.0.names;
+        let seen = names.now();
+        if let Some(name) = names.get(id.as_str()) {
+            return Ok(name);
         }
         let name = self.0.store.tenants().get(id).await?.map(|t| t.name);
-        let mut names = names();
-        if names.len() >= MAX_ENTRIES {
-            names.clear();
-        }
-        names.insert(id.as_str().to_owned(), (epoch, name.clone()));
+        names.keep(id.as_str().to_owned(), seen, name.clone());
         Ok(name)
     }
 
     /// The principal of a live bearer token; `None` when it is unknown, expired or revoked.
     pub async fn verify(&self, token: &str) -> Result<Option<Principal>> {
         let key = token_hash(token);
-        // the epoch before the store is read: a change after that read makes the entry stale
-        let epoch = self.0.epoch.get();
+        let entries = &self.0.entries;
+        let seen = entries.now();
         let now = Instant::now();
-        if let Some(e) = self.0.lock().get(&key)
-            && self.0.epoch.trusts(e.epoch)
+        if let Some(e) = entries.get(&key)
             && now < e.until
         {
-            return Ok(Some(e.principal.clone()));
+            return Ok(Some(e.principal));
         }
         let Some((principal, expires_at)) = live_grant(&self.0.store, token).await? else {
             return Ok(None);
         };
         let left = Duration::from_secs((expires_at - now_unix()).max(0) as u64);
-        let mut entries = self.0.lock();
-        if entries.len() >= MAX_ENTRIES {
-            entries.clear();
-        }
-        entries.insert(
+        let until = now + left.min(MAX_AGE);
+        entries.keep(
             key,
+            seen,
             Entry {
                 principal: principal.clone(),
-                epoch,
-                until: now + left.min(MAX_AGE),
+                until,
             },
         );
         Ok(Some(principal))

@@ -12,7 +12,7 @@ pub mod strict_json;
 pub mod text;
 pub mod wire;
 
-pub use epoch::Epoch;
+pub use epoch::{Epoch, Remembered};
 pub use error::{Error, Kind, Result, Source};
 pub use ids::TenantId;
 pub use principal::{Actor, Principal, Surface};

@@ -3,11 +3,10 @@
 //! the auth epoch (which every change to a tenant row moves), it remembers which engine serves
 //! each tenant, so a query reads the store only when a tenant changed.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pp_core::scope::SQL_SCOPES;
-use pp_core::{Epoch, Error, Kind, Principal, Result};
+use pp_core::{Epoch, Error, Kind, Principal, Remembered, Result};
 use pp_store::Store;
 use serde::Deserialize;
 use serde_json::Value;
@@ -92,8 +91,8 @@ impl SqlRequest {
     }
 }
 
-/// A tenant's engine and the epoch its tenant row was read at.
-type Remembered = (i64, Arc<dyn Engine>);
+/// Tenants whose engines are remembered at most; past it the memory starts again empty.
+const MAX_REMEMBERED: usize = 100_000;
 
 /// Every tenant's warehouse, opened on first use.
 #[derive(Clone)]
@@ -101,8 +100,7 @@ pub struct Warehouses {
     store: Store,
     registry: Registry,
     /// Engines by tenant id, each at the epoch its tenant row was read at.
-    remembered: Arc<Mutex<HashMap<String, Remembered>>>,
-    epoch: Option<Epoch>,
+    remembered: Option<Arc<Remembered<String, Arc<dyn Engine>>>>,
     /// Caps on every query.
     pub limits: Limits,
 }
@@ -113,8 +111,7 @@ impl Warehouses {
         Self {
             store,
             registry: Registry::new(limits.max_running),
-            remembered: Arc::default(),
-            epoch: None,
+            remembered: None,
             limits,
         }
     }
@@ -122,7 +119,7 @@ impl Warehouses {
     /// Remembers each tenant's engine while `epoch` (the auth epoch, which moves with every
     /// change to a tenant row, on any instance) stands still.
     pub fn remembering(mut self, epoch: Epoch) -> Self {
-        self.epoch = Some(epoch);
+        self.remembered = Some(Arc::new(Remembered::new(epoch, MAX_REMEMBERED)));
         self
     }
 
@@ -134,21 +131,18 @@ impl Warehouses {
     /// A tenant's warehouse, for work that runs on its behalf after the request that asked
     /// for it (an asynchronous intelligence run's job step).
     pub async fn of_tenant(&self, tenant: &pp_core::TenantId) -> Result<Arc<dyn Engine>> {
-        let memory = || self.remembered.lock().unwrap_or_else(|p| p.into_inner());
-        // the epoch before the store is read: a change after that read makes the entry stale
-        let seen = self.epoch.as_ref().map(Epoch::get);
-        if let (Some(epoch), Some((at, engine))) = (&self.epoch, memory().get(tenant.as_str()))
-            && epoch.trusts(*at)
-        {
-            return Ok(engine.clone());
+        let memory = self.remembered.as_deref();
+        let seen = memory.map(Remembered::now);
+        if let Some(engine) = memory.and_then(|m| m.get(tenant.as_str())) {
+            return Ok(engine);
         }
         let row = self.store.tenants().get(tenant).await?.ok_or_else(|| {
             Error::new(Kind::WarehouseUnavailable, "the tenant has no warehouse")
                 .with_field("_cause", format!("tenant {tenant} missing from store"))
         })?;
         let engine = self.registry.engine(&row.id, &row.warehouse)?;
-        if let Some(at) = seen {
-            memory().insert(row.id, (at, engine.clone()));
+        if let (Some(memory), Some(seen)) = (memory, seen) {
+            memory.keep(row.id, seen, engine.clone());
         }
         Ok(engine)
     }

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use pp_core::Remembered;
 use pp_store::Store;
 use pp_store::mcp_sessions::{Opened, SessionCaps};
 use tokio::sync::mpsc;
@@ -46,7 +47,8 @@ pub struct Shared {
     store: Store,
     caps: SessionCaps,
     verifier: pp_auth::Verifier,
-    memory: Memory,
+    /// The sessions this instance saw live, each under the session epoch it was seen at.
+    memory: Remembered<String, Seen>,
 }
 
 /// How long a session seen live is trusted from memory before the store is asked again (it
@@ -54,30 +56,11 @@ pub struct Shared {
 const RECHECK: Duration = Duration::from_secs(15);
 
 /// A session seen live.
+#[derive(Clone)]
 struct Seen {
     credential_id: String,
     version: &'static str,
-    epoch: i64,
     at: Instant,
-}
-
-/// The sessions this instance saw live, each under the session epoch it was seen at.
-#[derive(Default)]
-struct Memory(Mutex<HashMap<String, Seen>>);
-
-impl Memory {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Seen>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The version of session `id` of `credential_id` if it was seen live lately at `epoch`
-    /// (-1, an epoch not known, matches nothing).
-    fn recall(&self, id: &str, credential_id: &str, epoch: i64) -> Option<&'static str> {
-        let seen = self.lock();
-        let s = seen.get(id)?;
-        let fresh = s.epoch == epoch && s.at.elapsed() < RECHECK;
-        (epoch >= 0 && fresh && s.credential_id == credential_id).then_some(s.version)
-    }
 }
 
 impl Shared {
@@ -92,9 +75,9 @@ impl Shared {
         };
         Self {
             store,
+            memory: Remembered::new(verifier.session_epoch(), caps.total as usize),
             caps,
             verifier,
-            memory: Memory::default(),
         }
     }
 
@@ -133,10 +116,12 @@ impl Shared {
     /// The protocol version of live session `id` of `credential_id`, marked as used: from
     /// memory when it was seen live lately and no session ended since, else from the store.
     pub async fn touch(&self, id: &str, credential_id: &str) -> Option<&'static str> {
-        // the epoch before the store is read: an end after that read makes the memory stale
-        let epoch = self.verifier.session_epoch();
-        if let Some(v) = self.memory.recall(id, credential_id, epoch) {
-            return Some(v);
+        let epoch = self.memory.now();
+        if let Some(s) = self.memory.get(id)
+            && s.at.elapsed() < RECHECK
+            && s.credential_id == credential_id
+        {
+            return Some(s.version);
         }
         let found = self
             .store
@@ -150,23 +135,16 @@ impl Shared {
                 None
             }
         };
-        let mut seen = self.memory.lock();
         match version {
-            Some(version) if epoch >= 0 => {
-                if seen.len() >= self.caps.total as usize {
-                    seen.clear();
-                }
+            Some(version) => {
                 let s = Seen {
                     credential_id: credential_id.to_owned(),
                     version,
-                    epoch,
                     at: Instant::now(),
                 };
-                seen.insert(id.to_owned(), s);
+                self.memory.keep(id.to_owned(), epoch, s);
             }
-            _ => {
-                seen.remove(id);
-            }
+            None => self.memory.forget(id),
         }
         version
     }
@@ -183,7 +161,7 @@ impl Shared {
                 tracing::error!(error = %e, "closing an MCP session failed");
                 false
             });
-        self.memory.lock().remove(id);
+        self.memory.forget(id);
         if closed {
             let _ = self.verifier.refresh().await;
             tokio::time::sleep(pp_auth::verifier::SETTLE).await;
