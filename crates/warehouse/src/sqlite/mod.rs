@@ -93,13 +93,15 @@ pub(crate) struct Guarded {
 }
 
 impl Guarded {
-    /// Forgets the prepared statements when the connection's record of them grew past
-    /// [`MAX_LONG`], so every kept statement is in the record.
-    fn trim(&self) {
-        if self.long.borrow().len() >= MAX_LONG {
+    /// Records that `sql` calls a long function. Past [`MAX_LONG`] the record starts again
+    /// empty, and so do the kept prepared statements, so every kept one is in the record.
+    pub fn calls_long(&self, sql: &str) {
+        let mut long = self.long.borrow_mut();
+        if long.len() >= MAX_LONG {
             self.conn.flush_prepared_statement_cache();
-            self.long.borrow_mut().clear();
+            long.clear();
         }
+        long.insert(sql.to_owned());
     }
 }
 
@@ -120,7 +122,6 @@ impl SqliteEngine {
         let _slot = self.slots.clone().try_acquire_owned().ok()?;
         let mut g = self.idle.take()?;
         let out = run::quick(&mut g, req, limits);
-        g.trim();
         self.idle.put(g);
         match out {
             Quick::Done(answer) => Some(answer),
@@ -169,7 +170,6 @@ impl SqliteEngine {
             tokio::task::spawn_blocking(move || {
                 let mut g = Self::checkout(&path, &idle)?;
                 let out = f(&mut g);
-                g.trim();
                 idle.put(g);
                 out
             })
@@ -210,7 +210,6 @@ impl Engine for SqliteEngine {
                 armed.arm(g.conn.get_interrupt_handle());
                 let out = run::query(&mut g, &req, &limits);
                 armed.disarm();
-                g.trim();
                 idle.put(g);
                 out
             });

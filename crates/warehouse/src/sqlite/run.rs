@@ -134,7 +134,7 @@ fn run(
         ));
     }
     if g.calls.take() {
-        g.long.borrow_mut().insert(sql.to_owned());
+        g.calls_long(sql);
     }
     if quick && g.long.borrow().contains(sql) {
         return Ok(None);
