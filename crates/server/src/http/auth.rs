@@ -22,6 +22,33 @@ pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
+/// Lets the authenticated `p` in on any door: names it for the request's log line, spends
+/// one of its credential's request budget and leaves what is left for the `RateLimit-*`
+/// headers; `throttled` (with `retryAfter`) once the budget is spent.
+pub fn admit(app: &SharedState, ext: &axum::http::Extensions, p: &Principal) -> Result<(), Error> {
+    if let Some(slot) = ext.get::<LogSlot>() {
+        slot.set(p.tenant.as_str(), &p.actor);
+    }
+    let budget = app.credential_limit.take_budget(&p.credential_id);
+    if let Some(slot) = ext.get::<BudgetSlot>() {
+        slot.set(budget);
+    }
+    match budget.retry_after {
+        None => Ok(()),
+        Some(wait) => {
+            let secs = wait.as_secs() + 1;
+            Err(Error::new(
+                Kind::Throttled,
+                format!("this credential passed its request rate; retry in {secs} s"),
+            )
+            .with_field("retryAfter", secs)
+            .with_fix(
+                "Spread the calls out, or ask the operator for a higher per-credential rate.",
+            ))
+        }
+    }
+}
+
 /// Requires a live bearer token; inserts the [`Principal`] for handlers.
 pub async fn require(State(app): State<SharedState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
@@ -43,27 +70,9 @@ pub async fn require(State(app): State<SharedState>, mut req: Request, next: Nex
         Ok(p) => p,
         Err(e) => return for_path(&path, e),
     };
-    if let Some(slot) = req.extensions().get::<LogSlot>() {
-        slot.set(p.tenant.as_str(), &p.actor);
-    }
-    let budget = app.credential_limit.take_budget(&p.credential_id);
-    if let Some(slot) = req.extensions().get::<BudgetSlot>() {
-        slot.set(budget);
-    }
-    match budget.retry_after {
-        Some(wait) => {
-            let secs = wait.as_secs() + 1;
-            let e = Error::new(
-                Kind::Throttled,
-                format!("this credential passed its request rate; retry in {secs} s"),
-            )
-            .with_field("retryAfter", secs)
-            .with_fix(
-                "Spread the calls out, or ask the operator for a higher per-credential rate.",
-            );
-            for_path(&path, e)
-        }
-        None => {
+    match admit(&app, req.extensions(), &p) {
+        Err(e) => for_path(&path, e),
+        Ok(()) => {
             req.extensions_mut().insert::<Principal>(p);
             next.run(req).await
         }

@@ -12,9 +12,7 @@ use pp_core::principal::Surface;
 use pp_core::{Error, Kind, Principal};
 
 use super::{jsonrpc, tools};
-use crate::http::auth::bearer_token;
-use crate::http::rate::BudgetSlot;
-use crate::http::request_log::LogSlot;
+use crate::http::auth::{admit, bearer_token};
 use crate::state::SharedState;
 
 /// An authenticated MCP caller.
@@ -202,26 +200,10 @@ impl FromRequestParts<SharedState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, app: &SharedState) -> Result<Self, Response> {
         match authenticate(app, parts).await {
-            Ok(p) => {
-                if let Some(slot) = parts.extensions.get::<LogSlot>() {
-                    slot.set(p.tenant.as_str(), &p.actor);
-                }
-                // the credential's request budget, as on the REST routes
-                let budget = app.credential_limit.take_budget(&p.credential_id);
-                if let Some(slot) = parts.extensions.get::<BudgetSlot>() {
-                    slot.set(budget);
-                }
-                if let Some(wait) = budget.retry_after {
-                    let secs = wait.as_secs() + 1;
-                    let e = Error::new(
-                        Kind::Throttled,
-                        format!("this credential passed its request rate; retry in {secs} s"),
-                    )
-                    .with_field("retryAfter", secs);
-                    return Err(reject(app, &parts.method, true, e));
-                }
-                Ok(Caller(p))
-            }
+            Ok(p) => match admit(app, &parts.extensions, &p) {
+                Ok(()) => Ok(Caller(p)),
+                Err(e) => Err(reject(app, &parts.method, true, e)),
+            },
             Err(e) => {
                 let presented = bearer_token(&parts.headers).is_some();
                 Err(reject(app, &parts.method, presented, e))
