@@ -3,12 +3,11 @@
 //! credential's request budget in `RateLimit-*` headers, `/v1` answering `rate_limited` and
 //! `/api` `throttled` past it, another credential unaffected.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::common::{Options, TestApp, external_tool};
+use crate::common::{Options, TestApp, external_tool, run_external};
 
 /// The samples of `/metrics`, as the Prometheus client's parser reads them.
 async fn scrape(app: &TestApp, python: &std::path::Path) -> Value {
@@ -19,27 +18,21 @@ async fn scrape(app: &TestApp, python: &std::path::Path) -> Value {
         "text/plain; version=0.0.4; charset=utf-8"
     );
     let text = res.text().await.unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/metrics/parse.py");
-    let mut child = Command::new(python)
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "the Prometheus parser refused /metrics: {}\n{text}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let dir = tempfile::tempdir().unwrap();
+    let scraped = dir.path().join("metrics.txt");
+    std::fs::write(&scraped, &text).unwrap();
+    let mut cmd = Command::new(python);
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/metrics/parse.py"
+    ))
+    .arg(&scraped);
+    let out = run_external(
+        cmd,
+        &format!("the Prometheus parser refused /metrics:\n{text}"),
+    )
+    .await;
+    serde_json::from_str(&out).unwrap()
 }
 
 /// The value of the sample `name` whose labels include `labels` (0 when there is none yet).
