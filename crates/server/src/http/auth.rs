@@ -1,16 +1,12 @@
-//! Bearer authentication: turns `Authorization: Bearer <token>` into a [`Principal`] in the
-//! request's extensions, or answers `401 invalid_token` in the path family's envelope. Each
+//! Bearer authentication: turns `Authorization: Bearer <token>` into a [`Principal`], or
+//! `invalid_token` (answered 401 in the path family's envelope by the route's gate). Each
 //! credential spends its request budget here: every answer says what is left
 //! (`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`), and a credential past it is
 //! answered `429` (`rate_limited` on `/v1`, `throttled` on `/api`) with `Retry-After`.
 
-use axum::extract::{Request, State};
 use axum::http::header;
-use axum::middleware::Next;
-use axum::response::Response;
 use pp_core::{Error, Kind, Principal};
 
-use super::error::for_path;
 use super::rate::BudgetSlot;
 use super::request_log::LogSlot;
 use crate::state::SharedState;
@@ -49,32 +45,25 @@ pub fn admit(app: &SharedState, ext: &axum::http::Extensions, p: &Principal) -> 
     }
 }
 
-/// Requires a live bearer token; inserts the [`Principal`] for handlers.
-pub async fn require(State(app): State<SharedState>, mut req: Request, next: Next) -> Response {
-    let path = req.uri().path().to_owned();
-    let principal = match bearer_token(req.headers()) {
+/// The principal of the request's live bearer token, admitted ([`admit`]), or the refusal.
+pub async fn principal(
+    app: &SharedState,
+    headers: &axum::http::HeaderMap,
+    ext: &axum::http::Extensions,
+) -> Result<Principal, Error> {
+    let p = match bearer_token(headers) {
         None => Err(Error::new(
             Kind::InvalidToken,
             "send Authorization: Bearer <access token> (mint one at POST /oauth/token)",
         )),
-        Some(token) => match app.verifier.verify(token).await {
-            Ok(Some(p)) => Ok(p),
-            Ok(None) => Err(Error::new(
+        Some(token) => match app.verifier.verify(token).await? {
+            Some(p) => Ok(p),
+            None => Err(Error::new(
                 Kind::InvalidToken,
                 "the access token is invalid, expired or revoked",
             )),
-            Err(e) => Err(e),
         },
-    };
-    let p = match principal {
-        Ok(p) => p,
-        Err(e) => return for_path(&path, e),
-    };
-    match admit(&app, req.extensions(), &p) {
-        Err(e) => for_path(&path, e),
-        Ok(()) => {
-            req.extensions_mut().insert::<Principal>(p);
-            next.run(req).await
-        }
-    }
+    }?;
+    admit(app, ext, &p)?;
+    Ok(p)
 }

@@ -9,9 +9,8 @@
 //! reused it for its next request would see it vanish (the MCP SDK's OAuth client did, after
 //! the 401 that starts its discovery).
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use pp_core::{Error, Kind};
 
@@ -28,7 +27,16 @@ fn cors_path(path: &str) -> bool {
         || path.starts_with("/.well-known/")
 }
 
-pub async fn layer(State(app): State<SharedState>, req: Request, next: Next) -> Response {
+/// What the answer's headers depend on, read from the request before it runs.
+pub struct Plan {
+    path: String,
+    authenticated: bool,
+    carries_body: bool,
+    allowed: Option<HeaderValue>,
+}
+
+/// Reads the request's [`Plan`]; a CORS preflight is answered here (`Err`) and runs nothing.
+pub fn plan(app: &SharedState, req: &Request) -> Result<Plan, (Plan, Response)> {
     let path = req.uri().path().to_owned();
     let authenticated = req.headers().contains_key(header::AUTHORIZATION);
     let carries_body = req.headers().contains_key(header::TRANSFER_ENCODING)
@@ -46,35 +54,46 @@ pub async fn layer(State(app): State<SharedState>, req: Request, next: Next) -> 
         && req
             .headers()
             .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
-    let mut res = if preflight && cors_path(&path) {
-        match &allowed {
-            Some(_) => preflight_answer(),
-            None => crate::http::error::for_path(
-                &path,
-                Error::new(
-                    Kind::OriginNotAllowed,
-                    "this Origin may not call this server",
-                )
-                .with_fix("Ask the operator to add it to mcp_allowed_origins."),
-            ),
-        }
-    } else {
-        enveloped(&path, next.run(req).await).await
+    let plan = Plan {
+        path,
+        authenticated,
+        carries_body,
+        allowed,
     };
+    if !(preflight && cors_path(&plan.path)) {
+        return Ok(plan);
+    }
+    let answer = match &plan.allowed {
+        Some(_) => preflight_answer(),
+        None => crate::http::error::for_path(
+            &plan.path,
+            Error::new(
+                Kind::OriginNotAllowed,
+                "this Origin may not call this server",
+            )
+            .with_fix("Ask the operator to add it to mcp_allowed_origins."),
+        ),
+    };
+    Err((plan, answer))
+}
+
+/// The answer with what every answer carries, in the family's envelope when it was a
+/// framework's plain-text refusal.
+pub async fn finish(plan: Plan, res: Response) -> Response {
+    let mut res = enveloped(&plan.path, res).await;
     let refused = res.status().as_u16() >= 400;
     let h = res.headers_mut();
-    if carries_body && refused {
+    if plan.carries_body && refused {
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if authenticated {
+    if plan.authenticated {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
-
-    if let Some(origin) = allowed {
+    if let Some(origin) = plan.allowed {
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         h.append(header::VARY, HeaderValue::from_static("Origin"));
         h.insert(

@@ -1,8 +1,10 @@
 //! HTTP plumbing shared by every route: error rendering, success rendering, the JSON body and
-//! query-string extractors, request ids with request logs, and bearer authentication.
+//! query-string extractors, request ids with request logs, bearer authentication, and the one
+//! outer layer (`frame`) that puts them around every request.
 
 pub mod auth;
 pub mod error;
+pub mod frame;
 pub mod headers;
 pub mod json;
 pub mod query;

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use axum::extract::Request;
 use axum::http::HeaderValue;
-use axum::middleware::Next;
 use axum::response::Response;
 
 /// Keys one limiter remembers at most.
@@ -95,7 +94,7 @@ impl Limiter {
     }
 }
 
-/// Where the bearer check leaves the caller's budget for [`budget_headers`] to answer with
+/// Where the bearer check leaves the caller's budget for [`BudgetSlot::answer`] to answer with
 /// (the REST routes' auth layer and the MCP endpoints' extractor both fill it).
 #[derive(Clone, Default)]
 pub struct BudgetSlot(Arc<Mutex<Option<Budget>>>);
@@ -110,14 +109,18 @@ impl BudgetSlot {
     }
 }
 
-/// Gives each request a [`BudgetSlot`] and its answer the budget left in it:
-/// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until it is whole
-/// again).
-pub async fn budget_headers(mut req: Request, next: Next) -> Response {
-    let slot = BudgetSlot::default();
-    req.extensions_mut().insert(slot.clone());
-    let mut res = next.run(req).await;
-    if let Some(b) = slot.get() {
+impl BudgetSlot {
+    /// A slot in `req` for the bearer check to fill.
+    pub fn attach(req: &mut Request) -> Self {
+        let slot = Self::default();
+        req.extensions_mut().insert(slot.clone());
+        slot
+    }
+
+    /// Gives the answer the budget left in the slot: `RateLimit-Limit`, `RateLimit-Remaining`
+    /// and `RateLimit-Reset` (seconds until it is whole again).
+    pub fn answer(&self, res: &mut Response) {
+        let Some(b) = self.get() else { return };
         let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
         let h = res.headers_mut();
         for (name, value) in [
@@ -128,7 +131,6 @@ pub async fn budget_headers(mut req: Request, next: Next) -> Response {
             h.insert(name, HeaderValue::from(value));
         }
     }
-    res
 }
 
 /// What is left of a key's budget after an attempt (the `RateLimit-*` headers).

@@ -12,7 +12,6 @@ use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::HeaderValue;
-use axum::middleware::Next;
 use axum::response::Response;
 
 /// The request's id, readable by handlers.
@@ -60,12 +59,21 @@ fn new_id() -> String {
     format!("req_{}{n:012x}", *PREFIX)
 }
 
-/// The outermost middleware: assigns the id, runs the request, logs one line.
-pub async fn layer(mut req: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let id = incoming_id(&req).unwrap_or_else(new_id);
+/// What a request's log line needs from its start.
+pub struct Started {
+    at: Instant,
+    id: String,
+    method: axum::http::Method,
+    matched: Option<String>,
+    route: String,
+    slot: LogSlot,
+}
+
+/// Gives the request its id and log slot (read by the handlers and the bearer check).
+pub fn start(req: &mut Request) -> Started {
+    let at = Instant::now();
+    let id = incoming_id(req).unwrap_or_else(new_id);
     let slot = LogSlot::default();
-    let method = req.method().clone();
     let matched = req
         .extensions()
         .get::<MatchedPath>()
@@ -75,30 +83,40 @@ pub async fn layer(mut req: Request, next: Next) -> Response {
         .unwrap_or_else(|| req.uri().path().to_owned());
     req.extensions_mut().insert(RequestId(id.clone()));
     req.extensions_mut().insert(slot.clone());
-    let mut res = next.run(req).await;
-    if let Ok(v) = HeaderValue::from_str(&id) {
+    Started {
+        at,
+        id,
+        method: req.method().clone(),
+        matched,
+        route,
+        slot,
+    }
+}
+
+/// Names the answer with the request's id, counts it, and writes its one log line.
+pub fn finish(s: Started, res: &mut Response) {
+    if let Ok(v) = HeaderValue::from_str(&s.id) {
         res.headers_mut().insert("x-request-id", v);
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    let label = matched.as_deref().unwrap_or("unmatched");
+    let elapsed = s.at.elapsed().as_secs_f64();
+    let label = s.matched.as_deref().unwrap_or("unmatched");
     let m = pp_core::metrics::get();
     m.http_requests
-        .with_label_values(&[method.as_str(), label, res.status().as_str()])
+        .with_label_values(&[s.method.as_str(), label, res.status().as_str()])
         .inc();
     m.http_duration
-        .with_label_values(&[method.as_str(), label])
+        .with_label_values(&[s.method.as_str(), label])
         .observe(elapsed);
-    let who = slot.0.lock().ok().and_then(|s| s.clone());
+    let who = s.slot.0.lock().ok().and_then(|w| w.clone());
     let (tenant, actor) = who.unwrap_or_default();
     tracing::info!(
         target: "request",
-        request_id = %id,
+        request_id = %s.id,
         tenant = %tenant,
         actor = %actor,
-        method = %method,
-        route = %route,
+        method = %s.method,
+        route = %s.route,
         status = res.status().as_u16(),
         duration_ms = elapsed * 1000.0,
     );
-    res
 }

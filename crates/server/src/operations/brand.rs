@@ -2,7 +2,6 @@
 //! writes also `context:write`), the brand lifecycle, and the timeline (`timeline:read`;
 //! appends also `timeline:write`), with their tools. Brands come from the tenant's warehouse.
 
-use axum::Json;
 use axum::extract::{Extension, Path, State};
 use pp_brand::docs::DocBody;
 use pp_brand::service::{DocRef, ManifestQuery, TimelineQuery};
@@ -44,7 +43,7 @@ async fn manifest(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<ManifestQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.brand.manifest(&p, q).await?)?)
 }
 
@@ -53,7 +52,7 @@ async fn v1_manifest(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(_): Query<ManifestQuery>,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     Ok(render::v1(
         app.brand.manifest(&p, ManifestQuery::default()).await?,
     )?)
@@ -63,7 +62,7 @@ async fn v1_doc(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(d): Query<DocRef>,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     Ok(render::v1(app.brand.doc(&p, d).await?)?)
 }
 
@@ -72,7 +71,7 @@ async fn put_doc(
     Extension(p): Extension<Principal>,
     Path((brand, kind)): Path<(String, String)>,
     JsonObject(body): JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let d = DocRef {
         brand,
         kind,
@@ -88,7 +87,7 @@ async fn put_named_doc(
     Extension(p): Extension<Principal>,
     Path((brand, kind, name)): Path<(String, String, String)>,
     JsonObject(body): JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let d = DocRef {
         brand,
         kind,
@@ -103,7 +102,7 @@ async fn lifecycle(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let change = pp_brand::lifecycle::parse(&body)?;
     Ok(render::api(app.brand.set_lifecycle(&p, change).await?)?)
 }
@@ -112,7 +111,7 @@ async fn timeline(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<TimelineQuery>,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     let f = q.filter(REST_PAGE.0, REST_PAGE.1)?;
     Ok(render::v1(app.brand.timeline(&p, &f).await?)?)
 }
@@ -121,7 +120,7 @@ async fn append(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     Ok(render::v1(
         app.brand.append(&p, Append::parse(&body)?).await?,
     )?)
@@ -132,7 +131,7 @@ async fn corroborate(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
     JsonObject(body): JsonObject<{ crate::http::json::MAX_BODY }, true>,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     let id: i64 = id
         .parse()
         .map_err(|_| Error::not_found(format!("no timeline event {id}")))?;

@@ -3,7 +3,6 @@
 //! API usage (the `TokenCounted` gate); calls failing with 400 or above are recorded but not
 //! charged.
 
-use axum::Json;
 use axum::extract::{Extension, State};
 use pp_core::{Principal, Scope};
 use pp_forecast_state::MAX_BATCH_BYTES;
@@ -29,7 +28,7 @@ async fn doc(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<DocQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.forecast.doc(&p, q).await?)?)
 }
 
@@ -37,7 +36,7 @@ async fn docs(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<DocsQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.forecast.docs(&p, q).await?)?)
 }
 
@@ -45,7 +44,7 @@ async fn publish(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Body(req): Body<PublishRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.intelligence.publish(&p, req).await?)?)
 }
 
@@ -53,7 +52,7 @@ async fn withdraw(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Body(req): Body<WithdrawRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.intelligence.withdraw(&p, req).await?)?)
 }
 
@@ -77,7 +76,7 @@ async fn batch(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject<MAX_BATCH_BYTES>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         app.forecast
             .batch(&p, pp_forecast_state::parse(p.tenant.as_str(), &body)?)
@@ -89,7 +88,7 @@ async fn scopes(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<ScopesQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.forecast.scopes(&p, q).await?)?)
 }
 
@@ -97,7 +96,7 @@ async fn create_scope(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     JsonObject(body): JsonObject,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         app.forecast
             .create_scope(
@@ -112,7 +111,7 @@ async fn revisions(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<RevisionsQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.forecast.revisions(&p, q).await?)?)
 }
 

@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use axum::Json;
 use axum::extract::{Extension, Path, State};
 use pp_core::{Principal, Scope};
 use pp_intelligence::{RunId, RunRequest};
@@ -48,7 +47,7 @@ impl Wait {
 async fn catalog(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.intelligence.catalog(&p)?)?)
 }
 
@@ -56,7 +55,7 @@ async fn run(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Body(req): Body<RunRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.intelligence.run(&p, req).await?)?)
 }
 
@@ -65,7 +64,7 @@ async fn status(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
     Query(w): Query<Wait>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let id = RunId::parse(&id)?;
     Ok(render::api(
         app.intelligence.poll(&p, &id, w.duration()).await?,
@@ -76,7 +75,7 @@ async fn result(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let id = RunId::parse(&id)?;
     Ok(render::api(app.intelligence.result(&p, &id).await?)?)
 }

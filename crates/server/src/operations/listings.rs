@@ -4,7 +4,6 @@
 //! destructive tool `marketplace_listings_commit`; a change set reads at `GET
 //! /api/marketplace/listings/change-sets/{id}` with its commit and image check.
 
-use axum::Json;
 use axum::extract::{Extension, Path, State};
 use pp_core::{Principal, Scope};
 use pp_marketplace::service::requests::{ChangeSetId, SpapiCall};
@@ -42,7 +41,7 @@ async fn commit(
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<SpapiCall>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         app.market.spapi_call(&p, committing(req)?, key).await?,
     )?)
@@ -52,7 +51,7 @@ async fn change_set(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let id = ChangeSetId::parse(&id)?;
     Ok(render::api(app.market.listing_change_set(&p, &id).await?)?)
 }

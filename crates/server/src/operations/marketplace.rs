@@ -3,7 +3,6 @@
 //! reach the provider, so their tools are open-world; plain calls refuse writes (those go
 //! through the audited flow).
 
-use axum::Json;
 use axum::extract::{Extension, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::response::Response;
@@ -94,7 +93,7 @@ impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
 async fn merchants(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.merchants(&p).await?)?)
 }
 
@@ -102,7 +101,7 @@ async fn spapi_operations(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<CatalogQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.spapi_operations(&p, q)?)?)
 }
 
@@ -110,7 +109,7 @@ async fn ads_operations(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<CatalogQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.ads_operations(&p, q)?)?)
 }
 
@@ -119,7 +118,7 @@ async fn spapi_call(
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<SpapiCall>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.spapi_call(&p, req, key).await?)?)
 }
 
@@ -128,7 +127,7 @@ async fn ads_call(
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<AdsCall>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.ads_call(&p, req, key).await?)?)
 }
 
@@ -138,7 +137,7 @@ async fn ads_commit(
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<AdsCall>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         app.market.ads_call(&p, committing(req)?, key).await?,
     )?)
@@ -172,7 +171,7 @@ async fn ads_audit(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(q): Query<AuditQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         app.market.ads_audit(&p, q, &app.cursors).await?,
     )?)
@@ -181,7 +180,7 @@ async fn ads_audit(
 async fn ads_profiles(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.ads_profiles(&p).await?)?)
 }
 

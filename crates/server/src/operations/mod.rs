@@ -410,3 +410,19 @@ pub struct NoArgs {}
 pub fn args<T: serde::de::DeserializeOwned>(args: Map<String, Value>) -> pp_core::Result<T> {
     crate::http::json::typed(Value::Object(args))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_v1_page_lists_every_v1_operation() {
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/v1.md"))
+                .unwrap();
+        for e in all().iter().filter(|e| e.path.starts_with("/v1/")) {
+            let row = format!("`{} {}`", e.method.as_str().to_uppercase(), e.path);
+            assert!(page.contains(&row), "docs/v1.md has no row for {row}");
+        }
+    }
+}

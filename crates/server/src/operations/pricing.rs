@@ -1,10 +1,9 @@
 //! Pricing batches (§4.5): `POST /api/marketplace/pricing/{family}` answers inline up to the
-//! family's limit; `POST …/{family}/start` takes any size and returns a run (a job), polled at
+//! family's limit; `POST …/{family}/start` takes up to 20,000 items and returns a run (a job), polled at
 //! `GET …/runs/{id}`, cancelled with `DELETE …/runs/{id}` and read at `GET …/runs/{id}/result`,
 //! partial while it runs. Families: `competitive-summary` (ASINs) and
 //! `featured-offer-expected-price` (SKUs).
 
-use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use pp_core::wire::scalar_text;
@@ -38,7 +37,7 @@ async fn inline(
     Extension(p): Extension<Principal>,
     Path(family): Path<String>,
     Body(req): Body<PricingRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let f = Family::parse(&family)?;
     Ok(render::api(app.market.price_inline(&p, f, req).await?)?)
 }
@@ -48,7 +47,7 @@ async fn start(
     Extension(p): Extension<Principal>,
     Path(family): Path<String>,
     Body(req): Body<PricingRequest>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, render::Rendered), ApiError> {
     let f = Family::parse(&family)?;
     let run = app.market.start_run(&p, f, req).await?;
     Ok((StatusCode::ACCEPTED, render::api(run)?))
@@ -58,7 +57,7 @@ async fn run(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.run(&p, &id).await?)?)
 }
 
@@ -66,7 +65,7 @@ async fn cancel(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.cancel_run(&p, &id).await?)?)
 }
 
@@ -75,7 +74,7 @@ async fn result(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
     Query(page): Query<ResultPage>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let answers = app
         .market
         .run_result(&p, &id, &page, REST_RESULT_PAGE)
@@ -241,7 +240,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         ),
         family(Endpoint::post(
             "/api/marketplace/pricing/{family}/start",
-            "Start a background pricing run of any size",
+            "Start a background pricing run of up to 20,000 items",
             start,
         ))
         .needs(RETAIL)
@@ -250,7 +249,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         .tool(Tool {
             name: "marketplace_pricing_start",
             title: "Start a pricing run",
-            description: "Starts a background pricing run of any size for one merchant: family \
+            description: "Starts a background pricing run of up to 20,000 items for one merchant: family \
 competitive-summary with asins (provider batches of 20, about 35 s apart: 100 ASINs take about \
 two and a half minutes) or featured-offer-expected-price with skus (batches of 40). Returns runId; \
 poll marketplace_pricing_run, then read answers with marketplace_pricing_result.",

@@ -2,7 +2,6 @@
 //! ledger (an `Idempotency-Key` makes a retry safe, across restarts), `GET …/{id}` answers its
 //! status in our words, `GET …/{id}/document` hands back the presigned URL; and their tools.
 
-use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use pp_core::{Principal, Scope};
@@ -25,7 +24,7 @@ async fn create(
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<ReportRequest>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, render::Rendered), ApiError> {
     let created = app.market.create_report(&p, req, key).await?;
     Ok((StatusCode::ACCEPTED, render::api(created)?))
 }
@@ -34,7 +33,7 @@ async fn status(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.report_status(&p, &id).await?)?)
 }
 
@@ -42,7 +41,7 @@ async fn document(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.market.report_document(&p, &id).await?)?)
 }
 

@@ -2,11 +2,10 @@
 //! grants, and the windowed, paged reads of the caller's own warehouse. Failures use the
 //! `/v1` envelope.
 
-use axum::Json;
 use axum::extract::{Extension, State};
 use pp_core::{Principal, Scope};
 use pp_warehouse::v1::{self, Args, Ctx};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Endpoint;
 use super::schema::{any_object, array, date, int, nullable, number, object, one_of, string};
@@ -18,22 +17,33 @@ use crate::state::SharedState;
 async fn me(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     let name = app.verifier.tenant_name(&p.tenant).await?;
-    Ok(render::v1(json!({
-        "tenant_id": p.tenant.as_str(),
-        "tenant_name": name,
-        "person_label": p.actor.as_str(),
-        "credential_id": p.credential_id,
-        "scopes": p.scopes.to_strings(),
-    }))?)
+    let scopes: Vec<&str> = p.scopes.iter().map(|s| s.as_str()).collect();
+    Ok(render::v1(Me {
+        tenant_id: p.tenant.as_str(),
+        tenant_name: name.as_deref(),
+        person_label: p.actor.as_str(),
+        credential_id: &p.credential_id,
+        scopes,
+    })?)
+}
+
+/// `GET /v1/me`.
+#[derive(serde::Serialize)]
+struct Me<'a> {
+    tenant_id: &'a str,
+    tenant_name: Option<&'a str>,
+    person_label: &'a str,
+    credential_id: &'a str,
+    scopes: Vec<&'a str>,
 }
 
 async fn accounts(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Query(args): Query<Args>,
-) -> Result<Json<Value>, V1Error> {
+) -> Result<render::Rendered, V1Error> {
     Ok(render::v1(
         app.market.accounts(&p, &args, &app.cursors).await?,
     )?)
@@ -46,7 +56,7 @@ macro_rules! read {
             State(app): State<SharedState>,
             Extension(p): Extension<Principal>,
             Query(args): Query<Args>,
-        ) -> Result<Json<Value>, V1Error> {
+        ) -> Result<render::Rendered, V1Error> {
             let engine = app.warehouses.of(&p).await?;
             let ctx = Ctx {
                 engine: engine.as_ref(),

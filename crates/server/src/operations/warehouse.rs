@@ -3,7 +3,6 @@
 //! `warehouse_describe_table`. Tool results are capped far below the REST caps so a client's
 //! context is never flooded; a capped result says so and how to get the rest.
 
-use axum::Json;
 use axum::extract::{Extension, Path, State};
 use pp_core::Principal;
 use pp_core::scope::SQL_SCOPES;
@@ -34,7 +33,7 @@ async fn query(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Body(req): Body<SqlRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     let caps = app.warehouses.rest_caps();
     Ok(render::api(app.warehouses.query(&p, req, caps).await?)?)
 }
@@ -42,7 +41,7 @@ async fn query(
 async fn tables(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         json!({ "tables": app.warehouses.tables(&p).await? }),
     )?)
@@ -52,7 +51,7 @@ async fn describe(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
         json!({ "table": app.warehouses.describe(&p, &name).await? }),
     )?)

@@ -1,32 +1,48 @@
 //! Records calls of counted operations (forecast state) as API usage once the answer is
 //! known; calls failing with 400 or above are recorded but not charged.
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::middleware::Next;
+use axum::extract::{MatchedPath, Request};
 use axum::response::Response;
 use pp_core::Principal;
 
 use crate::state::SharedState;
 
-pub async fn record(State(app): State<SharedState>, req: Request, next: Next) -> Response {
-    let who = req
-        .extensions()
-        .get::<Principal>()
-        .map(|p| (p.tenant.to_string(), p.credential_id.clone()));
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_owned())
-        .unwrap_or_default();
-    let res = next.run(req).await;
-    if let Some((tenant, cred)) = who
-        && let Err(e) = app
+/// A counted call: who made it and on which route.
+pub struct Call {
+    tenant: String,
+    credential: String,
+    route: String,
+}
+
+impl Call {
+    /// The call `p` makes with `req`.
+    pub fn of(p: &Principal, req: &Request) -> Self {
+        Self {
+            tenant: p.tenant.to_string(),
+            credential: p.credential_id.clone(),
+            route: req
+                .extensions()
+                .get::<MatchedPath>()
+                .map(|m| m.as_str().to_owned())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Records the call with its answer's status, and hands the answer on.
+    pub async fn record(self, app: &SharedState, res: Response) -> Response {
+        if let Err(e) = app
             .store
             .usage()
-            .record(&tenant, &cred, &route, res.status().as_u16())
+            .record(
+                &self.tenant,
+                &self.credential,
+                &self.route,
+                res.status().as_u16(),
+            )
             .await
-    {
-        tracing::error!(cause = %e.chain(), "usage not recorded");
+        {
+            tracing::error!(cause = %e.chain(), "usage not recorded");
+        }
+        res
     }
-    res
 }
