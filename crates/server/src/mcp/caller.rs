@@ -119,7 +119,7 @@ fn reject(app: &SharedState, method: &Method, presented: bool, e: Error) -> Resp
     let envelope = e.api_envelope(None);
     let body = if method == Method::POST {
         let err = jsonrpc::RpcError::new(jsonrpc::NOT_AUTHORIZED, e.message()).with_data(envelope);
-        jsonrpc::error(&serde_json::Value::Null, &err)
+        jsonrpc::error_value(&serde_json::Value::Null, &err)
     } else {
         envelope
     };

@@ -4,7 +4,7 @@
 use pp_core::Principal;
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::{METHOD_NOT_FOUND, RpcError};
+use super::jsonrpc::{self, Answer, METHOD_NOT_FOUND, RpcError};
 use super::tools::{self, Ctx};
 use super::versions::{self, INSTRUCTIONS};
 use crate::state::SharedState;
@@ -39,38 +39,41 @@ pub async fn request(
     version: &str,
     method: &str,
     params: &Map<String, Value>,
-) -> Result<Value, RpcError> {
+) -> Result<Answer, RpcError> {
     let modern = versions::MODERN.contains(&version);
-    match method {
+    let answer = match method {
         // only what the server declares: it has no logging capability, so logging/setLevel
         // is refused like every other undeclared method
-        "ping" => Ok(json!({})),
-        "tools/list" => Ok(cache_hints(
-            json!({ "tools": tools::descriptors(version) }),
-            modern,
-        )),
+        "ping" => json!({}),
+        "tools/list" => cache_hints(json!({ "tools": tools::descriptors(version) }), modern),
         "tools/call" => {
             let ctx = Ctx {
                 app: app.clone(),
                 principal: principal.clone(),
             };
-            tools::call(&ctx, version, params).await
+            // a tool's result is written once, straight to text
+            return tools::call(&ctx, version, params).await;
         }
-        "server/discover" if modern => Ok(cache_hints(
+        "server/discover" if modern => cache_hints(
             json!({
                 "supportedVersions": versions::MODERN,
                 "capabilities": capabilities(),
                 "instructions": INSTRUCTIONS,
             }),
             modern,
-        )),
-        "initialize" => Err(RpcError::new(
-            super::jsonrpc::INVALID_REQUEST,
-            "initialize opens a session: send it without Mcp-Session-Id, once",
-        )),
-        _ => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!("Method not found: {method} (this server offers tools only)"),
-        )),
-    }
+        ),
+        "initialize" => {
+            return Err(RpcError::new(
+                super::jsonrpc::INVALID_REQUEST,
+                "initialize opens a session: send it without Mcp-Session-Id, once",
+            ));
+        }
+        _ => {
+            return Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("Method not found: {method} (this server offers tools only)"),
+            ));
+        }
+    };
+    jsonrpc::answer(&answer)
 }

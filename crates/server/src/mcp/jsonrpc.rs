@@ -1,7 +1,69 @@
 //! JSON-RPC 2.0 as MCP uses it: reading one message, and writing results and errors.
 //! The error codes are JSON-RPC's own plus the MCP ones the transports need.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
+
+/// A result, already serialized: JSON text, written once by [`answer`] (or built from such
+/// texts), never copied into a tree.
+#[derive(Debug, Clone)]
+pub struct Answer(String);
+
+impl Answer {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+}
+
+/// `v` as an [`Answer`].
+pub fn answer(v: &impl Serialize) -> Result<Answer, RpcError> {
+    serde_json::to_string(v).map(Answer).map_err(|e| {
+        tracing::error!(error = %e, "an MCP result could not be serialized");
+        unwritable()
+    })
+}
+
+fn unwritable() -> RpcError {
+    RpcError::new(INTERNAL_ERROR, "the result could not be written")
+}
+
+/// A tool result whose text is `text` (itself an [`Answer`]) and, when `structured`, whose
+/// `structuredContent` is the same JSON, placed as it is.
+pub fn tool_success(text: &Answer, structured: bool) -> Result<Answer, RpcError> {
+    let quoted = serde_json::to_string(text.get()).map_err(|_| unwritable())?;
+    let mut out = String::with_capacity(quoted.len() + text.0.len() + 96);
+    out.push_str("{\"content\":[{\"type\":\"text\",\"text\":");
+    out.push_str(&quoted);
+    out.push_str("}],\"isError\":false");
+    if structured {
+        out.push_str(",\"structuredContent\":");
+        out.push_str(text.get());
+    }
+    out.push('}');
+    Ok(Answer(out))
+}
+
+/// `answer` (an object) with `fields` added after its own.
+pub fn with_fields(answer: &Answer, fields: &[(&str, Value)]) -> Result<Answer, RpcError> {
+    let text = answer.get();
+    let body = text
+        .strip_suffix('}')
+        .filter(|b| b.starts_with('{'))
+        .ok_or_else(unwritable)?;
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(body);
+    for (k, v) in fields {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(&Value::from(*k).to_string());
+        out.push(':');
+        out.push_str(&v.to_string());
+    }
+    out.push('}');
+    Ok(Answer(out))
+}
 
 /// Invalid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -15,6 +77,8 @@ pub const INVALID_PARAMS: i64 = -32602;
 pub const HEADER_MISMATCH: i64 = -32020;
 /// The requested protocol revision is not served (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// The server failed to write its answer.
+pub const INTERNAL_ERROR: i64 = -32603;
 /// Ours: the caller may not use the MCP server (bad token, no tool scope, refused origin).
 pub const NOT_AUTHORIZED: i64 = -32003;
 
@@ -137,14 +201,25 @@ pub fn id_of(body: &[u8]) -> Value {
     }
 }
 
-/// `{ jsonrpc, id, result }`.
-pub fn result(id: &Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+/// `{ jsonrpc, id, result }`, as text.
+pub fn result(id: &Value, result: &Answer) -> String {
+    let mut out = String::with_capacity(result.get().len() + 48);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    out.push_str(&id.to_string());
+    out.push_str(",\"result\":");
+    out.push_str(result.get());
+    out.push('}');
+    out
 }
 
 /// `{ jsonrpc, id, error }`.
-pub fn error(id: &Value, e: &RpcError) -> Value {
+pub fn error_value(id: &Value, e: &RpcError) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": e.to_value() })
+}
+
+/// `{ jsonrpc, id, error }`, as text.
+pub fn error(id: &Value, e: &RpcError) -> String {
+    error_value(id, e).to_string()
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ pub async fn message(
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
         Err(e) => {
-            let _ = tx.send(jsonrpc::error(&Value::Null, &e).to_string()).await;
+            let _ = tx.send(jsonrpc::error(&Value::Null, &e)).await;
             return refusal(StatusCode::BAD_REQUEST, &e.message);
         }
     };
@@ -110,15 +110,14 @@ pub async fn message(
     let answer = if method == "initialize" {
         let version = versions::negotiate(params.get("protocolVersion").and_then(Value::as_str));
         app.mcp.sessions.set_version(&id, version);
-        Ok(dispatch::initialize_result(version))
+        jsonrpc::answer(&dispatch::initialize_result(version))
     } else {
         dispatch::request(&app, &p, live.version, &method, &params).await
     };
     let text = match answer {
-        Ok(v) => jsonrpc::result(&rid, v),
+        Ok(v) => jsonrpc::result(&rid, &v),
         Err(e) => jsonrpc::error(&rid, &e),
-    }
-    .to_string();
+    };
     if tx.send(text).await.is_err() {
         return refusal(
             StatusCode::NOT_FOUND,

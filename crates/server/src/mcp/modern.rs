@@ -3,13 +3,15 @@
 //! headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). The checks run in the
 //! revision's order; the first failure answers.
 
+use std::sync::LazyLock;
+
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use pp_core::Principal;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{
-    HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
+    self, HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use super::streamable::{VERSION_HEADER, header_str, respond_modern};
 use super::{dispatch, versions};
@@ -79,6 +81,17 @@ fn ladder(
         })
 }
 
+/// What every 2026-07-28 result adds to its own fields: it is complete, and which server
+/// answered (`_meta`), written once.
+static COMPLETE: LazyLock<[(&'static str, Value); 2]> = LazyLock::new(|| {
+    let mut meta = Map::new();
+    meta.insert(versions::META_SERVER_INFO.into(), versions::server_info());
+    [
+        ("resultType", "complete".into()),
+        ("_meta", Value::Object(meta)),
+    ]
+});
+
 /// Answers one 2026-07-28 message.
 pub async fn handle(
     app: &SharedState,
@@ -93,13 +106,7 @@ pub async fn handle(
         Err(e) => Err(e),
         Ok(version) => dispatch::request(app, p, version, &method, &params)
             .await
-            .map(|mut v| {
-                v["resultType"] = "complete".into();
-                let mut meta = Map::new();
-                meta.insert(versions::META_SERVER_INFO.into(), versions::server_info());
-                v["_meta"] = Value::Object(meta);
-                v
-            }),
+            .and_then(|v| jsonrpc::with_fields(&v, &*COMPLETE)),
     };
     respond_modern(headers, &id, answer)
 }

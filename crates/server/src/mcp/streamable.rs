@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::caller::Caller;
-use super::jsonrpc::{self, INVALID_REQUEST, Message, RpcError};
+use super::jsonrpc::{self, Answer, INVALID_REQUEST, Message, RpcError};
 use super::sessions::Refusal;
 use super::{dispatch, modern, versions};
 use crate::state::SharedState;
@@ -39,7 +39,7 @@ fn wants_sse(headers: &HeaderMap) -> bool {
 /// One JSON-RPC answer in the session era, as JSON or as a single SSE event: an error is the
 /// request's answer like a result, so both go with 200 (clients read the JSON-RPC error; a
 /// 4xx would be a transport failure to them). 404 stays the "session gone" signal.
-pub fn respond(headers: &HeaderMap, id: &Value, answer: Result<Value, RpcError>) -> Response {
+pub fn respond(headers: &HeaderMap, id: &Value, answer: Result<Answer, RpcError>) -> Response {
     answer_with(headers, id, answer, |_| StatusCode::OK)
 }
 
@@ -47,7 +47,7 @@ pub fn respond(headers: &HeaderMap, id: &Value, answer: Result<Value, RpcError>)
 pub fn respond_modern(
     headers: &HeaderMap,
     id: &Value,
-    answer: Result<Value, RpcError>,
+    answer: Result<Answer, RpcError>,
 ) -> Response {
     answer_with(headers, id, answer, |e| {
         StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::OK)
@@ -57,11 +57,11 @@ pub fn respond_modern(
 fn answer_with(
     headers: &HeaderMap,
     id: &Value,
-    answer: Result<Value, RpcError>,
+    answer: Result<Answer, RpcError>,
     status_of: impl Fn(&RpcError) -> StatusCode,
 ) -> Response {
     let (status, body) = match answer {
-        Ok(v) => (StatusCode::OK, jsonrpc::result(id, v)),
+        Ok(v) => (StatusCode::OK, jsonrpc::result(id, &v)),
         Err(e) => (status_of(&e), jsonrpc::error(id, &e)),
     };
     if wants_sse(headers) && status == StatusCode::OK {
@@ -76,7 +76,12 @@ fn answer_with(
         )
             .into_response();
     }
-    (status, axum::Json(body)).into_response()
+    json_answer(status, body)
+}
+
+/// A JSON-RPC message already written as text, answered as JSON.
+fn json_answer(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn accepted() -> Response {
@@ -98,7 +103,7 @@ fn no_session(headers: &HeaderMap) -> Response {
 /// anything that is not a request they can answer.
 pub fn refusal(status: StatusCode, message: &str) -> Response {
     let body = jsonrpc::error(&Value::Null, &RpcError::new(INVALID_REQUEST, message));
-    (status, axum::Json(body)).into_response()
+    json_answer(status, body)
 }
 
 /// Why a session was not opened, as the client sees it.
@@ -221,7 +226,8 @@ async fn initialize(
         Ok(s) => s,
         Err(why) => return session_refused(why),
     };
-    let mut r = respond(headers, &id, Ok(dispatch::initialize_result(version)));
+    let result = jsonrpc::answer(&dispatch::initialize_result(version));
+    let mut r = respond(headers, &id, result);
     if let Ok(v) = HeaderValue::from_str(&session) {
         r.headers_mut().insert(SESSION_HEADER, v);
     }

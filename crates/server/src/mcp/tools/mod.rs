@@ -6,7 +6,7 @@
 use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::{INVALID_PARAMS, RpcError};
+use super::jsonrpc::{self, Answer, INVALID_PARAMS, RpcError};
 use crate::operations::{self, Tool};
 
 pub use crate::operations::Ctx;
@@ -73,27 +73,23 @@ pub fn descriptors(version: &str) -> Vec<Value> {
 }
 
 /// A failed call: the `/api` failure envelope (plus `error: <kind>`) as the result text.
-pub fn failure(e: &Error) -> Value {
+pub fn failure(e: &Error) -> Result<Answer, RpcError> {
     if e.cause().is_some() {
         tracing::error!(kind = e.kind.code(), cause = %e.chain(), "mcp tool failed");
     }
     let mut envelope = e.api_envelope(None);
     envelope["error"] = e.kind.code().into();
-    json!({
+    jsonrpc::answer(&json!({
         "content": [{ "type": "text", "text": envelope.to_string() }],
         "isError": true,
-    })
+    }))
 }
 
-fn success(value: Value, tool: &Tool, version: &str) -> Value {
-    let mut r = json!({
-        "content": [{ "type": "text", "text": value.to_string() }],
-        "isError": false,
-    });
-    if tool.output.is_some() && structured(version) {
-        r["structuredContent"] = value;
-    }
-    r
+/// A successful call, its value serialized once: the text is that serialization, and the
+/// structured copy (where the revision has it) is the same text placed as it is.
+fn success(value: &Value, tool: &Tool, version: &str) -> Result<Answer, RpcError> {
+    let text = jsonrpc::answer(value)?;
+    jsonrpc::tool_success(&text, tool.output.is_some() && structured(version))
 }
 
 /// `tools/call`: an unknown tool is a protocol error; everything else is a tool result.
@@ -101,7 +97,7 @@ pub async fn call(
     ctx: &Ctx,
     version: &str,
     params: &Map<String, Value>,
-) -> Result<Value, RpcError> {
+) -> Result<Answer, RpcError> {
     let name = params.get("name").and_then(Value::as_str).unwrap_or("");
     let (tool, needs) = operations::tools()
         .find(|(t, _)| t.name == name)
@@ -110,18 +106,16 @@ pub async fn call(
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(a)) => a.clone(),
         Some(_) => {
-            return Ok(failure(&Error::invalid_request(
-                "arguments must be an object",
-            )));
+            return failure(&Error::invalid_request("arguments must be an object"));
         }
     };
     if let Err(e) = ctx.principal.require(needs) {
-        return Ok(failure(&e));
+        return failure(&e);
     }
-    Ok(match (tool.run)(ctx, args).await {
-        Ok(v) => success(v, tool, version),
+    match (tool.run)(ctx, args).await {
+        Ok(v) => success(&v, tool, version),
         Err(e) => failure(&e),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -175,6 +169,27 @@ mod tests {
         assert!(
             !opts.iter().any(|o| o.contains("timeline:write")),
             "{opts:?}"
+        );
+    }
+
+    #[test]
+    fn the_mcp_page_states_every_connect_option() {
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/mcp.md"))
+                .unwrap();
+        let rule = page
+            .split("- **Connect rule.**")
+            .nth(1)
+            .and_then(|r| r.split("\n- **").next())
+            .expect("docs/mcp.md has a Connect rule bullet");
+        let rule = rule.split_whitespace().collect::<Vec<_>>().join(" ");
+        let missing: Vec<String> = connect_options()
+            .into_iter()
+            .filter(|o| !rule.contains(&format!("`{o}`")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "docs/mcp.md's connect rule does not name {missing:?}: {rule}"
         );
     }
 }
