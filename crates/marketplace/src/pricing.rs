@@ -1,6 +1,6 @@
 //! Pricing batches (§4.5, §8): Featured Offer Expected Price by SKU (provider batches of 40,
 //! 200 items inline) and Competitive Summary by ASIN (batches of 20, 100 inline), split and
-//! paced. A run of any size is a job: each step sends one batch and records its answers, so a
+//! paced. A run (up to [`RUN_MAX`] items) is a job: each step sends one batch and records its answers, so a
 //! throttled batch waits and is sent again, and a restart resumes at the next unanswered batch.
 //!
 //! The pace is the provider's usage plan for the family's operation: its rate as the provider
@@ -146,7 +146,11 @@ pub fn items(family: Family, list: Option<&[Value]>, max: usize) -> Result<Vec<S
         )
         .with_field("max_items", max)
         .with_field("items_count", out.len())
-        .with_fix("Use the /start endpoint, which takes any size and runs in the background."));
+        .with_fix(if max >= RUN_MAX {
+            format!("Split the items into runs of at most {RUN_MAX} each.")
+        } else {
+            format!("Use the /start endpoint, which runs up to {RUN_MAX} items in the background.")
+        }));
     }
     Ok(out)
 }
@@ -408,6 +412,16 @@ mod tests {
         let e = items(f, Some(&body(json!(many))), 100).unwrap_err();
         assert_eq!(e.kind, Kind::TooManyItems);
         assert_eq!(e.field("items_count"), Some(&json!(101)));
+        let fix = |e: &Error| e.api_envelope(None)["fix"].as_str().unwrap().to_owned();
+        assert!(fix(&e).contains("/start"), "{}", fix(&e));
+        // a run's own cap does not send the caller to the run endpoint again
+        let over: Vec<String> = (0..=RUN_MAX).map(|i| format!("B{i:09}")).collect();
+        let e = items(f, Some(&body(json!(over))), RUN_MAX).unwrap_err();
+        assert!(
+            fix(&e).contains("Split") && !fix(&e).contains("/start"),
+            "{}",
+            fix(&e)
+        );
         let skus = items(
             Family::FeaturedOfferExpectedPrice,
             Some(&body(json!(["a b"]))),

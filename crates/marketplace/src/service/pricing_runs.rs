@@ -1,5 +1,5 @@
 //! Pricing (§4.5): inline batches answered in one response up to the family's limit, and runs
-//! of any size as jobs — started, polled, cancelled and read in pages, partial while they run.
+//! of up to 20,000 items as jobs — started, polled, cancelled and read in pages, partial while they run.
 
 use std::time::Duration;
 
@@ -145,7 +145,7 @@ impl Marketplace {
         })
     }
 
-    /// Starts a background run of any size (`retail:read`); its first view.
+    /// Starts a background run of up to `RUN_MAX` items (`retail:read`); its first view.
     pub async fn start_run(
         &self,
         p: &Principal,

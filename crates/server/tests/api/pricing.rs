@@ -1,5 +1,5 @@
 //! Pricing batches through the gateway against the sandbox (§4.5, §8): inline calls within
-//! their limits, and background runs of any size that answer every item once in provider
+//! their limits, and background runs of up to 20,000 items that answer every item once in provider
 //! batches, paced as configured, through an injected 429 and a restart of the workers.
 
 use std::time::{Duration, Instant};
