@@ -87,6 +87,7 @@ pub async fn connect(
             "merchant and refresh token are required",
         ));
     }
+    check_refresh_token(refresh_token)?;
     let sealed = sealer.seal(&context(tenant, kind, merchant), refresh_token)?;
     store
         .connections()
@@ -99,6 +100,28 @@ pub async fn connect(
             &sealed,
         )
         .await
+}
+
+/// The shortest refresh token taken: the provider's are hundreds of characters.
+const MIN_REFRESH_TOKEN: usize = 20;
+
+/// Refuses what cannot be a refresh token the provider issued: its tokens begin `Atzr|` and
+/// are long runs of visible ASCII. A placeholder (`…`, `...`, `<token>`), a token cut short
+/// by a shell (an unquoted `|` ends the command there) or one with spaces is refused before
+/// anything is stored.
+pub fn check_refresh_token(token: &str) -> Result<()> {
+    let visible = token.bytes().all(|b| b.is_ascii_graphic());
+    let placeholder = token.contains("...") || token.contains('<') || token.contains('>');
+    if token.starts_with("Atzr|") && token.len() >= MIN_REFRESH_TOKEN && visible && !placeholder {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::BadParams,
+        "that is not a refresh token the provider issues: they begin Atzr| and run to hundreds of visible characters",
+    )
+    .with_fix(
+        "Paste the whole token in single quotes (an unquoted | ends a shell command): PARTNER_REFRESH_TOKEN='Atzr|…'",
+    ))
 }
 
 /// A stored row as a connection; a spelling that no longer parses is a failure to read,

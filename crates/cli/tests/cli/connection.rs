@@ -56,7 +56,46 @@ async fn a_merchant_connected_by_hand_is_used_for_its_calls() {
             ],
         )
     };
-    assert!(add("not-a-grant").status.success());
+    // what cannot be a provider's refresh token, and a merchant the tenant lacks, are refused
+    // with a reason, and nothing is stored
+    for placeholder in [
+        "…",
+        "Atzr|…",
+        "Atzr",
+        "not-a-grant",
+        "Atzr|<paste the token here>",
+    ] {
+        let out = add(placeholder);
+        assert!(!out.status.success(), "{placeholder} was taken");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a refresh token"), "{placeholder}: {err}");
+    }
+    assert_eq!(
+        account(&server.base, &t, 3).await.0,
+        200,
+        "the stored grant is untouched"
+    );
+    let out = run(
+        d,
+        &[
+            "admin",
+            "connection",
+            "add",
+            "--tenant",
+            "demo",
+            "--merchant",
+            "A2DEMOSELLER01",
+            "--refresh-token",
+            "Atzr|0123456789abcdef0123456789",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has no merchant A2DEMOSELLER01") && err.contains(mx),
+        "{err}"
+    );
+    assert!(add("Atzr|wrong-grant-0123456789abcdef").status.success());
     let (s, r) = account(&server.base, &t, 3).await;
     assert_eq!(
         (s, r["kind"].as_str()),
@@ -108,7 +147,7 @@ async fn a_merchant_connected_by_hand_is_used_for_its_calls() {
             "--merchant",
             mx,
             "--refresh-token",
-            "x",
+            "Atzr|0123456789abcdef0123456789",
             "--secret-key",
             "00",
         ],
