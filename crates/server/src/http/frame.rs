@@ -29,8 +29,8 @@ pub async fn layer(State(app): State<SharedState>, mut req: Request, next: Next)
     let started = request_log::start(&mut req);
     let budget = BudgetSlot::attach(&mut req);
     let mut res = match headers::plan(&app, &req) {
-        Err((plan, preflight)) => headers::finish(plan, preflight).await,
-        Ok(plan) => {
+        (plan, Some(preflight)) => headers::finish(plan, preflight).await,
+        (plan, None) => {
             let epoch_before = may_change_auth(&req).then(|| app.verifier.epoch());
             let res = headers::finish(plan, next.run(req).await).await;
             if let Some(before) = epoch_before

@@ -35,8 +35,9 @@ pub struct Plan {
     allowed: Option<HeaderValue>,
 }
 
-/// Reads the request's [`Plan`]; a CORS preflight is answered here (`Err`) and runs nothing.
-pub fn plan(app: &SharedState, req: &Request) -> Result<Plan, (Plan, Response)> {
+/// Reads the request's [`Plan`]; a CORS preflight is answered here (the answer beside the
+/// plan) and runs nothing.
+pub fn plan(app: &SharedState, req: &Request) -> (Plan, Option<Response>) {
     let path = req.uri().path().to_owned();
     let authenticated = req.headers().contains_key(header::AUTHORIZATION);
     let carries_body = req.headers().contains_key(header::TRANSFER_ENCODING)
@@ -61,7 +62,7 @@ pub fn plan(app: &SharedState, req: &Request) -> Result<Plan, (Plan, Response)> 
         allowed,
     };
     if !(preflight && cors_path(&plan.path)) {
-        return Ok(plan);
+        return (plan, None);
     }
     let answer = match &plan.allowed {
         Some(_) => preflight_answer(),
@@ -74,7 +75,7 @@ pub fn plan(app: &SharedState, req: &Request) -> Result<Plan, (Plan, Response)> 
             .with_fix("Ask the operator to add it to mcp_allowed_origins."),
         ),
     };
-    Err((plan, answer))
+    (plan, Some(answer))
 }
 
 /// The answer with what every answer carries, in the family's envelope when it was a
