@@ -56,45 +56,6 @@ async fn a_merchant_connected_by_hand_is_used_for_its_calls() {
             ],
         )
     };
-    // what cannot be a provider's refresh token, and a merchant the tenant lacks, are refused
-    // with a reason, and nothing is stored
-    for placeholder in [
-        "…",
-        "Atzr|…",
-        "Atzr",
-        "not-a-grant",
-        "Atzr|<paste the token here>",
-    ] {
-        let out = add(placeholder);
-        assert!(!out.status.success(), "{placeholder} was taken");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("not a refresh token"), "{placeholder}: {err}");
-    }
-    assert_eq!(
-        account(&server.base, &t, 3).await.0,
-        200,
-        "the stored grant is untouched"
-    );
-    let out = run(
-        d,
-        &[
-            "admin",
-            "connection",
-            "add",
-            "--tenant",
-            "demo",
-            "--merchant",
-            "A2DEMOSELLER01",
-            "--refresh-token",
-            "Atzr|0123456789abcdef0123456789",
-        ],
-    );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("has no merchant A2DEMOSELLER01") && err.contains(mx),
-        "{err}"
-    );
     assert!(add("Atzr|wrong-grant-0123456789abcdef").status.success());
     let (s, r) = account(&server.base, &t, 3).await;
     assert_eq!(
@@ -135,6 +96,48 @@ async fn a_merchant_connected_by_hand_is_used_for_its_calls() {
         .unwrap();
     assert_eq!(row["status"], "active");
     assert!(!text.contains(&right), "tokens are never listed");
+    // what cannot be a provider's refresh token, and a merchant the tenant lacks, are refused
+    // with a reason, and nothing is stored
+    for placeholder in [
+        "…",
+        "Atzr|…",
+        "Atzr",
+        "not-a-grant",
+        "Atzr|<paste the token here>",
+    ] {
+        let out = add(placeholder);
+        assert!(!out.status.success(), "{placeholder} was taken");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a refresh token"), "{placeholder}: {err}");
+    }
+    assert_eq!(
+        account(&server.base, &t, 3).await.0,
+        200,
+        "the stored grant is untouched"
+    );
+    let out = run(
+        d,
+        &[
+            "admin",
+            "connection",
+            "add",
+            "--tenant",
+            "demo",
+            "--merchant",
+            "A9NOSUCHSELLER",
+            "--refresh-token",
+            "Atzr|0123456789abcdef0123456789",
+        ],
+    );
+    assert!(
+        !out.status.success(),
+        "a merchant the tenant lacks was taken"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has no merchant A9NOSUCHSELLER") && err.contains(mx),
+        "{err}"
+    );
     // a bad key is refused before anything is stored
     let out = run(
         d,
