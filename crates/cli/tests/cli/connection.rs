@@ -96,8 +96,37 @@ async fn a_merchant_connected_by_hand_is_used_for_its_calls() {
         .unwrap();
     assert_eq!(row["status"], "active");
     assert!(!text.contains(&right), "tokens are never listed");
-    // what cannot be a provider's refresh token, and a merchant the tenant lacks, are refused
-    // with a reason, and nothing is stored
+    // what cannot be a provider's refresh token, a merchant the tenant lacks and a bad key
+    // are refused with a reason, and nothing is stored (the listing, with its update times,
+    // is the same after every refusal)
+    let listing = || {
+        run(
+            d,
+            &["admin", "connection", "list", "--tenant", "demo", "--json"],
+        )
+        .stdout
+    };
+    let before = listing();
+    let refused = |merchant: &str, token: &str, extra: &[&str]| {
+        let mut args = vec![
+            "admin",
+            "connection",
+            "add",
+            "--tenant",
+            "demo",
+            "--merchant",
+            merchant,
+            "--refresh-token",
+            token,
+        ];
+        args.extend_from_slice(extra);
+        let out = run(d, &args);
+        assert!(
+            !out.status.success(),
+            "{merchant} {token} {extra:?} was taken"
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
     for placeholder in [
         "…",
         "Atzr|…",
@@ -105,57 +134,17 @@ async fn a_merchant_connected_by_hand_is_used_for_its_calls() {
         "not-a-grant",
         "Atzr|<paste the token here>",
     ] {
-        let out = add(placeholder);
-        assert!(!out.status.success(), "{placeholder} was taken");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = refused(mx, placeholder, &[]);
         assert!(err.contains("not a refresh token"), "{placeholder}: {err}");
     }
-    assert_eq!(
-        account(&server.base, &t, 3).await.0,
-        200,
-        "the stored grant is untouched"
-    );
-    let out = run(
-        d,
-        &[
-            "admin",
-            "connection",
-            "add",
-            "--tenant",
-            "demo",
-            "--merchant",
-            "A9NOSUCHSELLER",
-            "--refresh-token",
-            "Atzr|0123456789abcdef0123456789",
-        ],
-    );
-    assert!(
-        !out.status.success(),
-        "a merchant the tenant lacks was taken"
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
+    let well_formed = "Atzr|0123456789abcdef0123456789";
+    let err = refused("A9NOSUCHSELLER", well_formed, &[]);
     assert!(
         err.contains("has no merchant A9NOSUCHSELLER") && err.contains(mx),
         "{err}"
     );
-    // a bad key is refused before anything is stored
-    let out = run(
-        d,
-        &[
-            "admin",
-            "connection",
-            "add",
-            "--tenant",
-            "demo",
-            "--merchant",
-            mx,
-            "--refresh-token",
-            "Atzr|0123456789abcdef0123456789",
-            "--secret-key",
-            "00",
-        ],
-    );
-    assert!(!out.status.success());
+    refused(mx, well_formed, &["--secret-key", "00"]);
+    assert_eq!(listing(), before, "a refusal stored something");
     assert_eq!(account(&server.base, &t, 3).await.0, 200);
     server.stop();
 }
