@@ -1,6 +1,9 @@
 //! Brand memory for the demo world: each brand gets context documents, and the world's
-//! injected events become corroborated stakes on its timeline, so the dev server shows a
-//! living brand. Runs once per tenant.
+//! injected events become stakes on its timeline, each corroborated by the world's ground
+//! truth, so the dev server shows a living brand. Runs once per tenant.
+//!
+//! The stakes keep the timeline's own rule: appended and corroborated on the day of the seed,
+//! they read `corroborated` for `CORROBORATED_DAYS` from then and `closed` afterwards.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -37,6 +40,8 @@ fn docs_for(name: &str, merchants: &str, groups: &str) -> Vec<(&'static str, Str
     ]
 }
 
+/// The stake an injected event becomes. Its status and close date are the corroboration's
+/// (set in `from_world`).
 fn event(
     e: &Value,
     brand: String,
@@ -54,8 +59,7 @@ fn event(
         starts_on: Some(start.to_owned()),
         ends_on: Some(end.to_owned()),
         interpretation: Some(interpretation),
-        status: Some("corroborated".into()),
-        closes_on: Some(end.to_owned()),
+        status: Some("proposed".into()),
         source: "demo_world".into(),
         affects: affects.iter().map(|s| (*s).to_owned()).collect(),
         tags: vec!["demo".into()],
@@ -140,7 +144,32 @@ pub async fn from_world(
         }
     }
     let total = events.len();
-    let events: Vec<NewEvent> = events.into_iter().filter(|e| !e.brand.is_empty()).collect();
+    // Appended today and corroborated today by the ground truth, as `timeline::corroborate`
+    // would: the stake stays open for CORROBORATED_DAYS from now.
+    let today = chrono::Utc::now().date_naive();
+    let closes_on =
+        (today + chrono::Duration::days(crate::timeline::CORROBORATED_DAYS)).to_string();
+    let events: Vec<(NewEvent, Option<NewEvent>)> = events
+        .into_iter()
+        .filter(|e| !e.brand.is_empty())
+        .map(|stake| {
+            let corroboration = NewEvent {
+                brand: stake.brand.clone(),
+                kind: "corroboration".into(),
+                occurred_on: today.to_string(),
+                source: "demo_world".into(),
+                note: Some("The demo world's ground truth records this event.".into()),
+                payload: serde_json::json!({}),
+                ..NewEvent::default()
+            };
+            let stake = NewEvent {
+                status: Some("corroborated".into()),
+                closes_on: Some(closes_on.clone()),
+                ..stake
+            };
+            (stake, Some(corroboration))
+        })
+        .collect();
     let by = Author {
         actor: ACTOR.to_owned(),
         surface: "api".to_owned(),

@@ -71,15 +71,44 @@ async fn demo_brands_have_docs_and_a_timeline() {
                 .unwrap()
                 .contains("out of stock")
     }));
-    // History whose window has ended reads `closed`.
-    assert!(stockouts.iter().all(|e| e["status"] == "closed"));
-    let (_, closed) = app
+    // Each stake is corroborated by the world's ground truth on the day of the seed, so it
+    // reads `corroborated` and closes by the timeline's rule: 90 days after the corroboration.
+    let closes = (chrono::Utc::now().date_naive() + chrono::Duration::days(90)).to_string();
+    assert!(
+        stockouts
+            .iter()
+            .all(|e| e["status"] == "corroborated" && e["closes_on"] == closes.as_str()),
+        "{stockouts:?}"
+    );
+    let (_, corroborated) = app
         .get(
             &t,
-            "/v1/timeline?brand=northwind&category=stockout&status=closed&limit=50",
+            "/v1/timeline?brand=northwind&category=stockout&status=corroborated&limit=50",
         )
         .await;
-    assert_eq!(closed["events"].as_array().unwrap().len(), stockouts.len());
+    assert_eq!(
+        corroborated["events"].as_array().unwrap().len(),
+        stockouts.len()
+    );
+    let (_, corroborations) = app
+        .get(
+            &t,
+            "/v1/timeline?brand=northwind&kind=corroboration&limit=500",
+        )
+        .await;
+    let parents: std::collections::HashSet<i64> = corroborations["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["source"] == "demo_world")
+        .map(|c| c["parent_id"].as_i64().unwrap())
+        .collect();
+    assert!(
+        stockouts
+            .iter()
+            .all(|e| parents.contains(&e["id"].as_i64().unwrap())),
+        "every demo stake has its corroboration event"
+    );
 }
 
 #[tokio::test]

@@ -161,12 +161,13 @@ impl Brand<'_> {
     }
 
     /// Seeds `tenant` in one transaction: first revisions of `docs` (kept where a document
-    /// exists) and `events`.
+    /// exists) and `events`, each followed by the event that corroborates it, if any (its
+    /// `parent_id` is set here, to the event's new id).
     pub async fn seed(
         &self,
         tenant: &str,
         docs: Vec<DocPut>,
-        events: Vec<super::NewEvent>,
+        events: Vec<(super::NewEvent, Option<super::NewEvent>)>,
         by: Author,
     ) -> Result<()> {
         let tenant = tenant.to_owned();
@@ -187,8 +188,12 @@ impl Brand<'_> {
                         )
                         .await?;
                     }
-                    for e in &events {
-                        super::timeline::insert(tx, &tenant, e, &by).await?;
+                    for (e, corroboration) in events {
+                        let id = super::timeline::insert(tx, &tenant, &e, &by).await?;
+                        if let Some(c) = corroboration {
+                            let c = super::NewEvent { parent_id: Some(id), ..c };
+                            super::timeline::insert(tx, &tenant, &c, &by).await?;
+                        }
                     }
                     Ok(())
                 })
