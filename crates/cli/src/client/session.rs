@@ -3,8 +3,8 @@
 //! server's `dev.env` exports), or else a profile saved by `login` in the user's config
 //! directory (`$PARTNER_PLATFORM_CONFIG`, or `$XDG_CONFIG_HOME/partner-platform`, or
 //! `~/.config/partner-platform`; `profiles/<name>.json`, owner-only). Tokens are cached beside
-//! the profile (`tokens/<name>.json`) and minted again when less than five minutes are left or
-//! the gateway refuses one.
+//! the profile (`tokens/<name>.json`; an environment credential's as `tokens/env-<client id>.json`)
+//! and minted again when less than five minutes are left or the gateway refuses one.
 
 use std::path::{Path, PathBuf};
 
@@ -123,13 +123,20 @@ pub fn credential(name: &str) -> Result<(Profile, Option<PathBuf>), Failure> {
                 "PP_CLIENT_ID is set but PP_BASE_URL is not",
             )
         })?;
+        // Its token is cached too, under its client id, so a script of many commands mints
+        // one token rather than one per command (and is not throttled at the token endpoint).
+        let cache = config_dir().ok().filter(|_| {
+            id.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        });
+        let cache = cache.map(|dir| token_path(&dir, &format!("env-{id}")));
         let p = Profile {
             base_url: base.trim_end_matches('/').to_owned(),
             client_id: id,
             client_secret: secret,
             scope: String::new(),
         };
-        return Ok((p, None));
+        return Ok((p, cache));
     }
     let dir = config_dir()?;
     let path = profile_path(&dir, name);
