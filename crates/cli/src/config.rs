@@ -66,7 +66,7 @@ pub struct ServerArgs {
     #[arg(long, env = "PARTNER_UPSTREAM_PACING")]
     pub upstream_pacing: Option<bool>,
     /// Milliseconds between a pricing run's provider batches (default: the provider's pace,
-    /// 35 s for Competitive Summary and 30 s for Featured Offer Expected Price).
+    /// the operation's usage plan, about 30 s for either family).
     #[arg(long, env = "PARTNER_PRICING_SPACING_MS")]
     pub pricing_spacing_ms: Option<u64>,
     /// Milliseconds one provider call may take before it counts as failed (default 20000);

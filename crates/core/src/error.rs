@@ -386,7 +386,7 @@ mod tests {
     fn errors_doc_matches_the_code() {
         let doc = include_str!("../../../docs/errors.md");
         let served = doc
-            .split("## Kinds the service serves now")
+            .split("## Kinds the service serves\n")
             .nth(1)
             .and_then(|s| s.split("\n## ").next())
             .expect("section present");

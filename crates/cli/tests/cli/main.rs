@@ -9,6 +9,7 @@ mod client_work;
 mod connection;
 mod crash;
 mod dev_server;
+mod docs_examples;
 mod instances;
 mod mcp_conformance;
 mod process;

@@ -250,8 +250,9 @@ pub fn endpoints() -> Vec<Endpoint> {
             name: "marketplace_pricing_start",
             title: "Start a pricing run",
             description: "Starts a background pricing run of up to 20,000 items for one merchant: family \
-competitive-summary with asins (provider batches of 20, about 35 s apart: 100 ASINs take about \
-two and a half minutes) or featured-offer-expected-price with skus (batches of 40). Returns runId; \
+competitive-summary with asins (provider batches of 20, paced by the provider's usage plan, about \
+30 s apart: 100 ASINs take about two minutes) or featured-offer-expected-price with skus (batches \
+of 40). Returns runId; \
 poll marketplace_pricing_run, then read answers with marketplace_pricing_result.",
             input: with(items_body(), &[("family", one_of(FAMILIES))]),
             output: None,

@@ -21,6 +21,7 @@ mod mcp_client;
 mod metrics;
 mod oauth;
 mod pricing;
+mod reference_doc;
 mod reports;
 mod schema_fuzz;
 #[path = "../../../store/tests/support/scratch_db.rs"]
