@@ -27,8 +27,22 @@ pub struct Profile {
 #[derive(Serialize, Deserialize)]
 struct CachedToken {
     client_id: String,
+    /// Which credential minted it: a hash of the gateway, the client id and the secret, so a
+    /// token is never used for a secret other than the one that minted it.
+    #[serde(default)]
+    credential: String,
     access_token: String,
     expires_at: i64,
+}
+
+/// The hash `CachedToken::credential` holds for `p`.
+fn fingerprint(p: &Profile) -> String {
+    use sha2::Digest;
+    let bytes = sha2::Sha256::digest(format!(
+        "{}\n{}\n{}",
+        p.base_url, p.client_id, p.client_secret
+    ));
+    hex::encode(bytes)
 }
 
 /// The config directory.
@@ -157,10 +171,11 @@ pub fn credential(name: &str) -> Result<(Profile, Option<PathBuf>), Failure> {
     Ok((p, Some(token_path(&dir, name))))
 }
 
-/// A cached token for `p`, if one has five minutes left.
+/// A cached token for `p`, if `p` minted it and it has five minutes left.
 pub fn cached(p: &Profile, path: Option<&Path>) -> Option<String> {
     let t: CachedToken = serde_json::from_slice(&std::fs::read(path?).ok()?).ok()?;
-    (t.client_id == p.client_id && t.expires_at > now() + 300).then_some(t.access_token)
+    (t.client_id == p.client_id && t.credential == fingerprint(p) && t.expires_at > now() + 300)
+        .then_some(t.access_token)
 }
 
 /// Remembers a token for `p`.
@@ -168,6 +183,7 @@ pub fn remember(p: &Profile, path: Option<&Path>, token: &str, expires_in: i64) 
     if let Some(path) = path {
         let t = CachedToken {
             client_id: p.client_id.clone(),
+            credential: fingerprint(p),
             access_token: token.to_owned(),
             expires_at: now() + expires_in,
         };
