@@ -7,10 +7,10 @@ const HEADER: &str = r#"# Warehouse schema
 
 A tenant warehouse holds one tenant's business. The demo world fills it with a deterministic,
 seeded copy (`partner-platform world generate`); a real tenant's loaders fill the same tables.
-Types are MySQL's (the spec's tables are MySQL-flavoured); the embedded SQLite engine stores
+Types are MySQL's (the tables are MySQL-flavoured); the embedded SQLite engine stores
 them by affinity (`DECIMAL` as a real number, `DATE` and `DATETIME` as ISO-8601 text).
 
-Conventions (spec §2.2):
+Conventions:
 
 - Seller-scoped tables carry both the integer `SellerID` and the varchar `MarketplaceSellerID`;
   they identify the same seller. Indexes lead with the integer: filter on `SellerID` (with a
