@@ -48,6 +48,9 @@ enum AdminCommand {
     /// Intelligence: accounts switched off (not_enrolled), runs by request id.
     #[command(subcommand)]
     Intelligence(crate::intelligence::IntelligenceCommand),
+    /// Write policies: the bounds no advertising write crosses.
+    #[command(subcommand)]
+    Policy(crate::policy::PolicyCommand),
 }
 
 #[derive(Subcommand)]
@@ -128,6 +131,7 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
             AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
             AdminCommand::Listings(c) => crate::listings::run(&store, c).await,
             AdminCommand::Intelligence(c) => crate::intelligence::run(&store, c).await,
+            AdminCommand::Policy(c) => crate::policy::run(&store, c).await,
         };
         // a change that may end tokens (a revocation, a rotation, a disabled person): wait
         // until every running gateway has read it before saying it is done

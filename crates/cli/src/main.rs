@@ -12,6 +12,7 @@ mod intelligence;
 mod listings;
 mod logging;
 mod people;
+mod policy;
 mod serve;
 mod sim;
 mod world;

@@ -94,6 +94,7 @@ kinds! {
     PlanExpired => ("plan_expired", 409, Request, false, "conflict", "The write plan expired; nothing was sent. Preview again."),
     PlanMismatch => ("plan_mismatch", 409, Request, false, "conflict", "The commit does not match its plan; nothing was sent. Preview again."),
     PlanAlreadyCommitted => ("plan_already_committed", 409, Request, false, "conflict", "That write plan was already committed; read the audit log before planning again."),
+    PolicyViolation => ("policy_violation", 422, Request, false, "validation_error", "The account's write policy does not allow this change; nothing was sent."),
     // Listing-content change sets (§7.3).
     ChangeSetNotFound => ("change_set_not_found", 404, Request, false, "not_found", "No listing change set by that id in this account."),
     ChangeSetExpired => ("change_set_expired", 409, Request, false, "conflict", "The change set aged out; nothing was applied. Propose it again."),

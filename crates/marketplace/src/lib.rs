@@ -9,6 +9,7 @@ pub mod checks;
 pub mod connections;
 pub mod ledger;
 pub mod merchants;
+pub mod policy;
 pub mod pricing;
 pub mod reports;
 pub mod secrets;

@@ -19,6 +19,7 @@ pub mod mcp_sessions;
 mod migrations;
 mod pacing;
 mod people;
+mod policies;
 pub mod signin;
 mod tenants;
 mod tokens;
@@ -44,6 +45,7 @@ pub use listing_writes::ListingWrites;
 pub use mcp_sessions::McpSessions;
 pub use pacing::Pacing;
 pub use people::{NewPerson, People, PersonRow};
+pub use policies::{Policies, PolicyRow};
 pub use signin::{ClientRow, Clients, Grants, SessionRow, Sessions, SetupCodes};
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{Epochs, NewToken, TokenGrant, Tokens};
@@ -201,6 +203,10 @@ impl Store {
 
     pub fn intelligence(&self) -> Intelligence<'_> {
         Intelligence(&self.db)
+    }
+
+    pub fn policies(&self) -> Policies<'_> {
+        Policies(&self.db)
     }
 }
 

@@ -432,6 +432,13 @@ const STEPS: &[&str] = &[
     // (closed, evicted, expired), so instances that remember live sessions know to forget.
     "INSERT INTO auth_epoch (id, epoch) VALUES (2, 0);
     CREATE TRIGGER session_epoch_mcp_sessions_d AFTER DELETE ON mcp_sessions BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 2; END;",
+    // 18: tenant write policies (one JSON document per tenant).
+    "CREATE TABLE tenant_policies (
+        tenant_id TEXT PRIMARY KEY,
+        doc TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL
+    );",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -900,4 +907,11 @@ const PG_STEPS: &[&str] = &[
     END
     $$;
     CREATE TRIGGER session_epoch_mcp_sessions AFTER DELETE ON mcp_sessions FOR EACH ROW EXECUTE FUNCTION session_epoch_bump();",
+    // 18: tenant write policies (one JSON document per tenant).
+    "CREATE TABLE tenant_policies (
+        tenant_id TEXT PRIMARY KEY,
+        doc TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_by TEXT NOT NULL
+    );",
 ];

@@ -113,6 +113,25 @@ pub async fn profile_owner(
         .transpose()
 }
 
+/// The currency of advertising profile `profile_id`, if the tenant has it.
+pub async fn profile_currency(
+    engine: &dyn Engine,
+    limits: &Limits,
+    profile_id: i64,
+) -> Result<Option<String>> {
+    let found = rows(
+        engine,
+        limits,
+        "SELECT CurrencyCode FROM ads_profile WHERE ProfileID = ? LIMIT 1",
+        vec![Scalar::Int(profile_id)],
+    )
+    .await?;
+    found
+        .first()
+        .map(|r| r.text("CurrencyCode").map(str::to_owned))
+        .transpose()
+}
+
 /// The tenant's brands, by slug; a warehouse without a `brand` table has none.
 pub async fn brands(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Brand>> {
     if !has_table(engine, "brand").await? {

@@ -225,7 +225,19 @@ pub struct Preview {
     pub dry_run: bool,
     pub valid: bool,
     pub items: Vec<crate::writes::rules::Finding>,
+    /// The account's write policy on this plan: `allowed` when nothing breaks it, and the
+    /// findings of the plan as a whole (each item's are with the item).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyVerdict>,
     pub plan: Option<Plan>,
+}
+
+/// What the account's write policy says of a plan.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyVerdict {
+    pub allowed: bool,
+    pub findings: Vec<crate::policy::PolicyFinding>,
 }
 
 /// What a commit did as a whole.

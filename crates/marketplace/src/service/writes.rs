@@ -10,12 +10,13 @@ use pp_store::ads_writes::{self, AuditRow, Begin, PlanRow};
 use pp_store::jobs::now_ms;
 use serde_json::{Map, Value, json};
 
-use super::answers::{Acting, AdsAnswer, Commit, CommitInfo, Plan, Preview};
+use super::answers::{Acting, AdsAnswer, Commit, CommitInfo, Plan, PolicyVerdict, Preview};
 use super::requests::{AdsCall, IdempotencyKey, PlanId};
 use super::{Api, Marketplace};
 use crate::calls::build;
 use crate::catalog::{self, ItemsIn, Operation, ReadBy, WriteAction, WriteSpec};
 use crate::connections::GrantKind;
+use crate::policy::{self, Policy, PolicyFinding};
 use crate::upstream::Request;
 use crate::writes::items::{self, id_text};
 use crate::writes::results::{self, ItemResult, Outcome};
@@ -183,9 +184,25 @@ impl Marketplace {
                 dry_run: true,
                 valid: false,
                 items: findings,
+                policy: None,
                 plan: None,
             }));
         }
+        // the account's write policy: every finding is reported; a plan is still issued, and
+        // its commit is refused while any finding stands
+        let rules = self.policy(&p.tenant).await?;
+        let currency = self.profile_currency(p, t).await?;
+        let mut plan_wide = Vec::new();
+        for f in policy::findings(&rules, op, &items, &snapshot, currency.as_deref()) {
+            match f.index {
+                Some(i) => findings[i].policy.push(f),
+                None => plan_wide.push(f),
+            }
+        }
+        let verdict = PolicyVerdict {
+            allowed: plan_wide.is_empty() && findings.iter().all(|f| f.policy.is_empty()),
+            findings: plan_wide,
+        };
         let path_params: Vec<String> = op
             .params
             .iter()
@@ -210,6 +227,7 @@ impl Marketplace {
             entity_ids: ids,
             snapshot,
             compared,
+            currency,
         };
         let created = now_ms();
         let row = PlanRow {
@@ -237,6 +255,7 @@ impl Marketplace {
             dry_run: true,
             valid: true,
             items: findings,
+            policy: Some(verdict),
             plan: Some(Plan {
                 plan_id: row.id,
                 plan_hash: row.plan_hash,
@@ -246,6 +265,23 @@ impl Marketplace {
                 billing,
             }),
         }))
+    }
+
+    /// The account's write policy (the default when it never set one). A stored policy that no
+    /// longer reads is a failure, never the default.
+    pub(super) async fn policy(&self, tenant: &pp_core::TenantId) -> Result<Policy> {
+        Ok(policy::in_force(&self.store, tenant.as_str()).await?.0)
+    }
+
+    /// The currency of the profile a write acts on, from the tenant's warehouse (no provider
+    /// call); none for a profile the warehouse does not list.
+    async fn profile_currency(&self, p: &Principal, t: &Target) -> Result<Option<String>> {
+        let Some(id) = t.profile.as_deref().and_then(|id| id.parse::<i64>().ok()) else {
+            return Ok(None);
+        };
+        let engine = self.warehouses.of(p).await?;
+        pp_warehouse::directory::profile_currency(engine.as_ref(), &self.warehouses.limits, id)
+            .await
     }
 
     /// The upstream request of a call (parameters checked, the profile scope added).
@@ -414,6 +450,23 @@ impl Marketplace {
                 r.now = Some(a.unwrap_or(Value::Null));
                 drifted.push(r);
             }
+        }
+        // the account's policy as it is now, on the values as they are now: any finding
+        // refuses the whole commit, before anything is recorded or sent
+        let current: Vec<Option<Value>> = body
+            .entity_ids
+            .iter()
+            .zip(&body.snapshot)
+            .map(|(id, before)| {
+                id.as_ref()
+                    .and_then(|id| now.get(id).cloned())
+                    .or_else(|| before.clone())
+            })
+            .collect();
+        let rules = self.policy(&p.tenant).await?;
+        let broken = policy::findings(&rules, op, &body.items, &current, body.currency.as_deref());
+        if !broken.is_empty() {
+            return Err(policy_violation(broken));
         }
         let row = sending_row(
             p,
@@ -705,4 +758,21 @@ fn record(r: AuditRow) -> super::answers::AuditRecord {
         sent: r.sent,
         answer: r.answer,
     }
+}
+
+/// The refusal of a commit the account's policy does not allow.
+fn policy_violation(findings: Vec<PolicyFinding>) -> Error {
+    let first = findings
+        .first()
+        .map(|f| f.message.clone())
+        .unwrap_or_default();
+    let n = findings.len();
+    Error::new(
+        Kind::PolicyViolation,
+        format!(
+            "the account's write policy does not allow this commit ({n} finding(s); first: {first}): nothing was sent"
+        ),
+    )
+    .with_fix("Change the items to stay within the policy and preview again, or ask an admin to change the policy.")
+    .with_field("findings", serde_json::to_value(findings).unwrap_or_default())
 }

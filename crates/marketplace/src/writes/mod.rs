@@ -96,6 +96,9 @@ pub struct PlanBody {
     pub snapshot: Vec<Option<Value>>,
     /// The fields of each item a commit compares with the preview.
     pub compared: Vec<Vec<String>>,
+    /// The profile's currency, read at preview for the policy's bounds.
+    #[serde(default)]
+    pub currency: Option<String>,
 }
 
 fn sha256(v: &Value) -> String {

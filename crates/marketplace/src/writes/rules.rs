@@ -37,6 +37,9 @@ pub struct Finding {
     /// The entity as the provider has it now (updates and deletes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<Value>,
+    /// The account's write-policy rules the item breaks (a commit with any is refused).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policy: Vec<crate::policy::PolicyFinding>,
 }
 
 const SP_PLACEMENTS: &[&str] = &[
@@ -67,6 +70,7 @@ pub fn check(op: &Operation, w: &WriteSpec, index: usize, item: &mut Value) -> F
         serves: false,
         entity_id: None,
         current: None,
+        policy: Vec::new(),
     };
     if w.audience_query {
         f.problems.extend(super::audience::problems(item));

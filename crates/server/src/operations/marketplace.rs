@@ -388,6 +388,7 @@ fn write_answer_props() -> Vec<(&'static str, Value)> {
         ("dryRun", super::schema::boolean()),
         ("valid", super::schema::boolean()),
         ("items", any()),
+        ("policy", any_object()),
         ("plan", any()),
         ("commit", any_object()),
     ]

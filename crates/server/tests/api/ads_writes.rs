@@ -595,3 +595,76 @@ async fn a_committed_change_appears_in_the_timeline_with_its_actor() {
     assert_eq!(change["after"]["bid"], 0.44, "{e}");
     assert_eq!(change["before"]["bid"], k[0]["bid"], "{e}");
 }
+
+#[tokio::test]
+async fn the_account_policy_reports_a_bid_past_the_ceiling_and_a_budget_past_the_ratio_and_refuses_their_commits()
+ {
+    let app = TestApp::start_market().await;
+    let t = writer(&app).await;
+    // a $90 bid: over the default USD ceiling of 50, and more than ×3 the current bid
+    let k = keywords(&app, &t, 1).await;
+    let id = &k[0]["keywordId"];
+    let now_bid = k[0]["bid"].as_f64().unwrap();
+    let c = bid_update(&[id], 90.0);
+    let p = preview_ok(&app, &t, &c).await;
+    assert_eq!(p["policy"]["allowed"], false, "{p}");
+    let found = p["items"][0]["policy"].as_array().unwrap();
+    let ceiling = found.iter().find(|f| f["rule"] == "bid_ceiling").unwrap();
+    assert_eq!(
+        (&ceiling["field"], &ceiling["proposed"], &ceiling["bound"]),
+        (&json!("bid"), &json!(90.0), &json!(50.0)),
+        "{p}"
+    );
+    assert_eq!(ceiling["current"].as_f64(), Some(now_bid));
+    let (s, r) = app.post(&t, CALL, commit_of(c.clone(), &p)).await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (422, Some("policy_violation")),
+        "{r}"
+    );
+    assert!(r["findings"].as_array().unwrap().len() >= 2, "{r}");
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
+    assert_eq!(keyword(&app, &t, id).await["bid"].as_f64(), Some(now_bid));
+
+    // a budget raised fiftyfold: past the ×3 the policy allows
+    let campaign = sp_campaign(&app, &t).await;
+    let cid = &campaign["campaignId"];
+    let budget = campaign["budget"]["budget"].as_f64().unwrap();
+    let c = call(
+        "sp.update_campaigns",
+        json!({ "campaigns": [{ "campaignId": cid, "budget": { "budget": budget * 50.0, "budgetType": "DAILY" } }] }),
+    );
+    let p = preview_ok(&app, &t, &c).await;
+    let raise = &p["items"][0]["policy"][0];
+    assert_eq!(
+        (raise["rule"].as_str(), raise["field"].as_str()),
+        (Some("raise_limit"), Some("budget.budget")),
+        "{p}"
+    );
+    assert_eq!(raise["current"].as_f64(), Some(budget));
+    assert!(
+        (raise["bound"].as_f64().unwrap() - budget * 3.0).abs() < 1e-3,
+        "{p}"
+    );
+    let (s, r) = app.post(&t, CALL, commit_of(c.clone(), &p)).await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (422, Some("policy_violation")),
+        "{r}"
+    );
+    assert_eq!(app.sandbox_calls("sp.updateCampaigns").await, 0);
+
+    // the policy is read again at commit: once the account allows it, the same plan goes, once
+    app.store
+        .policies()
+        .put(
+            "acme",
+            &json!({ "maxRaise": 100, "budgets": { "USD": { "max": 1000000 } } }),
+            "test",
+        )
+        .await
+        .unwrap();
+    let r = commit(&app, &t, &c, &p).await;
+    assert_eq!(r["commit"]["outcome"], "answered", "{r}");
+    assert_eq!(app.sandbox_calls("sp.updateCampaigns").await, 1);
+}

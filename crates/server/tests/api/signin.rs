@@ -352,6 +352,7 @@ async fn a_member_cannot_open_admin_pages_or_grant_admin_scopes() {
         "/console/people",
         "/console/apps",
         "/console/connections",
+        "/console/policy",
     ] {
         assert_eq!(b.get(path).await.status, 403, "{path}");
     }
@@ -531,4 +532,55 @@ async fn a_person_changes_their_password_and_signs_in_again() {
         401
     );
     assert_eq!(Browser::new(&app).sign_in(&email, new).await.status, 303);
+}
+
+#[tokio::test]
+async fn an_admin_reads_and_changes_the_write_policy_in_the_console() {
+    let app = TestApp::start().await;
+    let email = person(&app, "pia@acme.example", Role::Admin).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let page = b.get("/console/policy").await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("The defaults every new tenant gets"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("<strong>×3</strong>"), "{}", page.body);
+    // a policy that cannot mean anything is refused, and the one in force kept
+    let csrf = b.csrf("/console/policy").await;
+    let page = b
+        .post(
+            "/console/policy",
+            &[("csrf", csrf.as_str()), ("policy", r#"{"maxRaise": 0.5}"#)],
+        )
+        .await;
+    assert_eq!(page.status, 400);
+    assert!(page.body.contains("Nothing was changed"), "{}", page.body);
+    assert_eq!(app.store.policies().get("acme").await.unwrap(), None);
+    // a real one is saved under the admin's name and is what the writes read
+    let page = b
+        .post(
+            "/console/policy",
+            &[
+                ("csrf", csrf.as_str()),
+                ("policy", r#"{"maxRaise": 2, "bids": {"USD": {"max": 5}}}"#),
+            ],
+        )
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("Set by pia@acme.example"),
+        "{}",
+        page.body
+    );
+    let (p, row) = pp_marketplace::policy::in_force(&app.store, "acme")
+        .await
+        .unwrap();
+    assert_eq!((p.max_raise, p.bids["USD"].max), (2.0, Some(5.0)));
+    assert_eq!(row.unwrap().updated_by, "pia@acme.example");
+    // without the form's token nothing changes
+    let page = b.post("/console/policy", &[("policy", "{}")]).await;
+    assert_eq!(page.status, 403);
 }

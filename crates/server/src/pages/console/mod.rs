@@ -1,5 +1,5 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
-//! applications, connected accounts, people and the audit log of committed writes; for
+//! applications, connected accounts, people, the write policy and the audit log of committed writes; for
 //! everyone, setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
@@ -9,6 +9,7 @@ mod connections;
 mod credentials;
 mod password;
 mod people;
+mod policy;
 mod setup_codes;
 
 use askama::Template;
@@ -47,6 +48,7 @@ pub fn router() -> Router<SharedState> {
         .route("/console/people", get(people::list).post(people::create))
         .route("/console/people/{id}/disable", post(people::disable))
         .route("/console/connections", get(connections::list))
+        .route("/console/policy", get(policy::show).post(policy::save))
         .route("/console/audit", get(audit::list))
         .route(
             "/console/password",

@@ -1,0 +1,153 @@
+//! The tenant's write policy in the console: the bounds in force, readable, and a form that
+//! replaces the policy with a JSON document (checked by `pp_marketplace::policy::set`; a
+//! document that cannot mean anything is refused and the policy in force kept).
+
+use askama::Template;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use pp_marketplace::policy::{self, Bounds, Policy};
+
+use super::{admin_action, admin_page, tenant_of};
+use crate::pages::web::{self, Nav, render};
+use crate::state::SharedState;
+
+pub struct BoundsRow {
+    currency: String,
+    bid_min: String,
+    bid_max: String,
+    budget_min: String,
+    budget_max: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/policy.html")]
+struct Page {
+    nav: Option<Nav>,
+    csrf: String,
+    source: String,
+    bounds: Vec<BoundsRow>,
+    max_raise: f64,
+    max_cut: f64,
+    max_items: usize,
+    max_campaigns: usize,
+    forbidden: Vec<String>,
+    enabled_creates: bool,
+    json: String,
+    notice: Option<String>,
+    error: Option<String>,
+}
+
+fn amount(v: Option<f64>) -> String {
+    v.map_or_else(|| "none".to_owned(), |v| v.to_string())
+}
+
+fn rows(p: &Policy) -> Vec<BoundsRow> {
+    let mut currencies: Vec<&String> = p.bids.keys().chain(p.budgets.keys()).collect();
+    currencies.sort();
+    currencies.dedup();
+    let none = Bounds {
+        min: None,
+        max: None,
+    };
+    currencies
+        .into_iter()
+        .map(|c| {
+            let bid = p.bids.get(c).unwrap_or(&none);
+            let budget = p.budgets.get(c).unwrap_or(&none);
+            BoundsRow {
+                currency: c.clone(),
+                bid_min: amount(bid.min),
+                bid_max: amount(bid.max),
+                budget_min: amount(budget.min),
+                budget_max: amount(budget.max),
+            }
+        })
+        .collect()
+}
+
+async fn page(
+    app: &SharedState,
+    s: &pp_store::SessionRow,
+    tenant: &pp_core::TenantId,
+    notice: Option<String>,
+    error: Option<String>,
+    typed: Option<String>,
+) -> Response {
+    let (p, row) = match policy::in_force(&app.store, tenant.as_str()).await {
+        Ok(x) => x,
+        Err(e) => return web::failed(&e),
+    };
+    let source = match &row {
+        Some(r) => format!("Set by {} at {}.", r.updated_by, r.updated_at),
+        None => "The defaults every new tenant gets: nobody has changed them.".to_owned(),
+    };
+    let json = typed.unwrap_or_else(|| serde_json::to_string_pretty(&p).unwrap_or_default());
+    render(
+        if error.is_some() {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        },
+        &Page {
+            nav: Nav::of(s, "policy"),
+            csrf: s.csrf.clone(),
+            source,
+            bounds: rows(&p),
+            max_raise: p.max_raise,
+            max_cut: p.max_cut,
+            max_items: p.max_items,
+            max_campaigns: p.max_campaigns,
+            forbidden: p.forbidden_operations.clone(),
+            enabled_creates: p.enabled_creates,
+            json,
+            notice,
+            error,
+        },
+    )
+}
+
+pub async fn show(State(app): State<SharedState>, req: Request) -> Response {
+    let s = match admin_page(&app, req).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let tenant = match tenant_of(&s) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    page(&app, &s, &tenant, None, None, None).await
+}
+
+pub async fn save(State(app): State<SharedState>, req: Request) -> Response {
+    let (s, form, tenant) = match admin_action(&app, req).await {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    let typed = form.get("policy").unwrap_or_default().to_owned();
+    let doc = match serde_json::from_str::<serde_json::Value>(&typed) {
+        Ok(d) => d,
+        Err(e) => {
+            let error = Some(format!("That is not JSON: {e}. Nothing was changed."));
+            return page(&app, &s, &tenant, None, error, Some(typed)).await;
+        }
+    };
+    match policy::set(&app.store, tenant.as_str(), &doc, &s.person.email).await {
+        Ok(_) => {
+            tracing::info!(tenant = %tenant.as_str(), by = %s.person.email, "write policy changed in the console");
+            page(
+                &app,
+                &s,
+                &tenant,
+                Some("Saved: the next dry run and commit use it.".into()),
+                None,
+                None,
+            )
+            .await
+        }
+        Err(e) => {
+            let error = Some(format!("{} Nothing was changed.", e.message()));
+            page(&app, &s, &tenant, None, error, Some(typed)).await
+        }
+    }
+}
