@@ -15,6 +15,7 @@ mod listing_writes;
 mod mcp_sessions;
 mod pacing;
 mod people;
+mod policies;
 #[path = "../support/scratch_db.rs"]
 mod scratch_db;
 mod signin;
