@@ -5,6 +5,7 @@
 //! store opens. Each aggregate writes its SQL once for both engines (`db`).
 
 pub mod ads_writes;
+pub mod approvals;
 pub mod brand;
 mod connections;
 mod credentials;
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 use pp_core::{Error, Result};
 
 pub use ads_writes::AdsWrites;
+pub use approvals::Approvals;
 pub use brand::Brand;
 pub use connections::{ConnectionRow, Connections};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
@@ -207,6 +209,10 @@ impl Store {
 
     pub fn policies(&self) -> Policies<'_> {
         Policies(&self.db)
+    }
+
+    pub fn approvals(&self) -> Approvals<'_> {
+        Approvals(&self.db)
     }
 }
 

@@ -439,6 +439,28 @@ const STEPS: &[&str] = &[
         updated_at TEXT NOT NULL,
         updated_by TEXT NOT NULL
     );",
+    // 19: approvals of advertising write plans (a person's decision, bound to the plan hash).
+    "CREATE TABLE ads_approvals (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        plan_id TEXT NOT NULL,
+        plan_hash TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        idempotency_key TEXT,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL,
+        decided_by TEXT,
+        decided_ms INTEGER,
+        note TEXT,
+        audit_id TEXT,
+        created_ms INTEGER NOT NULL,
+        expires_ms INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX ads_approvals_plan ON ads_approvals (tenant_id, plan_id);
+    CREATE INDEX ads_approvals_waiting ON ads_approvals (tenant_id, status, created_ms);",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -914,4 +936,26 @@ const PG_STEPS: &[&str] = &[
         updated_at TEXT NOT NULL,
         updated_by TEXT NOT NULL
     );",
+    // 19: approvals of advertising write plans (a person's decision, bound to the plan hash).
+    "CREATE TABLE ads_approvals (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        plan_id TEXT NOT NULL,
+        plan_hash TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        credential_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        surface TEXT NOT NULL,
+        idempotency_key TEXT,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL,
+        decided_by TEXT,
+        decided_ms BIGINT,
+        note TEXT,
+        audit_id TEXT,
+        created_ms BIGINT NOT NULL,
+        expires_ms BIGINT NOT NULL
+    );
+    CREATE UNIQUE INDEX ads_approvals_plan ON ads_approvals (tenant_id, plan_id);
+    CREATE INDEX ads_approvals_waiting ON ads_approvals (tenant_id, status, created_ms);",
 ];

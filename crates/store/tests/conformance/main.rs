@@ -3,6 +3,7 @@
 //! Every test takes a [`Fixture`] and runs once per engine through [`each_engine`].
 
 mod ads_writes;
+mod approvals;
 mod auth;
 mod brand;
 mod connections;
