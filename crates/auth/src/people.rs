@@ -18,28 +18,38 @@ pub const MAX_PASSWORD: usize = 256;
 /// What a person may do in their tenant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// Manages credentials, people, applications and connections.
+    /// Manages credentials, people, applications and connections; approves writes.
     Admin,
+    /// Approves or rejects the writes the tenant's policy holds for a person.
+    Approver,
     /// Signs in to applications and AI clients.
     Member,
 }
 
 impl Role {
-    /// Reads `admin` or `member`.
+    /// Reads `admin`, `approver` or `member`.
     pub fn parse(s: &str) -> Result<Self> {
         match s {
             "admin" => Ok(Role::Admin),
+            "approver" => Ok(Role::Approver),
             "member" => Ok(Role::Member),
             other => Err(Error::new(
                 Kind::BadParams,
-                format!("role '{other}' is not one of: admin, member"),
+                format!("role '{other}' is not one of: admin, approver, member"),
             )),
         }
+    }
+
+    /// Whether a person of this role (as stored) may approve held writes: admins and
+    /// approvers.
+    pub fn may_approve(stored: &str) -> bool {
+        matches!(stored, "admin" | "approver")
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Admin => "admin",
+            Role::Approver => "approver",
             Role::Member => "member",
         }
     }

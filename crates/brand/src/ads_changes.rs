@@ -58,7 +58,7 @@ fn event(r: AuditRow) -> Option<Event> {
 }
 
 /// Whether the filter asks for something only native events have (a brand, stake fields).
-fn native_only(f: &Filter) -> bool {
+pub(crate) fn native_only(f: &Filter) -> bool {
     f.brand.is_some()
         || f.category.is_some()
         || f.status.is_some()

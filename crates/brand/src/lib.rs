@@ -6,6 +6,7 @@
 
 mod ads_changes;
 pub mod answers;
+mod approvals;
 pub mod docs;
 pub mod lifecycle;
 pub mod seed;

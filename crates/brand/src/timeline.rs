@@ -385,11 +385,11 @@ pub async fn list(
     today: NaiveDate,
 ) -> Result<Events> {
     if let Some(fam) = &f.family
-        && !["native", "ads_change"].contains(&fam.as_str())
+        && !["native", "ads_change", "ads_approval"].contains(&fam.as_str())
     {
         return Err(Error::new(
             Kind::InvalidRequest,
-            "family must be native or ads_change",
+            "family must be native, ads_change or ads_approval",
         ));
     }
     let fp = fingerprint(&[
@@ -419,6 +419,11 @@ pub async fn list(
         let t = pp_core::TenantId::parse(tenant)
             .map_err(|_| Error::internal("a tenant id does not parse"))?;
         return crate::ads_changes::list(store, &t, cursors, &fp, after, f).await;
+    }
+    if f.family.as_deref() == Some("ads_approval") {
+        let t = pp_core::TenantId::parse(tenant)
+            .map_err(|_| Error::internal("a tenant id does not parse"))?;
+        return crate::approvals::list(store, &t, cursors, &fp, after, f).await;
     }
     let t = today.to_string();
     let q = TimelineQuery {

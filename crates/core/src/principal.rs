@@ -27,6 +27,18 @@ impl Surface {
             Surface::Console => "console".into(),
         }
     }
+
+    /// Reads a wire value back (what `as_wire` wrote).
+    pub fn from_wire(s: &str) -> Option<Self> {
+        match s {
+            "api" => Some(Surface::Api),
+            "mcp" => Some(Surface::Mcp),
+            "console" => Some(Surface::Console),
+            _ => s
+                .strip_prefix("partner:")
+                .map(|id| Surface::Partner(id.to_owned())),
+        }
+    }
 }
 
 /// The name on the sign-in, as audit rows, timeline events and logs record it. For a
@@ -44,6 +56,11 @@ impl Actor {
     /// The actor of a person's sign-in: their (lower-cased) email.
     pub fn person(email: &str) -> Self {
         Self(email.to_owned())
+    }
+
+    /// An actor as a record holds it (a held commit acting later for whoever asked).
+    pub fn recorded(name: &str) -> Self {
+        Self(name.to_owned())
     }
 
     pub fn as_str(&self) -> &str {

@@ -47,6 +47,55 @@ pub struct Policy {
     pub forbidden_operations: Vec<String>,
     /// Whether a create may start `ENABLED` (serving and billing at once).
     pub enabled_creates: bool,
+    /// Which commits wait for a person's approval.
+    pub approval: ApprovalRules,
+}
+
+/// Which commits a person must approve before anything is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ApprovalRules {
+    /// Every commit made through an MCP session (an AI client).
+    pub mcp: bool,
+    /// Every commit of more than this many items.
+    pub over_items: Option<usize>,
+    /// Every commit of these operations (catalog ids).
+    pub operations: Vec<String>,
+    /// Hours a held commit waits for a person before it expires (1 to 168).
+    pub hours: u32,
+}
+
+impl Default for ApprovalRules {
+    /// Nothing waits for approval until the tenant says so; a held commit waits a day.
+    fn default() -> Self {
+        Self {
+            mcp: false,
+            over_items: None,
+            operations: Vec::new(),
+            hours: 24,
+        }
+    }
+}
+
+impl ApprovalRules {
+    /// Why a commit of `op` with `items` items through `surface` must wait for a person, if it
+    /// must.
+    pub fn required(&self, op: &str, items: usize, surface: &pp_core::Surface) -> Option<String> {
+        if self.mcp && *surface == pp_core::Surface::Mcp {
+            return Some("the account's policy has a person approve every commit made through an MCP session".into());
+        }
+        if let Some(n) = self.over_items.filter(|n| items > *n) {
+            return Some(format!(
+                "the account's policy has a person approve commits of more than {n} items ({items} here)"
+            ));
+        }
+        if self.operations.iter().any(|o| o == op) {
+            return Some(format!(
+                "the account's policy has a person approve every {op} commit"
+            ));
+        }
+        None
+    }
 }
 
 fn bounds(min: f64, max: f64) -> Bounds {
@@ -88,6 +137,7 @@ impl Default for Policy {
             max_campaigns: 25,
             forbidden_operations: Vec::new(),
             enabled_creates: true,
+            approval: ApprovalRules::default(),
         }
     }
 }
@@ -130,12 +180,23 @@ impl Policy {
                 }
             }
         }
-        for op in &p.forbidden_operations {
+        if !(1..=168).contains(&p.approval.hours) {
+            return Err(bad(format!(
+                "approval.hours is 1 to 168, not {}",
+                p.approval.hours
+            )));
+        }
+        if p.approval.over_items == Some(0) {
+            return Err(bad(
+                "approval.overItems is at least 1 (leave it out for no size rule)".into(),
+            ));
+        }
+        for op in p.forbidden_operations.iter().chain(&p.approval.operations) {
             let write =
                 crate::catalog::find(crate::catalog::ads(), op).is_some_and(|o| o.write.is_some());
             if !write {
                 return Err(bad(format!(
-                    "forbiddenOperations: {op} is not an advertising write of the catalog"
+                    "{op} is not an advertising write of the catalog"
                 )));
             }
         }
@@ -448,6 +509,43 @@ mod tests {
     }
 
     #[test]
+    fn approval_rules_hold_mcp_commits_large_commits_and_named_operations() {
+        let rules = ApprovalRules {
+            mcp: true,
+            over_items: Some(10),
+            operations: vec!["sp.update_campaigns".into()],
+            hours: 24,
+        };
+        use pp_core::Surface;
+        assert!(
+            rules
+                .required("sp.update_keywords", 1, &Surface::Mcp)
+                .is_some()
+        );
+        assert!(
+            rules
+                .required("sp.update_keywords", 1, &Surface::Api)
+                .is_none()
+        );
+        assert!(
+            rules
+                .required("sp.update_keywords", 11, &Surface::Api)
+                .is_some()
+        );
+        assert!(
+            rules
+                .required("sp.update_campaigns", 1, &Surface::Api)
+                .is_some()
+        );
+        assert!(
+            ApprovalRules::default()
+                .required("sp.update_keywords", 200, &Surface::Mcp)
+                .is_none(),
+            "nothing is held by default"
+        );
+    }
+
+    #[test]
     fn a_policy_document_is_checked_and_fills_in_the_defaults() {
         let p = Policy::parse(&json!({"maxRaise": 2, "bids": {"USD": {"max": 5}}})).unwrap();
         assert_eq!(p.max_raise, 2.0);
@@ -464,6 +562,10 @@ mod tests {
             json!({"forbiddenOperations": ["sp.list_keywords"]}),
             json!({"maxItems": 0}),
             json!({"ceiling": 5}),
+            json!({"approval": {"hours": 0}}),
+            json!({"approval": {"overItems": 0}}),
+            json!({"approval": {"operations": ["sp.list_keywords"]}}),
+            json!({"approval": {"everyone": true}}),
         ] {
             assert!(Policy::parse(&wrong).is_err(), "{wrong}");
         }

@@ -67,6 +67,8 @@ pub struct AuditRow {
     pub status: String,
     pub created_ms: i64,
     pub finished_ms: Option<i64>,
+    /// The person who approved the commit, when the tenant's policy held it for approval.
+    pub approved_by: Option<String>,
 }
 
 /// What `begin` decided.
@@ -99,7 +101,7 @@ pub struct AuditFilter {
 }
 
 const PLAN_COLS: &str = "id, tenant_id, credential_id, actor, operation, call_hash, plan_hash, body, created_ms, expires_ms";
-const AUDIT_COLS: &str = "id, tenant_id, plan_id, credential_id, actor, surface, operation, merchant, profile_id, plan_hash, idempotency_key, snapshot, sent, answer, status, created_ms, finished_ms";
+const AUDIT_COLS: &str = "id, tenant_id, plan_id, credential_id, actor, surface, operation, merchant, profile_id, plan_hash, idempotency_key, snapshot, sent, answer, status, created_ms, finished_ms, approved_by";
 
 /// Expired plans are kept this long after expiry (so a late commit hears "expired", not "not
 /// found"), then deleted.
@@ -143,6 +145,7 @@ fn audit(r: &Row) -> Result<AuditRow> {
         status: r.text(14)?,
         created_ms: r.i64(15)?,
         finished_ms: r.opt_i64(16)?,
+        approved_by: r.opt_text(17)?,
     })
 }
 
@@ -195,11 +198,12 @@ async fn begin_in(tx: &mut Tx, row: AuditRow) -> Result<Begin> {
         return Ok(Begin::AlreadyCommitted(first));
     }
     tx.exec(
-        format!("INSERT INTO ads_audit ({AUDIT_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL, NULL, 'sending', ?13, NULL)"),
+        format!("INSERT INTO ads_audit ({AUDIT_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL, NULL, 'sending', ?13, NULL, ?14)"),
         args![
             row.id.as_str(), t.as_str(), row.plan_id.as_str(), row.credential_id.as_str(), row.actor.as_str(),
             row.surface.as_str(), row.operation.as_str(), row.merchant.as_str(), row.profile_id.clone(),
-            row.plan_hash.as_str(), row.idempotency_key.clone(), row.snapshot.to_string(), row.created_ms
+            row.plan_hash.as_str(), row.idempotency_key.clone(), row.snapshot.to_string(), row.created_ms,
+            row.approved_by.clone()
         ],
     )
     .await?;

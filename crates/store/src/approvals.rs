@@ -153,6 +153,20 @@ impl Approvals<'_> {
             .collect()
     }
 
+    /// The tenant's most recent requests (newest first), at most `limit`, any status: what the
+    /// timeline projects.
+    pub async fn recent(&self, tenant: &TenantId, limit: i64) -> Result<Vec<ApprovalRow>> {
+        self.0
+            .all(
+                format!("SELECT {COLS} FROM ads_approvals WHERE tenant_id = ?1 ORDER BY created_ms DESC, id DESC LIMIT ?2"),
+                args![tenant.as_str(), limit],
+            )
+            .await?
+            .iter()
+            .map(approval)
+            .collect()
+    }
+
     /// Approves (`approve`) or rejects request `id` as `by`, if it is still pending and in
     /// time; otherwise says what it is.
     pub async fn decide(

@@ -461,6 +461,8 @@ const STEPS: &[&str] = &[
     );
     CREATE UNIQUE INDEX ads_approvals_plan ON ads_approvals (tenant_id, plan_id);
     CREATE INDEX ads_approvals_waiting ON ads_approvals (tenant_id, status, created_ms);",
+    // 20: the person who approved a held commit, on its audit row.
+    "ALTER TABLE ads_audit ADD COLUMN approved_by TEXT;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -958,4 +960,6 @@ const PG_STEPS: &[&str] = &[
     );
     CREATE UNIQUE INDEX ads_approvals_plan ON ads_approvals (tenant_id, plan_id);
     CREATE INDEX ads_approvals_waiting ON ads_approvals (tenant_id, status, created_ms);",
+    // 20: the person who approved a held commit, on its audit row.
+    "ALTER TABLE ads_audit ADD COLUMN approved_by TEXT;",
 ];

@@ -1,5 +1,6 @@
-//! `marketplace merchants|operations|call`: the connected accounts, the operation catalogs,
-//! and one catalogued call (`/api/marketplace/*`). A call's answer is the gateway's JSON; a
+//! `marketplace merchants|operations|call|approval`: the connected accounts, the operation
+//! catalogs, one catalogued call (`/api/marketplace/*`), and a commit held for a person's
+//! approval, read or followed to its outcome. A call's answer is the gateway's JSON; a
 //! provider's refusal of the request's own parameters exits 12 (`bad_request`, spec §7.1)
 //! with the envelope (its code, status and response) on stdout under `--json`.
 
@@ -43,6 +44,21 @@ pub enum MarketplaceCommand {
     },
     /// Run one catalogued operation for one merchant (or advertising profile).
     Call(CallArgs),
+    /// A commit the account's policy held for a person's approval: how it stands, or (with
+    /// --wait) followed until a person decides. Exits 0 once sent, 15 when rejected, expired or
+    /// not sent.
+    Approval {
+        /// The approvalId the commit answered.
+        id: String,
+        /// Follow it until it is decided and sent (or not).
+        #[arg(long)]
+        wait: bool,
+        /// Seconds --wait follows it (default a day).
+        #[arg(long, default_value_t = 86_400)]
+        timeout: u64,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 /// A merchant: by its legacy seller id, or by its seller id (with its marketplace when it
@@ -100,7 +116,9 @@ pub struct CallArgs {
 impl MarketplaceCommand {
     pub fn common(&self) -> &Common {
         match self {
-            Self::Merchants { common } | Self::Operations { common, .. } => common,
+            Self::Merchants { common }
+            | Self::Operations { common, .. }
+            | Self::Approval { common, .. } => common,
             Self::Call(a) => &a.common,
         }
     }
@@ -161,8 +179,49 @@ pub async fn run(cmd: MarketplaceCommand, c: &Common) -> Result<(), Failure> {
             let path = format!("/api/marketplace/{}/call", a.api.path());
             output::json(&Api::new(&c.profile)?.post(&path, &body).await?);
         }
+        MarketplaceCommand::Approval {
+            id, wait, timeout, ..
+        } => approval(&id, wait, timeout, c).await?,
     }
     Ok(())
+}
+
+/// Reads (and with `wait` follows) a held commit; its outcome decides the exit code.
+async fn approval(id: &str, wait: bool, timeout: u64, c: &Common) -> Result<(), Failure> {
+    use std::time::{Duration, Instant};
+    let mut api = Api::new(&c.profile)?;
+    let path = format!("/api/marketplace/approvals/{id}");
+    let progress = super::progress::Progress::spinner(c, &format!("approval {id}"));
+    let started = Instant::now();
+    loop {
+        let answer = api.get(&path).await?;
+        let status = answer["status"].as_str().unwrap_or_default().to_owned();
+        let undecided = status == "pending" || status == "approved";
+        if !(wait && undecided) {
+            output::json(&answer);
+            return match status.as_str() {
+                "pending" | "approved" | "sent" => Ok(()),
+                _ => Err(Failure {
+                    code: exit::CONFLICT,
+                    message: format!("approval {id} is {status}: nothing was sent"),
+                    envelope: None,
+                }),
+            };
+        }
+        progress.say(format!(
+            "{status}: {}",
+            answer["reason"].as_str().unwrap_or_default()
+        ));
+        if started.elapsed() > Duration::from_secs(timeout) {
+            return Err(Failure::local(
+                exit::TIMED_OUT,
+                format!(
+                    "approval {id} is still {status} after {timeout}s; it goes on: `marketplace approval {id} --wait` again"
+                ),
+            ));
+        }
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    }
 }
 
 /// A list as a table of `columns`, or the gateway's JSON.

@@ -199,6 +199,60 @@ pub enum AdsAnswer {
     Call(CallAnswer),
     Preview(Preview),
     Commit(Commit),
+    /// A commit the tenant's policy holds until a person approves it.
+    Pending(Pending),
+}
+
+/// A commit held for a person's approval: nothing was sent; the approval says where to look.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pending {
+    pub operation: String,
+    pub merchant: Acting,
+    pub dry_run: bool,
+    pub approval: ApprovalInfo,
+}
+
+/// A held commit as its requester and its approvers see it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalInfo {
+    pub approval_id: String,
+    /// `pending`, `approved` (being sent), `rejected`, `expired`, `sent` or `failed`.
+    pub status: String,
+    /// Why the policy holds it.
+    pub reason: String,
+    pub operation: String,
+    pub plan_id: String,
+    pub plan_hash: String,
+    pub requested_by: String,
+    pub surface: String,
+    pub requested_at: String,
+    pub expires_at: String,
+    pub decided_by: Option<String>,
+    pub decided_at: Option<String>,
+    pub note: Option<String>,
+    /// The audit record of the send, once sent.
+    pub audit_id: Option<String>,
+    /// Where the requester reads the outcome, and where a person decides.
+    pub poll: String,
+    pub console: String,
+    pub message: String,
+}
+
+/// A held commit with what it changes, item by item, for the person deciding.
+#[derive(Debug, Clone)]
+pub struct HeldWrite {
+    pub info: ApprovalInfo,
+    pub items: Vec<HeldItem>,
+}
+
+/// One item of a held commit: the entity and each field it sets, before and after.
+#[derive(Debug, Clone)]
+pub struct HeldItem {
+    pub index: usize,
+    pub entity_id: Option<String>,
+    pub changes: Vec<(String, String, String)>,
 }
 
 /// A plan a dry run issues: what a commit of it sends, under a hash, until it expires.
@@ -290,6 +344,8 @@ pub struct AuditRecord {
     pub sent: Option<Value>,
     /// The provider's answer per item.
     pub answer: Option<Value>,
+    /// The person who approved it, when the tenant's policy held it for approval.
+    pub approved_by: Option<String>,
 }
 
 /// A page of the audit log, newest first.

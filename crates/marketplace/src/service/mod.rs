@@ -5,6 +5,7 @@
 //! pricing pace and the job wake-up — and never knows HTTP.
 
 mod answers;
+mod approvals;
 mod audiences;
 mod calls;
 mod jobs;

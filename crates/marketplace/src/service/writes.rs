@@ -7,6 +7,7 @@
 
 use pp_core::{Error, Kind, Principal, Result, Scope};
 use pp_store::ads_writes::{self, AuditRow, Begin, PlanRow};
+use pp_store::approvals::ApprovalRow;
 use pp_store::jobs::now_ms;
 use serde_json::{Map, Value, json};
 
@@ -34,7 +35,7 @@ pub(super) struct Target {
 /// Pages a current-values read follows at most (100 entities a page).
 const READ_PAGES: usize = 10;
 
-fn acting(t: &Target) -> Acting {
+pub(super) fn acting(t: &Target) -> Acting {
     Acting::Login {
         seller_id: t.login.clone(),
         profile_id: t.profile.clone(),
@@ -90,7 +91,8 @@ impl Marketplace {
         match (req.dry_run, &req.plan_id, &req.plan_hash) {
             (Some(false), Some(id), Some(h)) => {
                 let (id, h) = (id.clone(), h.clone());
-                self.commit(p, op, w, &target, (&id, &h, &hash), key).await
+                self.commit(p, op, w, &target, (&id, &h, &hash), key, None)
+                    .await
             }
             (Some(false), _, _) => Err(Error::invalid_request(
                 "a commit (dryRun: false) names its plan: send planId and planHash from the dry run",
@@ -381,8 +383,10 @@ impl Marketplace {
         Ok(out)
     }
 
-    /// The commit of a plan.
-    async fn commit(
+    /// The commit of a plan: by its caller, or (`approved`) by the person who approved the
+    /// commit the tenant's policy held, for the caller who asked.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn commit(
         &self,
         p: &Principal,
         op: &'static Operation,
@@ -390,6 +394,7 @@ impl Marketplace {
         t: &Target,
         (id, given_hash, call): (&PlanId, &str, &str),
         key: Option<IdempotencyKey>,
+        approved: Option<&ApprovalRow>,
     ) -> Result<AdsAnswer> {
         let store = self.store.ads_writes();
         let plan = store.plan(&p.tenant, id.as_str()).await?.ok_or_else(|| {
@@ -414,7 +419,8 @@ impl Marketplace {
         {
             return replay(op, t, first, &plan.id);
         }
-        if plan.expires_ms <= now_ms() {
+        // an approved commit waited for its person: the approval's own time bounded that wait
+        if approved.is_none() && plan.expires_ms <= now_ms() {
             return Err(Error::new(
                 Kind::PlanExpired,
                 format!(
@@ -426,6 +432,14 @@ impl Marketplace {
             .with_fix("Preview again: plans live 15 minutes."));
         }
         let body: PlanBody = serde_json::from_value(plan.body.clone()).map_err(Error::internal)?;
+        // what would be sent must still be what was hashed (and, held, what a person approved)
+        if plan_hash(&body.request) != plan.plan_hash {
+            return Err(Error::new(
+                Kind::PlanMismatch,
+                "the stored plan no longer matches its hash: nothing was sent",
+            )
+            .with_fix("Preview again."));
+        }
         // the entities again: an item whose entity moved is not sent
         let now = if body.snapshot.iter().any(Option::is_some) {
             self.current(p, w, t, &body.items).await?
@@ -468,13 +482,23 @@ impl Marketplace {
         if !broken.is_empty() {
             return Err(policy_violation(broken));
         }
-        let row = sending_row(
+        if approved.is_none()
+            && let Some(reason) = rules
+                .approval
+                .required(&op.id, body.items.len(), &p.surface)
+        {
+            return self
+                .hold(p, op, t, &plan, key.as_ref(), reason, rules.approval.hours)
+                .await;
+        }
+        let mut row = sending_row(
             p,
             &plan,
             (&t.login, t.profile.as_deref()),
             key.as_ref(),
             Value::Array(audit_snapshot),
         )?;
+        row.approved_by = approved.and_then(|a| a.decided_by.clone());
         let audit_id = row.id.clone();
         match store.begin(row).await? {
             Begin::Started => {}
@@ -623,6 +647,7 @@ pub(super) fn sending_row(
         status: ads_writes::SENDING.into(),
         created_ms: now_ms(),
         finished_ms: None,
+        approved_by: None,
     })
 }
 
@@ -757,6 +782,7 @@ fn record(r: AuditRow) -> super::answers::AuditRecord {
         snapshot: r.snapshot,
         sent: r.sent,
         answer: r.answer,
+        approved_by: r.approved_by,
     }
 }
 

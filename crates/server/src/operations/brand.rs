@@ -284,7 +284,7 @@ fn lifecycle_input() -> Value {
 fn timeline_filters(max: i64) -> Vec<(&'static str, Value)> {
     vec![
         ("brand", text("A brand slug.")),
-        ("family", one_of(&["native", "ads_change"])),
+        ("family", one_of(&["native", "ads_change", "ads_approval"])),
         (
             "kind",
             text("stake, comment, action_outcome, corroboration, structural.brand_retired …"),

@@ -3,10 +3,12 @@
 //! reach the provider, so their tools are open-world; plain calls refuse writes (those go
 //! through the audited flow).
 
-use axum::extract::{Extension, FromRequestParts, State};
+use axum::extract::{Extension, FromRequestParts, Path, State};
+use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use pp_core::{Principal, Scope};
+use pp_marketplace::service::AdsAnswer;
 use pp_marketplace::service::requests::{
     AdsCall, AuditQuery, CatalogQuery, IdempotencyKey, SpapiCall,
 };
@@ -122,13 +124,22 @@ async fn spapi_call(
     Ok(render::api(app.market.spapi_call(&p, req, key).await?)?)
 }
 
+/// An advertising answer: 202 for a commit held for a person's approval, else 200.
+fn ads_answer(a: AdsAnswer) -> Result<Response, ApiError> {
+    let status = match a {
+        AdsAnswer::Pending(_) => StatusCode::ACCEPTED,
+        _ => StatusCode::OK,
+    };
+    Ok((status, render::api(a)?).into_response())
+}
+
 async fn ads_call(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<AdsCall>,
-) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.ads_call(&p, req, key).await?)?)
+) -> Result<Response, ApiError> {
+    ads_answer(app.market.ads_call(&p, req, key).await?)
 }
 
 /// `POST /api/marketplace/ads/commit`: the call with `dryRun: false` implied.
@@ -137,10 +148,70 @@ async fn ads_commit(
     Extension(p): Extension<Principal>,
     KeyHeader(key): KeyHeader,
     Body(req): Body<AdsCall>,
+) -> Result<Response, ApiError> {
+    ads_answer(app.market.ads_call(&p, committing(req)?, key).await?)
+}
+
+/// `GET /api/marketplace/approvals/{id}`: how a held commit stands.
+async fn ads_approval(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(
-        app.market.ads_call(&p, committing(req)?, key).await?,
-    )?)
+    Ok(render::api(app.market.ads_approval(&p, &id).await?)?)
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ApprovalArgs {
+    approval_id: String,
+}
+
+fn ads_approval_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    Box::pin(async move {
+        let r: ApprovalArgs = args(a)?;
+        render::value(
+            ctx.app
+                .market
+                .ads_approval(&ctx.principal, &r.approval_id)
+                .await?,
+        )
+    })
+}
+
+fn approval_schema() -> Value {
+    object(
+        &[
+            ("approvalId", string()),
+            ("status", string()),
+            ("reason", string()),
+            ("operation", string()),
+            ("planId", string()),
+            ("planHash", string()),
+            ("requestedBy", string()),
+            ("surface", string()),
+            ("requestedAt", string()),
+            ("expiresAt", string()),
+            ("decidedBy", nullable(string())),
+            ("decidedAt", nullable(string())),
+            ("note", nullable(string())),
+            ("auditId", nullable(string())),
+            ("poll", string()),
+            ("console", string()),
+            ("message", string()),
+        ],
+        &[
+            "approvalId",
+            "status",
+            "reason",
+            "operation",
+            "planId",
+            "planHash",
+            "poll",
+            "console",
+            "message",
+        ],
+    )
 }
 
 /// A commit request's `dryRun`: left out (then false) or false; true is refused. `what` names
@@ -389,6 +460,7 @@ fn write_answer_props() -> Vec<(&'static str, Value)> {
         ("valid", super::schema::boolean()),
         ("items", any()),
         ("policy", any_object()),
+        ("approval", any_object()),
         ("plan", any()),
         ("commit", any_object()),
     ]
@@ -583,6 +655,7 @@ carries error on its row; the others are still listed.",
             .param("Idempotency-Key", super::In::Header, false, string(), IDEMPOTENCY_KEY)
             .json_body(call_input(true))
             .answers(200, api(call_schema()))
+            .answers(202, api(call_schema()))
             .tool(Tool {
                 name: "marketplace_ads_call",
                 title: "Call an advertising operation, or preview a write",
@@ -605,6 +678,7 @@ Commit the plan with marketplace_ads_commit.",
             .param("Idempotency-Key", super::In::Header, false, string(), COMMIT_KEY)
             .json_body(commit_input(false))
             .answers(200, api(call_schema()))
+            .answers(202, api(call_schema()))
             .tool(Tool {
                 name: "marketplace_ads_commit",
                 title: "Commit a previewed advertising write",
@@ -613,11 +687,30 @@ same operation, profileId and query, with planId and planHash. A changed call, a
 expired plan sends nothing. Entities that changed since the preview are not sent (outcome drifted); \
 the others are. Answers each item's result (succeeded with entityId, failed with the provider's \
 words under error.amazon, drifted, unknown) and the audit id. An ENABLED item serves and bills as \
-soon as this lands. Pass idempotencyKey to make a retry return the first answer.",
+soon as this lands. Pass idempotencyKey to make a retry return the first answer. When the \
+account's policy has a person approve this commit, nothing is sent yet: the answer's approval \
+(status pending) says why and where; read the outcome with marketplace_ads_approval.",
                 input: commit_input(true),
                 output: None,
                 hints: COMMIT,
                 run: ads_commit_tool,
+            }),
+        Endpoint::get("/api/marketplace/approvals/{id}", "A commit held for a person's approval: pending, rejected, expired, sent or failed", ads_approval)
+            .path_param("id", string(), "The approvalId a held commit answered")
+            .needs(ADS)
+            .answers(200, api(approval_schema()))
+            .tool(Tool {
+                name: "marketplace_ads_approval",
+                title: "A held write's outcome",
+                description: "How a commit the account's policy held for a person's approval stands: \
+status pending (waiting; a person decides in the console), rejected or expired (never sent), sent \
+(auditId names the audit record with each item's result) or failed (approved, but the plan or the \
+policy no longer allowed it; nothing was sent). Poll it after marketplace_ads_commit answered \
+an approval.",
+                input: closed(&[("approvalId", string())], &["approvalId"]),
+                output: None,
+                hints: super::READ,
+                run: ads_approval_tool,
             }),
         Endpoint::get("/api/marketplace/audit", "The audit log of committed advertising writes, newest first", ads_audit)
             .needs(ADS)

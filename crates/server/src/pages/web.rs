@@ -21,6 +21,8 @@ const MAX_FORM: usize = 64 * 1024;
 pub struct Nav {
     pub here: &'static str,
     pub admin: bool,
+    /// Whether the person may approve held writes (admins and approvers).
+    pub approver: bool,
     pub csrf: String,
     pub email: String,
 }
@@ -30,6 +32,7 @@ impl Nav {
         Some(Self {
             here,
             admin: s.person.role == "admin",
+            approver: pp_auth::Role::may_approve(&s.person.role),
             csrf: s.csrf.clone(),
             email: s.person.email.clone(),
         })
@@ -284,6 +287,19 @@ pub fn admin_only(s: &SessionRow) -> Result<(), Response> {
         StatusCode::FORBIDDEN,
         "Admins only",
         "Only an admin of your organization can open this page.",
+        Some("/console"),
+    ))
+}
+
+/// Only people who may approve held writes (admins and approvers) pass.
+pub fn approvers_only(s: &SessionRow) -> Result<(), Response> {
+    if pp_auth::Role::may_approve(&s.person.role) {
+        return Ok(());
+    }
+    Err(message(
+        StatusCode::FORBIDDEN,
+        "Approvers only",
+        "Only a person with the approver role (or an admin) can approve or reject held writes.",
         Some("/console"),
     ))
 }

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 
 use crate::common::TestApp;
 use crate::mcp::Mcp;
+use crate::signin_support::{Browser, PASSWORD, person};
+use pp_auth::Role;
 
 const CALL: &str = "/api/marketplace/ads/call";
 const PROFILE: u64 = 3100000001;
@@ -23,7 +25,7 @@ async fn total_calls(app: &TestApp) -> u64 {
         .sum()
 }
 
-async fn writer(app: &TestApp) -> String {
+pub(crate) async fn writer(app: &TestApp) -> String {
     let c = app.credential("acme", Some(WRITER)).await;
     app.token(&c).await
 }
@@ -34,7 +36,7 @@ fn call(op: &str, body: Value) -> Value {
 }
 
 /// The committing form of a previewed call.
-fn commit_of(mut c: Value, preview: &Value) -> Value {
+pub(crate) fn commit_of(mut c: Value, preview: &Value) -> Value {
     c["dryRun"] = false.into();
     c["planId"] = preview["plan"]["planId"].clone();
     c["planHash"] = preview["plan"]["planHash"].clone();
@@ -55,7 +57,7 @@ async fn commit(app: &TestApp, t: &str, c: &Value, preview: &Value) -> Value {
 }
 
 /// Some SP keywords of the acme profile.
-async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
+pub(crate) async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
     let (s, r) = app
         .post(
             t,
@@ -84,7 +86,7 @@ async fn keyword(app: &TestApp, t: &str, id: &Value) -> Value {
     r["data"]["keywords"][0].clone()
 }
 
-fn bid_update(ids: &[&Value], bid: f64) -> Value {
+pub(crate) fn bid_update(ids: &[&Value], bid: f64) -> Value {
     let items: Vec<Value> = ids
         .iter()
         .map(|id| json!({ "keywordId": id, "bid": bid }))
@@ -667,4 +669,234 @@ async fn the_account_policy_reports_a_bid_past_the_ceiling_and_a_budget_past_the
     let r = commit(&app, &t, &c, &p).await;
     assert_eq!(r["commit"]["outcome"], "answered", "{r}");
     assert_eq!(app.sandbox_calls("sp.updateCampaigns").await, 1);
+}
+
+/// A bid 10% above a keyword's own, rounded to the cent.
+pub(crate) fn nudged(k: &Value) -> f64 {
+    (k["bid"].as_f64().unwrap() * 110.0).round() / 100.0
+}
+
+async fn approver_browser(app: &TestApp, email: &str) -> Browser {
+    let who = person(app, email, Role::Approver).await;
+    let mut b = Browser::new(app);
+    b.sign_in(&who, PASSWORD).await;
+    b
+}
+
+async fn decide(b: &mut Browser, id: &str, what: &str) -> crate::signin_support::Page {
+    let csrf = b.csrf("/console/approvals").await;
+    b.post(
+        &format!("/console/approvals/{id}/{what}"),
+        &[("csrf", csrf.as_str())],
+    )
+    .await
+}
+
+#[tokio::test]
+async fn an_mcp_commit_held_by_the_policy_is_sent_exactly_once_an_approver_approves_it() {
+    let app = TestApp::start_market().await;
+    app.store
+        .policies()
+        .put("acme", &json!({ "approval": { "mcp": true } }), "test")
+        .await
+        .unwrap();
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let (id, bid) = (&k[0]["keywordId"], nudged(&k[0]));
+    let c = bid_update(&[id], bid);
+    // an AI client previews and commits through MCP: held, nothing sent
+    let mut m = Mcp::with_token(&app, t.clone());
+    m.initialize("2025-11-25").await;
+    let (_, preview) = m.call("marketplace_ads_call", c.clone()).await;
+    assert_eq!(preview["policy"]["allowed"], true, "{preview}");
+    let mut args = commit_of(c.clone(), &preview);
+    args.as_object_mut().unwrap().remove("dryRun");
+    args["idempotencyKey"] = "held-1".into();
+    let (result, held) = m.call("marketplace_ads_commit", args.clone()).await;
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(held["approval"]["status"], "pending", "{held}");
+    assert!(
+        held["approval"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/console/approvals")
+    );
+    let approval = held["approval"]["approvalId"].as_str().unwrap().to_owned();
+    // the same commit again is the same request
+    let (_, again) = m.call("marketplace_ads_commit", args.clone()).await;
+    assert_eq!(again["approval"]["approvalId"], approval.as_str());
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
+    let (s, r) = app
+        .get(&t, &format!("/api/marketplace/approvals/{approval}"))
+        .await;
+    assert_eq!((s, r["status"].as_str()), (200, Some("pending")), "{r}");
+
+    // a member may not decide; an approver sees the change before and after, and approves
+    let member = person(&app, "mo@acme.example", Role::Member).await;
+    let mut mb = Browser::new(&app);
+    mb.sign_in(&member, PASSWORD).await;
+    assert_eq!(mb.get("/console/approvals").await.status, 403);
+    let mut b = approver_browser(&app, "val@acme.example").await;
+    let page = b.get("/console/approvals").await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains(&format!("approval-{approval}")),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains(&format!("<strong>{bid}</strong>")),
+        "{}",
+        page.body
+    );
+    let page = decide(&mut b, &approval, "approve").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("Approved and sent"), "{}", page.body);
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
+    assert_eq!(keyword(&app, &t, id).await["bid"].as_f64(), Some(bid));
+
+    // the requester reads the outcome; the audit record names the requester and the approver
+    let (_, done) = m
+        .call(
+            "marketplace_ads_approval",
+            json!({ "approvalId": approval }),
+        )
+        .await;
+    assert_eq!(done["status"], "sent", "{done}");
+    assert_eq!(done["decidedBy"], "val@acme.example");
+    let (_, audit) = app
+        .get(
+            &t,
+            "/api/marketplace/audit?operation=sp.update_keywords&limit=1",
+        )
+        .await;
+    let record = &audit["records"][0];
+    assert_eq!(record["auditId"], done["auditId"], "{audit}");
+    assert_eq!(record["approvedBy"], "val@acme.example", "{audit}");
+    assert_eq!(record["surface"], "mcp");
+    assert!(
+        record["actor"].as_str().unwrap().starts_with("svc:"),
+        "{audit}"
+    );
+    // the timeline tells the story: proposed by the caller, approved and sent by the person
+    let (s, tl) = app
+        .get(&t, "/v1/timeline?family=ads_approval&limit=10")
+        .await;
+    assert_eq!(s, 200, "{tl}");
+    let steps: Vec<(&str, &str)> = tl["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["kind"].as_str().unwrap(), e["actor"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        steps.iter().map(|s| s.0).collect::<Vec<_>>(),
+        ["approval.sent", "approval.approved", "approval.proposed"],
+        "{tl}"
+    );
+    assert_eq!(steps[1].1, "val@acme.example");
+    assert!(steps[2].1.starts_with("svc:"), "{tl}");
+    // deciding again changes nothing and sends nothing
+    let page = decide(&mut b, &approval, "approve").await;
+    assert_eq!(page.status, 409, "{}", page.body);
+    let (_, replay) = m.call("marketplace_ads_commit", args).await;
+    assert_eq!(replay["commit"]["replayed"], true, "{replay}");
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
+}
+
+#[tokio::test]
+async fn a_rejected_an_expired_or_a_changed_held_plan_is_never_sent() {
+    let app = TestApp::start_market().await;
+    app.store
+        .policies()
+        .put(
+            "acme",
+            &json!({ "approval": { "operations": ["sp.update_keywords"] } }),
+            "test",
+        )
+        .await
+        .unwrap();
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let (id, bid) = (&k[0]["keywordId"], nudged(&k[0]));
+    let mut b = approver_browser(&app, "val@acme.example").await;
+    let hold = |c: Value| {
+        let (app, t) = (&app, t.clone());
+        async move {
+            let p = preview_ok(app, &t, &c).await;
+            let (s, r) = app.post(&t, CALL, commit_of(c, &p)).await;
+            assert_eq!(s, 202, "{r}");
+            r["approval"]["approvalId"].as_str().unwrap().to_owned()
+        }
+    };
+    let status = |approval: String| {
+        let (app, t) = (&app, t.clone());
+        async move {
+            let (_, r) = app
+                .get(&t, &format!("/api/marketplace/approvals/{approval}"))
+                .await;
+            r["status"].as_str().unwrap().to_owned()
+        }
+    };
+    // rejected
+    let rejected = hold(bid_update(&[id], bid)).await;
+    assert_eq!(decide(&mut b, &rejected, "reject").await.status, 200);
+    assert_eq!(status(rejected.clone()).await, "rejected");
+    assert_eq!(decide(&mut b, &rejected, "approve").await.status, 409);
+    let (_, tl) = app
+        .get(
+            &t,
+            "/v1/timeline?family=ads_approval&kind=approval.rejected",
+        )
+        .await;
+    assert_eq!(
+        tl["events"][0]["payload"]["approvalId"],
+        rejected.as_str(),
+        "{tl}"
+    );
+    // expired
+    let expired = hold(bid_update(&[id], bid + 0.01)).await;
+    app.store
+        .db()
+        .exec(
+            "UPDATE ads_approvals SET expires_ms = 1 WHERE id = ?1",
+            vec![expired.as_str().into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(status(expired.clone()).await, "expired");
+    assert_eq!(decide(&mut b, &expired, "approve").await.status, 409);
+    // changed after it was held: the approved hash no longer matches, nothing is sent
+    let changed = hold(bid_update(&[id], bid + 0.02)).await;
+    let plan_id = {
+        let (_, r) = app
+            .get(&t, &format!("/api/marketplace/approvals/{changed}"))
+            .await;
+        r["planId"].as_str().unwrap().to_owned()
+    };
+    let row = app
+        .store
+        .db()
+        .one(
+            "SELECT body FROM ads_plans WHERE id = ?1",
+            vec![plan_id.as_str().into()],
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let mut body: Value = serde_json::from_str(&row.text(0).unwrap()).unwrap();
+    // within the policy's bounds, so only the binding to the approved hash stops it
+    body["request"]["body"]["keywords"][0]["bid"] = (bid + 0.05).into();
+    app.store
+        .db()
+        .exec(
+            "UPDATE ads_plans SET body = ?1 WHERE id = ?2",
+            vec![body.to_string().into(), plan_id.as_str().into()],
+        )
+        .await
+        .unwrap();
+    let page = decide(&mut b, &changed, "approve").await;
+    assert!(page.body.contains("not sent"), "{}", page.body);
+    assert_eq!(status(changed).await, "failed");
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
 }

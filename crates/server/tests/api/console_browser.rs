@@ -1,5 +1,6 @@
 //! The admin console in a real browser: headless Chromium (Debian's `chromium` and
-//! `chromium-driver`) driven by Selenium, from `tests/browser/console.py`. The interpreter is
+//! `chromium-driver`) driven by Selenium, from `tests/browser/console.py` (credentials) and
+//! `tests/browser/approvals.py` (a held write approved). The interpreter is
 //! `PP_BROWSER_PYTHON` (`.ci/run` makes a virtual environment with Selenium and sets it).
 //! Without one the test says it was skipped and why, except under CI, where it fails.
 
@@ -8,12 +9,10 @@ use std::process::Command;
 use crate::common::{TestApp, external_tool, run_external};
 use crate::signin_support::{PASSWORD, person};
 
-#[tokio::test]
-async fn a_credential_made_in_the_console_shows_its_secret_once_and_dies_when_revoked() {
+/// The Python with Selenium and Debian's browser, or why the test is skipped (never under CI).
+fn browser_python() -> Option<std::path::PathBuf> {
     let why = "the console browser test needs a python with selenium and Debian's chromium";
-    let Some(python) = external_tool("PP_BROWSER_PYTHON", "browser-venv/bin/python", why) else {
-        return;
-    };
+    let python = external_tool("PP_BROWSER_PYTHON", "browser-venv/bin/python", why)?;
     let browser = ["/usr/bin/chromium", "/usr/bin/chromedriver"];
     if !browser.iter().all(|p| std::path::Path::new(p).exists()) {
         assert!(
@@ -21,8 +20,16 @@ async fn a_credential_made_in_the_console_shows_its_secret_once_and_dies_when_re
             "Debian's chromium and chromium-driver are missing: .ci/run installs them"
         );
         eprintln!("SKIPPED: {why} (apt-get install chromium chromium-driver)");
-        return;
+        return None;
     }
+    Some(python)
+}
+
+#[tokio::test]
+async fn a_credential_made_in_the_console_shows_its_secret_once_and_dies_when_revoked() {
+    let Some(python) = browser_python() else {
+        return;
+    };
     let app = TestApp::start().await;
     let email = person(&app, "admin@acme.example", pp_auth::Role::Admin).await;
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/console.py");
@@ -42,4 +49,68 @@ async fn a_credential_made_in_the_console_shows_its_secret_once_and_dies_when_re
         .collect();
     assert_eq!(made.len(), 1);
     assert!(made[0].revoked_at.is_some());
+}
+
+#[tokio::test]
+async fn an_approver_approves_an_ai_clients_held_write_in_the_browser_and_exactly_it_is_sent() {
+    use crate::ads_writes::{bid_update, commit_of, keywords, nudged, writer};
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let app = TestApp::start_market().await;
+    app.store
+        .policies()
+        .put(
+            "acme",
+            &serde_json::json!({ "approval": { "mcp": true } }),
+            "test",
+        )
+        .await
+        .unwrap();
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let (id, bid) = (&k[0]["keywordId"], nudged(&k[0]));
+    let c = bid_update(&[id], bid);
+    let mut m = crate::mcp::Mcp::with_token(&app, t.clone());
+    m.initialize("2025-11-25").await;
+    let (_, preview) = m.call("marketplace_ads_call", c.clone()).await;
+    let mut args = commit_of(c, &preview);
+    args.as_object_mut().unwrap().remove("dryRun");
+    let (_, held) = m.call("marketplace_ads_commit", args).await;
+    assert_eq!(held["approval"]["status"], "pending", "{held}");
+    let approval = held["approval"]["approvalId"].as_str().unwrap().to_owned();
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
+
+    let email = person(&app, "val@acme.example", pp_auth::Role::Approver).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/approvals.py");
+    let mut cmd = Command::new(python);
+    cmd.args([
+        script,
+        &app.base,
+        &email,
+        PASSWORD,
+        &approval,
+        &bid.to_string(),
+    ]);
+    let stdout = run_external(cmd, "the approvals browser test failed").await;
+    assert!(stdout.contains("PASS"), "{stdout}");
+    // exactly the approved plan reached the provider, once, on the requester's and approver's names
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
+    let (_, audit) = app
+        .get(
+            &t,
+            "/api/marketplace/audit?operation=sp.update_keywords&limit=1",
+        )
+        .await;
+    let record = &audit["records"][0];
+    assert_eq!(record["approvedBy"], "val@acme.example", "{audit}");
+    assert_eq!(record["planHash"], preview["plan"]["planHash"], "{audit}");
+    assert_eq!(
+        record["sent"]["body"]["keywords"][0]["bid"].as_f64(),
+        Some(bid)
+    );
+    assert!(
+        record["actor"].as_str().unwrap().starts_with("svc:"),
+        "{audit}"
+    );
 }

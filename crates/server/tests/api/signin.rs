@@ -479,6 +479,7 @@ async fn the_console_shows_the_audit_log_to_admins() {
         status: "sending".into(),
         created_ms: 1_700_000_000_000,
         finished_ms: None,
+        approved_by: None,
     };
     app.store.ads_writes().begin(row).await.unwrap();
     app.store

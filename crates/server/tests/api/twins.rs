@@ -230,6 +230,31 @@ async fn every_tool_answers_like_its_rest_twin() {
         get("/api/marketplace/audit?operation=sp.update_campaigns&limit=1"),
     )
     .await;
+    // a commit the policy holds for a person: its approval read by either door
+    t.app
+        .store
+        .policies()
+        .put(
+            "acme",
+            &json!({"approval": {"operations": ["sp.update_campaigns"]}}),
+            "twins",
+        )
+        .await
+        .unwrap();
+    let (_, third) = t
+        .rest(&post("/api/marketplace/ads/call", write.clone()))
+        .await;
+    let (status, held) = t
+        .rest(&post("/api/marketplace/ads/commit", plan(&third)))
+        .await;
+    assert_eq!(status, 202, "{held}");
+    let approval = held["approval"]["approvalId"].as_str().unwrap().to_owned();
+    t.same(
+        "marketplace_ads_approval",
+        json!({"approvalId": approval}),
+        get(format!("/api/marketplace/approvals/{approval}")),
+    )
+    .await;
 
     // a listing change set: each door commits its own preview of the same change
     let merchants = t.rest(&get("/api/marketplace/merchants")).await.1;

@@ -42,6 +42,7 @@ fn row(t: &TenantId, id: &str, plan: &str, key: Option<&str>, at: i64) -> AuditR
         status: SENDING.into(),
         created_ms: at,
         finished_ms: None,
+        approved_by: None,
     }
 }
 

@@ -98,6 +98,7 @@ async fn a_committed_change_set_is_found_by_its_plan_and_only_by_its_tenant() {
             status: SENDING.into(),
             created_ms: 1,
             finished_ms: None,
+            approved_by: None,
         };
         assert!(matches!(w.begin(row).await.unwrap(), Begin::Started));
         assert_eq!(w.by_plan(&t, "cs_1").await.unwrap().unwrap().id, "au_1");

@@ -3,6 +3,7 @@
 //! everyone, setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
+mod approvals;
 mod apps;
 mod audit;
 mod connections;
@@ -49,6 +50,9 @@ pub fn router() -> Router<SharedState> {
         .route("/console/people/{id}/disable", post(people::disable))
         .route("/console/connections", get(connections::list))
         .route("/console/policy", get(policy::show).post(policy::save))
+        .route("/console/approvals", get(approvals::list))
+        .route("/console/approvals/{id}/approve", post(approvals::approve))
+        .route("/console/approvals/{id}/reject", post(approvals::reject))
         .route("/console/audit", get(audit::list))
         .route(
             "/console/password",

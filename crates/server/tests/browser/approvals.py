@@ -1,0 +1,63 @@
+"""A held write approved in a real browser: Debian's headless Chromium driven by Selenium
+through Debian's chromedriver. Called by the Rust test in `tests/api/console_browser.rs`:
+
+    python approvals.py BASE_URL EMAIL PASSWORD APPROVAL_ID NEW_VALUE
+
+Signs in as a person with the approver role, opens Approvals from the navigation, finds the
+held write with the value it sets, approves it, and sees that it was sent. Exits non-zero with
+the reason on the first surprise; prints PASS at the end.
+"""
+
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE, EMAIL, PASSWORD, APPROVAL, VALUE = sys.argv[1].rstrip("/"), *sys.argv[2:6]
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAILED: {what}", file=sys.stderr)
+        print(driver.page_source[:2000], file=sys.stderr)
+        sys.exit(1)
+    print(f"ok: {what}")
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage"]:
+    options.add_argument(arg)
+driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver.set_page_load_timeout(30)
+driver.implicitly_wait(10)
+
+
+def shows(text):
+    try:
+        WebDriverWait(driver, 10).until(lambda d: text in d.page_source)
+        return True
+    except Exception:
+        return False
+
+
+try:
+    driver.get(f"{BASE}/login")
+    driver.find_element(By.ID, "email").send_keys(EMAIL)
+    driver.find_element(By.ID, "password").send_keys(PASSWORD)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button[type=submit]").click()
+    check(shows("Hello"), "the approver is signed in")
+    driver.find_element(By.LINK_TEXT, "Approvals").click()
+    held = driver.find_element(By.ID, f"approval-{APPROVAL}")
+    check(held is not None, "the held write is listed")
+    check(f"<strong>{VALUE}</strong>" in held.get_attribute("innerHTML"),
+          f"it shows the value it sets ({VALUE})")
+    driver.find_element(By.ID, f"approve-{APPROVAL}").click()
+    check(shows("Approved and sent"), "approving sends it")
+    check(shows("Nothing is waiting"), "and nothing is left waiting")
+finally:
+    driver.quit()
+
+print("PASS approvals")
