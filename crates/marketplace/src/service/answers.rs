@@ -210,6 +210,9 @@ pub struct Pending {
     pub operation: String,
     pub merchant: Acting,
     pub dry_run: bool,
+    /// Always `pending_approval`: what the commit's caller branches on (a commit that went
+    /// out answers `commit.outcome` instead).
+    pub outcome: &'static str,
     pub approval: ApprovalInfo,
 }
 

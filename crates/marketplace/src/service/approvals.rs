@@ -145,6 +145,7 @@ impl Marketplace {
             operation: op.id.clone(),
             merchant: acting(t),
             dry_run: false,
+            outcome: "pending_approval",
             approval: info(&row),
         }))
     }

@@ -460,6 +460,7 @@ fn write_answer_props() -> Vec<(&'static str, Value)> {
         ("valid", super::schema::boolean()),
         ("items", any()),
         ("policy", any_object()),
+        ("outcome", string()),
         ("approval", any_object()),
         ("plan", any()),
         ("commit", any_object()),

@@ -714,6 +714,7 @@ async fn an_mcp_commit_held_by_the_policy_is_sent_exactly_once_an_approver_appro
     args["idempotencyKey"] = "held-1".into();
     let (result, held) = m.call("marketplace_ads_commit", args.clone()).await;
     assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(held["outcome"], "pending_approval", "{held}");
     assert_eq!(held["approval"]["status"], "pending", "{held}");
     assert!(
         held["approval"]["message"]
