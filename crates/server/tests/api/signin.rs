@@ -549,6 +549,11 @@ async fn an_admin_reads_and_changes_the_write_policy_in_the_console() {
         page.body
     );
     assert!(page.body.contains("<strong>×3</strong>"), "{}", page.body);
+    assert!(
+        page.body.contains("Approvals</a>): nothing."),
+        "{}",
+        page.body
+    );
     // a policy that cannot mean anything is refused, and the one in force kept
     let csrf = b.csrf("/console/policy").await;
     let page = b
@@ -580,6 +585,21 @@ async fn an_admin_reads_and_changes_the_write_policy_in_the_console() {
         .await
         .unwrap();
     assert_eq!((p.max_raise, p.bids["USD"].max), (2.0, Some(5.0)));
+    let page = b
+        .post(
+            "/console/policy",
+            &[
+                ("csrf", csrf.as_str()),
+                ("policy", r#"{"approval": {"mcp": true, "hours": 8}}"#),
+            ],
+        )
+        .await;
+    assert!(
+        page.body
+            .contains("every commit from an MCP session; each waits 8 hours"),
+        "{}",
+        page.body
+    );
     assert_eq!(row.unwrap().updated_by, "pia@acme.example");
     // without the form's token nothing changes
     let page = b.post("/console/policy", &[("policy", "{}")]).await;

@@ -22,6 +22,7 @@ pub struct Row {
     merchant: String,
     profile_id: Option<String>,
     status: String,
+    approved_by: Option<String>,
 }
 
 #[derive(Template)]
@@ -70,6 +71,7 @@ pub async fn list(
             merchant: r.merchant,
             profile_id: r.profile_id,
             status: r.status,
+            approved_by: r.approved_by,
         })
         .collect();
     let older = page

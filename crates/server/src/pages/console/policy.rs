@@ -33,6 +33,8 @@ struct Page {
     max_campaigns: usize,
     forbidden: Vec<String>,
     enabled_creates: bool,
+    /// What the policy holds for a person, in words (empty: nothing).
+    approval: String,
     json: String,
     notice: Option<String>,
     error: Option<String>,
@@ -40,6 +42,24 @@ struct Page {
 
 fn amount(v: Option<f64>) -> String {
     v.map_or_else(|| "none".to_owned(), |v| v.to_string())
+}
+
+/// The approval rules in words.
+fn held(a: &pp_marketplace::policy::ApprovalRules) -> String {
+    let mut parts = Vec::new();
+    if a.mcp {
+        parts.push("every commit from an MCP session".to_owned());
+    }
+    if let Some(n) = a.over_items {
+        parts.push(format!("commits of more than {n} items"));
+    }
+    if !a.operations.is_empty() {
+        parts.push(format!("every commit of {}", a.operations.join(", ")));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("{}; each waits {} hours", parts.join("; "), a.hours)
 }
 
 fn rows(p: &Policy) -> Vec<BoundsRow> {
@@ -100,6 +120,7 @@ async fn page(
             max_campaigns: p.max_campaigns,
             forbidden: p.forbidden_operations.clone(),
             enabled_creates: p.enabled_creates,
+            approval: held(&p.approval),
             json,
             notice,
             error,
