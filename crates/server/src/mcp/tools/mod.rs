@@ -147,7 +147,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(names.len(), 30);
+        assert_eq!(names.len(), 31);
     }
 
     /// Whether a schema anywhere says `"type": [ … ]` (strict validators refuse it).
