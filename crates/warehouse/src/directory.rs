@@ -94,41 +94,34 @@ pub async fn sellers(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Seller>
     .collect()
 }
 
-/// The merchant token that owns advertising profile `profile_id`, if the tenant has it.
-pub async fn profile_owner(
-    engine: &dyn Engine,
-    limits: &Limits,
-    profile_id: i64,
-) -> Result<Option<String>> {
-    let found = rows(
-        engine,
-        limits,
-        "SELECT MarketplaceSellerID FROM ads_profile WHERE ProfileID = ? LIMIT 1",
-        vec![Scalar::Int(profile_id)],
-    )
-    .await?;
-    found
-        .first()
-        .map(|r| r.text("MarketplaceSellerID").map(str::to_owned))
-        .transpose()
+/// An advertising profile of the tenant: the merchant token that owns it and its currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdsProfile {
+    pub owner: String,
+    pub currency: String,
 }
 
-/// The currency of advertising profile `profile_id`, if the tenant has it.
-pub async fn profile_currency(
+/// Advertising profile `profile_id`, if the tenant has it.
+pub async fn ads_profile(
     engine: &dyn Engine,
     limits: &Limits,
     profile_id: i64,
-) -> Result<Option<String>> {
+) -> Result<Option<AdsProfile>> {
     let found = rows(
         engine,
         limits,
-        "SELECT CurrencyCode FROM ads_profile WHERE ProfileID = ? LIMIT 1",
+        "SELECT MarketplaceSellerID, CurrencyCode FROM ads_profile WHERE ProfileID = ? LIMIT 1",
         vec![Scalar::Int(profile_id)],
     )
     .await?;
     found
         .first()
-        .map(|r| r.text("CurrencyCode").map(str::to_owned))
+        .map(|r| {
+            Ok(AdsProfile {
+                owner: r.text("MarketplaceSellerID")?.to_owned(),
+                currency: r.text("CurrencyCode")?.to_owned(),
+            })
+        })
         .transpose()
 }
 

@@ -268,6 +268,7 @@ impl Marketplace {
         let target = Target {
             login: body.login.clone(),
             profile: body.profile_id.clone(),
+            currency: body.currency.clone(),
         };
         let key = row
             .idempotency_key

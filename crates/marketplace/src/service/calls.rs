@@ -153,16 +153,20 @@ impl Marketplace {
             .map(SpapiAnswer::Call)
     }
 
-    /// The advertising login (merchant token) a call acts as: the profile's owner for
+    /// Who a call acts as: the profile's owner (and the profile, with its currency) for
     /// profile-scoped operations, else the merchant the selector names.
-    async fn ads_login(
+    async fn ads_target(
         &self,
         p: &Principal,
         op: &Operation,
         req: &AdsCall,
-    ) -> Result<(String, Option<String>)> {
+    ) -> Result<super::writes::Target> {
         if !op.profile_scoped.unwrap_or(false) {
-            return Ok((self.resolve(p, &req.selector()?).await?.seller_id, None));
+            return Ok(super::writes::Target {
+                login: self.resolve(p, &req.selector()?).await?.seller_id,
+                profile: None,
+                currency: None,
+            });
         }
         let profile = req.profile_id.ok_or_else(|| {
             Error::invalid_request(format!(
@@ -171,7 +175,7 @@ impl Marketplace {
             ))
         })?;
         let engine = self.warehouses.of(p).await?;
-        let owner = directory::profile_owner(engine.as_ref(), &self.warehouses.limits, profile.0)
+        let found = directory::ads_profile(engine.as_ref(), &self.warehouses.limits, profile.0)
             .await?
             .ok_or_else(|| {
                 Error::new(
@@ -182,7 +186,11 @@ impl Marketplace {
                     ),
                 )
             })?;
-        Ok((owner, Some(profile.0.to_string())))
+        Ok(super::writes::Target {
+            login: found.owner,
+            profile: Some(profile.0.to_string()),
+            currency: Some(found.currency),
+        })
     }
 
     /// One advertising call (§4.2, §4.6): a write goes through the audited flow (a dry run
@@ -199,7 +207,8 @@ impl Marketplace {
         if op.kind != OpKind::Write {
             super::writes::refuse_write_fields(op, &req)?;
         }
-        let (login, profile) = self.ads_login(p, op, &req).await?;
+        let target = self.ads_target(p, op, &req).await?;
+        let login = target.login.clone();
         match connections::get(&self.store, &p.tenant, GrantKind::Ads, &login).await? {
             None => {
                 return Err(Error::new(
@@ -214,9 +223,9 @@ impl Marketplace {
             Some(_) => {}
         }
         if op.kind == OpKind::Write {
-            let target = super::writes::Target { login, profile };
             return self.ads_write(p, op, req, key, target).await;
         }
+        let profile = target.profile;
         let query = req.query.unwrap_or_default();
         let mut built = build(op, &query, &p.tenant, GrantKind::Ads, &login, None)?;
         if let Some(pid) = &profile {

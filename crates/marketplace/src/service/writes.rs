@@ -26,10 +26,12 @@ use crate::writes::{
     PLAN_LIFETIME, PlanBody, PlannedRequest, call_hash, compared_values, merge, plan_hash,
 };
 
-/// Who a write acts as, resolved by `ads_call`.
+/// Who a write acts as, resolved by `ads_call`: the advertising login, and the profile with
+/// its currency (from the tenant's warehouse) for profile-scoped operations.
 pub(super) struct Target {
     pub login: String,
     pub profile: Option<String>,
+    pub currency: Option<String>,
 }
 
 /// Pages a current-values read follows at most (100 entities a page).
@@ -193,7 +195,7 @@ impl Marketplace {
         // the account's write policy: every finding is reported; a plan is still issued, and
         // its commit is refused while any finding stands
         let rules = self.policy(&p.tenant).await?;
-        let currency = self.profile_currency(p, t).await?;
+        let currency = t.currency.clone();
         let mut plan_wide = Vec::new();
         for f in policy::findings(&rules, op, &items, &snapshot, currency.as_deref()) {
             match f.index {
@@ -273,17 +275,6 @@ impl Marketplace {
     /// longer reads is a failure, never the default.
     pub(super) async fn policy(&self, tenant: &pp_core::TenantId) -> Result<Policy> {
         Ok(policy::in_force(&self.store, tenant.as_str()).await?.0)
-    }
-
-    /// The currency of the profile a write acts on, from the tenant's warehouse (no provider
-    /// call); none for a profile the warehouse does not list.
-    async fn profile_currency(&self, p: &Principal, t: &Target) -> Result<Option<String>> {
-        let Some(id) = t.profile.as_deref().and_then(|id| id.parse::<i64>().ok()) else {
-            return Ok(None);
-        };
-        let engine = self.warehouses.of(p).await?;
-        pp_warehouse::directory::profile_currency(engine.as_ref(), &self.warehouses.limits, id)
-            .await
     }
 
     /// The upstream request of a call (parameters checked, the profile scope added).
