@@ -102,3 +102,21 @@ impl Principal {
         crate::scope::require(&self.scopes, required)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Surface;
+
+    #[test]
+    fn a_surface_reads_back_what_it_wrote_and_nothing_else() {
+        for s in [
+            Surface::Api,
+            Surface::Mcp,
+            Surface::Console,
+            Surface::Partner("ppc_1".into()),
+        ] {
+            assert_eq!(Surface::from_wire(&s.as_wire()), Some(s));
+        }
+        assert_eq!(Surface::from_wire("email"), None);
+    }
+}

@@ -263,7 +263,12 @@ impl Marketplace {
             actor: Actor::recorded(&row.actor),
             scopes: ScopeSet::from_scopes(&[Scope::AdsRead, Scope::AdsWrite]),
             credential_id: row.credential_id.clone(),
-            surface: Surface::from_wire(&row.surface).unwrap_or(Surface::Api),
+            surface: Surface::from_wire(&row.surface).ok_or_else(|| {
+                Error::internal(format!(
+                    "approval {} records a surface that does not read: {}",
+                    row.id, row.surface
+                ))
+            })?,
         };
         let target = Target {
             login: body.login.clone(),
