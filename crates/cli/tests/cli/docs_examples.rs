@@ -69,6 +69,8 @@ struct Block {
     body: String,
     /// Whether only blank lines separate it from the block before it.
     follows_previous: bool,
+    /// The opening fence's indentation (inside a list item), taken off the block's lines.
+    indent: usize,
 }
 
 /// The languages a fenced block may declare; shell examples are the ones that run.
@@ -95,6 +97,7 @@ fn blocks(text: &str) -> Vec<Block> {
                         tags: words.collect(),
                         body: String::new(),
                         follows_previous: blank_since_close == Some(true),
+                        indent: line.len() - trimmed.len(),
                     });
                 }
             }
@@ -103,11 +106,7 @@ fn blocks(text: &str) -> Vec<Block> {
         match open.as_mut() {
             Some(block) => {
                 // Indented blocks (inside a list item) lose the list's indentation.
-                let indent = line.len() - trimmed.len();
-                let strip = indent.min(
-                    text.lines().nth(block.line - 1).unwrap().len()
-                        - text.lines().nth(block.line - 1).unwrap().trim_start().len(),
-                );
+                let strip = block.indent.min(line.len() - trimmed.len());
                 block.body.push_str(&line[strip..]);
                 block.body.push('\n');
             }
@@ -626,6 +625,11 @@ fn the_runner_reads_blocks_answers_and_anchors_as_a_reader_would() {
     shape_matches(&shown, &serde_json::json!({"ok": "yes"}), "a", &mut errors);
     assert_eq!(errors.len(), 3, "{errors:?}");
     assert!(anchors(page).contains("run-sql"));
+    let listed = blocks("- a step:\n\n  ```sh\n  echo one\n    echo two\n  ```\n");
+    assert_eq!(
+        listed[0].body, "echo one\n  echo two\n",
+        "a list's indentation is taken off"
+    );
     let printed = json_values("id  name\n{\n  \"a\": 1\n}\n200\n{\"b\": [1]}{\"c\": 2}\n");
     assert_eq!(printed.len(), 4, "{printed:?}");
     assert_eq!(printed[3], serde_json::json!({"c": 2}));
