@@ -25,7 +25,7 @@ async fn total_calls(app: &TestApp) -> u64 {
         .sum()
 }
 
-pub(crate) async fn writer(app: &TestApp) -> String {
+async fn writer(app: &TestApp) -> String {
     let c = app.credential("acme", Some(WRITER)).await;
     app.token(&c).await
 }
@@ -36,7 +36,7 @@ fn call(op: &str, body: Value) -> Value {
 }
 
 /// The committing form of a previewed call.
-pub(crate) fn commit_of(mut c: Value, preview: &Value) -> Value {
+fn commit_of(mut c: Value, preview: &Value) -> Value {
     c["dryRun"] = false.into();
     c["planId"] = preview["plan"]["planId"].clone();
     c["planHash"] = preview["plan"]["planHash"].clone();
@@ -57,7 +57,7 @@ async fn commit(app: &TestApp, t: &str, c: &Value, preview: &Value) -> Value {
 }
 
 /// Some SP keywords of the acme profile.
-pub(crate) async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
+async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
     let (s, r) = app
         .post(
             t,
@@ -86,7 +86,7 @@ async fn keyword(app: &TestApp, t: &str, id: &Value) -> Value {
     r["data"]["keywords"][0].clone()
 }
 
-pub(crate) fn bid_update(ids: &[&Value], bid: f64) -> Value {
+fn bid_update(ids: &[&Value], bid: f64) -> Value {
     let items: Vec<Value> = ids
         .iter()
         .map(|id| json!({ "keywordId": id, "bid": bid }))
@@ -672,7 +672,7 @@ async fn the_account_policy_reports_a_bid_past_the_ceiling_and_a_budget_past_the
 }
 
 /// A bid 10% above a keyword's own, rounded to the cent.
-pub(crate) fn nudged(k: &Value) -> f64 {
+fn nudged(k: &Value) -> f64 {
     (k["bid"].as_f64().unwrap() * 110.0).round() / 100.0
 }
 
@@ -692,28 +692,64 @@ async fn decide(b: &mut Browser, id: &str, what: &str) -> crate::signin_support:
     .await
 }
 
-#[tokio::test]
-async fn an_mcp_commit_held_by_the_policy_is_sent_exactly_once_an_approver_approves_it() {
-    let app = TestApp::start_market().await;
+/// An AI client's bid change held by an `approval.mcp` policy: the acme writer's token, its
+/// MCP session, the keyword and the bid, the preview, the commit's arguments, and the answer.
+pub(crate) struct HeldByMcp {
+    pub t: String,
+    pub m: Mcp,
+    pub keyword: Value,
+    pub bid: f64,
+    pub preview: Value,
+    pub args: Value,
+    pub held: Value,
+}
+
+/// Sets the policy that holds MCP commits, then previews and commits a 10% bid raise through
+/// MCP (under `Idempotency-Key` `held-1`).
+pub(crate) async fn held_by_mcp(app: &TestApp) -> HeldByMcp {
     app.store
         .policies()
         .put("acme", &json!({ "approval": { "mcp": true } }), "test")
         .await
         .unwrap();
-    let t = writer(&app).await;
-    let k = keywords(&app, &t, 1).await;
-    let (id, bid) = (&k[0]["keywordId"], nudged(&k[0]));
-    let c = bid_update(&[id], bid);
-    // an AI client previews and commits through MCP: held, nothing sent
-    let mut m = Mcp::with_token(&app, t.clone());
+    let t = writer(app).await;
+    let k = keywords(app, &t, 1).await;
+    let (keyword, bid) = (k[0]["keywordId"].clone(), nudged(&k[0]));
+    let c = bid_update(&[&keyword], bid);
+    let mut m = Mcp::with_token(app, t.clone());
     m.initialize("2025-11-25").await;
     let (_, preview) = m.call("marketplace_ads_call", c.clone()).await;
     assert_eq!(preview["policy"]["allowed"], true, "{preview}");
-    let mut args = commit_of(c.clone(), &preview);
+    let mut args = commit_of(c, &preview);
     args.as_object_mut().unwrap().remove("dryRun");
     args["idempotencyKey"] = "held-1".into();
     let (result, held) = m.call("marketplace_ads_commit", args.clone()).await;
     assert_eq!(result["isError"], false, "{result}");
+    HeldByMcp {
+        t,
+        m,
+        keyword,
+        bid,
+        preview,
+        args,
+        held,
+    }
+}
+
+#[tokio::test]
+async fn an_mcp_commit_held_by_the_policy_is_sent_exactly_once_an_approver_approves_it() {
+    let app = TestApp::start_market().await;
+    // an AI client previews and commits through MCP: held, nothing sent
+    let HeldByMcp {
+        t,
+        m,
+        keyword: id,
+        bid,
+        args,
+        held,
+        ..
+    } = held_by_mcp(&app).await;
+    let id = &id;
     assert_eq!(held["outcome"], "pending_approval", "{held}");
     assert_eq!(held["approval"]["status"], "pending", "{held}");
     assert!(

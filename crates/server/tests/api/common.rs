@@ -622,3 +622,13 @@ pub async fn run_external(mut cmd: std::process::Command, failed: &str) -> Strin
     assert!(out.status.success(), "{failed}:\n{stdout}\n{stderr}");
     stdout
 }
+
+/// Whether `text` is what the reviewed file at `path` holds; with `UPDATE_SNAPSHOTS` set the
+/// file is written first (after an intended change, then reviewed in the diff).
+pub fn matches_snapshot(path: &std::path::Path, text: &str) -> bool {
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::read_to_string(path).unwrap_or_default() == text
+}

@@ -53,30 +53,18 @@ async fn a_credential_made_in_the_console_shows_its_secret_once_and_dies_when_re
 
 #[tokio::test]
 async fn an_approver_approves_an_ai_clients_held_write_in_the_browser_and_exactly_it_is_sent() {
-    use crate::ads_writes::{bid_update, commit_of, keywords, nudged, writer};
+    use crate::ads_writes::{HeldByMcp, held_by_mcp};
     let Some(python) = browser_python() else {
         return;
     };
     let app = TestApp::start_market().await;
-    app.store
-        .policies()
-        .put(
-            "acme",
-            &serde_json::json!({ "approval": { "mcp": true } }),
-            "test",
-        )
-        .await
-        .unwrap();
-    let t = writer(&app).await;
-    let k = keywords(&app, &t, 1).await;
-    let (id, bid) = (&k[0]["keywordId"], nudged(&k[0]));
-    let c = bid_update(&[id], bid);
-    let mut m = crate::mcp::Mcp::with_token(&app, t.clone());
-    m.initialize("2025-11-25").await;
-    let (_, preview) = m.call("marketplace_ads_call", c.clone()).await;
-    let mut args = commit_of(c, &preview);
-    args.as_object_mut().unwrap().remove("dryRun");
-    let (_, held) = m.call("marketplace_ads_commit", args).await;
+    let HeldByMcp {
+        t,
+        bid,
+        preview,
+        held,
+        ..
+    } = held_by_mcp(&app).await;
     assert_eq!(held["approval"]["status"], "pending", "{held}");
     let approval = held["approval"]["approvalId"].as_str().unwrap().to_owned();
     assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
