@@ -10,37 +10,20 @@ the reason on the first surprise; prints PASS at the end.
 
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+
+from browser import check as checked, shows as showing, start
 
 BASE, EMAIL, PASSWORD, APPROVAL, VALUE = sys.argv[1].rstrip("/"), *sys.argv[2:6]
+driver = start()
 
 
 def check(cond, what):
-    if not cond:
-        print(f"FAILED: {what}", file=sys.stderr)
-        print(driver.page_source[:2000], file=sys.stderr)
-        sys.exit(1)
-    print(f"ok: {what}")
-
-
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage"]:
-    options.add_argument(arg)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(30)
-driver.implicitly_wait(10)
+    checked(driver, cond, what)
 
 
 def shows(text):
-    try:
-        WebDriverWait(driver, 10).until(lambda d: text in d.page_source)
-        return True
-    except Exception:
-        return False
+    return showing(driver, text)
 
 
 try:

@@ -17,19 +17,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from browser import check as checked, shows as showing, start
+
 BASE, EMAIL, PASSWORD = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
-
-
-def check(cond, what):
-    if not cond:
-        print(f"FAILED: {what}", file=sys.stderr)
-        sys.exit(1)
-    print(f"ok: {what}")
 
 
 def lands_on(driver, url):
@@ -60,24 +53,16 @@ def me_status(token):
         return e.code
 
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage"]:
-    options.add_argument(arg)
 # a phone's screen: the console must work without sideways scrolling
-options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3}})
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(30)
-driver.implicitly_wait(10)  # a form post navigates: look for what the next page shows until it does
+driver = start(width=390)
+
+
+def check(cond, what):
+    checked(driver, cond, what)
 
 
 def shows(text):
-    """Whether the current page shows `text` within ten seconds."""
-    try:
-        WebDriverWait(driver, 10).until(lambda d: text in d.page_source)
-        return True
-    except Exception:
-        return False
+    return showing(driver, text)
 
 
 try:
