@@ -115,16 +115,22 @@ impl Approvals<'_> {
                 ],
             )
             .await?;
+        self.of_plan(&row.tenant, &row.plan_id)
+            .await?
+            .ok_or_else(|| pp_core::Error::internal("an approval request vanished as it was made"))
+    }
+
+    /// The request made for the tenant's plan `plan_id`, if its commit was held.
+    pub async fn of_plan(&self, tenant: &TenantId, plan_id: &str) -> Result<Option<ApprovalRow>> {
         self.0
             .one(
                 format!("SELECT {COLS} FROM ads_approvals WHERE tenant_id = ?1 AND plan_id = ?2"),
-                args![row.tenant.as_str(), row.plan_id.as_str()],
+                args![tenant.as_str(), plan_id],
             )
             .await?
             .as_ref()
             .map(approval)
-            .transpose()?
-            .ok_or_else(|| pp_core::Error::internal("an approval request vanished as it was made"))
+            .transpose()
     }
 
     /// The tenant's request `id`.

@@ -210,9 +210,9 @@ pub struct Pending {
     pub operation: String,
     pub merchant: Acting,
     pub dry_run: bool,
-    /// Always `pending_approval`: what the commit's caller branches on (a commit that went
-    /// out answers `commit.outcome` instead).
-    pub outcome: &'static str,
+    /// `pending_approval` while a person has not decided (or the approved plan is being
+    /// sent); after that the approval's status (`sent`, `rejected`, `expired`, `failed`).
+    pub outcome: String,
     pub approval: ApprovalInfo,
 }
 

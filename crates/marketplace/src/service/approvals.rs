@@ -59,6 +59,20 @@ pub fn info(row: &ApprovalRow) -> ApprovalInfo {
     }
 }
 
+/// A held commit's answer to its caller: the request as it stands now.
+pub(super) fn answer(op: &Operation, t: &Target, row: &ApprovalRow) -> AdsAnswer {
+    AdsAnswer::Pending(Pending {
+        operation: op.id.clone(),
+        merchant: acting(t),
+        dry_run: false,
+        outcome: match row.status(now_ms()) {
+            approvals::PENDING | approvals::APPROVED => "pending_approval".to_owned(),
+            decided => decided.to_owned(),
+        },
+        approval: info(row),
+    })
+}
+
 fn not_found(id: &str) -> Error {
     Error::not_found(format!("no approval request {id} in this account"))
 }
@@ -141,13 +155,7 @@ impl Marketplace {
             expires_ms: now + i64::from(hours) * 3_600_000,
         };
         let row = self.store.approvals().request(&row).await?;
-        Ok(AdsAnswer::Pending(Pending {
-            operation: op.id.clone(),
-            merchant: acting(t),
-            dry_run: false,
-            outcome: "pending_approval",
-            approval: info(&row),
-        }))
+        Ok(answer(op, t, &row))
     }
 
     /// A held commit, for its tenant's callers (`ads:read`): how it stands.

@@ -410,7 +410,15 @@ impl Marketplace {
         {
             return replay(op, t, first, &plan.id);
         }
-        // an approved commit waited for its person: the approval's own time bounded that wait
+        // a held plan waits for its person (the approval's own time bounds that wait), and its
+        // commit repeated answers the request as it stands
+        let held = match approved {
+            Some(_) => None,
+            None => self.store.approvals().of_plan(&p.tenant, &plan.id).await?,
+        };
+        if let Some(row) = held {
+            return Ok(super::approvals::answer(op, t, &row));
+        }
         if approved.is_none() && plan.expires_ms <= now_ms() {
             return Err(Error::new(
                 Kind::PlanExpired,

@@ -759,9 +759,26 @@ async fn an_mcp_commit_held_by_the_policy_is_sent_exactly_once_an_approver_appro
             .contains("/console/approvals")
     );
     let approval = held["approval"]["approvalId"].as_str().unwrap().to_owned();
-    // the same commit again is the same request
+    // the same commit again is the same request, also once the plan's own 15 minutes are over
     let (_, again) = m.call("marketplace_ads_commit", args.clone()).await;
     assert_eq!(again["approval"]["approvalId"], approval.as_str());
+    app.store
+        .db()
+        .exec(
+            "UPDATE ads_plans SET expires_ms = 0 WHERE id = ?1",
+            vec![held["approval"]["planId"].as_str().unwrap().into()],
+        )
+        .await
+        .unwrap();
+    let (_, later) = m.call("marketplace_ads_commit", args.clone()).await;
+    assert_eq!(
+        (
+            later["outcome"].as_str(),
+            later["approval"]["approvalId"].as_str()
+        ),
+        (Some("pending_approval"), Some(approval.as_str())),
+        "{later}"
+    );
     assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
     let (s, r) = app
         .get(&t, &format!("/api/marketplace/approvals/{approval}"))
@@ -841,6 +858,14 @@ async fn an_mcp_commit_held_by_the_policy_is_sent_exactly_once_an_approver_appro
     assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
 }
 
+/// The plan (`planId`, `planHash`) a held commit named, in the shape `commit_of` reads.
+async fn app_plan(app: &TestApp, t: &str, approval: &str) -> Value {
+    let (_, r) = app
+        .get(t, &format!("/api/marketplace/approvals/{approval}"))
+        .await;
+    json!({ "plan": { "planId": r["planId"], "planHash": r["planHash"] } })
+}
+
 #[tokio::test]
 async fn a_rejected_an_expired_or_a_changed_held_plan_is_never_sent() {
     let app = TestApp::start_market().await;
@@ -880,6 +905,15 @@ async fn a_rejected_an_expired_or_a_changed_held_plan_is_never_sent() {
     assert_eq!(decide(&mut b, &rejected, "reject").await.status, 200);
     assert_eq!(status(rejected.clone()).await, "rejected");
     assert_eq!(decide(&mut b, &rejected, "approve").await.status, 409);
+    // committing it again says so, and sends nothing
+    let (s, r) = app
+        .post(
+            &t,
+            CALL,
+            commit_of(bid_update(&[id], bid), &app_plan(&app, &t, &rejected).await),
+        )
+        .await;
+    assert_eq!((s, r["outcome"].as_str()), (202, Some("rejected")), "{r}");
     let (_, tl) = app
         .get(
             &t,
