@@ -52,9 +52,14 @@ pub struct ServerArgs {
     /// The LWA app's client secret.
     #[arg(long, env = "PARTNER_LWA_CLIENT_SECRET", hide_env_values = true)]
     pub lwa_client_secret: Option<String>,
-    /// The LWA token endpoint.
+    /// The LWA token endpoint of selling-side grants (default https://api.amazon.com/auth/o2/token);
+    /// also of advertising grants in every region unless `ads_token_urls` is set in the file.
     #[arg(long, env = "PARTNER_LWA_TOKEN_URL")]
     pub lwa_token_url: Option<String>,
+    /// The selling-partner application id (amzn1.sp.solution.…): sellers connect their
+    /// accounts to it at the provider's consent page.
+    #[arg(long, env = "PARTNER_SP_APPLICATION_ID")]
+    pub sp_application_id: Option<String>,
     /// The selling-side API's base URL.
     #[arg(long, env = "PARTNER_SPAPI_URL")]
     pub spapi_url: Option<String>,
@@ -113,6 +118,15 @@ struct FileConfig {
     lwa_client_id: Option<String>,
     lwa_client_secret: Option<String>,
     lwa_token_url: Option<String>,
+    sp_application_id: Option<String>,
+    /// The application is a draft: its consent page is opened with `version=beta`.
+    sp_application_draft: Option<bool>,
+    /// LWA's token endpoints for advertising grants, `{ na, eu, fe }`.
+    ads_token_urls: Option<pp_marketplace::Regional>,
+    /// The selling-side consent pages, `{ na, eu, fe }`.
+    seller_consent_urls: Option<pp_marketplace::Regional>,
+    /// Login with Amazon's authorization pages for advertising, `{ na, eu, fe }`.
+    ads_authorize_urls: Option<pp_marketplace::Regional>,
     spapi_url: Option<String>,
     ads_url: Option<String>,
     upstream_pacing: Option<bool>,
@@ -136,6 +150,11 @@ pub struct UpstreamConfig {
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
     pub token_url: Option<String>,
+    pub sp_application_id: Option<String>,
+    pub sp_application_draft: Option<bool>,
+    pub ads_token_urls: Option<pp_marketplace::Regional>,
+    pub seller_consent_urls: Option<pp_marketplace::Regional>,
+    pub ads_authorize_urls: Option<pp_marketplace::Regional>,
     pub spapi_url: Option<String>,
     pub ads_url: Option<String>,
     pub pacing: Option<bool>,
@@ -288,6 +307,11 @@ impl Config {
             client_id: args.lwa_client_id.clone().or(file.lwa_client_id),
             client_secret: args.lwa_client_secret.clone().or(file.lwa_client_secret),
             token_url: args.lwa_token_url.clone().or(file.lwa_token_url),
+            sp_application_id: args.sp_application_id.clone().or(file.sp_application_id),
+            sp_application_draft: file.sp_application_draft,
+            ads_token_urls: file.ads_token_urls,
+            seller_consent_urls: file.seller_consent_urls,
+            ads_authorize_urls: file.ads_authorize_urls,
             spapi_url: args.spapi_url.clone().or(file.spapi_url),
             ads_url: args.ads_url.clone().or(file.ads_url),
             pacing: args.upstream_pacing.or(file.upstream_pacing),
@@ -378,13 +402,32 @@ impl Config {
                 .as_deref()
                 .ok_or_else(|| missing("secret_key (64 hex characters)"))?,
         )?;
+        let token_url = u
+            .token_url
+            .clone()
+            .unwrap_or_else(|| "https://api.amazon.com/auth/o2/token".into());
+        // one configured token URL serves every region, unless the regions are spelled out
+        let ads_token_urls = match (&u.ads_token_urls, &u.token_url) {
+            (Some(r), _) => r.clone(),
+            (None, Some(one)) => pp_marketplace::Regional::same(one),
+            (None, None) => pp_marketplace::Regional::provider_ads_token_urls(),
+        };
+        let defaults = pp_marketplace::Consent::default();
+        let consent = pp_marketplace::Consent {
+            application_id: u.sp_application_id.clone(),
+            draft: u.sp_application_draft.unwrap_or(false),
+            seller_urls: u
+                .seller_consent_urls
+                .clone()
+                .unwrap_or(defaults.seller_urls),
+            ads_urls: u.ads_authorize_urls.clone().unwrap_or(defaults.ads_urls),
+        };
         Ok(Some((
             pp_marketplace::Upstream {
                 kind: "provider".into(),
-                token_url: u
-                    .token_url
-                    .clone()
-                    .unwrap_or_else(|| "https://api.amazon.com/auth/o2/token".into()),
+                token_url,
+                ads_token_urls,
+                consent,
                 spapi_url: u
                     .spapi_url
                     .clone()

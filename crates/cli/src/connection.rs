@@ -116,6 +116,8 @@ pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_c
                 region: &region,
                 refresh_token: &refresh_token,
                 status: &status,
+                connected_by: "admin",
+                reach: &[],
             };
             connections::connect(store, &sealer, &tenant, &grant).await?;
             println!(

@@ -237,11 +237,12 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
 
 /// Starts the sandbox provider over the demo world on the port after the gateway's (or any
 /// free one), keeping its state in `<data-dir>/sandbox`; returns what the credential file says
-/// about it.
+/// about it. Its consent pages send browsers back to `callback`, the gateway's.
 pub async fn start_sandbox(
     data_dir: &Path,
     warehouse: &Path,
     gateway: std::net::SocketAddr,
+    callback: &str,
 ) -> std::result::Result<serde_json::Value, String> {
     let mut want = gateway;
     if gateway.port() != 0 {
@@ -254,11 +255,12 @@ pub async fn start_sandbox(
             .map_err(|e| format!("cannot start the sandbox: {e}"))?,
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let cfg = pp_sandbox::SimConfig::new(
+    let mut cfg = pp_sandbox::SimConfig::new(
         warehouse.to_path_buf(),
         data_dir.join("sandbox"),
         &format!("http://{addr}"),
     );
+    cfg.redirect_uris = vec![callback.to_owned()];
     let sim = std::sync::Arc::new(pp_sandbox::Sim::open(cfg).map_err(|e| e.message)?);
     let creds = sim.credentials().map_err(|e| e.message)?;
     tokio::spawn(pp_sandbox::serve(listener, sim, std::future::pending()));
@@ -275,6 +277,13 @@ pub fn sandbox_upstream(creds: &serde_json::Value) -> pp_marketplace::Upstream {
         ads_url: text("url"),
         client_id: text("client_id"),
         client_secret: text("client_secret"),
+        ads_token_urls: pp_marketplace::Regional::same(&text("token_url")),
+        consent: pp_marketplace::Consent {
+            application_id: Some(text("application_id")),
+            draft: false,
+            seller_urls: pp_marketplace::Regional::same(&text("seller_consent_url")),
+            ads_urls: pp_marketplace::Regional::same(&text("ads_authorize_url")),
+        },
     }
 }
 
@@ -292,8 +301,10 @@ pub fn secret_key(data_dir: &Path) -> Result<pp_marketplace::Sealer> {
     pp_marketplace::Sealer::from_hex(&hex)
 }
 
-/// Connects every demo merchant's selling-side and advertising grants to the sandbox, and
-/// enables listing writes for the selling-side ones (the sandbox's listings are demo data).
+/// Connects every demo merchant's selling-side and advertising grants to the sandbox — those
+/// not connected yet: a disconnect, or a connect through the consent pages, outlives a
+/// restart — and enables listing writes for the selling-side ones (the sandbox's listings are
+/// demo data).
 pub async fn connect_demo(
     store: &Store,
     sealer: &pp_marketplace::Sealer,
@@ -305,12 +316,37 @@ pub async fn connect_demo(
         ("advertising", "account", "ads"),
     ] {
         for m in creds[list].as_array().cloned().unwrap_or_default() {
+            let merchant = m[key].as_str().unwrap_or_default();
+            if store
+                .connections()
+                .get(&tenant, kind, merchant)
+                .await?
+                .is_some()
+            {
+                continue;
+            }
+            let reach_key = if kind == "seller" {
+                "marketplaces"
+            } else {
+                "profiles"
+            };
+            let reach: Vec<String> = m[reach_key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
             let grant = pp_marketplace::connections::Grant {
                 kind,
-                merchant: m[key].as_str().unwrap_or_default(),
+                merchant,
                 region: "na",
                 refresh_token: m["refresh_token"].as_str().unwrap_or_default(),
                 status: "active",
+                connected_by: "dev",
+                reach: &reach,
             };
             pp_marketplace::connections::connect(store, sealer, &tenant, &grant).await?;
             // the sandbox's listings are the demo's to edit: listing writes are on for them

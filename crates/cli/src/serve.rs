@@ -34,9 +34,14 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
             let mut boot = dev::bootstrap(&store, &public_url, args.today)
                 .await
                 .map_err(|e| describe(&e))?;
-            let sandbox =
-                dev::start_sandbox(&cfg.data_dir, std::path::Path::new(&boot.warehouse), addr)
-                    .await?;
+            let callback = format!("{public_url}{}", pp_server::CONNECT_CALLBACK);
+            let sandbox = dev::start_sandbox(
+                &cfg.data_dir,
+                std::path::Path::new(&boot.warehouse),
+                addr,
+                &callback,
+            )
+            .await?;
             let sealer = dev::secret_key(&cfg.data_dir).map_err(|e| describe(&e))?;
             dev::connect_demo(&store, &sealer, &sandbox)
                 .await

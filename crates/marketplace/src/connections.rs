@@ -1,7 +1,9 @@
 //! Connected accounts: for each tenant, the merchant logins the service may act for — a
 //! selling-side grant and an advertising grant per merchant token — with the provider refresh
 //! token (sealed), the region, and a status: `active`, `lapsed` (the provider refused the
-//! grant; a person must re-connect) or `not_activated` (advertising not switched on).
+//! grant, or a person disconnected it; a person must connect again) or `not_activated`
+//! (advertising not switched on). Connecting through the provider's consent pages lives in
+//! `service::connecting`; this module stores and reads what any path connects.
 
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_store::{ConnectionRow, Store};
@@ -41,7 +43,16 @@ pub struct Connection {
     pub merchant: String,
     pub region: String,
     pub status: ConnectionStatus,
+    /// When its grant (or status) last changed.
     pub updated_at: String,
+    /// Who connected it: a person's email, or `admin` / `dev` from the command line.
+    pub connected_by: Option<String>,
+    /// What the grant reaches: marketplace ids (seller) or advertising profile ids (ads).
+    pub reach: Vec<String>,
+    /// The last call the provider answered with success.
+    pub last_call_at: Option<String>,
+    /// Who disconnected it, while it stays disconnected.
+    pub disconnected_by: Option<String>,
 }
 
 fn context(tenant: &TenantId, kind: GrantKind, merchant: &str) -> String {
@@ -60,6 +71,10 @@ pub struct Grant<'a> {
     pub refresh_token: &'a str,
     /// `active`, `lapsed` or `not_activated`.
     pub status: &'a str,
+    /// Who connects it (a person's email, `admin` or `dev`).
+    pub connected_by: &'a str,
+    /// Marketplace ids (seller) or profile ids (ads) the grant reaches, when known.
+    pub reach: &'a [String],
 }
 
 /// Connects (or re-connects) a grant of `tenant`.
@@ -75,6 +90,8 @@ pub async fn connect(
         region,
         refresh_token,
         status,
+        connected_by,
+        reach,
     } = *g;
     let kind = GrantKind::parse(kind)?;
     if !["na", "eu", "fe"].contains(&region) {
@@ -89,17 +106,17 @@ pub async fn connect(
     }
     check_refresh_token(refresh_token)?;
     let sealed = sealer.seal(&context(tenant, kind, merchant), refresh_token)?;
-    store
-        .connections()
-        .upsert(
-            tenant,
-            kind.as_str(),
-            merchant,
-            region,
-            status.as_str(),
-            &sealed,
-        )
-        .await
+    let reach = reach.join(",");
+    let row = pp_store::NewConnection {
+        kind: kind.as_str(),
+        merchant,
+        region,
+        status: status.as_str(),
+        sealed_token: &sealed,
+        connected_by,
+        reach: &reach,
+    };
+    store.connections().upsert(tenant, &row).await
 }
 
 /// The shortest refresh token taken: the provider's are hundreds of characters.
@@ -133,6 +150,15 @@ fn connection(r: &ConnectionRow) -> Result<Connection> {
         region: r.region.clone(),
         status: ConnectionStatus::parse(&r.status)?,
         updated_at: r.updated_at.clone(),
+        connected_by: r.connected_by.clone(),
+        reach: r
+            .reach
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        last_call_at: r.last_call_at.clone(),
+        disconnected_by: r.disconnected_by.clone(),
     })
 }
 
@@ -161,25 +187,60 @@ pub async fn list(store: &Store, tenant: &TenantId) -> Result<Vec<Connection>> {
         .collect()
 }
 
-/// The connection and its opened refresh token.
-pub async fn token(
+/// A connection read for a call: the connection, and its sealed token (empty once
+/// disconnected) to open only when a new access token is needed.
+pub struct ForCall {
+    pub connection: Connection,
+    sealed: Vec<u8>,
+}
+
+impl ForCall {
+    /// The refresh token in the clear.
+    pub fn refresh_token(&self, sealer: &Sealer, tenant: &TenantId) -> Result<String> {
+        let c = &self.connection;
+        sealer.open(&context(tenant, c.kind, &c.merchant), &self.sealed)
+    }
+}
+
+/// The connection a call signs with, read afresh (a disconnect elsewhere shows at once).
+pub async fn for_call(
     store: &Store,
-    sealer: &Sealer,
     tenant: &TenantId,
     kind: GrantKind,
     merchant: &str,
-) -> Result<Option<(Connection, String)>> {
+) -> Result<Option<ForCall>> {
     match store
         .connections()
         .get(tenant, kind.as_str(), merchant)
         .await?
     {
         None => Ok(None),
-        Some(r) => Ok(Some((
-            connection(&r)?,
-            sealer.open(&context(tenant, kind, merchant), &r.sealed_token)?,
-        ))),
+        Some(r) => Ok(Some(ForCall {
+            connection: connection(&r)?,
+            sealed: r.sealed_token,
+        })),
     }
+}
+
+/// Disconnects a connection: its sealed token is erased and it stands `lapsed` until a person
+/// connects it again. Whether there was one.
+pub async fn disconnect(
+    store: &Store,
+    tenant: &TenantId,
+    kind: GrantKind,
+    merchant: &str,
+    by: &str,
+) -> Result<bool> {
+    store
+        .connections()
+        .disconnect(
+            tenant,
+            kind.as_str(),
+            merchant,
+            ConnectionStatus::Lapsed.as_str(),
+            by,
+        )
+        .await
 }
 
 /// Sets a connection's status (the provider refused its grant: `lapsed`).

@@ -21,4 +21,4 @@ pub mod writes;
 pub use merchants::{Merchant, Selector};
 pub use secrets::Sealer;
 pub use service::Marketplace;
-pub use upstream::{Client, Policy, Upstream};
+pub use upstream::{Client, Consent, Policy, Regional, Upstream};

@@ -23,11 +23,96 @@ use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 pub struct Upstream {
     /// `sandbox` or `provider`.
     pub kind: String,
+    /// LWA's token endpoint for selling-side grants (one for every region).
     pub token_url: String,
     pub spapi_url: String,
     pub ads_url: String,
     pub client_id: String,
     pub client_secret: String,
+    /// LWA's token endpoints for advertising grants, by region.
+    pub ads_token_urls: Regional,
+    /// The consent pages a person connects an account at.
+    pub consent: Consent,
+}
+
+/// A URL per region of the provider.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Regional {
+    pub na: String,
+    pub eu: String,
+    pub fe: String,
+}
+
+impl Regional {
+    /// One URL for every region (the sandbox serves them all).
+    pub fn same(url: &str) -> Self {
+        Self {
+            na: url.to_owned(),
+            eu: url.to_owned(),
+            fe: url.to_owned(),
+        }
+    }
+
+    /// The URL of `region` (`na`, `eu` or `fe`).
+    pub fn of(&self, region: &str) -> Result<&str> {
+        match region {
+            "na" => Ok(&self.na),
+            "eu" => Ok(&self.eu),
+            "fe" => Ok(&self.fe),
+            _ => Err(Error::new(Kind::BadParams, "region must be na, eu or fe")),
+        }
+    }
+
+    /// LWA's token endpoints for advertising grants.
+    pub fn provider_ads_token_urls() -> Self {
+        Self {
+            na: "https://api.amazon.com/auth/o2/token".into(),
+            eu: "https://api.amazon.co.uk/auth/o2/token".into(),
+            fe: "https://api.amazon.co.jp/auth/o2/token".into(),
+        }
+    }
+
+    /// The selling-side website authorization (consent) pages.
+    pub fn provider_seller_consent_urls() -> Self {
+        Self {
+            na: "https://sellercentral.amazon.com/apps/authorize/consent".into(),
+            eu: "https://sellercentral-europe.amazon.com/apps/authorize/consent".into(),
+            fe: "https://sellercentral.amazon.co.jp/apps/authorize/consent".into(),
+        }
+    }
+
+    /// Login with Amazon's authorization pages for advertising.
+    pub fn provider_ads_authorize_urls() -> Self {
+        Self {
+            na: "https://www.amazon.com/ap/oa".into(),
+            eu: "https://eu.account.amazon.com/ap/oa".into(),
+            fe: "https://apac.account.amazon.com/ap/oa".into(),
+        }
+    }
+}
+
+/// What connecting an account at the provider's consent pages needs.
+#[derive(Clone, Debug)]
+pub struct Consent {
+    /// The selling-partner application id (`amzn1.sp.solution.…`); without one, only
+    /// advertising logins can be connected from the console.
+    pub application_id: Option<String>,
+    /// Whether the application is still a draft (the seller page then needs `version=beta`).
+    pub draft: bool,
+    pub seller_urls: Regional,
+    pub ads_urls: Regional,
+}
+
+impl Default for Consent {
+    fn default() -> Self {
+        Self {
+            application_id: None,
+            draft: false,
+            seller_urls: Regional::provider_seller_consent_urls(),
+            ads_urls: Regional::provider_ads_authorize_urls(),
+        }
+    }
 }
 
 impl Upstream {
@@ -58,6 +143,8 @@ impl std::fmt::Debug for Upstream {
             .field("kind", &self.kind)
             .field("spapi_url", &self.spapi_url)
             .field("ads_url", &self.ads_url)
+            .field("ads_token_urls", &self.ads_token_urls)
+            .field("consent", &self.consent)
             .finish_non_exhaustive()
     }
 }
@@ -129,9 +216,21 @@ pub struct Client {
     http: reqwest::Client,
     pub upstream: Upstream,
     pub policy: Policy,
-    /// Access tokens by grant: the token, the connection's region, and when to refresh.
-    tokens: Mutex<HashMap<String, (Token, Instant)>>,
+    /// Access tokens by grant: the token, the grant it was minted from (the connection's
+    /// `updated_at`), and when to refresh.
+    tokens: Mutex<HashMap<String, Cached>>,
+    /// When each grant's last successful call was last recorded (at most once a minute).
+    touched: Mutex<HashMap<String, Instant>>,
 }
+
+struct Cached {
+    token: Token,
+    grant_of: String,
+    until: Instant,
+}
+
+/// How often a connection's last successful call is written down.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
 /// A usable access token and the region of the connection it signs for.
 #[derive(Debug, Clone)]
@@ -163,6 +262,7 @@ impl Client {
             upstream,
             policy,
             tokens: Mutex::new(HashMap::new()),
+            touched: Mutex::new(HashMap::new()),
         })
     }
 
@@ -178,7 +278,9 @@ impl Client {
             .remove(&Self::key(tenant, grant, merchant));
     }
 
-    /// An access token for the grant, from the cache or through LWA.
+    /// An access token for the grant, from the cache or through LWA. The connection is read
+    /// on every call, so a disconnect or a reconnect (on any instance) shows at once: a cached
+    /// token serves only the grant it was minted from.
     pub async fn access_token(
         &self,
         store: &Store,
@@ -188,16 +290,7 @@ impl Client {
         merchant: &str,
     ) -> Result<Token> {
         let key = Self::key(tenant, grant, merchant);
-        if let Some((t, until)) = self
-            .tokens
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-            && Instant::now() < *until
-        {
-            return Ok(t.clone());
-        }
-        let (conn, refresh) = connections::token(store, sealer, tenant, grant, merchant)
+        let found = connections::for_call(store, tenant, grant, merchant)
             .await?
             .ok_or_else(|| {
                 Error::new(
@@ -205,19 +298,91 @@ impl Client {
                     format!("merchant {merchant} has no {} connection", grant.as_str()),
                 )
             })?;
+        let conn = &found.connection;
         if conn.status == ConnectionStatus::Lapsed {
-            return Err(lapsed(merchant));
+            self.forget(tenant, grant, merchant);
+            return Err(lapsed(conn));
         }
+        if let Some(c) = self
+            .tokens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            && c.grant_of == conn.updated_at
+            && Instant::now() < c.until
+        {
+            return Ok(c.token.clone());
+        }
+        let refresh = found.refresh_token(sealer, tenant)?;
+        let token_url = self.token_url(grant, &conn.region)?;
         let form = [
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh.as_str()),
             ("client_id", self.upstream.client_id.as_str()),
             ("client_secret", self.upstream.client_secret.as_str()),
         ];
+        let (status, body) = self.lwa(token_url, &form).await?;
+        match status {
+            200 => {
+                let value = body["access_token"]
+                    .as_str()
+                    .ok_or_else(|| {
+                        Error::new(
+                            Kind::UpstreamUnavailable,
+                            "the login service answered without an access token",
+                        )
+                    })?
+                    .to_owned();
+                let token = Token {
+                    value,
+                    region: conn.region.clone(),
+                };
+                let ttl = body["expires_in"].as_u64().unwrap_or(3600);
+                // refresh a minute early (or at half-life for short tokens)
+                let life = Duration::from_secs(ttl.saturating_sub(60).max(ttl / 2));
+                self.tokens
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(
+                        key,
+                        Cached {
+                            token: token.clone(),
+                            grant_of: conn.updated_at.clone(),
+                            until: Instant::now() + life,
+                        },
+                    );
+                Ok(token)
+            }
+            400 if body["error"] == "invalid_grant" => {
+                connections::set_status(store, tenant, grant, merchant, ConnectionStatus::Lapsed)
+                    .await?;
+                Err(lapsed(conn))
+            }
+            400..=499 => Err(Error::internal(format!(
+                "the LWA app was refused: {}",
+                body["error"]
+            ))),
+            _ => Err(Error::new(
+                Kind::UpstreamUnavailable,
+                "the marketplace's login service failed",
+            )),
+        }
+    }
+
+    /// LWA's token endpoint for a grant of `kind` in `region`.
+    fn token_url(&self, kind: GrantKind, region: &str) -> Result<&str> {
+        match kind {
+            GrantKind::Seller => Ok(&self.upstream.token_url),
+            GrantKind::Ads => self.upstream.ads_token_urls.of(region),
+        }
+    }
+
+    /// Posts `form` to an LWA token endpoint: the status and the JSON answer.
+    async fn lwa(&self, url: &str, form: &[(&str, &str)]) -> Result<(u16, Value)> {
         let r = self
             .http
-            .post(&self.upstream.token_url)
-            .form(&form)
+            .post(url)
+            .form(form)
             .send()
             .await
             .map_err(|e| match classify(&e) {
@@ -231,41 +396,93 @@ impl Client {
                 ),
             })?;
         let status = r.status().as_u16();
-        let body: Value = r.json().await.unwrap_or(Value::Null);
-        match status {
-            200 => {
-                let token = body["access_token"]
-                    .as_str()
-                    .ok_or_else(|| {
-                        Error::new(
-                            Kind::UpstreamUnavailable,
-                            "the login service answered without an access token",
-                        )
-                    })?
-                    .to_owned();
-                let token = Token {
-                    value: token,
-                    region: conn.region.clone(),
-                };
-                let ttl = body["expires_in"].as_u64().unwrap_or(3600);
-                // refresh a minute early (or at half-life for short tokens)
-                let life = Duration::from_secs(ttl.saturating_sub(60).max(ttl / 2));
-                self.tokens
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(key, (token.clone(), Instant::now() + life));
-                Ok(token)
-            }
-            400 if body["error"] == "invalid_grant" => {
-                connections::set_status(store, tenant, grant, merchant, ConnectionStatus::Lapsed)
-                    .await?;
-                Err(lapsed(merchant))
-            }
-            400..=499 => Err(Error::internal(format!("the LWA app was refused: {body}"))),
+        Ok((status, r.json().await.unwrap_or(Value::Null)))
+    }
+
+    /// Exchanges the one-time code a consent page sent back for a grant of `kind` in
+    /// `region`: the refresh token and a first access token. A code that LWA refuses (used
+    /// before, expired, for another redirect URI) answers `bad_params`.
+    pub async fn exchange_code(
+        &self,
+        kind: GrantKind,
+        region: &str,
+        code: &str,
+        redirect_uri: &str,
+    ) -> Result<(String, Token)> {
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("client_id", self.upstream.client_id.as_str()),
+            ("client_secret", self.upstream.client_secret.as_str()),
+        ];
+        let (status, body) = self.lwa(self.token_url(kind, region)?, &form).await?;
+        let text = |k: &str| body[k].as_str().map(str::to_owned);
+        match (status, text("refresh_token"), text("access_token")) {
+            (200, Some(refresh), Some(access)) => Ok((
+                refresh,
+                Token {
+                    value: access,
+                    region: region.to_owned(),
+                },
+            )),
+            (400, ..) if body["error"] == "invalid_grant" => Err(Error::new(
+                Kind::BadParams,
+                "the marketplace refused the authorization code: it was used before, expired, or made for another redirect URI",
+            )
+            .with_fix("Start connecting the account again.")),
+            (400..=499, ..) => Err(Error::internal(format!(
+                "the LWA app was refused exchanging a code: {}",
+                body["error"]
+            ))),
             _ => Err(Error::new(
                 Kind::UpstreamUnavailable,
                 "the marketplace's login service failed",
             )),
+        }
+    }
+
+    /// One read made with an access token in hand (a login being connected has no stored
+    /// connection yet): its JSON answer, or the triaged failure.
+    pub async fn read_with(&self, op: &Operation, path: &str, token: &Token) -> Result<Value> {
+        let req = Request {
+            op,
+            tenant: &TenantId::parse("connecting")?,
+            grant: GrantKind::Seller,
+            merchant: "",
+            path: path.to_owned(),
+            query: Vec::new(),
+            headers: Vec::new(),
+            body: None,
+            media_type: op.media_type.clone(),
+        };
+        let answer = self.attempt(&req, token).await;
+        record_attempt(&op.id, &answer, Duration::ZERO);
+        match answer {
+            Err(f) => Err(failure(op, f)),
+            Ok(a) if (200..300).contains(&a.status) => {
+                serde_json::from_str(&a.body).map_err(|_| triage(op, &a))
+            }
+            Ok(a) => Err(triage(op, &a)),
+        }
+    }
+
+    /// Writes down a grant's successful call, at most once a minute per instance.
+    async fn touch(&self, store: &Store, req: &Request<'_>) {
+        let key = Self::key(req.tenant, req.grant, req.merchant);
+        {
+            let mut t = self.touched.lock().unwrap_or_else(|p| p.into_inner());
+            if t.get(&key).is_some_and(|at| at.elapsed() < TOUCH_EVERY) {
+                return;
+            }
+            t.insert(key, Instant::now());
+        }
+        if let Err(e) = store
+            .connections()
+            .touch(req.tenant, req.grant.as_str(), req.merchant)
+            .await
+        {
+            tracing::warn!(error = %e, merchant = req.merchant, "could not record a connection's last call");
         }
     }
 
@@ -416,6 +633,7 @@ impl Client {
                             if let Some(e) = triage::multi_status(op, a.status, &body) {
                                 return Err(e);
                             }
+                            self.touch(store, req).await;
                             return Ok(Reply {
                                 status: a.status,
                                 body,
@@ -423,6 +641,7 @@ impl Client {
                             });
                         }
                         Err(_) if a.body.trim().is_empty() => {
+                            self.touch(store, req).await;
                             return Ok(Reply {
                                 status: a.status,
                                 body: Value::Null,
@@ -464,9 +683,20 @@ impl Client {
     }
 }
 
-fn lapsed(merchant: &str) -> Error {
-    Error::new(Kind::ReauthRequired, format!("merchant {merchant}'s connection lapsed: the marketplace no longer accepts its authorization"))
-        .with_fix("Connect the merchant again (admin connection add), then retry.")
+fn lapsed(c: &connections::Connection) -> Error {
+    let m = &c.merchant;
+    let why = match &c.disconnected_by {
+        Some(by) => format!(
+            "merchant {m}'s {} connection was disconnected by {by}",
+            c.kind.as_str()
+        ),
+        None => format!(
+            "merchant {m}'s {} connection lapsed: the marketplace no longer accepts its authorization",
+            c.kind.as_str()
+        ),
+    };
+    Error::new(Kind::ReauthRequired, why)
+        .with_fix("A tenant admin connects the account again (console, Connections), then retry.")
 }
 
 /// Counts one attempt in the metrics, by its status class (`2xx`, `4xx`, `429`, `5xx`) or
@@ -504,6 +734,8 @@ mod tests {
             ads_url: Upstream::PROVIDER_ADS_URL.into(),
             client_id: String::new(),
             client_secret: String::new(),
+            ads_token_urls: Regional::provider_ads_token_urls(),
+            consent: Consent::default(),
         };
         assert_eq!(
             u.base("spapi", "eu"),

@@ -1,9 +1,10 @@
 //! The sandbox provider: a real HTTP server that behaves like the marketplace provider — the
 //! LWA token endpoint, the selling-side API and the advertising API — over the same demo world
-//! the warehouse holds. It is stateful (writes change what it serves), enforces usage plans,
+//! the warehouse holds, with the consent pages that connect an account. It is stateful (writes change what it serves), enforces usage plans,
 //! and takes fault rules a test can switch on (`/__sandbox`). See `docs/sandbox.md`.
 
 mod ads;
+mod consent;
 mod control;
 mod documents;
 pub mod error;
@@ -74,6 +75,11 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route_layer(from_fn_with_state(sim.clone(), control::guard));
     Router::new()
         .route("/auth/o2/token", post(lwa::token))
+        .route(
+            "/apps/authorize/consent",
+            get(consent::seller_page).post(consent::seller_decide),
+        )
+        .route("/ap/oa", get(consent::ads_page).post(consent::ads_decide))
         .route("/__documents/{id}", get(documents::download))
         .merge(control)
         .merge(spapi::routes(&sim))

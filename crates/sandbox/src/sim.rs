@@ -33,6 +33,9 @@ pub struct SimConfig {
     pub seed: u64,
     /// Whether usage plans are enforced.
     pub rate_limits: bool,
+    /// The redirect URIs registered for the app: the consent pages send a seller or an
+    /// advertiser back only to one of these (the gateway's callback).
+    pub redirect_uris: Vec<String>,
 }
 
 impl SimConfig {
@@ -47,6 +50,7 @@ impl SimConfig {
             document_ttl_secs: 300,
             seed: 1,
             rate_limits: true,
+            redirect_uris: Vec::new(),
         }
     }
 }
@@ -92,7 +96,28 @@ impl Sim {
         let mut v: Value = serde_json::from_str(&text).map_err(SimError::internal)?;
         v["url"] = self.config.public_url.clone().into();
         v["token_url"] = format!("{}/auth/o2/token", self.config.public_url).into();
+        v["application_id"] = self.application_id()?.into();
+        v["seller_consent_url"] =
+            format!("{}/apps/authorize/consent", self.config.public_url).into();
+        v["ads_authorize_url"] = format!("{}/ap/oa", self.config.public_url).into();
         Ok(v)
+    }
+
+    /// The app's selling-partner application id (what the seller consent page is opened
+    /// with), derived from its LWA client id.
+    pub fn application_id(&self) -> Result<String, SimError> {
+        let client_id: String = self
+            .store
+            .with(|c| c.query_row("SELECT client_id FROM app", [], |r| r.get(0)))?;
+        let h = hash(&client_id);
+        Ok(format!(
+            "amzn1.sp.solution.{}-{}-{}-{}-{}",
+            &h[0..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..32]
+        ))
     }
 
     fn bootstrap(&self) -> Result<(), SimError> {

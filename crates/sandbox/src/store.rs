@@ -14,7 +14,11 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS app (client_id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS grants (
     token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0, UNIQUE (kind, subject));
+    revoked INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS grants_subject ON grants (subject);
+CREATE TABLE IF NOT EXISTS codes (
+    code_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL, expires_at INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS access_tokens (
     token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL,
     grant_hash TEXT NOT NULL, expires_at INTEGER NOT NULL);
@@ -30,6 +34,32 @@ CREATE INDEX IF NOT EXISTS reports_dedupe ON reports (family, owner, request_key
 CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, content_type TEXT NOT NULL, gzip INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 ";
+
+/// Brings a state file of an earlier sandbox up to this one before the schema runs: version 1
+/// lets a merchant hold several grants of a kind (each consent makes one), which the first
+/// schema's `UNIQUE (kind, subject)` refused.
+fn upgrade(conn: &Connection) -> rusqlite::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < 1 {
+        let old: i64 = conn.query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'grants'",
+            [],
+            |r| r.get(0),
+        )?;
+        if old > 0 {
+            conn.execute_batch(
+                "BEGIN;
+                 CREATE TABLE grants_v1 (token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+                 INSERT INTO grants_v1 SELECT token_hash, kind, subject, revoked FROM grants;
+                 DROP TABLE grants;
+                 ALTER TABLE grants_v1 RENAME TO grants;
+                 COMMIT;",
+            )?;
+        }
+        conn.execute_batch("PRAGMA user_version = 1")?;
+    }
+    Ok(())
+}
 
 /// The sandbox state store.
 pub struct Store {
@@ -55,6 +85,7 @@ impl Store {
         let conn = Connection::open(dir.join("sandbox.sqlite")).map_err(SimError::internal)?;
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
             .map_err(SimError::internal)?;
+        upgrade(&conn).map_err(SimError::internal)?;
         conn.execute_batch(SCHEMA).map_err(SimError::internal)?;
         Ok(Self {
             conn: Mutex::new(conn),

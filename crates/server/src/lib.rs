@@ -19,6 +19,8 @@ use axum::Router;
 
 pub use bounds::Bounds;
 pub use jobs::{JobsConfig, Workers};
+/// Where the provider's consent pages send a browser back to (register `<public URL>` + this).
+pub use pages::console::connections::CALLBACK as CONNECT_CALLBACK;
 pub use serve::serve;
 pub use state::{AppState, SharedState};
 

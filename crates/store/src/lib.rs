@@ -34,7 +34,7 @@ use pp_core::{Error, Result};
 pub use ads_writes::AdsWrites;
 pub use approvals::Approvals;
 pub use brand::Brand;
-pub use connections::{ConnectionRow, Connections};
+pub use connections::{ConnectStateRow, ConnectStates, ConnectionRow, Connections, NewConnection};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
 use db::{Db, PgDb, SqliteDb};
@@ -181,6 +181,10 @@ impl Store {
 
     pub fn connections(&self) -> Connections<'_> {
         Connections(&self.db)
+    }
+
+    pub fn connect_states(&self) -> ConnectStates<'_> {
+        ConnectStates(&self.db)
     }
 
     pub fn forecast(&self) -> Forecast<'_> {

@@ -463,6 +463,23 @@ const STEPS: &[&str] = &[
     CREATE INDEX ads_approvals_waiting ON ads_approvals (tenant_id, status, created_ms);",
     // 20: the person who approved a held commit, on its audit row.
     "ALTER TABLE ads_audit ADD COLUMN approved_by TEXT;",
+    // 21: connecting accounts through the provider's consent pages: who connected (or
+    // disconnected) each connection, what its grant reaches, its last successful call, and the
+    // one-time `state` of each connect a person started.
+    "ALTER TABLE marketplace_connections ADD COLUMN connected_by TEXT;
+    ALTER TABLE marketplace_connections ADD COLUMN reach TEXT NOT NULL DEFAULT '';
+    ALTER TABLE marketplace_connections ADD COLUMN last_call_at TEXT;
+    ALTER TABLE marketplace_connections ADD COLUMN disconnected_by TEXT;
+    CREATE TABLE connect_states (
+        state_hash BLOB PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        kind TEXT NOT NULL,
+        region TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+    ) WITHOUT ROWID;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -962,4 +979,21 @@ const PG_STEPS: &[&str] = &[
     CREATE INDEX ads_approvals_waiting ON ads_approvals (tenant_id, status, created_ms);",
     // 20: the person who approved a held commit, on its audit row.
     "ALTER TABLE ads_audit ADD COLUMN approved_by TEXT;",
+    // 21: connecting accounts through the provider's consent pages: who connected (or
+    // disconnected) each connection, what its grant reaches, its last successful call, and the
+    // one-time `state` of each connect a person started.
+    "ALTER TABLE marketplace_connections ADD COLUMN connected_by TEXT;
+    ALTER TABLE marketplace_connections ADD COLUMN reach TEXT NOT NULL DEFAULT '';
+    ALTER TABLE marketplace_connections ADD COLUMN last_call_at TEXT;
+    ALTER TABLE marketplace_connections ADD COLUMN disconnected_by TEXT;
+    CREATE TABLE connect_states (
+        state_hash BYTEA PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        person_id TEXT NOT NULL REFERENCES people(id),
+        kind TEXT NOT NULL,
+        region TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+    );",
 ];

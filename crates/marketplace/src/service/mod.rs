@@ -8,6 +8,7 @@ mod answers;
 mod approvals;
 mod audiences;
 mod calls;
+pub mod connecting;
 mod jobs;
 mod listing_commit;
 mod listings;

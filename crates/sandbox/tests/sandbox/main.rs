@@ -7,6 +7,7 @@ mod ads_sb;
 mod ads_session;
 mod ads_v1;
 mod common;
+mod consent;
 mod lwa;
 mod models;
 mod spapi_reads;

@@ -14,7 +14,7 @@
 #![allow(clippy::result_large_err)]
 
 mod consent;
-mod console;
+pub(crate) mod console;
 mod direct;
 mod login;
 mod web;

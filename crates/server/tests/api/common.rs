@@ -211,6 +211,7 @@ impl TestApp {
             );
             cfg.report_ms = options.report_ms;
             cfg.rate_limits = options.sim_limits;
+            cfg.redirect_uris = vec![format!("{base}{}", pp_server::CONNECT_CALLBACK)];
             let sim = Arc::new(pp_sandbox::Sim::open(cfg).unwrap());
             let creds = sim.credentials().unwrap();
             tokio::spawn(pp_sandbox::serve(sim_listener, sim, std::future::pending()));
@@ -227,6 +228,8 @@ impl TestApp {
                         region: "na",
                         refresh_token: m["refresh_token"].as_str().unwrap(),
                         status: "active",
+                        connected_by: "test",
+                        reach: &[],
                     };
                     // delta: a second tenant on the same world and logins
                     for t in [&acme, &delta] {
@@ -243,6 +246,19 @@ impl TestApp {
                 ads_url: sim_base.clone(),
                 client_id: creds["client_id"].as_str().unwrap().into(),
                 client_secret: creds["client_secret"].as_str().unwrap().into(),
+                ads_token_urls: pp_marketplace::Regional::same(&format!(
+                    "{sim_base}/auth/o2/token"
+                )),
+                consent: pp_marketplace::Consent {
+                    application_id: Some(creds["application_id"].as_str().unwrap().into()),
+                    draft: false,
+                    seller_urls: pp_marketplace::Regional::same(
+                        creds["seller_consent_url"].as_str().unwrap(),
+                    ),
+                    ads_urls: pp_marketplace::Regional::same(
+                        creds["ads_authorize_url"].as_str().unwrap(),
+                    ),
+                },
             };
             tweak(&mut upstream);
             let policy = pp_marketplace::Policy {

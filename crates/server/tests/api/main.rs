@@ -5,6 +5,7 @@ mod audiences;
 mod bounds;
 mod brand;
 mod common;
+mod connecting;
 mod console_browser;
 mod engine_guards;
 mod engines;

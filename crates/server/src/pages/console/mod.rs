@@ -1,12 +1,12 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
-//! applications, connected accounts, people, the write policy and the audit log of committed writes; for
+//! applications, connected accounts (connected through the provider's consent pages), people, the write policy and the audit log of committed writes; for
 //! everyone, setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
 mod approvals;
 mod apps;
 mod audit;
-mod connections;
+pub(crate) mod connections;
 mod credentials;
 mod password;
 mod people;
@@ -49,6 +49,12 @@ pub fn router() -> Router<SharedState> {
         .route("/console/people", get(people::list).post(people::create))
         .route("/console/people/{id}/disable", post(people::disable))
         .route("/console/connections", get(connections::list))
+        .route("/console/connections/connect", post(connections::connect))
+        .route(connections::CALLBACK, get(connections::callback))
+        .route(
+            "/console/connections/disconnect",
+            post(connections::disconnect),
+        )
         .route("/console/policy", get(policy::show).post(policy::save))
         .route("/console/approvals", get(approvals::list))
         .route("/console/approvals/{id}/approve", post(approvals::approve))
