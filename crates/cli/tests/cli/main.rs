@@ -6,6 +6,7 @@ mod abuse;
 mod admin;
 mod client;
 mod client_work;
+mod connect_browser;
 mod connection;
 mod crash;
 mod dev_server;

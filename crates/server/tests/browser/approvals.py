@@ -12,7 +12,7 @@ import sys
 
 from selenium.webdriver.common.by import By
 
-from browser import check as checked, shows as showing, start
+from browser import check as checked, shows as showing, sign_in, start
 
 BASE, EMAIL, PASSWORD, APPROVAL, VALUE = sys.argv[1].rstrip("/"), *sys.argv[2:6]
 driver = start()
@@ -28,9 +28,7 @@ def shows(text):
 
 try:
     driver.get(f"{BASE}/login")
-    driver.find_element(By.ID, "email").send_keys(EMAIL)
-    driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button[type=submit]").click()
+    sign_in(driver, EMAIL, PASSWORD)
     check(shows("Hello"), "the approver is signed in")
     driver.find_element(By.LINK_TEXT, "Approvals").click()
     held = driver.find_element(By.ID, f"approval-{APPROVAL}")

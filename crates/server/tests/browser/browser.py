@@ -1,10 +1,11 @@
 """What the browser tests share: Debian's headless Chromium driven through Debian's
-chromedriver (nothing is downloaded), a check that stops at the first surprise, and a wait for
-text a form post navigates to."""
+chromedriver (nothing is downloaded), a check that stops at the first surprise, a wait for
+text a form post navigates to, and signing in on the sign-in page."""
 
 import sys
 
 from selenium import webdriver
+from selenium.webdriver.common.by import By
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -40,3 +41,10 @@ def shows(driver, text):
         return True
     except Exception:
         return False
+
+
+def sign_in(driver, email, password):
+    """Fills in and sends the sign-in form the browser is on."""
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button[type=submit]").click()

@@ -20,7 +20,7 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser import check as checked, shows as showing, start
+from browser import check as checked, shows as showing, sign_in, start
 
 BASE, EMAIL, PASSWORD = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
 
@@ -68,9 +68,7 @@ def shows(text):
 try:
     driver.get(f"{BASE}/console")
     check(driver.current_url.startswith(f"{BASE}/login"), "signed out, the console sends the browser to sign in")
-    driver.find_element(By.ID, "email").send_keys(EMAIL)
-    driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button[type=submit]").click()
+    sign_in(driver, EMAIL, PASSWORD)
     check(lands_on(driver, f"{BASE}/console"), "signed in, the browser lands on the console")
     check("Hello" in driver.page_source, "the home page greets the person")
     width, screen = driver.execute_script(
