@@ -1,6 +1,6 @@
 //! Connecting accounts through the sandbox's consent pages, over plain HTTP as a browser does
 //! it: the `state` rules (wrong, reused, expired, another person's; a code used twice), and a
-//! disconnect that stops calls at once until a reconnect restores them. The same journey in
+//! disconnect that stops calls at once, on every instance, until a reconnect restores them. The same journey in
 //! headless Chromium against the dev server is `crates/cli/tests/cli/connect_browser.rs`.
 
 use serde_json::{Value, json};
@@ -216,6 +216,24 @@ async fn a_disconnect_stops_calls_at_once_and_a_reconnect_restores_them() {
     let (s, r) = app.post(&t, ADS, campaigns.clone()).await;
     assert_eq!(s, 200, "{r}");
 
+    // a second instance over the same store has its own access token cached
+    let second = app.restarted_market_gateway().await;
+    let on_second = |body: Value| {
+        let (http, url, t) = (app.http.clone(), format!("{second}{CALL}"), t.clone());
+        async move {
+            let r = http
+                .post(url)
+                .bearer_auth(t)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (s, r) = on_second(account.clone()).await;
+    assert_eq!(s, 200, "{r}");
+
     let mut ana = admin(&app, "ana@acme.example").await;
     let listed = ana.get("/console/connections").await;
     assert!(
@@ -271,7 +289,9 @@ async fn a_disconnect_stops_calls_at_once_and_a_reconnect_restores_them() {
         assert_eq!(p.status, 200, "{}", p.body);
         assert!(!p.body.contains("Atzr|"));
     }
-    let (s, r) = app.post(&t, CALL, account).await;
+    let (s, r) = app.post(&t, CALL, account.clone()).await;
+    assert_eq!(s, 200, "{r}");
+    let (s, r) = on_second(account).await;
     assert_eq!(s, 200, "{r}");
     let (s, r) = app.post(&t, ADS, campaigns).await;
     assert_eq!(s, 200, "{r}");
