@@ -443,3 +443,79 @@ impl Config {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        server: ServerArgs,
+    }
+
+    /// The upstream a config file (and `extra` flags) resolve to.
+    fn upstream(toml: &str, extra: &[&str]) -> pp_marketplace::Upstream {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pp.toml");
+        std::fs::write(&file, toml).unwrap();
+        let mut argv = vec!["pp", "--config", file.to_str().unwrap()];
+        argv.extend_from_slice(extra);
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let cfg = Config::resolve(&cli.server).unwrap();
+        cfg.upstream().unwrap().unwrap().0
+    }
+
+    const APP: &str = "data_dir = \"/tmp/pp\"\npublic_url = \"https://gw.example\"\nlwa_client_id = \"amzn1.application-oa2-client.x\"\nlwa_client_secret = \"s\"\nsecret_key = \"abababababababababababababababababababababababababababababababab\"\n";
+
+    #[test]
+    fn the_provider_regions_are_the_default_consent_pages_and_token_endpoints() {
+        let u = upstream(APP, &[]);
+        assert_eq!(
+            u.ads_token_urls.of("eu").unwrap(),
+            "https://api.amazon.co.uk/auth/o2/token"
+        );
+        assert_eq!(
+            u.consent.ads_urls.of("fe").unwrap(),
+            "https://apac.account.amazon.com/ap/oa"
+        );
+        assert_eq!(u.consent.application_id, None);
+        assert!(!u.consent.draft);
+    }
+
+    #[test]
+    fn one_token_url_serves_every_region_unless_the_regions_are_spelled_out() {
+        let u = upstream(APP, &["--lwa-token-url", "http://sim.test/auth/o2/token"]);
+        assert_eq!(
+            u.ads_token_urls.of("fe").unwrap(),
+            "http://sim.test/auth/o2/token"
+        );
+        let spelled = format!(
+            "{APP}sp_application_id = \"amzn1.sp.solution.1\"\nsp_application_draft = true\nlwa_token_url = \"http://one.test/t\"\n[ads_token_urls]\nna = \"http://na.test/t\"\neu = \"http://eu.test/t\"\nfe = \"http://fe.test/t\"\n[seller_consent_urls]\nna = \"http://na.test/c\"\neu = \"http://eu.test/c\"\nfe = \"http://fe.test/c\"\n"
+        );
+        let u = upstream(&spelled, &[]);
+        assert_eq!(u.token_url, "http://one.test/t");
+        assert_eq!(u.ads_token_urls.of("eu").unwrap(), "http://eu.test/t");
+        assert_eq!(u.consent.seller_urls.of("fe").unwrap(), "http://fe.test/c");
+        assert_eq!(
+            u.consent.application_id.as_deref(),
+            Some("amzn1.sp.solution.1")
+        );
+        assert!(u.consent.draft);
+    }
+
+    #[test]
+    fn a_region_table_missing_a_region_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pp.toml");
+        std::fs::write(
+            &file,
+            format!("{APP}[ads_token_urls]\nna = \"http://na.test/t\"\n"),
+        )
+        .unwrap();
+        let e = read_file(&file).err().unwrap();
+        assert!(e.contains("eu"), "{e}");
+    }
+}

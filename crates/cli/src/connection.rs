@@ -131,8 +131,13 @@ pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_c
                 print_json(&list)?;
             } else {
                 for c in list {
+                    let by = match (&c.disconnected_by, &c.connected_by) {
+                        (Some(d), _) => format!("disconnected by {d}"),
+                        (None, Some(b)) => format!("connected by {b}"),
+                        (None, None) => String::new(),
+                    };
                     println!(
-                        "{:<6} {:<22} {:<3} {:<14} {}",
+                        "{:<6} {:<22} {:<3} {:<14} {} {by}",
                         c.kind.as_str(),
                         c.merchant,
                         c.region,

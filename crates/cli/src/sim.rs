@@ -38,6 +38,10 @@ pub struct SimArgs {
     /// Do not enforce the usage plans (for load tests).
     #[arg(long)]
     no_rate_limits: bool,
+    /// A redirect URI registered for the app: its consent pages send browsers back only to
+    /// these (a gateway's `<public URL>/console/connections/callback`). Repeatable.
+    #[arg(long = "redirect-uri")]
+    redirect_uris: Vec<String>,
 }
 
 /// The warehouse file `world` names.
@@ -92,6 +96,7 @@ pub fn run(args: SimArgs) -> Result<(), String> {
         cfg.report_ms = args.report_ms;
         cfg.access_token_ttl_secs = args.token_ttl;
         cfg.rate_limits = !args.no_rate_limits;
+        cfg.redirect_uris = args.redirect_uris.clone();
         if let Some(seed) = faults.as_ref().and_then(|f| f.seed) {
             cfg.seed = seed;
         }
@@ -112,10 +117,11 @@ pub fn print_banner(sim: &Sim, data_dir: &std::path::Path) {
     let creds = sim.credentials().unwrap_or_default();
     let first = &creds["merchants"][0];
     println!(
-        "\nSandbox provider is up at {url}\n\n  LWA token URL  {url}/auth/o2/token\n  client_id      {id}\n  credentials    {dir}/sandbox-credentials.json (the client secret and a refresh token per merchant)\n  control        {url}/__sandbox/faults, /__sandbox/calls (Authorization: Bearer <client secret>)\n\nTry it:\n\n  curl -s {url}/auth/o2/token -d grant_type=refresh_token -d client_id={id} \\\n       -d client_secret=\"$SECRET\" --data-urlencode refresh_token=\"$REFRESH\"   # merchant {merchant}\n  curl -s -H \"x-amz-access-token: $ACCESS\" {url}/sellers/v1/marketplaceParticipations\n",
+        "\nSandbox provider is up at {url}\n\n  LWA token URL  {url}/auth/o2/token\n  client_id      {id}\n  credentials    {dir}/sandbox-credentials.json (the client secret and a refresh token per merchant)\n  control        {url}/__sandbox/faults, /__sandbox/calls (Authorization: Bearer <client secret>)\n  consent pages  {url}/apps/authorize/consent (application id {app}) and {url}/ap/oa\n\nTry it:\n\n  curl -s {url}/auth/o2/token -d grant_type=refresh_token -d client_id={id} \\\n       -d client_secret=\"$SECRET\" --data-urlencode refresh_token=\"$REFRESH\"   # merchant {merchant}\n  curl -s -H \"x-amz-access-token: $ACCESS\" {url}/sellers/v1/marketplaceParticipations\n",
         url = creds["url"].as_str().unwrap_or_default(),
         id = creds["client_id"].as_str().unwrap_or_default(),
         dir = data_dir.display(),
+        app = creds["application_id"].as_str().unwrap_or_default(),
         merchant = first["merchant"].as_str().unwrap_or_default(),
     );
 }

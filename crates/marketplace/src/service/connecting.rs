@@ -213,6 +213,14 @@ impl Marketplace {
                 reach,
             };
             connections::connect(&self.store, sealer, who.tenant, &grant).await?;
+            tracing::info!(
+                tenant = who.tenant.as_str(),
+                kind = kind.as_str(),
+                merchant = merchant.as_str(),
+                region,
+                by = who.email,
+                "account connected at the provider's consent page"
+            );
             if let Some(c) = connections::get(&self.store, who.tenant, kind, merchant).await? {
                 made.push(c);
             }
@@ -233,6 +241,13 @@ impl Marketplace {
         by: &str,
     ) -> Result<()> {
         if connections::disconnect(&self.store, tenant, kind, merchant, by).await? {
+            tracing::info!(
+                tenant = tenant.as_str(),
+                kind = kind.as_str(),
+                merchant,
+                by,
+                "account disconnected"
+            );
             Ok(())
         } else {
             Err(Error::not_found(format!(
