@@ -309,3 +309,51 @@ async fn a_disconnect_stops_calls_at_once_and_a_reconnect_restores_them() {
     let (_, health) = app.get(&t, "/health").await;
     assert!(!Value::to_string(&health).contains("Atzr|"));
 }
+
+#[tokio::test]
+async fn without_a_selling_partner_application_the_console_says_so_and_advertising_still_connects()
+{
+    let app = TestApp::start_market_with(|u| u.consent.application_id = None).await;
+    let mut ana = admin(&app, "ana@acme.example").await;
+    let csrf = ana.csrf("/console/connections").await;
+    let p = ana
+        .post(
+            "/console/connections/connect",
+            &[("csrf", &csrf), ("kind", "seller"), ("region", "na")],
+        )
+        .await;
+    assert_eq!(p.status, 400, "{}", p.body);
+    assert!(
+        p.body
+            .contains("no selling-partner application id is configured"),
+        "{}",
+        p.body
+    );
+    // an unknown kind or region is refused on the page, and nothing is started
+    for (kind, region) in [("both", "na"), ("ads", "mars")] {
+        let p = ana
+            .post(
+                "/console/connections/connect",
+                &[("csrf", &csrf), ("kind", kind), ("region", region)],
+            )
+            .await;
+        assert_eq!(p.status, 400, "{kind} {region}: {}", p.body);
+    }
+    let consent = start(&mut ana, "ads").await;
+    assert!(
+        consent.contains("scope=advertising%3A%3Acampaign_management"),
+        "{consent}"
+    );
+    let back = approve(&mut ana, &consent, ADVERTISER).await;
+    let path = back
+        .split_once("/console")
+        .map(|(_, p)| format!("/console{p}"))
+        .unwrap();
+    let p = ana.get(&path).await;
+    assert!(
+        p.body
+            .contains("Connected the advertising login for A2DEMOSELLER01"),
+        "{}",
+        p.body
+    );
+}

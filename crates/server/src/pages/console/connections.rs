@@ -89,6 +89,22 @@ async fn page(
     )
 }
 
+/// The page after an action: its notice, or what went wrong in words a person can act on
+/// (the provider unreachable, the API not configured); only an internal failure is logged and
+/// shown as such.
+async fn after(
+    app: &SharedState,
+    s: &SessionRow,
+    tenant: &TenantId,
+    done: pp_core::Result<String>,
+) -> Response {
+    match done {
+        Ok(notice) => page(app, s, tenant, Some(notice), None).await,
+        Err(e) if e.kind.status() == 500 => web::failed(&e),
+        Err(e) => page(app, s, tenant, None, Some(e.message().to_owned())).await,
+    }
+}
+
 fn connector<'a>(s: &'a SessionRow, tenant: &'a TenantId) -> Connector<'a> {
     Connector {
         tenant,
@@ -118,21 +134,18 @@ pub async fn connect(State(app): State<SharedState>, req: Request) -> Response {
         Ok(x) => x,
         Err(r) => return r,
     };
-    let kind = match GrantKind::parse(form.get("kind").unwrap_or_default()) {
-        Ok(k) => k,
-        Err(e) => return page(&app, &s, &tenant, None, Some(e.message().to_owned())).await,
-    };
     let region = form.get("region").unwrap_or_default();
-    let started = app
-        .market
-        .start_connect(connector(&s, &tenant), kind, region, &callback_url(&app))
-        .await;
+    let started = match GrantKind::parse(form.get("kind").unwrap_or_default()) {
+        Ok(kind) => {
+            app.market
+                .start_connect(connector(&s, &tenant), kind, region, &callback_url(&app))
+                .await
+        }
+        Err(e) => Err(e),
+    };
     match started {
         Ok(url) => web::see_other(&url, &[]),
-        Err(e) if e.kind.status() < 500 => {
-            page(&app, &s, &tenant, None, Some(e.message().to_owned())).await
-        }
-        Err(e) => web::failed(&e),
+        Err(e) => after(&app, &s, &tenant, Err(e)).await,
     }
 }
 
@@ -170,9 +183,8 @@ pub async fn callback(
     let finished = app
         .market
         .finish_connect(connector(&s, &tenant), &back, &callback_url(&app))
-        .await;
-    match finished {
-        Ok(done) => {
+        .await
+        .map(|done| {
             let merchants: Vec<&str> = done
                 .connections
                 .iter()
@@ -182,14 +194,9 @@ pub async fn callback(
                 GrantKind::Seller => "seller account",
                 GrantKind::Ads => "advertising login for",
             };
-            let notice = format!("Connected the {what} {}.", merchants.join(", "));
-            page(&app, &s, &tenant, Some(notice), None).await
-        }
-        Err(e) if e.kind.status() < 500 => {
-            page(&app, &s, &tenant, None, Some(e.message().to_owned())).await
-        }
-        Err(e) => web::failed(&e),
-    }
+            format!("Connected the {what} {}.", merchants.join(", "))
+        });
+    after(&app, &s, &tenant, finished).await
 }
 
 /// `POST /console/connections/disconnect` (`kind`, `merchant`).
@@ -207,16 +214,10 @@ pub async fn disconnect(State(app): State<SharedState>, req: Request) -> Respons
         }
         Err(e) => Err(e),
     };
-    match done {
-        Ok(()) => {
-            let notice = format!(
-                "Disconnected {merchant}: its token is erased, and calls for it answer reauth_required until it is connected again."
-            );
-            page(&app, &s, &tenant, Some(notice), None).await
-        }
-        Err(e) if e.kind.status() < 500 => {
-            page(&app, &s, &tenant, None, Some(e.message().to_owned())).await
-        }
-        Err(e) => web::failed(&e),
-    }
+    let done = done.map(|()| {
+        format!(
+            "Disconnected {merchant}: its token is erased, and calls for it answer reauth_required until it is connected again."
+        )
+    });
+    after(&app, &s, &tenant, done).await
 }
