@@ -195,6 +195,11 @@ pub struct ForCall {
 }
 
 impl ForCall {
+    /// What identifies the grant: its sealed token, new (a fresh nonce) at every connect.
+    pub fn grant_id(&self) -> &[u8] {
+        &self.sealed
+    }
+
     /// The refresh token in the clear.
     pub fn refresh_token(&self, sealer: &Sealer, tenant: &TenantId) -> Result<String> {
         let c = &self.connection;

@@ -216,8 +216,8 @@ pub struct Client {
     http: reqwest::Client,
     pub upstream: Upstream,
     pub policy: Policy,
-    /// Access tokens by grant: the token, the grant it was minted from (the connection's
-    /// `updated_at`), and when to refresh.
+    /// Access tokens by grant: the token, the grant it was minted from (its sealed refresh
+    /// token, new at every connect), and when to refresh.
     tokens: Mutex<HashMap<String, Cached>>,
     /// When each grant's last successful call was last recorded (at most once a minute).
     touched: Mutex<HashMap<String, Instant>>,
@@ -225,7 +225,7 @@ pub struct Client {
 
 struct Cached {
     token: Token,
-    grant_of: String,
+    grant_of: Vec<u8>,
     until: Instant,
 }
 
@@ -308,7 +308,7 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
-            && c.grant_of == conn.updated_at
+            && c.grant_of == found.grant_id()
             && Instant::now() < c.until
         {
             return Ok(c.token.clone());
@@ -347,7 +347,7 @@ impl Client {
                         key,
                         Cached {
                             token: token.clone(),
-                            grant_of: conn.updated_at.clone(),
+                            grant_of: found.grant_id().to_vec(),
                             until: Instant::now() + life,
                         },
                     );
