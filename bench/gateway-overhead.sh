@@ -8,6 +8,8 @@
 # upstream_pacing off) so the figure is the gateway's own work: auth, merchant resolution
 # (a warehouse read), the catalog, the cached LWA token, the upstream round trip and the answer.
 # Usage: bench/gateway-overhead.sh [duration-seconds] [connections]
+# With BEFORE=<path to another partner-platform binary> (an earlier build), a gateway of that
+# build over the same sandbox is driven in the same run too, for a before/after table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR="${1:-10}"
@@ -31,6 +33,14 @@ EOF
 curl -sf -o /dev/null -H "x-amz-access-token: $ACCESS" "$SIM/sellers/v1/marketplaceParticipations"
 curl -sf -o /dev/null -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
   -d '{"operation": "sellers.get_marketplace_participations", "legacySellerId": 1}' "$GW/api/marketplace/spapi/call"
+if [ -n "${BEFORE:-}" ]; then
+  AFTER_GW=$GW AFTER_TOKEN=$TOKEN
+  PP="$BEFORE" PARTNER_UPSTREAM_PACING=false start_gateway 18095 seller
+  BEFORE_GW=$GW BEFORE_TOKEN=$TOKEN GW=$AFTER_GW TOKEN=$AFTER_TOKEN
+  sed "s|$TOKEN|$BEFORE_TOKEN|" "$WORK/call.lua" > "$WORK/call-before.lua"
+  curl -sf -o /dev/null -H "Authorization: Bearer $BEFORE_TOKEN" -H 'content-type: application/json' \
+    -d '{"operation": "sellers.get_marketplace_participations", "legacySellerId": 1}' "$BEFORE_GW/api/marketplace/spapi/call"
+fi
 
 {
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(uname -sr); small world; wrk -t2 -c$CONN -d${DUR}s (the -c1 rows: one connection)"
@@ -44,4 +54,8 @@ curl -sf -o /dev/null -H "Authorization: Bearer $TOKEN" -H 'content-type: applic
   # one connection: latency with no queueing behind other requests
   CONN=1 wrk_row sandbox-direct-c1 "$SIM/sellers/v1/marketplaceParticipations" -H "x-amz-access-token: $ACCESS"
   CONN=1 wrk_row gateway-spapi-call-c1 "$GW/api/marketplace/spapi/call" -s "$WORK/call.lua"
+  if [ -n "${BEFORE:-}" ]; then
+    wrk_row gateway-spapi-call-before "$BEFORE_GW/api/marketplace/spapi/call" -s "$WORK/call-before.lua"
+    CONN=1 wrk_row gateway-spapi-call-c1-before "$BEFORE_GW/api/marketplace/spapi/call" -s "$WORK/call-before.lua"
+  fi
 } | tee "$OUT/gateway-overhead-latest.md"

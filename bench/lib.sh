@@ -58,23 +58,24 @@ field() { python3 -c "import json,sys;d=json.load(open('$C'));print(eval(sys.arg
 # start_gateway PORT KIND [credential create args…]: a real (non-dev) gateway on PORT over the
 # sandbox: tenant `bench` on the world, a credential, and the first merchant's KIND (`seller` or
 # `ads`) grant connected with the admin commands. Environment set on the call (such as
-# PARTNER_UPSTREAM_PACING=false) reaches the server. Sets GW (its URL) and TOKEN.
+# PARTNER_UPSTREAM_PACING=false) reaches the server; PP=<binary> runs another build (an earlier
+# one, for a before/after table) over its own state. Sets GW (its URL) and TOKEN.
 start_gateway() {
   local port=$1 kind=$2; shift 2
-  local pp="$BIN/partner-platform" cred cid secret grant merchant
+  local pp="${PP:-$BIN/partner-platform}" cred cid secret grant merchant
   export PARTNER_SECRET_KEY; PARTNER_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
-  "$pp" admin --data-dir "$WORK/gw" tenant create bench --warehouse "$WORK/world/warehouse.sqlite" > /dev/null
-  cred=$("$pp" admin --data-dir "$WORK/gw" credential create --tenant bench --label bench --json "$@")
+  "$pp" admin --data-dir "$WORK/gw-$port" tenant create bench --warehouse "$WORK/world/warehouse.sqlite" > /dev/null
+  cred=$("$pp" admin --data-dir "$WORK/gw-$port" credential create --tenant bench --label bench --json "$@")
   cid=$(echo "$cred" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_id"])')
   secret=$(echo "$cred" | python3 -c 'import json,sys; print(json.load(sys.stdin)["client_secret"])')
   if [ "$kind" = ads ]; then grant="d['advertising'][0]"; merchant=$(field "$grant['account']")
   else grant="d['merchants'][0]"; merchant=$(field "$grant['merchant']"); fi
-  PARTNER_REFRESH_TOKEN=$(field "$grant['refresh_token']") "$pp" admin --data-dir "$WORK/gw" \
+  PARTNER_REFRESH_TOKEN=$(field "$grant['refresh_token']") "$pp" admin --data-dir "$WORK/gw-$port" \
     connection add --tenant bench --merchant "$merchant" --kind "$kind" > /dev/null
   GW="http://127.0.0.1:$port"
   PARTNER_LOG=warn PARTNER_LWA_CLIENT_ID=$(field "d['client_id']") PARTNER_LWA_CLIENT_SECRET=$(field "d['client_secret']") \
     PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" \
-    "$pp" server --data-dir "$WORK/gw" --listen "127.0.0.1:$port" --public-url "$GW" > "$WORK/gw.log" 2>&1 &
+    "$pp" server --data-dir "$WORK/gw-$port" --listen "127.0.0.1:$port" --public-url "$GW" > "$WORK/gw-$port.log" 2>&1 &
   wait_up "$GW/health"
   TOKEN=$(mint "$GW" "$cid" "$secret")
 }

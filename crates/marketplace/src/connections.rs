@@ -5,7 +5,9 @@
 //! (advertising not switched on). Connecting through the provider's consent pages lives in
 //! `service::connecting`; this module stores and reads what any path connects.
 
-use pp_core::{Error, Kind, Result, TenantId};
+use std::sync::Arc;
+
+use pp_core::{Epoch, Error, Kind, Remembered, Result, TenantId};
 use pp_store::{ConnectionRow, Store};
 use serde::{Deserialize, Serialize};
 
@@ -189,6 +191,7 @@ pub async fn list(store: &Store, tenant: &TenantId) -> Result<Vec<Connection>> {
 
 /// A connection read for a call: the connection, and its sealed token (empty once
 /// disconnected) to open only when a new access token is needed.
+#[derive(Clone)]
 pub struct ForCall {
     pub connection: Connection,
     sealed: Vec<u8>,
@@ -207,24 +210,79 @@ impl ForCall {
     }
 }
 
-/// The connection a call signs with, read afresh (a disconnect elsewhere shows at once).
+/// The most tenants whose connections one instance remembers.
+const MAX_REMEMBERED: usize = 10_000;
+
+/// Each tenant's connections as calls read them, remembered while the auth epoch stands still:
+/// a connect, reconnect, disconnect or lapse moves the epoch in the same transaction (the
+/// `auth_epoch_connections` triggers), so every instance forgets within the epoch's watch, and
+/// a change made through the gateway's own pages is settled before its answer leaves. The
+/// instance that makes a change also forgets the tenant at once.
+pub struct Memory(Remembered<String, Arc<Vec<ForCall>>>);
+
+impl Memory {
+    /// A memory trusting `epoch` (the auth epoch).
+    pub fn new(epoch: Epoch) -> Self {
+        Self(Remembered::new(epoch, MAX_REMEMBERED))
+    }
+
+    /// `tenant`'s connections: remembered, or read and remembered.
+    async fn rows(&self, store: &Store, tenant: &TenantId) -> Result<Arc<Vec<ForCall>>> {
+        let seen = self.0.now();
+        if let Some(rows) = self.0.get(tenant.as_str()) {
+            return Ok(rows);
+        }
+        let rows = Arc::new(read_for_calls(store, tenant).await?);
+        self.0.keep(tenant.as_str().to_owned(), seen, rows.clone());
+        Ok(rows)
+    }
+
+    /// Forgets `tenant`'s connections (this instance just changed one).
+    pub fn forget(&self, tenant: &TenantId) {
+        self.0.forget(tenant.as_str());
+    }
+}
+
+async fn read_for_calls(store: &Store, tenant: &TenantId) -> Result<Vec<ForCall>> {
+    store
+        .connections()
+        .list(tenant)
+        .await?
+        .into_iter()
+        .map(|r| {
+            Ok(ForCall {
+                connection: connection(&r)?,
+                sealed: r.sealed_token,
+            })
+        })
+        .collect()
+}
+
+/// `tenant`'s connections as calls read them: from `memory` when given, else from the store.
+pub async fn for_calls(
+    store: &Store,
+    memory: Option<&Memory>,
+    tenant: &TenantId,
+) -> Result<Arc<Vec<ForCall>>> {
+    match memory {
+        Some(m) => m.rows(store, tenant).await,
+        None => Ok(Arc::new(read_for_calls(store, tenant).await?)),
+    }
+}
+
+/// The connection a call signs with (a disconnect anywhere shows by the next call).
 pub async fn for_call(
     store: &Store,
+    memory: Option<&Memory>,
     tenant: &TenantId,
     kind: GrantKind,
     merchant: &str,
 ) -> Result<Option<ForCall>> {
-    match store
-        .connections()
-        .get(tenant, kind.as_str(), merchant)
+    Ok(for_calls(store, memory, tenant)
         .await?
-    {
-        None => Ok(None),
-        Some(r) => Ok(Some(ForCall {
-            connection: connection(&r)?,
-            sealed: r.sealed_token,
-        })),
-    }
+        .iter()
+        .find(|c| c.connection.kind == kind && c.connection.merchant == merchant)
+        .cloned())
 }
 
 /// Disconnects a connection: its sealed token is erased and it stands `lapsed` until a person

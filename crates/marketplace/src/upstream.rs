@@ -1,5 +1,6 @@
 //! The upstream client: LWA token exchange and caching per merchant grant (refreshed before
-//! expiry; `invalid_grant` marks the connection lapsed and answers `reauth_required`), the
+//! expiry, and only for the grant the connection holds now; `invalid_grant` marks the
+//! connection lapsed and answers `reauth_required`), code exchange for connecting, the
 //! provider's headers and media types, pacing, timeouts, and retries — only for reads, on 429
 //! (honouring `Retry-After`) and 5xx or broken connections, never for anything that creates.
 
@@ -221,6 +222,8 @@ pub struct Client {
     tokens: Mutex<HashMap<String, Cached>>,
     /// When each grant's last successful call was last recorded (at most once a minute).
     touched: Mutex<HashMap<String, Instant>>,
+    /// Tenants' connections, remembered under the auth epoch (none: read on every call).
+    memory: Option<connections::Memory>,
 }
 
 struct Cached {
@@ -263,24 +266,41 @@ impl Client {
             policy,
             tokens: Mutex::new(HashMap::new()),
             touched: Mutex::new(HashMap::new()),
+            memory: None,
         })
+    }
+
+    /// Remembers tenants' connections while `epoch` (the auth epoch) stands still.
+    pub fn remembering(mut self, epoch: pp_core::Epoch) -> Self {
+        self.memory = Some(connections::Memory::new(epoch));
+        self
+    }
+
+    /// The memory of connections, if this client keeps one.
+    pub fn memory(&self) -> Option<&connections::Memory> {
+        self.memory.as_ref()
     }
 
     fn key(tenant: &TenantId, grant: GrantKind, merchant: &str) -> String {
         format!("{}/{}/{merchant}", tenant.as_str(), grant.as_str())
     }
 
-    /// Forgets a cached access token (the provider refused it).
+    /// Forgets a cached access token (the provider refused it, or the connection changed)
+    /// and the tenant's remembered connections.
     pub fn forget(&self, tenant: &TenantId, grant: GrantKind, merchant: &str) {
         self.tokens
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&Self::key(tenant, grant, merchant));
+        if let Some(m) = &self.memory {
+            m.forget(tenant);
+        }
     }
 
     /// An access token for the grant, from the cache or through LWA. The connection is read
-    /// on every call, so a disconnect or a reconnect (on any instance) shows at once: a cached
-    /// token serves only the grant it was minted from.
+    /// for every call (from memory while the auth epoch stands still), so a disconnect or a
+    /// reconnect on any instance shows by the next call: a cached token serves only the grant
+    /// it was minted from.
     pub async fn access_token(
         &self,
         store: &Store,
@@ -290,7 +310,7 @@ impl Client {
         merchant: &str,
     ) -> Result<Token> {
         let key = Self::key(tenant, grant, merchant);
-        let found = connections::for_call(store, tenant, grant, merchant)
+        let found = connections::for_call(store, self.memory.as_ref(), tenant, grant, merchant)
             .await?
             .ok_or_else(|| {
                 Error::new(
@@ -356,6 +376,7 @@ impl Client {
             400 if body["error"] == "invalid_grant" => {
                 connections::set_status(store, tenant, grant, merchant, ConnectionStatus::Lapsed)
                     .await?;
+                self.forget(tenant, grant, merchant);
                 Err(lapsed(conn))
             }
             400..=499 => Err(Error::internal(format!(

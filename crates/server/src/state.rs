@@ -149,7 +149,10 @@ impl AppState {
         policy: pp_marketplace::Policy,
         sealer: pp_marketplace::Sealer,
     ) -> Result<Self> {
-        self.market = self.market.with_upstream(upstream, policy, sealer)?;
+        self.market = self
+            .market
+            .with_upstream(upstream, policy, sealer)?
+            .remembering(self.verifier.auth_epoch());
         Ok(self)
     }
 

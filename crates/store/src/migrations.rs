@@ -480,6 +480,11 @@ const STEPS: &[&str] = &[
         expires_at INTEGER NOT NULL,
         used_at INTEGER
     ) WITHOUT ROWID;",
+    // 22: a connection's grant changing (connected, reconnected, disconnected, lapsed) moves
+    // the auth epoch, so every instance's memory of connections forgets it; a recorded call
+    // (`last_call_at`) moves nothing.
+    "CREATE TRIGGER auth_epoch_connections_u AFTER UPDATE OF status, sealed_token, region ON marketplace_connections BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
+    CREATE TRIGGER auth_epoch_connections_d AFTER DELETE ON marketplace_connections BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -996,4 +1001,6 @@ const PG_STEPS: &[&str] = &[
         expires_at BIGINT NOT NULL,
         used_at BIGINT
     );",
+    // 22: a connection's grant changing moves the auth epoch.
+    "CREATE TRIGGER auth_epoch_connections AFTER UPDATE OF status, sealed_token, region OR DELETE ON marketplace_connections FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();",
 ];

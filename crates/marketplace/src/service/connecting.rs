@@ -213,6 +213,7 @@ impl Marketplace {
                 reach,
             };
             connections::connect(&self.store, sealer, who.tenant, &grant).await?;
+            client.forget(who.tenant, kind, merchant);
             tracing::info!(
                 tenant = who.tenant.as_str(),
                 kind = kind.as_str(),
@@ -241,6 +242,9 @@ impl Marketplace {
         by: &str,
     ) -> Result<()> {
         if connections::disconnect(&self.store, tenant, kind, merchant, by).await? {
+            if let Some(live) = &self.live {
+                live.client.forget(tenant, kind, merchant);
+            }
             tracing::info!(
                 tenant = tenant.as_str(),
                 kind = kind.as_str(),

@@ -133,6 +133,18 @@ impl Marketplace {
         Ok(self)
     }
 
+    /// Remembers tenants' connections while `epoch` (the auth epoch) stands still, instead of
+    /// reading them for every call.
+    pub fn remembering(mut self, epoch: pp_core::Epoch) -> Self {
+        if let Some(live) = self.live.take() {
+            self.live = Some(Live {
+                client: live.client.remembering(epoch),
+                sealer: live.sealer,
+            });
+        }
+        self
+    }
+
     /// Where the provider is (for `/health`): kind and URLs, never the app secret.
     pub fn upstream(&self) -> Option<&Upstream> {
         self.live.as_ref().map(|l| &l.client.upstream)
@@ -167,11 +179,12 @@ impl Marketplace {
 
     /// The merchants `p` can act for: seller rows whose token has a selling-side grant.
     async fn merchant_rows(&self, p: &Principal) -> Result<Vec<Merchant>> {
-        let connected: Vec<String> = connections::list(&self.store, &p.tenant)
+        let memory = self.live.as_ref().and_then(|l| l.client.memory());
+        let connected: Vec<String> = connections::for_calls(&self.store, memory, &p.tenant)
             .await?
-            .into_iter()
-            .filter(|c| c.kind == GrantKind::Seller)
-            .map(|c| c.merchant)
+            .iter()
+            .filter(|c| c.connection.kind == GrantKind::Seller)
+            .map(|c| c.connection.merchant.clone())
             .collect();
         let engine = self.warehouses.of(p).await?;
         Ok(directory::sellers(engine.as_ref(), &self.warehouses.limits)

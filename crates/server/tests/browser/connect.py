@@ -18,7 +18,8 @@ import urllib.error
 import urllib.request
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from browser import check as checked, shows as showing, sign_in, start
 
@@ -76,11 +77,16 @@ try:
     sign_in(driver, EMAIL, PASSWORD)
     check(shows("Hello"), "the demo admin is signed in")
     driver.find_element(By.LINK_TEXT, "Accounts").click()
-    check(shows(SELLER), "Connections lists the merchant")
+    check(shows(SELLER), "Accounts lists the merchant")
 
     for kind in ["seller", "ads"]:
-        driver.find_element(By.ID, f"disconnect-{kind}-{SELLER}").click()
+        button = driver.find_element(By.ID, f"disconnect-{kind}-{SELLER}")
+        button.click()
+        # the page before says "Disconnected" too (the seller's): wait for the new one
+        WebDriverWait(driver, 10).until(staleness_of(button))
         check(shows(f"Disconnected {SELLER}"), f"its {kind} connection is disconnected")
+        check(f'id="disconnect-{kind}-{SELLER}"' not in driver.page_source,
+              f"and it offers no disconnect for {kind} any more")
     status, answer = seller_call()
     check((status, answer.get("kind")) == (409, "reauth_required"),
           f"a seller call now answers reauth_required ({status} {answer.get('kind')})")
@@ -100,8 +106,10 @@ try:
     check(status == 200, f"a seller call for {SELLER} works through the gateway ({status})")
     status, answer = ads_call()
     check(status == 200, f"an advertising call for its profile works through the gateway ({status})")
-    driver.find_element(By.LINK_TEXT, "Accounts").click()
-    check(shows(SELLER), "Connections is read again")
+    link = driver.find_element(By.LINK_TEXT, "Accounts")
+    link.click()
+    WebDriverWait(driver, 10).until(staleness_of(link))
+    check(shows(SELLER), "Accounts is read again")
     row = driver.find_element(By.ID, f"connection-seller-{SELLER}").text
     check("never" not in row, f"the seller row shows its last successful call ({row})")
     check(not any("Atzr|" in p for p in pages), f"no refresh token on any of the {len(pages)} pages")

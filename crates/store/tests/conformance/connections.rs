@@ -141,3 +141,31 @@ async fn a_connect_state_is_taken_once() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_grant_changing_moves_the_auth_epoch_and_a_recorded_call_does_not() {
+    each_engine(async |f: Fixture| {
+        let a = f.tenant("acme").await;
+        let c = f.store.connections();
+        let epoch = async || f.store.tokens().epochs().await.unwrap().auth;
+        c.upsert(&a, &conn("seller", "na", "active", b"sealed-1"))
+            .await
+            .unwrap();
+        let at = epoch().await;
+        c.touch(&a, "seller", "M1").await.unwrap();
+        assert_eq!(epoch().await, at, "a recorded call: {}", f.engine);
+        c.upsert(&a, &conn("seller", "na", "active", b"sealed-2"))
+            .await
+            .unwrap();
+        let reconnected = epoch().await;
+        assert!(reconnected > at, "a reconnect: {}", f.engine);
+        c.set_status(&a, "seller", "M1", "lapsed").await.unwrap();
+        let lapsed = epoch().await;
+        assert!(lapsed > reconnected, "a lapse");
+        c.disconnect(&a, "seller", "M1", "lapsed", "ana")
+            .await
+            .unwrap();
+        assert!(epoch().await > lapsed, "a disconnect");
+    })
+    .await;
+}
