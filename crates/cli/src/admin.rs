@@ -133,8 +133,9 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
             AdminCommand::Intelligence(c) => crate::intelligence::run(&store, c).await,
             AdminCommand::Policy(c) => crate::policy::run(&store, c).await,
         };
-        // a change that may end tokens (a revocation, a rotation, a disabled person): wait
-        // until every running gateway has read it before saying it is done
+        // a change that may end tokens (a revocation, a rotation, a disabled person) or move a
+        // connection's grant: wait until every running gateway has read it before saying it
+        // is done
         if store.tokens().epochs().await.is_ok_and(|now| now != before) {
             tokio::time::sleep(pp_auth::verifier::SETTLE).await;
         }
