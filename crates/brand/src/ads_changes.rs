@@ -27,34 +27,18 @@ fn event(r: AuditRow) -> Option<Event> {
     if items.is_empty() {
         return None;
     }
-    let at = pp_store::rfc3339_ms(r.created_ms);
-    Some(Event {
-        // a read-time event: its id orders it, it is not addressable
-        id: r.created_ms,
-        brand: String::new(),
-        family: "ads_change".into(),
-        kind: r.operation,
-        occurred_on: at[..10].to_owned(),
-        category: None,
-        window: None,
-        interpretation: None,
-        status: None,
-        closes_on: None,
-        source: r.surface.clone(),
-        affects: Vec::new(),
-        tags: Vec::new(),
-        note: None,
-        reason_code: None,
-        on_behalf_of: None,
-        parent_id: None,
-        payload: json!({
-            "auditId": r.id, "merchant": r.merchant, "profileId": r.profile_id,
-            "planId": r.plan_id, "changes": items,
-        }),
-        actor: r.actor,
-        surface: r.surface,
-        created_at: at,
-    })
+    let payload = json!({
+        "auditId": r.id, "merchant": r.merchant, "profileId": r.profile_id,
+        "planId": r.plan_id, "changes": items,
+    });
+    let source = r.surface.clone();
+    Some(Event::read_time(
+        r.created_ms,
+        "ads_change",
+        r.operation,
+        (r.actor, r.surface, source),
+        payload,
+    ))
 }
 
 /// Whether the filter asks for something only native events have (a brand, stake fields).

@@ -40,6 +40,44 @@ pub struct Event {
     pub created_at: String,
 }
 
+impl Event {
+    /// An event projected at read time from another record (an audit row, an approval): no
+    /// brand or stake fields, ordered by `ms` (its id; it is not addressable), with `payload`
+    /// pointing at the record it came from.
+    pub(crate) fn read_time(
+        ms: i64,
+        family: &str,
+        kind: String,
+        (actor, surface, source): (String, String, String),
+        payload: Value,
+    ) -> Self {
+        let at = pp_store::rfc3339_ms(ms);
+        Self {
+            id: ms,
+            brand: String::new(),
+            family: family.into(),
+            kind,
+            occurred_on: at[..10].to_owned(),
+            category: None,
+            window: None,
+            interpretation: None,
+            status: None,
+            closes_on: None,
+            source,
+            affects: Vec::new(),
+            tags: Vec::new(),
+            note: None,
+            reason_code: None,
+            on_behalf_of: None,
+            parent_id: None,
+            payload,
+            actor,
+            surface,
+            created_at: at,
+        }
+    }
+}
+
 /// A page of events, newest first.
 #[derive(Debug, Serialize)]
 pub struct Events {

@@ -42,42 +42,28 @@ fn steps(r: &ApprovalRow, now: i64) -> Vec<(i64, &'static str, String)> {
 }
 
 fn event(r: &ApprovalRow, (ms, kind, actor): (i64, &'static str, String)) -> Event {
-    let at = pp_store::rfc3339_ms(ms);
-    Event {
-        // a read-time event: its time orders it, it is not addressable
-        id: ms,
-        brand: String::new(),
-        family: "ads_approval".into(),
-        kind: kind.into(),
-        occurred_on: at[..10].to_owned(),
-        category: None,
-        window: None,
-        interpretation: None,
-        status: None,
-        closes_on: None,
-        source: r.surface.clone(),
-        affects: Vec::new(),
-        tags: Vec::new(),
-        note: if kind == "approval.proposed" {
-            Some(r.reason.clone())
-        } else {
-            r.note.clone()
-        },
-        reason_code: None,
-        on_behalf_of: None,
-        parent_id: None,
-        payload: json!({
+    let proposed = kind == "approval.proposed";
+    let surface = if proposed {
+        r.surface.clone()
+    } else {
+        "console".into()
+    };
+    let mut e = Event::read_time(
+        ms,
+        "ads_approval",
+        kind.into(),
+        (actor, surface, r.surface.clone()),
+        json!({
             "approvalId": r.id, "operation": r.operation, "planId": r.plan_id,
             "planHash": r.plan_hash, "requestedBy": r.actor, "auditId": r.audit_id,
         }),
-        actor,
-        surface: if kind == "approval.proposed" {
-            r.surface.clone()
-        } else {
-            "console".into()
-        },
-        created_at: at,
-    }
+    );
+    e.note = if proposed {
+        Some(r.reason.clone())
+    } else {
+        r.note.clone()
+    };
+    e
 }
 
 /// A page of the projection, newest first; the cursor holds the last event's time, request
