@@ -271,9 +271,8 @@ impl Client {
     }
 
     /// Remembers tenants' connections while `epoch` (the auth epoch) stands still.
-    pub fn remembering(mut self, epoch: pp_core::Epoch) -> Self {
+    pub fn remember(&mut self, epoch: pp_core::Epoch) {
         self.memory = Some(connections::Memory::new(epoch));
-        self
     }
 
     /// The memory of connections, if this client keeps one.

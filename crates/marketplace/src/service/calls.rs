@@ -209,7 +209,15 @@ impl Marketplace {
         }
         let target = self.ads_target(p, op, &req).await?;
         let login = target.login.clone();
-        match connections::get(&self.store, &p.tenant, GrantKind::Ads, &login).await? {
+        let found = connections::for_call(
+            &self.store,
+            self.memory(),
+            &p.tenant,
+            GrantKind::Ads,
+            &login,
+        )
+        .await?;
+        match found.map(|f| f.connection) {
             None => {
                 return Err(Error::new(
                     Kind::MerchantNotFound,

@@ -49,6 +49,14 @@ pub struct Connected {
     pub connections: Vec<Connection>,
 }
 
+/// The API a grant of `kind` signs for.
+fn api_of(kind: GrantKind) -> Api {
+    match kind {
+        GrantKind::Seller => Api::Spapi,
+        GrantKind::Ads => Api::Ads,
+    }
+}
+
 fn state_hash(state: &str) -> Vec<u8> {
     Sha256::digest(state.as_bytes()).to_vec()
 }
@@ -84,10 +92,7 @@ impl Marketplace {
         region: &str,
         redirect_uri: &str,
     ) -> Result<String> {
-        let api = match kind {
-            GrantKind::Seller => Api::Spapi,
-            GrantKind::Ads => Api::Ads,
-        };
+        let api = api_of(kind);
         let upstream = &self.provider(api)?.client.upstream;
         let consent = &upstream.consent;
         let state = hex::encode(pp_store::random_bytes::<32>()?);
@@ -180,11 +185,9 @@ impl Marketplace {
             .ok_or_else(|| refused("the provider sent the browser back without a code"))?;
         let kind = GrantKind::parse(&started.kind)?;
         let region = started.region.as_str();
-        let api = match kind {
-            GrantKind::Seller => Api::Spapi,
-            GrantKind::Ads => Api::Ads,
-        };
-        let client = self.provider(api)?.client;
+        let api = api_of(kind);
+        let provider = self.provider(api)?;
+        let client = provider.client;
         let (refresh, access) = client
             .exchange_code(kind, region, code, redirect_uri)
             .await?;
@@ -200,7 +203,6 @@ impl Marketplace {
             GrantKind::Ads => self.profiles_by_merchant(&access).await?,
         };
         let reached = self.tenants_own(who.tenant, reached).await?;
-        let sealer = &self.provider(api)?.sealer;
         let mut made = Vec::new();
         for (merchant, reach) in &reached {
             let grant = Grant {
@@ -212,7 +214,7 @@ impl Marketplace {
                 connected_by: who.email,
                 reach,
             };
-            connections::connect(&self.store, sealer, who.tenant, &grant).await?;
+            connections::connect(&self.store, provider.sealer, who.tenant, &grant).await?;
             client.forget(who.tenant, kind, merchant);
             tracing::info!(
                 tenant = who.tenant.as_str(),

@@ -136,11 +136,8 @@ impl Marketplace {
     /// Remembers tenants' connections while `epoch` (the auth epoch) stands still, instead of
     /// reading them for every call.
     pub fn remembering(mut self, epoch: pp_core::Epoch) -> Self {
-        if let Some(live) = self.live.take() {
-            self.live = Some(Live {
-                client: live.client.remembering(epoch),
-                sealer: live.sealer,
-            });
+        if let Some(live) = &mut self.live {
+            live.client.remember(epoch);
         }
         self
     }
@@ -178,9 +175,13 @@ impl Marketplace {
     }
 
     /// The merchants `p` can act for: seller rows whose token has a selling-side grant.
+    /// The memory of connections, when the provider is configured (and remembered).
+    fn memory(&self) -> Option<&connections::Memory> {
+        self.live.as_ref().and_then(|l| l.client.memory())
+    }
+
     async fn merchant_rows(&self, p: &Principal) -> Result<Vec<Merchant>> {
-        let memory = self.live.as_ref().and_then(|l| l.client.memory());
-        let connected: Vec<String> = connections::for_calls(&self.store, memory, &p.tenant)
+        let connected: Vec<String> = connections::for_calls(&self.store, self.memory(), &p.tenant)
             .await?
             .iter()
             .filter(|c| c.connection.kind == GrantKind::Seller)
