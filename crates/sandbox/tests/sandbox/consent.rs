@@ -12,10 +12,16 @@ async fn sandbox() -> SimApp {
     SimApp::start_with(|c| c.redirect_uris = vec![CALLBACK.to_owned()]).await
 }
 
-fn no_redirects() -> reqwest::Client {
+/// A consent page's decision posted to `path` with `form`, the redirect not followed.
+async fn decide(app: &SimApp, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
+        .unwrap()
+        .post(app.url(path))
+        .form(form)
+        .send()
+        .await
         .unwrap()
 }
 
@@ -65,17 +71,17 @@ async fn a_seller_approves_and_the_code_is_exchanged_once_for_a_working_grant() 
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
     assert!(html.contains(&format!("value=\"{SELLER}\"")), "{html}");
-    let r = no_redirects()
-        .post(app.url("/apps/authorize/consent"))
-        .form(&[
+    let r = decide(
+        &app,
+        "/apps/authorize/consent",
+        &[
             ("application_id", id.as_str()),
             ("state", "s-1"),
             ("merchant", SELLER),
             ("decision", "approve"),
-        ])
-        .send()
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
     assert_eq!(r.status(), 302);
     let (to, q) = back(&r);
     assert_eq!(to, CALLBACK);
@@ -89,17 +95,17 @@ async fn a_seller_approves_and_the_code_is_exchanged_once_for_a_working_grant() 
     assert_eq!((s, body["error"].as_str()), (400, Some("invalid_grant")));
 
     // a fresh approval: its code works once, and the grant it makes calls the API
-    let r = no_redirects()
-        .post(app.url("/apps/authorize/consent"))
-        .form(&[
+    let r = decide(
+        &app,
+        "/apps/authorize/consent",
+        &[
             ("application_id", id.as_str()),
             ("state", "s-2"),
             ("merchant", SELLER),
             ("decision", "approve"),
-        ])
-        .send()
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
     let code = param(&back(&r).1, "spapi_oauth_code");
     let (s, body) = exchange(&app, &code, CALLBACK).await;
     assert_eq!(s, 200, "{body}");
@@ -152,9 +158,10 @@ async fn the_advertising_login_page_checks_the_app_scope_and_redirect() {
     assert!(r.text().await.unwrap().contains("not registered"));
     assert_eq!(ask(CALLBACK, "profile").await.status(), 400);
 
-    let r = no_redirects()
-        .post(app.url("/ap/oa"))
-        .form(&[
+    let r = decide(
+        &app,
+        "/ap/oa",
+        &[
             ("client_id", client.as_str()),
             ("scope", "advertising::campaign_management"),
             ("response_type", "code"),
@@ -162,10 +169,9 @@ async fn the_advertising_login_page_checks_the_app_scope_and_redirect() {
             ("state", "s"),
             ("merchant", SELLER),
             ("decision", "approve"),
-        ])
-        .send()
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
     assert_eq!(r.status(), 302);
     let q = back(&r).1;
     assert_eq!(param(&q, "scope"), "advertising::campaign_management");
@@ -192,19 +198,19 @@ async fn the_advertising_login_page_checks_the_app_scope_and_redirect() {
     );
 
     // a denial goes back with access_denied and no code
-    let r = no_redirects()
-        .post(app.url("/ap/oa"))
-        .form(&[
+    let r = decide(
+        &app,
+        "/ap/oa",
+        &[
             ("client_id", client.as_str()),
             ("scope", "advertising::campaign_management"),
             ("response_type", "code"),
             ("redirect_uri", CALLBACK),
             ("state", "s"),
             ("decision", "deny"),
-        ])
-        .send()
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
     let q = back(&r).1;
     assert_eq!(param(&q, "error"), "access_denied");
     assert_eq!(param(&q, "code"), "");
