@@ -462,22 +462,30 @@ impl Client {
         }
     }
 
-    /// One read made with an access token in hand (a login being connected has no stored
-    /// connection yet): its JSON answer, or the triaged failure.
-    pub async fn read_with(&self, op: &Operation, path: &str, token: &Token) -> Result<Value> {
+    /// One read of `op` (a path without parameters) made for `tenant` with an access token in
+    /// hand: a login being connected has no stored connection yet. Its JSON answer, or the
+    /// triaged failure.
+    pub async fn read_with(
+        &self,
+        tenant: &TenantId,
+        grant: GrantKind,
+        op: &Operation,
+        token: &Token,
+    ) -> Result<Value> {
         let req = Request {
             op,
-            tenant: &TenantId::parse("connecting")?,
-            grant: GrantKind::Seller,
+            tenant,
+            grant,
             merchant: "",
-            path: path.to_owned(),
+            path: op.path.clone(),
             query: Vec::new(),
             headers: Vec::new(),
             body: None,
             media_type: op.media_type.clone(),
         };
+        let started = Instant::now();
         let answer = self.attempt(&req, token).await;
-        record_attempt(&op.id, &answer, Duration::ZERO);
+        record_attempt(&op.id, &answer, started.elapsed());
         match answer {
             Err(f) => Err(failure(op, f)),
             Ok(a) if (200..300).contains(&a.status) => {

@@ -198,9 +198,12 @@ impl Marketplace {
                     .as_deref()
                     .filter(|m| !m.is_empty())
                     .ok_or_else(|| refused("the provider sent no selling_partner_id"))?;
-                vec![(merchant.to_owned(), self.participations(&access).await?)]
+                vec![(
+                    merchant.to_owned(),
+                    self.participations(who.tenant, &access).await?,
+                )]
             }
-            GrantKind::Ads => self.profiles_by_merchant(&access).await?,
+            GrantKind::Ads => self.profiles_by_merchant(who.tenant, &access).await?,
         };
         let reached = self.tenants_own(who.tenant, reached).await?;
         let mut made = Vec::new();
@@ -264,13 +267,13 @@ impl Marketplace {
     }
 
     /// The marketplace ids a selling-side login participates in.
-    async fn participations(&self, access: &Token) -> Result<Vec<String>> {
+    async fn participations(&self, tenant: &TenantId, access: &Token) -> Result<Vec<String>> {
         let op = catalog::find(catalog::spapi(), "sellers.get_marketplace_participations")
             .ok_or_else(|| Error::internal("the catalog lost the participations operation"))?;
         let body = self
             .provider(Api::Spapi)?
             .client
-            .read_with(op, &op.path, access)
+            .read_with(tenant, GrantKind::Seller, op, access)
             .await?;
         let mut ids: Vec<String> = body["payload"]
             .as_array()
@@ -283,13 +286,17 @@ impl Marketplace {
     }
 
     /// The advertising profiles a login reaches, by the merchant (account id) owning them.
-    async fn profiles_by_merchant(&self, access: &Token) -> Result<Vec<(String, Vec<String>)>> {
+    async fn profiles_by_merchant(
+        &self,
+        tenant: &TenantId,
+        access: &Token,
+    ) -> Result<Vec<(String, Vec<String>)>> {
         let op = catalog::find(catalog::ads(), "profiles.list")
             .ok_or_else(|| Error::internal("the catalog lost the profiles operation"))?;
         let body = self
             .provider(Api::Ads)?
             .client
-            .read_with(op, &op.path, access)
+            .read_with(tenant, GrantKind::Ads, op, access)
             .await?;
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
         for p in body.as_array().into_iter().flatten() {
