@@ -306,8 +306,14 @@ async fn a_disconnect_stops_calls_at_once_and_a_reconnect_restores_them() {
     let listed = ana.get("/console/connections").await;
     assert!(listed.body.contains("ana@acme.example"), "{}", listed.body);
     assert!(!listed.body.contains("Atzr|"));
-    let (_, health) = app.get(&t, "/health").await;
-    assert!(!Value::to_string(&health).contains("Atzr|"));
+    // the answers built from connections carry their state, never their token
+    let (s, accounts) = app.get(&t, "/v1/accounts").await;
+    assert_eq!(s, 200, "{accounts}");
+    let text = Value::to_string(&accounts);
+    assert!(
+        text.contains(ADVERTISER) && !text.contains("Atzr|"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
