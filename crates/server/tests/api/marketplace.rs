@@ -442,6 +442,9 @@ async fn advertising_refusals_inactive_merchants_and_the_seat_id() {
     )
     .await
     .unwrap();
+    // changed behind the gateway's back, as the admin command does: it waits for every
+    // instance to read the change
+    app.auth_changed().await;
     refused(
         &app,
         &t,
