@@ -13,7 +13,8 @@ pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     Ok(v)
 }
 
-struct Strict;
+/// The strict reading as a seed, for a reader that walks part of a document itself.
+pub struct Strict;
 
 impl<'de> de::DeserializeSeed<'de> for Strict {
     type Value = Value;

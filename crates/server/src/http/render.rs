@@ -7,7 +7,6 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use pp_core::{Error, Result};
 use serde::Serialize;
-use serde_json::Value;
 
 /// A JSON answer, already serialized.
 #[derive(Debug)]
@@ -24,9 +23,51 @@ impl IntoResponse for Rendered {
     }
 }
 
-/// The result as JSON.
-pub fn value(t: impl Serialize) -> Result<Value> {
-    serde_json::to_value(t).map_err(Error::internal_from)
+/// JSON text written once from a typed value, or assembled from such texts: what a tool
+/// answers and what MCP results are built from, never copied into a `Value` tree.
+#[derive(Debug, Clone)]
+pub struct JsonText(String);
+
+impl JsonText {
+    /// `t` serialized.
+    pub fn of(t: &impl Serialize) -> Result<Self> {
+        serde_json::to_string(t)
+            .map(Self)
+            .map_err(Error::internal_from)
+    }
+
+    /// Text its caller wrote as JSON itself (an envelope around other `JsonText`s).
+    pub fn assembled(text: String) -> Self {
+        Self(text)
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// This object with the fields of the object `more` added after its own (an internal
+    /// error unless both are objects).
+    pub fn merged(&self, more: &JsonText) -> Result<Self> {
+        let not_objects = || Error::internal("only two JSON objects can be merged");
+        let own = self
+            .0
+            .strip_suffix('}')
+            .filter(|b| b.starts_with('{'))
+            .ok_or_else(not_objects)?;
+        let added = more
+            .0
+            .strip_prefix('{')
+            .filter(|b| b.ends_with('}'))
+            .ok_or_else(not_objects)?;
+        let mut out = String::with_capacity(own.len() + added.len() + 1);
+        out.push_str(own);
+        if own.len() > 1 && added.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(added);
+        Ok(Self(out))
+    }
 }
 
 /// The `/api` success envelope: `{ "ok": true, …result }` (the result must be an object).
@@ -54,7 +95,7 @@ pub fn v1(t: impl Serialize) -> Result<Rendered> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn text(r: Rendered) -> String {
         String::from_utf8(r.0.to_vec()).unwrap()
@@ -69,5 +110,24 @@ mod tests {
         assert_eq!(text(api(json!({})).unwrap()), r#"{"ok":true}"#);
         assert!(api(json!([1])).is_err());
         assert_eq!(text(v1(json!([1])).unwrap()), "[1]");
+    }
+
+    #[test]
+    fn objects_merge_in_order_and_nothing_else_merges() {
+        let of = |v: Value| JsonText::of(&v).unwrap();
+        let merged = of(json!({"a": 1}))
+            .merged(&of(json!({"b": "x\"y"})))
+            .unwrap();
+        assert_eq!(merged.as_str(), r#"{"a":1,"b":"x\"y"}"#);
+        assert_eq!(
+            of(json!({})).merged(&of(json!({"b": 2}))).unwrap().as_str(),
+            r#"{"b":2}"#
+        );
+        assert_eq!(
+            of(json!({"a": 1})).merged(&of(json!({}))).unwrap().as_str(),
+            r#"{"a":1}"#
+        );
+        assert!(of(json!([1])).merged(&of(json!({}))).is_err());
+        assert!(of(json!({})).merged(&of(json!("x"))).is_err());
     }
 }

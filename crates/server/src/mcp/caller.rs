@@ -29,12 +29,18 @@ pub struct Guard {
 
 const LOOPBACK: &[&str] = &["localhost", "127.0.0.1", "[::1]", "::1"];
 
-fn host_name(authority: &str) -> String {
-    let a = authority.trim().to_ascii_lowercase();
+/// The host of an authority (`host`, `host:port`, `[v6]:port`), as written.
+fn host_part(authority: &str) -> &str {
+    let a = authority.trim();
     if a.starts_with('[') {
-        return a.split(']').next().map(|h| format!("{h}]")).unwrap_or(a);
+        return a.find(']').map_or(a, |end| &a[..=end]);
     }
-    a.split(':').next().unwrap_or_default().to_owned()
+    a.split(':').next().unwrap_or_default()
+}
+
+/// The host of an authority, lowercased.
+fn host_name(authority: &str) -> String {
+    host_part(authority).to_ascii_lowercase()
 }
 
 /// `scheme://authority` of a URL, lowercased.
@@ -79,7 +85,10 @@ impl Guard {
             .or_else(|| parts.uri.authority().map(|a| a.as_str()));
         if let Some(host) = host
             && !self.any_host
-            && !self.hosts.contains(&host_name(host))
+            && !self
+                .hosts
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(host_part(host)))
         {
             return Err(refuse(format!("Host '{host}' is not served here")));
         }

@@ -32,13 +32,14 @@ fn cache_hints(mut v: Value, modern: bool) -> Value {
     v
 }
 
-/// Answers `method` for `principal` speaking `version`.
+/// Answers `method` for `principal` speaking `version` (the principal moves into a tool
+/// call's context, uncopied).
 pub async fn request(
     app: &SharedState,
-    principal: &Principal,
+    principal: Principal,
     version: &str,
     method: &str,
-    params: &Map<String, Value>,
+    params: Map<String, Value>,
 ) -> Result<Answer, RpcError> {
     let modern = versions::MODERN.contains(&version);
     let answer = match method {
@@ -49,7 +50,7 @@ pub async fn request(
         "tools/call" => {
             let ctx = Ctx {
                 app: app.clone(),
-                principal: principal.clone(),
+                principal,
             };
             // a tool's result is written once, straight to text
             return tools::call(&ctx, version, params).await;

@@ -1,25 +1,21 @@
 //! JSON-RPC 2.0 as MCP uses it: reading one message, and writing results and errors.
 //! The error codes are JSON-RPC's own plus the MCP ones the transports need.
 
+use pp_core::strict_json::Strict;
 use serde::Serialize;
+use serde::de::{self, Deserializer as _, MapAccess, SeqAccess, Visitor};
+
+use crate::http::render::JsonText;
 use serde_json::{Map, Value, json};
 
 /// A result, already serialized: JSON text, written once by [`answer`] (or built from such
 /// texts), never copied into a tree.
-#[derive(Debug, Clone)]
-pub struct Answer(String);
-
-impl Answer {
-    /// The JSON text.
-    pub fn get(&self) -> &str {
-        &self.0
-    }
-}
+pub type Answer = JsonText;
 
 /// `v` as an [`Answer`].
 pub fn answer(v: &impl Serialize) -> Result<Answer, RpcError> {
-    serde_json::to_string(v).map(Answer).map_err(|e| {
-        tracing::error!(error = %e, "an MCP result could not be serialized");
+    JsonText::of(v).map_err(|e| {
+        tracing::error!(error = %e.chain(), "an MCP result could not be serialized");
         unwritable()
     })
 }
@@ -28,41 +24,28 @@ fn unwritable() -> RpcError {
     RpcError::new(INTERNAL_ERROR, "the result could not be written")
 }
 
-/// A tool result whose text is `text` (itself an [`Answer`]) and, when `structured`, whose
+/// A tool result whose text is `text` (a tool's written answer) and, when `structured`, whose
 /// `structuredContent` is the same JSON, placed as it is.
-pub fn tool_success(text: &Answer, structured: bool) -> Result<Answer, RpcError> {
-    let quoted = serde_json::to_string(text.get()).map_err(|_| unwritable())?;
-    let mut out = String::with_capacity(quoted.len() + text.0.len() + 96);
+pub fn tool_success(text: &JsonText, structured: bool) -> Result<Answer, RpcError> {
+    let quoted = serde_json::to_string(text.as_str()).map_err(|_| unwritable())?;
+    let mut out = String::with_capacity(quoted.len() + text.as_str().len() + 96);
     out.push_str("{\"content\":[{\"type\":\"text\",\"text\":");
     out.push_str(&quoted);
     out.push_str("}],\"isError\":false");
     if structured {
         out.push_str(",\"structuredContent\":");
-        out.push_str(text.get());
+        out.push_str(text.as_str());
     }
     out.push('}');
-    Ok(Answer(out))
+    Ok(JsonText::assembled(out))
 }
 
-/// `answer` (an object) with `fields` added after its own.
-pub fn with_fields(answer: &Answer, fields: &[(&str, Value)]) -> Result<Answer, RpcError> {
-    let text = answer.get();
-    let body = text
-        .strip_suffix('}')
-        .filter(|b| b.starts_with('{'))
-        .ok_or_else(unwritable)?;
-    let mut out = String::with_capacity(text.len() + 64);
-    out.push_str(body);
-    for (k, v) in fields {
-        if out.len() > 1 {
-            out.push(',');
-        }
-        out.push_str(&Value::from(*k).to_string());
-        out.push(':');
-        out.push_str(&v.to_string());
-    }
-    out.push('}');
-    Ok(Answer(out))
+/// `answer` (an object) with the fields of `more` added after its own.
+pub fn merged(answer: &Answer, more: &JsonText) -> Result<Answer, RpcError> {
+    answer.merged(more).map_err(|e| {
+        tracing::error!(error = %e.chain(), "an MCP result could not be extended");
+        unwritable()
+    })
 }
 
 /// Invalid JSON.
@@ -152,31 +135,111 @@ impl Message {
     }
 }
 
+/// The members of a message's top level that JSON-RPC reads, each read strictly; any other
+/// member is read (so a key named twice anywhere is still refused) and dropped.
+#[derive(Default)]
+struct Top {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+}
+
+/// Reads the top level of a message in one pass (no map of its members is built): `None`
+/// when the JSON is not an object.
+struct TopReader;
+
+impl<'de> Visitor<'de> for TopReader {
+    type Value = Option<Top>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut top = Top::default();
+        let mut others: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let slot = match key.as_str() {
+                "jsonrpc" => &mut top.jsonrpc,
+                "id" => &mut top.id,
+                "method" => &mut top.method,
+                "params" => &mut top.params,
+                _ if others.contains(&key) => return Err(twice(&key)),
+                _ => {
+                    map.next_value_seed(Strict)?;
+                    others.push(key);
+                    continue;
+                }
+            };
+            if slot.is_some() {
+                return Err(twice(&key));
+            }
+            *slot = Some(map.next_value_seed(Strict)?);
+        }
+        Ok(Some(top))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element_seed(Strict)?.is_some() {}
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+fn twice<E: de::Error>(key: &str) -> E {
+    E::custom(format!("the key \"{key}\" appears twice"))
+}
+
+fn read_top(body: &[u8]) -> Result<Option<Top>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let top = de.deserialize_any(TopReader)?;
+    de.end()?;
+    Ok(top)
+}
+
 /// Reads one JSON-RPC message. Batches (arrays) are refused: no revision we serve needs them
 /// from a client, and 2025-06-18 removed them.
 pub fn parse(body: &[u8]) -> Result<Message, RpcError> {
-    let v: Value = pp_core::strict_json::parse(body)
+    let top = read_top(body)
         .map_err(|e| RpcError::new(PARSE_ERROR, format!("the body is not JSON: {e}")))?;
-    let Value::Object(mut o) = v else {
+    let Some(top) = top else {
         return Err(RpcError::new(
             INVALID_REQUEST,
             "send one JSON-RPC message as a JSON object (batches are not accepted)",
         ));
     };
-    if o.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if top.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Err(RpcError::new(INVALID_REQUEST, "jsonrpc must be \"2.0\""));
     }
-    let method = match o.remove("method") {
+    let method = match top.method {
         Some(Value::String(m)) => m,
         Some(_) => return Err(RpcError::new(INVALID_REQUEST, "method must be a string")),
         None => return Ok(Message::Response),
     };
-    let params = match o.remove("params") {
+    let params = match top.params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(p)) => p,
         Some(_) => return Err(RpcError::new(INVALID_PARAMS, "params must be an object")),
     };
-    match o.remove("id") {
+    match top.id {
         None => Ok(Message::Notification),
         Some(id @ (Value::String(_) | Value::Number(_))) => {
             Ok(Message::Request { id, method, params })
@@ -203,11 +266,11 @@ pub fn id_of(body: &[u8]) -> Value {
 
 /// `{ jsonrpc, id, result }`, as text.
 pub fn result(id: &Value, result: &Answer) -> String {
-    let mut out = String::with_capacity(result.get().len() + 48);
+    let mut out = String::with_capacity(result.as_str().len() + 48);
     out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
     out.push_str(&id.to_string());
     out.push_str(",\"result\":");
-    out.push_str(result.get());
+    out.push_str(result.as_str());
     out.push('}');
     out
 }
@@ -234,6 +297,28 @@ mod tests {
         assert!(matches!(n, Message::Notification));
         assert_eq!(parse(b"{").unwrap_err().code, PARSE_ERROR);
         assert_eq!(parse(b"[]").unwrap_err().code, INVALID_REQUEST);
+        assert_eq!(parse(b"[{},1]").unwrap_err().code, INVALID_REQUEST);
+        assert_eq!(parse(b"7").unwrap_err().code, INVALID_REQUEST);
+        assert_eq!(parse(b"[1,").unwrap_err().code, PARSE_ERROR);
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":1} x"#).unwrap_err().code,
+            PARSE_ERROR
+        );
+        // a key named twice is refused wherever it is, not read as its last value
+        for twice in [
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":1,"x":2}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","x":{"a":1,"a":2}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+        ] {
+            let e = parse(twice.as_bytes()).unwrap_err();
+            assert_eq!(e.code, PARSE_ERROR, "{twice}");
+            assert!(
+                e.message.contains("appears twice"),
+                "{twice}: {}",
+                e.message
+            );
+        }
         assert_eq!(
             parse(br#"{"jsonrpc":"1.0","id":1,"method":"x"}"#)
                 .unwrap_err()

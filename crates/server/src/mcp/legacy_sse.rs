@@ -112,7 +112,7 @@ pub async fn message(
         app.mcp.sessions.set_version(&id, version);
         jsonrpc::answer(&dispatch::initialize_result(version))
     } else {
-        dispatch::request(&app, &p, live.version, &method, &params).await
+        dispatch::request(&app, p, live.version, &method, params).await
     };
     let text = match answer {
         Ok(v) => jsonrpc::result(&rid, &v),

@@ -15,6 +15,7 @@ use super::jsonrpc::{
 };
 use super::streamable::{VERSION_HEADER, header_str, respond_modern};
 use super::{dispatch, versions};
+use crate::http::render::JsonText;
 use crate::state::SharedState;
 
 /// The request's revision, or the error its envelope earns.
@@ -83,19 +84,17 @@ fn ladder(
 
 /// What every 2026-07-28 result adds to its own fields: it is complete, and which server
 /// answered (`_meta`), written once.
-static COMPLETE: LazyLock<[(&'static str, Value); 2]> = LazyLock::new(|| {
+static COMPLETE: LazyLock<JsonText> = LazyLock::new(|| {
     let mut meta = Map::new();
     meta.insert(versions::META_SERVER_INFO.into(), versions::server_info());
-    [
-        ("resultType", "complete".into()),
-        ("_meta", Value::Object(meta)),
-    ]
+    let fields = json!({ "resultType": "complete", "_meta": meta });
+    JsonText::of(&fields).expect("a JSON value is always written")
 });
 
 /// Answers one 2026-07-28 message.
 pub async fn handle(
     app: &SharedState,
-    p: &Principal,
+    p: Principal,
     headers: &HeaderMap,
     msg: Message,
 ) -> Response {
@@ -104,9 +103,9 @@ pub async fn handle(
     };
     let answer = match ladder(headers, &method, &params) {
         Err(e) => Err(e),
-        Ok(version) => dispatch::request(app, p, version, &method, &params)
+        Ok(version) => dispatch::request(app, p, version, &method, params)
             .await
-            .and_then(|v| jsonrpc::with_fields(&v, &*COMPLETE)),
+            .and_then(|v| jsonrpc::merged(&v, &COMPLETE)),
     };
     respond_modern(headers, &id, answer)
 }

@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -151,19 +151,20 @@ fn is_modern(headers: &HeaderMap, msg: &Message) -> bool {
 }
 
 /// `POST /mcp`.
-pub async fn post(
-    State(app): State<SharedState>,
-    Caller(p): Caller,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+pub async fn post(State(app): State<SharedState>, Caller(p): Caller, mut req: Request) -> Response {
+    // the headers are moved out rather than copied: reading the body needs only the body
+    let headers = std::mem::take(req.headers_mut());
+    let body = match Bytes::from_request(req, &app).await {
+        Ok(b) => b,
+        Err(rejection) => return rejection.into_response(),
+    };
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
         Err(e) => return bad_request(&headers, &jsonrpc::id_of(&body), e),
     };
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         if is_modern(&headers, &msg) {
-            return modern::handle(&app, &p, &headers, msg).await;
+            return modern::handle(&app, p, &headers, msg).await;
         }
         return initialize(&app, &p, &headers, msg).await;
     };
@@ -187,7 +188,7 @@ pub async fn post(
     }
     match msg {
         Message::Request { id, method, params } => {
-            let answer = dispatch::request(&app, &p, version, &method, &params).await;
+            let answer = dispatch::request(&app, p, version, &method, params).await;
             respond(&headers, &id, answer)
         }
         _ => accepted(),

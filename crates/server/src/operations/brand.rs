@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::schema::{
     any_object, api, array, boolean, closed, date, int, nullable, object, one_of, string, text,
 };
-use super::{Ctx, Endpoint, Fut, Hints, READ, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, READ, Tool, args, written};
 use crate::http::error::{ApiError, V1Error};
 use crate::http::json::JsonObject;
 use crate::http::query::Query;
@@ -143,36 +143,34 @@ async fn corroborate(
 }
 
 fn list_docs_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { render::value(ctx.app.brand.manifest(&ctx.principal, args(a)?).await?) })
+    written(async move { ctx.app.brand.manifest(&ctx.principal, args(a)?).await })
 }
 
 fn get_doc_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { render::value(ctx.app.brand.doc(&ctx.principal, args(a)?).await?) })
+    written(async move { ctx.app.brand.doc(&ctx.principal, args(a)?).await })
 }
 
 fn lifecycle_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let change = pp_brand::lifecycle::parse(&a)?;
-        render::value(ctx.app.brand.set_lifecycle(&ctx.principal, change).await?)
+        ctx.app.brand.set_lifecycle(&ctx.principal, change).await
     })
 }
 
 fn timeline_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let q: TimelineQuery = args(a)?;
         let f = q.filter(TOOL_PAGE.0, TOOL_PAGE.1)?;
-        render::value(ctx.app.brand.timeline(&ctx.principal, &f).await?)
+        ctx.app.brand.timeline(&ctx.principal, &f).await
     })
 }
 
 fn append_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
-        render::value(
-            ctx.app
-                .brand
-                .append(&ctx.principal, Append::parse(&a)?)
-                .await?,
-        )
+    written(async move {
+        ctx.app
+            .brand
+            .append(&ctx.principal, Append::parse(&a)?)
+            .await
     })
 }
 
@@ -184,17 +182,15 @@ struct CorroborateArgs {
 }
 
 fn corroborate_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let c: CorroborateArgs = args(a)?;
         let id = c
             .event_id
             .ok_or_else(|| Error::invalid_request("event_id is required (a stake's id)"))?;
-        render::value(
-            ctx.app
-                .brand
-                .corroborate(&ctx.principal, id, Corroboration::parse(&c.body)?)
-                .await?,
-        )
+        ctx.app
+            .brand
+            .corroborate(&ctx.principal, id, Corroboration::parse(&c.body)?)
+            .await
     })
 }
 

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::schema::{any, any_object, api, array, closed, int, object, string, text};
-use super::{Ctx, Endpoint, Fut, Hints, NoArgs, READ, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, NoArgs, READ, Tool, args, written};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
 use crate::http::query::Query;
@@ -81,16 +81,16 @@ async fn result(
 }
 
 fn catalog_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         args::<NoArgs>(a)?;
-        render::value(ctx.app.intelligence.catalog(&ctx.principal)?)
+        ctx.app.intelligence.catalog(&ctx.principal)
     })
 }
 
 fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let req: RunRequest = args(a)?;
-        render::value(ctx.app.intelligence.run(&ctx.principal, req).await?)
+        ctx.app.intelligence.run(&ctx.principal, req).await
     })
 }
 
@@ -103,17 +103,15 @@ struct PollArgs {
 }
 
 fn poll_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: PollArgs = args(a)?;
         let wait = Wait {
             wait_seconds: Some(r.wait_seconds.unwrap_or(10)),
         };
-        render::value(
-            ctx.app
-                .intelligence
-                .poll(&ctx.principal, &r.run_id, wait.duration())
-                .await?,
-        )
+        ctx.app
+            .intelligence
+            .poll(&ctx.principal, &r.run_id, wait.duration())
+            .await
     })
 }
 
@@ -124,14 +122,9 @@ struct GetArgs {
 }
 
 fn get_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: GetArgs = args(a)?;
-        render::value(
-            ctx.app
-                .intelligence
-                .result(&ctx.principal, &r.run_id)
-                .await?,
-        )
+        ctx.app.intelligence.result(&ctx.principal, &r.run_id).await
     })
 }
 

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::marketplace::{COMMIT, KeyHeader, commit_only, selector, take_key};
 use super::schema::{any, any_object, api, closed, object, string, text, with};
-use super::{Ctx, Endpoint, Fut, Hints, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, Tool, args, written};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
 use crate::http::render;
@@ -57,12 +57,12 @@ async fn change_set(
 }
 
 fn commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let key = take_key(&mut a)?;
         a.entry("operation")
             .or_insert_with(|| pp_marketplace::writes::listings::OPERATION.into());
         let req = committing(args(a)?)?;
-        render::value(ctx.app.market.spapi_call(&ctx.principal, req, key).await?)
+        ctx.app.market.spapi_call(&ctx.principal, req, key).await
     })
 }
 
@@ -73,14 +73,12 @@ struct ChangeSetArgs {
 }
 
 fn change_set_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: ChangeSetArgs = args(a)?;
-        render::value(
-            ctx.app
-                .market
-                .listing_change_set(&ctx.principal, &r.change_set_id)
-                .await?,
-        )
+        ctx.app
+            .market
+            .listing_change_set(&ctx.principal, &r.change_set_id)
+            .await
     })
 }
 

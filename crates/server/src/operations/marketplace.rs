@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use super::schema::{
     any, any_object, api, array, closed, int, nullable, object, string, text, with,
 };
-use super::{Ctx, Endpoint, Fut, Hints, NoArgs, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, NoArgs, Tool, args, written};
 use crate::http::error::{ApiError, for_path};
 use crate::http::json::Body;
 use crate::http::query::Query;
@@ -168,14 +168,12 @@ struct ApprovalArgs {
 }
 
 fn ads_approval_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: ApprovalArgs = args(a)?;
-        render::value(
-            ctx.app
-                .market
-                .ads_approval(&ctx.principal, &r.approval_id)
-                .await?,
-        )
+        ctx.app
+            .market
+            .ads_approval(&ctx.principal, &r.approval_id)
+            .await
     })
 }
 
@@ -256,24 +254,22 @@ async fn ads_profiles(
 }
 
 fn merchants_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         args::<NoArgs>(a)?;
-        render::value(ctx.app.market.merchants(&ctx.principal).await?)
+        ctx.app.market.merchants(&ctx.principal).await
     })
 }
 
 fn spapi_operations_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(
-        async move { render::value(ctx.app.market.spapi_operations(&ctx.principal, args(a)?)?) },
-    )
+    written(async move { ctx.app.market.spapi_operations(&ctx.principal, args(a)?) })
 }
 
 fn ads_operations_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move { render::value(ctx.app.market.ads_operations(&ctx.principal, args(a)?)?) })
+    written(async move { ctx.app.market.ads_operations(&ctx.principal, args(a)?) })
 }
 
 fn spapi_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let req: SpapiCall = args(a)?;
         // commits go through the destructive tool, so a client can ask its person first
         if req.dry_run == Some(false) {
@@ -281,12 +277,12 @@ fn spapi_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
                 "this tool previews listing changes; commit a change set with marketplace_listings_commit",
             ));
         }
-        render::value(ctx.app.market.spapi_call(&ctx.principal, req, None).await?)
+        ctx.app.market.spapi_call(&ctx.principal, req, None).await
     })
 }
 
 fn ads_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let req: AdsCall = args(a)?;
         // commits go through the destructive tool, so a client can ask its person first
         if req.dry_run == Some(false) {
@@ -294,34 +290,32 @@ fn ads_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
                 "this tool previews writes; commit a plan with marketplace_ads_commit",
             ));
         }
-        render::value(ctx.app.market.ads_call(&ctx.principal, req, None).await?)
+        ctx.app.market.ads_call(&ctx.principal, req, None).await
     })
 }
 
 /// The commit tool's arguments: the call, plus the tool's `idempotencyKey`.
 fn ads_commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let key = take_key(&mut a)?;
         let req = committing(args(a)?)?;
-        render::value(ctx.app.market.ads_call(&ctx.principal, req, key).await?)
+        ctx.app.market.ads_call(&ctx.principal, req, key).await
     })
 }
 
 fn ads_audit_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
-        render::value(
-            ctx.app
-                .market
-                .ads_audit(&ctx.principal, args(a)?, &ctx.app.cursors)
-                .await?,
-        )
+    written(async move {
+        ctx.app
+            .market
+            .ads_audit(&ctx.principal, args(a)?, &ctx.app.cursors)
+            .await
     })
 }
 
 fn profiles_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         args::<NoArgs>(a)?;
-        render::value(ctx.app.market.ads_profiles(&ctx.principal).await?)
+        ctx.app.market.ads_profiles(&ctx.principal).await
     })
 }
 

@@ -24,6 +24,7 @@ pub mod schema;
 mod v1;
 mod warehouse;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
@@ -33,6 +34,7 @@ use axum::routing::{MethodFilter, MethodRouter, on};
 use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value};
 
+use crate::http::render::JsonText;
 use crate::state::SharedState;
 
 /// An HTTP method of a declared operation.
@@ -146,8 +148,16 @@ pub struct Ctx {
     pub principal: Principal,
 }
 
-/// A tool's future.
-pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<Value, Error>> + Send + 'a>>;
+/// A tool's future: its answer written once as JSON text, which is both the call's text
+/// content and its `structuredContent`.
+pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<JsonText, Error>> + Send + 'a>>;
+
+/// The future of a tool whose body answers a serializable value, written when it is ready.
+pub fn written<'a, T: serde::Serialize>(
+    body: impl Future<Output = Result<T, Error>> + Send + 'a,
+) -> Fut<'a> {
+    Box::pin(async move { JsonText::of(&body.await?) })
+}
 
 /// Behaviour hints shown to MCP clients (`annotations`).
 #[derive(Debug, Clone, Copy)]
@@ -399,6 +409,13 @@ pub fn tools() -> impl Iterator<Item = (&'static Tool, &'static [Scope])> {
     all()
         .iter()
         .filter_map(|e| e.tool.as_ref().map(|t| (t, e.needs.scopes())))
+}
+
+/// The declared tool named `name`, with the scopes its operation needs.
+pub fn tool(name: &str) -> Option<(&'static Tool, &'static [Scope])> {
+    static BY_NAME: LazyLock<HashMap<&'static str, (&'static Tool, &'static [Scope])>> =
+        LazyLock::new(|| tools().map(|(t, needs)| (t.name, (t, needs))).collect());
+    BY_NAME.get(name).copied()
 }
 
 /// The arguments of a tool that takes none (anything else is refused).

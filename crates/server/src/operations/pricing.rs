@@ -18,7 +18,7 @@ use super::marketplace::{CALL, merchant_schema, selector};
 use super::schema::{
     any, any_object, api, array, boolean, closed, int, number, object, one_of, string, with,
 };
-use super::{Ctx, Endpoint, Fut, Hints, READ, Tool, args};
+use super::{Ctx, Endpoint, Fut, Hints, READ, Tool, args, written};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
 use crate::http::query::Query;
@@ -90,15 +90,13 @@ struct StartArgs {
 }
 
 fn start_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let StartArgs { family, request } = args(a)?;
         let f = Family::parse(&family)?;
-        render::value(
-            ctx.app
-                .market
-                .start_run(&ctx.principal, f, args(request)?)
-                .await?,
-        )
+        ctx.app
+            .market
+            .start_run(&ctx.principal, f, args(request)?)
+            .await
     })
 }
 
@@ -109,16 +107,16 @@ struct RunId {
 }
 
 fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: RunId = args(a)?;
-        render::value(ctx.app.market.run(&ctx.principal, &r.run_id).await?)
+        ctx.app.market.run(&ctx.principal, &r.run_id).await
     })
 }
 
 fn cancel_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: RunId = args(a)?;
-        render::value(ctx.app.market.cancel_run(&ctx.principal, &r.run_id).await?)
+        ctx.app.market.cancel_run(&ctx.principal, &r.run_id).await
     })
 }
 
@@ -133,7 +131,7 @@ struct ResultArgs {
 }
 
 fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: ResultArgs = args(a)?;
         let page = ResultPage {
             offset: r.offset,
@@ -144,7 +142,7 @@ fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
             .market
             .run_result(&ctx.principal, &r.run_id, &page, TOOL_PAGE)
             .await?;
-        render::value(answers)
+        Ok(answers)
     })
 }
 

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::marketplace::{CALL, KeyHeader, LIVE, merchant_schema, selector};
 use super::schema::{any, any_object, api, boolean, closed, nullable, object, string, with};
-use super::{Ctx, Endpoint, Fut, Tool, args};
+use super::{Ctx, Endpoint, Fut, Tool, args, written};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
 use crate::http::render;
@@ -56,18 +56,16 @@ struct CreateArgs {
 }
 
 fn create_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let CreateArgs {
             idempotency_key,
             report,
         } = args(a)?;
         let req: ReportRequest = args(report)?;
-        render::value(
-            ctx.app
-                .market
-                .create_report(&ctx.principal, req, idempotency_key)
-                .await?,
-        )
+        ctx.app
+            .market
+            .create_report(&ctx.principal, req, idempotency_key)
+            .await
     })
 }
 
@@ -78,26 +76,22 @@ struct ReportId {
 }
 
 fn status_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: ReportId = args(a)?;
-        render::value(
-            ctx.app
-                .market
-                .report_status(&ctx.principal, &r.report_id)
-                .await?,
-        )
+        ctx.app
+            .market
+            .report_status(&ctx.principal, &r.report_id)
+            .await
     })
 }
 
 fn document_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let r: ReportId = args(a)?;
-        render::value(
-            ctx.app
-                .market
-                .report_document(&ctx.principal, &r.report_id)
-                .await?,
-        )
+        ctx.app
+            .market
+            .report_document(&ctx.principal, &r.report_id)
+            .await
     })
 }
 

@@ -10,10 +10,10 @@ use pp_warehouse::{Caps, QueryResult, SqlRequest};
 use serde_json::{Map, Value, json};
 
 use super::schema::{any, any_object, array, boolean, closed, int, object, string};
-use super::{Ctx, Endpoint, Fut, NoArgs, READ, Tool, args};
+use super::{Ctx, Endpoint, Fut, NoArgs, READ, Tool, args, written};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
-use crate::http::render;
+use crate::http::render::{self, JsonText};
 use crate::state::SharedState;
 
 /// Rows a `legacy_query` result holds unless the call asks for fewer or more.
@@ -57,17 +57,18 @@ async fn describe(
     )?)
 }
 
-/// A capped tool result says how to get the rest.
-fn with_next(result: &QueryResult) -> pp_core::Result<Value> {
-    let mut out = render::value(result)?;
-    if result.truncated {
-        out["next"] = Value::String(format!(
-            "Only the first {n} rows are here. For the rest, add ORDER BY <key> LIMIT {n} OFFSET {n} \
-             (then the next offset), raise maxRows (up to {MAX_ROWS}), or aggregate in SQL.",
-            n = result.row_count
-        ));
+/// The tool's answer, written once: the result, and when it was capped, how to get the rest.
+fn with_next(result: &QueryResult) -> pp_core::Result<JsonText> {
+    let out = JsonText::of(result)?;
+    if !result.truncated {
+        return Ok(out);
     }
-    Ok(out)
+    let next = format!(
+        "Only the first {n} rows are here. For the rest, add ORDER BY <key> LIMIT {n} OFFSET {n} \
+         (then the next offset), raise maxRows (up to {MAX_ROWS}), or aggregate in SQL.",
+        n = result.row_count
+    );
+    out.merged(&JsonText::of(&json!({ "next": next }))?)
 }
 
 fn legacy_query<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
@@ -83,7 +84,7 @@ fn legacy_query<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 }
 
 fn list_tables<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         args::<NoArgs>(a)?;
         Ok(json!({ "tables": ctx.app.warehouses.tables(&ctx.principal).await? }))
     })
@@ -96,7 +97,7 @@ struct TableRef {
 }
 
 fn describe_table<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    Box::pin(async move {
+    written(async move {
         let t: TableRef = args(a)?;
         Ok(json!({ "table": ctx.app.warehouses.describe(&ctx.principal, &t.table).await? }))
     })

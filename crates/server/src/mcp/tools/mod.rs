@@ -7,6 +7,7 @@ use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Answer, INVALID_PARAMS, RpcError};
+use crate::http::render::JsonText;
 use crate::operations::{self, Tool};
 
 pub use crate::operations::Ctx;
@@ -85,26 +86,24 @@ pub fn failure(e: &Error) -> Result<Answer, RpcError> {
     }))
 }
 
-/// A successful call, its value serialized once: the text is that serialization, and the
+/// A successful call, its answer written once by the tool: the text is that writing, and the
 /// structured copy (where the revision has it) is the same text placed as it is.
-fn success(value: &Value, tool: &Tool, version: &str) -> Result<Answer, RpcError> {
-    let text = jsonrpc::answer(value)?;
-    jsonrpc::tool_success(&text, tool.output.is_some() && structured(version))
+fn success(text: &JsonText, tool: &Tool, version: &str) -> Result<Answer, RpcError> {
+    jsonrpc::tool_success(text, tool.output.is_some() && structured(version))
 }
 
 /// `tools/call`: an unknown tool is a protocol error; everything else is a tool result.
 pub async fn call(
     ctx: &Ctx,
     version: &str,
-    params: &Map<String, Value>,
+    mut params: Map<String, Value>,
 ) -> Result<Answer, RpcError> {
     let name = params.get("name").and_then(Value::as_str).unwrap_or("");
-    let (tool, needs) = operations::tools()
-        .find(|(t, _)| t.name == name)
+    let (tool, needs) = operations::tool(name)
         .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("Unknown tool: '{name}'")))?;
-    let args = match params.get("arguments") {
+    let args = match params.remove("arguments") {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(a)) => a.clone(),
+        Some(Value::Object(a)) => a,
         Some(_) => {
             return failure(&Error::invalid_request("arguments must be an object"));
         }
@@ -113,7 +112,7 @@ pub async fn call(
         return failure(&e);
     }
     match (tool.run)(ctx, args).await {
-        Ok(v) => success(&v, tool, version),
+        Ok(text) => success(&text, tool, version),
         Err(e) => failure(&e),
     }
 }
