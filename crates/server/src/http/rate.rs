@@ -9,8 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::Request;
-use axum::http::HeaderValue;
+use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
+
+// named once, not parsed from text on every answer
+const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 
 /// Keys one limiter remembers at most.
 const MAX_KEYS: usize = 50_000;
@@ -124,9 +129,9 @@ impl BudgetSlot {
         let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
         let h = res.headers_mut();
         for (name, value) in [
-            ("ratelimit-limit", b.limit),
-            ("ratelimit-remaining", b.remaining),
-            ("ratelimit-reset", reset),
+            (RATELIMIT_LIMIT, b.limit),
+            (RATELIMIT_REMAINING, b.remaining),
+            (RATELIMIT_RESET, reset),
         ] {
             h.insert(name, HeaderValue::from(value));
         }

@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
-use axum::http::HeaderValue;
+use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 
 /// The request's id, readable by handlers.
@@ -31,8 +31,11 @@ impl LogSlot {
     }
 }
 
+/// `X-Request-Id`, named once.
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
 fn incoming_id(req: &Request) -> Option<String> {
-    let v = req.headers().get("x-request-id")?.to_str().ok()?;
+    let v = req.headers().get(REQUEST_ID)?.to_str().ok()?;
     let ok = !v.is_empty()
         && v.len() <= 64
         && v.chars()
@@ -64,8 +67,10 @@ pub struct Started {
     at: Instant,
     id: String,
     method: axum::http::Method,
-    matched: Option<String>,
-    route: String,
+    /// The declared route, when one matched (its label; shared, not copied).
+    matched: Option<MatchedPath>,
+    /// The path itself when none did (the log line names it; the metrics do not).
+    unmatched: Option<String>,
     slot: LogSlot,
 }
 
@@ -74,13 +79,8 @@ pub fn start(req: &mut Request) -> Started {
     let at = Instant::now();
     let id = incoming_id(req).unwrap_or_else(new_id);
     let slot = LogSlot::default();
-    let matched = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_owned());
-    let route = matched
-        .clone()
-        .unwrap_or_else(|| req.uri().path().to_owned());
+    let matched = req.extensions().get::<MatchedPath>().cloned();
+    let unmatched = matched.is_none().then(|| req.uri().path().to_owned());
     req.extensions_mut().insert(RequestId(id.clone()));
     req.extensions_mut().insert(slot.clone());
     Started {
@@ -88,7 +88,7 @@ pub fn start(req: &mut Request) -> Started {
         id,
         method: req.method().clone(),
         matched,
-        route,
+        unmatched,
         slot,
     }
 }
@@ -96,10 +96,10 @@ pub fn start(req: &mut Request) -> Started {
 /// Names the answer with the request's id, counts it, and writes its one log line.
 pub fn finish(s: Started, res: &mut Response) {
     if let Ok(v) = HeaderValue::from_str(&s.id) {
-        res.headers_mut().insert("x-request-id", v);
+        res.headers_mut().insert(REQUEST_ID, v);
     }
     let elapsed = s.at.elapsed().as_secs_f64();
-    let label = s.matched.as_deref().unwrap_or("unmatched");
+    let label = s.matched.as_ref().map_or("unmatched", MatchedPath::as_str);
     let m = pp_core::metrics::get();
     m.http_requests
         .with_label_values(&[s.method.as_str(), label, res.status().as_str()])
@@ -107,7 +107,7 @@ pub fn finish(s: Started, res: &mut Response) {
     m.http_duration
         .with_label_values(&[s.method.as_str(), label])
         .observe(elapsed);
-    let who = s.slot.0.lock().ok().and_then(|w| w.clone());
+    let who = s.slot.0.lock().ok().and_then(|mut w| w.take());
     let (tenant, actor) = who.unwrap_or_default();
     tracing::info!(
         target: "request",
@@ -115,7 +115,7 @@ pub fn finish(s: Started, res: &mut Response) {
         tenant = %tenant,
         actor = %actor,
         method = %s.method,
-        route = %s.route,
+        route = %s.unmatched.as_deref().unwrap_or(label),
         status = res.status().as_u16(),
         duration_ms = elapsed * 1000.0,
     );

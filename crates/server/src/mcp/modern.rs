@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::{
     self, HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use super::streamable::{VERSION_HEADER, header_str, respond_modern};
+use super::streamable::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER, header_str, respond_modern};
 use super::{dispatch, versions};
 use crate::http::render::JsonText;
 use crate::state::SharedState;
@@ -51,7 +51,7 @@ fn ladder(
             "MCP-Protocol-Version header does not match params._meta's protocol version",
         ));
     }
-    if header_str(headers, "mcp-method") != Some(method) {
+    if header_str(headers, METHOD_HEADER) != Some(method) {
         return Err(RpcError::new(
             HEADER_MISMATCH,
             "Mcp-Method header does not match the method",
@@ -59,7 +59,7 @@ fn ladder(
     }
     if method == "tools/call"
         && let Some(name) = params.get("name").and_then(Value::as_str)
-        && header_str(headers, "mcp-name") != Some(name)
+        && header_str(headers, NAME_HEADER) != Some(name)
     {
         return Err(RpcError::new(
             HEADER_MISMATCH,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -20,17 +20,22 @@ use super::{dispatch, modern, versions};
 use crate::state::SharedState;
 
 /// `Mcp-Session-Id`.
-pub const SESSION_HEADER: &str = "mcp-session-id";
+pub const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 /// `MCP-Protocol-Version`.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
+pub const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Mcp-Method` (2026-07-28).
+pub const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+/// `Mcp-Name` (2026-07-28).
+pub const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 
-pub fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// A header's value, when it is text.
+pub fn header_str(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Whether the client takes only SSE answers (it lists `text/event-stream` but not JSON).
 fn wants_sse(headers: &HeaderMap) -> bool {
-    let accept = header_str(headers, header::ACCEPT.as_str()).unwrap_or("");
+    let accept = header_str(headers, header::ACCEPT).unwrap_or("");
     accept.contains("text/event-stream")
         && !accept.contains("application/json")
         && !accept.contains("*/*")
