@@ -141,11 +141,30 @@ fn describe(action: &AuthAction<'_>) -> String {
     out
 }
 
-/// Installs the authorizer on `conn`, returning its denial and function-call records.
-pub fn install(conn: &Connection) -> Result<(Denial, Calls)> {
-    let (denial, calls) = (Denial::default(), Calls::default());
-    let (rec, called) = (denial.clone(), calls.clone());
+/// Set only while the engine runs its own transaction control (the read transaction a
+/// connection keeps, `reading.rs`); tenant SQL never runs with it set.
+#[derive(Clone, Default)]
+pub struct OwnControl(Arc<AtomicBool>);
+
+impl OwnControl {
+    pub fn set(&self, on: bool) {
+        self.0.store(on, Ordering::Release);
+    }
+
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// Installs the authorizer on `conn`, returning its denial and function-call records and the
+/// switch that lets the engine's own transaction control through.
+pub fn install(conn: &Connection) -> Result<(Denial, Calls, OwnControl)> {
+    let (denial, calls, own) = (Denial::default(), Calls::default(), OwnControl::default());
+    let (rec, called, own_set) = (denial.clone(), calls.clone(), own.clone());
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        if own_set.is_set() && matches!(ctx.action, AuthAction::Transaction { .. }) {
+            return Authorization::Allow;
+        }
         if let AuthAction::Function { function_name } = ctx.action
             && !QUICK_FUNCTIONS.contains(&function_name.to_ascii_lowercase().as_str())
         {
@@ -160,5 +179,5 @@ pub fn install(conn: &Connection) -> Result<(Denial, Calls)> {
         }
     }))
     .map_err(|e| Error::internal(format!("authorizer: {e}")))?;
-    Ok((denial, calls))
+    Ok((denial, calls, own))
 }

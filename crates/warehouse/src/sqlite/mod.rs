@@ -10,6 +10,7 @@
 
 mod guard;
 mod introspect;
+mod reading;
 mod run;
 mod tempspace;
 mod watch;
@@ -28,8 +29,8 @@ use tokio::sync::Semaphore;
 use crate::engine::{BoxFuture, Engine, QueryRequest, QueryResult, TableDescription, TableSummary};
 use crate::limits::Limits;
 
-use crate::idle::Idle;
-use guard::{Calls, Denial};
+use guard::{Calls, Denial, OwnControl};
+use reading::Pool;
 use run::Quick;
 
 /// Statements a connection remembers as calling a long function; past it the connection
@@ -39,7 +40,7 @@ const MAX_LONG: usize = 1024;
 /// A tenant warehouse in one SQLite file.
 pub struct SqliteEngine {
     path: Arc<PathBuf>,
-    idle: Arc<Idle<Guarded>>,
+    idle: Arc<Pool>,
     slots: Arc<Semaphore>,
 }
 
@@ -90,6 +91,10 @@ pub(crate) struct Guarded {
     /// Set while a statement runs quickly: the progress handler then stops it at
     /// `run::QUICK_STEPS`.
     pub quick: Arc<AtomicBool>,
+    /// When the read transaction the connection keeps was opened (`reading.rs`).
+    pub reading_since: Option<std::time::Instant>,
+    /// Lets the engine's own `BEGIN` and `COMMIT` past the authorizer.
+    pub own_control: OwnControl,
 }
 
 impl Guarded {
@@ -111,7 +116,7 @@ impl SqliteEngine {
     pub fn new(path: PathBuf, slots: Arc<Semaphore>) -> Self {
         Self {
             path: Arc::new(path),
-            idle: Arc::new(Idle::new()),
+            idle: Arc::new(Pool::default()),
             slots,
         }
     }
@@ -121,6 +126,9 @@ impl SqliteEngine {
     fn quick(&self, req: &QueryRequest, limits: &Limits) -> Option<Result<QueryResult>> {
         let _slot = self.slots.clone().try_acquire_owned().ok()?;
         let mut g = self.idle.take()?;
+        if let Err(e) = g.begin_reading() {
+            return Some(Err(e));
+        }
         let out = run::quick(&mut g, req, limits);
         self.idle.put(g);
         match out {
@@ -129,10 +137,17 @@ impl SqliteEngine {
         }
     }
 
-    fn checkout(path: &PathBuf, idle: &Idle<Guarded>) -> Result<Guarded> {
-        if let Some(g) = idle.take() {
-            return Ok(g);
-        }
+    /// An idle connection or a new one, in a read transaction.
+    fn checkout(path: &PathBuf, idle: &Pool) -> Result<Guarded> {
+        let mut g = match idle.take() {
+            Some(g) => g,
+            None => Self::open(path)?,
+        };
+        g.begin_reading()?;
+        Ok(g)
+    }
+
+    fn open(path: &PathBuf) -> Result<Guarded> {
         tempspace::register().map_err(Error::internal)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -145,7 +160,7 @@ impl SqliteEngine {
             .map_err(unavailable)?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
-        let (denial, calls) = guard::install(&conn)?;
+        let (denial, calls, own_control) = guard::install(&conn)?;
         let quick = Arc::new(AtomicBool::new(false));
         let stop = quick.clone();
         conn.progress_handler(run::QUICK_STEPS, Some(move || stop.load(Ordering::Acquire)))
@@ -156,6 +171,8 @@ impl SqliteEngine {
             calls,
             long: RefCell::default(),
             quick,
+            reading_since: None,
+            own_control,
         })
     }
 
@@ -278,5 +295,100 @@ mod tests {
         let instr = req("SELECT instr(name, 'ne') AS at FROM t");
         engine.query(instr.clone(), &limits).await.unwrap();
         assert!(engine.quick(&instr, &limits).is_none());
+    }
+
+    fn warehouse(dir: &tempfile::TempDir, wal: bool) -> PathBuf {
+        let path = dir.path().join("w.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        if wal {
+            conn.pragma_update(None, "journal_mode", "wal").unwrap();
+        }
+        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY); INSERT INTO t VALUES (1);")
+            .unwrap();
+        path
+    }
+
+    async fn count(engine: &SqliteEngine) -> i64 {
+        let r = engine
+            .query(req("SELECT count(*) AS n FROM t"), &Limits::default())
+            .await
+            .unwrap();
+        r.rows[0]["n"].as_i64().unwrap()
+    }
+
+    /// A writer in another connection, as an ETL job would be: waits up to `wait` for the lock.
+    fn insert(path: &std::path::Path, id: i64, wait: Duration) -> rusqlite::Result<usize> {
+        let w = Connection::open(path)?;
+        w.busy_timeout(wait)?;
+        w.execute("INSERT INTO t VALUES (?1)", [id])
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_writer_gets_in_while_queries_keep_coming_and_later_reads_see_its_row() {
+        for wal in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = warehouse(&dir, wal);
+            let engine = Arc::new(SqliteEngine::new(path.clone(), Arc::new(Semaphore::new(4))));
+            let stop = Arc::new(AtomicBool::new(false));
+            let readers: Vec<_> = (0..3)
+                .map(|_| {
+                    let (engine, stop) = (engine.clone(), stop.clone());
+                    tokio::spawn(async move {
+                        let mut n = 0u64;
+                        while !stop.load(Ordering::Relaxed) {
+                            count(&engine).await;
+                            n += 1;
+                            tokio::task::yield_now().await;
+                        }
+                        n
+                    })
+                })
+                .collect();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let written = tokio::task::spawn_blocking(move || {
+                (2..=4)
+                    .map(|id| insert(&path, id, Duration::from_secs(5)))
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap();
+            stop.store(true, Ordering::Relaxed);
+            let mut reads = 0;
+            for r in readers {
+                reads += r.await.unwrap();
+            }
+            assert!(written.iter().all(Result::is_ok), "wal {wal}: {written:?}");
+            assert!(reads > 0, "wal {wal}: the readers ran");
+            // rollback journal: a writer commits only once no read holds the file, so every
+            // read after it sees it; WAL: a read is at most reading::HOLD behind
+            if wal {
+                tokio::time::sleep(reading::HOLD * 2).await;
+            }
+            assert_eq!(count(&engine).await, 4, "wal {wal}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_idle_engine_lets_go_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = warehouse(&dir, false);
+        let engine = SqliteEngine::new(path.clone(), Arc::new(Semaphore::new(2)));
+        assert_eq!(count(&engine).await, 1);
+        assert_eq!(
+            count(&engine).await,
+            1,
+            "a second read, quick, on the kept connection"
+        );
+        // a writer that will not wait at all gets the file soon after the reads stop
+        let mut tries = 0;
+        while insert(&path, 2, Duration::ZERO).is_err() {
+            tries += 1;
+            assert!(
+                tries < 200,
+                "the idle engine still holds the file after 2 s"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(count(&engine).await, 2);
     }
 }

@@ -14,7 +14,7 @@ pub use crate::operations::Ctx;
 
 /// Whether `p` holds the scopes of at least one tool (the connect rule).
 pub fn can_connect(p: &Principal) -> bool {
-    operations::tools().any(|(_, needs)| p.scopes.missing(needs).is_empty())
+    operations::tools().any(|(_, needs)| needs.iter().all(|s| p.scopes.contains(*s)))
 }
 
 /// The distinct scope sets that let a credential connect, smallest first, as text.

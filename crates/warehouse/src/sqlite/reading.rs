@@ -1,0 +1,118 @@
+//! The read transaction a connection keeps across a burst of statements, and the pool of idle
+//! connections that ends it in time.
+//!
+//! A statement run in autocommit mode takes the file's shared lock and drops it again: two
+//! `fcntl` calls, the checks for a hot journal and a WAL file, and a per-file mutex that two
+//! workers answering queries at once then wait on. A connection instead opens one read
+//! transaction and keeps it for at most [`HOLD`], so one lock serves every statement of that
+//! time. A writer in another process waits about `HOLD` longer at most (it needs a busy
+//! timeout, as every writer of a shared SQLite file does). In rollback-journal mode no read
+//! can be stale: a writer commits only once no reader holds the lock. In WAL mode a read sees
+//! the file as it was at most `HOLD` (plus its own run) ago.
+//!
+//! The connection that ran a statement ends its transaction when it is `HOLD` old; one an idle
+//! connection still holds is ended by the pool's sweep, a task that runs only while some idle
+//! connection holds one.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use pp_core::{Error, Result};
+
+use super::Guarded;
+use crate::idle::Idle;
+
+/// Longest a connection keeps one read transaction.
+pub const HOLD: Duration = Duration::from_millis(5);
+
+impl Guarded {
+    /// Opens a read transaction unless one is open (it takes the lock at its first read).
+    pub fn begin_reading(&mut self) -> Result<()> {
+        if !self.conn.is_autocommit() {
+            return Ok(());
+        }
+        self.own("BEGIN")
+            .map_err(|e| Error::internal(format!("warehouse read transaction: {e}")))?;
+        self.reading_since = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Ends the read transaction once it is [`HOLD`] old (or at once with `now`); whether the
+    /// connection may be kept (it holds no transaction it could not end).
+    pub fn settle(&mut self, now: bool) -> bool {
+        if self.conn.is_autocommit() {
+            // none open, or the engine ended it itself after an error
+            self.reading_since = None;
+            return true;
+        }
+        if !now && self.reading_since.is_some_and(|t| t.elapsed() < HOLD) {
+            return true;
+        }
+        if let Err(e) = self.own("COMMIT") {
+            tracing::warn!(error = %e, "ending a warehouse read transaction failed");
+        }
+        self.reading_since = None;
+        self.conn.is_autocommit()
+    }
+
+    /// Whether the connection holds a read transaction.
+    pub fn holds(&self) -> bool {
+        self.reading_since.is_some()
+    }
+
+    /// Runs the engine's own transaction control, which the authorizer allows only here.
+    fn own(&self, sql: &str) -> rusqlite::Result<()> {
+        self.own_control.set(true);
+        let out = self.conn.execute_batch(sql);
+        self.own_control.set(false);
+        out
+    }
+}
+
+/// An engine's idle connections, with the sweep that ends their read transactions.
+#[derive(Default)]
+pub(crate) struct Pool {
+    idle: Idle<Guarded>,
+    sweeping: AtomicBool,
+}
+
+impl Pool {
+    /// A connection to reuse, if one waits.
+    pub fn take(&self) -> Option<Guarded> {
+        self.idle.take()
+    }
+
+    /// Keeps `g` for the next statement, its read transaction ended if it is old; without a
+    /// runtime to sweep later, ended now.
+    pub fn put(self: &Arc<Self>, mut g: Guarded) {
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        if !g.settle(runtime.is_none()) {
+            return;
+        }
+        let holds = g.holds();
+        self.idle.put(g);
+        if let Some(rt) = runtime
+            && holds
+            && !self.sweeping.swap(true, Ordering::AcqRel)
+        {
+            rt.spawn(self.clone().sweep());
+        }
+    }
+
+    /// Ends idle connections' read transactions as they come of age, until none holds one.
+    async fn sweep(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(HOLD).await;
+            self.idle.retain(|g| g.settle(false));
+            if self.idle.any(Guarded::holds) {
+                continue;
+            }
+            self.sweeping.store(false, Ordering::Release);
+            // a connection put back since the check saw the sweep running and left it to us
+            if !self.idle.any(Guarded::holds) || self.sweeping.swap(true, Ordering::AcqRel) {
+                return;
+            }
+        }
+    }
+}
