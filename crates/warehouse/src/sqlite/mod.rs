@@ -6,7 +6,8 @@
 //! most `run::QUICK_STEPS` engine steps); otherwise it runs on tokio's blocking pool, where a
 //! watchdog interrupts it at its deadline or as soon as its caller goes away, and the caller is
 //! answered at the deadline even if the engine is still inside one long step (whose work
-//! SQLite's length limits bound: see `run.rs`).
+//! SQLite's length limits bound: see `run.rs`). A connection keeps one read transaction
+//! across a burst of statements, for a few milliseconds at most (`reading.rs`).
 
 mod guard;
 mod introspect;
