@@ -161,6 +161,8 @@ impl SqliteEngine {
             .map_err(unavailable)?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
             .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
+        conn.busy_timeout(run::LOCK_WAIT)
+            .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
         let (denial, calls, own_control) = guard::install(&conn)?;
         let quick = Arc::new(AtomicBool::new(false));
         let stop = quick.clone();
@@ -390,6 +392,33 @@ mod tests {
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+        assert_eq!(count(&engine).await, 2);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_quick_run_never_waits_for_a_writers_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = warehouse(&dir, false);
+        let engine = SqliteEngine::new(path.clone(), Arc::new(Semaphore::new(2)));
+        let lookup = req("SELECT count(*) AS n FROM t");
+        assert_eq!(count(&engine).await, 1, "a connection is open");
+        let writer = Connection::open(&path).unwrap();
+        writer.busy_timeout(Duration::from_secs(5)).unwrap();
+        // it gets the file once the engine's sweep ends the idle connection's read
+        writer.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        // on an async worker, waiting for the lock would stall every task the worker runs
+        let asked = std::time::Instant::now();
+        assert!(
+            engine.quick(&lookup, &Limits::default()).is_none(),
+            "a locked file sends the statement to the pool"
+        );
+        assert!(
+            asked.elapsed() < run::LOCK_WAIT / 2,
+            "the quick run waited for the lock"
+        );
+        writer
+            .execute_batch("INSERT INTO t VALUES (2); COMMIT")
+            .unwrap();
         assert_eq!(count(&engine).await, 2);
     }
 }

@@ -16,6 +16,7 @@
 //! that preempts the worker never moves a statement that is short.
 
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use base64::Engine as _;
 use pp_core::{Error, Kind, Result};
@@ -47,11 +48,22 @@ pub enum Quick {
     Elsewhere,
 }
 
-/// Runs `req` for at most [`QUICK_STEPS`] engine steps on the calling thread.
+/// How long a statement on the pool waits for a writer's lock on the file.
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Runs `req` for at most [`QUICK_STEPS`] engine steps on the calling thread. It does not
+/// wait for a writer's lock: a locked file sends the statement to the pool, which waits.
 pub fn quick(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Quick {
     g.quick.store(true, Ordering::Release);
-    let out = query_as(g, req, limits, true);
+    let not_waiting = g.conn.busy_timeout(Duration::ZERO);
+    let out = match not_waiting {
+        Ok(()) => query_as(g, req, limits, true),
+        Err(e) => Err(Error::internal(format!("warehouse lock wait: {e}"))),
+    };
     g.quick.store(false, Ordering::Release);
+    if let Err(e) = g.conn.busy_timeout(LOCK_WAIT) {
+        return Quick::Done(Err(Error::internal(format!("warehouse lock wait: {e}"))));
+    }
     match out {
         Ok(Some(result)) => Quick::Done(Ok(result)),
         Ok(None) => Quick::Elsewhere,
@@ -270,6 +282,12 @@ fn sql_error(g: &Guarded, e: rusqlite::Error) -> Error {
             if f.code == rusqlite::ErrorCode::OperationInterrupted =>
         {
             Error::new(Kind::QueryTimeout, "the query was stopped")
+        }
+        // only a quick run meets this at once (it does not wait): it goes to the pool, which does
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::DatabaseBusy && g.quick.load(Ordering::Acquire) =>
+        {
+            Error::new(Kind::QueryTimeout, "the file is locked by a writer")
         }
         rusqlite::Error::SqliteFailure(f, _)
             if matches!(
