@@ -421,4 +421,15 @@ mod tests {
             .unwrap();
         assert_eq!(count(&engine).await, 2);
     }
+
+    #[tokio::test]
+    async fn a_writer_in_this_process_that_blocks_the_runtime_still_gets_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = warehouse(&dir, false);
+        let engine = SqliteEngine::new(path.clone(), Arc::new(Semaphore::new(2)));
+        assert_eq!(count(&engine).await, 1);
+        // the runtime's one thread waits here, so nothing it would run can end the read
+        insert(&path, 2, Duration::from_secs(2)).expect("the writer got the file");
+        assert_eq!(count(&engine).await, 2);
+    }
 }

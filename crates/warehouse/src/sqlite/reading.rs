@@ -11,11 +11,11 @@
 //! the file as it was at most `HOLD` (plus its own run) ago.
 //!
 //! The connection that ran a statement ends its transaction when it is `HOLD` old; one an idle
-//! connection still holds is ended by the pool's sweep, a task that runs only while some idle
-//! connection holds one.
+//! connection still holds is ended by the sweeper, one thread for the process that wakes only
+//! while some idle connection holds one.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use pp_core::{Error, Result};
@@ -74,7 +74,8 @@ impl Guarded {
 #[derive(Default)]
 pub(crate) struct Pool {
     idle: Idle<Guarded>,
-    sweeping: AtomicBool,
+    /// Whether the sweeper has this pool on its list.
+    swept: AtomicBool,
 }
 
 impl Pool {
@@ -83,36 +84,88 @@ impl Pool {
         self.idle.take()
     }
 
-    /// Keeps `g` for the next statement, its read transaction ended if it is old; without a
-    /// runtime to sweep later, ended now.
+    /// Keeps `g` for the next statement, its read transaction ended if it is old (or now, if
+    /// no sweeper could be started).
     pub fn put(self: &Arc<Self>, mut g: Guarded) {
-        let runtime = tokio::runtime::Handle::try_current().ok();
-        if !g.settle(runtime.is_none()) {
+        let sweeper = SWEEPER.as_ref();
+        if !g.settle(sweeper.is_none()) {
             return;
         }
         let holds = g.holds();
         self.idle.put(g);
-        if let Some(rt) = runtime
+        if let Some(sweeper) = sweeper
             && holds
-            && !self.sweeping.swap(true, Ordering::AcqRel)
+            && !self.swept.swap(true, Ordering::AcqRel)
         {
-            rt.spawn(self.clone().sweep());
+            sweeper.add(Arc::downgrade(self));
         }
     }
 
-    /// Ends idle connections' read transactions as they come of age, until none holds one.
-    async fn sweep(self: Arc<Self>) {
+    /// Ends the idle connections' read transactions that came of age; whether the sweeper
+    /// should keep this pool on its list.
+    fn sweep(&self) -> bool {
+        self.idle.retain(|g| g.settle(false));
+        if self.idle.any(Guarded::holds) {
+            return true;
+        }
+        self.swept.store(false, Ordering::Release);
+        // a connection put back since the check saw the pool listed and left it to us
+        self.idle.any(Guarded::holds) && !self.swept.swap(true, Ordering::AcqRel)
+    }
+}
+
+/// The one thread that ends idle connections' read transactions for every engine of the
+/// process, waking every [`HOLD`] while some pool is listed. A thread rather than a task: a
+/// writer in this process that waits for the file on a runtime thread must not wait for a
+/// task that thread would have run.
+struct Sweeper {
+    pools: Mutex<Vec<Weak<Pool>>>,
+    listed: Condvar,
+}
+
+static SWEEPER: LazyLock<Option<Arc<Sweeper>>> = LazyLock::new(|| {
+    let sweeper = Arc::new(Sweeper {
+        pools: Mutex::new(Vec::new()),
+        listed: Condvar::new(),
+    });
+    let runs = sweeper.clone();
+    match std::thread::Builder::new()
+        .name("warehouse-sweep".into())
+        .spawn(move || runs.run())
+    {
+        Ok(_) => Some(sweeper),
+        Err(e) => {
+            tracing::error!(error = %e, "no warehouse sweep thread: read transactions end after each statement");
+            None
+        }
+    }
+});
+
+impl Sweeper {
+    fn add(&self, pool: Weak<Pool>) {
+        if let Ok(mut pools) = self.pools.lock() {
+            pools.push(pool);
+            self.listed.notify_one();
+        }
+    }
+
+    fn run(&self) {
         loop {
-            tokio::time::sleep(HOLD).await;
-            self.idle.retain(|g| g.settle(false));
-            if self.idle.any(Guarded::holds) {
-                continue;
-            }
-            self.sweeping.store(false, Ordering::Release);
-            // a connection put back since the check saw the sweep running and left it to us
-            if !self.idle.any(Guarded::holds) || self.sweeping.swap(true, Ordering::AcqRel) {
+            let Ok(mut pools) = self.pools.lock() else {
                 return;
+            };
+            while pools.is_empty() {
+                pools = match self.listed.wait(pools) {
+                    Ok(p) => p,
+                    Err(_) => return,
+                };
             }
+            drop(pools);
+            std::thread::sleep(HOLD);
+            let Ok(mut pools) = self.pools.lock() else {
+                return;
+            };
+            pools.retain(|p| p.upgrade().is_some_and(|p| p.sweep()));
         }
     }
 }
