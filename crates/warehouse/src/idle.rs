@@ -11,15 +11,11 @@ pub(crate) struct Idle<C>(Mutex<Vec<C>>);
 
 impl<C> Default for Idle<C> {
     fn default() -> Self {
-        Self::new()
+        Self(Mutex::new(Vec::new()))
     }
 }
 
 impl<C> Idle<C> {
-    pub fn new() -> Self {
-        Self(Mutex::new(Vec::new()))
-    }
-
     /// A session to reuse, if one waits.
     pub fn take(&self) -> Option<C> {
         self.0.lock().ok()?.pop()

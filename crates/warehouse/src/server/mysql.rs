@@ -77,7 +77,7 @@ impl MySqlEngine {
         Ok(Self {
             opts,
             shown,
-            idle: Idle::new(),
+            idle: Idle::default(),
             slots,
         })
     }

@@ -69,7 +69,7 @@ impl PgEngine {
         Ok(Self {
             opts,
             shown,
-            idle: Idle::new(),
+            idle: Idle::default(),
             slots,
         })
     }

@@ -127,9 +127,6 @@ impl SqliteEngine {
     fn quick(&self, req: &QueryRequest, limits: &Limits) -> Option<Result<QueryResult>> {
         let _slot = self.slots.clone().try_acquire_owned().ok()?;
         let mut g = self.idle.take()?;
-        if let Err(e) = g.begin_reading() {
-            return Some(Err(e));
-        }
         let out = run::quick(&mut g, req, limits);
         self.idle.put(g);
         match out {
@@ -138,17 +135,10 @@ impl SqliteEngine {
         }
     }
 
-    /// An idle connection or a new one, in a read transaction.
     fn checkout(path: &PathBuf, idle: &Pool) -> Result<Guarded> {
-        let mut g = match idle.take() {
-            Some(g) => g,
-            None => Self::open(path)?,
-        };
-        g.begin_reading()?;
-        Ok(g)
-    }
-
-    fn open(path: &PathBuf) -> Result<Guarded> {
+        if let Some(g) = idle.take() {
+            return Ok(g);
+        }
         tempspace::register().map_err(Error::internal)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -431,5 +421,24 @@ mod tests {
         // the runtime's one thread waits here, so nothing it would run can end the read
         insert(&path, 2, Duration::from_secs(2)).expect("the writer got the file");
         assert_eq!(count(&engine).await, 2);
+    }
+
+    #[test]
+    fn a_read_transaction_is_never_used_past_its_age() {
+        let dir = tempfile::tempdir().unwrap();
+        // WAL: the writer does not wait for the reader, so a kept transaction would read stale
+        let path = warehouse(&dir, true);
+        let pool = Pool::default();
+        // held here, out of the pool: no sweep can end its transaction, only its next statement
+        let mut g = SqliteEngine::checkout(&path, &pool).unwrap();
+        let lookup = req("SELECT count(*) AS n FROM t");
+        let mut n = || {
+            let r = run::query(&mut g, &lookup, &Limits::default()).unwrap();
+            r.rows[0]["n"].as_i64().unwrap()
+        };
+        assert_eq!(n(), 1);
+        insert(&path, 2, Duration::from_secs(1)).unwrap();
+        std::thread::sleep(reading::HOLD);
+        assert_eq!(n(), 2, "a statement after HOLD reads the file as it is");
     }
 }

@@ -27,8 +27,15 @@ use crate::idle::Idle;
 pub const HOLD: Duration = Duration::from_millis(5);
 
 impl Guarded {
-    /// Opens a read transaction unless one is open (it takes the lock at its first read).
+    /// Opens a read transaction unless one under [`HOLD`] old is open (an older one is ended
+    /// first, so no statement reads under a transaction past its age, however late the sweep).
+    /// It takes the lock at its first read.
     pub fn begin_reading(&mut self) -> Result<()> {
+        if !self.settle(false) {
+            return Err(Error::internal(
+                "a warehouse read transaction could not be ended",
+            ));
+        }
         if !self.conn.is_autocommit() {
             return Ok(());
         }

@@ -87,6 +87,7 @@ fn query_as(
     quick: bool,
 ) -> Result<Option<QueryResult>> {
     let sql = one_statement(&req.sql, Dialect::Sqlite)?;
+    g.begin_reading()?;
     // the deadline is the watchdog's (`watch.rs`): it interrupts the statement
     apply_limits(&g.conn, limits)?;
     g.denial.take();
