@@ -7,8 +7,7 @@
 use axum::http::header;
 use pp_core::{Error, Kind, Principal};
 
-use super::rate::BudgetSlot;
-use super::request_log::LogSlot;
+use super::slot::Slot;
 use crate::state::SharedState;
 
 /// The token of an `Authorization: Bearer <token>` header.
@@ -22,12 +21,10 @@ pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
 /// one of its credential's request budget and leaves what is left for the `RateLimit-*`
 /// headers; `throttled` (with `retryAfter`) once the budget is spent.
 pub fn admit(app: &SharedState, ext: &axum::http::Extensions, p: &Principal) -> Result<(), Error> {
-    if let Some(slot) = ext.get::<LogSlot>() {
-        slot.set(p.tenant.as_str(), &p.actor);
-    }
     let budget = app.credential_limit.take_budget(&p.credential_id);
-    if let Some(slot) = ext.get::<BudgetSlot>() {
-        slot.set(budget);
+    if let Some(slot) = ext.get::<Slot>() {
+        slot.name(p.tenant.as_str(), &p.actor);
+        slot.spend(budget);
     }
     match budget.retry_after {
         None => Ok(()),

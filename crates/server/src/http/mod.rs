@@ -11,3 +11,4 @@ pub mod query;
 pub mod rate;
 pub mod render;
 pub mod request_log;
+pub mod slot;

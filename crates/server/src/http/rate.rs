@@ -5,10 +5,9 @@
 //! still finds no room is refused, so a flood of made-up keys cannot grow it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 
@@ -99,42 +98,17 @@ impl Limiter {
     }
 }
 
-/// Where the bearer check leaves the caller's budget for [`BudgetSlot::answer`] to answer with
-/// (the REST routes' auth layer and the MCP endpoints' extractor both fill it).
-#[derive(Clone, Default)]
-pub struct BudgetSlot(Arc<Mutex<Option<Budget>>>);
-
-impl BudgetSlot {
-    pub fn set(&self, b: Budget) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(b);
-    }
-
-    fn get(&self) -> Option<Budget> {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl BudgetSlot {
-    /// A slot in `req` for the bearer check to fill.
-    pub fn attach(req: &mut Request) -> Self {
-        let slot = Self::default();
-        req.extensions_mut().insert(slot.clone());
-        slot
-    }
-
-    /// Gives the answer the budget left in the slot: `RateLimit-Limit`, `RateLimit-Remaining`
-    /// and `RateLimit-Reset` (seconds until it is whole again).
-    pub fn answer(&self, res: &mut Response) {
-        let Some(b) = self.get() else { return };
-        let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
-        let h = res.headers_mut();
-        for (name, value) in [
-            (RATELIMIT_LIMIT, b.limit),
-            (RATELIMIT_REMAINING, b.remaining),
-            (RATELIMIT_RESET, reset),
-        ] {
-            h.insert(name, HeaderValue::from(value));
-        }
+/// Gives the answer the budget `b` left: `RateLimit-Limit`, `RateLimit-Remaining` and
+/// `RateLimit-Reset` (seconds until it is whole again).
+pub fn answer(b: &Budget, res: &mut Response) {
+    let reset = b.reset.as_secs() + u64::from(b.reset.subsec_nanos() > 0);
+    let h = res.headers_mut();
+    for (name, value) in [
+        (RATELIMIT_LIMIT, b.limit),
+        (RATELIMIT_REMAINING, b.remaining),
+        (RATELIMIT_RESET, reset),
+    ] {
+        h.insert(name, HeaderValue::from(value));
     }
 }
 

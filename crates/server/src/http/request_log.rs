@@ -7,40 +7,26 @@
 //! random source.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 
-/// The request's id, readable by handlers.
-#[derive(Clone)]
-pub struct RequestId(pub String);
-
-/// Who the request turned out to be (filled in by auth, read by the log line).
-#[derive(Clone, Default)]
-pub struct LogSlot(pub Arc<Mutex<Option<(String, String)>>>);
-
-impl LogSlot {
-    /// Records the tenant and actor.
-    pub fn set(&self, tenant: &str, actor: &str) {
-        if let Ok(mut s) = self.0.lock() {
-            *s = Some((tenant.to_owned(), actor.to_owned()));
-        }
-    }
-}
-
 /// `X-Request-Id`, named once.
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-fn incoming_id(req: &Request) -> Option<String> {
-    let v = req.headers().get(REQUEST_ID)?.to_str().ok()?;
-    let ok = !v.is_empty()
-        && v.len() <= 64
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    ok.then(|| v.to_owned())
+/// The caller's own id for the request, when it is a short run of letters, digits, `-`
+/// and `_` (shared with the request's header, not copied).
+fn incoming_id(req: &Request) -> Option<HeaderValue> {
+    let v = req.headers().get(REQUEST_ID)?;
+    let b = v.as_bytes();
+    let ok = !b.is_empty()
+        && b.len() <= 64
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+    ok.then(|| v.clone())
 }
 
 /// This process's part of every id it makes: random, so instances' ids never meet.
@@ -57,47 +43,41 @@ static PREFIX: LazyLock<String> = LazyLock::new(|| {
 });
 static COUNT: AtomicU64 = AtomicU64::new(0);
 
-fn new_id() -> String {
+fn new_id() -> HeaderValue {
     let n = COUNT.fetch_add(1, Ordering::Relaxed) & 0xffff_ffff_ffff;
-    format!("req_{}{n:012x}", *PREFIX)
+    HeaderValue::try_from(format!("req_{}{n:012x}", *PREFIX))
+        .expect("an id of hex digits is a header value")
 }
 
 /// What a request's log line needs from its start.
 pub struct Started {
     at: Instant,
-    id: String,
+    id: HeaderValue,
     method: axum::http::Method,
     /// The declared route, when one matched (its label; shared, not copied).
     matched: Option<MatchedPath>,
     /// The path itself when none did (the log line names it; the metrics do not).
     unmatched: Option<String>,
-    slot: LogSlot,
 }
 
-/// Gives the request its id and log slot (read by the handlers and the bearer check).
-pub fn start(req: &mut Request) -> Started {
+/// Gives the request its id, and notes what its log line needs from the start.
+pub fn start(req: &Request) -> Started {
     let at = Instant::now();
     let id = incoming_id(req).unwrap_or_else(new_id);
-    let slot = LogSlot::default();
     let matched = req.extensions().get::<MatchedPath>().cloned();
     let unmatched = matched.is_none().then(|| req.uri().path().to_owned());
-    req.extensions_mut().insert(RequestId(id.clone()));
-    req.extensions_mut().insert(slot.clone());
     Started {
         at,
         id,
         method: req.method().clone(),
         matched,
         unmatched,
-        slot,
     }
 }
 
-/// Names the answer with the request's id, counts it, and writes its one log line.
-pub fn finish(s: Started, res: &mut Response) {
-    if let Ok(v) = HeaderValue::from_str(&s.id) {
-        res.headers_mut().insert(REQUEST_ID, v);
-    }
+/// Names the answer with the request's id, counts it, and writes its one log line, naming
+/// `who` made it (the tenant and actor the request's slot was given, if any).
+pub fn finish(s: Started, who: Option<(String, String)>, res: &mut Response) {
     let elapsed = s.at.elapsed().as_secs_f64();
     let label = s.matched.as_ref().map_or("unmatched", MatchedPath::as_str);
     let m = pp_core::metrics::get();
@@ -107,11 +87,11 @@ pub fn finish(s: Started, res: &mut Response) {
     m.http_duration
         .with_label_values(&[s.method.as_str(), label])
         .observe(elapsed);
-    let who = s.slot.0.lock().ok().and_then(|mut w| w.take());
     let (tenant, actor) = who.unwrap_or_default();
+    // the id is written into the answer after the line, so it is not copied for it
     tracing::info!(
         target: "request",
-        request_id = %s.id,
+        request_id = s.id.to_str().unwrap_or_default(),
         tenant = %tenant,
         actor = %actor,
         method = %s.method,
@@ -119,4 +99,5 @@ pub fn finish(s: Started, res: &mut Response) {
         status = res.status().as_u16(),
         duration_ms = elapsed * 1000.0,
     );
+    res.headers_mut().insert(REQUEST_ID, s.id);
 }

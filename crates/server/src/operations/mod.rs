@@ -38,7 +38,7 @@ use crate::http::render::JsonText;
 use crate::state::SharedState;
 
 /// An HTTP method of a declared operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     Get,
     Post,
@@ -47,6 +47,18 @@ pub enum Method {
 }
 
 impl Method {
+    /// The declared method a request's method reaches: a `GET` operation answers `HEAD` too.
+    pub fn reached_by(m: &axum::http::Method) -> Option<Self> {
+        use axum::http::Method as M;
+        match *m {
+            M::GET | M::HEAD => Some(Self::Get),
+            M::POST => Some(Self::Post),
+            M::PUT => Some(Self::Put),
+            M::DELETE => Some(Self::Delete),
+            _ => None,
+        }
+    }
+
     /// The router's filter for this method.
     fn filter(self) -> MethodFilter {
         match self {

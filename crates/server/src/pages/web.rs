@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use pp_store::SessionRow;
 
-use crate::http::request_log::LogSlot;
+use crate::http::slot::Slot;
 use crate::state::SharedState;
 
 /// The session cookie.
@@ -175,8 +175,8 @@ pub async fn session(app: &SharedState, parts: &axum::http::request::Parts) -> O
         .await
         .ok()
         .flatten()?;
-    if let Some(slot) = parts.extensions.get::<LogSlot>() {
-        slot.set(
+    if let Some(slot) = parts.extensions.get::<Slot>() {
+        slot.name(
             &s.person.tenant_id,
             &pp_core::Actor::person(&s.person.email),
         );
