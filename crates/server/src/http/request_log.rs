@@ -6,8 +6,8 @@
 //! A new id is this process's random prefix and a count, so no request waits on the system's
 //! random source.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};

@@ -32,7 +32,12 @@ pub type Gates = HashMap<(&'static str, operations::Method), &'static Endpoint>;
 /// (`auth::principal`: the bearer check and the credential's budget), then the operation's
 /// declared scopes, then the handler with the [`Principal`]; a counted route records the
 /// call as API usage, refused scopes included.
-pub async fn gate<S>(app: &SharedState, e: &'static Endpoint, mut req: Request, route: S) -> Response
+pub async fn gate<S>(
+    app: &SharedState,
+    e: &'static Endpoint,
+    mut req: Request,
+    route: S,
+) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
