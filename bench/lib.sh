@@ -39,6 +39,35 @@ wrk_row() {
     "$(awk '/Non-2xx/ {print $5}' "$OUT/$name.txt" | grep . || echo 0)"
 }
 
+# The CPU time (user + system) process $1 has used, in clock ticks.
+proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# cpu_row NAME PID URL [wrk args…]: as wrk_row, plus the CPU the server (process PID) and wrk
+# each spent per request (user + system, µs) and the share of the machine left idle. With the
+# cores busy, requests/s is the cores divided by the two CPU figures together, so these say
+# where a ratio against the reference comes from, and move less from run to run than it.
+cpu_row() {
+  local name=$1 pid=$2 url=$3; shift 3
+  local hz s0 s1 idle0 idle1 all0 all1 wrk_cpu
+  hz=$(getconf CLK_TCK)
+  s0=$(proc_ticks "$pid")
+  read -r idle0 all0 < <(awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  wrk_cpu=$( { TIMEFORMAT='%U %S'; time wrk -t$(( CONN < 2 ? 1 : 2 )) -c"$CONN" -d"${DUR}s" --latency "$@" "$url" > "$OUT/$name.txt"; } 2>&1 )
+  s1=$(proc_ticks "$pid")
+  read -r idle1 all1 < <(awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  awk -v name="$name" -v s="$((s1 - s0))" -v hz="$hz" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" '
+    /Requests\/sec/ { rps = $2 }
+    /requests in/ { n = $1 }
+    $1 == "50%" { p50 = $2 }
+    $1 == "99%" { p99 = $2 }
+    /Non-2xx/ { bad = $5 }
+    END {
+      split(w, t, " ")
+      printf "| %s | %s | %s | %s | %d | %.1f | %.1f | %.0f%% |\n", name, rps, p50, p99, bad,
+        s / hz * 1e6 / n, (t[1] + t[2]) * 1e6 / n, 100 * idle / all
+    }' "$OUT/$name.txt"
+}
+
 # start_sim PORT [sim args…]: generates the small world and starts the sandbox over it on PORT.
 # Sets SIM (its URL) and C (its credentials file, read with `field`).
 start_sim() {

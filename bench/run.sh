@@ -12,13 +12,16 @@ CONN="${2:-32}"
 . bench/lib.sh
 
 "$BIN/hello-hyper" 127.0.0.1:18090 > "$WORK/hello.log" 2>&1 &
+HELLO_PID=$!
 PARTNER_LOG=warn "$BIN/partner-platform" server --dev --data-dir "$WORK/dev" --listen 127.0.0.1:18091 > "$WORK/dev.log" 2>&1 &
+GW_PID=$!
 wait_up http://127.0.0.1:18091/health
 # shellcheck disable=SC1091
 source "$WORK/dev/dev.env"
 TOKEN=$(mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
 if [ -n "${BEFORE:-}" ]; then
   PARTNER_LOG=warn "$BEFORE" server --dev --data-dir "$WORK/before" --listen 127.0.0.1:18093 > "$WORK/before.log" 2>&1 &
+  BEFORE_PID=$!
   wait_up http://127.0.0.1:18093/health
   BEFORE_URL=$(. "$WORK/before/dev.env"; echo "$PP_BASE_URL")
   BEFORE_TOKEN=$(. "$WORK/before/dev.env"; mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
@@ -32,6 +35,7 @@ if ! "$DS_VENV/bin/python" -c "import importlib.metadata as m; assert m.version(
   "$DS_VENV/bin/pip" install --quiet --disable-pip-version-check "datasette==$DATASETTE_VERSION"
 fi
 "$DS_VENV/bin/datasette" serve --immutable "$WORK/dev/tenants/demo/warehouse.sqlite" -p 18095 > "$WORK/datasette.log" 2>&1 &
+DS_PID=$!
 wait_up http://127.0.0.1:18095/-/versions.json 30
 DS_QUERY='http://127.0.0.1:18095/warehouse.json?sql=SELECT+ID%2C+MarketplaceSellerID%2C+Marketplace+FROM+seller+WHERE+ID+%3D+%3Aid&id=1&_shape=array'
 
@@ -45,14 +49,14 @@ LUA
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
   echo "wrk -t2 -c$CONN -d${DUR}s, server and wrk on the same machine"
   echo
-  echo "| target | requests/s | p50 | p99 | non-2xx |"
-  echo "|---|---|---|---|---|"
-  wrk_row hello-hyper http://127.0.0.1:18090/
-  wrk_row v1-me "$PP_BASE_URL/v1/me" -H "Authorization: Bearer $TOKEN"
-  wrk_row api-query "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
-  wrk_row datasette-query "$DS_QUERY"
+  echo "| target | requests/s | p50 | p99 | non-2xx | server µs/request | wrk µs/request | idle |"
+  echo "|---|---|---|---|---|---|---|---|"
+  cpu_row hello-hyper "$HELLO_PID" http://127.0.0.1:18090/
+  cpu_row v1-me "$GW_PID" "$PP_BASE_URL/v1/me" -H "Authorization: Bearer $TOKEN"
+  cpu_row api-query "$GW_PID" "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
+  cpu_row datasette-query "$DS_PID" "$DS_QUERY"
   if [ -n "${BEFORE:-}" ]; then
-    wrk_row v1-me-before "$BEFORE_URL/v1/me" -H "Authorization: Bearer $BEFORE_TOKEN"
-    wrk_row api-query-before "$BEFORE_URL/api/query" -H "Authorization: Bearer $BEFORE_TOKEN" -s "$WORK/query.lua"
+    cpu_row v1-me-before "$BEFORE_PID" "$BEFORE_URL/v1/me" -H "Authorization: Bearer $BEFORE_TOKEN"
+    cpu_row api-query-before "$BEFORE_PID" "$BEFORE_URL/api/query" -H "Authorization: Bearer $BEFORE_TOKEN" -s "$WORK/query.lua"
   fi
 } | tee "$OUT/latest.md"
