@@ -15,7 +15,6 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::extract::{MatchedPath, Request};
@@ -25,25 +24,12 @@ use tower::{Layer, Service, ServiceExt};
 
 use super::{headers, rate, request_log, slot::Slot};
 use crate::operations::{self, Endpoint};
-use crate::routes::{Gates, gate};
+use crate::routes::gate;
 use crate::state::SharedState;
 
 /// Puts [`Frame`] around a route.
 #[derive(Clone)]
-pub struct FrameLayer {
-    app: SharedState,
-    gates: Arc<Gates>,
-}
-
-impl FrameLayer {
-    /// The frame over `app`, gating the token routes in `gates`.
-    pub fn new(app: SharedState, gates: Gates) -> Self {
-        Self {
-            app,
-            gates: Arc::new(gates),
-        }
-    }
-}
+pub struct FrameLayer(pub SharedState);
 
 impl<S> Layer<S> for FrameLayer {
     type Service = Frame<S>;
@@ -51,8 +37,7 @@ impl<S> Layer<S> for FrameLayer {
     fn layer(&self, inner: S) -> Frame<S> {
         Frame {
             inner,
-            app: self.app.clone(),
-            gates: self.gates.clone(),
+            app: self.0.clone(),
         }
     }
 }
@@ -62,7 +47,6 @@ impl<S> Layer<S> for FrameLayer {
 pub struct Frame<S> {
     inner: S,
     app: SharedState,
-    gates: Arc<Gates>,
 }
 
 impl<S> Service<Request> for Frame<S>
@@ -80,17 +64,13 @@ where
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        let gate = gate_of(&self.gates, &req);
+        let gated = req
+            .extensions()
+            .get::<MatchedPath>()
+            .and_then(|route| operations::gated(route.as_str(), req.method()));
         let (app, inner) = (self.app.clone(), self.inner.clone());
-        Box::pin(async move { Ok(frame(app, gate, req, inner).await) })
+        Box::pin(async move { Ok(frame(app, gated, req, inner).await) })
     }
-}
-
-/// The gated endpoint `req` reached, if it reached one.
-fn gate_of(gates: &Gates, req: &Request) -> Option<&'static Endpoint> {
-    let path = req.extensions().get::<MatchedPath>()?.as_str();
-    let method = operations::Method::reached_by(req.method())?;
-    gates.get(&(path, method)).copied()
 }
 
 /// Whether `req` may change what bearer checks trust (a write under `/oauth/` or `/console`).

@@ -416,6 +416,20 @@ pub fn all() -> &'static [Endpoint] {
     &ALL
 }
 
+/// The token-gated operation a request reached by `method` on the route template `path`, if
+/// any (`http::frame` runs its gate before the handler).
+pub fn gated(path: &str, method: &axum::http::Method) -> Option<&'static Endpoint> {
+    static BY_ROUTE: LazyLock<HashMap<(&'static str, Method), &'static Endpoint>> =
+        LazyLock::new(|| {
+            all()
+                .iter()
+                .filter(|e| matches!(e.gate, Gate::Token | Gate::TokenCounted))
+                .map(|e| ((e.path, e.method), e))
+                .collect()
+        });
+    BY_ROUTE.get(&(path, Method::reached_by(method)?)).copied()
+}
+
 /// Every declared tool with the scopes its operation needs, in listing order.
 pub fn tools() -> impl Iterator<Item = (&'static Tool, &'static [Scope])> {
     all()

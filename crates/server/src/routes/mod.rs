@@ -1,17 +1,17 @@
 //! The router, generated from the operation declarations (`crate::operations`): each declared
-//! path and method gets its handler behind its gate — public, a bearer token, or a bearer token
-//! whose calls are counted as API usage — checked, with the declared scopes, before the
-//! handler runs by `http::frame`, the one layer around every route, which finds the gate by
-//! the route template and method. What is declared is routed, and nothing else is — except the HTML pages
-//! (`crate::pages`: sign-in, consent, the console) and `GET /metrics` (Prometheus text for
-//! the operator's scraper, `metrics`), merged beside and kept out of the API document.
+//! path and method gets its handler. Its gate — public, a bearer token, or a bearer token whose
+//! calls are counted as API usage — is checked with the declared scopes before the handler
+//! runs, by `http::frame`, the one layer around every route, which finds a token route's gate
+//! by its route template and method (`operations::gated`) and runs [`gate`]. What is declared
+//! is routed, and nothing else is — except the HTML pages (`crate::pages`: sign-in, consent,
+//! the console) and `GET /metrics` (Prometheus text for the operator's scraper, `metrics`),
+//! merged beside and kept out of the API document.
 
 pub(crate) mod health;
 mod metrics;
 pub(crate) mod oauth;
 mod usage;
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 
 use axum::Router;
@@ -25,10 +25,7 @@ use crate::http::{auth, error};
 use crate::operations::{self, Endpoint, Gate};
 use crate::state::SharedState;
 
-/// The token routes' gates, by route template and method (`http::frame` runs them).
-pub type Gates = HashMap<(&'static str, operations::Method), &'static Endpoint>;
-
-/// The gate of a token route, run by `http::frame` around it: a live bearer token
+/// The gate of a token route (`operations::gated`), run by `http::frame` around it: a live bearer token
 /// (`auth::principal`: the bearer check and the credential's budget), then the operation's
 /// declared scopes, then the handler with the [`Principal`]; a counted route records the
 /// call as API usage, refused scopes included.
@@ -60,19 +57,14 @@ where
 }
 
 pub fn router(state: SharedState) -> Router {
-    let (mut open, mut gates) = (Router::new(), Gates::new());
-    for e in operations::all() {
-        open = open.route(e.path, e.handler.clone());
-        if matches!(e.gate, Gate::Token | Gate::TokenCounted) {
-            gates.insert((e.path, e.method), e);
-        }
-    }
-    Router::new()
-        .merge(open)
+    let declared = operations::all()
+        .iter()
+        .fold(Router::new(), |r, e| r.route(e.path, e.handler.clone()));
+    declared
         .merge(crate::pages::router())
         .route("/metrics", axum::routing::get(metrics::metrics))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
-        .layer(FrameLayer::new(state.clone(), gates))
+        .layer(FrameLayer(state.clone()))
         .with_state(state)
 }

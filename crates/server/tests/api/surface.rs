@@ -78,6 +78,28 @@ async fn unknown_routes_answer_in_their_family_envelope() {
     assert_eq!(body["kind"], "method_not_allowed");
 }
 
+/// A token route's gate is found by route and method: `HEAD` reaches a `GET` operation's gate
+/// (refused without a token, answered with one), and a method the path does not declare is
+/// 405 before any bearer check.
+#[tokio::test]
+async fn head_is_gated_like_get_and_an_undeclared_method_is_405_before_the_bearer_check() {
+    let app = TestApp::start().await;
+    let token = app.token(&app.acme).await;
+    let head = |auth: Option<&str>| {
+        let mut req = app.http.head(app.url("/v1/me"));
+        if let Some(t) = auth {
+            req = req.bearer_auth(t);
+        }
+        req.send()
+    };
+    assert_eq!(head(None).await.unwrap().status(), 401);
+    assert_eq!(head(Some(&token)).await.unwrap().status(), 200);
+    let res = app.http.delete(app.url("/v1/me")).send().await.unwrap();
+    assert_eq!(res.status(), 405);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "validation_error");
+}
+
 /// The public surface as a reviewed file: any change to a route, a scope, a parameter or a
 /// schema shows in the diff of `tests/snapshots/openapi.json`. After an intended change,
 /// regenerate it with `UPDATE_SNAPSHOTS=1 cargo test -p pp-server --test api openapi`.
