@@ -1,12 +1,15 @@
 """What the browser tests share: Debian's headless Chromium driven through Debian's
 chromedriver (nothing is downloaded), a check that stops at the first surprise, a wait for
-text a form post navigates to, and signing in on the sign-in page."""
+text a form post navigates to, a wait for a clicked page to be replaced, and signing in on
+the sign-in page."""
 
 import sys
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
 
@@ -41,6 +44,13 @@ def shows(driver, text):
         return True
     except Exception:
         return False
+
+
+def replaced(driver, element):
+    """Waits up to ten seconds for the page holding `element` to be replaced by the next one.
+    Mid-navigation chromedriver may answer "Node with given id does not belong to the
+    document" instead of a stale reference: that is the old page going, so look again."""
+    WebDriverWait(driver, 10, ignored_exceptions=[WebDriverException]).until(staleness_of(element))
 
 
 def sign_in(driver, email, password):

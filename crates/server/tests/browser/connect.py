@@ -18,10 +18,9 @@ import urllib.error
 import urllib.request
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.expected_conditions import staleness_of
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-from browser import check as checked, shows as showing, sign_in, start
+from browser import check as checked, replaced, shows as showing, sign_in, start
 
 BASE, EMAIL, PASSWORD, TOKEN, SELLER, PROFILE = sys.argv[1].rstrip("/"), *sys.argv[2:7]
 driver = start()
@@ -83,7 +82,7 @@ try:
         button = driver.find_element(By.ID, f"disconnect-{kind}-{SELLER}")
         button.click()
         # the page before says "Disconnected" too (the seller's): wait for the new one
-        WebDriverWait(driver, 10).until(staleness_of(button))
+        replaced(driver, button)
         check(shows(f"Disconnected {SELLER}"), f"its {kind} connection is disconnected")
         check(f'id="disconnect-{kind}-{SELLER}"' not in driver.page_source,
               f"and it offers no disconnect for {kind} any more")
@@ -108,7 +107,7 @@ try:
     check(status == 200, f"an advertising call for its profile works through the gateway ({status})")
     link = driver.find_element(By.LINK_TEXT, "Accounts")
     link.click()
-    WebDriverWait(driver, 10).until(staleness_of(link))
+    replaced(driver, link)
     check(shows(SELLER), "Accounts is read again")
     row = driver.find_element(By.ID, f"connection-seller-{SELLER}").text
     check("never" not in row, f"the seller row shows its last successful call ({row})")
