@@ -274,19 +274,18 @@ impl Lexer<'_> {
     }
 }
 
-/// Whether `sql` holds no statement at all (only blanks, `;` and comments).
-fn is_blank(sql: &str, dialect: Dialect) -> bool {
-    tokens(sql, dialect).iter().all(|t| match t.kind {
+/// Whether `sql` (lexed as `toks`) holds no statement at all (only blanks, `;` and comments).
+fn is_blank(sql: &str, toks: &[Token]) -> bool {
+    toks.iter().all(|t| match t.kind {
         Kind::Code => sql[t.start..t.end].trim().is_empty(),
         Kind::Comment | Kind::End => true,
         _ => false,
     })
 }
 
-/// Whether `sql` holds more than one statement (anything but blanks and comments after the
-/// first top-level `;`).
-fn has_second_statement(sql: &str, dialect: Dialect) -> bool {
-    let toks = tokens(sql, dialect);
+/// Whether `sql` (lexed as `toks`) holds more than one statement (anything but blanks and
+/// comments after the first top-level `;`).
+fn has_second_statement(sql: &str, toks: &[Token]) -> bool {
     let Some(first_end) = toks.iter().position(|t| t.kind == Kind::End) else {
         return false;
     };
@@ -297,10 +296,9 @@ fn has_second_statement(sql: &str, dialect: Dialect) -> bool {
     })
 }
 
-/// The statement without its trailing `;`s, blanks and comments (a cursor or a prepared
-/// statement takes no terminator).
-fn without_terminator(sql: &str, dialect: Dialect) -> &str {
-    let toks = tokens(sql, dialect);
+/// The statement in `sql` (lexed as `toks`) without its trailing `;`s, blanks and comments
+/// (a cursor or a prepared statement takes no terminator).
+fn without_terminator<'a>(sql: &'a str, toks: &[Token]) -> &'a str {
     let end = toks
         .iter()
         .rev()
@@ -315,20 +313,21 @@ fn without_terminator(sql: &str, dialect: Dialect) -> &str {
 
 /// The statement an engine runs, once blank and batched SQL are refused: `invalid_request`
 /// for nothing but blanks and comments, `multiple_statements` for a second statement; the
-/// trailing `;` is left off.
+/// trailing `;` is left off. `sql` is lexed once for all three.
 pub fn one_statement(sql: &str, dialect: Dialect) -> Result<&str> {
-    if is_blank(sql, dialect) {
+    let toks = tokens(sql, dialect);
+    if is_blank(sql, &toks) {
         return Err(Error::invalid_request(
             "sql holds no statement (only blanks or comments)",
         ));
     }
-    if has_second_statement(sql, dialect) {
+    if has_second_statement(sql, &toks) {
         return Err(Error::new(
             pp_core::Kind::MultipleStatements,
             "the sql holds more than one statement; send one statement per call",
         ));
     }
-    Ok(without_terminator(sql, dialect))
+    Ok(without_terminator(sql, &toks))
 }
 
 /// Whether the last thing in `sql`, past blanks and comments, is a `;` (a statement sent on
@@ -364,6 +363,11 @@ mod tests {
     use super::*;
 
     const ALL: [Dialect; 3] = [Dialect::Sqlite, Dialect::Postgres, Dialect::MySql];
+
+    /// Whether `one_statement` refuses `sql` as more than one statement.
+    fn has_second_statement(sql: &str, d: Dialect) -> bool {
+        one_statement(sql, d).is_err_and(|e| e.kind == pp_core::Kind::MultipleStatements)
+    }
 
     #[test]
     fn statement_boundaries() {
@@ -441,10 +445,11 @@ mod tests {
             ["SELECT", "INTO", "OUTFILE"]
         );
         assert_eq!(
-            without_terminator("SELECT 1 ; -- x\n", Dialect::Postgres),
+            one_statement("SELECT 1 ; -- x\n", Dialect::Postgres).unwrap(),
             "SELECT 1"
         );
-        assert!(is_blank(" ; -- x\n/* y */", Dialect::Postgres));
-        assert!(!is_blank("# x\n1", Dialect::MySql));
+        let blank = one_statement(" ; -- x\n/* y */", Dialect::Postgres).unwrap_err();
+        assert!(blank.message().contains("no statement"), "{blank:?}");
+        assert_eq!(one_statement("# x\n1", Dialect::MySql).unwrap(), "# x\n1");
     }
 }
