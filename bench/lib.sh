@@ -42,20 +42,26 @@ wrk_row() {
 # The CPU time (user + system) process $1 has used, in clock ticks.
 proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+# The context switches (voluntary and not) the threads of process $1 have made.
+proc_switches() { cat "/proc/$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s + 0}'; }
+
 # cpu_row NAME PID URL [wrk args…]: as wrk_row, plus the CPU the server (process PID) and wrk
-# each spent per request (user + system, µs) and the share of the machine left idle. With the
-# cores busy, requests/s is the cores divided by the two CPU figures together, so these say
-# where a ratio against the reference comes from, and move less from run to run than it.
+# each spent per request (user + system, µs), the server's context switches per request and
+# the share of the machine left idle. With the cores busy, requests/s is the cores divided by
+# the two CPU figures together, so these say where a ratio against the reference comes from,
+# and move less from run to run than it.
 cpu_row() {
   local name=$1 pid=$2 url=$3; shift 3
-  local hz s0 s1 idle0 idle1 all0 all1 wrk_cpu
+  local hz s0 s1 x0 x1 idle0 idle1 all0 all1 wrk_cpu
   hz=$(getconf CLK_TCK)
   s0=$(proc_ticks "$pid")
+  x0=$(proc_switches "$pid")
   read -r idle0 all0 < <(awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
   wrk_cpu=$( { TIMEFORMAT='%U %S'; time wrk -t$(( CONN < 2 ? 1 : 2 )) -c"$CONN" -d"${DUR}s" --latency "$@" "$url" > "$OUT/$name.txt"; } 2>&1 )
   s1=$(proc_ticks "$pid")
+  x1=$(proc_switches "$pid")
   read -r idle1 all1 < <(awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  awk -v name="$name" -v s="$((s1 - s0))" -v hz="$hz" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" '
+  awk -v name="$name" -v s="$((s1 - s0))" -v hz="$hz" -v x="$((x1 - x0))" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" '
     /Requests\/sec/ { rps = $2 }
     /requests in/ { n = $1 }
     $1 == "50%" { p50 = $2 }
@@ -63,8 +69,8 @@ cpu_row() {
     /Non-2xx/ { bad = $5 }
     END {
       split(w, t, " ")
-      printf "| %s | %s | %s | %s | %d | %.1f | %.1f | %.0f%% |\n", name, rps, p50, p99, bad,
-        s / hz * 1e6 / n, (t[1] + t[2]) * 1e6 / n, 100 * idle / all
+      printf "| %s | %s | %s | %s | %d | %.1f | %.1f | %.2f | %.0f%% |\n", name, rps, p50, p99, bad,
+        s / hz * 1e6 / n, (t[1] + t[2]) * 1e6 / n, x / n, 100 * idle / all
     }' "$OUT/$name.txt"
 }
 
