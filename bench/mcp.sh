@@ -13,6 +13,7 @@ STREAMS="${3:-1000}"
 . bench/lib.sh
 
 "$BIN/hello-hyper" 127.0.0.1:18090 > "$WORK/hello.log" 2>&1 &
+HELLO_PID=$!
 PARTNER_LOG=warn "$BIN/partner-platform" server --dev --data-dir "$WORK/dev" --listen 127.0.0.1:18092 > "$WORK/dev.log" 2>&1 &
 SERVER=$!
 wait_up http://127.0.0.1:18092/health
@@ -59,6 +60,7 @@ LUA
 lua_files "" "$PP_BASE_URL" "$TOKEN"
 if [ -n "${BEFORE:-}" ]; then
   PARTNER_LOG=warn "$BEFORE" server --dev --data-dir "$WORK/before" --listen 127.0.0.1:18094 > "$WORK/before.log" 2>&1 &
+  BEFORE_PID=$!
   wait_up http://127.0.0.1:18094/health
   BEFORE_URL=$(. "$WORK/before/dev.env"; echo "$PP_BASE_URL")
   BEFORE_TOKEN=$(. "$WORK/before/dev.env"; mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
@@ -71,16 +73,16 @@ rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
   echo "wrk -t2 -c$CONN -d${DUR}s, server and wrk on the same machine"
   echo
-  echo "| target | requests/s | p50 | p99 | non-2xx |"
-  echo "|---|---|---|---|---|"
-  wrk_row hello-hyper http://127.0.0.1:18090/
-  wrk_row api-query "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
-  wrk_row mcp-2026-07-28 "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/modern.lua"
-  wrk_row mcp-session "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/session.lua"
+  echo "| target | requests/s | p50 | p99 | non-2xx | server µs/request | wrk µs/request | server switches/request | idle |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  cpu_row hello-hyper "$HELLO_PID" http://127.0.0.1:18090/
+  cpu_row api-query "$SERVER" "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
+  cpu_row mcp-2026-07-28 "$SERVER" "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/modern.lua"
+  cpu_row mcp-session "$SERVER" "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/session.lua"
   if [ -n "${BEFORE:-}" ]; then
     for t in query:api/query modern:mcp session:mcp; do
       name=${t%%:*}; path=${t#*:}
-      wrk_row "$name-before" "$BEFORE_URL/$path" -H "Authorization: Bearer $BEFORE_TOKEN" -s "$WORK/$name-before.lua"
+      cpu_row "$name-before" "$BEFORE_PID" "$BEFORE_URL/$path" -H "Authorization: Bearer $BEFORE_TOKEN" -s "$WORK/$name-before.lua"
     done
   fi
   echo
