@@ -30,13 +30,22 @@ wait_up() {
 # The access token of a client id and secret at a base URL.
 mint() { curl -sf -u "$2:$3" -d grant_type=client_credentials "$1/oauth/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/'; }
 
-# wrk_row NAME URL [wrk args…]: runs wrk --latency and prints a Markdown table row.
-wrk_row() {
+# wrk_run NAME URL [wrk args…]: one wrk --latency run, its output in $OUT/NAME.txt.
+wrk_run() {
   local name=$1 url=$2; shift 2
   wrk -t$(( CONN < 2 ? 1 : 2 )) -c"$CONN" -d"${DUR}s" --latency "$@" "$url" > "$OUT/$name.txt"
-  printf '| %s | %s | %s | %s | %s |\n' "$name" "$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.txt")" \
-    "$(awk '$1=="50%" {print $2}' "$OUT/$name.txt")" "$(awk '$1=="99%" {print $2}' "$OUT/$name.txt")" \
-    "$(awk '/Non-2xx/ {print $5}' "$OUT/$name.txt" | grep . || echo 0)"
+}
+
+# wrk_cells NAME: the run's requests/s, p50, p99 and non-2xx answers, as table cells.
+wrk_cells() {
+  awk '/Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = $2 } $1 == "99%" { p99 = $2 } /Non-2xx/ { bad = $5 }
+    END { printf "%s | %s | %s | %d", rps, p50, p99, bad }' "$OUT/$1.txt"
+}
+
+# wrk_row NAME URL [wrk args…]: runs wrk --latency and prints a Markdown table row.
+wrk_row() {
+  wrk_run "$@"
+  printf '| %s | %s |\n' "$1" "$(wrk_cells "$1")"
 }
 
 # The CPU time (user + system) process $1 has used, in clock ticks.
@@ -45,6 +54,15 @@ proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # The context switches (voluntary and not) the threads of process $1 have made.
 proc_switches() { cat "/proc/$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s + 0}'; }
 
+# The machine's idle and total CPU time so far, in clock ticks.
+machine_ticks() { awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+
+# The header of a table of cpu_row rows.
+cpu_header() {
+  echo "| target | requests/s | p50 | p99 | non-2xx | server µs/request | wrk µs/request | server switches/request | idle |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+}
+
 # cpu_row NAME PID URL [wrk args…]: as wrk_row, plus the CPU the server (process PID) and wrk
 # each spent per request (user + system, µs), the server's context switches per request and
 # the share of the machine left idle. With the cores busy, requests/s is the cores divided by
@@ -52,24 +70,20 @@ proc_switches() { cat "/proc/$1"/task/*/status 2>/dev/null | awk '/ctxt_switches
 # and move less from run to run than it.
 cpu_row() {
   local name=$1 pid=$2 url=$3; shift 3
-  local hz s0 s1 x0 x1 idle0 idle1 all0 all1 wrk_cpu
-  hz=$(getconf CLK_TCK)
+  local s0 s1 x0 x1 idle0 idle1 all0 all1 wrk_cpu
   s0=$(proc_ticks "$pid")
   x0=$(proc_switches "$pid")
-  read -r idle0 all0 < <(awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  wrk_cpu=$( { TIMEFORMAT='%U %S'; time wrk -t$(( CONN < 2 ? 1 : 2 )) -c"$CONN" -d"${DUR}s" --latency "$@" "$url" > "$OUT/$name.txt"; } 2>&1 )
+  read -r idle0 all0 < <(machine_ticks)
+  wrk_cpu=$( { TIMEFORMAT='%U %S'; time wrk_run "$name" "$url" "$@"; } 2>&1 )
   s1=$(proc_ticks "$pid")
   x1=$(proc_switches "$pid")
-  read -r idle1 all1 < <(awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  awk -v name="$name" -v s="$((s1 - s0))" -v hz="$hz" -v x="$((x1 - x0))" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" '
-    /Requests\/sec/ { rps = $2 }
+  read -r idle1 all1 < <(machine_ticks)
+  awk -v cells="$(wrk_cells "$name")" -v name="$name" -v s="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" \
+    -v x="$((x1 - x0))" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" '
     /requests in/ { n = $1 }
-    $1 == "50%" { p50 = $2 }
-    $1 == "99%" { p99 = $2 }
-    /Non-2xx/ { bad = $5 }
     END {
       split(w, t, " ")
-      printf "| %s | %s | %s | %s | %d | %.1f | %.1f | %.2f | %.0f%% |\n", name, rps, p50, p99, bad,
+      printf "| %s | %s | %.1f | %.1f | %.2f | %.0f%% |\n", name, cells,
         s / hz * 1e6 / n, (t[1] + t[2]) * 1e6 / n, x / n, 100 * idle / all
     }' "$OUT/$name.txt"
 }

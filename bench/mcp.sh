@@ -73,8 +73,7 @@ rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
   echo "wrk -t2 -c$CONN -d${DUR}s, server and wrk on the same machine"
   echo
-  echo "| target | requests/s | p50 | p99 | non-2xx | server µs/request | wrk µs/request | server switches/request | idle |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  cpu_header
   cpu_row hello-hyper "$HELLO_PID" http://127.0.0.1:18090/
   cpu_row api-query "$SERVER" "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
   cpu_row mcp-2026-07-28 "$SERVER" "$PP_BASE_URL/mcp" -H "Authorization: Bearer $TOKEN" -s "$WORK/modern.lua"
