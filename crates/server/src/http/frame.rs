@@ -4,7 +4,7 @@
 //! 1. its id (`request_log`), and the slot its caller and budget are left in (`slot`);
 //! 2. what every answer carries (`headers`: `nosniff`, `no-store`, CORS, the family's
 //!    envelope for a framework's plain-text refusal), a CORS preflight answered here;
-//! 3. on a token route, its gate (`routes::gate`: the bearer check, the declared scopes,
+//! 3. on a token route, its gate (`gate`: the bearer check, the declared scopes,
 //!    usage) before the handler;
 //! 4. after a request that may have changed credentials, tokens, people or applications (a
 //!    write under `/oauth/` or `/console`), the auth epoch settled before the answer leaves,
@@ -22,9 +22,8 @@ use axum::http::Method;
 use axum::response::Response;
 use tower::{Layer, Service, ServiceExt};
 
-use super::{headers, rate, request_log, slot::Slot};
+use super::{gate::gate, headers, rate, request_log, slot::Slot};
 use crate::operations::{self, Endpoint};
-use crate::routes::gate;
 use crate::state::SharedState;
 
 /// Puts [`Frame`] around a route.

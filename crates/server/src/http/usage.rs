@@ -1,7 +1,6 @@
 //! Records calls of counted operations (forecast state) as API usage once the answer is
 //! known; calls failing with 400 or above are recorded but not charged.
 
-use axum::extract::{MatchedPath, Request};
 use axum::response::Response;
 use pp_core::Principal;
 
@@ -11,20 +10,16 @@ use crate::state::SharedState;
 pub struct Call {
     tenant: String,
     credential: String,
-    route: String,
+    route: &'static str,
 }
 
 impl Call {
-    /// The call `p` makes with `req`.
-    pub fn of(p: &Principal, req: &Request) -> Self {
+    /// The call `p` makes on the declared route template `route`.
+    pub fn of(p: &Principal, route: &'static str) -> Self {
         Self {
             tenant: p.tenant.to_string(),
             credential: p.credential_id.clone(),
-            route: req
-                .extensions()
-                .get::<MatchedPath>()
-                .map(|m| m.as_str().to_owned())
-                .unwrap_or_default(),
+            route,
         }
     }
 
@@ -36,7 +31,7 @@ impl Call {
             .record(
                 &self.tenant,
                 &self.credential,
-                &self.route,
+                self.route,
                 res.status().as_u16(),
             )
             .await
