@@ -365,14 +365,14 @@ mod tests {
     const ALL: [Dialect; 3] = [Dialect::Sqlite, Dialect::Postgres, Dialect::MySql];
 
     /// Whether `one_statement` refuses `sql` as more than one statement.
-    fn has_second_statement(sql: &str, d: Dialect) -> bool {
+    fn refused_as_batch(sql: &str, d: Dialect) -> bool {
         one_statement(sql, d).is_err_and(|e| e.kind == pp_core::Kind::MultipleStatements)
     }
 
     #[test]
     fn statement_boundaries() {
         for d in ALL {
-            let two = |s: &str| has_second_statement(s, d);
+            let two = |s: &str| refused_as_batch(s, d);
             assert!(!two("SELECT 1"), "{d:?}");
             assert!(!two("SELECT 1;"));
             assert!(!two("SELECT 1; -- done\n  /* c */ ;"));
@@ -382,23 +382,20 @@ mod tests {
             assert!(two("SELECT 1;DELETE FROM seller"));
             assert!(two("SELECT /* ; */ 1; DROP TABLE x"));
         }
-        assert!(!has_second_statement(
+        assert!(!refused_as_batch(
             "SELECT \"c;d\", `e;f`, [g;h]",
             Dialect::Sqlite
         ));
-        assert!(!has_second_statement(
+        assert!(!refused_as_batch(
             "SELECT $$a;b$$, $q$;$q$",
             Dialect::Postgres
         ));
-        assert!(!has_second_statement(
+        assert!(!refused_as_batch(
             "SELECT /* /* ; */ ; */ 1",
             Dialect::Postgres
         ));
-        assert!(!has_second_statement(
-            "SELECT 'a\\';b' # ;\n",
-            Dialect::MySql
-        ));
-        assert!(has_second_statement(
+        assert!(!refused_as_batch("SELECT 'a\\';b' # ;\n", Dialect::MySql));
+        assert!(refused_as_batch(
             "SELECT 1 --; \n; SELECT 2",
             Dialect::MySql
         ));
