@@ -51,7 +51,8 @@ wrk_row() {
 # The CPU time (user + system) process $1 has used, in clock ticks.
 proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-# The context switches (voluntary and not) the threads of process $1 have made.
+# The context switches (voluntary and not) made by the threads process $1 has now (a thread
+# that has ended, such as an idle blocking-pool thread, takes its count with it).
 proc_switches() { cat "/proc/$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s + 0}'; }
 
 # The machine's idle and total CPU time so far, in clock ticks.
