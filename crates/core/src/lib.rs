@@ -35,6 +35,9 @@ pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
 macro_rules! spelled {
     ($t:ty, $what:literal, $($v:ident => $s:literal),* $(,)?) => {
         impl $t {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$v),*];
+
             /// The stored and wire spelling.
             pub fn as_str(self) -> &'static str {
                 match self { $(Self::$v => $s),* }

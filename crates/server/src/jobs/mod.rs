@@ -144,6 +144,14 @@ fn past_deadline(job: &Job, deadline: Duration) -> (Outcome, Vec<pp_store::jobs:
 /// A step's future.
 type Step<'a> = Pin<Box<dyn Future<Output = (Outcome, Vec<pp_store::jobs::Item>)> + Send + 'a>>;
 
+/// Every kind of job the pool runs (a job of another kind fails rather than waits).
+pub fn kinds() -> impl Iterator<Item = &'static str> {
+    let market = pp_marketplace::service::JobKind::ALL
+        .iter()
+        .map(|k| k.as_str());
+    market.chain([pp_intelligence::JOB_KIND])
+}
+
 /// The service that owns `job`'s kind, as the deadline its step runs under and the step.
 /// An intelligence run computes in one step under its own (longer) deadline; the lease is
 /// renewed meanwhile either way.
@@ -192,5 +200,24 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             tracing::warn!(job = %job.id, "step finished after the lease moved on; dropped")
         }
         Err(e) => tracing::error!(job = %job.id, error = %e, "recording a step failed"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_deployment_page_names_every_job_kind_the_metrics_show() {
+        let page = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/deployment.md"
+        ))
+        .unwrap();
+        let row = page
+            .lines()
+            .find(|l| l.starts_with("| `pp_jobs{"))
+            .expect("docs/deployment.md has a pp_jobs row");
+        for kind in super::kinds() {
+            assert!(row.contains(&format!("`{kind}`")), "{kind} missing: {row}");
+        }
     }
 }

@@ -1,13 +1,15 @@
 //! `GET /metrics`: the process's metrics in the Prometheus text format (`pp_core::metrics`).
 //! Public like `/health`: aggregate counts by route, operation and outcome, never a tenant or
 //! a credential. The gauges kept in the state store (jobs queued and running with the oldest's
-//! age, live MCP sessions of every instance) are read on each scrape; a store that cannot be
-//! read says so in `pp_store_up`, and the rest is still served.
+//! age, live MCP sessions of every instance) are read on each scrape, every job kind the pool
+//! runs answering 0 when none waits; a store that cannot be read says so in `pp_store_up`,
+//! and the rest is still served.
 
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use pp_core::metrics;
+use pp_store::jobs::JobStatus;
 
 use crate::state::SharedState;
 
@@ -27,6 +29,15 @@ async fn refresh_store_gauges(app: &SharedState, m: &metrics::Metrics) -> pp_cor
     let now = chrono::Utc::now();
     m.jobs.reset();
     m.jobs_oldest.reset();
+    // every kind the pool runs is there even with nothing waiting, so an empty queue reads
+    // as 0 on a dashboard rather than as no data
+    for kind in crate::jobs::kinds() {
+        for status in [JobStatus::Queued, JobStatus::Running] {
+            let labels = [kind, status.as_str()];
+            m.jobs.with_label_values(&labels).set(0);
+            m.jobs_oldest.with_label_values(&labels).set(0.0);
+        }
+    }
     for row in queue {
         let labels = [row.kind.as_str(), row.status.as_str()];
         m.jobs.with_label_values(&labels).set(row.count);

@@ -35,6 +35,15 @@ async fn scrape(app: &TestApp, python: &std::path::Path) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// Whether there is a sample `name` whose labels include `labels`.
+fn has(scraped: &Value, name: &str, labels: &[(&str, &str)]) -> bool {
+    scraped["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["name"] == name && labels.iter().all(|(k, v)| s["labels"][*k] == *v))
+}
+
 /// The value of the sample `name` whose labels include `labels` (0 when there is none yet).
 fn value(scraped: &Value, name: &str, labels: &[(&str, &str)]) -> f64 {
     scraped["samples"]
@@ -62,6 +71,16 @@ async fn metrics_parse_as_prometheus_text_and_move_with_the_traffic() {
         "histogram"
     );
     assert_eq!(before["types"]["pp_mcp_sessions"], "gauge");
+    // an empty queue is 0 for every kind the workers run, not a missing series
+    for kind in ["pricing_run", "report_watch", "intelligence_run"] {
+        for status in ["queued", "running"] {
+            let labels = [("kind", kind), ("status", status)];
+            for name in ["pp_jobs", "pp_jobs_oldest_age_seconds"] {
+                assert!(has(&before, name, &labels), "{name} {labels:?}: {before}");
+                assert_eq!(value(&before, name, &labels), 0.0);
+            }
+        }
+    }
 
     for _ in 0..5 {
         assert_eq!(app.get(&t, "/v1/me").await.0, 200);
