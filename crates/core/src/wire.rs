@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+mod objects;
+
 /// A scalar sent as text, a number or a boolean, read as its text; `null` reads as absent.
 pub fn scalar_text<'de, D: Deserializer<'de>>(
     d: D,
@@ -78,9 +80,16 @@ pub fn flag(name: &str, v: Option<&str>) -> Result<bool> {
 }
 
 /// Reads the typed request `T` from JSON; a wrong shape is `invalid_request` naming the field
-/// in plain words (see [`plain`]).
+/// in plain words (see [`plain`]). A field declared as an object takes only an object, at
+/// any depth (module `objects`).
 pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T> {
-    serde_json::from_value(v).map_err(|e| Error::invalid_request(plain(what, &e.to_string())))
+    from_value(v).map_err(|e| Error::invalid_request(plain(what, &e.to_string())))
+}
+
+/// `serde_json::from_value` for what a caller sent: a struct takes only an object, at any
+/// depth (module `objects`); for a reader with its own wording of the refusal.
+pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> serde_json::Result<T> {
+    T::deserialize(objects::Objects(v))
 }
 
 /// A deserializer's complaint about a request, in plain words: an unknown field names what the

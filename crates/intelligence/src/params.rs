@@ -241,7 +241,7 @@ impl Params {
             }
         }
         let raw: Raw =
-            serde_json::from_value(params.clone()).map_err(|e| bad(format!("params: {e}")))?;
+            pp_core::wire::from_value(params.clone()).map_err(|e| bad(format!("params: {e}")))?;
         let merchant = MerchantRef {
             seller_id: raw.seller_id,
             marketplace_id: raw.marketplace_id,

@@ -150,7 +150,7 @@ impl Policy {
     /// Reads a policy document, refusing one that cannot mean anything (an unknown field, a
     /// ratio below 1, a floor above its ceiling, an operation that is not a catalogued write).
     pub fn parse(doc: &Value) -> Result<Self> {
-        let p: Policy = serde_json::from_value(doc.clone())
+        let p: Policy = pp_core::wire::from_value(doc.clone())
             .map_err(|e| bad(format!("not a write policy: {e}")))?;
         for (name, v) in [("maxRaise", p.max_raise), ("maxCut", p.max_cut)] {
             if !(v.is_finite() && v >= 1.0) {

@@ -190,6 +190,19 @@ async fn eleven_skus_a_price_patch_and_a_missing_sku_are_refused_with_nothing_ap
     assert_eq!(attributes.len(), 2, "one entry per refused attribute: {r}");
     assert_eq!(attributes[0]["attribute"], "list_price");
     assert_eq!(attributes[1]["attribute"], "bullet_point");
+    // a patch sent as an array is refused, not read by position as op, path and value
+    let positional = json!({ "sku": skus[0], "patches": [
+        ["replace", "/attributes/item_name", [{ "value": "T", "language_tag": "en_US" }]],
+    ] });
+    let (s, r) = app.post(&t, CALL, preview_of(vec![positional])).await;
+    refused(s, &r, 400, "invalid_request");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected an object"),
+        "{r}"
+    );
     assert_eq!(app.sandbox_calls("listingsItems.getListingsItem").await, 0);
     assert_eq!(
         app.sandbox_calls("listingsItems.patchListingsItem").await,
