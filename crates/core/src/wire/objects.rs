@@ -209,7 +209,6 @@ impl<'de> MapAccess<'de> for Members {
             return Ok(None);
         };
         self.value = Some(value);
-        // a one-member map is read by serde_json's own reader, keys included (numeric keys too)
         seed.deserialize(Key(key)).map(Some)
     }
 

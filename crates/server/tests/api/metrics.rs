@@ -72,7 +72,12 @@ async fn metrics_parse_as_prometheus_text_and_move_with_the_traffic() {
     );
     assert_eq!(before["types"]["pp_mcp_sessions"], "gauge");
     // an empty queue is 0 for every kind the workers run, not a missing series
-    for kind in ["pricing_run", "report_watch", "intelligence_run"] {
+    for kind in [
+        "pricing_run",
+        "report_watch",
+        "listing_media_check",
+        "intelligence_run",
+    ] {
         for status in ["queued", "running"] {
             let labels = [("kind", kind), ("status", status)];
             for name in ["pp_jobs", "pp_jobs_oldest_age_seconds"] {

@@ -412,6 +412,21 @@ async fn registration_refuses_what_it_cannot_keep_safe() {
         (status, body["error"].as_str()),
         (400, Some("invalid_client_metadata"))
     );
+    // the metadata is an object: an array is not read by position as its fields
+    let (status, body) = post(json!([
+        "Positional",
+        ["https://app.example/cb"],
+        null,
+        null,
+        null,
+        null
+    ]))
+    .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_client_metadata")),
+        "{body}"
+    );
     let (status, body) = post(json!({"redirect_uris": ["https://app.example/cb"]})).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(

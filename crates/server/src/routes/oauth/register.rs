@@ -61,7 +61,10 @@ pub async fn register(State(app): State<SharedState>, req: Request) -> Response 
             "the registration is larger than 16 KiB",
         );
     };
-    let m: Metadata = match serde_json::from_slice(&bytes) {
+    // read as every body is: a key named twice refused, the metadata (and anything in it
+    // declared as an object) taken only from an object
+    let read = pp_core::strict_json::parse(&bytes).and_then(pp_core::wire::from_value);
+    let m: Metadata = match read {
         Ok(m) => m,
         Err(e) => {
             return refused(
