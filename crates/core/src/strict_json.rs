@@ -3,6 +3,7 @@
 //! log reader and another to the gateway.
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON, refusing duplicate object keys (the message names the key).
@@ -66,11 +67,16 @@ impl<'de> Visitor<'de> for Strict {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(k) = map.next_key::<String>()? {
-            if out.contains_key(&k) {
-                return Err(de::Error::custom(format!("the key \"{k}\" appears twice")));
+            // one lookup: the key is hashed once whether it is new or repeated
+            match out.entry(k) {
+                Entry::Occupied(o) => {
+                    let k = o.key();
+                    return Err(de::Error::custom(format!("the key \"{k}\" appears twice")));
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(map.next_value_seed(Strict)?);
+                }
             }
-            let v = map.next_value_seed(Strict)?;
-            out.insert(k, v);
         }
         Ok(Value::Object(out))
     }

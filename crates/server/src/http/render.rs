@@ -49,6 +49,14 @@ impl JsonText {
     /// This object with the fields of the object `more` added after its own (an internal
     /// error unless both are objects).
     pub fn merged(&self, more: &JsonText) -> Result<Self> {
+        let mut out = String::with_capacity(self.0.len() + more.0.len());
+        self.write_merged(more, &mut out)?;
+        Ok(Self(out))
+    }
+
+    /// Writes [`merged`](Self::merged)'s text at the end of `out`, for a caller assembling
+    /// a larger text around it (nothing is written when either is not an object).
+    pub fn write_merged(&self, more: &JsonText, out: &mut String) -> Result<()> {
         let not_objects = || Error::internal("only two JSON objects can be merged");
         let own = self
             .0
@@ -60,13 +68,12 @@ impl JsonText {
             .strip_prefix('{')
             .filter(|b| b.ends_with('}'))
             .ok_or_else(not_objects)?;
-        let mut out = String::with_capacity(own.len() + added.len() + 1);
         out.push_str(own);
         if own.len() > 1 && added.len() > 1 {
             out.push(',');
         }
         out.push_str(added);
-        Ok(Self(out))
+        Ok(())
     }
 }
 

@@ -1,6 +1,8 @@
 //! JSON-RPC 2.0 as MCP uses it: reading one message, and writing results and errors.
 //! The error codes are JSON-RPC's own plus the MCP ones the transports need.
 
+use std::fmt::Write as _;
+
 use pp_core::strict_json::Strict;
 use serde::Serialize;
 use serde::de::{self, Deserializer as _, MapAccess, SeqAccess, Visitor};
@@ -25,27 +27,21 @@ fn unwritable() -> RpcError {
 }
 
 /// A tool result whose text is `text` (a tool's written answer) and, when `structured`, whose
-/// `structuredContent` is the same JSON, placed as it is.
+/// `structuredContent` is the same JSON, placed as it is. The text is quoted straight into
+/// the result.
 pub fn tool_success(text: &JsonText, structured: bool) -> Result<Answer, RpcError> {
-    let quoted = serde_json::to_string(text.as_str()).map_err(|_| unwritable())?;
-    let mut out = String::with_capacity(quoted.len() + text.as_str().len() + 96);
-    out.push_str("{\"content\":[{\"type\":\"text\",\"text\":");
-    out.push_str(&quoted);
-    out.push_str("}],\"isError\":false");
+    let text = text.as_str();
+    let mut out = Vec::with_capacity(2 * text.len() + 64);
+    out.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
+    serde_json::to_writer(&mut out, text).map_err(|_| unwritable())?;
+    out.extend_from_slice(br#"}],"isError":false"#);
     if structured {
-        out.push_str(",\"structuredContent\":");
-        out.push_str(text.as_str());
+        out.extend_from_slice(br#","structuredContent":"#);
+        out.extend_from_slice(text.as_bytes());
     }
-    out.push('}');
+    out.push(b'}');
+    let out = String::from_utf8(out).map_err(|_| unwritable())?;
     Ok(JsonText::assembled(out))
-}
-
-/// `answer` (an object) with the fields of `more` added after its own.
-pub fn merged(answer: &Answer, more: &JsonText) -> Result<Answer, RpcError> {
-    answer.merged(more).map_err(|e| {
-        tracing::error!(error = %e.chain(), "an MCP result could not be extended");
-        unwritable()
-    })
 }
 
 /// Invalid JSON.
@@ -264,15 +260,24 @@ pub fn id_of(body: &[u8]) -> Value {
     }
 }
 
-/// `{ jsonrpc, id, result }`, as text.
-pub fn result(id: &Value, result: &Answer) -> String {
-    let mut out = String::with_capacity(result.as_str().len() + 48);
-    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
-    out.push_str(&id.to_string());
-    out.push_str(",\"result\":");
-    out.push_str(result.as_str());
+/// `{ jsonrpc, id, result }`, as text, written in one pass; with `more` (an object), its
+/// fields are added after the result's own (what a revision puts in every result).
+pub fn result(id: &Value, result: &Answer, more: Option<&JsonText>) -> Result<String, RpcError> {
+    let extra = more.map_or(0, |m| m.as_str().len());
+    let mut out = String::with_capacity(result.as_str().len() + extra + 48);
+    out.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    // an id is a string or a number, whose JSON text is always written
+    write!(out, "{id}").map_err(|_| unwritable())?;
+    out.push_str(r#","result":"#);
+    match more {
+        None => out.push_str(result.as_str()),
+        Some(more) => result.write_merged(more, &mut out).map_err(|e| {
+            tracing::error!(error = %e.chain(), "an MCP result could not be extended");
+            unwritable()
+        })?,
+    }
     out.push('}');
-    out
+    Ok(out)
 }
 
 /// `{ jsonrpc, id, error }`.
@@ -337,6 +342,35 @@ mod tests {
                 .code,
             INVALID_PARAMS
         );
+    }
+
+    #[test]
+    fn a_result_is_written_around_the_answer_with_what_the_revision_adds() {
+        let text = JsonText::of(&json!({"a": "x\"y"})).unwrap();
+        let answer = tool_success(&text, true).unwrap();
+        let more = JsonText::of(&json!({"resultType": "complete"})).unwrap();
+        let written = result(&json!("r-1"), &answer, Some(&more)).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&written).unwrap(),
+            json!({"jsonrpc": "2.0", "id": "r-1", "result": {
+                "content": [{"type": "text", "text": r#"{"a":"x\"y"}"#}],
+                "isError": false,
+                "structuredContent": {"a": "x\"y"},
+                "resultType": "complete",
+            }})
+        );
+        let plain = result(&json!(7), &tool_success(&text, false).unwrap(), None).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&plain).unwrap(),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {
+                "content": [{"type": "text", "text": r#"{"a":"x\"y"}"#}],
+                "isError": false,
+            }})
+        );
+        // only an object takes the revision's fields
+        let list = JsonText::of(&json!([1])).unwrap();
+        let e = result(&json!(1), &list, Some(&more)).unwrap_err();
+        assert_eq!(e.code, INTERNAL_ERROR);
     }
 
     #[test]

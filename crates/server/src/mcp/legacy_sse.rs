@@ -114,8 +114,8 @@ pub async fn message(
     } else {
         dispatch::request(&app, p, live.version, &method, params).await
     };
-    let text = match answer {
-        Ok(v) => jsonrpc::result(&rid, &v),
+    let text = match answer.and_then(|v| jsonrpc::result(&rid, &v, None)) {
+        Ok(text) => text,
         Err(e) => jsonrpc::error(&rid, &e),
     };
     if tx.send(text).await.is_err() {

@@ -11,7 +11,7 @@ use pp_core::Principal;
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{
-    self, HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
+    HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use super::streamable::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER, header_str, respond_modern};
 use super::{dispatch, versions};
@@ -103,9 +103,7 @@ pub async fn handle(
     };
     let answer = match ladder(headers, &method, &params) {
         Err(e) => Err(e),
-        Ok(version) => dispatch::request(app, p, version, &method, params)
-            .await
-            .and_then(|v| jsonrpc::merged(&v, &COMPLETE)),
+        Ok(version) => dispatch::request(app, p, version, &method, params).await,
     };
-    respond_modern(headers, &id, answer)
+    respond_modern(headers, &id, answer, &COMPLETE)
 }

@@ -17,6 +17,7 @@ use super::caller::Caller;
 use super::jsonrpc::{self, Answer, INVALID_REQUEST, Message, RpcError};
 use super::sessions::Refusal;
 use super::{dispatch, modern, versions};
+use crate::http::render::JsonText;
 use crate::state::SharedState;
 
 /// `Mcp-Session-Id`.
@@ -45,16 +46,18 @@ fn wants_sse(headers: &HeaderMap) -> bool {
 /// request's answer like a result, so both go with 200 (clients read the JSON-RPC error; a
 /// 4xx would be a transport failure to them). 404 stays the "session gone" signal.
 pub fn respond(headers: &HeaderMap, id: &Value, answer: Result<Answer, RpcError>) -> Response {
-    answer_with(headers, id, answer, |_| StatusCode::OK)
+    answer_with(headers, id, answer, None, |_| StatusCode::OK)
 }
 
-/// One JSON-RPC answer in 2026-07-28, whose rules give an error its HTTP status.
+/// One JSON-RPC answer in 2026-07-28, whose rules give an error its HTTP status; a result
+/// carries the fields of `every_result` (an object) after its own.
 pub fn respond_modern(
     headers: &HeaderMap,
     id: &Value,
     answer: Result<Answer, RpcError>,
+    every_result: &JsonText,
 ) -> Response {
-    answer_with(headers, id, answer, |e| {
+    answer_with(headers, id, answer, Some(every_result), |e| {
         StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::OK)
     })
 }
@@ -63,10 +66,11 @@ fn answer_with(
     headers: &HeaderMap,
     id: &Value,
     answer: Result<Answer, RpcError>,
+    more: Option<&JsonText>,
     status_of: impl Fn(&RpcError) -> StatusCode,
 ) -> Response {
-    let (status, body) = match answer {
-        Ok(v) => (StatusCode::OK, jsonrpc::result(id, &v)),
+    let (status, body) = match answer.and_then(|v| jsonrpc::result(id, &v, more)) {
+        Ok(text) => (StatusCode::OK, text),
         Err(e) => (status_of(&e), jsonrpc::error(id, &e)),
     };
     if wants_sse(headers) && status == StatusCode::OK {

@@ -3,6 +3,8 @@
 //! annotations, and the call that runs it. A missing scope and a failed call are tool results
 //! with `isError: true` carrying the `/api` failure envelope.
 
+use std::sync::LazyLock;
+
 use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value, json};
 
@@ -14,23 +16,34 @@ pub use crate::operations::Ctx;
 
 /// Whether `p` holds the scopes of at least one tool (the connect rule).
 pub fn can_connect(p: &Principal) -> bool {
-    operations::tools().any(|(_, needs)| needs.iter().all(|s| p.scopes.contains(*s)))
+    connect_sets()
+        .iter()
+        .any(|needs| needs.iter().all(|s| p.scopes.contains(*s)))
 }
 
 /// The distinct scope sets that let a credential connect, smallest first, as text.
 pub fn connect_options() -> Vec<String> {
-    let mut sets: Vec<&'static [Scope]> = Vec::new();
-    for (_, needs) in operations::tools() {
-        // a set that contains a smaller listed set adds nothing
-        if !sets.iter().any(|s| s.iter().all(|x| needs.contains(x))) {
-            sets.retain(|s| !needs.iter().all(|x| s.contains(x)));
-            sets.push(needs);
-        }
-    }
-    sets.sort_by_key(|s| s.len());
-    sets.iter()
+    connect_sets()
+        .iter()
         .map(|s| s.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(" "))
         .collect()
+}
+
+/// The smallest scope sets among the tools' (a tool whose set contains another's adds
+/// nothing to the connect rule), smallest first; worked out once.
+fn connect_sets() -> &'static [&'static [Scope]] {
+    static SETS: LazyLock<Vec<&'static [Scope]>> = LazyLock::new(|| {
+        let mut sets: Vec<&'static [Scope]> = Vec::new();
+        for (_, needs) in operations::tools() {
+            if !sets.iter().any(|s| s.iter().all(|x| needs.contains(x))) {
+                sets.retain(|s| !needs.iter().all(|x| s.contains(x)));
+                sets.push(needs);
+            }
+        }
+        sets.sort_by_key(|s| s.len());
+        sets
+    });
+    &SETS
 }
 
 fn scopes_text(needs: &[Scope]) -> String {
