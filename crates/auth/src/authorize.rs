@@ -212,7 +212,7 @@ pub async fn check_authorize(
     }
     let allowed = ScopeSet::parse(&client.scopes).map_err(AuthorizeError::Server)?;
     let scopes = match p.scope.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => allowed.clone(),
+        None => allowed,
         Some(s) => ScopeSet::parse(s).map_err(|e| fail("invalid_scope", e.message().to_owned()))?,
     };
     if !allowed.is_superset(&scopes) {

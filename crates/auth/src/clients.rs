@@ -220,7 +220,7 @@ fn check_dynamic(req: &DynamicRequest<'_>) -> Result<ScopeSet, RegisterError> {
     }
     let allowed = ScopeSet::from_scopes(DYNAMIC_CLIENT_SCOPES);
     let scopes = match req.scope.map(str::trim).filter(|s| !s.is_empty()) {
-        None => allowed.clone(),
+        None => allowed,
         Some(s) => ScopeSet::parse(s).map_err(metadata)?,
     };
     if !allowed.is_superset(&scopes) {

@@ -1,7 +1,6 @@
 //! The scope vocabulary (spec §5), the "full read set" and the default bundle a service
 //! credential gets when it is minted with no scope list.
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -139,28 +138,42 @@ pub const SQL_SCOPES: &[Scope] = &[
     Scope::SqlQuery,
 ];
 
-/// A validated, ordered, de-duplicated set of scopes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ScopeSet(BTreeSet<Scope>);
+/// A validated, ordered, de-duplicated set of scopes: one bit per scope, so a principal's
+/// set is copied and checked without allocating.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScopeSet(u32);
+
+// every scope has its bit
+const _: () = assert!(Scope::ALL.len() <= 32);
+
+fn bit(scope: Scope) -> u32 {
+    1 << scope as u32
+}
+
+impl fmt::Debug for ScopeSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
 
 impl ScopeSet {
     /// Builds a set from scopes.
     pub fn from_scopes(scopes: &[Scope]) -> Self {
-        Self(scopes.iter().copied().collect())
+        Self(scopes.iter().fold(0, |set, s| set | bit(*s)))
     }
 
     /// Parses a list separated by spaces or commas (OAuth uses spaces, the CLI commas).
     pub fn parse(list: &str) -> Result<Self> {
-        let mut set = BTreeSet::new();
+        let mut set = 0;
         for part in list.split([' ', ',']).filter(|p| !p.is_empty()) {
-            set.insert(part.parse::<Scope>()?);
+            set |= bit(part.parse::<Scope>()?);
         }
         Ok(Self(set))
     }
 
     /// Checks the grant rules a credential's scope list must follow.
     pub fn validate_grant(&self) -> Result<()> {
-        if self.0.is_empty() {
+        if self.0 == 0 {
             return Err(Error::new(
                 Kind::BadParams,
                 "a credential needs at least one scope",
@@ -177,12 +190,12 @@ impl ScopeSet {
 
     /// Whether the set holds `scope`.
     pub fn contains(&self, scope: Scope) -> bool {
-        self.0.contains(&scope)
+        self.0 & bit(scope) != 0
     }
 
     /// Whether every scope of `other` is in this set.
     pub fn is_superset(&self, other: &ScopeSet) -> bool {
-        self.0.is_superset(&other.0)
+        other.0 & !self.0 == 0
     }
 
     /// The scopes of `required` this set lacks.
@@ -194,9 +207,9 @@ impl ScopeSet {
             .collect()
     }
 
-    /// Iterates the scopes in order.
+    /// Iterates the scopes in order (the spec's).
     pub fn iter(&self) -> impl Iterator<Item = Scope> + '_ {
-        self.0.iter().copied()
+        Scope::ALL.iter().copied().filter(|s| self.contains(*s))
     }
 
     /// Wire values, in order.
@@ -233,6 +246,22 @@ mod tests {
             ScopeSet::parse("sql:write").unwrap_err().kind,
             Kind::BadParams
         );
+    }
+
+    #[test]
+    fn a_set_holds_each_scope_once_and_compares_as_sets_do() {
+        let every = ScopeSet::from_scopes(Scope::ALL);
+        assert_eq!(every.iter().collect::<Vec<_>>(), Scope::ALL);
+        for s in Scope::ALL {
+            let one = ScopeSet::from_scopes(&[*s, *s]);
+            assert_eq!(one.iter().collect::<Vec<_>>(), [*s]);
+            assert!(every.is_superset(&one) && !one.is_superset(&every));
+            assert_eq!(one.missing(Scope::ALL).len(), Scope::ALL.len() - 1);
+        }
+        let some = ScopeSet::parse("ads:read sql:query").unwrap();
+        assert!(some.is_superset(&ScopeSet::default()));
+        assert!(!some.is_superset(&ScopeSet::parse("ads:read retail:read").unwrap()));
+        assert_eq!(format!("{some:?}"), "{AdsRead, SqlQuery}");
     }
 
     #[test]

@@ -29,8 +29,9 @@ fn incoming_id(req: &Request) -> Option<HeaderValue> {
     ok.then(|| v.clone())
 }
 
-/// This process's part of every id it makes: random, so instances' ids never meet.
-static PREFIX: LazyLock<String> = LazyLock::new(|| {
+/// This process's part of every id it makes, as twelve hex digits: random, so instances' ids
+/// never meet.
+static PREFIX: LazyLock<[u8; 12]> = LazyLock::new(|| {
     let mut b = [0u8; 6];
     if let Err(e) = getrandom::fill(&mut b) {
         tracing::error!(error = %e, "no random request id prefix; using the clock's");
@@ -39,14 +40,21 @@ static PREFIX: LazyLock<String> = LazyLock::new(|| {
             .map_or(0, |d| d.as_nanos());
         b.copy_from_slice(&nanos.to_le_bytes()[..6]);
     }
-    hex::encode(b)
+    let mut digits = [0u8; 12];
+    hex::encode_to_slice(b, &mut digits).expect("six bytes are twelve hex digits");
+    digits
 });
 static COUNT: AtomicU64 = AtomicU64::new(0);
 
+/// `req_`, the prefix and the count's low 48 bits, each as twelve hex digits (written in
+/// place: no formatting machinery on every request).
 fn new_id() -> HeaderValue {
-    let n = COUNT.fetch_add(1, Ordering::Relaxed) & 0xffff_ffff_ffff;
-    HeaderValue::try_from(format!("req_{}{n:012x}", *PREFIX))
-        .expect("an id of hex digits is a header value")
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    let mut id = *b"req_000000000000000000000000";
+    id[4..16].copy_from_slice(&*PREFIX);
+    hex::encode_to_slice(&n.to_be_bytes()[2..], &mut id[16..])
+        .expect("six bytes are twelve hex digits");
+    HeaderValue::from_bytes(&id).expect("an id of hex digits is a header value")
 }
 
 /// What a request's log line needs from its start.
@@ -100,4 +108,24 @@ pub fn finish(s: Started, who: Option<(String, String)>, res: &mut Response) {
         duration_ms = elapsed * 1000.0,
     );
     res.headers_mut().insert(REQUEST_ID, s.id);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_id_is_the_process_prefix_and_a_count_in_hex() {
+        let (a, b) = (new_id(), new_id());
+        for id in [&a, &b] {
+            let id = id.to_str().unwrap();
+            assert_eq!(id.len(), 28, "{id}");
+            assert!(id.starts_with("req_"), "{id}");
+            assert!(id[4..].bytes().all(|c| c.is_ascii_hexdigit()), "{id}");
+        }
+        let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+        assert_eq!(a[..16], b[..16], "one process, one prefix");
+        let count = |id: &str| u64::from_str_radix(&id[16..], 16).unwrap();
+        assert!(count(b) > count(a), "{a} then {b}");
+    }
 }

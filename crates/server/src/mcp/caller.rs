@@ -85,10 +85,7 @@ impl Guard {
             .or_else(|| parts.uri.authority().map(|a| a.as_str()));
         if let Some(host) = host
             && !self.any_host
-            && !self
-                .hosts
-                .iter()
-                .any(|h| h.eq_ignore_ascii_case(host_part(host)))
+            && !self.serves(host_part(host))
         {
             return Err(refuse(format!("Host '{host}' is not served here")));
         }
@@ -101,6 +98,11 @@ impl Guard {
             }
         }
         Ok(())
+    }
+
+    /// Whether `host` (a name, without its port) is one the server answers to.
+    fn serves(&self, host: &str) -> bool {
+        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
     }
 
     /// Whether a browser page at `origin` may call the server (the public URL's origin,
