@@ -54,7 +54,11 @@ impl Limiter {
     pub fn take_budget(&self, key: &str) -> Budget {
         let now = Instant::now();
         let mut map = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        if !map.contains_key(key) && map.len() >= MAX_KEYS {
+        // a known key is found with one lookup and without an owned copy of it
+        if let Some(b) = map.get_mut(key) {
+            return self.spend(b, now);
+        }
+        if map.len() >= MAX_KEYS {
             let full = self.burst;
             let rate = self.per_sec;
             map.retain(|_, b| b.tokens + b.at.elapsed().as_secs_f64() * rate < full);
@@ -62,30 +66,24 @@ impl Limiter {
                 return self.budget(0.0, Some(Duration::from_secs(1)));
             }
         }
-        // a known key is found without making an owned copy of it
-        if !map.contains_key(key) {
-            map.insert(
-                key.to_owned(),
-                Bucket {
-                    tokens: self.burst,
-                    at: now,
-                },
-            );
-        }
-        let Some(b) = map.get_mut(key) else {
-            return self.budget(0.0, Some(Duration::from_secs(1)));
-        };
+        let b = map.entry(key.to_owned()).or_insert(Bucket {
+            tokens: self.burst,
+            at: now,
+        });
+        self.spend(b, now)
+    }
+
+    /// Refills `b` for the time since it was last spent from, then spends one attempt.
+    fn spend(&self, b: &mut Bucket, now: Instant) -> Budget {
         b.tokens =
             (b.tokens + now.duration_since(b.at).as_secs_f64() * self.per_sec).min(self.burst);
         b.at = now;
         if b.tokens >= 1.0 {
             b.tokens -= 1.0;
-            let left = b.tokens;
-            return self.budget(left, None);
+            return self.budget(b.tokens, None);
         }
         let wait = Duration::from_secs_f64((1.0 - b.tokens) / self.per_sec);
-        let left = b.tokens;
-        self.budget(left, Some(wait))
+        self.budget(b.tokens, Some(wait))
     }
 
     fn budget(&self, tokens: f64, retry_after: Option<Duration>) -> Budget {
@@ -138,6 +136,21 @@ mod tests {
         let wait = l.take("a").unwrap_err();
         assert!(wait > Duration::from_millis(900) && wait <= Duration::from_secs(1));
         assert!(l.take("b").is_ok(), "keys are independent");
+    }
+
+    #[test]
+    fn a_full_table_refuses_a_new_key_but_still_serves_known_ones() {
+        let l = Limiter::new(1, 60);
+        for i in 0..MAX_KEYS {
+            assert!(l.take_budget(&format!("k{i}")).retry_after.is_none());
+        }
+        // every bucket is spent, so none can be forgotten to make room
+        assert!(l.take_budget("new").retry_after.is_some());
+        assert!(
+            l.take_budget("k0").retry_after.is_some(),
+            "k0 spent its own"
+        );
+        assert_eq!(l.buckets.lock().unwrap().len(), MAX_KEYS);
     }
 
     #[test]

@@ -34,17 +34,23 @@ fn ladder(
             ),
         ));
     };
-    let missing: Vec<&str> = [versions::META_VERSION, versions::META_CAPABILITIES]
-        .into_iter()
-        .filter(|k| !meta.contains_key(*k))
-        .collect();
-    if !missing.is_empty() {
+    let requested = meta.get(versions::META_VERSION);
+    let missing: Vec<&str> = [
+        (versions::META_VERSION, requested.is_some()),
+        (
+            versions::META_CAPABILITIES,
+            meta.contains_key(versions::META_CAPABILITIES),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(key, present)| (!present).then_some(key))
+    .collect();
+    let Some(requested) = requested.filter(|_| missing.is_empty()) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
             format!("params._meta is missing {}", missing.join(", ")),
         ));
-    }
-    let requested = &meta[versions::META_VERSION];
+    };
     if header_str(headers, VERSION_HEADER) != requested.as_str() {
         return Err(RpcError::new(
             HEADER_MISMATCH,
