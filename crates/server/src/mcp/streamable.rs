@@ -17,7 +17,7 @@ use super::caller::Caller;
 use super::jsonrpc::{self, Answer, INVALID_REQUEST, Message, RpcError};
 use super::sessions::Refusal;
 use super::{dispatch, modern, versions};
-use crate::http::render::JsonText;
+use crate::http::render::{JsonText, json_response};
 use crate::state::SharedState;
 
 /// `Mcp-Session-Id`.
@@ -90,7 +90,7 @@ fn answer_with(
 
 /// A JSON-RPC message already written as text, answered as JSON.
 fn json_answer(status: StatusCode, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    json_response(status, body.into())
 }
 
 fn accepted() -> Response {
