@@ -35,17 +35,15 @@ fn ladder(
         ));
     };
     let requested = meta.get(versions::META_VERSION);
-    let missing: Vec<&str> = [
-        (versions::META_VERSION, requested.is_some()),
-        (
-            versions::META_CAPABILITIES,
-            meta.contains_key(versions::META_CAPABILITIES),
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(key, present)| (!present).then_some(key))
-    .collect();
-    let Some(requested) = requested.filter(|_| missing.is_empty()) else {
+    let has_capabilities = meta.contains_key(versions::META_CAPABILITIES);
+    let Some(requested) = requested.filter(|_| has_capabilities) else {
+        let missing: Vec<&str> = [
+            (versions::META_VERSION, requested.is_none()),
+            (versions::META_CAPABILITIES, !has_capabilities),
+        ]
+        .into_iter()
+        .filter_map(|(key, gone)| gone.then_some(key))
+        .collect();
         return Err(RpcError::new(
             INVALID_PARAMS,
             format!("params._meta is missing {}", missing.join(", ")),
@@ -112,4 +110,43 @@ pub async fn handle(
         Ok(version) => dispatch::request(app, p, version, &method, params).await,
     };
     respond_modern(headers, &id, answer, &COMPLETE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers() -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(VERSION_HEADER, "2026-07-28".parse().unwrap());
+        h.insert(METHOD_HEADER, "tools/list".parse().unwrap());
+        h
+    }
+
+    fn meta(m: Value) -> Map<String, Value> {
+        json!({ "_meta": m }).as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn the_envelope_names_each_key_it_lacks() {
+        let version = versions::META_VERSION;
+        let caps = versions::META_CAPABILITIES;
+        let full = meta(json!({ version: "2026-07-28", caps: {} }));
+        assert_eq!(
+            ladder(&headers(), "tools/list", &full).unwrap(),
+            "2026-07-28"
+        );
+        for (m, names) in [
+            (json!({ version: "2026-07-28" }), vec![caps]),
+            (json!({ caps: {} }), vec![version]),
+            (json!({}), vec![version, caps]),
+        ] {
+            let e = ladder(&headers(), "tools/list", &meta(m)).unwrap_err();
+            assert_eq!(e.code, INVALID_PARAMS);
+            assert_eq!(
+                e.message,
+                format!("params._meta is missing {}", names.join(", "))
+            );
+        }
+    }
 }

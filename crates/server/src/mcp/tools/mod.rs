@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use pp_core::{Error, Principal, Scope};
+use pp_core::{Error, Principal, Scope, ScopeSet};
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Answer, INVALID_PARAMS, RpcError};
@@ -18,29 +18,30 @@ pub use crate::operations::Ctx;
 pub fn can_connect(p: &Principal) -> bool {
     connect_sets()
         .iter()
-        .any(|needs| needs.iter().all(|s| p.scopes.contains(*s)))
+        .any(|needs| p.scopes.is_superset(needs))
 }
 
 /// The distinct scope sets that let a credential connect, smallest first, as text.
 pub fn connect_options() -> Vec<String> {
     connect_sets()
         .iter()
-        .map(|s| s.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(" "))
+        .map(ScopeSet::to_oauth_string)
         .collect()
 }
 
 /// The smallest scope sets among the tools' (a tool whose set contains another's adds
 /// nothing to the connect rule), smallest first; worked out once.
-fn connect_sets() -> &'static [&'static [Scope]] {
-    static SETS: LazyLock<Vec<&'static [Scope]>> = LazyLock::new(|| {
-        let mut sets: Vec<&'static [Scope]> = Vec::new();
+fn connect_sets() -> &'static [ScopeSet] {
+    static SETS: LazyLock<Vec<ScopeSet>> = LazyLock::new(|| {
+        let mut sets: Vec<ScopeSet> = Vec::new();
         for (_, needs) in operations::tools() {
-            if !sets.iter().any(|s| s.iter().all(|x| needs.contains(x))) {
-                sets.retain(|s| !needs.iter().all(|x| s.contains(x)));
+            let needs = ScopeSet::from_scopes(needs);
+            if !sets.iter().any(|s| needs.is_superset(s)) {
+                sets.retain(|s| !s.is_superset(&needs));
                 sets.push(needs);
             }
         }
-        sets.sort_by_key(|s| s.len());
+        sets.sort_by_key(|s| s.iter().count());
         sets
     });
     &SETS
