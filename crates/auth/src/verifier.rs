@@ -9,6 +9,11 @@
 //! instance and every other one before the caller hears back. An entry
 //! never outlives its token, nor [`MAX_AGE`]. Unknown tokens are not remembered.
 //!
+//! Entries are found by a token's fingerprint: SipHash-2-4 (128 bits) under a key drawn when
+//! the verifier starts and kept nowhere else. It costs a tenth of the SHA-256 the store keys
+//! tokens by, and the memory holds neither a token nor the store's form of one; without the
+//! key no token can be made to share another's fingerprint.
+//!
 //! The same read keeps the session epoch (moved whenever an MCP session ends), which the MCP
 //! server's memory of live sessions trusts the same way: one watch per instance for both.
 
@@ -17,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use pp_core::{Epoch, Principal, Remembered, Result};
 use pp_store::{Epochs, Store, now_unix};
+use siphasher::sip128::SipHasher24;
 
-use crate::secret::token_hash;
 use crate::tokens::live_grant;
 
 /// How often every instance reads the epoch (another instance's change arrives within it).
@@ -39,16 +44,23 @@ struct Entry {
 
 struct Inner {
     store: Store,
+    /// The fingerprint's key, drawn at start.
+    fingerprint: SipHasher24,
     epoch: Epoch,
     /// The session epoch as last read.
     sessions: Epoch,
-    /// Verified tokens by their hash.
-    entries: Remembered<[u8; 32], Entry>,
+    /// Verified tokens by their fingerprint.
+    entries: Remembered<u128, Entry>,
     /// Tenants' names by id (a renamed or removed tenant moves the epoch too).
     names: Remembered<String, Option<String>>,
 }
 
 impl Inner {
+    /// `token`'s fingerprint (see the module's doc).
+    fn fingerprint(&self, token: &str) -> u128 {
+        self.fingerprint.hash(token.as_bytes()).as_u128()
+    }
+
     /// Takes `e` as the store's epochs; a moved auth epoch forgets every entry.
     fn saw(&self, e: Epochs) {
         self.sessions.set(e.sessions);
@@ -83,6 +95,7 @@ impl Verifier {
         let epoch = Epoch::new(e.auth);
         Ok(Self(Arc::new(Inner {
             store,
+            fingerprint: SipHasher24::new_with_key(&pp_store::random_bytes()?),
             entries: Remembered::new(epoch.clone(), MAX_ENTRIES),
             names: Remembered::new(epoch.clone(), MAX_ENTRIES),
             epoch,
@@ -162,7 +175,7 @@ impl Verifier {
 
     /// The principal of a live bearer token; `None` when it is unknown, expired or revoked.
     pub async fn verify(&self, token: &str) -> Result<Option<Principal>> {
-        let key = token_hash(token);
+        let key = self.0.fingerprint(token);
         let entries = &self.0.entries;
         let seen = entries.now();
         let now = Instant::now();
@@ -185,5 +198,53 @@ impl Verifier {
             },
         );
         Ok(Some(principal))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SecretKey, authenticate_client, create_credential, mint_token};
+    use pp_core::TenantId;
+
+    /// A token minted for a new credential of `tenant` (made first).
+    async fn token_of(store: &Store, tenant: &str) -> String {
+        let t = TenantId::parse(tenant).unwrap();
+        store
+            .tenants()
+            .create(&t, tenant, "sqlite:/dev/null")
+            .await
+            .unwrap();
+        let c = create_credential(store, &t, None, "etl").await.unwrap();
+        let key = SecretKey::of(store).await.unwrap();
+        let row = authenticate_client(store, &key, &c.row.client_id, &c.client_secret)
+            .await
+            .unwrap();
+        mint_token(store, &row, None).await.unwrap().access_token
+    }
+
+    /// Remembered tokens are found by their own fingerprint only: each answers its own
+    /// principal, and a token one character away from a remembered one is unknown.
+    #[tokio::test]
+    async fn a_remembered_token_answers_for_itself_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let (a, b) = (
+            token_of(&store, "acme").await,
+            token_of(&store, "bolt").await,
+        );
+        let v = Verifier::new(store).await.unwrap();
+        for _ in 0..2 {
+            let tenant = async |t: &str| v.verify(t).await.unwrap().unwrap().tenant.to_string();
+            assert_eq!(
+                (tenant(&a).await, tenant(&b).await),
+                ("acme".into(), "bolt".into())
+            );
+        }
+        let mut near = a.clone();
+        let last = near.pop().unwrap();
+        near.push(if last == 'A' { 'B' } else { 'A' });
+        assert!(v.verify(&near).await.unwrap().is_none());
+        assert_ne!(v.0.fingerprint(&a), v.0.fingerprint(&near));
     }
 }
