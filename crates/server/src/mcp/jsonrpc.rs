@@ -30,17 +30,15 @@ fn unwritable() -> RpcError {
 /// `structuredContent` is the same JSON, placed as it is. The text is quoted straight into
 /// the result.
 pub fn tool_success(text: &JsonText, structured: bool) -> Result<Answer, RpcError> {
-    let text = text.as_str();
-    let mut out = Vec::with_capacity(2 * text.len() + 64);
-    out.extend_from_slice(br#"{"content":[{"type":"text","text":"#);
-    serde_json::to_writer(&mut out, text).map_err(|_| unwritable())?;
-    out.extend_from_slice(br#"}],"isError":false"#);
+    let mut out = String::with_capacity(2 * text.as_str().len() + 64);
+    out.push_str(r#"{"content":[{"type":"text","text":"#);
+    text.write_quoted(&mut out).map_err(|_| unwritable())?;
+    out.push_str(r#"}],"isError":false"#);
     if structured {
-        out.extend_from_slice(br#","structuredContent":"#);
-        out.extend_from_slice(text.as_bytes());
+        out.push_str(r#","structuredContent":"#);
+        out.push_str(text.as_str());
     }
-    out.push(b'}');
-    let out = String::from_utf8(out).map_err(|_| unwritable())?;
+    out.push('}');
     Ok(JsonText::assembled(out))
 }
 
