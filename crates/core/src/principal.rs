@@ -1,6 +1,8 @@
 //! The principal: who is calling, for which tenant, with which scopes. Auth builds it from the
 //! bearer token; every service call takes it; nothing reads an actor from a request body.
 
+use std::sync::Arc;
+
 use crate::ids::TenantId;
 use crate::scope::{Scope, ScopeSet};
 
@@ -43,24 +45,25 @@ impl Surface {
 
 /// The name on the sign-in, as audit rows, timeline events and logs record it. For a
 /// service credential it is `svc:<label>/<credential id>`: the label a person chose and the
-/// credential it belongs to, so two credentials never read alike in a trail.
+/// credential it belongs to, so two credentials never read alike in a trail. Shared text, as
+/// [`TenantId`] is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Actor(String);
+pub struct Actor(Arc<str>);
 
 impl Actor {
     /// The actor of service credential `credential_id` labelled `label`.
     pub fn service(label: &str, credential_id: &str) -> Self {
-        Self(format!("svc:{label}/{credential_id}"))
+        Self(format!("svc:{label}/{credential_id}").into())
     }
 
     /// The actor of a person's sign-in: their (lower-cased) email.
     pub fn person(email: &str) -> Self {
-        Self(email.to_owned())
+        Self(email.into())
     }
 
     /// An actor as a record holds it (a held commit acting later for whoever asked).
     pub fn recorded(name: &str) -> Self {
-        Self(name.to_owned())
+        Self(name.into())
     }
 
     pub fn as_str(&self) -> &str {
