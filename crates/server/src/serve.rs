@@ -2,7 +2,7 @@
 //! connection bounds (`Bounds`): at most `max_connections` open at once, a request head must
 //! arrive within `header_timeout_ms` (which also closes idle keep-alive connections), and a
 //! connection on which nothing moves for `idle_timeout_ms` is dropped. Each request carries
-//! its peer address (`ConnectInfo`) for the per-address limits.
+//! its slot (`http/slot.rs`) holding its peer address, for the per-address limits.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -20,6 +19,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 
+use crate::http::slot::Slot;
 use crate::state::SharedState;
 
 /// How long a stopping server waits for open connections to finish.
@@ -89,7 +89,7 @@ async fn connection(
     let started = io.started;
     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
         let mut req = req.map(axum::body::Body::new);
-        req.extensions_mut().insert(ConnectInfo(peer));
+        req.extensions_mut().insert(Slot::from_peer(peer));
         router.clone().oneshot(req)
     });
     let conn = builder.serve_connection(TokioIo::new(io), service);

@@ -89,8 +89,14 @@ where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
     let started = request_log::start(&req);
-    let slot = Slot::default();
-    req.extensions_mut().insert(slot.clone());
+    let slot = match req.extensions().get::<Slot>() {
+        Some(slot) => slot.clone(),
+        None => {
+            let slot = Slot::default();
+            req.extensions_mut().insert(slot.clone());
+            slot
+        }
+    };
     let mut res = match headers::plan(&app, &req) {
         (plan, Some(preflight)) => headers::finish(plan, preflight).await,
         (plan, None) => {

@@ -1,16 +1,26 @@
 //! What handling a request leaves for its answer and its log line, in one place per request:
 //! who the caller turned out to be (the log line's tenant and actor) and what is left of
-//! their credential's budget (the `RateLimit-*` headers). `frame` puts one in every request's
-//! extensions; the bearer check (`auth::admit`, on every door) and the console's session
-//! check fill it.
+//! their credential's budget (the `RateLimit-*` headers), beside the caller's address. The
+//! connection puts one in every request's extensions (`serve.rs`, with the peer's address;
+//! `frame` adds one where none came), and the bearer check (`auth::admit`, on every door) and
+//! the console's session check fill it. One extension rather than a second for the address:
+//! each extension is an allocation and an insert on every request.
 
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use super::rate::Budget;
 
 /// The request's slot (a shared handle: `frame` keeps one, the request carries the other).
 #[derive(Clone, Default)]
-pub struct Slot(Arc<Mutex<Left>>);
+pub struct Slot(Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    /// The caller's address, when the request came over a connection.
+    peer: Option<SocketAddr>,
+    left: Mutex<Left>,
+}
 
 /// What was left in a [`Slot`].
 #[derive(Default)]
@@ -22,8 +32,25 @@ pub struct Left {
 }
 
 impl Slot {
+    /// The slot of a request from `peer`.
+    pub fn from_peer(peer: SocketAddr) -> Self {
+        Self(Arc::new(Shared {
+            peer: Some(peer),
+            left: Mutex::default(),
+        }))
+    }
+
+    /// The caller's address, when the request came over a connection.
+    pub fn peer(&self) -> Option<SocketAddr> {
+        self.0.peer
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Left> {
+        self.0.left.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn with(&self, f: impl FnOnce(&mut Left)) {
-        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        f(&mut self.lock());
     }
 
     /// Records the tenant and actor.
@@ -38,6 +65,6 @@ impl Slot {
 
     /// Takes what was left, leaving the slot empty.
     pub fn take(&self) -> Left {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *self.lock())
     }
 }

@@ -258,3 +258,28 @@ async fn a_refused_request_with_a_body_says_connection_close() {
     assert_eq!(res.status(), 401);
     assert!(res.headers().get("connection").is_none());
 }
+
+/// The token endpoint counts attempts by the connection's address: past the address's burst
+/// every client from it is refused (429, `temporarily_unavailable`), before its secret is
+/// read, whichever client it names.
+#[tokio::test]
+async fn an_address_past_its_token_attempts_is_refused_for_every_client() {
+    let mut o = crate::common::Options::default();
+    o.bounds.token_burst_per_address = 3;
+    o.bounds.token_per_minute_per_address = 1;
+    let app = TestApp::start_market_options(o).await;
+    for _ in 0..3 {
+        let (status, body) = app.token_raw(&app.acme.client_id, "pps_wrong", &[]).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (401, Some("invalid_client"))
+        );
+    }
+    let secret = app.acme.client_secret.clone();
+    let (status, body) = app.token_raw(&app.acme.client_id, &secret, &[]).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (429, Some("temporarily_unavailable")),
+        "{body}"
+    );
+}

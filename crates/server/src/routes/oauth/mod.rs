@@ -17,10 +17,8 @@ pub use revoke::revoke;
 pub use setup::setup_code;
 pub use token::token;
 
-use std::net::SocketAddr;
-
+use crate::http::slot::Slot;
 use axum::Json;
-use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
@@ -142,8 +140,9 @@ pub(crate) const MAX_BODY: usize = 16 * 1024;
 pub(crate) fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
     parts
         .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip())
+        .get::<Slot>()
+        .and_then(Slot::peer)
+        .map(|a| a.ip())
 }
 
 /// Charges one attempt to the caller's address (the token endpoint's limit, shared by the
