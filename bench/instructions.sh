@@ -6,7 +6,8 @@
 # requests per second include.
 # Each server runs under callgrind with counting off; after a warm-up, counting is on only
 # while N requests of one kind go one after another over one keep-alive connection
-# (bench/drive.py, which checks every answer). Targets: hello-hyper, GET /v1/me, one-row
+# (bench/drive.py, which checks every answer); the server's background work over the same
+# time with no requests is taken off. Targets: hello-hyper, GET /v1/me, one-row
 # POST /api/query, and the same query as a legacy_query tool call (2026-07-28, session era).
 # Usage: bench/instructions.sh [requests]   (needs valgrind: apt-get install valgrind)
 # With BEFORE=<path to another partner-platform binary>, that build is counted too.
@@ -24,14 +25,10 @@ under_callgrind() {
   CG_PID=$!
 }
 
-# count KIND BASE_URL TOKEN [SID]: instructions per request of KIND on the server CG_PID.
-count() {
-  local kind=$1 base=$2 token=$3 sid=${4:-} before after
-  python3 bench/drive.py "$kind" 300 "$base" "$token" "$sid" || exit 1
-  callgrind_control --zero "$CG_PID" > /dev/null 2>&1
-  callgrind_control --instr=on "$CG_PID" > /dev/null 2>&1
-  python3 bench/drive.py "$kind" "$N" "$base" "$token" "$sid" || exit 1
-  callgrind_control --instr=off "$CG_PID" > /dev/null 2>&1
+# dump_total: dumps the counters of the server CG_PID and prints the instructions counted
+# since they were last zeroed.
+dump_total() {
+  local before after
   before=$(ls "$CG_OUT".* 2>/dev/null | wc -l)
   callgrind_control --dump "$CG_PID" > /dev/null 2>&1
   for _ in $(seq 100); do
@@ -40,7 +37,29 @@ count() {
     sleep 0.1
   done
   # the newest dump holds what ran since the counters were zeroed
-  awk -v n="$N" '/^totals:/ { printf "%d", $2 / n }' "$(ls -t "$CG_OUT".* | head -1)"
+  awk '/^totals:/ { printf "%d", $2 }' "$(ls -t "$CG_OUT".* | head -1)"
+}
+
+# count KIND BASE_URL TOKEN [SID]: instructions per request of KIND on the server CG_PID.
+# A server's own background work (the gateway's epoch watch every 100 ms, its job poller) runs
+# while the requests do, and under valgrind its share depends on how long they take: it is
+# counted again over the same time with no requests, and taken off.
+count() {
+  local kind=$1 base=$2 token=$3 sid=${4:-} started took busy idle
+  python3 bench/drive.py "$kind" 300 "$base" "$token" "$sid" || exit 1
+  callgrind_control --zero "$CG_PID" > /dev/null 2>&1
+  callgrind_control --instr=on "$CG_PID" > /dev/null 2>&1
+  started=$(date +%s.%N)
+  python3 bench/drive.py "$kind" "$N" "$base" "$token" "$sid" || exit 1
+  took=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+  callgrind_control --instr=off "$CG_PID" > /dev/null 2>&1
+  busy=$(dump_total)
+  callgrind_control --zero "$CG_PID" > /dev/null 2>&1
+  callgrind_control --instr=on "$CG_PID" > /dev/null 2>&1
+  sleep "$took"
+  callgrind_control --instr=off "$CG_PID" > /dev/null 2>&1
+  idle=$(dump_total)
+  awk -v b="$busy" -v i="$idle" -v n="$N" 'BEGIN { printf "%d", (b - i) / n }'
 }
 
 # gateway NAME BINARY PORT: one dev server's rows (its four targets); its sandbox takes PORT+1.
