@@ -89,14 +89,13 @@ where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
     let started = request_log::start(&req);
-    let slot = match req.extensions().get::<Slot>() {
-        Some(slot) => slot.clone(),
-        None => {
-            let slot = Slot::default();
-            req.extensions_mut().insert(slot.clone());
-            slot
-        }
-    };
+    // the connection gave the request its slot (`serve.rs`); a request that came another way
+    // gets one here, without an address
+    let slot = req.extensions().get::<Slot>().cloned().unwrap_or_else(|| {
+        let slot = Slot::default();
+        req.extensions_mut().insert(slot.clone());
+        slot
+    });
     let mut res = match headers::plan(&app, &req) {
         (plan, Some(preflight)) => headers::finish(plan, preflight).await,
         (plan, None) => {

@@ -260,8 +260,8 @@ async fn a_refused_request_with_a_body_says_connection_close() {
 }
 
 /// The token endpoint counts attempts by the connection's address: past the address's burst
-/// every client from it is refused (429, `temporarily_unavailable`), before its secret is
-/// read, whichever client it names.
+/// every client from it is refused (429, `temporarily_unavailable`) before its secret is
+/// read: a client that never tried, with its right secret, included.
 #[tokio::test]
 async fn an_address_past_its_token_attempts_is_refused_for_every_client() {
     let mut o = crate::common::Options::default();
@@ -275,8 +275,10 @@ async fn an_address_past_its_token_attempts_is_refused_for_every_client() {
             (401, Some("invalid_client"))
         );
     }
-    let secret = app.acme.client_secret.clone();
-    let (status, body) = app.token_raw(&app.acme.client_id, &secret, &[]).await;
+    // another client, with its right secret and its own budget untouched
+    let (status, body) = app
+        .token_raw(&app.beta.client_id, &app.beta.client_secret, &[])
+        .await;
     assert_eq!(
         (status, body["error"].as_str()),
         (429, Some("temporarily_unavailable")),
