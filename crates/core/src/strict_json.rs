@@ -8,10 +8,17 @@ use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON, refusing duplicate object keys (the message names the key).
 pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut de = serde_json::Deserializer::from_str(utf8(bytes)?);
     let v = de.deserialize_any(Strict)?;
     de.end()?;
     Ok(v)
+}
+
+/// `bytes` as text, which JSON must be (RFC 8259 §8.1). Checked once for the whole document,
+/// so the reader need not check each string it meets (which costs more, string by string).
+pub fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| de::Error::custom(format!("the JSON text is not UTF-8: {e}")))
 }
 
 /// The strict reading as a seed, for a reader that walks part of a document itself.
@@ -93,5 +100,7 @@ mod tests {
         assert!(e.to_string().contains("\"sql\" appears twice"), "{e}");
         assert!(parse(br#"{"a": {"b": 1, "b": 2}}"#).is_err());
         assert!(parse(b"{} x").is_err(), "trailing text");
+        let e = parse(b"{\"a\": \"\xff\"}").unwrap_err();
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
     }
 }

@@ -2,9 +2,10 @@
 //! the tool list and tool calls. Transports add what their revision puts around a result.
 
 use pp_core::Principal;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::jsonrpc::{self, Answer, METHOD_NOT_FOUND, RpcError};
+use super::message::Params;
 use super::tools::{self, Ctx};
 use super::versions::{self, INSTRUCTIONS};
 use crate::state::SharedState;
@@ -39,7 +40,7 @@ pub async fn request(
     principal: Principal,
     version: &str,
     method: &str,
-    params: Map<String, Value>,
+    params: Box<Params>,
 ) -> Result<Answer, RpcError> {
     let modern = versions::MODERN.contains(&version);
     let answer = match method {
@@ -53,7 +54,7 @@ pub async fn request(
                 principal,
             };
             // a tool's result is written once, straight to text
-            return tools::call(&ctx, version, params).await;
+            return tools::call(&ctx, version, params.name, params.arguments).await;
         }
         "server/discover" if modern => cache_hints(
             json!({

@@ -17,7 +17,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::caller::Caller;
-use super::jsonrpc::{self, Message};
+use super::jsonrpc;
+use super::message::{self, Message};
 use super::sessions::Forget;
 use super::streamable::{refusal, session_refused};
 use super::{dispatch, versions};
@@ -92,7 +93,7 @@ pub async fn message(
         );
     };
     let tx = live.channel;
-    let msg = match jsonrpc::parse(&body) {
+    let msg = match message::parse(&body) {
         Ok(m) => m,
         Err(e) => {
             let _ = tx.send(jsonrpc::error(&Value::Null, &e)).await;
@@ -108,7 +109,7 @@ pub async fn message(
         return (StatusCode::ACCEPTED, "Accepted").into_response();
     };
     let answer = if method == "initialize" {
-        let version = versions::negotiate(params.get("protocolVersion").and_then(Value::as_str));
+        let version = versions::negotiate(params.protocol_version.as_deref());
         app.mcp.sessions.set_version(&id, version);
         jsonrpc::answer(&dispatch::initialize_result(version))
     } else {

@@ -8,6 +8,7 @@ mod caller;
 mod dispatch;
 mod jsonrpc;
 pub(crate) mod legacy_sse;
+mod message;
 pub(crate) mod metadata;
 mod modern;
 mod sessions;

@@ -8,23 +8,18 @@ use std::sync::LazyLock;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use pp_core::Principal;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
-use super::jsonrpc::{
-    HEADER_MISMATCH, INVALID_PARAMS, Message, RpcError, UNSUPPORTED_PROTOCOL_VERSION,
-};
+use super::jsonrpc::{HEADER_MISMATCH, INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION};
+use super::message::{Message, Params};
 use super::streamable::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER, header_str, respond_modern};
 use super::{dispatch, versions};
 use crate::http::render::JsonText;
 use crate::state::SharedState;
 
 /// The request's revision, or the error its envelope earns.
-fn ladder(
-    headers: &HeaderMap,
-    method: &str,
-    params: &Map<String, Value>,
-) -> Result<&'static str, RpcError> {
-    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+fn ladder(headers: &HeaderMap, method: &str, params: &Params) -> Result<&'static str, RpcError> {
+    let Some(meta) = &params.meta else {
         return Err(RpcError::new(
             INVALID_PARAMS,
             format!(
@@ -34,12 +29,10 @@ fn ladder(
             ),
         ));
     };
-    let requested = meta.get(versions::META_VERSION);
-    let has_capabilities = meta.contains_key(versions::META_CAPABILITIES);
-    let Some(requested) = requested.filter(|_| has_capabilities) else {
+    if !(meta.has_version && meta.has_capabilities) {
         let missing: Vec<&str> = [
-            (versions::META_VERSION, requested.is_none()),
-            (versions::META_CAPABILITIES, !has_capabilities),
+            (versions::META_VERSION, !meta.has_version),
+            (versions::META_CAPABILITIES, !meta.has_capabilities),
         ]
         .into_iter()
         .filter_map(|(key, gone)| gone.then_some(key))
@@ -48,8 +41,8 @@ fn ladder(
             INVALID_PARAMS,
             format!("params._meta is missing {}", missing.join(", ")),
         ));
-    };
-    if header_str(headers, VERSION_HEADER) != requested.as_str() {
+    }
+    if header_str(headers, VERSION_HEADER) != meta.version.as_deref() {
         return Err(RpcError::new(
             HEADER_MISMATCH,
             "MCP-Protocol-Version header does not match params._meta's protocol version",
@@ -62,15 +55,15 @@ fn ladder(
         ));
     }
     if method == "tools/call"
-        && let Some(name) = params.get("name").and_then(Value::as_str)
-        && header_str(headers, NAME_HEADER) != Some(name)
+        && let Some(name) = &params.name
+        && header_str(headers, NAME_HEADER) != Some(name.as_str())
     {
         return Err(RpcError::new(
             HEADER_MISMATCH,
             "Mcp-Name header does not match params.name",
         ));
     }
-    let Some(requested) = requested.as_str() else {
+    let Some(requested) = meta.version.as_deref() else {
         return Err(RpcError::new(
             INVALID_PARAMS,
             "the protocol version must be a string",
@@ -115,6 +108,7 @@ pub async fn handle(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn headers() -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -123,8 +117,14 @@ mod tests {
         h
     }
 
-    fn meta(m: Value) -> Map<String, Value> {
-        json!({ "_meta": m }).as_object().unwrap().clone()
+    /// The params of a request whose `_meta` is `m`, read as a request is.
+    fn meta(m: Value) -> Params {
+        let body =
+            json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": m } });
+        match super::super::message::parse(body.to_string().as_bytes()).unwrap() {
+            Message::Request { params, .. } => *params,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::caller::Caller;
-use super::jsonrpc::{self, Answer, INVALID_REQUEST, Message, RpcError};
+use super::jsonrpc::{self, Answer, INVALID_REQUEST, RpcError};
+use super::message::{self, Message};
 use super::sessions::Refusal;
 use super::{dispatch, modern, versions};
 use crate::http::render::{JsonText, json_response};
@@ -37,9 +38,10 @@ pub fn header_str(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
 /// Whether the client takes only SSE answers (it lists `text/event-stream` but not JSON).
 fn wants_sse(headers: &HeaderMap) -> bool {
     let accept = header_str(headers, header::ACCEPT).unwrap_or("");
-    accept.contains("text/event-stream")
-        && !accept.contains("application/json")
+    // JSON first: nearly every client lists it, and that settles it
+    !accept.contains("application/json")
         && !accept.contains("*/*")
+        && accept.contains("text/event-stream")
 }
 
 /// One JSON-RPC answer in the session era, as JSON or as a single SSE event: an error is the
@@ -153,9 +155,8 @@ fn is_modern(headers: &HeaderMap, msg: &Message) -> bool {
         Some(v) => !versions::is_handshake(v),
         None => msg
             .params()
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(versions::META_VERSION))
-            .is_some(),
+            .and_then(|p| p.meta.as_ref())
+            .is_some_and(|m| m.has_version),
     }
 }
 
@@ -167,9 +168,9 @@ pub async fn post(State(app): State<SharedState>, Caller(p): Caller, mut req: Re
         Ok(b) => b,
         Err(rejection) => return rejection.into_response(),
     };
-    let msg = match jsonrpc::parse(&body) {
+    let msg = match message::parse(&body) {
         Ok(m) => m,
-        Err(e) => return bad_request(&headers, &jsonrpc::id_of(&body), e),
+        Err(e) => return bad_request(&headers, &message::id_of(&body), e),
     };
     let Some(session) = header_str(&headers, SESSION_HEADER) else {
         if is_modern(&headers, &msg) {
@@ -225,8 +226,7 @@ async fn initialize(
         );
         return bad_request(headers, &id, e);
     }
-    let offered = params.get("protocolVersion").and_then(Value::as_str);
-    let version = versions::negotiate(offered);
+    let version = versions::negotiate(params.protocol_version.as_deref());
     let session = match app
         .mcp
         .shared

@@ -106,16 +106,18 @@ fn success(text: &JsonText, tool: &Tool, version: &str) -> Result<Answer, RpcErr
     jsonrpc::tool_success(text, tool.output.is_some() && structured(version))
 }
 
-/// `tools/call`: an unknown tool is a protocol error; everything else is a tool result.
+/// `tools/call` of the tool `name` with `arguments`: an unknown tool is a protocol error;
+/// everything else is a tool result.
 pub async fn call(
     ctx: &Ctx,
     version: &str,
-    mut params: Map<String, Value>,
+    name: Option<String>,
+    arguments: Option<Value>,
 ) -> Result<Answer, RpcError> {
-    let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+    let name = name.as_deref().unwrap_or("");
     let (tool, needs) = operations::tool(name)
         .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("Unknown tool: '{name}'")))?;
-    let args = match params.remove("arguments") {
+    let args = match arguments {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(a)) => a,
         Some(_) => {
