@@ -14,4 +14,5 @@ pub mod rate;
 pub mod render;
 pub mod request_log;
 pub mod slot;
+pub mod tool_text;
 pub mod usage;

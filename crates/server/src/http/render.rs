@@ -58,34 +58,6 @@ impl JsonText {
         &self.0
     }
 
-    /// Writes this text at the end of `out` as one JSON string: quoted, with each `"` and `\`
-    /// escaped. Outside its strings, JSON text may hold no control character but whitespace,
-    /// and inside them none at all, so a text without one needs no other escape; a text with
-    /// one (whitespace between tokens) is quoted by serde_json, which escapes every kind.
-    pub fn write_quoted(&self, out: &mut String) -> Result<()> {
-        let text = self.as_str();
-        // a fold rather than `any`: with no early exit the compiler checks many bytes at once
-        if text.bytes().fold(false, |seen, b| seen | (b < 0x20)) {
-            out.push_str(&serde_json::to_string(text).map_err(Error::internal_from)?);
-            return Ok(());
-        }
-        // byte by byte: a JSON text's quotes are a few bytes apart, too close for a search
-        // that skips ahead to pay its set-up on each (memchr cost a fifth more here)
-        let mut bytes = std::mem::take(out).into_bytes();
-        bytes.reserve(text.len() + text.len() / 4 + 2);
-        bytes.push(b'"');
-        for &b in text.as_bytes() {
-            if b == b'"' || b == b'\\' {
-                bytes.push(b'\\');
-            }
-            bytes.push(b);
-        }
-        bytes.push(b'"');
-        // ASCII added before ASCII leaves every character whole: this is text still
-        *out = String::from_utf8(bytes).map_err(Error::internal_from)?;
-        Ok(())
-    }
-
     /// This object with the fields of the object `more` added after its own (an internal
     /// error unless both are objects).
     pub fn merged(&self, more: &JsonText) -> Result<Self> {
@@ -97,24 +69,28 @@ impl JsonText {
     /// Writes [`merged`](Self::merged)'s text at the end of `out`, for a caller assembling
     /// a larger text around it (nothing is written when either is not an object).
     pub fn write_merged(&self, more: &JsonText, out: &mut String) -> Result<()> {
-        let not_objects = || Error::internal("only two JSON objects can be merged");
-        let own = self
-            .0
-            .strip_suffix('}')
-            .filter(|b| b.starts_with('{'))
-            .ok_or_else(not_objects)?;
-        let added = more
-            .0
-            .strip_prefix('{')
-            .filter(|b| b.ends_with('}'))
-            .ok_or_else(not_objects)?;
-        out.push_str(own);
-        if own.len() > 1 && added.len() > 1 {
-            out.push(',');
-        }
-        out.push_str(added);
-        Ok(())
+        merge_objects(&self.0, &more.0, out)
     }
+}
+
+/// Writes the JSON object `own` with the fields of the object `more` after its own at the end
+/// of `out` (nothing is written when either is not an object).
+pub fn merge_objects(own: &str, more: &str, out: &mut String) -> Result<()> {
+    let not_objects = || Error::internal("only two JSON objects can be merged");
+    let own = own
+        .strip_suffix('}')
+        .filter(|b| b.starts_with('{'))
+        .ok_or_else(not_objects)?;
+    let added = more
+        .strip_prefix('{')
+        .filter(|b| b.ends_with('}'))
+        .ok_or_else(not_objects)?;
+    out.push_str(own);
+    if own.len() > 1 && added.len() > 1 {
+        out.push(',');
+    }
+    out.push_str(added);
+    Ok(())
 }
 
 /// The `/api` success envelope: `{ "ok": true, …result }` (the result must be an object).
@@ -176,26 +152,5 @@ mod tests {
         );
         assert!(of(json!([1])).merged(&of(json!({}))).is_err());
         assert!(of(json!({})).merged(&of(json!("x"))).is_err());
-    }
-
-    /// Quoted, a text reads back as itself and is written as serde_json writes it.
-    #[test]
-    fn a_quoted_text_is_the_string_serde_json_writes() {
-        for text in [
-            "",
-            r#"{"a":"x\"y","b":"c:\\d\\","e":"é – \u2028 😀"}"#,
-            r#""""#,
-            r"\",
-            "{\n  \"a\": 1,\t\"b\": \"\\\"\"\r\n}",
-            "\u{1}\u{1f}",
-        ] {
-            let mut out = String::from("[");
-            JsonText::assembled(text.to_owned())
-                .write_quoted(&mut out)
-                .unwrap();
-            out.push(']');
-            assert_eq!(out, format!("[{}]", serde_json::to_string(text).unwrap()));
-            assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), json!([text]));
-        }
     }
 }

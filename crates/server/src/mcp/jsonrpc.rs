@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::http::render::JsonText;
+use crate::http::tool_text::ToolText;
 use serde_json::{Value, json};
 
 /// A result, already serialized: JSON text, written once by [`answer`] (or built from such
@@ -25,16 +26,16 @@ fn unwritable() -> RpcError {
 }
 
 /// A tool result whose text is `text` (a tool's written answer) and, when `structured`, whose
-/// `structuredContent` is the same JSON, placed as it is. The text is quoted straight into
-/// the result.
-pub fn tool_success(text: &JsonText, structured: bool) -> Result<Answer, RpcError> {
-    let mut out = String::with_capacity(2 * text.as_str().len() + 64);
+/// `structuredContent` is the same JSON, each placed as it is.
+pub fn tool_success(text: &ToolText, structured: bool) -> Result<Answer, RpcError> {
+    let json = text.json().as_str();
+    let mut out = String::with_capacity(text.quoted().len() + json.len() + 64);
     out.push_str(r#"{"content":[{"type":"text","text":"#);
-    text.write_quoted(&mut out).map_err(|_| unwritable())?;
+    out.push_str(text.quoted());
     out.push_str(r#"}],"isError":false"#);
     if structured {
         out.push_str(r#","structuredContent":"#);
-        out.push_str(text.as_str());
+        out.push_str(json);
     }
     out.push('}');
     Ok(JsonText::assembled(out))
@@ -138,7 +139,7 @@ mod tests {
 
     #[test]
     fn a_result_is_written_around_the_answer_with_what_the_revision_adds() {
-        let text = JsonText::of(&json!({"a": "x\"y"})).unwrap();
+        let text = ToolText::of(&json!({"a": "x\"y"})).unwrap();
         let answer = tool_success(&text, true).unwrap();
         let more = JsonText::of(&json!({"resultType": "complete"})).unwrap();
         let written = result(&json!("r-1"), &answer, Some(&more)).unwrap();

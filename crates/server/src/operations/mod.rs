@@ -34,7 +34,7 @@ use axum::routing::{MethodFilter, MethodRouter, on};
 use pp_core::{Error, Principal, Scope};
 use serde_json::{Map, Value};
 
-use crate::http::render::JsonText;
+use crate::http::tool_text::ToolText;
 use crate::state::SharedState;
 
 /// An HTTP method of a declared operation.
@@ -160,15 +160,15 @@ pub struct Ctx {
     pub principal: Principal,
 }
 
-/// A tool's future: its answer written once as JSON text, which is both the call's text
-/// content and its `structuredContent`.
-pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<JsonText, Error>> + Send + 'a>>;
+/// A tool's future: its answer written once, as JSON text (the call's `structuredContent`)
+/// and as that text quoted (its text content).
+pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<ToolText, Error>> + Send + 'a>>;
 
 /// The future of a tool whose body answers a serializable value, written when it is ready.
 pub fn written<'a, T: serde::Serialize>(
     body: impl Future<Output = Result<T, Error>> + Send + 'a,
 ) -> Fut<'a> {
-    Box::pin(async move { JsonText::of(&body.await?) })
+    Box::pin(async move { ToolText::of(&body.await?) })
 }
 
 /// Behaviour hints shown to MCP clients (`annotations`).

@@ -13,7 +13,8 @@ use super::schema::{any, any_object, array, boolean, closed, int, object, string
 use super::{Ctx, Endpoint, Fut, NoArgs, READ, Tool, args, written};
 use crate::http::error::ApiError;
 use crate::http::json::Body;
-use crate::http::render::{self, JsonText};
+use crate::http::render;
+use crate::http::tool_text::ToolText;
 use crate::state::SharedState;
 
 /// Rows a `legacy_query` result holds unless the call asks for fewer or more.
@@ -58,8 +59,8 @@ async fn describe(
 }
 
 /// The tool's answer, written once: the result, and when it was capped, how to get the rest.
-fn with_next(result: &QueryResult) -> pp_core::Result<JsonText> {
-    let out = JsonText::of(result)?;
+fn with_next(result: &QueryResult) -> pp_core::Result<ToolText> {
+    let out = ToolText::of(result)?;
     if !result.truncated {
         return Ok(out);
     }
@@ -68,7 +69,7 @@ fn with_next(result: &QueryResult) -> pp_core::Result<JsonText> {
          (then the next offset), raise maxRows (up to {MAX_ROWS}), or aggregate in SQL.",
         n = result.row_count
     );
-    out.merged(&JsonText::of(&json!({ "next": next }))?)
+    out.merged(&ToolText::of(&json!({ "next": next }))?)
 }
 
 fn legacy_query<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {

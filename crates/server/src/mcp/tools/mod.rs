@@ -9,7 +9,7 @@ use pp_core::{Error, Principal, Scope, ScopeSet};
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Answer, INVALID_PARAMS, RpcError};
-use crate::http::render::JsonText;
+use crate::http::tool_text::ToolText;
 use crate::operations::{self, Tool};
 
 pub use crate::operations::Ctx;
@@ -102,7 +102,7 @@ pub fn failure(e: &Error) -> Result<Answer, RpcError> {
 
 /// A successful call, its answer written once by the tool: the text is that writing, and the
 /// structured copy (where the revision has it) is the same text placed as it is.
-fn success(text: &JsonText, tool: &Tool, version: &str) -> Result<Answer, RpcError> {
+fn success(text: &ToolText, tool: &Tool, version: &str) -> Result<Answer, RpcError> {
     jsonrpc::tool_success(text, tool.output.is_some() && structured(version))
 }
 
