@@ -108,10 +108,10 @@ pub fn parse(body: &[u8]) -> Result<Message, RpcError> {
 }
 
 /// The `id` of a message that could not be read as a whole, when it can be read at all (a
-/// string or a number at the top of a JSON object), so the error answers the right request;
-/// `null` otherwise, as JSON-RPC says.
+/// string or a number at the top of a JSON object, even one with a byte elsewhere that is not
+/// UTF-8), so the error answers the right request; `null` otherwise, as JSON-RPC says.
 pub fn id_of(body: &[u8]) -> Value {
-    match serde_json::from_slice::<Value>(body) {
+    match serde_json::from_str::<Value>(&String::from_utf8_lossy(body)) {
         Ok(Value::Object(o)) => match o.get("id") {
             Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
             _ => Value::Null,
@@ -420,6 +420,7 @@ mod tests {
         assert_eq!(id_of(br#"{"jsonrpc":"1.0","id":7,"method":"x"}"#), json!(7));
         assert_eq!(id_of(br#"{"id":"a","params":[1]}"#), json!("a"));
         assert_eq!(id_of(br#"{"id":{}}"#), Value::Null);
+        assert_eq!(id_of(b"{\"id\":5,\"x\":\"\xc3\"}"), json!(5));
         assert_eq!(id_of(b"{"), Value::Null);
     }
 }
