@@ -8,17 +8,28 @@ use serde_json::{Map, Value};
 
 /// Parses `bytes` as JSON, refusing duplicate object keys (the message names the key).
 pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(utf8(bytes)?);
-    let v = de.deserialize_any(Strict)?;
+    read_with(bytes, Strict)
+}
+
+/// Reads the one JSON document in `bytes` with `seed` (a reader that walks the document
+/// itself, reading the values it keeps with [`Strict`]); text after it is refused. The bytes
+/// are checked as UTF-8 once, which JSON text must be (RFC 8259 §8.1), so the reader need not
+/// check each string it meets (which costs more, string by string).
+pub fn read_with<'a, S: de::DeserializeSeed<'a>>(
+    bytes: &'a [u8],
+    seed: S,
+) -> Result<S::Value, serde_json::Error> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| de::Error::custom(format!("the JSON text is not UTF-8: {e}")))?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = seed.deserialize(&mut de)?;
     de.end()?;
     Ok(v)
 }
 
-/// `bytes` as text, which JSON must be (RFC 8259 §8.1). Checked once for the whole document,
-/// so the reader need not check each string it meets (which costs more, string by string).
-pub fn utf8(bytes: &[u8]) -> Result<&str, serde_json::Error> {
-    std::str::from_utf8(bytes)
-        .map_err(|e| de::Error::custom(format!("the JSON text is not UTF-8: {e}")))
+/// The error for an object that names `key` twice.
+pub fn twice<E: de::Error>(key: &str) -> E {
+    E::custom(format!("the key \"{key}\" appears twice"))
 }
 
 /// The strict reading as a seed, for a reader that walks part of a document itself.
@@ -76,10 +87,7 @@ impl<'de> Visitor<'de> for Strict {
         while let Some(k) = map.next_key::<String>()? {
             // one lookup: the key is hashed once whether it is new or repeated
             match out.entry(k) {
-                Entry::Occupied(o) => {
-                    let k = o.key();
-                    return Err(de::Error::custom(format!("the key \"{k}\" appears twice")));
-                }
+                Entry::Occupied(o) => return Err(twice(o.key())),
                 Entry::Vacant(slot) => {
                     slot.insert(map.next_value_seed(Strict)?);
                 }

@@ -7,8 +7,8 @@
 
 use std::marker::PhantomData;
 
-use pp_core::strict_json::{self, Strict};
-use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
+use pp_core::strict_json::{self, Strict, twice};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, RpcError};
@@ -67,12 +67,7 @@ pub struct Meta {
 /// Reads one JSON-RPC message. Batches (arrays) are refused: no revision we serve needs them
 /// from a client, and 2025-06-18 removed them.
 pub fn parse(body: &[u8]) -> Result<Message, RpcError> {
-    let top = strict_json::utf8(body)
-        .and_then(|text| {
-            let mut de = serde_json::Deserializer::from_str(text);
-            let top = de.deserialize_any(ObjectOr::<Top>::new())?;
-            de.end().map(|()| top)
-        })
+    let top = strict_json::read_with(body, ObjectOr::<Top>::new())
         .map_err(|e| RpcError::new(PARSE_ERROR, format!("the body is not JSON: {e}")))?;
     let Shape::Object(top) = top else {
         return Err(RpcError::new(
@@ -300,10 +295,6 @@ impl<'de> Visitor<'de> for Key {
             .position(|name| *name == key)
             .ok_or_else(|| key.to_owned()))
     }
-}
-
-fn twice<E: de::Error>(key: &str) -> E {
-    E::custom(format!("the key \"{key}\" appears twice"))
 }
 
 #[cfg(test)]

@@ -17,7 +17,6 @@ pub use revoke::revoke;
 pub use setup::setup_code;
 pub use token::token;
 
-use crate::http::slot::Slot;
 use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,6 +24,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use pp_auth::OAuthError;
 use serde_json::json;
+
+use crate::http::slot::Slot;
 
 /// An RFC 6749 error answer (`no-store`, the Basic challenge on a 401 after Basic, and
 /// `Retry-After` when rate limited).
