@@ -8,7 +8,9 @@
 # while N requests of one kind go one after another over one keep-alive connection
 # (bench/drive.py, which checks every answer); the server's background work over the same
 # time with no requests is taken off. Targets: hello-hyper, GET /v1/me, one-row
-# POST /api/query, and the same query as a legacy_query tool call (2026-07-28, session era).
+# POST /api/query, and the same query as a legacy_query tool call (2026-07-28, session era);
+# and two floors: hyper sending the gateway's own two answers, and the same answers through
+# an axum router served as the gateway serves it (the stack alone).
 # Usage: bench/instructions.sh [requests]   (needs valgrind: apt-get install valgrind)
 # With BEFORE=<path to another partner-platform binary>, that build is counted too.
 set -euo pipefail
@@ -68,6 +70,11 @@ gateway() {
   # the dev world is made natively first (under valgrind that would take minutes)
   PARTNER_LOG=warn "$bin" server --dev --data-dir "$WORK/$name" --listen "127.0.0.1:$port" > "$WORK/$name-setup.log" 2>&1 &
   wait_up "http://127.0.0.1:$port/health" 120
+  # and its answers kept for the floors (the first gateway's)
+  if [ ! -e "$WORK/me.http" ]; then
+    answers "$(. "$WORK/$name/dev.env"; echo "$PP_BASE_URL")" \
+      "$(. "$WORK/$name/dev.env"; mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")"
+  fi
   kill $! && wait $! 2>/dev/null || true
   PARTNER_LOG=warn under_callgrind "$name" "$bin" server --dev --data-dir "$WORK/$name" --listen "127.0.0.1:$port"
   wait_up "http://127.0.0.1:$port/health" 300
@@ -89,11 +96,36 @@ gateway() {
   }'
 }
 
-under_callgrind hello "$BIN/hello-hyper" 127.0.0.1:18096
-wait_up http://127.0.0.1:18096/ 60
-HELLO=$(count hello http://127.0.0.1:18096 -)
-kill "$CG_PID"
-wait "$CG_PID" 2>/dev/null || true
+# hello NAME KIND PORT [ANSWER [--axum]]: instructions per request of hello-hyper (KIND:
+# hello, me or query), bare or sending ANSWER.
+hello() {
+  local name=$1 kind=$2 port=$3 path=/ n; shift 3
+  [ "$kind" = hello ] || path=/v1/me
+  under_callgrind "$name" "$BIN/hello-hyper" "127.0.0.1:$port" "$@"
+  wait_up "http://127.0.0.1:$port$path" 60
+  n=$(count "$kind" "http://127.0.0.1:$port" -)
+  kill "$CG_PID"
+  wait "$CG_PID" 2>/dev/null || true
+  echo "$n"
+}
+
+# floors: hyper sending the gateway's own answers, and the same through an axum router served
+# as the gateway serves it (the stack alone, none of the gateway's work)
+floors() {
+  local me query axum_me axum_query
+  me=$(hello hyper-me me 18101 "$WORK/me.http")
+  query=$(hello hyper-query query 18102 "$WORK/query.http")
+  axum_me=$(hello axum-me me 18103 "$WORK/me.http" --axum)
+  axum_query=$(hello axum-query query 18104 "$WORK/query.http" --axum)
+  awk -v h="$HELLO" -v m="$me" -v q="$query" -v am="$axum_me" -v aq="$axum_query" 'BEGIN {
+    printf "| hyper sending `/v1/me`'"'"'s answer | %d | %.1f× |\n", m, m / h
+    printf "| hyper sending `/api/query`'"'"'s answer | %d | %.1f× |\n", q, q / h
+    printf "| axum sending `/v1/me`'"'"'s answer | %d | %.1f× |\n", am, am / h
+    printf "| axum sending `/api/query`'"'"'s answer | %d | %.1f× |\n", aq, aq / h
+  }'
+}
+
+HELLO=$(hello hello hello 18096)
 
 {
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(uname -sr), $(valgrind --version); $N requests per target after 300 to warm up"
@@ -102,5 +134,6 @@ wait "$CG_PID" 2>/dev/null || true
   echo "|---|---|---|"
   echo "| hello-hyper (reference) | $HELLO | 1 |"
   gateway this "$BIN/partner-platform" 18097
+  floors
   if [ -n "${BEFORE:-}" ]; then gateway before "$BEFORE" 18099; fi
 } | tee "$OUT/instructions.md"

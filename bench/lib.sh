@@ -30,6 +30,16 @@ wait_up() {
 # The access token of a client id and secret at a base URL.
 mint() { curl -sf -u "$2:$3" -d grant_type=client_credentials "$1/oauth/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/'; }
 
+# answers BASE TOKEN: the gateway's own answers to GET /v1/me and the one-row POST
+# /api/query, as curl -si prints them, into $WORK/me.http and $WORK/query.http (what
+# `hello-hyper ADDR ANSWER` serves, to show what sending those bytes alone costs).
+QUERY_BODY='{"sql": "SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?", "params": [1]}'
+answers() {
+  curl -sfi "$1/v1/me" -H "Authorization: Bearer $2" > "$WORK/me.http"
+  curl -sfi "$1/api/query" -H "Authorization: Bearer $2" -H "content-type: application/json" \
+    -d "$QUERY_BODY" > "$WORK/query.http"
+}
+
 # wrk_run NAME URL [wrk args…]: one wrk --latency run, its output in $OUT/NAME.txt.
 wrk_run() {
   local name=$1 url=$2; shift 2
@@ -60,15 +70,17 @@ machine_ticks() { awk '/^cpu / {print $5, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; 
 
 # The header of a table of cpu_row rows.
 cpu_header() {
-  echo "| target | requests/s | p50 | p99 | non-2xx | server µs/request | wrk µs/request | server switches/request | idle |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| target | requests/s | p50 | p99 | non-2xx | server µs/request | wrk µs/request | server switches/request | idle | × the first row by CPU |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
 }
 
 # cpu_row NAME PID URL [wrk args…]: as wrk_row, plus the CPU the server (process PID) and wrk
 # each spent per request (user + system, µs), the server's context switches per request and
 # the share of the machine left idle. With the cores busy, requests/s is the cores divided by
 # the two CPU figures together, so these say where a ratio against the reference comes from,
-# and move less from run to run than it.
+# and move less from run to run than it. The last column is that ratio from the CPU figures
+# alone: the first row's server and wrk µs together over this row's, the requests/s ratio the
+# row would have on cores nothing else takes (the idle column shows how far they were not).
 cpu_row() {
   local name=$1 pid=$2 url=$3; shift 3
   local s0 s1 x0 x1 idle0 idle1 all0 all1 wrk_cpu
@@ -79,14 +91,21 @@ cpu_row() {
   s1=$(proc_ticks "$pid")
   x1=$(proc_switches "$pid")
   read -r idle1 all1 < <(machine_ticks)
-  awk -v cells="$(wrk_cells "$name")" -v name="$name" -v s="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" \
-    -v x="$((x1 - x0))" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" '
+  local row
+  row=$(awk -v cells="$(wrk_cells "$name")" -v name="$name" -v s="$((s1 - s0))" -v hz="$(getconf CLK_TCK)" \
+    -v x="$((x1 - x0))" -v w="$wrk_cpu" -v idle="$((idle1 - idle0))" -v all="$((all1 - all0))" \
+    -v first="${CPU_FIRST:-}" '
     /requests in/ { n = $1 }
     END {
       split(w, t, " ")
-      printf "| %s | %s | %.1f | %.1f | %.2f | %.0f%% |\n", name, cells,
-        s / hz * 1e6 / n, (t[1] + t[2]) * 1e6 / n, x / n, 100 * idle / all
-    }' "$OUT/$name.txt"
+      sum = s / hz * 1e6 / n + (t[1] + t[2]) * 1e6 / n
+      if (first == "") first = sum
+      printf "| %s | %s | %.1f | %.1f | %.2f | %.0f%% | %.2f | %f\n", name, cells,
+        s / hz * 1e6 / n, (t[1] + t[2]) * 1e6 / n, x / n, 100 * idle / all, first / sum, first
+    }' "$OUT/$name.txt")
+  # the first row's sum is kept for the rows after it (the rows run in one shell)
+  CPU_FIRST=${row##*| }
+  echo "${row% *}"
 }
 
 # start_sim PORT [sim args…]: generates the small world and starts the sandbox over it on PORT.

@@ -2,6 +2,9 @@
 # Request benchmark: the gateway's GET /v1/me and a small POST /api/query on the dev server,
 # beside a bare hyper hello-world and Datasette answering the same SQL on the same warehouse
 # file (the reference for SQL over HTTP), driven by wrk from a second process in one run.
+# Two floors sit between hyper and the gateway: hyper sending the gateway's own two answers
+# (what those bytes alone cost), and the same answers through an axum router served as the
+# gateway serves it (what the stack alone costs, doing none of the gateway's work).
 # Usage: bench/run.sh [duration-seconds] [connections]      (needs wrk: apt-get install wrk)
 # With BEFORE=<path to another partner-platform binary> (an earlier build), that binary's dev
 # server is driven in the same run too, for a before/after table.
@@ -39,11 +42,29 @@ DS_PID=$!
 wait_up http://127.0.0.1:18095/-/versions.json 30
 DS_QUERY='http://127.0.0.1:18095/warehouse.json?sql=SELECT+ID%2C+MarketplaceSellerID%2C+Marketplace+FROM+seller+WHERE+ID+%3D+%3Aid&id=1&_shape=array'
 
-cat > "$WORK/query.lua" <<'LUA'
+cat > "$WORK/query.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["content-type"] = "application/json"
-wrk.body = '{"sql": "SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?", "params": [1]}'
+wrk.body = '$QUERY_BODY'
 LUA
+
+# hyper again, answering with the gateway's own answers (headers and body, read once here):
+# the fastest any server could send those bytes.
+answers "$PP_BASE_URL" "$TOKEN"
+"$BIN/hello-hyper" 127.0.0.1:18096 "$WORK/me.http" > "$WORK/hello-me.log" 2>&1 &
+ME_PID=$!
+"$BIN/hello-hyper" 127.0.0.1:18097 "$WORK/query.http" > "$WORK/hello-query.log" 2>&1 &
+QUERY_PID=$!
+# and the same answers through an axum router served as the gateway serves it: the stack
+# alone, doing none of the gateway's work
+"$BIN/hello-hyper" 127.0.0.1:18098 "$WORK/me.http" --axum > "$WORK/axum-me.log" 2>&1 &
+AXUM_ME_PID=$!
+"$BIN/hello-hyper" 127.0.0.1:18099 "$WORK/query.http" --axum > "$WORK/axum-query.log" 2>&1 &
+AXUM_QUERY_PID=$!
+wait_up http://127.0.0.1:18096/
+wait_up http://127.0.0.1:18097/
+wait_up http://127.0.0.1:18098/v1/me
+wait_up http://127.0.0.1:18099/v1/me
 
 {
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
@@ -51,6 +72,10 @@ LUA
   echo
   cpu_header
   cpu_row hello-hyper "$HELLO_PID" http://127.0.0.1:18090/
+  cpu_row hyper-me-answer "$ME_PID" http://127.0.0.1:18096/v1/me -H "Authorization: Bearer $TOKEN"
+  cpu_row hyper-query-answer "$QUERY_PID" http://127.0.0.1:18097/api/query -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
+  cpu_row axum-me-answer "$AXUM_ME_PID" http://127.0.0.1:18098/v1/me -H "Authorization: Bearer $TOKEN"
+  cpu_row axum-query-answer "$AXUM_QUERY_PID" http://127.0.0.1:18099/api/query -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
   cpu_row v1-me "$GW_PID" "$PP_BASE_URL/v1/me" -H "Authorization: Bearer $TOKEN"
   cpu_row api-query "$GW_PID" "$PP_BASE_URL/api/query" -H "Authorization: Bearer $TOKEN" -s "$WORK/query.lua"
   cpu_row datasette-query "$DS_PID" "$DS_QUERY"
