@@ -72,8 +72,7 @@ gateway() {
   wait_up "http://127.0.0.1:$port/health" 120
   # and its answers kept for the floors (the first gateway's)
   if [ ! -e "$WORK/me.http" ]; then
-    answers "$(. "$WORK/$name/dev.env"; echo "$PP_BASE_URL")" \
-      "$(. "$WORK/$name/dev.env"; mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")"
+    (. "$WORK/$name/dev.env"; answers "$PP_BASE_URL" "$(mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")")
   fi
   kill $! && wait $! 2>/dev/null || true
   PARTNER_LOG=warn under_callgrind "$name" "$bin" server --dev --data-dir "$WORK/$name" --listen "127.0.0.1:$port"

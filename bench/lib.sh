@@ -30,10 +30,23 @@ wait_up() {
 # The access token of a client id and secret at a base URL.
 mint() { curl -sf -u "$2:$3" -d grant_type=client_credentials "$1/oauth/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/'; }
 
+# The one-row query the benches send (a point read of the warehouse's seller table), and its
+# POST /api/query body.
+QUERY_SQL='SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?'
+QUERY_BODY="{\"sql\": \"$QUERY_SQL\", \"params\": [1]}"
+
+# query_lua FILE: a wrk script that posts QUERY_BODY as JSON.
+query_lua() {
+  cat > "$1" <<LUA
+wrk.method = "POST"
+wrk.headers["content-type"] = "application/json"
+wrk.body = '$QUERY_BODY'
+LUA
+}
+
 # answers BASE TOKEN: the gateway's own answers to GET /v1/me and the one-row POST
 # /api/query, as curl -si prints them, into $WORK/me.http and $WORK/query.http (what
 # `hello-hyper ADDR ANSWER` serves, to show what sending those bytes alone costs).
-QUERY_BODY='{"sql": "SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?", "params": [1]}'
 answers() {
   curl -sfi "$1/v1/me" -H "Authorization: Bearer $2" > "$WORK/me.http"
   curl -sfi "$1/api/query" -H "Authorization: Bearer $2" -H "content-type: application/json" \

@@ -20,17 +20,12 @@ wait_up http://127.0.0.1:18092/health
 # shellcheck disable=SC1091
 source "$WORK/dev/dev.env"
 TOKEN=$(mint "$PP_BASE_URL" "$PP_CLIENT_ID" "$PP_CLIENT_SECRET")
-SQL='SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?'
 
 # lua_files SUFFIX BASE_URL TOKEN: the three request scripts for one server (a session opened
 # for the session-era one), checked with one call.
 lua_files() {
   local sfx=$1 base=$2 token=$3 session
-  cat > "$WORK/query$sfx.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '{"sql": "$SQL", "params": [1]}'
-LUA
+  query_lua "$WORK/query$sfx.lua"
   cat > "$WORK/modern$sfx.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["content-type"] = "application/json"
@@ -38,7 +33,7 @@ wrk.headers["accept"] = "application/json, text/event-stream"
 wrk.headers["mcp-protocol-version"] = "2026-07-28"
 wrk.headers["mcp-method"] = "tools/call"
 wrk.headers["mcp-name"] = "legacy_query"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"$SQL","params":[1]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"$QUERY_SQL","params":[1]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 LUA
   session=$(curl -sf -D - -o /dev/null "$base/mcp" -H "Authorization: Bearer $token" \
     -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
@@ -50,7 +45,7 @@ wrk.headers["content-type"] = "application/json"
 wrk.headers["accept"] = "application/json, text/event-stream"
 wrk.headers["mcp-session-id"] = "$session"
 wrk.headers["mcp-protocol-version"] = "2025-11-25"
-wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"$SQL","params":[1]}}}'
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"legacy_query","arguments":{"sql":"$QUERY_SQL","params":[1]}}}'
 LUA
   curl -sf "$base/mcp" -H "Authorization: Bearer $token" -H 'content-type: application/json' \
     -H "mcp-session-id: $session" -H 'mcp-protocol-version: 2025-11-25' \

@@ -42,11 +42,7 @@ DS_PID=$!
 wait_up http://127.0.0.1:18095/-/versions.json 30
 DS_QUERY='http://127.0.0.1:18095/warehouse.json?sql=SELECT+ID%2C+MarketplaceSellerID%2C+Marketplace+FROM+seller+WHERE+ID+%3D+%3Aid&id=1&_shape=array'
 
-cat > "$WORK/query.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '$QUERY_BODY'
-LUA
+query_lua "$WORK/query.lua"
 
 # hyper again, answering with the gateway's own answers (headers and body, read once here):
 # the fastest any server could send those bytes.

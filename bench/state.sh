@@ -59,11 +59,7 @@ for run in 1 2 3; do
   B_PG+=("$(batch_ms 18120 "$W_PG" "$run")")
 done
 
-cat > "$WORK/query.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '{"sql": "SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?", "params": [1]}'
-LUA
+query_lua "$WORK/query.lua"
 
 # a second instance on the same PostgreSQL state, with the first one's data folder
 PARTNER_LOG=warn "$BIN/partner-platform" server --data-dir "$WORK/pg" --state-url "$PG_URL" --listen 127.0.0.1:18130 --public-url http://127.0.0.1:18130 > "$WORK/pg2.log" 2>&1 &

@@ -39,11 +39,7 @@ T_SQLITE=$(token_for demo)
 T_PG=$(token_for onpg "$PG_URL")
 T_MY=$(token_for onmaria "${MY_URL/mysql:/mariadb:}")
 
-cat > "$WORK/point.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["content-type"] = "application/json"
-wrk.body = '{"sql": "SELECT ID, MarketplaceSellerID, Marketplace FROM seller WHERE ID = ?", "params": [1]}'
-LUA
+query_lua "$WORK/point.lua"
 MONTH_START=$(date -u -d "$TODAY -40 days" +%Y-%m-01)
 MONTH_END=$(date -u -d "$MONTH_START +1 month -1 day" +%Y-%m-%d)
 cat > "$WORK/month.lua" <<LUA

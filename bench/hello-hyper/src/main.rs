@@ -2,10 +2,10 @@
 //! settings as the gateway.
 //!
 //! `hello-hyper ADDR` answers "Hello, World!" on every request. `hello-hyper ADDR ANSWER`
-//! reads each request's body (but a GET's) and answers with the headers and body in the file ANSWER (an
-//! answer as `curl -si` prints it; its status line, `date` and `content-length` are dropped,
-//! since hyper writes its own). Given the gateway's own answer, it is the fastest any server
-//! could send those same bytes: what hyper's rate becomes once only the answer is the
+//! reads each request's body (but a GET's) and answers with the headers and body in the file
+//! ANSWER (an answer as `curl -si` prints it; its status line, `date` and `content-length` are
+//! dropped, since hyper writes its own). Given the gateway's own answer, it is the fastest any
+//! server could send those same bytes: what hyper's rate becomes once only the answer is the
 //! gateway's, with none of the gateway's work.
 //!
 //! `hello-hyper ADDR ANSWER --axum` answers the same way through the stack the gateway is
@@ -16,7 +16,6 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-
 use std::time::Duration;
 
 use axum::routing::{get, post};
@@ -63,6 +62,13 @@ impl Answer {
             body: Bytes::from(body.to_owned()),
         }
     }
+
+    /// The answer as a response, with the body type of whichever server sends it.
+    fn response<B: From<Bytes>>(&self) -> Response<B> {
+        let mut response = Response::new(B::from(self.body.clone()));
+        *response.headers_mut() = self.headers.clone();
+        response
+    }
 }
 
 async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
@@ -78,26 +84,20 @@ async fn answer(
     if request.method() != hyper::Method::GET {
         request.into_body().collect().await?;
     }
-    let mut response = Response::new(Full::new(answer.body.clone()));
-    *response.headers_mut() = answer.headers.clone();
-    Ok(response)
-}
-
-/// The fixed answer as an axum handler's response.
-fn answer_axum(fixed: &Answer) -> axum::response::Response {
-    let mut response = axum::response::Response::new(axum::body::Body::from(fixed.body.clone()));
-    *response.headers_mut() = fixed.headers.clone();
-    response
+    Ok(answer.response())
 }
 
 /// The router of `--axum`: the fixed answer on the two benchmarked routes.
 fn router(fixed: Arc<Answer>) -> axum::Router {
     let (a, b) = (fixed.clone(), fixed);
     axum::Router::new()
-        .route("/v1/me", get(move || async move { answer_axum(&a) }))
+        .route(
+            "/v1/me",
+            get(move || async move { a.response::<axum::body::Body>() }),
+        )
         .route(
             "/api/query",
-            post(move |_body: axum::body::Bytes| async move { answer_axum(&b) }),
+            post(move |_body: axum::body::Bytes| async move { b.response::<axum::body::Body>() }),
         )
 }
 
@@ -124,16 +124,20 @@ async fn serve_axum(listener: TcpListener, router: axum::Router) -> std::io::Res
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let addr: SocketAddr = args
-        .next()
-        .unwrap_or_else(|| "127.0.0.1:18090".into())
-        .parse()
-        .expect("usage: hello-hyper ADDR [ANSWER]");
-    let fixed = args.next().map(|path| Arc::new(Answer::read(&path)));
+    const USAGE: &str = "usage: hello-hyper [ADDR [ANSWER [--axum]]]";
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (addr, fixed, axum) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => ("127.0.0.1:18090", None, false),
+        [addr] => (addr, None, false),
+        [addr, answer] => (addr, Some(answer), false),
+        [addr, answer, "--axum"] => (addr, Some(answer), true),
+        _ => panic!("{USAGE}"),
+    };
+    let addr: SocketAddr = addr.parse().expect(USAGE);
+    let fixed = fixed.map(|path| Arc::new(Answer::read(path)));
     let listener = TcpListener::bind(addr).await?;
     println!("hello-hyper listening on {addr}");
-    if let (Some(fixed), Some("--axum")) = (&fixed, args.next().as_deref()) {
+    if let (Some(fixed), true) = (&fixed, axum) {
         return serve_axum(listener, router(fixed.clone())).await;
     }
     loop {
