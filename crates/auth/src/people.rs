@@ -108,7 +108,7 @@ pub fn hash_password(password: &str) -> Result<String> {
     Argon2::default()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| Error::internal(format!("argon2: {e}")))
+        .map_err(|e| Error::internal_with("argon2", e))
 }
 
 fn verify_password(password: &str, stored: &str) -> bool {
@@ -216,7 +216,7 @@ pub async fn change_password(
     let new = new.to_owned();
     let hash = tokio::task::spawn_blocking(move || hash_password(&new))
         .await
-        .map_err(|e| Error::internal(format!("password hash: {e}")))??;
+        .map_err(|e| Error::internal_with("password hash", e))??;
     store.people().set_password(&person.id, &hash, false).await
 }
 
@@ -255,7 +255,7 @@ async fn verify_off_thread(password: &str, hash: String) -> Result<bool> {
     let password = password.to_owned();
     tokio::task::spawn_blocking(move || verify_password(&password, &hash))
         .await
-        .map_err(|e| Error::internal(format!("password check: {e}")))
+        .map_err(|e| Error::internal_with("password check", e))
 }
 
 /// The person signing in with `email` and `password`, if both are right and the person is

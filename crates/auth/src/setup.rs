@@ -1,4 +1,4 @@
-//! Setup codes (spec §5 5): a person makes a one-time code in the console; the command-line
+//! Setup codes (docs/auth.md): a person makes a one-time code in the console; the command-line
 //! plugin exchanges it, unattended, for its own service credential, which holds the plugin's
 //! scopes and acts under that person's name. A code lasts ten minutes and is spent by its
 //! first exchange; disabling the person revokes the credential.

@@ -6,7 +6,7 @@ use pp_store::{CredentialRow, NewToken, Store, now_unix};
 
 use crate::secret::{SecretKey, Verdict, hash_secret, random_token, token_hash, verify_secret};
 
-/// Access token lifetime: 12 hours (spec §5, §8).
+/// Access token lifetime: 12 hours (docs/limits.md).
 pub const TOKEN_TTL_SECS: i64 = 43_200;
 
 /// An RFC 6749 §5.2 token-endpoint error.

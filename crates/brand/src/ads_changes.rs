@@ -1,4 +1,4 @@
-//! The timeline's `ads_change` family (§6.4): advertising writes committed through the
+//! The timeline's `ads_change` family (docs/brand-memory.md): advertising writes committed through the
 //! service, projected at read time from the audit log (`pp_store::ads_writes`). One event per
 //! commit that the provider answered with at least one applied item: its operation as `kind`,
 //! the commit's actor and surface, and the `changes` the commit recorded in its answer (per

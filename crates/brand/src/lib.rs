@@ -1,4 +1,4 @@
-//! Brand memory (spec §2.4, §2.5, §3.1, §4.12, §6): per-brand context documents with their
+//! Brand memory (docs/brand-memory.md): per-brand context documents with their
 //! revision history, the brand lifecycle (retire and restore, never delete), and the
 //! timeline of native events, stakes, comments, action outcomes and corroborations. Brands
 //! themselves come from the tenant's warehouse. [`service::BrandMemory`] is what every front

@@ -1,4 +1,4 @@
-//! The brand lifecycle (§3.1, §4.12): `retire` and `restore`, recorded as the credential,
+//! The brand lifecycle (docs/brand-memory.md): `retire` and `restore`, recorded as the credential,
 //! each real change appending `structural.brand_retired` or `structural.brand_restored` to the
 //! timeline. Nothing is deleted; a no-op answers `changed: false` and appends nothing.
 
@@ -48,7 +48,7 @@ pub struct Change {
     pub on_behalf_of: Option<String>,
 }
 
-/// Checks a request body (every format rule of §4.12, before the brand is looked up).
+/// Checks a request body (every format rule of docs/brand-memory.md, before the brand is looked up).
 pub fn parse(body: &Map<String, Value>) -> Result<Change> {
     if let Some(k) = body.keys().find(|k| {
         ![

@@ -1,4 +1,4 @@
-//! The timeline (§2.5, §6): native events (injected history, stakes, comments, action
+//! The timeline (docs/brand-memory.md): native events (injected history, stakes, comments, action
 //! outcomes, corroborations, structural lifecycle events) and, at read time, the projection of
 //! committed advertising changes (`ads_changes`, from the audit log). Stakes carry a category, a window and a required interpretation;
 //! corroboration refreshes their status and close date.

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use pp_core::{ScopeSet, TenantId};
+use pp_admin::{Admin, Operator};
+use pp_core::ScopeSet;
 use pp_store::{CredentialRow, Store};
 use serde_json::json;
 
@@ -122,35 +123,32 @@ pub fn run(args: AdminArgs) -> Result<(), String> {
         let store = Store::connect(&url, &args.data_dir)
             .await
             .map_err(|e| describe(&e))?;
-        let before = store.tokens().epochs().await.map_err(|e| describe(&e))?;
+        let admin = Admin::new(store);
+        let op = Operator::service(actor());
+        let before = admin.epochs().await.map_err(|e| describe(&e))?;
+        let at = (&admin, &op);
         let r = match args.command {
-            AdminCommand::Tenant(c) => tenant(&store, c).await,
-            AdminCommand::Credential(c) => credential(&store, c).await,
-            AdminCommand::Person(c) => crate::people::run(&store, c).await,
-            AdminCommand::App(c) => crate::apps::run(&store, c).await,
-            AdminCommand::Connection(c) => crate::connection::run(&store, &args.data_dir, c).await,
-            AdminCommand::Listings(c) => crate::listings::run(&store, c).await,
-            AdminCommand::Intelligence(c) => crate::intelligence::run(&store, c).await,
-            AdminCommand::Policy(c) => crate::policy::run(&store, c).await,
+            AdminCommand::Tenant(c) => tenant(at, c).await,
+            AdminCommand::Credential(c) => credential(at, c).await,
+            AdminCommand::Person(c) => crate::people::run(at, c).await,
+            AdminCommand::App(c) => crate::apps::run(at, c).await,
+            AdminCommand::Connection(c) => crate::connection::run(at, &args.data_dir, c).await,
+            AdminCommand::Listings(c) => crate::listings::run(at, c).await,
+            AdminCommand::Intelligence(c) => crate::intelligence::run(at, c).await,
+            AdminCommand::Policy(c) => crate::policy::run(at, c).await,
         };
         // a change that may end tokens (a revocation, a rotation, a disabled person) or move a
         // connection's grant: wait until every running gateway has read it before saying it
         // is done
-        if store.tokens().epochs().await.is_ok_and(|now| now != before) {
+        if admin.epochs().await.is_ok_and(|now| now != before) {
             tokio::time::sleep(pp_auth::verifier::SETTLE).await;
         }
         r.map_err(|e| describe(&e))
     })
 }
 
-/// Tenant `id`, which must exist.
-pub(crate) async fn existing_tenant(store: &Store, id: &str) -> pp_core::Result<TenantId> {
-    let t = TenantId::parse(id)?;
-    if store.tenants().get(&t).await?.is_none() {
-        return Err(pp_core::Error::not_found(format!("no tenant {id}")));
-    }
-    Ok(t)
-}
+/// The administration service and the operator acting (every admin command gets both).
+pub(crate) type At<'a> = (&'a Admin, &'a Operator);
 
 /// Prints `v` as indented JSON (the `--json` output of every admin command).
 pub(crate) fn print_json(v: &impl serde::Serialize) -> pp_core::Result<()> {
@@ -169,7 +167,8 @@ pub(crate) fn actor() -> String {
     )
 }
 
-async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
+async fn tenant((admin, op): At<'_>, cmd: TenantCommand) -> pp_core::Result<()> {
+    let tenants = admin.tenants(op);
     match cmd {
         TenantCommand::Create {
             id,
@@ -177,30 +176,13 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
             warehouse,
             json,
         } => {
-            let tid = TenantId::parse(&id)?;
-            if let Some(n) = &name {
-                pp_core::text::check_one_line("name", n)?;
-            }
-            let locator = match warehouse {
-                Some(url) if pp_world::is_database_url(&url) => check_server(&url).await?,
-                Some(p) => {
-                    let path = std::path::absolute(&p).map_err(pp_core::Error::internal)?;
-                    pp_warehouse::sqlite::check_file(&path)?;
-                    format!("sqlite:{}", path.display())
-                }
-                None => {
-                    let p = std::path::absolute(store.default_warehouse_path(&tid))
-                        .map_err(pp_core::Error::internal)?;
-                    create_empty_warehouse(&p)?;
-                    pp_warehouse::sqlite::check_file(&p)?;
-                    format!("sqlite:{}", p.display())
-                }
-            };
-            let mut t = store
-                .tenants()
-                .create(&tid, name.as_deref().unwrap_or(&id), &locator)
+            let made = tenants
+                .create(&id, name.as_deref(), warehouse.as_deref())
                 .await?;
-            t.warehouse = shown(&t.warehouse);
+            if let Some(w) = &made.warning {
+                eprintln!("warning: {w}");
+            }
+            let t = made.tenant;
             if json {
                 print_json(&t)?;
             } else {
@@ -208,10 +190,7 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
             }
         }
         TenantCommand::List { json } => {
-            let mut ts = store.tenants().list().await?;
-            for t in &mut ts {
-                t.warehouse = shown(&t.warehouse);
-            }
+            let ts = tenants.list().await?;
             if json {
                 print_json(&ts)?;
             } else {
@@ -221,54 +200,6 @@ async fn tenant(store: &Store, cmd: TenantCommand) -> pp_core::Result<()> {
             }
         }
     }
-    Ok(())
-}
-
-/// A warehouse locator as listings show it: no password, no `sqlite:` prefix.
-fn shown(locator: &str) -> String {
-    let l = locator.strip_prefix("sqlite:").unwrap_or(locator);
-    pp_store::redact_password(l)
-}
-
-/// Checks that the database at `url` can be reached and holds a warehouse (a `seller`
-/// table), and warns when its login could write; the locator to store.
-async fn check_server(url: &str) -> pp_core::Result<String> {
-    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
-    let engine = pp_warehouse::open(url, &slots)?;
-    let shown = pp_store::redact_password(url);
-    let refuse = |why: String| {
-        pp_core::Error::new(
-            pp_core::Kind::BadParams,
-            format!("{shown} is not a usable warehouse: {why}"),
-        )
-    };
-    let tables = engine
-        .tables()
-        .await
-        .map_err(|e| refuse(e.cause().unwrap_or(e.message()).to_owned()))?;
-    if !tables.iter().any(|t| t.name == "seller") {
-        return Err(refuse(
-            "it has no seller table (load one with `world generate --out <url>`)".into(),
-        ));
-    }
-    if engine.login_can_write().await? {
-        eprintln!(
-            "warning: the login in {shown} can change the warehouse. The gateway runs every query in a \
-             read-only transaction, but a login that can only SELECT is the real guarantee (docs/deployment.md)."
-        );
-    }
-    Ok(url.to_owned())
-}
-
-fn create_empty_warehouse(path: &std::path::Path) -> pp_core::Result<()> {
-    if path.exists() {
-        return Ok(());
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(pp_core::Error::internal)?;
-    }
-    // An empty file is a valid, empty SQLite database.
-    std::fs::File::create(path).map_err(pp_core::Error::internal)?;
     Ok(())
 }
 
@@ -292,7 +223,8 @@ fn show(row: &CredentialRow, secret: Option<&str>, json: bool) -> pp_core::Resul
     Ok(())
 }
 
-async fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()> {
+async fn credential((admin, op): At<'_>, cmd: CredentialCommand) -> pp_core::Result<()> {
+    let credentials = admin.credentials(op);
     match cmd {
         CredentialCommand::Create {
             tenant,
@@ -301,12 +233,11 @@ async fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()
             json,
         } => {
             let scopes = scopes.as_deref().map(ScopeSet::parse).transpose()?;
-            let c = pp_auth::create_credential(store, &TenantId::parse(&tenant)?, scopes, &label)
-                .await?;
+            let c = credentials.create(&tenant, scopes, &label).await?;
             show(&c.row, Some(&c.client_secret), json)
         }
         CredentialCommand::List { tenant, json } => {
-            let rows = store.credentials().list(tenant.as_deref()).await?;
+            let rows = credentials.list(tenant.as_deref()).await?;
             if json {
                 print_json(&rows)?;
             } else {
@@ -325,8 +256,7 @@ async fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()
             Ok(())
         }
         CredentialCommand::Revoke { id } => {
-            let row = store.credentials().find(&id).await?;
-            let was_active = store.credentials().revoke(&row.id).await?;
+            let (row, was_active) = credentials.revoke(&id).await?;
             println!(
                 "{}",
                 json!({ "id": row.id, "revoked": true, "changed": was_active })
@@ -334,7 +264,7 @@ async fn credential(store: &Store, cmd: CredentialCommand) -> pp_core::Result<()
             Ok(())
         }
         CredentialCommand::Rotate { id, json } => {
-            let c = pp_auth::rotate_credential(store, &id).await?;
+            let c = credentials.rotate(&id).await?;
             show(&c.row, Some(&c.client_secret), json)
         }
     }

@@ -4,11 +4,10 @@
 //! application's secret is printed once.
 
 use clap::Subcommand;
-use pp_auth::clients::{PartnerApp, register_partner_app};
-use pp_store::Store;
+use pp_auth::clients::PartnerApp;
 use serde_json::json;
 
-use crate::admin::{existing_tenant, print_json};
+use crate::admin::{At, print_json};
 
 #[derive(Subcommand)]
 pub enum AppCommand {
@@ -47,7 +46,8 @@ pub enum AppCommand {
     },
 }
 
-pub async fn run(store: &Store, cmd: AppCommand) -> pp_core::Result<()> {
+pub async fn run((admin, op): At<'_>, cmd: AppCommand) -> pp_core::Result<()> {
+    let apps = admin.apps(op);
     match cmd {
         AppCommand::Create {
             name,
@@ -57,17 +57,13 @@ pub async fn run(store: &Store, cmd: AppCommand) -> pp_core::Result<()> {
             tenant,
             json,
         } => {
-            let t = match &tenant {
-                Some(t) => Some(existing_tenant(store, t).await?),
-                None => None,
-            };
             let spec = PartnerApp {
                 name: &name,
                 redirect_uris: &redirect_uris,
                 scopes: &scopes,
                 confidential: !public,
             };
-            let c = register_partner_app(store, t.as_ref(), &spec, "operator").await?;
+            let c = apps.register(tenant.as_deref(), &spec).await?;
             if json {
                 let mut v = serde_json::to_value(&c.row).map_err(pp_core::Error::internal)?;
                 v["client_secret"] = json!(c.client_secret);
@@ -84,7 +80,7 @@ pub async fn run(store: &Store, cmd: AppCommand) -> pp_core::Result<()> {
             Ok(())
         }
         AppCommand::List { tenant, json } => {
-            let rows = store.clients().list(tenant.as_deref()).await?;
+            let rows = apps.list(tenant.as_deref()).await?;
             if json {
                 return print_json(&rows);
             }
@@ -102,7 +98,7 @@ pub async fn run(store: &Store, cmd: AppCommand) -> pp_core::Result<()> {
             Ok(())
         }
         AppCommand::Revoke { client_id } => {
-            let changed = store.clients().revoke(&client_id, None).await?;
+            let changed = apps.revoke(&client_id).await?;
             println!(
                 "{client_id} {}",
                 if changed {

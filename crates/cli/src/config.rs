@@ -1,22 +1,44 @@
-//! Server configuration: one struct, filled from flags, then `PARTNER_*` environment, then an
-//! optional TOML file, then defaults (`docs/configuration.md`). Secrets never appear here in
-//! logs.
+//! Server configuration. Every setting is declared once, as a field of [`Settings`]: its doc
+//! comment is the flag's help, clap's attribute names its flag, its environment variable and
+//! its default, and the field's name is its key in the TOML file. A setting comes from the
+//! first place that has it: flag, environment, the file named by `--config`, its default
+//! (`docs/configuration.md`, whose table a test holds to these declarations). Secrets never
+//! appear here in logs.
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::Args;
-use serde::Deserialize;
+use clap::parser::ValueSource;
+use clap::{ArgAction, ArgMatches, Args};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-/// `partner-platform server` flags (each also readable from the environment).
+/// `partner-platform server`: how to start, and the settings.
 #[derive(Args, Debug, Clone)]
 pub struct ServerArgs {
     /// Zero-config demo: state under ./.partner-dev, a demo tenant, warehouse and credential.
     #[arg(long)]
     pub dev: bool,
+    /// Dev only: the demo world's anchor day (YYYY-MM-DD) when it is first built; data runs
+    /// through the day before. Default: today (UTC).
+    #[arg(long, requires = "dev")]
+    pub today: Option<chrono::NaiveDate>,
+    /// A TOML file with any of the settings below (by the names of their flags, with `_` for
+    /// `-`), the provider's regional URLs and `[limits]`.
+    #[arg(long, env = "PARTNER_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: Settings,
+}
+
+/// Every setting of the server, declared once each.
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
     /// Address to listen on.
-    #[arg(long, env = "PARTNER_LISTEN")]
-    pub listen: Option<SocketAddr>,
+    #[arg(long, env = "PARTNER_LISTEN", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
     /// Folder holding the state store and the tenants' embedded warehouses.
     #[arg(long, env = "PARTNER_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
@@ -28,14 +50,6 @@ pub struct ServerArgs {
     /// The base URL clients use to reach this server (issuer and endpoint URLs derive from it).
     #[arg(long, env = "PARTNER_PUBLIC_URL")]
     pub public_url: Option<String>,
-    /// Dev only: the demo world's anchor day (YYYY-MM-DD) when it is first built; data runs
-    /// through the day before. Default: today (UTC).
-    #[arg(long, requires = "dev")]
-    pub today: Option<chrono::NaiveDate>,
-    /// A TOML file with any of: listen, data_dir, state_url, public_url, mcp_allowed_hosts,
-    /// mcp_allowed_origins, the upstream settings and `[limits]`.
-    #[arg(long, env = "PARTNER_CONFIG")]
-    pub config: Option<PathBuf>,
     /// More `Host` names the MCP endpoints accept, comma-separated (`*`: any), e.g. the
     /// internal name a reverse proxy forwards to. The public URL's host and loopback always are.
     #[arg(long, env = "PARTNER_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
@@ -60,208 +74,108 @@ pub struct ServerArgs {
     /// accounts to it at the provider's consent page.
     #[arg(long, env = "PARTNER_SP_APPLICATION_ID")]
     pub sp_application_id: Option<String>,
+    /// File only: the application is a draft, so its consent page is opened with
+    /// `version=beta` (default false).
+    #[arg(skip)]
+    pub sp_application_draft: Option<bool>,
+    /// File only: LWA's token endpoints for advertising grants, `{ na, eu, fe }`.
+    #[arg(skip)]
+    pub ads_token_urls: Option<pp_marketplace::Regional>,
+    /// File only: the selling-side consent pages, `{ na, eu, fe }`.
+    #[arg(skip)]
+    pub seller_consent_urls: Option<pp_marketplace::Regional>,
+    /// File only: Login with Amazon's authorization pages for advertising, `{ na, eu, fe }`.
+    #[arg(skip)]
+    pub ads_authorize_urls: Option<pp_marketplace::Regional>,
     /// The selling-side API's base URL.
     #[arg(long, env = "PARTNER_SPAPI_URL")]
     pub spapi_url: Option<String>,
     /// The advertising API's base URL.
     #[arg(long, env = "PARTNER_ADS_URL")]
     pub ads_url: Option<String>,
-    /// Pace calls to the provider's usage plans (default true). Switch off only against a
-    /// provider without limits, such as `sim --no-rate-limits` in a benchmark.
-    #[arg(long, env = "PARTNER_UPSTREAM_PACING")]
-    pub upstream_pacing: Option<bool>,
+    /// Pace calls to the provider's usage plans. Switch off only against a provider without
+    /// limits, such as `sim --no-rate-limits` in a benchmark.
+    #[arg(long, env = "PARTNER_UPSTREAM_PACING", default_value_t = true, action = ArgAction::Set)]
+    pub upstream_pacing: bool,
     /// Milliseconds between a pricing run's provider batches (default: the provider's pace,
     /// the operation's usage plan, about 30 s for either family).
     #[arg(long, env = "PARTNER_PRICING_SPACING_MS")]
     pub pricing_spacing_ms: Option<u64>,
-    /// Milliseconds one provider call may take before it counts as failed (default 20000);
-    /// also a report create's whole deadline.
-    #[arg(long, env = "PARTNER_UPSTREAM_TIMEOUT_MS")]
-    pub upstream_timeout_ms: Option<u64>,
-    /// Milliseconds a provider read may take in all, retries included (default 30000).
-    #[arg(long, env = "PARTNER_UPSTREAM_READ_DEADLINE_MS")]
-    pub upstream_read_deadline_ms: Option<u64>,
-    /// Job workers in this process (default 4).
-    #[arg(long, env = "PARTNER_JOB_WORKERS")]
-    pub job_workers: Option<usize>,
-    /// Milliseconds a worker holds a job step (default 30000): a job whose instance died is
+    /// Milliseconds one provider call may take before it counts as failed; also a report
+    /// create's whole deadline.
+    #[arg(long, env = "PARTNER_UPSTREAM_TIMEOUT_MS", default_value_t = 20_000)]
+    pub upstream_timeout_ms: u64,
+    /// Milliseconds a provider read may take in all, retries included.
+    #[arg(
+        long,
+        env = "PARTNER_UPSTREAM_READ_DEADLINE_MS",
+        default_value_t = 30_000
+    )]
+    pub upstream_read_deadline_ms: u64,
+    /// Job workers in this process (a tenant runs at most half of them at once).
+    #[arg(long, env = "PARTNER_JOB_WORKERS", default_value_t = 4)]
+    pub job_workers: usize,
+    /// Milliseconds a worker holds a job step (at least 1000): a job whose instance died is
     /// taken up by another this long after its last renewal.
-    #[arg(long, env = "PARTNER_JOB_LEASE_MS")]
-    pub job_lease_ms: Option<u64>,
-    /// Listing text writes (title, bullets …) for the whole service (default true); false
-    /// answers every such write `listings_write_disabled`.
-    #[arg(long, env = "PARTNER_LISTINGS_TEXT_WRITES")]
-    pub listings_text_writes: Option<bool>,
-    /// Listing image writes for the whole service (default true); false answers them
+    #[arg(long, env = "PARTNER_JOB_LEASE_MS", default_value_t = 30_000)]
+    pub job_lease_ms: u64,
+    /// Listing text writes (title, bullets …) for the whole service; false answers every such
+    /// write `listings_write_disabled`.
+    #[arg(long, env = "PARTNER_LISTINGS_TEXT_WRITES", default_value_t = true, action = ArgAction::Set)]
+    pub listings_text_writes: bool,
+    /// Listing image writes for the whole service; false answers them
     /// `listings_media_write_disabled`.
-    #[arg(long, env = "PARTNER_LISTINGS_MEDIA_WRITES")]
-    pub listings_media_writes: Option<bool>,
-    /// Milliseconds between the image check's reads of a committed listing (default 15000).
-    #[arg(long, env = "PARTNER_LISTINGS_MEDIA_POLL_MS")]
-    pub listings_media_poll_ms: Option<u64>,
+    #[arg(long, env = "PARTNER_LISTINGS_MEDIA_WRITES", default_value_t = true, action = ArgAction::Set)]
+    pub listings_media_writes: bool,
+    /// Milliseconds between the image check's reads of a committed listing (at least 100).
+    #[arg(long, env = "PARTNER_LISTINGS_MEDIA_POLL_MS", default_value_t = 15_000)]
+    pub listings_media_poll_ms: u64,
     /// The most item-days (items × days read) a synchronous retail-backed intelligence run may
-    /// cover (default 400000); larger answers `account_too_large_use_async`.
-    #[arg(long, env = "PARTNER_INTELLIGENCE_SYNC_ITEM_DAYS")]
-    pub intelligence_sync_item_days: Option<i64>,
+    /// cover; larger answers `account_too_large_use_async`.
+    #[arg(
+        long,
+        env = "PARTNER_INTELLIGENCE_SYNC_ITEM_DAYS",
+        default_value_t = 400_000
+    )]
+    pub intelligence_sync_item_days: i64,
+    /// File only: the abuse bounds (`[limits]`; docs/security.md).
+    #[arg(skip)]
+    pub limits: pp_server::Bounds,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    listen: Option<SocketAddr>,
-    data_dir: Option<PathBuf>,
-    state_url: Option<String>,
-    public_url: Option<String>,
-    mcp_allowed_hosts: Option<Vec<String>>,
-    mcp_allowed_origins: Option<Vec<String>>,
-    secret_key: Option<String>,
-    lwa_client_id: Option<String>,
-    lwa_client_secret: Option<String>,
-    lwa_token_url: Option<String>,
-    sp_application_id: Option<String>,
-    /// The application is a draft: its consent page is opened with `version=beta`.
-    sp_application_draft: Option<bool>,
-    /// LWA's token endpoints for advertising grants, `{ na, eu, fe }`.
-    ads_token_urls: Option<pp_marketplace::Regional>,
-    /// The selling-side consent pages, `{ na, eu, fe }`.
-    seller_consent_urls: Option<pp_marketplace::Regional>,
-    /// Login with Amazon's authorization pages for advertising, `{ na, eu, fe }`.
-    ads_authorize_urls: Option<pp_marketplace::Regional>,
-    spapi_url: Option<String>,
-    ads_url: Option<String>,
-    upstream_pacing: Option<bool>,
-    pricing_spacing_ms: Option<u64>,
-    upstream_timeout_ms: Option<u64>,
-    upstream_read_deadline_ms: Option<u64>,
-    job_workers: Option<usize>,
-    job_lease_ms: Option<u64>,
-    listings_text_writes: Option<bool>,
-    listings_media_writes: Option<bool>,
-    listings_media_poll_ms: Option<u64>,
-    intelligence_sync_item_days: Option<i64>,
-    /// The abuse bounds (`[limits]`; docs/security.md).
-    limits: Option<pp_server::Bounds>,
-}
+/// The settings given on the command line or in the environment (they win over the file).
+#[derive(Debug, Clone, Default)]
+pub struct Given(BTreeSet<String>);
 
-/// Where the marketplace provider is, when configured.
-#[derive(Clone, Default)]
-pub struct UpstreamConfig {
-    pub secret_key: Option<String>,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-    pub token_url: Option<String>,
-    pub sp_application_id: Option<String>,
-    pub sp_application_draft: Option<bool>,
-    pub ads_token_urls: Option<pp_marketplace::Regional>,
-    pub seller_consent_urls: Option<pp_marketplace::Regional>,
-    pub ads_authorize_urls: Option<pp_marketplace::Regional>,
-    pub spapi_url: Option<String>,
-    pub ads_url: Option<String>,
-    pub pacing: Option<bool>,
-    pub pricing_spacing_ms: Option<u64>,
-    pub timeout_ms: Option<u64>,
-    pub read_deadline_ms: Option<u64>,
-    pub job_workers: Option<usize>,
-    pub job_lease_ms: Option<u64>,
-    pub listings_text_writes: Option<bool>,
-    pub listings_media_writes: Option<bool>,
-    pub listings_media_poll_ms: Option<u64>,
-    pub intelligence_sync_item_days: Option<i64>,
-}
-
-impl UpstreamConfig {
-    /// How the job workers run.
-    pub fn jobs(&self) -> pp_server::JobsConfig {
-        let workers = self
-            .job_workers
-            .unwrap_or(pp_server::JobsConfig::default().workers)
-            .max(1);
-        pp_server::JobsConfig {
-            pricing_spacing: pp_marketplace::pricing::Spacing(
-                self.pricing_spacing_ms
-                    .map(std::time::Duration::from_millis),
-            ),
-            workers,
-            // a tenant may hold half the workers, so another tenant always finds one free
-            per_tenant: (workers / 2).max(1),
-            lease: self
-                .job_lease_ms
-                .map(|ms| std::time::Duration::from_millis(ms.max(1_000)))
-                .unwrap_or(pp_server::JobsConfig::default().lease),
-            listings: self.listings(),
-            intelligence: pp_intelligence::Settings {
-                sync_item_days: self
-                    .intelligence_sync_item_days
-                    .unwrap_or(pp_intelligence::Settings::default().sync_item_days)
-                    .max(1),
-                ..Default::default()
-            },
-            ..Default::default()
-        }
-    }
-
-    /// Listing writes' configured switches and the image check's pace.
-    pub fn listings(&self) -> pp_marketplace::service::ListingSettings {
-        let d = pp_marketplace::service::ListingSettings::default();
-        pp_marketplace::service::ListingSettings {
-            text_writes: self.listings_text_writes.unwrap_or(d.text_writes),
-            media_writes: self.listings_media_writes.unwrap_or(d.media_writes),
-            media_poll: self
-                .listings_media_poll_ms
-                .map(|ms| std::time::Duration::from_millis(ms.max(100)))
-                .unwrap_or(d.media_poll),
-            ..d
-        }
-    }
-
-    /// Timeouts, retries and pacing for the upstream client.
-    pub fn policy(&self) -> pp_marketplace::Policy {
-        pp_marketplace::Policy {
-            pacing: self.pacing.unwrap_or(true),
-            timeout: std::time::Duration::from_millis(self.timeout_ms.unwrap_or(20_000)),
-            read_deadline: std::time::Duration::from_millis(
-                self.read_deadline_ms.unwrap_or(30_000),
-            ),
-            ..Default::default()
-        }
-    }
-}
-
-impl std::fmt::Debug for UpstreamConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UpstreamConfig")
-            .field("client_id", &self.client_id)
-            .finish_non_exhaustive()
+impl Given {
+    /// The settings `matches` (the `server` command's) took from a flag or a variable.
+    pub fn of(matches: &ArgMatches) -> Self {
+        Self(
+            matches
+                .ids()
+                .filter(|id| {
+                    matches!(
+                        matches.value_source(id.as_str()),
+                        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+                    )
+                })
+                .map(|id| id.as_str().to_owned())
+                .collect(),
+        )
     }
 }
 
 /// The resolved configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Listen address.
-    pub listen: SocketAddr,
     /// Data directory.
     pub data_dir: PathBuf,
     /// Where the state lives (the embedded store in the data directory by default).
     pub state_url: pp_store::StateUrl,
     /// Public base URL; `None` in dev mode means "derive from the bound address".
     pub public_url: Option<String>,
-    /// Extra `Host` names the MCP endpoints accept.
-    pub mcp_allowed_hosts: Vec<String>,
-    /// Extra `Origin`s the MCP endpoints accept.
-    pub mcp_allowed_origins: Vec<String>,
-    /// The marketplace provider.
-    pub upstream: UpstreamConfig,
-    /// The abuse bounds (connections, token attempts, MCP sessions, queries).
-    pub limits: pp_server::Bounds,
-}
-
-fn either(flag: &[String], file: Option<Vec<String>>) -> Vec<String> {
-    if flag.is_empty() {
-        file.unwrap_or_default()
-    } else {
-        flag.to_vec()
-    }
+    /// Every setting, from its flag, variable, file key or default.
+    pub settings: Settings,
 }
 
 /// Default listen address.
@@ -280,67 +194,44 @@ pub fn state_url_of(
     }
 }
 
-fn read_file(path: &PathBuf) -> Result<FileConfig, String> {
+/// `settings` with the file's keys laid over every setting no flag or variable gave; a key
+/// that names no setting, or a value of the wrong shape, is refused by name.
+fn with_file(settings: &Settings, given: &Given, path: &PathBuf) -> Result<Settings, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
-    toml::from_str(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+    let bad = |e: &dyn std::fmt::Display| format!("config file {}: {e}", path.display());
+    let file: Map<String, Value> = toml::from_str(&text).map_err(|e| bad(&e))?;
+    let mut merged = match serde_json::to_value(settings).map_err(|e| bad(&e))? {
+        Value::Object(m) => m,
+        _ => unreachable!("settings serialize as a table"),
+    };
+    for (key, value) in file {
+        if !merged.contains_key(&key) {
+            return Err(bad(&format!("unknown key `{key}`")));
+        }
+        if !given.0.contains(&key) {
+            merged.insert(key, value);
+        }
+    }
+    serde_json::from_value(Value::Object(merged)).map_err(|e| bad(&e))
 }
 
 impl Config {
     /// Resolves flags, environment and file; refuses with a message naming what is missing.
-    pub fn resolve(args: &ServerArgs) -> Result<Self, String> {
-        let file = match &args.config {
-            Some(p) => read_file(p)?,
-            None => FileConfig::default(),
+    pub fn resolve(args: &ServerArgs, given: &Given) -> Result<Self, String> {
+        let settings = match &args.config {
+            Some(p) => with_file(&args.settings, given, p)?,
+            None => args.settings.clone(),
         };
-        let listen = args
-            .listen
-            .or(file.listen)
-            .unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("valid default"));
-        let data_dir = args.data_dir.clone().or(file.data_dir);
-        let state_url = args.state_url.clone().or(file.state_url);
-        let public_url = args.public_url.clone().or(file.public_url);
-        let mcp_allowed_hosts = either(&args.mcp_allowed_hosts, file.mcp_allowed_hosts);
-        let mcp_allowed_origins = either(&args.mcp_allowed_origins, file.mcp_allowed_origins);
-        let upstream = UpstreamConfig {
-            secret_key: args.secret_key.clone().or(file.secret_key),
-            client_id: args.lwa_client_id.clone().or(file.lwa_client_id),
-            client_secret: args.lwa_client_secret.clone().or(file.lwa_client_secret),
-            token_url: args.lwa_token_url.clone().or(file.lwa_token_url),
-            sp_application_id: args.sp_application_id.clone().or(file.sp_application_id),
-            sp_application_draft: file.sp_application_draft,
-            ads_token_urls: file.ads_token_urls,
-            seller_consent_urls: file.seller_consent_urls,
-            ads_authorize_urls: file.ads_authorize_urls,
-            spapi_url: args.spapi_url.clone().or(file.spapi_url),
-            ads_url: args.ads_url.clone().or(file.ads_url),
-            pacing: args.upstream_pacing.or(file.upstream_pacing),
-            pricing_spacing_ms: args.pricing_spacing_ms.or(file.pricing_spacing_ms),
-            timeout_ms: args.upstream_timeout_ms.or(file.upstream_timeout_ms),
-            read_deadline_ms: args
-                .upstream_read_deadline_ms
-                .or(file.upstream_read_deadline_ms),
-            job_workers: args.job_workers.or(file.job_workers),
-            job_lease_ms: args.job_lease_ms.or(file.job_lease_ms),
-            listings_text_writes: args.listings_text_writes.or(file.listings_text_writes),
-            listings_media_writes: args.listings_media_writes.or(file.listings_media_writes),
-            listings_media_poll_ms: args.listings_media_poll_ms.or(file.listings_media_poll_ms),
-            intelligence_sync_item_days: args
-                .intelligence_sync_item_days
-                .or(file.intelligence_sync_item_days),
-        };
-        let limits = file.limits.unwrap_or_default();
+        let data_dir = settings.data_dir.clone();
+        let public_url = settings.public_url.clone();
         if args.dev {
             let data_dir = data_dir.unwrap_or_else(|| DEV_DATA_DIR.into());
             return Ok(Self {
-                listen,
-                state_url: state_url_of(state_url.as_deref(), &data_dir)?,
+                state_url: state_url_of(settings.state_url.as_deref(), &data_dir)?,
                 data_dir,
                 public_url,
-                mcp_allowed_hosts,
-                mcp_allowed_origins,
-                upstream,
-                limits,
+                settings,
             });
         }
         let mut missing = Vec::new();
@@ -368,23 +259,62 @@ impl Config {
         }
         let data_dir = data_dir.expect("checked");
         Ok(Self {
-            listen,
-            state_url: state_url_of(state_url.as_deref(), &data_dir)?,
+            state_url: state_url_of(settings.state_url.as_deref(), &data_dir)?,
             data_dir,
             public_url,
-            mcp_allowed_hosts,
-            mcp_allowed_origins,
-            upstream,
-            limits,
+            settings,
         })
+    }
+
+    /// How the job workers run.
+    pub fn jobs(&self) -> pp_server::JobsConfig {
+        let s = &self.settings;
+        let workers = s.job_workers.max(1);
+        pp_server::JobsConfig {
+            pricing_spacing: pp_marketplace::pricing::Spacing(
+                s.pricing_spacing_ms.map(std::time::Duration::from_millis),
+            ),
+            workers,
+            // a tenant may hold half the workers, so another tenant always finds one free
+            per_tenant: (workers / 2).max(1),
+            lease: std::time::Duration::from_millis(s.job_lease_ms.max(1_000)),
+            listings: self.listings(),
+            intelligence: pp_intelligence::Settings {
+                sync_item_days: s.intelligence_sync_item_days.max(1),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    /// Listing writes' configured switches and the image check's pace.
+    pub fn listings(&self) -> pp_marketplace::service::ListingSettings {
+        let s = &self.settings;
+        pp_marketplace::service::ListingSettings {
+            text_writes: s.listings_text_writes,
+            media_writes: s.listings_media_writes,
+            media_poll: std::time::Duration::from_millis(s.listings_media_poll_ms.max(100)),
+            ..Default::default()
+        }
+    }
+
+    /// Timeouts, retries and pacing for the upstream client.
+    pub fn policy(&self) -> pp_marketplace::Policy {
+        let s = &self.settings;
+        pp_marketplace::Policy {
+            pacing: s.upstream_pacing,
+            timeout: std::time::Duration::from_millis(s.upstream_timeout_ms),
+            read_deadline: std::time::Duration::from_millis(s.upstream_read_deadline_ms),
+            ..Default::default()
+        }
     }
 
     /// The marketplace upstream and the sealing key, when an LWA app is configured.
     pub fn upstream(
         &self,
     ) -> pp_core::Result<Option<(pp_marketplace::Upstream, pp_marketplace::Sealer)>> {
-        let u = &self.upstream;
-        let Some(client_id) = u.client_id.clone() else {
+        let u = &self.settings;
+        let Some(client_id) = u.lwa_client_id.clone() else {
             return Ok(None);
         };
         let missing = |what: &str| {
@@ -394,7 +324,7 @@ impl Config {
             )
         };
         let client_secret = u
-            .client_secret
+            .lwa_client_secret
             .clone()
             .ok_or_else(|| missing("lwa_client_secret"))?;
         let sealer = pp_marketplace::Sealer::from_hex(
@@ -403,11 +333,11 @@ impl Config {
                 .ok_or_else(|| missing("secret_key (64 hex characters)"))?,
         )?;
         let token_url = u
-            .token_url
+            .lwa_token_url
             .clone()
             .unwrap_or_else(|| "https://api.amazon.com/auth/o2/token".into());
         // one configured token URL serves every region, unless the regions are spelled out
-        let ads_token_urls = match (&u.ads_token_urls, &u.token_url) {
+        let ads_token_urls = match (&u.ads_token_urls, &u.lwa_token_url) {
             (Some(r), _) => r.clone(),
             (None, Some(one)) => pp_marketplace::Regional::same(one),
             (None, None) => pp_marketplace::Regional::provider_ads_token_urls(),
@@ -446,7 +376,7 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
+    use clap::{CommandFactory, FromArgMatches, Parser};
 
     use super::*;
 
@@ -456,6 +386,13 @@ mod tests {
         server: ServerArgs,
     }
 
+    /// The configuration `argv` resolves to.
+    fn resolved(argv: &[&str]) -> Result<Config, String> {
+        let matches = Cli::command().try_get_matches_from(argv).unwrap();
+        let cli = Cli::from_arg_matches(&matches).unwrap();
+        Config::resolve(&cli.server, &Given::of(&matches))
+    }
+
     /// The upstream a config file (and `extra` flags) resolve to.
     fn upstream(toml: &str, extra: &[&str]) -> pp_marketplace::Upstream {
         let dir = tempfile::tempdir().unwrap();
@@ -463,9 +400,7 @@ mod tests {
         std::fs::write(&file, toml).unwrap();
         let mut argv = vec!["pp", "--config", file.to_str().unwrap()];
         argv.extend_from_slice(extra);
-        let cli = Cli::try_parse_from(argv).unwrap();
-        let cfg = Config::resolve(&cli.server).unwrap();
-        cfg.upstream().unwrap().unwrap().0
+        resolved(&argv).unwrap().upstream().unwrap().unwrap().0
     }
 
     const APP: &str = "data_dir = \"/tmp/pp\"\npublic_url = \"https://gw.example\"\nlwa_client_id = \"amzn1.application-oa2-client.x\"\nlwa_client_secret = \"s\"\nsecret_key = \"abababababababababababababababababababababababababababababababab\"\n";
@@ -515,7 +450,109 @@ mod tests {
             format!("{APP}[ads_token_urls]\nna = \"http://na.test/t\"\n"),
         )
         .unwrap();
-        let e = read_file(&file).err().unwrap();
+        let e = resolved(&["pp", "--config", file.to_str().unwrap()]).unwrap_err();
         assert!(e.contains("eu"), "{e}");
+    }
+
+    #[test]
+    fn a_flag_wins_over_the_file_and_the_file_over_the_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pp.toml");
+        std::fs::write(
+            &file,
+            format!("{APP}job_workers = 9\njob_lease_ms = 5000\nupstream_pacing = false\n[limits]\nmax_connections = 7\n"),
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let cfg = resolved(&["pp", "--config", path, "--job-workers", "2"]).unwrap();
+        let s = &cfg.settings;
+        assert_eq!(s.job_workers, 2, "the flag");
+        assert_eq!(s.job_lease_ms, 5000, "the file");
+        assert!(!s.upstream_pacing, "the file");
+        assert_eq!(s.upstream_timeout_ms, 20_000, "the default");
+        assert_eq!(s.limits.max_connections, 7, "the file's [limits]");
+        assert_eq!(
+            s.limits.credential_burst, 1_000,
+            "a bound the file left out"
+        );
+        std::fs::write(&file, format!("{APP}job_wokers = 9\n")).unwrap();
+        let e = resolved(&["pp", "--config", path]).unwrap_err();
+        assert!(e.contains("job_wokers"), "{e}");
+    }
+
+    /// The table of `docs/configuration.md`: setting, flag, environment, TOML key, default.
+    fn documented() -> Vec<Vec<String>> {
+        let page = include_str!("../../../docs/configuration.md");
+        page.lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| setting"))
+            .map(|l| {
+                let cells: Vec<String> = l.split(" | ").map(|c| c.trim().to_owned()).collect();
+                assert_eq!(cells.len(), 5, "a row of five cells: {l}");
+                cells
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_configuration_page_states_every_setting_as_declared() {
+        let rows = documented();
+        let command = Cli::command();
+        let mut declared = BTreeSet::new();
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            let Some(long) = arg.get_long() else { continue };
+            if ["dev", "today"].contains(&id) {
+                continue;
+            }
+            let flag = format!("`--{long}`");
+            let row = rows
+                .iter()
+                .find(|r| r[1].starts_with(&flag))
+                .unwrap_or_else(|| panic!("docs/configuration.md has no row for {flag}"));
+            let env = arg.get_env().expect("every setting has a variable");
+            assert_eq!(row[2], format!("`{}`", env.to_string_lossy()), "{flag}");
+            let key = if id == "config" {
+                "—".to_owned()
+            } else {
+                format!("`{id}`")
+            };
+            assert!(
+                row[3].starts_with(&key),
+                "{flag}: TOML key {} is not {key}",
+                row[3]
+            );
+            if let Some(default) = arg.get_default_values().first() {
+                let default = format!("`{}`", default.to_string_lossy());
+                assert!(
+                    row[4].starts_with(&default),
+                    "{flag}: default {} is not {default}",
+                    row[4]
+                );
+            }
+            declared.insert(flag);
+        }
+        // every flag the page names is declared
+        for row in rows.iter().filter(|r| r[1].starts_with("`--")) {
+            let flag = row[1].split_whitespace().next().unwrap();
+            assert!(
+                declared.contains(flag),
+                "{flag} is documented but not declared"
+            );
+        }
+        // the file-only settings have a row of their own, by key
+        let defaults = Cli::try_parse_from(["pp"]).unwrap().server.settings;
+        let keys = match serde_json::to_value(&defaults).unwrap() {
+            Value::Object(m) => m.keys().cloned().collect::<Vec<_>>(),
+            _ => unreachable!(),
+        };
+        for key in keys {
+            let named = rows.iter().any(|r| {
+                r[3].contains(&format!("`{key}`")) || r[3].contains(&format!("`[{key}]`"))
+            });
+            assert!(
+                named,
+                "the TOML key {key} has no row in docs/configuration.md"
+            );
+        }
     }
 }

@@ -5,12 +5,10 @@
 use std::path::Path;
 
 use clap::Subcommand;
-use pp_core::TenantId;
+use pp_admin::NewConnection;
 use pp_marketplace::Sealer;
-use pp_marketplace::connections::{self, Grant};
-use pp_store::Store;
 
-use crate::admin::print_json;
+use crate::admin::{At, print_json};
 
 #[derive(Subcommand)]
 pub enum ConnectionCommand {
@@ -61,41 +59,12 @@ fn sealer(given: Option<String>, data_dir: &Path) -> pp_core::Result<Sealer> {
     Sealer::from_hex(hex.trim())
 }
 
-/// Refuses a merchant the tenant's warehouse has no seller row for (a connection to it could
-/// never be selected by a call): the tokens it does have are named.
-async fn tenant_has_merchant(
-    store: &Store,
-    tenant: &TenantId,
-    merchant: &str,
+pub async fn run(
+    (admin, op): At<'_>,
+    data_dir: &Path,
+    cmd: ConnectionCommand,
 ) -> pp_core::Result<()> {
-    let row = store
-        .tenants()
-        .get(tenant)
-        .await?
-        .ok_or_else(|| pp_core::Error::not_found(format!("no tenant {}", tenant.as_str())))?;
-    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
-    let engine = pp_warehouse::open(&row.warehouse, &slots)?;
-    let sellers = pp_warehouse::directory::sellers(engine.as_ref(), &Default::default()).await?;
-    if sellers.iter().any(|s| s.token == merchant) {
-        return Ok(());
-    }
-    let mut known: Vec<&str> = sellers.iter().map(|s| s.token.as_str()).collect();
-    known.dedup();
-    Err(pp_core::Error::new(
-        pp_core::Kind::MerchantNotFound,
-        format!(
-            "tenant {} has no merchant {merchant} in its warehouse (its seller table's MarketplaceSellerID: {})",
-            tenant.as_str(),
-            if known.is_empty() {
-                "none".to_owned()
-            } else {
-                known.join(", ")
-            }
-        ),
-    ))
-}
-
-pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_core::Result<()> {
+    let connections = admin.connections(op);
     match cmd {
         ConnectionCommand::Add {
             tenant,
@@ -106,27 +75,19 @@ pub async fn run(store: &Store, data_dir: &Path, cmd: ConnectionCommand) -> pp_c
             status,
             secret_key,
         } => {
-            let tenant = crate::admin::existing_tenant(store, &tenant).await?;
-            pp_marketplace::connections::check_refresh_token(&refresh_token)?;
-            tenant_has_merchant(store, &tenant, &merchant).await?;
             let sealer = sealer(secret_key, data_dir)?;
-            let grant = Grant {
+            let grant = NewConnection {
                 kind: &kind,
                 merchant: &merchant,
                 region: &region,
                 refresh_token: &refresh_token,
                 status: &status,
-                connected_by: "admin",
-                reach: &[],
             };
-            connections::connect(store, &sealer, &tenant, &grant).await?;
-            println!(
-                "connected {kind} grant of {merchant} for tenant {} ({status})",
-                tenant.as_str()
-            );
+            connections.add(&tenant, &grant, &sealer).await?;
+            println!("connected {kind} grant of {merchant} for tenant {tenant} ({status})");
         }
         ConnectionCommand::List { tenant, json } => {
-            let list = connections::list(store, &TenantId::parse(&tenant)?).await?;
+            let list = connections.list(&tenant).await?;
             if json {
                 print_json(&list)?;
             } else {

@@ -107,7 +107,7 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
     let (client_id, client_secret, scopes) = match reusable(store, &file).await {
         Some(c) => (c.client_id, c.client_secret, c.scopes),
         None => {
-            // the default bundle, and intelligence:read, which an administrator grants (§5):
+            // the default bundle, and intelligence:read, which an administrator grants (docs/concepts/scopes.md):
             // the dev server is the demo tenant's administrator
             let mut scopes = pp_core::scope::DEFAULT_SERVICE_SCOPES.to_vec();
             scopes.push(pp_core::Scope::IntelligenceRead);

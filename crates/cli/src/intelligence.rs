@@ -3,10 +3,9 @@
 //! — and read a tenant's switched-off accounts and its runs metered by request id.
 
 use clap::Subcommand;
-use pp_store::Store;
-
-use crate::admin::{actor, existing_tenant};
 use serde_json::json;
+
+use crate::admin::At;
 
 #[derive(Subcommand)]
 pub enum IntelligenceCommand {
@@ -39,20 +38,18 @@ pub enum IntelligenceCommand {
     },
 }
 
-pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()> {
-    let i = store.intelligence();
+pub async fn run((admin, op): At<'_>, cmd: IntelligenceCommand) -> pp_core::Result<()> {
+    let i = admin.enrollment(op);
     match cmd {
         IntelligenceCommand::On { tenant: t, seller } => {
-            let t = existing_tenant(store, &t).await?;
-            let changed = i.set_enrolled(&t, seller, true, None, &actor()).await?;
+            let changed = i.set(&t, seller, true, None).await?;
             println!(
-                "intelligence {} for seller {seller} in {}",
+                "intelligence {} for seller {seller} in {t}",
                 if changed {
                     "switched on"
                 } else {
                     "was already on"
                 },
-                t.as_str()
             );
         }
         IntelligenceCommand::Off {
@@ -60,18 +57,14 @@ pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()>
             seller,
             reason,
         } => {
-            let t = existing_tenant(store, &t).await?;
-            let changed = i
-                .set_enrolled(&t, seller, false, reason.as_deref(), &actor())
-                .await?;
+            let changed = i.set(&t, seller, false, reason.as_deref()).await?;
             println!(
-                "intelligence {} for seller {seller} in {}",
+                "intelligence {} for seller {seller} in {t}",
                 if changed {
                     "switched off"
                 } else {
                     "was already off"
                 },
-                t.as_str()
             );
         }
         IntelligenceCommand::Status {
@@ -79,10 +72,8 @@ pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()>
             days,
             json,
         } => {
-            let t = existing_tenant(store, &t).await?;
-            let off = i.opt_outs(&t).await?;
-            let since = pp_store::jobs::now_ms() - days.max(0) * 86_400_000;
-            let meter = i.meter(&t, since).await?;
+            let status = i.status(&t, days).await?;
+            let (t, off, meter) = (status.tenant, status.switched_off, status.runs);
             if json {
                 let off: Vec<_> = off
                     .iter()
@@ -90,12 +81,12 @@ pub async fn run(store: &Store, cmd: IntelligenceCommand) -> pp_core::Result<()>
                     .collect();
                 println!(
                     "{}",
-                    json!({ "tenant": t.as_str(), "switchedOff": off, "days": days, "runs": meter })
+                    json!({ "tenant": t, "switchedOff": off, "days": days, "runs": meter })
                 );
                 return Ok(());
             }
             if off.is_empty() {
-                println!("intelligence is on for every account of {}", t.as_str());
+                println!("intelligence is on for every account of {t}");
             }
             for o in &off {
                 println!(

@@ -5,11 +5,9 @@
 //! regardless.
 
 use clap::Subcommand;
-use pp_marketplace::service::{MEDIA_SWITCH, TEXT_SWITCH};
-use pp_store::Store;
-
-use crate::admin::{actor, existing_tenant};
 use serde_json::json;
+
+use crate::admin::At;
 
 #[derive(Subcommand)]
 pub enum ListingsCommand {
@@ -47,35 +45,31 @@ pub enum ListingsCommand {
     },
 }
 
-pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
-    let l = store.listing_writes();
+pub async fn run((admin, op): At<'_>, cmd: ListingsCommand) -> pp_core::Result<()> {
+    let l = admin.listings(op);
     match cmd {
         ListingsCommand::Enable {
             tenant: t,
             merchant,
         } => {
-            let t = existing_tenant(store, &t).await?;
-            let new = l.enable(&t, &merchant, &actor()).await?;
+            let new = l.enable(&t, &merchant).await?;
             println!(
-                "listing writes {} for {merchant} in {}",
+                "listing writes {} for {merchant} in {t}",
                 if new {
                     "enabled"
                 } else {
                     "were already enabled"
                 },
-                t.as_str()
             );
         }
         ListingsCommand::Disable {
             tenant: t,
             merchant,
         } => {
-            let t = existing_tenant(store, &t).await?;
             let was = l.disable(&t, &merchant).await?;
             println!(
-                "listing writes {} for {merchant} in {}",
+                "listing writes {} for {merchant} in {t}",
                 if was { "disabled" } else { "were not enabled" },
-                t.as_str()
             );
         }
         ListingsCommand::Switch {
@@ -83,15 +77,6 @@ pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
             state,
             reason,
         } => {
-            let name = match surface.as_str() {
-                "text" => TEXT_SWITCH,
-                "media" => MEDIA_SWITCH,
-                other => {
-                    return Err(pp_core::Error::invalid_request(format!(
-                        "surface is text or media, not {other}"
-                    )));
-                }
-            };
             let off = match state.as_str() {
                 "off" => true,
                 "on" => false,
@@ -101,15 +86,12 @@ pub async fn run(store: &Store, cmd: ListingsCommand) -> pp_core::Result<()> {
                     )));
                 }
             };
-            l.set_switch(name, off, reason.as_deref(), &actor()).await?;
+            l.switch(&surface, off, reason.as_deref()).await?;
             println!("listing {surface} writes switched {state} for the whole service");
         }
         ListingsCommand::Status { tenant: t, json } => {
-            let accounts = match t {
-                Some(t) => l.accounts(&existing_tenant(store, &t).await?).await?,
-                None => Vec::new(),
-            };
-            let switches = l.switches().await?;
+            let status = l.status(t.as_deref()).await?;
+            let (accounts, switches) = (status.accounts, status.switches);
             if json {
                 let v = json!({
                     "accounts": accounts.iter().map(|a| json!({ "merchant": a.merchant, "enabledBy": a.enabled_by, "enabledAt": pp_store::rfc3339_ms(a.enabled_ms) })).collect::<Vec<_>>(),

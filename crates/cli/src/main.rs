@@ -24,7 +24,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -52,10 +52,20 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.format(&mut Cli::command()).exit(),
+    };
     let result = match cli.command {
         Command::Client(c) => return client::run(c),
-        Command::Server(args) => serve::run(*args),
+        Command::Server(args) => {
+            let given = matches
+                .subcommand_matches("server")
+                .map(config::Given::of)
+                .unwrap_or_default();
+            serve::run(*args, given)
+        }
         Command::Admin(args) => admin::run(args),
         Command::World(args) => world::run(args),
         Command::Sim(args) => sim::run(args),

@@ -7,10 +7,10 @@ use std::io::BufRead;
 
 use clap::Subcommand;
 use pp_auth::{CreatedPerson, PersonDetails, Role};
-use pp_store::{PersonRow, Store};
+use pp_store::PersonRow;
 use serde_json::json;
 
-use crate::admin::{existing_tenant, print_json};
+use crate::admin::{At, print_json};
 
 #[derive(Subcommand)]
 pub enum PersonCommand {
@@ -97,7 +97,8 @@ fn state(r: &PersonRow) -> &'static str {
     }
 }
 
-pub async fn run(store: &Store, cmd: PersonCommand) -> pp_core::Result<()> {
+pub async fn run((admin, op): At<'_>, cmd: PersonCommand) -> pp_core::Result<()> {
+    let people = admin.people(op);
     match cmd {
         PersonCommand::Create {
             tenant,
@@ -107,18 +108,19 @@ pub async fn run(store: &Store, cmd: PersonCommand) -> pp_core::Result<()> {
             password_stdin,
             json,
         } => {
-            let t = existing_tenant(store, &tenant).await?;
             let details = PersonDetails {
                 email: &email,
                 display_name: &name,
                 role: Role::parse(&role)?,
             };
             let password = password_from_stdin(password_stdin)?;
-            let p = pp_auth::create_person(store, &t, &details, password.as_deref()).await?;
+            let p = people
+                .create(&tenant, &details, password.as_deref())
+                .await?;
             show(&p, json)
         }
         PersonCommand::List { tenant, json } => {
-            let rows = store.people().list(tenant.as_deref()).await?;
+            let rows = people.list(tenant.as_deref()).await?;
             if json {
                 print_json(&rows)?;
             } else {
@@ -137,7 +139,7 @@ pub async fn run(store: &Store, cmd: PersonCommand) -> pp_core::Result<()> {
             Ok(())
         }
         PersonCommand::Disable { person } => {
-            let (row, changed) = pp_auth::disable_person(store, &person).await?;
+            let (row, changed) = people.disable(&person).await?;
             println!(
                 "{}",
                 json!({ "id": row.id, "email": row.email, "disabled": true, "changed": changed })
@@ -150,7 +152,7 @@ pub async fn run(store: &Store, cmd: PersonCommand) -> pp_core::Result<()> {
             json,
         } => {
             let password = password_from_stdin(password_stdin)?;
-            let p = pp_auth::reset_password(store, &person, password.as_deref()).await?;
+            let p = people.reset_password(&person, password.as_deref()).await?;
             show(&p, json)
         }
     }

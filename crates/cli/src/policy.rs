@@ -6,10 +6,9 @@
 use std::io::Read;
 
 use clap::Subcommand;
-use pp_store::Store;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::admin::{actor, existing_tenant, print_json};
+use crate::admin::{At, print_json};
 
 #[derive(Subcommand)]
 pub enum PolicyCommand {
@@ -27,29 +26,11 @@ pub enum PolicyCommand {
     },
 }
 
-fn shown(
-    tenant: &str,
-    policy: &pp_marketplace::policy::Policy,
-    row: Option<&pp_store::PolicyRow>,
-) -> Value {
-    json!({
-        "tenant": tenant,
-        "policy": policy,
-        "source": if row.is_some() { "set" } else { "default" },
-        "updatedAt": row.map(|r| r.updated_at.clone()),
-        "updatedBy": row.map(|r| r.updated_by.clone()),
-    })
-}
-
-pub async fn run(store: &Store, cmd: PolicyCommand) -> pp_core::Result<()> {
+pub async fn run((admin, op): At<'_>, cmd: PolicyCommand) -> pp_core::Result<()> {
+    let policies = admin.policies(op);
     match cmd {
-        PolicyCommand::Show { tenant } => {
-            let t = existing_tenant(store, &tenant).await?;
-            let (p, row) = pp_marketplace::policy::in_force(store, t.as_str()).await?;
-            print_json(&shown(t.as_str(), &p, row.as_ref()))
-        }
+        PolicyCommand::Show { tenant } => print_json(&policies.show(&tenant).await?),
         PolicyCommand::Set { tenant, file } => {
-            let t = existing_tenant(store, &tenant).await?;
             let mut text = String::new();
             let read = if file == "-" {
                 std::io::stdin().read_to_string(&mut text).map(|_| ())
@@ -59,8 +40,7 @@ pub async fn run(store: &Store, cmd: PolicyCommand) -> pp_core::Result<()> {
             read.map_err(|e| pp_core::Error::invalid_request(format!("cannot read {file}: {e}")))?;
             let doc: Value = serde_json::from_str(&text)
                 .map_err(|e| pp_core::Error::invalid_request(format!("{file} is not JSON: {e}")))?;
-            let (p, row) = pp_marketplace::policy::set(store, t.as_str(), &doc, &actor()).await?;
-            print_json(&shown(t.as_str(), &p, Some(&row)))
+            print_json(&policies.set(&tenant, &doc).await?)
         }
     }
 }

@@ -7,11 +7,11 @@ use pp_server::AppState;
 use pp_store::Store;
 use tokio::net::TcpListener;
 
-use crate::config::{Config, ServerArgs};
+use crate::config::{Config, Given, ServerArgs};
 use crate::{dev, logging};
 
-pub fn run(args: ServerArgs) -> Result<(), String> {
-    let cfg = Config::resolve(&args)?;
+pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
+    let cfg = Config::resolve(&args, &given)?;
     let _log = logging::init();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -21,9 +21,9 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
         let store = Store::connect(&cfg.state_url, &cfg.data_dir)
             .await
             .map_err(|e| describe(&e))?;
-        let listener = TcpListener::bind(cfg.listen)
+        let listener = TcpListener::bind(cfg.settings.listen)
             .await
-            .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+            .map_err(|e| format!("cannot listen on {}: {e}", cfg.settings.listen))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
         let public_url = cfg
             .public_url
@@ -57,21 +57,24 @@ pub fn run(args: ServerArgs) -> Result<(), String> {
                 cfg.data_dir.display()
             );
         }
-        let mut state = AppState::bounded(store, &public_url, cfg.limits.clone())
+        let mut state = AppState::bounded(store, &public_url, cfg.settings.limits.clone())
             .await
             .map_err(|e| describe(&e))?
-            .with_mcp_allowed(&cfg.mcp_allowed_hosts, &cfg.mcp_allowed_origins)
-            .with_jobs(cfg.upstream.jobs());
+            .with_mcp_allowed(
+                &cfg.settings.mcp_allowed_hosts,
+                &cfg.settings.mcp_allowed_origins,
+            )
+            .with_jobs(cfg.jobs());
         if upstream.is_none() {
             upstream = cfg.upstream().map_err(|e| describe(&e))?;
         }
         if let Some((u, sealer)) = upstream {
             state = state
-                .with_marketplace(u, cfg.upstream.policy(), sealer)
+                .with_marketplace(u, cfg.policy(), sealer)
                 .map_err(|e| describe(&e))?;
         }
         let state = Arc::new(state);
-        let workers = pp_server::Workers::spawn(state.clone());
+        let workers = pp_server::Workers::spawn(state.clone()).map_err(|e| describe(&e))?;
         let served = pp_server::serve(listener, state, shutdown_signal()).await;
         workers.stop();
         served.map_err(|e| format!("server stopped: {e}"))

@@ -85,7 +85,7 @@ kinds! {
     HostUnreachable => ("host_unreachable", 502, AmazonUnavailable, true, "upstream_unavailable", "The marketplace could not be reached."),
     SpapiNotConfigured => ("spapi_not_configured", 503, Mixshift, false, "unavailable", "The selling-side API is not switched on for this service."),
     AdsNotConfigured => ("ads_not_configured", 503, Mixshift, false, "unavailable", "The advertising API is not switched on for this service."),
-    // Reports (§7.4).
+    // Reports (docs/errors.md).
     ReportRetired => ("report_retired", 400, Request, false, "validation_error", "That report type is retired; use a current one."),
     ReportFatal => ("report_fatal", 502, AmazonRejected, false, "upstream_unavailable", "The report was accepted but failed to produce."),
     ReportNotReady => ("report_not_ready", 409, Request, true, "conflict", "The report has no document yet; poll its status."),
@@ -95,7 +95,7 @@ kinds! {
     PlanMismatch => ("plan_mismatch", 409, Request, false, "conflict", "The commit does not match its plan; nothing was sent. Preview again."),
     PlanAlreadyCommitted => ("plan_already_committed", 409, Request, false, "conflict", "That write plan was already committed; read the audit log before planning again."),
     PolicyViolation => ("policy_violation", 422, Request, false, "validation_error", "The account's write policy does not allow this change; nothing was sent."),
-    // Listing-content change sets (§7.3).
+    // Listing-content change sets (docs/errors.md).
     ChangeSetNotFound => ("change_set_not_found", 404, Request, false, "not_found", "No listing change set by that id in this account."),
     ChangeSetExpired => ("change_set_expired", 409, Request, false, "conflict", "The change set aged out; nothing was applied. Propose it again."),
     ChangeSetAlreadyCommitted => ("change_set_already_committed", 409, Request, false, "conflict", "That change set was already applied; re-read the listings before proposing again."),
@@ -106,9 +106,9 @@ kinds! {
     ListingsWriteNotEnabled => ("listings_write_not_enabled", 403, Account, false, "forbidden", "Listing writes are not enabled for this account."),
     ListingsWriteDisabled => ("listings_write_disabled", 503, Mixshift, true, "unavailable", "Listing writes are switched off for now; retry later."),
     ListingsMediaWriteDisabled => ("listings_media_write_disabled", 503, Mixshift, true, "unavailable", "Listing image changes are switched off for now; retry later."),
-    // Pricing (§7.5).
+    // Pricing (docs/errors.md).
     TooManyItems => ("too_many_items", 400, Request, false, "validation_error", "Too many items for this endpoint; use the /start endpoint."),
-    // Intelligence (§7.5).
+    // Intelligence (docs/errors.md).
     NotEnrolled => ("not_enrolled", 403, Account, false, "forbidden", "Intelligence is switched off for this account."),
     MerchantNotResolved => ("merchant_not_resolved", 422, Request, false, "validation_error", "The parameters do not name one merchant or brand of this account."),
     NoDataForPeriod => ("no_data_for_period", 404, Request, false, "not_found", "The warehouse holds no data for that merchant over that period."),
@@ -260,6 +260,15 @@ impl Error {
         Self::internal(&source).with_source(source)
     }
 
+    /// An opaque `500 unknown` saying what failed (`context`, such as "warehouse setup"), with
+    /// the error that made it fail kept as its source chain for the log.
+    pub fn internal_with(
+        context: impl std::fmt::Display,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self::internal(context).with_source(source)
+    }
+
     /// Keeps `source` as the cause of this error (logged with it, never sent).
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.detail.source = Some(std::sync::Arc::new(source));
@@ -361,6 +370,15 @@ mod tests {
         let e = Error::internal_from(io);
         assert!(std::error::Error::source(&e).is_some());
         assert!(e.chain().contains("disk full"), "{}", e.chain());
+        assert!(!e.api_envelope(None).to_string().contains("disk full"));
+    }
+
+    #[test]
+    fn a_cause_with_context_keeps_both_in_the_chain() {
+        let io = std::io::Error::other("disk full");
+        let e = Error::internal_with("writing the checkpoint", io);
+        assert_eq!(e.chain(), "writing the checkpoint: disk full");
+        assert!(std::error::Error::source(&e).is_some());
         assert!(!e.api_envelope(None).to_string().contains("disk full"));
     }
 

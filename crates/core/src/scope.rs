@@ -1,4 +1,4 @@
-//! The scope vocabulary (spec §5), the "full read set" and the default bundle a service
+//! The scope vocabulary (docs/concepts/scopes.md), the "full read set" and the default bundle a service
 //! credential gets when it is minted with no scope list.
 
 use std::fmt;
@@ -93,7 +93,7 @@ impl fmt::Display for Scope {
 }
 
 /// The warehouse's data domains: raw SQL sees all of them, so it needs every one of these
-/// reads plus [`Scope::SqlQuery`] (spec §4.13, §5).
+/// reads plus [`Scope::SqlQuery`] (docs/warehouse-sql.md, docs/concepts/scopes.md).
 pub const FULL_READ_SET: &[Scope] = &[
     Scope::AccountRead,
     Scope::RetailRead,
@@ -113,7 +113,7 @@ pub const DEFAULT_SERVICE_SCOPES: &[Scope] = &[
     Scope::TimelineRead,
 ];
 
-/// What an interactive sign-in holds (spec §5 4): the read set, context and timeline read
+/// What an interactive sign-in holds (docs/concepts/scopes.md): the read set, context and timeline read
 /// and write, `intelligence:read` and `corrections:write`. The command-line plugin's setup
 /// code and `/login?mode=direct` mint exactly these.
 pub const PLUGIN_SCOPES: &[Scope] = &[

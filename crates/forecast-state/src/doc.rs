@@ -1,4 +1,4 @@
-//! Document rules per kind (spec §2.6): what a write may hold, how it merges into what is
+//! Document rules per kind (docs/forecast-state.md): what a write may hold, how it merges into what is
 //! stored (an omitted field keeps its value; `inherit` clears a measure), the service's
 //! stamps, and which month-row fields a change log records.
 

@@ -120,7 +120,7 @@ impl Month {
 }
 
 impl Key {
-    /// Parses a key. An unknown kind is `insufficient_scope` (spec §5 rule 2); a malformed
+    /// Parses a key. An unknown kind is `insufficient_scope` (docs/concepts/scopes.md); a malformed
     /// key is `bad_params`.
     pub fn parse(s: &str) -> Result<Self> {
         let Some(rest) = s.strip_prefix("fb:") else {

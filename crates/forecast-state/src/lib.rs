@@ -1,4 +1,4 @@
-//! Forecast state (`/api/app-state/forecasting/*`, spec §2.6, §4.10): a person's forecast
+//! Forecast state (`/api/app-state/forecasting/*`, docs/forecast-state.md): a person's forecast
 //! corrections (month rows), account settings and sub-brand definitions, stored as versioned
 //! documents. Every write goes through an atomic, optimistic batch; month-row changes land in
 //! a change log; a database's state has one home login. [`service::ForecastState`] is what

@@ -52,7 +52,7 @@ impl Wh {
             .await
             .map_err(|e| match e.kind {
                 Kind::SqlError | Kind::ReadOnlyViolation => {
-                    Error::internal(format!("intelligence read failed: {}: {sql}", e.message()))
+                    Error::internal_with(format!("intelligence read failed ({sql})"), e)
                 }
                 _ => e,
             })?;
@@ -80,7 +80,7 @@ fn day(d: NaiveDate) -> Scalar {
 pub fn date(r: &RowMap, column: &str) -> Result<NaiveDate> {
     let s = r.text(column)?;
     NaiveDate::parse_from_str(&s[..s.len().min(10)], "%Y-%m-%d")
-        .map_err(|e| Error::internal(format!("warehouse column {column}: {s}: {e}")))
+        .map_err(|e| Error::internal_with(format!("warehouse column {column}: {s}"), e))
 }
 
 /// A key column that is a number on some rows and text on others, as text.

@@ -1,5 +1,5 @@
-//! Intelligence: the catalog of named finished-read requests over a tenant's warehouse (§2.7,
-//! §4.9). `registry` is the catalog as data and code; `engines` holds one module per request
+//! Intelligence: the catalog of named finished-read requests over a tenant's warehouse (docs/intelligence.md,
+//! docs/intelligence.md). `registry` is the catalog as data and code; `engines` holds one module per request
 //! (the sales and advertising bridges, their join, lost sales, the monthly read); `data` is
 //! every warehouse read they make; `shapley` the exact decomposition the bridges share;
 //! `evidence` the "What We Know" statements; `service::Intelligence` the one interface the
@@ -16,8 +16,10 @@ pub mod scope;
 pub mod service;
 pub mod shapley;
 
+pub use forecasting::publish::{Publication, Withdrawal};
 pub use service::{
-    Catalog, Intelligence, JOB_KIND, PublishRequest, RunId, RunRequest, Settings, WithdrawRequest,
+    Catalog, Intelligence, JOB_KIND, PublishRequest, RunBody, RunId, RunRequest, RunView, Settings,
+    WithdrawRequest,
 };
 
 /// Version of the engines serving (stamped on every result, shown by `/health`).

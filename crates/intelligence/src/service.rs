@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use pp_core::{Error, Kind, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
-use pp_store::intelligence::{Caps, NewRun, Refusal, RunRow};
-use pp_store::jobs::{Item, Job, Outcome};
+use pp_store::intelligence::{Caps, NewRun, Refusal, RunRow, RunStatus};
+use pp_store::jobs::{Handler, Item, Job, Outcome, StepFuture};
 use pp_warehouse::Warehouses;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -21,6 +21,7 @@ use tokio::sync::Notify;
 
 use crate::data::{self, Wh};
 use crate::engines::Input;
+use crate::forecasting::publish::{Publication, Withdrawal};
 use crate::params::{Grain, Params, Period};
 use crate::registry::{self, Request, Source};
 use crate::scope::{self, Scope};
@@ -67,10 +68,11 @@ impl Settings {
     }
 }
 
-/// `POST /api/intelligence/run` and `intelligence_run`.
+/// The body of `POST /api/intelligence/run` and the arguments of `intelligence_run`, as sent;
+/// the door reads it into a [`RunRequest`] ([`RunRequest::read`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunRequest {
+pub struct RunBody {
     /// The request id (`INS-OPS-BRIDGE-01`).
     pub id: String,
     /// The merchant and the period(s).
@@ -86,6 +88,77 @@ pub struct RunRequest {
 
 fn empty() -> Value {
     Value::Object(Map::new())
+}
+
+/// One run, read at the door: the catalogued request it names and its parameters, checked
+/// against what that request takes (`bad_params` for a field it does not take, a missing
+/// required one, a malformed date or period).
+#[derive(Clone)]
+pub struct RunRequest {
+    def: &'static Request,
+    params: Params,
+    /// The parameters as sent, recorded with the run.
+    sent: Value,
+    evidence: bool,
+    run_async: bool,
+}
+
+impl std::fmt::Debug for RunRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunRequest")
+            .field("id", &self.def.id)
+            .field("params", &self.params)
+            .field("evidence", &self.evidence)
+            .field("run_async", &self.run_async)
+            .finish()
+    }
+}
+
+impl RunRequest {
+    /// Reads `body`: the request id must be in the catalog, and its parameters what that
+    /// request takes.
+    pub fn read(body: RunBody) -> Result<Self> {
+        let def = registry::find(&body.id)?;
+        let params = Params::read(&body.params, def.accepts, def.required)?;
+        Ok(Self {
+            def,
+            params,
+            sent: body.params,
+            evidence: body.evidence,
+            run_async: body.run_async,
+        })
+    }
+}
+
+/// A run as it stands: what was asked, how it ran, and once it finished, its stored answer
+/// (the versions, the merchant, the result, its limitations and evidence) or its error.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunView {
+    pub run_id: String,
+    /// The request id.
+    pub id: String,
+    /// The request's version.
+    pub version: String,
+    pub status: RunStatus,
+    /// `sync` or `async`.
+    pub mode: String,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compute_ms: Option<i64>,
+    /// The finished run's answer, member by member as it was stored: `contentRevision`,
+    /// `service`, `engineVersion`, `evidenceVersion`, `merchant`, `result` (each request's
+    /// own document, described in the catalog), `limitations` and, when asked, `evidence`.
+    #[serde(flatten)]
+    pub answer: Map<String, Value>,
+    /// How a failed run failed (the error envelope).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// While the run is queued or computing: when to look again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poll_after_ms: Option<u64>,
 }
 
 /// `POST /api/app-state/forecasting/publish`: the merchant (and sub-brand) whose forecast is
@@ -171,33 +244,24 @@ pub struct Intelligence {
     wake: Arc<Notify>,
 }
 
-fn run_row(r: &RunRow) -> Value {
-    let mut v = json!({
-        "runId": r.id,
-        "id": r.request_id,
-        "version": r.request_version,
-        "status": r.status,
-        "mode": r.mode,
-        "createdAt": pp_store::rfc3339_ms(r.created_ms),
-    });
-    if let Some(ms) = r.finished_ms {
-        v["finishedAt"] = pp_store::rfc3339_ms(ms).into();
+fn run_row(r: &RunRow) -> RunView {
+    let answer = match &r.result {
+        Some(Value::Object(body)) => body.clone(),
+        _ => Map::new(),
+    };
+    RunView {
+        run_id: r.id.clone(),
+        id: r.request_id.clone(),
+        version: r.request_version.clone(),
+        status: r.status,
+        mode: r.mode.clone(),
+        created_at: pp_store::rfc3339_ms(r.created_ms),
+        finished_at: r.finished_ms.map(pp_store::rfc3339_ms),
+        compute_ms: r.compute_ms,
+        answer,
+        error: r.error.clone(),
+        poll_after_ms: (!r.status.terminal()).then_some(1000),
     }
-    if let Some(ms) = r.compute_ms {
-        v["computeMs"] = ms.into();
-    }
-    if let Some(Value::Object(body)) = &r.result {
-        for (k, x) in body {
-            v[k] = x.clone();
-        }
-    }
-    if let Some(e) = &r.error {
-        v["error"] = e.clone();
-    }
-    if !r.status.terminal() {
-        v["pollAfterMs"] = 1000.into();
-    }
-    v
 }
 
 impl Intelligence {
@@ -215,11 +279,6 @@ impl Intelligence {
     pub fn with_settings(mut self, settings: Settings) -> Self {
         self.settings = settings;
         self
-    }
-
-    /// How long an asynchronous run's job step may take.
-    pub fn async_deadline(&self) -> Duration {
-        self.settings.async_deadline
     }
 
     /// Every request with its parameters' schema.
@@ -241,10 +300,9 @@ impl Intelligence {
         wh: &Wh,
         tenant: &TenantId,
         def: &Request,
-        raw: &Value,
+        params: Params,
         sync: bool,
     ) -> Result<Input> {
-        let params = Params::read(raw, def.accepts, def.required)?;
         let scope = scope::resolve(wh, &params.merchant).await?;
         self.enrolled(tenant, &scope).await?;
         let table = registry::source_table(def.source, &scope);
@@ -354,7 +412,7 @@ impl Intelligence {
                 });
                 if evidence {
                     body["evidence"] =
-                        serde_json::to_value(&answer.evidence).map_err(Error::internal)?;
+                        serde_json::to_value(&answer.evidence).map_err(Error::internal_from)?;
                 }
                 Ok(body)
             });
@@ -374,12 +432,12 @@ impl Intelligence {
     }
 
     /// Runs (or queues) one request for `p`; the run as it stands.
-    pub async fn run(&self, p: &Principal, req: RunRequest) -> Result<Value> {
+    pub async fn run(&self, p: &Principal, req: RunRequest) -> Result<RunView> {
         p.require(SCOPES)?;
-        let def = registry::find(&req.id)?;
+        let def = req.def;
         let wh = Wh::new(self.warehouses.of(p).await?, &self.warehouses.limits);
         let input = self
-            .prepare(&wh, &p.tenant, def, &req.params, !req.run_async)
+            .prepare(&wh, &p.tenant, def, req.params, !req.run_async)
             .await?;
         let id = pp_store::random_id("run_", 12)?;
         let accounts = input.scope.accounts();
@@ -390,7 +448,7 @@ impl Intelligence {
             request_id: def.id.to_owned(),
             request_version: def.version.to_owned(),
             accounts: accounts.clone(),
-            params: json!({ "params": req.params, "evidence": req.evidence }),
+            params: json!({ "params": req.sent, "evidence": req.evidence }),
             mode: if req.run_async { "async" } else { "sync" }.to_owned(),
             actor: p.actor.as_str().to_owned(),
             credential_id: p.credential_id.clone(),
@@ -434,7 +492,7 @@ impl Intelligence {
     }
 
     /// A run as it stands (waiting up to `wait` for a run still computing to finish).
-    pub async fn poll(&self, p: &Principal, id: &RunId, wait: Duration) -> Result<Value> {
+    pub async fn poll(&self, p: &Principal, id: &RunId, wait: Duration) -> Result<RunView> {
         p.require(SCOPES)?;
         let until = Instant::now() + wait.min(Duration::from_secs(25));
         loop {
@@ -447,7 +505,7 @@ impl Intelligence {
     }
 
     /// A finished run's answer; `run_not_ready` while it is queued or computing.
-    pub async fn result(&self, p: &Principal, id: &RunId) -> Result<Value> {
+    pub async fn result(&self, p: &Principal, id: &RunId) -> Result<RunView> {
         p.require(SCOPES)?;
         let row = self.stored(&p.tenant, &id.0).await?;
         if row.status.terminal() {
@@ -470,15 +528,16 @@ impl Intelligence {
         p.require(&[Grant::AppstateWrite])?;
         let def = registry::find("FCT-BASELINE-01")?;
         let wh = Wh::new(self.warehouses.of(p).await?, &self.warehouses.limits);
-        let params = serde_json::to_value(req).map_err(Error::internal)?;
-        let input = self.prepare(&wh, &p.tenant, def, &params, false).await?;
+        let params = serde_json::to_value(req).map_err(Error::internal_from)?;
+        let params = Params::read(&params, def.accepts, def.required)?;
+        let input = self.prepare(&wh, &p.tenant, def, params, false).await?;
         let id = crate::forecasting::state::scope_id(&input)
             .ok_or_else(|| Error::internal("a sellerId scope has a forecast state scope id"))?;
         Ok((wh, input, id))
     }
 
     /// Publishes the scope's forecast (revenue and units, computed now) as `p`.
-    pub async fn publish(&self, p: &Principal, req: PublishRequest) -> Result<Value> {
+    pub async fn publish(&self, p: &Principal, req: PublishRequest) -> Result<Publication> {
         let (wh, input, id) = self.forecast_scope(p, &req).await?;
         let (h, _) = crate::forecasting::load(&wh, &input).await?;
         crate::forecasting::publish::publish(
@@ -493,7 +552,7 @@ impl Intelligence {
     }
 
     /// Withdraws the scope's published forecast as `p`, with a reason.
-    pub async fn withdraw(&self, p: &Principal, req: WithdrawRequest) -> Result<Value> {
+    pub async fn withdraw(&self, p: &Principal, req: WithdrawRequest) -> Result<Withdrawal> {
         let reason = req.reason.clone().map(Value::String);
         let reason = pp_core::text::one_line("reason", reason.as_ref(), 500)?
             .filter(|r| !r.trim().is_empty())
@@ -507,8 +566,14 @@ impl Intelligence {
         crate::forecasting::publish::withdraw(&input.state, &id, p.actor.as_str(), &reason).await
     }
 
+    /// The job kind this service owns (asynchronous runs), for the worker pool's registry.
+    /// A run computes in one step, under the run's own deadline (longer than the pool's).
+    pub fn job_handlers(&self) -> Vec<Arc<dyn Handler>> {
+        vec![Arc::new(RunJob(self.clone()))]
+    }
+
     /// One step of an asynchronous run's job: compute it once it holds its slots.
-    pub async fn step(&self, job: &Job) -> (Outcome, Vec<Item>) {
+    async fn step(&self, job: &Job) -> (Outcome, Vec<Item>) {
         match self.step_inner(job).await {
             Ok(outcome) => (outcome, Vec::new()),
             Err(e) => {
@@ -557,9 +622,8 @@ impl Intelligence {
             let def = registry::find(&row.request_id)?;
             let engine = self.warehouses.of_tenant(&tenant).await?;
             let wh = Wh::new(engine, &self.warehouses.limits);
-            let input = self
-                .prepare(&wh, &tenant, def, &row.params["params"], false)
-                .await?;
+            let params = Params::read(&row.params["params"], def.accepts, def.required)?;
+            let input = self.prepare(&wh, &tenant, def, params, false).await?;
             Ok((def, wh, input))
         }
         .await;
@@ -644,4 +708,21 @@ fn busy(r: Refusal, per_account: i64) -> Error {
     };
     Error::new(Kind::Busy, msg)
         .with_fix("Retry in a few seconds, or send async: true to queue the run.")
+}
+
+/// The asynchronous run, as the worker pool runs it.
+struct RunJob(Intelligence);
+
+impl Handler for RunJob {
+    fn name(&self) -> &'static str {
+        JOB_KIND
+    }
+
+    fn deadline(&self) -> Option<Duration> {
+        Some(self.0.settings.async_deadline + Duration::from_secs(5))
+    }
+
+    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(self.0.step(job))
+    }
 }

@@ -149,7 +149,7 @@ pub struct CurrentRead {
     pub key: Option<String>,
 }
 
-/// A bid-adjustment write's modifier family (§4.6).
+/// A bid-adjustment write's modifier family (docs/writes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Modifier {
@@ -170,7 +170,7 @@ pub struct WriteSpec {
     pub answer: ItemAnswer,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<CurrentRead>,
-    /// Item fields (dotted paths) this operation refuses (§2.10).
+    /// Item fields (dotted paths) this operation refuses (docs/writes.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forbidden_item_fields: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,10 +178,10 @@ pub struct WriteSpec {
     /// The only fields an item may carry (bid adjustments change nothing else).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only_item_fields: Vec<String>,
-    /// The entity may change only while its `field` holds one of `values` (§3.3).
+    /// The entity may change only while its `field` holds one of `values` (docs/writes.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub require_state: Option<RequiredState>,
-    /// The item's `query` is clean-room audience SQL: the §4.6 rule 5 checks apply.
+    /// The item's `query` is clean-room audience SQL: the clean-room audience checks apply (docs/writes.md).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub audience_query: bool,
 }
@@ -283,7 +283,7 @@ pub fn find<'a>(catalog: &'a [Operation], id: &str) -> Option<&'a Operation> {
     catalog.iter().find(|o| o.id == id)
 }
 
-/// The `merchantIdentifiers` object of the selling-side catalog (§2.1).
+/// The `merchantIdentifiers` object of the selling-side catalog (docs/concepts/identifiers.md).
 pub fn merchant_identifiers() -> Value {
     json!({
         "legacySellerId": "positive integer: the service's own seller id, the durable key of exactly one merchant row; wins over sellerId and marketplace; preferred whenever known (warehouse column SellerID)",
@@ -325,7 +325,7 @@ mod tests {
                     );
                 }
                 if o.kind == OpKind::Write && o.api == "ads" {
-                    // the spec's cap (§8), or the provider's own lower one: SB v4 takes 10,
+                    // the spec's cap (docs/limits.md), or the provider's own lower one: SB v4 takes 10,
                     // SB v3 100, an audience is one item
                     let cap = match o.path.as_str() {
                         p if p.starts_with("/sb/v4/") => 10,

@@ -1,6 +1,6 @@
 //! The catalog's `checks`: rules the gateway runs on a call's arguments before anything is
 //! sent, so a request the provider would refuse for its shape fails here as `invalid_request`
-//! with the rule in plain words (§4.2 inbound searches, §4.3 promotion filters, §4.6 Reporting
+//! with the rule in plain words (docs/marketplace.md inbound searches, docs/marketplace.md promotion filters, docs/writes.md Reporting
 //! v1 accounts). Rules are data in the catalog files; this module only knows the rule kinds.
 
 use std::collections::BTreeMap;
@@ -204,7 +204,7 @@ mod tests {
         assert!(run(v, ads(), distinct(5)).is_ok());
         assert!(run(v, ads(), distinct(6)).is_err());
         assert!(run(v, ads(), accounts(0)).is_err());
-        // five entries naming one account are one account, not five (§4.6)
+        // five entries naming one account are one account, not five (docs/writes.md)
         let e = run(v, ads(), accounts(2)).unwrap_err();
         assert!(e.message().contains("distinct"), "{}", e.message());
         let x = "amc.create_workflow_execution";

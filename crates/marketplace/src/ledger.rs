@@ -1,4 +1,4 @@
-//! The report ledger (beyond §4.4): before a report create leaves the gateway, its intent is
+//! The report ledger (beyond docs/reports-and-pricing.md): before a report create leaves the gateway, its intent is
 //! written under a canonical hash of the request. An identical request while the first is in
 //! flight or done (within a day) gets the same report id instead of a second report; a caller's
 //! `Idempotency-Key` gets the same answer on a retry, across restarts. A create whose outcome

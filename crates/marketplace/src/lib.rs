@@ -1,4 +1,4 @@
-//! The live marketplace surface (§2.1, §2.8, §4.2–§4.6, §7): connected accounts with their
+//! The live marketplace surface (docs/concepts/identifiers.md, docs/marketplace.md, docs/writes.md, docs/errors.md): connected accounts with their
 //! sealed refresh tokens, merchant resolution, the operation catalogs (data files), the
 //! upstream client (LWA, pacing, retries, timeouts) and the triage of provider outcomes into
 //! the one error type.

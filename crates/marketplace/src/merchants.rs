@@ -1,4 +1,4 @@
-//! Merchant rows and the selector rules of §2.1. A row is one seller in one marketplace of the
+//! Merchant rows and the selector rules of docs/concepts/identifiers.md. A row is one seller in one marketplace of the
 //! tenant's warehouse whose merchant token the service holds a selling-side grant for.
 //! `legacySellerId` wins; `sellerId` alone selects only when it maps to one row, and
 //! `marketplace` narrows it; `merchantId` is ignored; no selector works only when the credential
@@ -36,7 +36,7 @@ impl From<pp_warehouse::directory::Seller> for Merchant {
 }
 
 /// A merchant as stored with work that outlives the request (a pricing run's input): every
-/// field, where the API's rows show only three (§2.1 rule 3).
+/// field, where the API's rows show only three (docs/concepts/identifiers.md).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Stored {
     pub seller_id: String,
@@ -81,7 +81,7 @@ pub struct Selector {
 const ACCEPTS: &str = "this endpoint accepts legacySellerId (preferred), or sellerId with an optional marketplace (US, CA, MX …); GET /api/marketplace/merchants lists them";
 
 impl Selector {
-    /// The selector a request's fields name (`merchantId` is not one: §2.1 ignores it). A
+    /// The selector a request's fields name (`merchantId` is not one: docs/concepts/identifiers.md ignores it). A
     /// blank `sellerId` or `marketplace` is refused; the marketplace reads in capitals.
     pub fn from_fields(
         legacy_seller_id: Option<i64>,

@@ -233,7 +233,7 @@ pub async fn set(
     by: &str,
 ) -> Result<(Policy, pp_store::PolicyRow)> {
     let p = Policy::parse(doc)?;
-    let full = serde_json::to_value(&p).map_err(Error::internal)?;
+    let full = serde_json::to_value(&p).map_err(Error::internal_from)?;
     let row = store.policies().put(tenant, &full, by).await?;
     Ok((p, row))
 }

@@ -1,4 +1,4 @@
-//! Pricing batches (§4.5, §8): Featured Offer Expected Price by SKU (provider batches of 40,
+//! Pricing batches (docs/reports-and-pricing.md, docs/limits.md): Featured Offer Expected Price by SKU (provider batches of 40,
 //! 200 items inline) and Competitive Summary by ASIN (batches of 20, 100 inline), split and
 //! paced. A run (up to [`RUN_MAX`] items) is a job: each step sends one batch and records its answers, so a
 //! throttled batch waits and is sent again, and a restart resumes at the next unanswered batch.
@@ -270,14 +270,14 @@ pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
     let input: RunInput = match serde_json::from_value(job.input.clone()) {
         Ok(i) => i,
         Err(e) => {
-            let err = Error::internal(format!("pricing run input: {e}"));
+            let err = Error::internal_with("pricing run input", e);
             return failed(RunState::default(), &err);
         }
     };
     let mut state: RunState = match serde_json::from_value(job.state.clone()) {
         Ok(s) => s,
         Err(e) => {
-            let err = Error::internal(format!("pricing run checkpoint: {e}"));
+            let err = Error::internal_with("pricing run checkpoint", e);
             return failed(RunState::default(), &err);
         }
     };

@@ -1,4 +1,4 @@
-//! Report creates through the ledger (§4.4 and beyond): at most one create reaches the
+//! Report creates through the ledger (docs/reports-and-pricing.md and beyond): at most one create reaches the
 //! provider per request — identical requests share one report, an `Idempotency-Key` gets the
 //! same answer on a retry, and an uncertain create is never sent again unless the gateway
 //! proves the first made nothing (the selling side lists reports of that type from the first

@@ -76,7 +76,7 @@ impl Sealer {
             .map_err(|_| {
                 Error::internal("a sealed token does not open under the configured secret key")
             })?;
-        String::from_utf8(plain).map_err(Error::internal)
+        String::from_utf8(plain).map_err(Error::internal_from)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Every provider outcome as the one error type (§7.1, §7.2): the kind, status, `source` and
+//! Every provider outcome as the one error type (docs/errors.md): the kind, status, `source` and
 //! `retryable` of the triage table, the provider's own words under `amazon`, its error code as
 //! `marketplace_error_code`, its HTTP status and its payload. A create whose outcome is
 //! uncertain says `requestOutcome: unknown` and `automaticRetry: false`.
@@ -152,7 +152,7 @@ pub fn triage(op: &Operation, a: &Answer) -> Error {
     }
 }
 
-/// A throttled answer's extras: the delay, and for creates the §4.4 refusal (never resent by
+/// A throttled answer's extras: the delay, and for creates the docs/reports-and-pricing.md refusal (never resent by
 /// us); Reporting v1's create is a concurrency cap that waiting alone does not clear.
 fn throttled(op: &Operation, e: Error, retry_after: Option<u64>) -> Error {
     let e = e.with_field("retryAfter", retry_after.unwrap_or(1));
@@ -169,7 +169,7 @@ fn throttled(op: &Operation, e: Error, retry_after: Option<u64>) -> Error {
 }
 
 /// Reporting v1 answers every call with HTTP 207 and `{ error: [], success: [] }`; a
-/// non-empty `error` is the call's failure (§4.6 rule 6), triaged by the item's own code.
+/// non-empty `error` is the call's failure (docs/writes.md), triaged by the item's own code.
 pub fn multi_status(op: &Operation, status: u16, body: &Value) -> Option<Error> {
     if !op.multi_status() {
         return None;

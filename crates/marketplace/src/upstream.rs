@@ -37,7 +37,7 @@ pub struct Upstream {
 }
 
 /// A URL per region of the provider.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Regional {
     pub na: String,
@@ -259,7 +259,7 @@ impl Client {
             .timeout(policy.timeout)
             .connect_timeout(Duration::from_secs(5))
             .build()
-            .map_err(Error::internal)?;
+            .map_err(Error::internal_from)?;
         Ok(Self {
             http,
             upstream,

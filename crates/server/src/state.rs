@@ -4,12 +4,15 @@
 //! here once from their dependencies; handlers and tools only call them.
 
 use pp_brand::service::BrandMemory;
+use std::sync::Arc;
+
 use pp_core::Result;
 use pp_core::cursor::Cursors;
 use pp_forecast_state::service::ForecastState;
 use pp_intelligence::Intelligence;
 use pp_marketplace::Marketplace;
 use pp_store::Store;
+use pp_store::jobs::{Handler, Registry};
 use pp_warehouse::Warehouses;
 
 use crate::bounds::Bounds;
@@ -33,12 +36,16 @@ pub struct AppState {
     pub market: Marketplace,
     /// Context documents, the lifecycle and the timeline.
     pub brand: BrandMemory,
+    /// Administration: credentials, people, applications, policies (the console's pages).
+    pub admin: pp_admin::Admin,
     /// Forecast corrections.
     pub forecast: ForecastState,
     /// The intelligence catalog and its runs.
     pub intelligence: Intelligence,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
+    /// Job kinds registered from outside the services built here ([`AppState::with_job_kind`]).
+    more_jobs: Vec<Arc<dyn Handler>>,
     /// The abuse bounds: connections, token attempts, MCP sessions, queries.
     pub bounds: Bounds,
     /// Token requests per source address and per client id.
@@ -91,7 +98,7 @@ impl TokenLimits {
 }
 
 /// State as handlers receive it.
-pub type SharedState = std::sync::Arc<AppState>;
+pub type SharedState = Arc<AppState>;
 
 impl AppState {
     /// State over `store` with default limits and no marketplace upstream.
@@ -117,6 +124,7 @@ impl AppState {
             intelligence: Intelligence::new(store.clone(), warehouses.clone(), market.wake()),
             market,
             brand: BrandMemory::new(store.clone(), warehouses.clone(), cursors.clone()),
+            admin: pp_admin::Admin::new(store.clone()),
             forecast: ForecastState::new(store.clone(), warehouses.clone()),
             warehouses,
             public_url: public_url.to_owned(),
@@ -124,6 +132,7 @@ impl AppState {
             mcp: McpState::new(store.clone(), public_url, &bounds, verifier.clone()),
             store,
             jobs,
+            more_jobs: Vec::new(),
             token_limits: TokenLimits::new(&bounds),
             verifier,
             credential_limit: Limiter::new(bounds.credential_burst, bounds.credential_per_minute),
@@ -149,16 +158,59 @@ impl AppState {
         policy: pp_marketplace::Policy,
         sealer: pp_marketplace::Sealer,
     ) -> Result<Self> {
+        let epoch = self.verifier.auth_epoch();
         self.market = self
             .market
-            .with_upstream(upstream, policy, sealer)?
-            .remembering(self.verifier.auth_epoch());
+            .with_upstream(upstream, policy, sealer, Some(epoch))?;
         Ok(self)
+    }
+
+    /// Also runs jobs of `kind` (a service built outside this crate registers its kinds here).
+    pub fn with_job_kind(mut self, kind: Arc<dyn Handler>) -> Self {
+        self.more_jobs.push(kind);
+        self
+    }
+
+    /// Every job kind the worker pool runs, each handed to the service that registered it: the
+    /// marketplace's, the intelligence catalog's, and any added with
+    /// [`AppState::with_job_kind`]. A kind registered twice is refused.
+    pub fn job_registry(&self) -> Result<Registry> {
+        let mut registry = Registry::default();
+        registry.register_all(self.market.job_handlers())?;
+        registry.register_all(self.intelligence.job_handlers())?;
+        registry.register_all(self.more_jobs.iter().cloned())?;
+        Ok(registry)
     }
 
     /// Also accepts these `Host` names and `Origin`s on the MCP endpoints (`*` accepts any).
     pub fn with_mcp_allowed(mut self, hosts: &[String], origins: &[String]) -> Self {
         self.mcp.guard = Guard::new(&self.public_url, hosts, origins);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn the_deployment_page_names_every_job_kind_the_metrics_show() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = pp_store::Store::open(dir.path()).unwrap();
+        let app = super::AppState::new(store, "http://127.0.0.1")
+            .await
+            .unwrap();
+        let page = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/deployment.md"
+        ))
+        .unwrap();
+        let row = page
+            .lines()
+            .find(|l| l.starts_with("| `pp_jobs{"))
+            .expect("docs/deployment.md has a pp_jobs row");
+        let registry = app.job_registry().unwrap();
+        assert!(registry.names().count() >= 4, "{registry:?}");
+        for kind in registry.names() {
+            assert!(row.contains(&format!("`{kind}`")), "{kind} missing: {row}");
+        }
     }
 }

@@ -218,7 +218,7 @@ impl Forecast<'_> {
                     let rows = tx
                         .all(
                             format!("SELECT key, version, doc, created_at FROM forecast_docs WHERE tenant_id = ?1 AND key IN ({list})"),
-                            args![tenant.as_str(), serde_json::to_string(&keys).map_err(Error::internal)?],
+                            args![tenant.as_str(), serde_json::to_string(&keys).map_err(Error::internal_from)?],
                         )
                         .await?;
                     let mut found = std::collections::HashMap::with_capacity(rows.len());

@@ -1,7 +1,7 @@
 //! Intelligence runs: one row per run, synchronous or asynchronous (the meter: runs and
 //! compute time per request id), the computing slots that cap how many runs one account holds
 //! at once — counted here, so every gateway instance on the store sees the same count — and
-//! the accounts an administrator switched intelligence off for (on is the default, §5 rule 6).
+//! the accounts an administrator switched intelligence off for (on is the default, docs/concepts/scopes.md).
 //!
 //! A slot carries a lease: a process that dies mid-run frees its slots when the lease runs
 //! out, so a crash never leaves an account `busy` for good.
@@ -219,7 +219,7 @@ pub struct Intelligence<'a>(pub(crate) &'a Db);
 impl Intelligence<'_> {
     /// Stores a new run as `queued` (it takes its slots when it starts computing).
     pub async fn insert(&self, r: &NewRun) -> Result<()> {
-        let accounts = serde_json::to_string(&r.accounts).map_err(Error::internal)?;
+        let accounts = serde_json::to_string(&r.accounts).map_err(Error::internal_from)?;
         self.0
             .exec(
                 format!("INSERT INTO intelligence_runs ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', NULL, ?8, ?9, ?10, NULL, NULL, ?11, NULL, NULL, NULL)"),

@@ -71,7 +71,7 @@ impl Store {
     fn open_sqlite(file: &Path, data_dir: &Path) -> Result<Self> {
         for dir in [Some(data_dir), file.parent()].into_iter().flatten() {
             std::fs::create_dir_all(dir)
-                .map_err(|e| Error::internal(format!("cannot create {}: {e}", dir.display())))?;
+                .map_err(|e| Error::internal_with(format!("cannot create {}", dir.display()), e))?;
         }
         let db = SqliteDb::new(file.to_path_buf());
         db.with(migrations::run_sqlite)?;
@@ -88,7 +88,7 @@ impl Store {
             StateUrl::Sqlite(file) => Self::open_sqlite(file, data_dir),
             StateUrl::Postgres(u) => {
                 std::fs::create_dir_all(data_dir).map_err(|e| {
-                    Error::internal(format!("cannot create {}: {e}", data_dir.display()))
+                    Error::internal_with(format!("cannot create {}", data_dir.display()), e)
                 })?;
                 let db = PgDb::connect(u, 16).await?;
                 migrations::run_postgres(&db).await?;

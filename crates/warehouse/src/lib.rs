@@ -28,6 +28,6 @@ pub use engine::{
 pub use lex::{code_words, ends_with_terminator};
 pub use limits::Limits;
 pub use params::Params;
-pub use registry::{Registry, open};
+pub use registry::{Registry, is_server_url, open};
 pub use row::Row;
 pub use warehouses::{Caps, SqlRequest, Warehouses};

@@ -34,7 +34,10 @@ impl Registry {
 
     /// The engine for `tenant`, whose warehouse is at `locator` (`sqlite:<path>`).
     pub fn engine(&self, tenant: &str, locator: &str) -> Result<Arc<dyn Engine>> {
-        let mut map = self.engines.lock().map_err(Error::internal)?;
+        let mut map = self
+            .engines
+            .lock()
+            .map_err(|e| Error::internal(format!("engine registry: {e}")))?;
         if let Some((loc, engine)) = map.get(tenant)
             && loc == locator
         {
@@ -44,6 +47,13 @@ impl Registry {
         map.insert(tenant.to_owned(), (locator.to_owned(), engine.clone()));
         Ok(engine)
     }
+}
+
+/// Whether `locator` names a database server (PostgreSQL, MySQL or MariaDB) rather than a file.
+pub fn is_server_url(locator: &str) -> bool {
+    ["postgres://", "postgresql://", "mysql://", "mariadb://"]
+        .iter()
+        .any(|p| locator.starts_with(p))
 }
 
 /// Opens the engine a locator names (`sqlite:<path>`, `postgres://…`, `mysql://…` or

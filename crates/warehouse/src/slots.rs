@@ -20,7 +20,7 @@ pub async fn slot(
 ) -> Result<OwnedSemaphorePermit> {
     match tokio::time::timeout_at(deadline, slots.clone().acquire_owned()).await {
         Ok(Ok(permit)) => Ok(permit),
-        Ok(Err(closed)) => Err(Error::internal(closed)),
+        Ok(Err(closed)) => Err(Error::internal_from(closed)),
         Err(_) => Err(Error::new(
             Kind::Unavailable,
             format!("all {running} query slots stayed busy until this query's deadline"),

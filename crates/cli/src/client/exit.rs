@@ -1,6 +1,6 @@
 //! Exit codes (0 is success): one per family of failure, stable, so a script branches on `$?` without
 //! parsing text (the table is `docs/cli.md`). The spec fixes one: 12 for a provider's
-//! `bad_request` (§7.1).
+//! `bad_request` (docs/errors.md).
 
 /// Anything not classified below (a local file that cannot be read, an answer that is not JSON).
 pub const OTHER: u8 = 1;
@@ -12,7 +12,7 @@ pub const NOT_SIGNED_IN: u8 = 3;
 pub const AUTH: u8 = 10;
 /// The credential lacks a scope or the account is not allowed this (403).
 pub const SCOPE: u8 = 11;
-/// The provider rejected the request's own parameters (`bad_request`, spec §7.1).
+/// The provider rejected the request's own parameters (`bad_request`, docs/errors.md).
 pub const BAD_REQUEST: u8 = 12;
 /// The gateway refused the request as malformed or against a rule (400, 405, 413, 422).
 pub const INVALID: u8 = 13;

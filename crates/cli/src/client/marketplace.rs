@@ -1,7 +1,7 @@
 //! `marketplace merchants|operations|call|approval`: the connected accounts, the operation
 //! catalogs, one catalogued call (`/api/marketplace/*`), and a commit held for a person's
 //! approval, read or followed to its outcome. A call's answer is the gateway's JSON; a
-//! provider's refusal of the request's own parameters exits 12 (`bad_request`, spec §7.1)
+//! provider's refusal of the request's own parameters exits 12 (`bad_request`, docs/errors.md)
 //! with the envelope (its code, status and response) on stdout under `--json`.
 
 use clap::{Args, Subcommand, ValueEnum};

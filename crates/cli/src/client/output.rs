@@ -1,6 +1,6 @@
 //! How answers are shown: a readable table for people (the default), CSV, or the gateway's
 //! JSON as it came (`--json`), one document on stdout. Failures go to stderr as one line, or
-//! under `--json` as the gateway's envelope on stdout (spec §7.1).
+//! under `--json` as the gateway's envelope on stdout (docs/errors.md).
 
 use serde_json::Value;
 

@@ -6,7 +6,8 @@
 
 use pp_core::{Error, Kind, Result};
 use pp_store::forecast::{DocWrite, Plan};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::history::History;
 use super::readiness::{self, REQUIRED};
@@ -46,6 +47,34 @@ async fn add(st: &StateStore, scope_id: &str, actor: &str, ms: i64, doc: Value) 
         .await
 }
 
+/// A published forecast, as stored and answered.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Publication {
+    pub scope_id: String,
+    pub published_at: String,
+    pub published_by: String,
+    /// The last day of sales the forecast saw.
+    pub data_through: String,
+    pub spend_basis: &'static str,
+    /// The revenue baseline, month by month.
+    pub revenue: Value,
+    /// The units baseline, month by month.
+    pub units: Value,
+}
+
+/// A withdrawn forecast, as stored and answered.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Withdrawal {
+    pub scope_id: String,
+    /// Always `true`.
+    pub withdrawn: bool,
+    pub reason: String,
+    pub withdrawn_at: String,
+    pub withdrawn_by: String,
+}
+
 /// Publishes `h`'s baselines for `scope_id` as `actor`; answers the stored entry.
 pub async fn publish(
     st: &StateStore,
@@ -54,7 +83,7 @@ pub async fn publish(
     h: &History,
     horizon: usize,
     basis: SpendBasis,
-) -> Result<Value> {
+) -> Result<Publication> {
     let r = readiness::assess(h);
     if r.months() < REQUIRED {
         return Err(Error::new(
@@ -70,22 +99,28 @@ pub async fn publish(
     let revenue = super::baseline::compute(h, &r, Measure::Revenue, horizon, basis, &rows)?;
     let units = super::baseline::compute(h, &r, Measure::Units, horizon, basis, &rows)?;
     let ms = pp_store::jobs::now_ms();
-    let doc = json!({
-        "scopeId": scope_id,
-        "publishedAt": pp_store::rfc3339_ms(ms),
-        "publishedBy": actor,
-        "dataThrough": h.data.end.to_string(),
-        "spendBasis": basis.as_str(),
-        "revenue": revenue,
-        "units": units,
-    });
-    add(st, scope_id, actor, ms, doc.clone()).await?;
+    let doc = Publication {
+        scope_id: scope_id.to_owned(),
+        published_at: pp_store::rfc3339_ms(ms),
+        published_by: actor.to_owned(),
+        data_through: h.data.end.to_string(),
+        spend_basis: basis.as_str(),
+        revenue,
+        units,
+    };
+    let stored = serde_json::to_value(&doc).map_err(Error::internal_from)?;
+    add(st, scope_id, actor, ms, stored).await?;
     Ok(doc)
 }
 
 /// Withdraws the scope's published forecast as `actor` with `reason`; `not_found` when
 /// nothing is published.
-pub async fn withdraw(st: &StateStore, scope_id: &str, actor: &str, reason: &str) -> Result<Value> {
+pub async fn withdraw(
+    st: &StateStore,
+    scope_id: &str,
+    actor: &str,
+    reason: &str,
+) -> Result<Withdrawal> {
     let entries = state::publications(st, scope_id).await?;
     match entries.first() {
         None => {
@@ -103,13 +138,14 @@ pub async fn withdraw(st: &StateStore, scope_id: &str, actor: &str, reason: &str
         Some(_) => {}
     }
     let ms = pp_store::jobs::now_ms();
-    let doc = json!({
-        "scopeId": scope_id,
-        "withdrawn": true,
-        "reason": reason,
-        "withdrawnAt": pp_store::rfc3339_ms(ms),
-        "withdrawnBy": actor,
-    });
-    add(st, scope_id, actor, ms, doc.clone()).await?;
+    let doc = Withdrawal {
+        scope_id: scope_id.to_owned(),
+        withdrawn: true,
+        reason: reason.to_owned(),
+        withdrawn_at: pp_store::rfc3339_ms(ms),
+        withdrawn_by: actor.to_owned(),
+    };
+    let stored = serde_json::to_value(&doc).map_err(Error::internal_from)?;
+    add(st, scope_id, actor, ms, stored).await?;
     Ok(doc)
 }

@@ -308,7 +308,7 @@ pub struct CommitInfo {
     pub outcome: String,
     /// The provider's HTTP status, when it answered.
     pub status: Option<u16>,
-    /// The whole request's failure (`refused`, `unknown`), in the §7.1 envelope's terms.
+    /// The whole request's failure (`refused`, `unknown`), in the failure envelope's terms (docs/errors.md).
     pub error: Option<Value>,
     /// This answer is the first commit's, returned again for a repeated `Idempotency-Key`.
     pub replayed: bool,

@@ -10,6 +10,8 @@ use super::answers::{
     SpapiAnswer,
 };
 use super::requests::{AdsCall, CatalogQuery, IdempotencyKey, OperationId, SpapiCall};
+use super::target::Target;
+use super::writes::refuse_write_fields;
 use super::{Api, Marketplace};
 use crate::calls::build;
 use crate::catalog::{self, OpKind, Operation};
@@ -57,12 +59,17 @@ fn callable<'a>(
     Ok(op)
 }
 
-impl Marketplace {
+/// Catalogued calls of the marketplace service (`Marketplace::calls`). Each read checks the
+/// scope its operation declares (the catalog's data); a write is handed on to the write handle
+/// of its kind, which only a principal holding the write scope obtains.
+pub struct Calls<'a>(pub(super) &'a Marketplace);
+
+impl Calls<'_> {
     /// The merchants `p` can act for (`retail:read`).
     pub async fn merchants(&self, p: &Principal) -> Result<Merchants> {
         p.require(&[Scope::RetailRead])?;
         Ok(Merchants {
-            merchants: self.merchant_rows(p).await?,
+            merchants: self.0.merchant_rows(p).await?,
         })
     }
 
@@ -76,17 +83,17 @@ impl Marketplace {
     ) -> Result<serde_json::Value> {
         p.require(&[Scope::AccountRead])?;
         let mut grants = pp_warehouse::v1::Grants::default();
-        for c in connections::list(&self.store, &p.tenant).await? {
+        for c in connections::list(&self.0.store, &p.tenant).await? {
             let domain = match c.kind {
                 GrantKind::Seller => &mut grants.retail,
                 GrantKind::Ads => &mut grants.ads,
             };
             domain.insert(c.merchant, c.status.as_str());
         }
-        let engine = self.warehouses.of(p).await?;
+        let engine = self.0.warehouses.of(p).await?;
         let ctx = pp_warehouse::v1::Ctx {
             engine: engine.as_ref(),
-            limits: &self.warehouses.limits,
+            limits: &self.0.warehouses.limits,
             tenant: p.tenant.as_str(),
             cursors,
         };
@@ -111,8 +118,8 @@ impl Marketplace {
         })
     }
 
-    /// One selling-side call (§4.2); the guarded listing write previews or commits a change
-    /// set (§4.7).
+    /// One selling-side call (docs/marketplace.md); the guarded listing write previews or commits a change
+    /// set (docs/writes.md).
     pub async fn spapi_call(
         &self,
         p: &Principal,
@@ -120,10 +127,10 @@ impl Marketplace {
         key: Option<IdempotencyKey>,
     ) -> Result<SpapiAnswer> {
         p.require(&[Scope::RetailRead])?;
-        self.provider(Api::Spapi)?;
+        self.0.provider(Api::Spapi)?;
         let op = callable(p, catalog::spapi(), "spapi", &req.operation, true)?;
         if op.kind == OpKind::Write {
-            return self.listing_write(p, op, req, key).await;
+            return self.0.listing_writes(p)?.write(op, req, key).await;
         }
         let given = [
             ("dryRun", req.dry_run.is_some()),
@@ -136,7 +143,7 @@ impl Marketplace {
                 op.id
             )));
         }
-        let merchant = self.resolve(p, &req.selector()?).await?;
+        let merchant = self.0.resolve(p, &req.selector()?).await?;
         let query = req.query.unwrap_or_default();
         let built = build(
             op,
@@ -155,15 +162,10 @@ impl Marketplace {
 
     /// Who a call acts as: the profile's owner (and the profile, with its currency) for
     /// profile-scoped operations, else the merchant the selector names.
-    async fn ads_target(
-        &self,
-        p: &Principal,
-        op: &Operation,
-        req: &AdsCall,
-    ) -> Result<super::writes::Target> {
+    async fn ads_target(&self, p: &Principal, op: &Operation, req: &AdsCall) -> Result<Target> {
         if !op.profile_scoped.unwrap_or(false) {
-            return Ok(super::writes::Target {
-                login: self.resolve(p, &req.selector()?).await?.seller_id,
+            return Ok(Target {
+                login: self.0.resolve(p, &req.selector()?).await?.seller_id,
                 profile: None,
                 currency: None,
             });
@@ -174,8 +176,8 @@ impl Marketplace {
                 op.id
             ))
         })?;
-        let engine = self.warehouses.of(p).await?;
-        let found = directory::ads_profile(engine.as_ref(), &self.warehouses.limits, profile.0)
+        let engine = self.0.warehouses.of(p).await?;
+        let found = directory::ads_profile(engine.as_ref(), &self.0.warehouses.limits, profile.0)
             .await?
             .ok_or_else(|| {
                 Error::new(
@@ -186,14 +188,14 @@ impl Marketplace {
                     ),
                 )
             })?;
-        Ok(super::writes::Target {
+        Ok(Target {
             login: found.owner,
             profile: Some(profile.0.to_string()),
             currency: Some(found.currency),
         })
     }
 
-    /// One advertising call (§4.2, §4.6): a write goes through the audited flow (a dry run
+    /// One advertising call (docs/marketplace.md, docs/writes.md): a write goes through the audited flow (a dry run
     /// unless it commits a plan).
     pub async fn ads_call(
         &self,
@@ -202,16 +204,16 @@ impl Marketplace {
         key: Option<IdempotencyKey>,
     ) -> Result<AdsAnswer> {
         p.require(&[Scope::AdsRead])?;
-        self.provider(Api::Ads)?;
+        self.0.provider(Api::Ads)?;
         let op = callable(p, catalog::ads(), "ads", &req.operation, true)?;
         if op.kind != OpKind::Write {
-            super::writes::refuse_write_fields(op, &req)?;
+            refuse_write_fields(op, &req)?;
         }
         let target = self.ads_target(p, op, &req).await?;
         let login = target.login.clone();
         let found = connections::for_call(
-            &self.store,
-            self.memory(),
+            &self.0.store,
+            self.0.memory(),
             &p.tenant,
             GrantKind::Ads,
             &login,
@@ -231,7 +233,7 @@ impl Marketplace {
             Some(_) => {}
         }
         if op.kind == OpKind::Write {
-            return self.ads_write(p, op, req, key, target).await;
+            return self.0.ads_writes(p)?.write(op, req, key, target).await;
         }
         let profile = target.profile;
         let query = req.query.unwrap_or_default();
@@ -262,7 +264,7 @@ impl Marketplace {
         (key, accept_duplicate_risk): (Option<IdempotencyKey>, bool),
         acting: Acting,
     ) -> Result<CallAnswer> {
-        let up = self.provider(api)?;
+        let up = self.0.provider(api)?;
         let (reply, report) = match Family::of(&op.id) {
             None => (up.client.send(up.store, up.sealer, req).await?, None),
             Some(family) => {
@@ -293,11 +295,11 @@ impl Marketplace {
     /// row's, the provider being down is the call's.
     pub async fn ads_profiles(&self, p: &Principal) -> Result<Profiles> {
         p.require(&[Scope::AdsRead])?;
-        let up = self.provider(Api::Ads)?;
+        let up = self.0.provider(Api::Ads)?;
         let op = catalog::find(catalog::ads(), "profiles.list")
             .ok_or_else(|| Error::internal("profiles.list missing from the catalog"))?;
         let mut logins = Vec::new();
-        for c in connections::list(&self.store, &p.tenant)
+        for c in connections::list(&self.0.store, &p.tenant)
             .await?
             .into_iter()
             .filter(|c| c.kind == GrantKind::Ads)

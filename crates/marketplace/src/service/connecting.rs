@@ -76,16 +76,20 @@ fn url_with(base: &str, params: &[(&str, &str)]) -> String {
     format!("{base}{sep}{}", q.finish())
 }
 
-impl Marketplace {
+/// Connecting and disconnecting the tenant's accounts (`Marketplace::connections`), for the
+/// console's Accounts page and the admin command line (a person whose role was checked there).
+pub struct Connections<'a>(pub(super) &'a Marketplace);
+
+impl Connections<'_> {
     /// Every connection of `tenant`, without tokens.
-    pub async fn connections(&self, tenant: &TenantId) -> Result<Vec<Connection>> {
-        connections::list(&self.store, tenant).await
+    pub async fn list(&self, tenant: &TenantId) -> Result<Vec<Connection>> {
+        connections::list(&self.0.store, tenant).await
     }
 
     /// Starts connecting a `kind` account in `region`: the consent page's URL to send the
     /// person to, carrying a new one-time `state`. `redirect_uri` is the callback registered
     /// at the provider.
-    pub async fn start_connect(
+    pub async fn start(
         &self,
         who: Connector<'_>,
         kind: GrantKind,
@@ -93,7 +97,7 @@ impl Marketplace {
         redirect_uri: &str,
     ) -> Result<String> {
         let api = api_of(kind);
-        let upstream = &self.provider(api)?.client.upstream;
+        let upstream = &self.0.provider(api)?.client.upstream;
         let consent = &upstream.consent;
         let state = hex::encode(pp_store::random_bytes::<32>()?);
         let url = match kind {
@@ -126,7 +130,8 @@ impl Marketplace {
                 ],
             ),
         };
-        self.store
+        self.0
+            .store
             .connect_states()
             .insert(
                 &state_hash(&state),
@@ -143,7 +148,7 @@ impl Marketplace {
     /// Finishes a connect at its callback: the `state` must be one this person started, unused
     /// and under ten minutes old (it is spent either way), and the code one LWA exchanges.
     /// Nothing is connected otherwise.
-    pub async fn finish_connect(
+    pub async fn finish(
         &self,
         who: Connector<'_>,
         back: &Callback,
@@ -155,6 +160,7 @@ impl Marketplace {
             .filter(|s| !s.is_empty())
             .ok_or_else(|| refused("the provider sent the browser back without a state"))?;
         let started = self
+            .0
             .store
             .connect_states()
             .take(&state_hash(state))
@@ -186,7 +192,7 @@ impl Marketplace {
         let kind = GrantKind::parse(&started.kind)?;
         let region = started.region.as_str();
         let api = api_of(kind);
-        let provider = self.provider(api)?;
+        let provider = self.0.provider(api)?;
         let client = provider.client;
         let (refresh, access) = client
             .exchange_code(kind, region, code, redirect_uri)
@@ -217,7 +223,7 @@ impl Marketplace {
                 connected_by: who.email,
                 reach,
             };
-            connections::connect(&self.store, provider.sealer, who.tenant, &grant).await?;
+            connections::connect(&self.0.store, provider.sealer, who.tenant, &grant).await?;
             client.forget(who.tenant, kind, merchant);
             tracing::info!(
                 tenant = who.tenant.as_str(),
@@ -227,7 +233,7 @@ impl Marketplace {
                 by = who.email,
                 "account connected at the provider's consent page"
             );
-            if let Some(c) = connections::get(&self.store, who.tenant, kind, merchant).await? {
+            if let Some(c) = connections::get(&self.0.store, who.tenant, kind, merchant).await? {
                 made.push(c);
             }
         }
@@ -246,8 +252,8 @@ impl Marketplace {
         merchant: &str,
         by: &str,
     ) -> Result<()> {
-        if connections::disconnect(&self.store, tenant, kind, merchant, by).await? {
-            if let Some(live) = &self.live {
+        if connections::disconnect(&self.0.store, tenant, kind, merchant, by).await? {
+            if let Some(live) = &self.0.live {
                 live.client.forget(tenant, kind, merchant);
             }
             tracing::info!(
@@ -271,6 +277,7 @@ impl Marketplace {
         let op = catalog::find(catalog::spapi(), "sellers.get_marketplace_participations")
             .ok_or_else(|| Error::internal("the catalog lost the participations operation"))?;
         let body = self
+            .0
             .provider(Api::Spapi)?
             .client
             .read_with(tenant, GrantKind::Seller, op, access)
@@ -294,6 +301,7 @@ impl Marketplace {
         let op = catalog::find(catalog::ads(), "profiles.list")
             .ok_or_else(|| Error::internal("the catalog lost the profiles operation"))?;
         let body = self
+            .0
             .provider(Api::Ads)?
             .client
             .read_with(tenant, GrantKind::Ads, op, access)
@@ -321,8 +329,8 @@ impl Marketplace {
         tenant: &TenantId,
         reached: Vec<(String, Vec<String>)>,
     ) -> Result<Vec<(String, Vec<String>)>> {
-        let engine = self.warehouses.of_tenant(tenant).await?;
-        let sellers = directory::sellers(engine.as_ref(), &self.warehouses.limits).await?;
+        let engine = self.0.warehouses.of_tenant(tenant).await?;
+        let sellers = directory::sellers(engine.as_ref(), &self.0.warehouses.limits).await?;
         let names: Vec<String> = reached.iter().map(|(m, _)| m.clone()).collect();
         let own: Vec<_> = reached
             .into_iter()

@@ -1,8 +1,11 @@
-//! The marketplace's job types and their steps: the worker pool claims a job row and hands it
-//! here; the step runs against the provider and says what to record.
+//! The marketplace's job kinds and their steps, registered with the worker pool
+//! ([`pp_store::jobs::Registry`]): the pool claims a job row and hands it here; the step runs
+//! against the provider and says what to record.
 
 use pp_core::Error;
-use pp_store::jobs::{Item, Job, Outcome};
+use std::sync::Arc;
+
+use pp_store::jobs::{Handler, Item, Job, Outcome, StepFuture};
 use serde::{Deserialize, Serialize};
 
 use super::{Api, Marketplace};
@@ -32,24 +35,46 @@ fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
     )
 }
 
-impl Marketplace {
-    /// Runs one step of `job` and says what to record; a job of a kind this service does not
-    /// know fails with an internal error rather than sitting in the queue.
-    pub async fn step(&self, job: &Job) -> (Outcome, Vec<Item>) {
-        let kind = match JobKind::parse(&job.kind) {
-            Ok(kind) => kind,
-            Err(e) => return failed(job, &Error::internal(format!("no worker: {}", e.message()))),
-        };
-        let up = match self.provider(Api::Spapi) {
-            Ok(up) => up,
-            Err(e) => return failed(job, &e),
-        };
-        match kind {
-            JobKind::PricingRun => crate::pricing::step(&up, job).await,
-            JobKind::ReportWatch => {
-                crate::reports::watch_step(&up, job, self.settings.report_stuck_after).await
-            }
-            JobKind::ListingMediaCheck => super::media::step(&up, job).await,
+/// One of the marketplace's job kinds, as the worker pool runs it.
+struct Registered {
+    market: Marketplace,
+    kind: JobKind,
+}
+
+impl Handler for Registered {
+    fn name(&self) -> &'static str {
+        self.kind.as_str()
+    }
+
+    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(step(&self.market, self.kind, job))
+    }
+}
+
+/// The marketplace's job kinds, each stepping with (a clone of) `market`.
+pub(super) fn handlers(market: &Marketplace) -> Vec<Arc<dyn Handler>> {
+    JobKind::ALL
+        .iter()
+        .map(|&kind| {
+            Arc::new(Registered {
+                market: market.clone(),
+                kind,
+            }) as Arc<dyn Handler>
+        })
+        .collect()
+}
+
+/// Runs one step of `job` (of `kind`) against the provider and says what to record.
+async fn step(market: &Marketplace, kind: JobKind, job: &Job) -> (Outcome, Vec<Item>) {
+    let up = match market.provider(Api::Spapi) {
+        Ok(up) => up,
+        Err(e) => return failed(job, &e),
+    };
+    match kind {
+        JobKind::PricingRun => crate::pricing::step(&up, job).await,
+        JobKind::ReportWatch => {
+            crate::reports::watch_step(&up, job, market.settings.report_stuck_after).await
         }
+        JobKind::ListingMediaCheck => super::media::step(&up, job).await,
     }
 }

@@ -1,10 +1,10 @@
-//! Listing-content change sets (§3.2, §4.7, §7.3) through the guarded listing write. A preview
+//! Listing-content change sets (docs/writes.md, docs/errors.md) through the guarded listing write. A preview
 //! (1 to 10 existing SKUs) refuses attributes outside the editable set, reads each listing
 //! (product type, the touched attributes, its issues), has the provider validate each patch
 //! (`VALIDATION_PREVIEW`, nothing applied) and records the product types' schema versions;
 //! when every SKU is valid it stores a change set (a plan: the exact requests, under a hash,
-//! for `CHANGE_SET_LIFETIME`). The commit is `listing_commit`; a change set's read is here.
-//! Writes need the merchant enabled and the global switches on (`listing_gate`).
+//! for `CHANGE_SET_LIFETIME`). The commit is `listing_writes`; a change set's read is here.
+//! Writes need the merchant enabled and the global switches on (`Listings::gate`).
 
 use std::collections::BTreeMap;
 
@@ -16,10 +16,11 @@ use serde_json::{Map, Value, json};
 use super::answers::{
     Acting, ChangeSetRef, ChangeSetView, ListingPreview, SkuPreview, SpapiAnswer,
 };
-use super::requests::{ChangeSetId, IdempotencyKey, SpapiCall};
-use super::{Api, Marketplace};
+use super::listing_reads::{issue_codes, read_listing, type_version};
+use super::requests::ChangeSetId;
+use super::{Api, Marketplace, media};
 use crate::calls::build;
-use crate::catalog::{self, Operation};
+use crate::catalog::Operation;
 use crate::connections::GrantKind;
 use crate::merchants::Merchant;
 use crate::upstream::Provider;
@@ -34,124 +35,21 @@ pub const TEXT_SWITCH: &str = "listings_text";
 /// The stored switch that turns listing image writes off for every instance.
 pub const MEDIA_SWITCH: &str = "listings_media";
 
-/// A listing as the provider has it now.
-pub(super) struct Listing {
-    pub product_type: Option<String>,
-    pub attributes: Value,
-    pub issues: Vec<Value>,
-}
+/// Listing change sets of the marketplace service (`Marketplace::listings`): a change set's
+/// read, and the preview, gate and reads the write handle (`listing_writes`) builds on.
+pub struct Listings<'a>(pub(super) &'a Marketplace);
 
-/// One catalogued selling-side read for merchant `m`.
-async fn seller_read(
-    up: &Provider<'_>,
-    tenant: &pp_core::TenantId,
-    m: &Merchant,
-    op_id: &str,
-    args: Value,
-) -> Result<crate::upstream::Reply> {
-    let op = catalog::find(catalog::spapi(), op_id)
-        .ok_or_else(|| Error::internal(format!("{op_id} is missing from the catalog")))?;
-    let args = args.as_object().cloned().unwrap_or_default();
-    let req = build(op, &args, tenant, GrantKind::Seller, &m.seller_id, Some(m))?;
-    up.client.send(up.store, up.sealer, &req).await
-}
-
-/// The product type's schema version now.
-pub(super) async fn type_version(
-    up: &Provider<'_>,
-    tenant: &pp_core::TenantId,
-    m: &Merchant,
-    product_type: &str,
-) -> Result<String> {
-    let args = json!({ "productType": product_type });
-    let r = seller_read(
-        up,
-        tenant,
-        m,
-        "product_types.get_definitions_product_type",
-        args,
-    )
-    .await?;
-    r.body["productTypeVersion"]["version"]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            Error::new(
-                Kind::UpstreamUnavailable,
-                format!("the definition of {product_type} carries no productTypeVersion"),
-            )
-        })
-}
-
-fn issue_codes(issues: &[Value]) -> Vec<String> {
-    issues
-        .iter()
-        .filter_map(|i| i["code"].as_str().map(str::to_owned))
-        .collect()
-}
-
-/// Reads one listing (`None`: the provider has no such SKU).
-pub(super) async fn read_listing(
-    up: &Provider<'_>,
-    tenant: &pp_core::TenantId,
-    m: &Merchant,
-    sku: &str,
-) -> Result<Option<Listing>> {
-    let args = json!({ "sku": sku, "includedData": ["summaries", "attributes", "issues"] });
-    match seller_read(up, tenant, m, "listings.get_listings_item", args).await {
-        Ok(r) => Ok(Some(Listing {
-            product_type: r.body["summaries"][0]["productType"]
-                .as_str()
-                .map(str::to_owned),
-            attributes: r.body["attributes"].clone(),
-            issues: r.body["issues"].as_array().cloned().unwrap_or_default(),
-        })),
-        Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-impl Marketplace {
-    /// The guarded listing write: a preview (the default) or the commit of a change set.
-    pub(super) async fn listing_write(
-        &self,
-        p: &Principal,
-        op: &'static Operation,
-        req: SpapiCall,
-        key: Option<IdempotencyKey>,
-    ) -> Result<SpapiAnswer> {
-        p.require(&[Scope::RetailRead, Scope::ListingsWrite])?;
-        self.provider(Api::Spapi)?;
-        let merchant = self.resolve(p, &req.selector()?).await?;
-        match (req.dry_run, &req.change_set_id, &req.change_set_hash) {
-            (Some(false), Some(id), Some(h)) => {
-                let restated = req.query.clone();
-                self.listing_commit(p, op, &merchant, (id, h), restated, key)
-                    .await
-            }
-            (Some(false), _, _) => Err(Error::invalid_request(
-                "a commit (dryRun: false) names its change set: send changeSetId and changeSetHash from the preview",
-            )),
-            (_, None, None) => {
-                self.listing_preview(p, op, &merchant, req.query.unwrap_or_default())
-                    .await
-            }
-            _ => Err(Error::invalid_request(
-                "changeSetId and changeSetHash commit a change set: send them with dryRun: false (without it the call is a preview)",
-            )),
-        }
-    }
-
+impl Listings<'_> {
     /// Whether listing writes may run for `m`: enabled for the merchant, and the global
     /// switches on for what the change touches (text, images).
-    pub(super) async fn listing_gate(
+    pub(super) async fn gate(
         &self,
         p: &Principal,
         m: &Merchant,
         text: bool,
         media: bool,
     ) -> Result<()> {
-        let store = self.store.listing_writes();
+        let store = self.0.store.listing_writes();
         if !store.enabled(&p.tenant, &m.seller_id).await? {
             return Err(Error::new(
                 Kind::ListingsWriteNotEnabled,
@@ -159,7 +57,7 @@ impl Marketplace {
             )
             .with_fix("An administrator enables them: partner-platform admin listings enable --tenant <tenant> --merchant <sellerId>."));
         }
-        let cfg = &self.settings.listings;
+        let cfg = &self.0.settings.listings;
         for (wanted, configured, name, kind, what) in [
             (
                 text,
@@ -264,7 +162,7 @@ impl Marketplace {
 
     /// The preview: every SKU validated at the provider, nothing applied; a change set when
     /// all are valid.
-    async fn listing_preview(
+    pub(super) async fn preview(
         &self,
         p: &Principal,
         write: &'static Operation,
@@ -276,8 +174,8 @@ impl Marketplace {
         let touched: Vec<String> = edits.iter().flat_map(ListingEdit::attributes).collect();
         let text = touched.iter().any(|a| !is_media(a));
         let media = touched.iter().any(|a| is_media(a));
-        self.listing_gate(p, m, text, media).await?;
-        let up = self.provider(Api::Spapi)?;
+        self.gate(p, m, text, media).await?;
+        let up = self.0.provider(Api::Spapi)?;
         let mut types = BTreeMap::new();
         let (mut items, mut changes) = (Vec::new(), Vec::new());
         for e in &edits {
@@ -314,11 +212,11 @@ impl Marketplace {
             operation: OPERATION.into(),
             call_hash: restated_hash(m, &query),
             plan_hash: hash,
-            body: serde_json::to_value(&body).map_err(Error::internal)?,
+            body: serde_json::to_value(&body).map_err(Error::internal_from)?,
             created_ms: created,
             expires_ms: created + CHANGE_SET_LIFETIME.as_millis() as i64,
         };
-        self.store.ads_writes().put_plan(&row).await?;
+        self.0.store.ads_writes().put_plan(&row).await?;
         answer.change_set = Some(ChangeSetRef {
             change_set_id: row.id,
             change_set_hash: row.plan_hash,
@@ -330,12 +228,13 @@ impl Marketplace {
     }
 
     /// A change set of the tenant's, or `change_set_not_found` (also for another tenant's id).
-    pub(super) async fn change_set(
+    pub(super) async fn stored(
         &self,
         p: &Principal,
         id: &ChangeSetId,
     ) -> Result<(PlanRow, ChangeSetBody)> {
         let plan = self
+            .0
             .store
             .ads_writes()
             .plan(&p.tenant, id.as_str())
@@ -348,20 +247,21 @@ impl Marketplace {
                 )
                 .with_fix("Preview the change again: the answer carries changeSet.changeSetId.")
             })?;
-        let body = serde_json::from_value(plan.body.clone()).map_err(Error::internal)?;
+        let body = serde_json::from_value(plan.body.clone()).map_err(Error::internal_from)?;
         Ok((plan, body))
     }
 
     /// A change set as it stands (`retail:read`): proposed, expired or committed, with the
     /// commit's per-SKU results and the image check's outcome.
-    pub async fn listing_change_set(
-        &self,
-        p: &Principal,
-        id: &ChangeSetId,
-    ) -> Result<ChangeSetView> {
+    pub async fn change_set(&self, p: &Principal, id: &ChangeSetId) -> Result<ChangeSetView> {
         p.require(&[Scope::RetailRead])?;
-        let (plan, body) = self.change_set(p, id).await?;
-        let first = self.store.ads_writes().by_plan(&p.tenant, &plan.id).await?;
+        let (plan, body) = self.stored(p, id).await?;
+        let first = self
+            .0
+            .store
+            .ads_writes()
+            .by_plan(&p.tenant, &plan.id)
+            .await?;
         let status = match (&first, plan.expires_ms <= now_ms()) {
             (Some(_), _) => "committed",
             (None, true) => "expired",
@@ -376,7 +276,7 @@ impl Marketplace {
                     .as_ref()
                     .and_then(|x| x["commit"]["mediaCheck"].as_str());
                 if let Some(job) = check {
-                    media = Some(self.media_outcome(p, job).await?);
+                    media = Some(media::outcome(self.0, p, job).await?);
                 }
                 Some(json!({
                     "auditId": a.id, "at": pp_store::rfc3339_ms(a.created_ms), "actor": a.actor,

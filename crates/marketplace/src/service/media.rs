@@ -1,4 +1,4 @@
-//! The image check after a listing commit (§4.7): the provider applies image slots
+//! The image check after a listing commit (docs/writes.md): the provider applies image slots
 //! asynchronously, so a committed change set that sets images starts a job that reads each
 //! listing again until every slot shows its new image and no new listing issue appeared
 //! (`verified`), a new issue appeared (`failed`, with the issues), or the wait ran out
@@ -9,7 +9,7 @@ use pp_store::jobs::{Item, Job, Outcome, now_ms};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::listings::read_listing;
+use super::listing_reads::read_listing;
 use super::{JobKind, Marketplace};
 use crate::merchants::{Merchant, Stored};
 use crate::upstream::Provider;
@@ -55,54 +55,53 @@ fn locations(v: &Value) -> Vec<String> {
         .collect()
 }
 
-impl Marketplace {
-    /// Starts the image check of a commit's SKUs; the job's id.
-    pub(super) async fn start_media_check(
-        &self,
-        p: &Principal,
-        m: &Merchant,
-        change_set_id: &str,
-        skus: &[&SkuChange],
-    ) -> Result<String> {
-        let cfg = &self.settings.listings;
-        let input = CheckInput {
-            change_set_id: change_set_id.to_owned(),
-            merchant: m.into(),
-            skus: skus
-                .iter()
-                .map(|s| Slots {
-                    sku: s.sku.clone(),
-                    slots: s.media(),
-                    issues_before: s.issues_before.clone(),
-                })
-                .collect(),
-            poll_ms: cfg.media_poll.as_millis() as u64,
-            deadline_ms: now_ms() + cfg.media_verify_for.as_millis() as i64,
-        };
-        let total = skus.len() as i64;
-        self.enqueue(p, JobKind::ListingMediaCheck, &m.seller_id, total, &input)
-            .await
-    }
+/// Starts the image check of a commit's SKUs; the job's id.
+pub(super) async fn start(
+    market: &Marketplace,
+    p: &Principal,
+    m: &Merchant,
+    change_set_id: &str,
+    skus: &[&SkuChange],
+) -> Result<String> {
+    let cfg = &market.settings.listings;
+    let input = CheckInput {
+        change_set_id: change_set_id.to_owned(),
+        merchant: m.into(),
+        skus: skus
+            .iter()
+            .map(|s| Slots {
+                sku: s.sku.clone(),
+                slots: s.media(),
+                issues_before: s.issues_before.clone(),
+            })
+            .collect(),
+        poll_ms: cfg.media_poll.as_millis() as u64,
+        deadline_ms: now_ms() + cfg.media_verify_for.as_millis() as i64,
+    };
+    let total = skus.len() as i64;
+    market
+        .enqueue(p, JobKind::ListingMediaCheck, &m.seller_id, total, &input)
+        .await
+}
 
-    /// The image check's outcome so far.
-    pub(super) async fn media_outcome(&self, p: &Principal, job_id: &str) -> Result<Value> {
-        let job = self
-            .store
-            .jobs()
-            .get(&p.tenant, job_id)
-            .await?
-            .ok_or_else(|| Error::internal(format!("image check {job_id} is missing")))?;
-        let state: CheckState = serde_json::from_value(job.state.clone())
-            .map_err(|e| Error::internal(format!("image check {job_id}'s checkpoint: {e}")))?;
-        let status = match (job.status.terminal(), state.status.as_str()) {
-            (false, _) | (true, "") => "verifying".to_owned(),
-            (true, s) => s.to_owned(),
-        };
-        Ok(json!({
-            "jobId": job.id, "status": status, "skus": state.skus, "reads": state.reads,
-            "lastError": state.last_error, "checkedAt": job.updated_at,
-        }))
-    }
+/// The image check's outcome so far.
+pub(super) async fn outcome(market: &Marketplace, p: &Principal, job_id: &str) -> Result<Value> {
+    let job = market
+        .store
+        .jobs()
+        .get(&p.tenant, job_id)
+        .await?
+        .ok_or_else(|| Error::internal(format!("image check {job_id} is missing")))?;
+    let state: CheckState = serde_json::from_value(job.state.clone())
+        .map_err(|e| Error::internal_with(format!("image check {job_id}'s checkpoint"), e))?;
+    let status = match (job.status.terminal(), state.status.as_str()) {
+        (false, _) | (true, "") => "verifying".to_owned(),
+        (true, s) => s.to_owned(),
+    };
+    Ok(json!({
+        "jobId": job.id, "status": status, "skus": state.skus, "reads": state.reads,
+        "lastError": state.last_error, "checkedAt": job.updated_at,
+    }))
 }
 
 /// The step's end when the job itself cannot be read: a stored value that no longer parses
@@ -121,9 +120,9 @@ fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
 pub(super) async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
     let read = || -> Result<(CheckInput, CheckState, TenantId)> {
         let input = serde_json::from_value(job.input.clone())
-            .map_err(|e| Error::internal(format!("image check input: {e}")))?;
+            .map_err(|e| Error::internal_with("image check input", e))?;
         let state = serde_json::from_value(job.state.clone())
-            .map_err(|e| Error::internal(format!("image check checkpoint: {e}")))?;
+            .map_err(|e| Error::internal_with("image check checkpoint", e))?;
         Ok((input, state, TenantId::parse(&job.tenant)?))
     };
     let (input, mut state, tenant) = match read() {

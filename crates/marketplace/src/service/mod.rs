@@ -3,25 +3,37 @@
 //! [`Principal`]. It owns what it needs — the state store, the tenants' warehouses (merchant
 //! rows, profile owners), the upstream client with the key that opens refresh tokens, the
 //! pricing pace and the job wake-up — and never knows HTTP.
+//!
+//! [`Marketplace`] is the shared core (the provider, merchant resolution, enqueueing, the write
+//! policy); each area is a small handle in its own module, handed out here the way `Store`
+//! hands out aggregates: `calls`, `ads_writes`, `listings` and `listing_writes`, `reports`,
+//! `pricing`, `connections`, `approvals`, `audit`. A write handle is only handed out for a
+//! principal that holds its write scope, so no method behind it checks a scope. A new area is
+//! a module with its handle and one constructor here; `impl Marketplace` lives in this file
+//! alone.
 
 mod answers;
 mod approvals;
 mod audiences;
+mod audit;
 mod calls;
 pub mod connecting;
+mod held;
 mod jobs;
-mod listing_commit;
+mod listing_reads;
+mod listing_writes;
 mod listings;
 mod media;
 mod pricing_runs;
 mod reports;
 pub mod requests;
+mod target;
 mod writes;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use pp_core::{Error, Kind, Principal, Result};
+use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
 use pp_store::Store;
 use pp_warehouse::Warehouses;
 use pp_warehouse::directory;
@@ -34,9 +46,16 @@ use crate::upstream::{Client, Provider};
 use crate::{Policy, Sealer, Upstream};
 
 pub use answers::*;
+pub use approvals::Approvals;
+pub use audit::Audit;
+pub use calls::Calls;
+pub use connecting::Connections;
 pub use jobs::JobKind;
-pub use listings::{MEDIA_SWITCH, TEXT_SWITCH};
-pub use pricing_runs::REST_RESULT_PAGE;
+pub use listing_writes::ListingWrites;
+pub use listings::{Listings, MEDIA_SWITCH, TEXT_SWITCH};
+pub use pricing_runs::{Pricing, REST_RESULT_PAGE};
+pub use reports::Reports;
+pub use writes::AdsWrites;
 
 /// How the service runs its long work.
 #[derive(Debug, Clone)]
@@ -90,11 +109,12 @@ struct Live {
     sealer: Sealer,
 }
 
-/// The marketplace service.
+/// The marketplace service: cheap to clone (its job kinds each hold one).
+#[derive(Clone)]
 pub struct Marketplace {
     store: Store,
     warehouses: Warehouses,
-    live: Option<Live>,
+    live: Option<Arc<Live>>,
     settings: Settings,
     wake: Arc<Notify>,
 }
@@ -119,27 +139,28 @@ impl Marketplace {
         }
     }
 
-    /// Points the service at `upstream`, opening connections with `sealer`.
+    /// Points the service at `upstream`, opening connections with `sealer`. With `remember`
+    /// (the auth epoch), tenants' connections are remembered while it stands still instead of
+    /// read for every call.
     pub fn with_upstream(
         mut self,
         upstream: Upstream,
         policy: Policy,
         sealer: Sealer,
+        remember: Option<pp_core::Epoch>,
     ) -> Result<Self> {
-        self.live = Some(Live {
-            client: Client::new(upstream, policy)?,
-            sealer,
-        });
+        let mut client = Client::new(upstream, policy)?;
+        if let Some(epoch) = remember {
+            client.remember(epoch);
+        }
+        self.live = Some(Arc::new(Live { client, sealer }));
         Ok(self)
     }
 
-    /// Remembers tenants' connections while `epoch` (the auth epoch) stands still, instead of
-    /// reading them for every call.
-    pub fn remembering(mut self, epoch: pp_core::Epoch) -> Self {
-        if let Some(live) = &mut self.live {
-            live.client.remember(epoch);
-        }
-        self
+    /// The job kinds this service owns (pricing runs, report watches, listing image checks),
+    /// for the worker pool's registry.
+    pub fn job_handlers(&self) -> Vec<Arc<dyn pp_store::jobs::Handler>> {
+        jobs::handlers(self)
     }
 
     /// Where the provider is (for `/health`): kind and URLs, never the app secret.
@@ -155,6 +176,64 @@ impl Marketplace {
     /// Wakes when a job is enqueued (the worker pool waits on it).
     pub fn wake(&self) -> Arc<Notify> {
         self.wake.clone()
+    }
+
+    /// Catalogued calls: the merchants, both catalogs, one selling-side or advertising call,
+    /// the advertising logins and the `/v1` accounts.
+    pub fn calls(&self) -> Calls<'_> {
+        Calls(self)
+    }
+
+    /// Audited advertising writes, for a principal holding `ads:write` only.
+    pub fn ads_writes<'a>(&'a self, p: &'a Principal) -> Result<AdsWrites<'a>> {
+        p.require(&[Scope::AdsWrite])?;
+        Ok(AdsWrites { m: self, p })
+    }
+
+    /// Listing change sets: a change set's read (`retail:read`).
+    pub fn listings(&self) -> Listings<'_> {
+        Listings(self)
+    }
+
+    /// Guarded listing writes, for a principal holding `retail:read` and `listings:write` only.
+    pub fn listing_writes<'a>(&'a self, p: &'a Principal) -> Result<ListingWrites<'a>> {
+        p.require(&[Scope::RetailRead, Scope::ListingsWrite])?;
+        Ok(ListingWrites { m: self, p })
+    }
+
+    /// Selling-side reports through the ledger, for a principal holding `retail:read`.
+    pub fn reports<'a>(&'a self, p: &'a Principal) -> Result<Reports<'a>> {
+        p.require(&[Scope::RetailRead])?;
+        Ok(Reports { m: self, p })
+    }
+
+    /// Pricing reads and paced pricing runs, for a principal holding `retail:read`.
+    pub fn pricing<'a>(&'a self, p: &'a Principal) -> Result<Pricing<'a>> {
+        p.require(&[Scope::RetailRead])?;
+        Ok(Pricing { m: self, p })
+    }
+
+    /// Connecting and disconnecting the tenant's accounts.
+    pub fn connections(&self) -> Connections<'_> {
+        Connections(self)
+    }
+
+    /// Commits held for a person's approval: read, listed, decided.
+    pub fn approvals(&self) -> Approvals<'_> {
+        Approvals(self)
+    }
+
+    /// The audit log of committed advertising writes.
+    pub fn audit(&self) -> Audit<'_> {
+        Audit(self)
+    }
+
+    /// The account's write policy (the default when it never set one). A stored policy that no
+    /// longer reads is a failure, never the default.
+    async fn policy(&self, tenant: &TenantId) -> Result<crate::policy::Policy> {
+        Ok(crate::policy::in_force(&self.store, tenant.as_str())
+            .await?
+            .0)
     }
 
     /// What a call needs to reach the provider, or the not-configured failure.
@@ -174,12 +253,12 @@ impl Marketplace {
         })
     }
 
-    /// The merchants `p` can act for: seller rows whose token has a selling-side grant.
     /// The memory of connections, when the provider is configured (and remembered).
     fn memory(&self) -> Option<&connections::Memory> {
         self.live.as_ref().and_then(|l| l.client.memory())
     }
 
+    /// The merchants `p` can act for: seller rows whose token has a selling-side grant.
     async fn merchant_rows(&self, p: &Principal) -> Result<Vec<Merchant>> {
         let connected: Vec<String> = connections::for_calls(&self.store, self.memory(), &p.tenant)
             .await?
@@ -196,7 +275,6 @@ impl Marketplace {
             .collect())
     }
 
-    /// The one merchant `sel` names (§2.1).
     /// Queues a job of `kind` for `p`'s tenant and `merchant` and wakes the workers; its id.
     async fn enqueue(
         &self,
@@ -206,7 +284,7 @@ impl Marketplace {
         total: i64,
         input: &impl serde::Serialize,
     ) -> Result<String> {
-        let input = serde_json::to_value(input).map_err(Error::internal)?;
+        let input = serde_json::to_value(input).map_err(Error::internal_from)?;
         let id = self
             .store
             .jobs()
@@ -216,6 +294,7 @@ impl Marketplace {
         Ok(id)
     }
 
+    /// The one merchant `sel` names (docs/concepts/identifiers.md).
     async fn resolve(&self, p: &Principal, sel: &Selector) -> Result<Merchant> {
         merchants::resolve(&self.merchant_rows(p).await?, sel)
     }

@@ -1,9 +1,9 @@
-//! Pricing (§4.5): inline batches answered in one response up to the family's limit, and runs
+//! Pricing (docs/reports-and-pricing.md): inline batches answered in one response up to the family's limit, and runs
 //! of up to 20,000 items as jobs — started, polled, cancelled and read in pages, partial while they run.
 
 use std::time::Duration;
 
-use pp_core::{Error, Kind, Principal, Result, Scope};
+use pp_core::{Error, Kind, Principal, Result};
 use pp_store::jobs::{Job, JobStatus, now_ms};
 use serde_json::Value;
 
@@ -50,9 +50,9 @@ async fn send_waiting(
 /// A run as its poll shows it.
 fn view(job: &Job) -> Result<RunView> {
     let input: RunInput = serde_json::from_value(job.input.clone())
-        .map_err(|e| Error::internal(format!("pricing run {} input: {e}", job.id)))?;
+        .map_err(|e| Error::internal_with(format!("pricing run {} input", job.id), e))?;
     let state: RunState = serde_json::from_value(job.state.clone())
-        .map_err(|e| Error::internal(format!("pricing run {} state: {e}", job.id)))?;
+        .map_err(|e| Error::internal_with(format!("pricing run {} state", job.id), e))?;
     let size = input.family.batch();
     let batches = (job.total + size as i64 - 1) / size as i64;
     let left = batches - state.next_batch as i64;
@@ -90,16 +90,22 @@ fn view(job: &Job) -> Result<RunView> {
     })
 }
 
-impl Marketplace {
+/// Pricing reads and paced runs for one principal holding `retail:read`
+/// (`Marketplace::pricing`).
+pub struct Pricing<'a> {
+    pub(super) m: &'a Marketplace,
+    pub(super) p: &'a Principal,
+}
+
+impl Pricing<'_> {
     /// The request's merchant and items, checked before anything is sent.
     async fn pricing_items(
         &self,
-        p: &Principal,
         f: Family,
         req: &PricingRequest,
         max: usize,
     ) -> Result<(Merchant, Vec<String>)> {
-        p.require(&[Scope::RetailRead])?;
+        let p = self.p;
         let (list, other, other_name) = match f {
             Family::CompetitiveSummary => (&req.asins, &req.skus, "skus"),
             Family::FeaturedOfferExpectedPrice => (&req.skus, &req.asins, "asins"),
@@ -112,24 +118,20 @@ impl Marketplace {
             )));
         }
         let items = pricing::items(f, list.as_deref(), max)?;
-        self.provider(Api::Spapi)?;
-        Ok((self.resolve(p, &req.selector()?).await?, items))
+        self.m.provider(Api::Spapi)?;
+        Ok((self.m.resolve(p, &req.selector()?).await?, items))
     }
 
     /// Every batch sent in turn, paced, answered in one response (`retail:read`).
-    pub async fn price_inline(
-        &self,
-        p: &Principal,
-        f: Family,
-        req: PricingRequest,
-    ) -> Result<PricingAnswer> {
-        let (merchant, items) = self.pricing_items(p, f, &req, f.sync_max()).await?;
-        let up = self.provider(Api::Spapi)?;
+    pub async fn price_inline(&self, f: Family, req: PricingRequest) -> Result<PricingAnswer> {
+        let p = self.p;
+        let (merchant, items) = self.pricing_items(f, &req, f.sync_max()).await?;
+        let up = self.m.provider(Api::Spapi)?;
         let mut answers = Vec::with_capacity(items.len());
         let mut provider_rate = None;
         for (i, batch) in items.chunks(f.batch()).enumerate() {
             if i > 0 {
-                let pace = self.settings.pricing_spacing.of(f, provider_rate);
+                let pace = self.m.settings.pricing_spacing.of(f, provider_rate);
                 tokio::time::sleep(pace).await;
             }
             let sent = send_waiting(&up, p, &merchant, f, batch).await?;
@@ -146,30 +148,28 @@ impl Marketplace {
     }
 
     /// Starts a background run of up to `RUN_MAX` items (`retail:read`); its first view.
-    pub async fn start_run(
-        &self,
-        p: &Principal,
-        f: Family,
-        req: PricingRequest,
-    ) -> Result<RunView> {
-        let (merchant, items) = self.pricing_items(p, f, &req, pricing::RUN_MAX).await?;
+    pub async fn start(&self, f: Family, req: PricingRequest) -> Result<RunView> {
+        let p = self.p;
+        let (merchant, items) = self.pricing_items(f, &req, pricing::RUN_MAX).await?;
         let input = RunInput {
             family: f,
             merchant: (&merchant).into(),
-            spacing_ms: self.settings.pricing_spacing.of(f, None).as_millis() as u64,
-            follows_plan: self.settings.pricing_spacing.0.is_none(),
+            spacing_ms: self.m.settings.pricing_spacing.of(f, None).as_millis() as u64,
+            follows_plan: self.m.settings.pricing_spacing.0.is_none(),
             items,
         };
         let total = input.items.len() as i64;
         let id = self
+            .m
             .enqueue(p, JobKind::PricingRun, &merchant.seller_id, total, &input)
             .await?;
-        view(&self.own_run(p, &id).await?)
+        view(&self.own_run(&id).await?)
     }
 
-    async fn own_run(&self, p: &Principal, id: &str) -> Result<Job> {
-        p.require(&[Scope::RetailRead])?;
-        self.store
+    async fn own_run(&self, id: &str) -> Result<Job> {
+        let p = self.p;
+        self.m
+            .store
             .jobs()
             .get(&p.tenant, id)
             .await?
@@ -178,21 +178,15 @@ impl Marketplace {
     }
 
     /// A run's view (`retail:read`).
-    pub async fn run(&self, p: &Principal, id: &str) -> Result<RunView> {
-        view(&self.own_run(p, id).await?)
+    pub async fn run(&self, id: &str) -> Result<RunView> {
+        view(&self.own_run(id).await?)
     }
 
     /// A run's answers so far, in input order (`retail:read`).
-    pub async fn run_result(
-        &self,
-        p: &Principal,
-        id: &str,
-        page: &ResultPage,
-        size: PageSize,
-    ) -> Result<RunResult> {
+    pub async fn result(&self, id: &str, page: &ResultPage, size: PageSize) -> Result<RunResult> {
         let (offset, limit) = page.read(size)?;
-        let job = self.own_run(p, id).await?;
-        let all = self.store.jobs().items(&job.id).await?;
+        let job = self.own_run(id).await?;
+        let all = self.m.store.jobs().items(&job.id).await?;
         let answered = all.len();
         let items = all
             .into_iter()
@@ -213,15 +207,16 @@ impl Marketplace {
     }
 
     /// Cancels an unfinished run (`retail:read`, like starting one); answered items stay.
-    pub async fn cancel_run(&self, p: &Principal, id: &str) -> Result<RunView> {
-        let job = self.own_run(p, id).await?;
-        if !self.store.jobs().cancel(&p.tenant, &job.id).await? {
+    pub async fn cancel(&self, id: &str) -> Result<RunView> {
+        let p = self.p;
+        let job = self.own_run(id).await?;
+        if !self.m.store.jobs().cancel(&p.tenant, &job.id).await? {
             return Err(Error::new(
                 Kind::Conflict,
                 format!("run {id} already ended ({})", job.status.as_str()),
             )
             .with_field("status", job.status.as_str()));
         }
-        self.run(p, id).await
+        self.run(id).await
     }
 }

@@ -1,8 +1,8 @@
-//! Selling-side reports (§4.4, §7.4): create once through the ledger (an `Idempotency-Key`
+//! Selling-side reports (docs/reports-and-pricing.md, docs/errors.md): create once through the ledger (an `Idempotency-Key`
 //! makes a retry safe, across restarts), status in our words with a reason on every terminal
 //! report, and the provider's short-lived presigned document URL.
 
-use pp_core::{Error, Kind, Principal, Result, Scope};
+use pp_core::{Error, Kind, Principal, Result};
 use serde_json::{Map, Value, json};
 
 use super::answers::{ReportCreated, ReportDocument, ReportStatus};
@@ -68,17 +68,22 @@ fn render(id: &str, r: &Value, reason: Option<&str>) -> ReportStatus {
     }
 }
 
-impl Marketplace {
+/// Selling-side reports for one principal holding `retail:read` (`Marketplace::reports`).
+pub struct Reports<'a> {
+    pub(super) m: &'a Marketplace,
+    pub(super) p: &'a Principal,
+}
+
+impl Reports<'_> {
     /// Creates a selling-side report through the ledger (`retail:read`).
-    pub async fn create_report(
+    pub async fn create(
         &self,
-        p: &Principal,
         req: ReportRequest,
         key: Option<IdempotencyKey>,
     ) -> Result<ReportCreated> {
-        p.require(&[Scope::RetailRead])?;
-        let up = self.provider(Api::Spapi)?;
-        let merchant = self.resolve(p, &req.selector()?).await?;
+        let p = self.p;
+        let up = self.m.provider(Api::Spapi)?;
+        let merchant = self.m.resolve(p, &req.selector()?).await?;
         let mut args = Map::new();
         args.insert("body".into(), create_body(&req, &merchant.marketplace_id)?);
         let op = catalog::find(catalog::spapi(), "reports.create_report")
@@ -107,9 +112,11 @@ impl Marketplace {
     }
 
     /// The provider's view of one of the tenant's reports, and the account it belongs to.
-    async fn fetch(&self, p: &Principal, id: &str) -> Result<(String, Value)> {
-        let up = self.provider(Api::Spapi)?;
+    async fn fetch(&self, id: &str) -> Result<(String, Value)> {
+        let p = self.p;
+        let up = self.m.provider(Api::Spapi)?;
         let account = self
+            .m
             .store
             .ledger()
             .account_of(&p.tenant, Family::Spapi.name(), id)
@@ -130,9 +137,9 @@ impl Marketplace {
 
     /// A report's status in our words (`retail:read`): from the watch's record once the
     /// report is final, else from the provider, with `stuck` when the watch gave up waiting.
-    pub async fn report_status(&self, p: &Principal, id: &str) -> Result<ReportStatus> {
-        p.require(&[Scope::RetailRead])?;
-        let seen = self.store.ledger().watched(&p.tenant, id).await?;
+    pub async fn status(&self, id: &str) -> Result<ReportStatus> {
+        let p = self.p;
+        let seen = self.m.store.ledger().watched(&p.tenant, id).await?;
         if let Some((report, reason, checked)) = &seen
             && reports::terminal(reports::normalize(report).0)
         {
@@ -141,7 +148,7 @@ impl Marketplace {
                 chrono::DateTime::from_timestamp_millis(*checked).map(|t| t.to_rfc3339());
             return Ok(v);
         }
-        let (_, r) = self.fetch(p, id).await?;
+        let (_, r) = self.fetch(id).await?;
         let stuck = seen
             .as_ref()
             .and_then(|(_, reason, _)| reason.as_deref())
@@ -150,9 +157,9 @@ impl Marketplace {
     }
 
     /// A done report's presigned document URL (`retail:read`).
-    pub async fn report_document(&self, p: &Principal, id: &str) -> Result<ReportDocument> {
-        p.require(&[Scope::RetailRead])?;
-        let (account, r) = self.fetch(p, id).await?;
+    pub async fn document(&self, id: &str) -> Result<ReportDocument> {
+        let p = self.p;
+        let (account, r) = self.fetch(id).await?;
         let (status, reason) = reports::normalize(&r);
         let doc = match (status, r["reportDocumentId"].as_str()) {
             ("done", Some(d)) => d.to_owned(),
@@ -168,7 +175,7 @@ impl Marketplace {
                 .with_field("status", status));
             }
         };
-        let up = self.provider(Api::Spapi)?;
+        let up = self.m.provider(Api::Spapi)?;
         let op =
             catalog::find(catalog::spapi(), "reports.get_report_document").ok_or_else(|| {
                 Error::internal("reports.get_report_document missing from the catalog")

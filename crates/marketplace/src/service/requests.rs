@@ -110,7 +110,7 @@ pub struct CatalogQuery {
     pub prefix: Option<String>,
 }
 
-/// Declares a request that carries the merchant selector of §2.1 beside its own fields (serde
+/// Declares a request that carries the merchant selector of docs/concepts/identifiers.md beside its own fields (serde
 /// cannot flatten into a struct that refuses unknown fields, so the four fields are added here).
 macro_rules! selected {
     ($(#[$doc:meta])* $name:ident { $($(#[$fm:meta])* $field:ident: $ty:ty,)* }) => {
@@ -125,7 +125,7 @@ macro_rules! selected {
             pub seller_id: Option<String>,
             #[serde(default)]
             pub marketplace: Option<String>,
-            /// Not a selector (§2.1 rule 4): accepted and ignored.
+            /// Not a selector (docs/concepts/identifiers.md): accepted and ignored.
             #[serde(default)]
             pub merchant_id: Option<Value>,
         }
@@ -275,7 +275,7 @@ pub struct AuditQuery {
 }
 
 selected! {
-    /// A selling-side report to create once (§4.4); the marketplace comes from the merchant.
+    /// A selling-side report to create once (docs/reports-and-pricing.md); the marketplace comes from the merchant.
     ReportRequest {
         report_type: String,
         #[serde(default)]

@@ -1,24 +1,23 @@
-//! The audited advertising write flow (§3.4, §4.6): a dry run checks every item and, when all
+//! The audited advertising write flow (docs/writes.md): a dry run checks every item and, when all
 //! pass, reads the entities an update or delete names and issues a plan — the exact request a
 //! commit sends, under a hash, for `PLAN_LIFETIME`. A commit names the plan and restates the
 //! call; it reads the entities again and leaves out any item whose entity moved, writes the
 //! audit row before sending (exactly once: a plan commits once, a repeated `Idempotency-Key`
 //! answers the first commit again), sends once, and settles the row with each item's result.
 
-use pp_core::{Error, Kind, Principal, Result, Scope};
+use pp_core::{Error, Kind, Principal, Result};
 use pp_store::ads_writes::{self, AuditRow, Begin, PlanRow};
 use pp_store::approvals::ApprovalRow;
 use pp_store::jobs::now_ms;
 use serde_json::{Map, Value, json};
 
-use super::answers::{Acting, AdsAnswer, Commit, CommitInfo, Plan, PolicyVerdict, Preview};
+use super::answers::{AdsAnswer, Commit, CommitInfo, Plan, PolicyVerdict, Preview};
 use super::requests::{AdsCall, IdempotencyKey, PlanId};
-use super::{Api, Marketplace};
-use crate::calls::build;
+use super::target::{Target, acting, built};
+use super::{Api, Marketplace, audiences, held};
 use crate::catalog::{self, ItemsIn, Operation, ReadBy, WriteAction, WriteSpec};
 use crate::connections::GrantKind;
-use crate::policy::{self, Policy, PolicyFinding};
-use crate::upstream::Request;
+use crate::policy::{self, PolicyFinding};
 use crate::writes::items::{self, id_text};
 use crate::writes::results::{self, ItemResult, Outcome};
 use crate::writes::rules::{self, Finding, Problem};
@@ -26,23 +25,8 @@ use crate::writes::{
     PLAN_LIFETIME, PlanBody, PlannedRequest, call_hash, compared_values, merge, plan_hash,
 };
 
-/// Who a write acts as, resolved by `ads_call`: the advertising login, and the profile with
-/// its currency (from the tenant's warehouse) for profile-scoped operations.
-pub(super) struct Target {
-    pub login: String,
-    pub profile: Option<String>,
-    pub currency: Option<String>,
-}
-
 /// Pages a current-values read follows at most (100 entities a page).
 const READ_PAGES: usize = 10;
-
-pub(super) fn acting(t: &Target) -> Acting {
-    Acting::Login {
-        seller_id: t.login.clone(),
-        profile_id: t.profile.clone(),
-    }
-}
 
 /// The call's fields that only a write takes, refused on anything else.
 pub(super) fn refuse_write_fields(op: &Operation, req: &AdsCall) -> Result<()> {
@@ -61,17 +45,23 @@ pub(super) fn refuse_write_fields(op: &Operation, req: &AdsCall) -> Result<()> {
     }
 }
 
-impl Marketplace {
+/// Audited advertising writes for one principal holding `ads:write`
+/// (`Marketplace::ads_writes`): the handle is only handed out to such a principal, so no
+/// method here checks a scope.
+pub struct AdsWrites<'a> {
+    pub(super) m: &'a Marketplace,
+    pub(super) p: &'a Principal,
+}
+
+impl AdsWrites<'_> {
     /// One advertising write: a dry run (the default) or the commit of its plan.
-    pub(super) async fn ads_write(
+    pub(super) async fn write(
         &self,
-        p: &Principal,
         op: &'static Operation,
         req: AdsCall,
         key: Option<IdempotencyKey>,
         target: Target,
     ) -> Result<AdsAnswer> {
-        p.require(&[Scope::AdsWrite])?;
         let w = op
             .write
             .as_ref()
@@ -93,16 +83,13 @@ impl Marketplace {
         match (req.dry_run, &req.plan_id, &req.plan_hash) {
             (Some(false), Some(id), Some(h)) => {
                 let (id, h) = (id.clone(), h.clone());
-                self.commit(p, op, w, &target, (&id, &h, &hash), key, None)
+                self.commit(op, w, &target, (&id, &h, &hash), key, None)
                     .await
             }
             (Some(false), _, _) => Err(Error::invalid_request(
                 "a commit (dryRun: false) names its plan: send planId and planHash from the dry run",
             )),
-            (_, None, None) => {
-                self.preview(p, op, w, &target, &query, req.merge, hash)
-                    .await
-            }
+            (_, None, None) => self.preview(op, w, &target, &query, req.merge, hash).await,
             _ => Err(Error::invalid_request(
                 "planId and planHash commit a plan: send them with dryRun: false (without it the call is a dry run)",
             )),
@@ -113,7 +100,6 @@ impl Marketplace {
     #[allow(clippy::too_many_arguments)]
     async fn preview(
         &self,
-        p: &Principal,
         op: &'static Operation,
         w: &WriteSpec,
         t: &Target,
@@ -121,7 +107,8 @@ impl Marketplace {
         merging: bool,
         call: String,
     ) -> Result<AdsAnswer> {
-        let built = self.built(p, op, query, t)?;
+        let p = self.p;
+        let built = built(p, op, query, t)?;
         let mut items = items::read(op, w, query)?;
         let mut findings: Vec<Finding> = items
             .iter_mut()
@@ -133,7 +120,7 @@ impl Marketplace {
         let ids: Vec<Option<String>> = items.iter().map(|i| id_text(&i[&w.entity_id])).collect();
         let valid = |f: &[Finding]| f.iter().all(|f| f.problems.is_empty());
         if valid(&findings) && w.action != WriteAction::Create && w.current.is_some() {
-            let now = self.current(p, w, t, &items).await?;
+            let now = self.current(w, t, &items).await?;
             for (i, f) in findings.iter_mut().enumerate() {
                 f.entity_id = ids[i].clone();
                 let Some(entity) = ids[i].as_ref().and_then(|id| now.get(id)) else {
@@ -175,8 +162,7 @@ impl Marketplace {
                     .or_else(|| snapshot[i].as_ref()?["instanceId"].as_str())
                     .map(str::to_owned);
                 f.problems.extend(
-                    self.paid_dataset_problems(p, t, instance, &items[i])
-                        .await?,
+                    audiences::paid_dataset_problems(self.m, p, t, instance, &items[i]).await?,
                 );
             }
         }
@@ -194,7 +180,7 @@ impl Marketplace {
         }
         // the account's write policy: every finding is reported; a plan is still issued, and
         // its commit is refused while any finding stands
-        let rules = self.policy(&p.tenant).await?;
+        let rules = self.m.policy(&p.tenant).await?;
         let currency = t.currency.clone();
         let mut plan_wide = Vec::new();
         for f in policy::findings(&rules, op, &items, &snapshot, currency.as_deref()) {
@@ -242,11 +228,11 @@ impl Marketplace {
             operation: op.id.clone(),
             call_hash: call,
             plan_hash: plan_hash(&request),
-            body: serde_json::to_value(&body).map_err(Error::internal)?,
+            body: serde_json::to_value(&body).map_err(Error::internal_from)?,
             created_ms: created,
             expires_ms: created + PLAN_LIFETIME.as_millis() as i64,
         };
-        self.store.ads_writes().put_plan(&row).await?;
+        self.m.store.ads_writes().put_plan(&row).await?;
         let billing = match serves.len() {
             0 => "nothing in this plan serves or bills until someone enables it".to_owned(),
             n => format!(
@@ -271,44 +257,21 @@ impl Marketplace {
         }))
     }
 
-    /// The account's write policy (the default when it never set one). A stored policy that no
-    /// longer reads is a failure, never the default.
-    pub(super) async fn policy(&self, tenant: &pp_core::TenantId) -> Result<Policy> {
-        Ok(policy::in_force(&self.store, tenant.as_str()).await?.0)
-    }
-
-    /// The upstream request of a call (parameters checked, the profile scope added).
-    pub(super) fn built<'a>(
-        &self,
-        p: &'a Principal,
-        op: &'a Operation,
-        query: &Map<String, Value>,
-        t: &'a Target,
-    ) -> Result<Request<'a>> {
-        let mut built = build(op, query, &p.tenant, GrantKind::Ads, &t.login, None)?;
-        if let Some(pid) = &t.profile {
-            built
-                .headers
-                .push(("Amazon-Advertising-API-Scope".into(), pid.clone()));
-        }
-        Ok(built)
-    }
-
     /// The entities the items name, as the provider has them now, by id.
     async fn current(
         &self,
-        p: &Principal,
         w: &WriteSpec,
         t: &Target,
         items: &[Value],
     ) -> Result<std::collections::HashMap<String, Value>> {
+        let p = self.p;
         let mut out = std::collections::HashMap::new();
         let Some(read) = &w.current else {
             return Ok(out);
         };
         let op = catalog::find(catalog::ads(), &read.operation)
             .ok_or_else(|| Error::internal(format!("{} is not in the catalog", read.operation)))?;
-        let up = self.provider(Api::Ads)?;
+        let up = self.m.provider(Api::Ads)?;
         let distinct = |field: &str| -> Vec<String> {
             let mut v: Vec<String> = items.iter().filter_map(|i| id_text(&i[field])).collect();
             v.sort();
@@ -318,7 +281,7 @@ impl Marketplace {
         if read.by == ReadBy::Path {
             for id in distinct(&w.entity_id) {
                 let args = json!({ (w.entity_id.clone()): id });
-                let req = self.built(p, op, args.as_object().expect("an object"), t)?;
+                let req = built(p, op, args.as_object().expect("an object"), t)?;
                 match up.client.send(up.store, up.sealer, &req).await {
                     Ok(reply) => {
                         out.insert(id, reply.body);
@@ -355,7 +318,7 @@ impl Marketplace {
             .as_object()
             .cloned()
             .unwrap_or_default();
-            let req = self.built(p, op, &args, t)?;
+            let req = built(p, op, &args, t)?;
             let reply = up.client.send(up.store, up.sealer, &req).await?;
             let list = match &read.key {
                 Some(k) => &reply.body[k.as_str()],
@@ -379,7 +342,6 @@ impl Marketplace {
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn commit(
         &self,
-        p: &Principal,
         op: &'static Operation,
         w: &WriteSpec,
         t: &Target,
@@ -387,7 +349,8 @@ impl Marketplace {
         key: Option<IdempotencyKey>,
         approved: Option<&ApprovalRow>,
     ) -> Result<AdsAnswer> {
-        let store = self.store.ads_writes();
+        let p = self.p;
+        let store = self.m.store.ads_writes();
         let plan = store.plan(&p.tenant, id.as_str()).await?.ok_or_else(|| {
             Error::new(
                 Kind::PlanNotFound,
@@ -414,10 +377,16 @@ impl Marketplace {
         // commit repeated answers the request as it stands
         let held = match approved {
             Some(_) => None,
-            None => self.store.approvals().of_plan(&p.tenant, &plan.id).await?,
+            None => {
+                self.m
+                    .store
+                    .approvals()
+                    .of_plan(&p.tenant, &plan.id)
+                    .await?
+            }
         };
         if let Some(row) = held {
-            return Ok(super::approvals::answer(op, t, &row));
+            return Ok(held::answer(op, t, &row));
         }
         if approved.is_none() && plan.expires_ms <= now_ms() {
             return Err(Error::new(
@@ -430,7 +399,8 @@ impl Marketplace {
             )
             .with_fix("Preview again: plans live 15 minutes."));
         }
-        let body: PlanBody = serde_json::from_value(plan.body.clone()).map_err(Error::internal)?;
+        let body: PlanBody =
+            serde_json::from_value(plan.body.clone()).map_err(Error::internal_from)?;
         // what would be sent must still be what was hashed (and, held, what a person approved)
         if plan_hash(&body.request) != plan.plan_hash {
             return Err(Error::new(
@@ -441,7 +411,7 @@ impl Marketplace {
         }
         // the entities again: an item whose entity moved is not sent
         let now = if body.snapshot.iter().any(Option::is_some) {
-            self.current(p, w, t, &body.items).await?
+            self.current(w, t, &body.items).await?
         } else {
             Default::default()
         };
@@ -476,7 +446,7 @@ impl Marketplace {
                     .or_else(|| before.clone())
             })
             .collect();
-        let rules = self.policy(&p.tenant).await?;
+        let rules = self.m.policy(&p.tenant).await?;
         let broken = policy::findings(&rules, op, &body.items, &current, body.currency.as_deref());
         if !broken.is_empty() {
             return Err(policy_violation(broken));
@@ -486,9 +456,17 @@ impl Marketplace {
                 .approval
                 .required(&op.id, body.items.len(), &p.surface)
         {
-            return self
-                .hold(p, op, t, &plan, key.as_ref(), reason, rules.approval.hours)
-                .await;
+            return held::hold(
+                self.m,
+                p,
+                op,
+                t,
+                &plan,
+                key.as_ref(),
+                reason,
+                rules.approval.hours,
+            )
+            .await;
         }
         let mut row = sending_row(
             p,
@@ -532,7 +510,7 @@ impl Marketplace {
                 let subset: Vec<Value> = sent.iter().map(|i| body.items[*i].clone()).collect();
                 request.body = items::body(op, w, body.call_body.as_ref(), &subset, &[]);
             }
-            let up = self.provider(Api::Ads)?;
+            let up = self.m.provider(Api::Ads)?;
             let upstream = request.upstream(op, &p.tenant, GrantKind::Ads, &t.login);
             match up.client.send(up.store, up.sealer, &upstream).await {
                 Ok(reply) => {
@@ -570,7 +548,7 @@ impl Marketplace {
         }
         results.sort_by_key(|r| r.index);
         let changes = applied(w, &body, &now, &results);
-        let items = serde_json::to_value(&results).map_err(Error::internal)?;
+        let items = serde_json::to_value(&results).map_err(Error::internal_from)?;
         // `changes` is the record's (the timeline projects it); a replay answers the rest
         let answer = json!({ "commit": &info, "items": &items, "changes": changes });
         let sent_json = (!sent.is_empty()).then(|| json!(request));
@@ -681,7 +659,7 @@ fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<
         "List the entities to see whether the change applied before planning again.",
     )?;
     let mut info: CommitInfo =
-        serde_json::from_value(answer["commit"].clone()).map_err(Error::internal)?;
+        serde_json::from_value(answer["commit"].clone()).map_err(Error::internal_from)?;
     info.replayed = true;
     Ok(AdsAnswer::Commit(Commit {
         operation: op.id.clone(),
@@ -690,99 +668,6 @@ fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<
         commit: info,
         items: answer["items"].clone(),
     }))
-}
-
-/// The audit read's page size: default and most.
-pub const AUDIT_PAGE: (i64, i64) = (50, 200);
-
-fn time_ms(name: &str, v: Option<&str>) -> Result<Option<i64>> {
-    v.map(|t| {
-        chrono::DateTime::parse_from_rfc3339(t)
-            .map(|d| d.timestamp_millis())
-            .map_err(|_| {
-                Error::invalid_request(format!(
-                    "{name} must be an RFC 3339 time (2026-11-24T09:00:00Z)"
-                ))
-            })
-    })
-    .transpose()
-}
-
-impl Marketplace {
-    /// The audit log of committed ads writes (`ads:read`), newest first.
-    pub async fn ads_audit(
-        &self,
-        p: &Principal,
-        q: super::requests::AuditQuery,
-        cursors: &pp_core::cursor::Cursors,
-    ) -> Result<super::answers::AuditPage> {
-        p.require(&[Scope::AdsRead])?;
-        let limit = pp_core::wire::int_in("limit", q.limit.as_deref(), 1, AUDIT_PAGE.1)?
-            .unwrap_or(AUDIT_PAGE.0);
-        let fp = pp_core::cursor::fingerprint(&[
-            "ads_audit",
-            p.tenant.as_str(),
-            q.merchant.as_deref().unwrap_or(""),
-            q.profile_id.as_deref().unwrap_or(""),
-            q.operation.as_deref().unwrap_or(""),
-            q.actor.as_deref().unwrap_or(""),
-            q.since.as_deref().unwrap_or(""),
-            q.until.as_deref().unwrap_or(""),
-        ]);
-        let before = q
-            .cursor
-            .as_deref()
-            .map(|c| cursors.decode(&fp, c))
-            .transpose()?
-            .map(|k| {
-                (
-                    k[0].as_i64().unwrap_or_default(),
-                    k[1].as_str().unwrap_or_default().to_owned(),
-                )
-            });
-        let filter = pp_store::ads_writes::AuditFilter {
-            merchant: q.merchant,
-            profile_id: q.profile_id,
-            operation: q.operation,
-            actor: q.actor,
-            since_ms: time_ms("since", q.since.as_deref())?,
-            until_ms: time_ms("until", q.until.as_deref())?,
-            before,
-            limit: limit + 1,
-        };
-        let mut rows = self.store.ads_writes().list(&p.tenant, &filter).await?;
-        let more = rows.len() as i64 > limit;
-        rows.truncate(limit as usize);
-        let next_cursor = match (more, rows.last()) {
-            (true, Some(r)) => Some(cursors.encode(&fp, &json!([r.created_ms, r.id]))),
-            _ => None,
-        };
-        Ok(super::answers::AuditPage {
-            records: rows.into_iter().map(record).collect(),
-            next_cursor,
-        })
-    }
-}
-
-fn record(r: AuditRow) -> super::answers::AuditRecord {
-    super::answers::AuditRecord {
-        audit_id: r.id,
-        at: pp_store::rfc3339_ms(r.created_ms),
-        credential_id: r.credential_id,
-        actor: r.actor,
-        surface: r.surface,
-        operation: r.operation,
-        merchant: r.merchant,
-        profile_id: r.profile_id,
-        plan_id: r.plan_id,
-        plan_hash: r.plan_hash,
-        idempotency_key: r.idempotency_key,
-        status: r.status,
-        snapshot: r.snapshot,
-        sent: r.sent,
-        answer: r.answer,
-        approved_by: r.approved_by,
-    }
 }
 
 /// The refusal of a commit the account's policy does not allow.

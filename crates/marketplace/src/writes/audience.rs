@@ -1,4 +1,4 @@
-//! Clean-room audience SQL (§4.6 rule 5), checked before anything is sent: no trailing
+//! Clean-room audience SQL (docs/writes.md, "Clean-room audiences"), checked before anything is sent: no trailing
 //! semicolon, a refresh of 0 to 21 days, and no interval date arithmetic (the window sent is
 //! the lookback, applied before the SQL, so the SQL carries no date filter). The paid-dataset
 //! rule needs the instance and its data sources; `service::audiences` reads them and uses
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::rules::Problem;
 
-/// The audience refresh, in days (§8).
+/// The audience refresh, in days (docs/limits.md).
 pub const REFRESH_DAYS: std::ops::RangeInclusive<i64> = 0..=21;
 
 /// Functions that do date arithmetic by interval (upper-cased, as the lexer gives words).

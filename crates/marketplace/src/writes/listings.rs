@@ -1,4 +1,4 @@
-//! Listing-content change sets (§3.2, §4.7), the parts that need no provider and no store: the
+//! Listing-content change sets (docs/writes.md), the parts that need no provider and no store: the
 //! editable attribute set (everything else is refused per attribute), reading a preview's
 //! edits (1 to 10 existing SKUs, each with its patches), what a change set keeps, and its
 //! hash over the exact requests a commit replays.
@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::PlannedRequest;
 use pp_core::{Error, Kind, Result};
 
-/// SKUs in one preview at most (§8).
+/// SKUs in one preview at most (docs/limits.md).
 pub const MAX_SKUS: usize = 10;
 
 /// How long a change set can be committed after its preview: long enough for a person to read
@@ -19,7 +19,7 @@ pub const CHANGE_SET_LIFETIME: std::time::Duration = std::time::Duration::from_s
 /// The operation id of the guarded listing write.
 pub const OPERATION: &str = "listings.patch_listings_item";
 
-/// The editable attributes (§4.7) and what a person calls each.
+/// The editable attributes (docs/writes.md) and what a person calls each.
 pub const EDITABLE: &[(&str, &str)] = &[
     ("item_name", "title"),
     ("special_feature", "highlights"),

@@ -1,4 +1,4 @@
-//! Bid adjustments replace the whole modifier object (§4.6 2): an entry left out loses its
+//! Bid adjustments replace the whole modifier object (docs/writes.md, "Bid adjustments"): an entry left out loses its
 //! value. `merge` reads the live campaign and resends what the item leaves out — placement
 //! entries by placement, audience entries by cohort, SP `strategy`, SB `bidOptimization` — so
 //! a caller cannot wipe a modifier by omission. Without `merge`, the dry run says what the

@@ -1,4 +1,4 @@
-//! Audited advertising writes (§3.4, §4.6): the parts of the plan-then-commit flow that need no
+//! Audited advertising writes (docs/writes.md): the parts of the plan-then-commit flow that need no
 //! provider and no store — the items of a call (`items`), the dry run's per-item checks
 //! (`rules`), bid-adjustment merging (`merge`), the per-item reading of the provider's answer
 //! (`results`) — and the plan a dry run issues: the exact request a commit sends, under a hash.

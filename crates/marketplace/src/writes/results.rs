@@ -1,4 +1,4 @@
-//! The provider's answer to a committed write, per item (§4.6 4): a success with the entity
+//! The provider's answer to a committed write, per item (docs/writes.md): a success with the entity
 //! id, or the provider's own refusal of that item triaged as `bad_request` with its words under
 //! `amazon`. The answer shapes differ by API (`ItemAnswer`); the index each names is the item's
 //! place in the request as sent, mapped back to its place in the plan.
@@ -33,7 +33,7 @@ pub struct ItemResult {
     pub outcome: Outcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entity_id: Option<String>,
-    /// The §7 triage of the provider's refusal: `kind`, `source`, `retryable`, `amazon`.
+    /// The triage (docs/errors.md) of the provider's refusal: `kind`, `source`, `retryable`, `amazon`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
     /// For a drifted item: the values at preview and now.
@@ -56,7 +56,7 @@ impl ItemResult {
     }
 }
 
-/// An item's refusal in the §7.1 terms.
+/// An item's refusal in the failure envelope's terms (docs/errors.md).
 fn refusal(status: u16, code: &str, message: &str) -> Value {
     json!({
         "kind": "bad_request",

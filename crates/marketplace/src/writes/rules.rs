@@ -1,8 +1,8 @@
 //! The dry run's per-item checks, run before anything reaches the provider: every
-//! `requiredItemFields` entry (§2.8), the fields an ad type or operation refuses (§2.10), the
-//! only fields a bid adjustment may carry, the bid-adjustment modifiers (§4.6: placements per
+//! `requiredItemFields` entry (docs/marketplace.md), the fields an ad type or operation refuses (docs/writes.md), the
+//! only fields a bid adjustment may carry, the bid-adjustment modifiers (docs/writes.md: placements per
 //! program, whole percentages, no lowering on Sponsored Products), `state` on creates
-//! (`PAUSED` unless `ENABLED` is asked for, §3.4), and whether the item will serve and bill.
+//! (`PAUSED` unless `ENABLED` is asked for, docs/writes.md), and whether the item will serve and bill.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -100,7 +100,7 @@ pub fn check(op: &Operation, w: &WriteSpec, index: usize, item: &mut Value) -> F
             f.problems.push(problem(
                 field,
                 "forbidden",
-                format!("{} refuses {field} (§2.10)", op.id),
+                format!("{} refuses {field} (docs/writes.md)", op.id),
             ));
         }
     }
@@ -143,7 +143,7 @@ pub fn check(op: &Operation, w: &WriteSpec, index: usize, item: &mut Value) -> F
     f
 }
 
-/// The modifier object's rules (§4.6 bid adjustments).
+/// The modifier object's rules (docs/writes.md bid adjustments).
 fn modifiers(m: Modifier, item: &Value, out: &mut Vec<Problem>) {
     let (object, lists, placements, min): (&str, [&str; 2], &[&str], i64) = match m {
         Modifier::Sp => (

@@ -1,11 +1,13 @@
 //! Renders the one error type: [`ApiError`] as the `/api` failure envelope, [`V1Error`] as
-//! the `/v1` `{ error: { code, message } }` body. An internal error's cause is logged here
-//! and never sent.
+//! the `/v1` `{ error: { code, message } }` body. An internal error's cause chain is left on
+//! the answer for the request's log line ([`Cause`]) and never sent.
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use pp_core::{Error, Kind};
+
+pub use super::request_log::Cause;
 
 /// An error answered with the `/api` envelope.
 #[derive(Debug)]
@@ -28,11 +30,12 @@ impl From<Error> for V1Error {
 }
 
 fn respond(e: &Error, body: serde_json::Value) -> Response {
-    if e.cause().is_some() {
-        tracing::error!(kind = e.kind.code(), cause = %e.chain(), "request failed");
-    }
     let status = StatusCode::from_u16(e.kind.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut res = (status, Json(body)).into_response();
+    // the cause goes to the request's log line (`request_log::finish`), never into the answer
+    if e.cause().is_some() {
+        res.extensions_mut().insert(Cause(e.chain()));
+    }
     let challenge = match e.kind {
         Kind::InvalidToken => Some(format!(
             "Bearer realm=\"partner-platform\", error=\"invalid_token\", error_description=\"{}\"",

@@ -83,6 +83,11 @@ pub fn start(req: &Request) -> Started {
     }
 }
 
+/// An internal error's cause chain, left on the answer by the error renderer and written in
+/// the request's log line (at error level); taken off the answer before it is sent.
+#[derive(Debug, Clone)]
+pub struct Cause(pub String);
+
 /// Names the answer with the request's id, counts it, and writes its one log line, naming
 /// `who` made it (the tenant and actor the request's slot was given, if any).
 pub fn finish(s: Started, who: Option<(String, String)>, res: &mut Response) {
@@ -96,17 +101,27 @@ pub fn finish(s: Started, who: Option<(String, String)>, res: &mut Response) {
         .with_label_values(&[s.method.as_str(), label])
         .observe(elapsed);
     let (tenant, actor) = who.unwrap_or_default();
+    let cause = res.extensions_mut().remove::<Cause>();
     // the id is written into the answer after the line, so it is not copied for it
-    tracing::info!(
-        target: "request",
-        request_id = s.id.to_str().unwrap_or_default(),
-        tenant = %tenant,
-        actor = %actor,
-        method = %s.method,
-        route = %s.unmatched.as_deref().unwrap_or(label),
-        status = res.status().as_u16(),
-        duration_ms = elapsed * 1000.0,
-    );
+    macro_rules! line {
+        ($level:ident $(, $cause:expr)?) => {
+            tracing::$level!(
+                target: "request",
+                request_id = s.id.to_str().unwrap_or_default(),
+                tenant = %tenant,
+                actor = %actor,
+                method = %s.method,
+                route = %s.unmatched.as_deref().unwrap_or(label),
+                status = res.status().as_u16(),
+                duration_ms = elapsed * 1000.0,
+                $(cause = %$cause,)?
+            )
+        };
+    }
+    match cause {
+        None => line!(info),
+        Some(Cause(chain)) => line!(error, chain),
+    }
     res.headers_mut().insert(REQUEST_ID, s.id);
 }
 
@@ -127,5 +142,55 @@ mod tests {
         assert_eq!(a[..16], b[..16], "one process, one prefix");
         let count = |id: &str| u64::from_str_radix(&id[16..], 16).unwrap();
         assert!(count(b) > count(a), "{a} then {b}");
+    }
+
+    /// A writer the test reads back.
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_internal_errors_chain_is_in_its_request_line_and_not_in_the_answer() {
+        use axum::response::IntoResponse;
+        let logs = Captured::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .json()
+            .with_writer(move || writer.clone())
+            .finish();
+        let req = Request::builder()
+            .uri("/api/query")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let mut res = tracing::subscriber::with_default(subscriber, || {
+            let started = start(&req);
+            let io = std::io::Error::other("disk full at /var/secret");
+            let e = pp_core::Error::internal_with("writing the checkpoint", io);
+            let mut res = super::super::error::ApiError(e).into_response();
+            finish(started, None, &mut res);
+            res
+        });
+        let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+        let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(line["level"], "ERROR", "{line}");
+        assert_eq!(line["target"], "request", "{line}");
+        assert_eq!(
+            line["fields"]["cause"], "writing the checkpoint: disk full at /var/secret",
+            "{line}"
+        );
+        assert!(
+            res.extensions_mut().remove::<Cause>().is_none(),
+            "taken off the answer"
+        );
+        assert_eq!(res.status(), 500);
     }
 }

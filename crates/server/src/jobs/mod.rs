@@ -1,6 +1,7 @@
-//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`: pricing runs,
-//! report watches, listing image checks and asynchronous intelligence runs): each worker claims a ready job under a lease, hands it to the service
-//! that owns its kind for one step while renewing the lease, and records the step's outcome.
+//! The worker pool that runs jobs (rows in the state store, `pp_store::jobs`): each worker
+//! claims a ready job under a lease, looks its kind up in the registry the services filled
+//! (`AppState::job_registry`; the pool itself knows no kind by name), runs one step of it
+//! while renewing the lease, and records the step's outcome.
 //! Several workers, in one process or several sharing one store, never run the same job twice,
 //! and a job whose worker died is taken up again when its lease runs out. Claims are fair: a
 //! tenant holds at most `per_tenant` running jobs across every process on the store, and the
@@ -8,12 +9,12 @@
 //! deadline (shorter than the lease) is put back to try again later, so a hung provider holds a
 //! worker for one deadline at most.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
+use pp_core::Error;
 use pp_marketplace::pricing;
-use pp_store::jobs::{Job, Outcome};
+use pp_store::jobs::{Job, Outcome, Registry, StepFuture, Stepped};
 use tokio::task::JoinHandle;
 
 use crate::state::SharedState;
@@ -76,13 +77,21 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Starts `app.jobs.workers` workers.
-    pub fn spawn(app: SharedState) -> Self {
+    /// Starts `app.jobs.workers` workers over the kinds `app` registers (refused when two
+    /// services register one kind).
+    pub fn spawn(app: SharedState) -> pp_core::Result<Self> {
+        let registry = Arc::new(app.job_registry()?);
         let process = pp_store::random_id("", 6).unwrap_or_default();
         let handles = (0..app.jobs.workers)
-            .map(|i| tokio::spawn(work(app.clone(), format!("w{i}-{process}"))))
+            .map(|i| {
+                let pool = Pool {
+                    app: app.clone(),
+                    registry: registry.clone(),
+                };
+                tokio::spawn(work(pool, format!("w{i}-{process}")))
+            })
             .collect();
-        Self { handles }
+        Ok(Self { handles })
     }
 
     /// Stops every worker at once, as a crash would: a step in flight keeps its lease until it
@@ -94,16 +103,23 @@ impl Workers {
     }
 }
 
-async fn work(app: SharedState, owner: String) {
+/// What a worker runs with: the state and the registered kinds.
+struct Pool {
+    app: SharedState,
+    registry: Arc<Registry>,
+}
+
+async fn work(pool: Pool, owner: String) {
+    let app = &pool.app;
     let lease_ms = app.jobs.lease.as_millis() as i64;
     loop {
         let per_tenant = app.jobs.per_tenant.max(1) as i64;
         match app.store.jobs().claim(&owner, lease_ms, per_tenant).await {
-            Ok(Some(job)) => run(&app, &owner, job).await,
-            Ok(None) => idle(&app).await,
+            Ok(Some(job)) => run(&pool, &owner, job).await,
+            Ok(None) => idle(app).await,
             Err(e) => {
                 tracing::error!(error = %e, "claiming a job failed");
-                idle(&app).await;
+                idle(app).await;
             }
         }
     }
@@ -141,31 +157,34 @@ fn past_deadline(job: &Job, deadline: Duration) -> (Outcome, Vec<pp_store::jobs:
     (outcome, Vec::new())
 }
 
-/// A step's future.
-type Step<'a> = Pin<Box<dyn Future<Output = (Outcome, Vec<pp_store::jobs::Item>)> + Send + 'a>>;
-
-/// Every kind of job the pool runs (a job of another kind fails rather than waits).
-pub fn kinds() -> impl Iterator<Item = &'static str> {
-    let market = pp_marketplace::service::JobKind::ALL
-        .iter()
-        .map(|k| k.as_str());
-    market.chain([pp_intelligence::JOB_KIND])
+/// A job whose kind no service registered fails rather than waits.
+fn unregistered(job: &Job) -> Stepped {
+    let e = Error::internal(format!("no worker runs jobs of kind {}", job.kind));
+    tracing::error!(job = %job.id, kind = %job.kind, "a job of an unregistered kind failed");
+    let outcome = Outcome::Failed {
+        state: job.state.clone(),
+        error: e.api_envelope(None),
+    };
+    (outcome, Vec::new())
 }
 
-/// The service that owns `job`'s kind, as the deadline its step runs under and the step.
-/// An intelligence run computes in one step under its own (longer) deadline; the lease is
-/// renewed meanwhile either way.
-fn step_of<'a>(app: &'a SharedState, job: &'a Job) -> (Duration, Step<'a>) {
-    if job.kind == pp_intelligence::JOB_KIND {
-        let deadline = app.intelligence.async_deadline() + Duration::from_secs(5);
-        (deadline, Box::pin(app.intelligence.step(job)))
-    } else {
-        (app.jobs.step_deadline(), Box::pin(app.market.step(job)))
+/// The deadline `job`'s step runs under and the step: the registered kind's, or a failure.
+fn step_of<'a>(pool: &'a Pool, job: &'a Job) -> (Duration, StepFuture<'a>) {
+    match pool.registry.get(&job.kind) {
+        Some(kind) => (
+            kind.deadline().unwrap_or(pool.app.jobs.step_deadline()),
+            kind.step(job),
+        ),
+        None => {
+            let failed = unregistered(job);
+            (pool.app.jobs.step_deadline(), Box::pin(async { failed }))
+        }
     }
 }
 
 /// Runs one step of `job`, renewing the lease meanwhile, and records its outcome.
-async fn run(app: &SharedState, owner: &str, job: Job) {
+async fn run(pool: &Pool, owner: &str, job: Job) {
+    let app = &pool.app;
     let lease_ms = app.jobs.lease.as_millis() as i64;
     let renew = async {
         loop {
@@ -178,7 +197,7 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             }
         }
     };
-    let (deadline, step) = step_of(app, &job);
+    let (deadline, step) = step_of(pool, &job);
     let (outcome, items) = tokio::select! {
         r = tokio::time::timeout(deadline, step) => match r {
             Ok(r) => r,
@@ -200,24 +219,5 @@ async fn run(app: &SharedState, owner: &str, job: Job) {
             tracing::warn!(job = %job.id, "step finished after the lease moved on; dropped")
         }
         Err(e) => tracing::error!(job = %job.id, error = %e, "recording a step failed"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_deployment_page_names_every_job_kind_the_metrics_show() {
-        let page = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/deployment.md"
-        ))
-        .unwrap();
-        let row = page
-            .lines()
-            .find(|l| l.starts_with("| `pp_jobs{"))
-            .expect("docs/deployment.md has a pp_jobs row");
-        for kind in super::kinds() {
-            assert!(row.contains(&format!("`{kind}`")), "{kind} missing: {row}");
-        }
     }
 }

@@ -1,4 +1,4 @@
-//! The MCP server (§4.8): the same tools for every MCP client, over Streamable HTTP on `/mcp`
+//! The MCP server (docs/mcp.md): the same tools for every MCP client, over Streamable HTTP on `/mcp`
 //! (session-era revisions 2025-03-26 … 2025-11-25 and the stateless 2026-07-28) and the legacy
 //! HTTP+SSE transport on `/mcp/sse` (2024-11-05). The tools are the MCP faces of the declared
 //! operations (`crate::operations`): `tools` lists and calls them, and each calls the same

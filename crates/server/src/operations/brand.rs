@@ -1,4 +1,4 @@
-//! Brand memory (§2.4, §2.5, §3.1, §4.12): context documents and the manifest (`context:read`;
+//! Brand memory (docs/brand-memory.md): context documents and the manifest (`context:read`;
 //! writes also `context:write`), the brand lifecycle, and the timeline (`timeline:read`;
 //! appends also `timeline:write`), with their tools. Brands come from the tenant's warehouse.
 

@@ -1,4 +1,4 @@
-//! Intelligence (§2.7, §4.9): the catalog, a run (answered while the caller waits, or queued
+//! Intelligence (docs/intelligence.md): the catalog, a run (answered while the caller waits, or queued
 //! with `async: true`), a run's status and its finished answer, and their tools
 //! `intelligence_catalog`, `intelligence_run`, `intelligence_poll` and `intelligence_get`.
 //! Every one needs `intelligence:read`; the requests themselves are data in
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::extract::{Extension, Path, State};
 use pp_core::{Principal, Scope};
-use pp_intelligence::{RunId, RunRequest};
+use pp_intelligence::{RunBody, RunId, RunRequest};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -54,8 +54,9 @@ async fn catalog(
 async fn run(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
-    Body(req): Body<RunRequest>,
+    Body(body): Body<RunBody>,
 ) -> Result<render::Rendered, ApiError> {
+    let req = RunRequest::read(body)?;
     Ok(render::api(app.intelligence.run(&p, req).await?)?)
 }
 
@@ -89,7 +90,7 @@ fn catalog_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 
 fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
-        let req: RunRequest = args(a)?;
+        let req = RunRequest::read(args(a)?)?;
         ctx.app.intelligence.run(&ctx.principal, req).await
     })
 }

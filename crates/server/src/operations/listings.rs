@@ -1,4 +1,4 @@
-//! Listing-content change sets (§4.7): the preview goes through `POST
+//! Listing-content change sets (docs/writes.md): the preview goes through `POST
 //! /api/marketplace/spapi/call` (and `marketplace_spapi_call`); the commit goes through the
 //! same call with `dryRun: false`, or `POST /api/marketplace/listings/commit` and the
 //! destructive tool `marketplace_listings_commit`; a change set reads at `GET
@@ -43,7 +43,10 @@ async fn commit(
     Body(req): Body<SpapiCall>,
 ) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
-        app.market.spapi_call(&p, committing(req)?, key).await?,
+        app.market
+            .calls()
+            .spapi_call(&p, committing(req)?, key)
+            .await?,
     )?)
 }
 
@@ -53,7 +56,9 @@ async fn change_set(
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
     let id = ChangeSetId::parse(&id)?;
-    Ok(render::api(app.market.listing_change_set(&p, &id).await?)?)
+    Ok(render::api(
+        app.market.listings().change_set(&p, &id).await?,
+    )?)
 }
 
 fn commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
@@ -62,7 +67,11 @@ fn commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
         a.entry("operation")
             .or_insert_with(|| pp_marketplace::writes::listings::OPERATION.into());
         let req = committing(args(a)?)?;
-        ctx.app.market.spapi_call(&ctx.principal, req, key).await
+        ctx.app
+            .market
+            .calls()
+            .spapi_call(&ctx.principal, req, key)
+            .await
     })
 }
 
@@ -77,7 +86,8 @@ fn change_set_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let r: ChangeSetArgs = args(a)?;
         ctx.app
             .market
-            .listing_change_set(&ctx.principal, &r.change_set_id)
+            .listings()
+            .change_set(&ctx.principal, &r.change_set_id)
             .await
     })
 }

@@ -1,4 +1,4 @@
-//! The live marketplace (§4.2, prefixed `marketplace_` as tools): the merchants, both
+//! The live marketplace (docs/marketplace.md, prefixed `marketplace_` as tools): the merchants, both
 //! operation catalogs, the advertising profiles, and one catalogued call on each side. Calls
 //! reach the provider, so their tools are open-world; plain calls refuse writes (those go
 //! through the audited flow).
@@ -96,7 +96,7 @@ async fn merchants(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.merchants(&p).await?)?)
+    Ok(render::api(app.market.calls().merchants(&p).await?)?)
 }
 
 async fn spapi_operations(
@@ -104,7 +104,7 @@ async fn spapi_operations(
     Extension(p): Extension<Principal>,
     Query(q): Query<CatalogQuery>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.spapi_operations(&p, q)?)?)
+    Ok(render::api(app.market.calls().spapi_operations(&p, q)?)?)
 }
 
 async fn ads_operations(
@@ -112,7 +112,7 @@ async fn ads_operations(
     Extension(p): Extension<Principal>,
     Query(q): Query<CatalogQuery>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.ads_operations(&p, q)?)?)
+    Ok(render::api(app.market.calls().ads_operations(&p, q)?)?)
 }
 
 async fn spapi_call(
@@ -121,7 +121,9 @@ async fn spapi_call(
     KeyHeader(key): KeyHeader,
     Body(req): Body<SpapiCall>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.spapi_call(&p, req, key).await?)?)
+    Ok(render::api(
+        app.market.calls().spapi_call(&p, req, key).await?,
+    )?)
 }
 
 /// An advertising answer: 202 for a commit held for a person's approval, else 200.
@@ -139,7 +141,7 @@ async fn ads_call(
     KeyHeader(key): KeyHeader,
     Body(req): Body<AdsCall>,
 ) -> Result<Response, ApiError> {
-    ads_answer(app.market.ads_call(&p, req, key).await?)
+    ads_answer(app.market.calls().ads_call(&p, req, key).await?)
 }
 
 /// `POST /api/marketplace/ads/commit`: the call with `dryRun: false` implied.
@@ -149,7 +151,12 @@ async fn ads_commit(
     KeyHeader(key): KeyHeader,
     Body(req): Body<AdsCall>,
 ) -> Result<Response, ApiError> {
-    ads_answer(app.market.ads_call(&p, committing(req)?, key).await?)
+    ads_answer(
+        app.market
+            .calls()
+            .ads_call(&p, committing(req)?, key)
+            .await?,
+    )
 }
 
 /// `GET /api/marketplace/approvals/{id}`: how a held commit stands.
@@ -158,7 +165,7 @@ async fn ads_approval(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.ads_approval(&p, &id).await?)?)
+    Ok(render::api(app.market.approvals().get(&p, &id).await?)?)
 }
 
 #[derive(serde::Deserialize)]
@@ -172,7 +179,8 @@ fn ads_approval_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let r: ApprovalArgs = args(a)?;
         ctx.app
             .market
-            .ads_approval(&ctx.principal, &r.approval_id)
+            .approvals()
+            .get(&ctx.principal, &r.approval_id)
             .await
     })
 }
@@ -242,7 +250,7 @@ async fn ads_audit(
     Query(q): Query<AuditQuery>,
 ) -> Result<render::Rendered, ApiError> {
     Ok(render::api(
-        app.market.ads_audit(&p, q, &app.cursors).await?,
+        app.market.audit().ads(&p, q, &app.cursors).await?,
     )?)
 }
 
@@ -250,22 +258,32 @@ async fn ads_profiles(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.ads_profiles(&p).await?)?)
+    Ok(render::api(app.market.calls().ads_profiles(&p).await?)?)
 }
 
 fn merchants_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         args::<NoArgs>(a)?;
-        ctx.app.market.merchants(&ctx.principal).await
+        ctx.app.market.calls().merchants(&ctx.principal).await
     })
 }
 
 fn spapi_operations_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    written(async move { ctx.app.market.spapi_operations(&ctx.principal, args(a)?) })
+    written(async move {
+        ctx.app
+            .market
+            .calls()
+            .spapi_operations(&ctx.principal, args(a)?)
+    })
 }
 
 fn ads_operations_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
-    written(async move { ctx.app.market.ads_operations(&ctx.principal, args(a)?) })
+    written(async move {
+        ctx.app
+            .market
+            .calls()
+            .ads_operations(&ctx.principal, args(a)?)
+    })
 }
 
 fn spapi_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
@@ -277,7 +295,11 @@ fn spapi_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
                 "this tool previews listing changes; commit a change set with marketplace_listings_commit",
             ));
         }
-        ctx.app.market.spapi_call(&ctx.principal, req, None).await
+        ctx.app
+            .market
+            .calls()
+            .spapi_call(&ctx.principal, req, None)
+            .await
     })
 }
 
@@ -290,7 +312,11 @@ fn ads_call_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
                 "this tool previews writes; commit a plan with marketplace_ads_commit",
             ));
         }
-        ctx.app.market.ads_call(&ctx.principal, req, None).await
+        ctx.app
+            .market
+            .calls()
+            .ads_call(&ctx.principal, req, None)
+            .await
     })
 }
 
@@ -299,7 +325,11 @@ fn ads_commit_tool<'a>(ctx: &'a Ctx, mut a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         let key = take_key(&mut a)?;
         let req = committing(args(a)?)?;
-        ctx.app.market.ads_call(&ctx.principal, req, key).await
+        ctx.app
+            .market
+            .calls()
+            .ads_call(&ctx.principal, req, key)
+            .await
     })
 }
 
@@ -307,7 +337,8 @@ fn ads_audit_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         ctx.app
             .market
-            .ads_audit(&ctx.principal, args(a)?, &ctx.app.cursors)
+            .audit()
+            .ads(&ctx.principal, args(a)?, &ctx.app.cursors)
             .await
     })
 }
@@ -315,11 +346,11 @@ fn ads_audit_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 fn profiles_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         args::<NoArgs>(a)?;
-        ctx.app.market.ads_profiles(&ctx.principal).await
+        ctx.app.market.calls().ads_profiles(&ctx.principal).await
     })
 }
 
-/// The merchant selector of §2.1, as request fields.
+/// The merchant selector of docs/concepts/identifiers.md, as request fields.
 pub fn selector() -> Vec<(&'static str, Value)> {
     vec![
         (
@@ -336,7 +367,7 @@ pub fn selector() -> Vec<(&'static str, Value)> {
         ),
         (
             "merchantId",
-            json!({ "description": "Not a selector: ignored (§2.1)." }),
+            json!({ "description": "Not a selector: ignored." }),
         ),
     ]
 }
@@ -589,7 +620,7 @@ status or id list). Also merchantIdentifiers, the selector contract.",
                 hints: CATALOG,
                 run: spapi_operations_tool,
             }),
-        Endpoint::post("/api/marketplace/spapi/call", "Run one catalogued selling-side operation for one merchant (§4.2)", spapi_call)
+        Endpoint::post("/api/marketplace/spapi/call", "Run one catalogued selling-side operation for one merchant", spapi_call)
             .needs(RETAIL)
             .param("Idempotency-Key", super::In::Header, false, string(), IDEMPOTENCY_KEY)
             .json_body(call_input(false))

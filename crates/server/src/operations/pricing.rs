@@ -1,4 +1,4 @@
-//! Pricing batches (§4.5): `POST /api/marketplace/pricing/{family}` answers inline up to the
+//! Pricing batches (docs/reports-and-pricing.md): `POST /api/marketplace/pricing/{family}` answers inline up to the
 //! family's limit; `POST …/{family}/start` takes up to 20,000 items and returns a run (a job), polled at
 //! `GET …/runs/{id}`, cancelled with `DELETE …/runs/{id}` and read at `GET …/runs/{id}/result`,
 //! partial while it runs. Families: `competitive-summary` (ASINs) and
@@ -39,7 +39,9 @@ async fn inline(
     Body(req): Body<PricingRequest>,
 ) -> Result<render::Rendered, ApiError> {
     let f = Family::parse(&family)?;
-    Ok(render::api(app.market.price_inline(&p, f, req).await?)?)
+    Ok(render::api(
+        app.market.pricing(&p)?.price_inline(f, req).await?,
+    )?)
 }
 
 async fn start(
@@ -49,7 +51,7 @@ async fn start(
     Body(req): Body<PricingRequest>,
 ) -> Result<(StatusCode, render::Rendered), ApiError> {
     let f = Family::parse(&family)?;
-    let run = app.market.start_run(&p, f, req).await?;
+    let run = app.market.pricing(&p)?.start(f, req).await?;
     Ok((StatusCode::ACCEPTED, render::api(run)?))
 }
 
@@ -58,7 +60,7 @@ async fn run(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.run(&p, &id).await?)?)
+    Ok(render::api(app.market.pricing(&p)?.run(&id).await?)?)
 }
 
 async fn cancel(
@@ -66,7 +68,7 @@ async fn cancel(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.cancel_run(&p, &id).await?)?)
+    Ok(render::api(app.market.pricing(&p)?.cancel(&id).await?)?)
 }
 
 async fn result(
@@ -77,7 +79,8 @@ async fn result(
 ) -> Result<render::Rendered, ApiError> {
     let answers = app
         .market
-        .run_result(&p, &id, &page, REST_RESULT_PAGE)
+        .pricing(&p)?
+        .result(&id, &page, REST_RESULT_PAGE)
         .await?;
     Ok(render::api(answers)?)
 }
@@ -95,7 +98,8 @@ fn start_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let f = Family::parse(&family)?;
         ctx.app
             .market
-            .start_run(&ctx.principal, f, args(request)?)
+            .pricing(&ctx.principal)?
+            .start(f, args(request)?)
             .await
     })
 }
@@ -109,14 +113,18 @@ struct RunId {
 fn run_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         let r: RunId = args(a)?;
-        ctx.app.market.run(&ctx.principal, &r.run_id).await
+        ctx.app.market.pricing(&ctx.principal)?.run(&r.run_id).await
     })
 }
 
 fn cancel_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         let r: RunId = args(a)?;
-        ctx.app.market.cancel_run(&ctx.principal, &r.run_id).await
+        ctx.app
+            .market
+            .pricing(&ctx.principal)?
+            .cancel(&r.run_id)
+            .await
     })
 }
 
@@ -140,7 +148,8 @@ fn result_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let answers = ctx
             .app
             .market
-            .run_result(&ctx.principal, &r.run_id, &page, TOOL_PAGE)
+            .pricing(&ctx.principal)?
+            .result(&r.run_id, &page, TOOL_PAGE)
             .await?;
         Ok(answers)
     })

@@ -1,4 +1,4 @@
-//! Selling-side reports (§4.4, §7.4): `POST /api/marketplace/reports` creates one through the
+//! Selling-side reports (docs/reports-and-pricing.md, docs/errors.md): `POST /api/marketplace/reports` creates one through the
 //! ledger (an `Idempotency-Key` makes a retry safe, across restarts), `GET …/{id}` answers its
 //! status in our words, `GET …/{id}/document` hands back the presigned URL; and their tools.
 
@@ -25,7 +25,7 @@ async fn create(
     KeyHeader(key): KeyHeader,
     Body(req): Body<ReportRequest>,
 ) -> Result<(StatusCode, render::Rendered), ApiError> {
-    let created = app.market.create_report(&p, req, key).await?;
+    let created = app.market.reports(&p)?.create(req, key).await?;
     Ok((StatusCode::ACCEPTED, render::api(created)?))
 }
 
@@ -34,7 +34,7 @@ async fn status(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.report_status(&p, &id).await?)?)
+    Ok(render::api(app.market.reports(&p)?.status(&id).await?)?)
 }
 
 async fn document(
@@ -42,7 +42,7 @@ async fn document(
     Extension(p): Extension<Principal>,
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.market.report_document(&p, &id).await?)?)
+    Ok(render::api(app.market.reports(&p)?.document(&id).await?)?)
 }
 
 /// The tool's arguments: the report request, and the key a REST caller sends as a header.
@@ -64,7 +64,8 @@ fn create_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let req: ReportRequest = args(report)?;
         ctx.app
             .market
-            .create_report(&ctx.principal, req, idempotency_key)
+            .reports(&ctx.principal)?
+            .create(req, idempotency_key)
             .await
     })
 }
@@ -80,7 +81,8 @@ fn status_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let r: ReportId = args(a)?;
         ctx.app
             .market
-            .report_status(&ctx.principal, &r.report_id)
+            .reports(&ctx.principal)?
+            .status(&r.report_id)
             .await
     })
 }
@@ -90,7 +92,8 @@ fn document_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
         let r: ReportId = args(a)?;
         ctx.app
             .market
-            .report_document(&ctx.principal, &r.report_id)
+            .reports(&ctx.principal)?
+            .document(&r.report_id)
             .await
     })
 }

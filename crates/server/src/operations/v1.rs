@@ -1,4 +1,4 @@
-//! The `/v1` data plane (§4.11): who the token is, the accounts with the state of their
+//! The `/v1` data plane (docs/v1.md): who the token is, the accounts with the state of their
 //! grants, and the windowed, paged reads of the caller's own warehouse. Failures use the
 //! `/v1` envelope.
 
@@ -45,7 +45,7 @@ async fn accounts(
     Query(args): Query<Args>,
 ) -> Result<render::Rendered, V1Error> {
     Ok(render::v1(
-        app.market.accounts(&p, &args, &app.cursors).await?,
+        app.market.calls().accounts(&p, &args, &app.cursors).await?,
     )?)
 }
 

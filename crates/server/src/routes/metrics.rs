@@ -31,7 +31,7 @@ async fn refresh_store_gauges(app: &SharedState, m: &metrics::Metrics) -> pp_cor
     m.jobs_oldest.reset();
     // every kind the pool runs is there even with nothing waiting, so an empty queue reads
     // as 0 on a dashboard rather than as no data
-    for kind in crate::jobs::kinds() {
+    for kind in app.job_registry()?.names() {
         for status in [JobStatus::Queued, JobStatus::Running] {
             let labels = [kind, status.as_str()];
             m.jobs.with_label_values(&labels).set(0);

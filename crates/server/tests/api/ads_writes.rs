@@ -1,4 +1,4 @@
-//! Audited advertising writes through the gateway against the sandbox (§3.4, §4.6): dry runs
+//! Audited advertising writes through the gateway against the sandbox (docs/writes.md): dry runs
 //! that never send the write, commits that send exactly their plan once, drift that fails
 //! closed per item, bid adjustments with the audit snapshot and merge, Sponsored Brands
 //! creatives refused per item by the provider, keys that survive a restart, scopes, and the
@@ -153,7 +153,7 @@ async fn a_dry_run_checks_every_item_and_never_sends_the_write() {
         "{r}"
     );
     assert_eq!(r["max_items"], 200);
-    // a video ad with brand fields is refused in the dry run (§2.10)
+    // a video ad with brand fields is refused in the dry run (docs/writes.md)
     let video = call(
         "sb.create_video_ads",
         json!({ "ads": [{ "adGroupId": "1", "name": "v", "creative": { "asins": ["B0"], "videoAssetIds": ["a"], "brandName": "X" } }] }),
@@ -471,7 +471,7 @@ async fn sponsored_brands_creatives_follow_the_creation_order_and_fail_per_item_
     .await;
     assert_eq!(r["items"][0]["outcome"], "succeeded", "{r}");
     let campaign = r["items"][0]["entityId"].clone();
-    // ad groups take no bid (§2.10)
+    // ad groups take no bid (docs/writes.md)
     let (_, bad) = app
         .post(
             &t,

@@ -1,4 +1,4 @@
-//! Clean-room audiences as audited writes (§3.3, §4.6 rule 5): each gateway refusal (trailing
+//! Clean-room audiences as audited writes (docs/writes.md, "Clean-room audiences"): each gateway refusal (trailing
 //! semicolon, refresh outside 0–21 days, interval date arithmetic, a paid dataset the instance
 //! has not activated) with nothing sent; an activated paid dataset passes; a successful
 //! audience cannot be updated or removed, a FAILED one can.

@@ -1,4 +1,4 @@
-//! Brand memory: context documents and the manifest, the lifecycle table of §3.1, and the
+//! Brand memory: context documents and the manifest, the lifecycle table of docs/brand-memory.md, and the
 //! timeline's appends, refusals, filters, paging and corroboration.
 
 use serde_json::{Value, json};

@@ -281,7 +281,7 @@ impl TestApp {
             });
         }
         let state = Arc::new(state);
-        let workers = pp_server::Workers::spawn(state.clone());
+        let workers = pp_server::Workers::spawn(state.clone()).unwrap();
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         let mut app = Self {
             sandbox,
@@ -376,7 +376,8 @@ impl TestApp {
         if let Some(w) = self.workers.lock().unwrap().take() {
             w.stop();
         }
-        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(self.fresh_state().await));
+        *self.workers.lock().unwrap() =
+            Some(pp_server::Workers::spawn(self.fresh_state().await).unwrap());
     }
 
     /// Starts `n` job workers over fresh state and the same store (for an app started with
@@ -393,13 +394,13 @@ impl TestApp {
         if let Some(w) = self.workers.lock().unwrap().take() {
             w.stop();
         }
-        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(Arc::new(state)));
+        *self.workers.lock().unwrap() = Some(pp_server::Workers::spawn(Arc::new(state)).unwrap());
     }
 
     /// A second worker pool over fresh state and the same store, as a second gateway process
     /// would run; it lives as long as the test.
     pub async fn second_worker_pool(&self) {
-        std::mem::forget(pp_server::Workers::spawn(self.fresh_state().await));
+        std::mem::forget(pp_server::Workers::spawn(self.fresh_state().await).unwrap());
     }
 
     /// A control call on the sandbox.

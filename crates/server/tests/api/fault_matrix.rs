@@ -2,7 +2,7 @@
 //! paged advertising read, the three report creates (and their retry) and a pricing run —
 //! asserting what the caller sees (status, kind, `retryable`, `Retry-After`, the uncertain
 //! outcome's fields) and what reached the provider (calls, and reports it holds), one table
-//! per class in the manner of the spec's §7.2 triage table.
+//! per class in the manner of the triage table (docs/errors.md).
 
 use std::ops::RangeInclusive;
 use std::time::Duration;

@@ -192,7 +192,7 @@ async fn cancelling_own_work_needs_only_retail_read() {
     assert_eq!(app.sandbox_calls("dataKiosk.cancelQuery").await, 1);
 }
 
-/// §4.6: an execution without `timeWindowType`, and Reporting v1 naming one account twice,
+/// docs/writes.md: an execution without `timeWindowType`, and Reporting v1 naming one account twice,
 /// are refused at the gateway; nothing reaches the provider.
 #[tokio::test]
 async fn clean_room_rules_are_checked_before_anything_is_sent() {

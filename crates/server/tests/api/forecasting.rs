@@ -1,4 +1,4 @@
-//! Forecasting over the gateway (§2.7 `FCT-*`, §4.10, §8): readiness floors at 11, 12, 17 and
+//! Forecasting over the gateway (docs/intelligence.md `FCT-*`, docs/forecast-state.md, docs/limits.md): readiness floors at 11, 12, 17 and
 //! 18 complete months and for brand and sub-brand scopes; a computed baseline from data alone; forecast state corrections applied exactly as their modes say;
 //! a published copy wins and a withdrawn one is unavailable with its reason; units answers
 //! validate against the 0.2.0 schema; TRACK keeps a closed month's forecast as made before

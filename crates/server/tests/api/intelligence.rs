@@ -1,5 +1,5 @@
-//! Intelligence over the gateway (§4.9): the catalog and `/health` list the engines; a run
-//! answers with versions, limitations and evidence; a brand sums its seller rows; the §7.5
+//! Intelligence over the gateway (docs/intelligence.md): the catalog and `/health` list the engines; a run
+//! answers with versions, limitations and evidence; a brand sums its seller rows; the docs/errors.md
 //! refusals (`bad_params`, `merchant_not_resolved`, `no_data_for_period`, `not_enrolled`,
 //! `busy`, `account_too_large_use_async`) change nothing; a credential without
 //! `intelligence:read` is refused on REST and in the tool result; an asynchronous run

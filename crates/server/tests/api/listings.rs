@@ -1,4 +1,4 @@
-//! Listing-content change sets through the gateway against the sandbox (§3.2, §4.7, §7.3):
+//! Listing-content change sets through the gateway against the sandbox (docs/writes.md, docs/errors.md):
 //! previews that validate at the provider and apply nothing, every row of the state table with
 //! its kind, drift that fails closed per SKU, the switches, images verified after the commit,
 //! and another tenant's id.

@@ -15,6 +15,7 @@ mod first_use;
 mod forecast;
 mod forecasting;
 mod intelligence;
+mod job_kinds;
 mod listings;
 mod marketplace;
 mod mcp;

@@ -1,5 +1,5 @@
 //! The live marketplace through the gateway, against the sandbox provider with faults switched
-//! on per test: merchant resolution (§2.1), the catalogs, calls, the triage table (§7.2),
+//! on per test: merchant resolution (docs/concepts/identifiers.md), the catalogs, calls, the triage table (docs/errors.md),
 //! retries that honour `Retry-After`, creates that are never retried, paging through the
 //! provider's quirks, and a revoked merchant beside working ones.
 

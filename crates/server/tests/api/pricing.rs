@@ -1,4 +1,4 @@
-//! Pricing batches through the gateway against the sandbox (§4.5, §8): inline calls within
+//! Pricing batches through the gateway against the sandbox (docs/reports-and-pricing.md, docs/limits.md): inline calls within
 //! their limits, and background runs of up to 20,000 items that answer every item once in provider
 //! batches, paced as configured, through an injected 429 and a restart of the workers.
 

@@ -1,4 +1,4 @@
-//! Report creates through the ledger, against the sandbox with faults (§4.4, §7.4): identical
+//! Report creates through the ledger, against the sandbox with faults (docs/reports-and-pricing.md, docs/errors.md): identical
 //! requests in flight share one report; an uncertain create answers `requestOutcome: unknown`
 //! and is reconciled on the retry (the selling side by listing, v3 by its 425) without a second
 //! report; keys bind to their request; status and documents; retired types send nothing.

@@ -159,3 +159,138 @@ fn every_declared_dependency_is_used() {
         unused.join("\n")
     );
 }
+
+/// A `§` section number in `text` that is not an RFC's (`RFC 6749 §3.2`): a pointer into a
+/// contract that is not in the repository.
+fn outside_section(text: &str) -> bool {
+    text.match_indices('§').any(|(at, _)| {
+        let before = text[..at].trim_end();
+        let word = before
+            .rsplit(|c: char| c.is_whitespace() || c == '(')
+            .next();
+        let rfc = before
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+            .trim_end()
+            .ends_with("RFC");
+        !(rfc && word.is_some_and(|w| w.chars().all(|c| c.is_ascii_digit())))
+    })
+}
+
+/// The repository stands alone: code and pages point to the project's own docs (each named
+/// page exists), never to a section of a contract the repository does not hold. The
+/// decisions record keeps its old section numbers, with a table mapping each to its page.
+#[test]
+fn code_and_docs_point_into_the_repository() {
+    assert!(outside_section("the merchant selector (§2.1)"));
+    assert!(!outside_section("client authentication (RFC 6749 §2.3.1)"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    rust_files(&root.join("crates"), &mut files);
+    rust_files(&root.join("bench"), &mut files);
+    let mut pages: Vec<PathBuf> = vec![root.join("README.md"), root.join("bench/README.md")];
+    let mut stack = vec![root.join("docs")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "md") && !p.ends_with("decisions.md") {
+                pages.push(p);
+            }
+        }
+    }
+    // this file names the sign it looks for
+    files.retain(|f| !f.ends_with("tests/api/shape.rs"));
+    let mut found = Vec::new();
+    for f in files.iter().chain(&pages) {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if outside_section(line) {
+                found.push(format!("{}:{}: {}", f.display(), n + 1, line.trim()));
+            }
+        }
+        // every docs page a Rust comment names is there
+        if f.extension().is_some_and(|e| e == "rs") {
+            for (at, _) in text.match_indices("docs/") {
+                let name: String = text[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || "/-_.".contains(*c))
+                    .collect();
+                let name = name.trim_end_matches('.');
+                if name.ends_with(".md") && !root.join(name).exists() {
+                    found.push(format!("{}: names {name}, which is not there", f.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "point to the project's docs instead:\n{}",
+        found.join("\n")
+    );
+}
+
+/// What an administration door must not do: reach the state store (its aggregates, or a
+/// function handed the store) instead of calling a service.
+fn store_reach(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    code.contains("store.")
+        || code.contains(".store")
+        || code.contains("(store")
+        || code.contains("&store")
+        || code.contains("pp_store::Store")
+}
+
+/// The admin command line and the console's pages are doors like routes and tools: they call
+/// the administration service (`pp_admin`) or another capability service, never the store,
+/// so an administrator's change is checked and recorded the same whichever door it came by.
+#[test]
+fn admin_doors_go_through_services() {
+    assert!(store_reach("let rows = store.people().list(None).await?;"));
+    assert!(store_reach(
+        "pp_auth::create_credential(&app.store, &t, s, l).await"
+    ));
+    assert!(!store_reach(
+        "let rows = admin.people(op).list(None).await?; // not the store."
+    ));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/server/src/pages/console"), &mut files);
+    let cli = root.join("crates/cli/src");
+    for name in [
+        "apps.rs",
+        "connection.rs",
+        "intelligence.rs",
+        "listings.rs",
+        "people.rs",
+        "policy.rs",
+    ] {
+        files.push(cli.join(name));
+    }
+    assert!(files.len() > 15, "{} files", files.len());
+    let mut found = Vec::new();
+    for f in &files {
+        for (n, line) in std::fs::read_to_string(f).unwrap().lines().enumerate() {
+            if store_reach(line) {
+                found.push(format!("{}:{}: {}", f.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    // admin.rs opens the store the service is built over, and nothing else of it
+    let admin = std::fs::read_to_string(cli.join("admin.rs")).unwrap();
+    for (n, line) in admin.lines().enumerate() {
+        let opens = line.contains("Store::connect(") || line.contains("Admin::new(store)");
+        if store_reach(line) && !opens {
+            found.push(format!(
+                "crates/cli/src/admin.rs:{}: {}",
+                n + 1,
+                line.trim()
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "administration goes through pp_admin (or another service):\n{}",
+        found.join("\n")
+    );
+}

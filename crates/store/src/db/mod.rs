@@ -175,7 +175,7 @@ impl Row {
     pub fn json(&self, i: usize) -> Result<serde_json::Value> {
         let s = self.text(i)?;
         serde_json::from_str(&s)
-            .map_err(|e| Error::internal(format!("state store: column {i} is not JSON: {e}")))
+            .map_err(|e| Error::internal_with(format!("state store: column {i} is not JSON"), e))
     }
 
     /// A nullable JSON text column, parsed.

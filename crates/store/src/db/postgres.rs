@@ -23,7 +23,7 @@ impl PgDb {
             .acquire_timeout(std::time::Duration::from_secs(10))
             .connect(url)
             .await
-            .map_err(|e| Error::internal(format!("cannot connect to the state store: {e}")))?;
+            .map_err(|e| Error::internal_with("cannot connect to the state store", e))?;
         Ok(Self { pool })
     }
 

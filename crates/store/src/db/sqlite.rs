@@ -47,7 +47,11 @@ impl SqliteDb {
     }
 
     fn checkout(&self) -> Result<Connection> {
-        let pooled = self.idle.lock().map_err(Error::internal)?.pop();
+        let pooled = self
+            .idle
+            .lock()
+            .map_err(|e| Error::internal(format!("state store pool: {e}")))?
+            .pop();
         match pooled {
             Some(c) => Ok(c),
             None => self.open(),
@@ -78,7 +82,7 @@ impl SqliteDb {
         let db = self.clone();
         tokio::task::spawn_blocking(move || db.with(f))
             .await
-            .map_err(|e| Error::internal(format!("state store task: {e}")))?
+            .map_err(|e| Error::internal_with("state store task", e))?
     }
 
     pub async fn exec(&self, sql: String, args: Vec<Arg>) -> Result<u64> {
@@ -113,7 +117,7 @@ impl SqliteDb {
             out
         })
         .await
-        .map_err(|e| Error::internal(format!("state store task: {e}")))?
+        .map_err(|e| Error::internal_with("state store task", e))?
     }
 }
 

@@ -91,7 +91,7 @@ impl MySqlEngine {
         let rows = q
             .fetch_all(&mut s.conn)
             .await
-            .map_err(|e| Error::internal(format!("introspection: {e}")))?;
+            .map_err(|e| Error::internal_with("introspection", e))?;
         self.idle.put(s);
         Ok(rows)
     }
@@ -225,7 +225,7 @@ fn decode(row: &MySqlRow) -> Result<Vec<Value>> {
 
 fn cell(row: &MySqlRow, i: usize) -> Result<Value> {
     let col = row.columns()[i].name();
-    let bad = |e: sqlx::Error| Error::internal(format!("warehouse column {col}: {e}"));
+    let bad = |e: sqlx::Error| Error::internal_with(format!("warehouse column {col}"), e);
     let raw = row.try_get_raw(i).map_err(bad)?;
     if raw.is_null() {
         return Ok(Value::Null);
@@ -255,7 +255,7 @@ fn cell(row: &MySqlRow, i: usize) -> Result<Value> {
                 Err(b) => values::bytes(b.as_bytes()),
             }
         }
-        "JSON" => serde_json::from_str(&text()?).map_err(Error::internal)?,
+        "JSON" => serde_json::from_str(&text()?).map_err(Error::internal_from)?,
         "NULL" => Value::Null,
         _ => return Err(unsupported(col, &ty)),
     })
@@ -266,7 +266,7 @@ fn error(e: sqlx::Error, sql: &str) -> Error {
     let sqlx::Error::Database(db) = &e else {
         return match e {
             sqlx::Error::Io(_) | sqlx::Error::Tls(_) => unreachable("mysql", &e),
-            other => Error::internal(format!("mysql warehouse: {other}")),
+            other => Error::internal_with("mysql warehouse", other),
         };
     };
     let msg = db.message().to_owned();

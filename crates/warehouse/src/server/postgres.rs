@@ -84,7 +84,7 @@ impl PgEngine {
         let rows = q
             .fetch_all(&mut s.conn)
             .await
-            .map_err(|e| Error::internal(format!("introspection: {e}")))?;
+            .map_err(|e| Error::internal_with("introspection", e))?;
         self.idle.put(s);
         Ok(rows)
     }
@@ -196,7 +196,7 @@ fn decode(row: &PgRow) -> Result<Vec<Value>> {
 
 fn cell(row: &PgRow, i: usize) -> Result<Value> {
     let col = row.columns()[i].name();
-    let bad = |e: sqlx::Error| Error::internal(format!("warehouse column {col}: {e}"));
+    let bad = |e: sqlx::Error| Error::internal_with(format!("warehouse column {col}"), e);
     let raw = row.try_get_raw(i).map_err(bad)?;
     if raw.is_null() {
         return Ok(Value::Null);
@@ -230,7 +230,7 @@ fn cell(row: &PgRow, i: usize) -> Result<Value> {
             } else {
                 b
             };
-            serde_json::from_slice(text).map_err(Error::internal)?
+            serde_json::from_slice(text).map_err(Error::internal_from)?
         }
         _ => return Err(unsupported(col, &ty)),
     })
@@ -241,7 +241,7 @@ fn error(e: sqlx::Error, sql: &str) -> Error {
     let sqlx::Error::Database(db) = &e else {
         return match e {
             sqlx::Error::Io(_) | sqlx::Error::Tls(_) => unreachable("postgres", &e),
-            other => Error::internal(format!("postgres warehouse: {other}")),
+            other => Error::internal_with("postgres warehouse", other),
         };
     };
     let msg = db.message().to_owned();

@@ -178,6 +178,6 @@ pub fn install(conn: &Connection) -> Result<(Denial, Calls, OwnControl)> {
             }
         }
     }))
-    .map_err(|e| Error::internal(format!("authorizer: {e}")))?;
+    .map_err(|e| Error::internal_with("authorizer", e))?;
     Ok((denial, calls, own))
 }

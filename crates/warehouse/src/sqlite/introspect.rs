@@ -10,7 +10,7 @@ fn err(e: rusqlite::Error) -> Error {
     if super::damaged(&e) {
         return super::unavailable(&e);
     }
-    Error::internal(format!("introspection: {e}"))
+    Error::internal_with("introspection", e)
 }
 
 /// Tables and views, by name; SQLite's own tables are left out.

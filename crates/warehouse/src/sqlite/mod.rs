@@ -150,14 +150,14 @@ impl SqliteEngine {
         conn.execute_batch("PRAGMA query_only = 1; PRAGMA trusted_schema = 0; PRAGMA threads = 0; PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384; SELECT count(*) FROM sqlite_schema;")
             .map_err(unavailable)?;
         conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_ATTACHED, 0)
-            .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
+            .map_err(|e| Error::internal_with("warehouse setup", e))?;
         conn.busy_timeout(run::LOCK_WAIT)
-            .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
+            .map_err(|e| Error::internal_with("warehouse setup", e))?;
         let (denial, calls, own_control) = guard::install(&conn)?;
         let quick = Arc::new(AtomicBool::new(false));
         let stop = quick.clone();
         conn.progress_handler(run::QUICK_STEPS, Some(move || stop.load(Ordering::Acquire)))
-            .map_err(|e| Error::internal(format!("warehouse setup: {e}")))?;
+            .map_err(|e| Error::internal_with("warehouse setup", e))?;
         Ok(Guarded {
             conn,
             denial,
@@ -184,7 +184,7 @@ impl SqliteEngine {
                 out
             })
             .await
-            .map_err(|e| Error::internal(format!("warehouse task: {e}")))?
+            .map_err(|e| Error::internal_with("warehouse task", e))?
         })
     }
 }

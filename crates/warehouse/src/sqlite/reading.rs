@@ -40,7 +40,7 @@ impl Guarded {
             return Ok(());
         }
         self.own("BEGIN")
-            .map_err(|e| Error::internal(format!("warehouse read transaction: {e}")))?;
+            .map_err(|e| Error::internal_with("warehouse read transaction", e))?;
         self.reading_since = Some(Instant::now());
         Ok(())
     }

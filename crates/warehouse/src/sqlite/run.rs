@@ -58,11 +58,11 @@ pub fn quick(g: &mut Guarded, req: &QueryRequest, limits: &Limits) -> Quick {
     let not_waiting = g.conn.busy_timeout(Duration::ZERO);
     let out = match not_waiting {
         Ok(()) => query_as(g, req, limits, true),
-        Err(e) => Err(Error::internal(format!("warehouse lock wait: {e}"))),
+        Err(e) => Err(Error::internal_with("warehouse lock wait", e)),
     };
     g.quick.store(false, Ordering::Release);
     if let Err(e) = g.conn.busy_timeout(LOCK_WAIT) {
-        return Quick::Done(Err(Error::internal(format!("warehouse lock wait: {e}"))));
+        return Quick::Done(Err(Error::internal_with("warehouse lock wait", e)));
     }
     match out {
         Ok(Some(result)) => Quick::Done(Ok(result)),
@@ -124,7 +124,7 @@ fn apply_limits(conn: &Connection, limits: &Limits) -> Result<()> {
         (Limit::SQLITE_LIMIT_COLUMN, int(limits.max_columns)),
     ] {
         conn.set_limit(limit, value)
-            .map_err(|e| Error::internal(format!("warehouse limits: {e}")))?;
+            .map_err(|e| Error::internal_with("warehouse limits", e))?;
     }
     Ok(())
 }
@@ -206,7 +206,7 @@ fn bind(stmt: &mut Statement<'_>, params: &Params) -> Result<()> {
             }
             for (i, v) in values.iter().enumerate() {
                 stmt.raw_bind_parameter(i + 1, value(v))
-                    .map_err(Error::internal)?;
+                    .map_err(Error::internal_from)?;
             }
             Ok(())
         }
@@ -235,7 +235,7 @@ fn bind_named(
         };
         used[pos] = true;
         stmt.raw_bind_parameter(idx, value(&values[pos].1))
-            .map_err(Error::internal)?;
+            .map_err(Error::internal_from)?;
     }
     if let Some(pos) = used.iter().position(|u| !u) {
         return Err(Error::invalid_request(format!(

@@ -70,7 +70,7 @@ impl Watch {
                 }
             }
         };
-        joined.map_err(|e| Error::internal(format!("warehouse task: {e}")))?
+        joined.map_err(|e| Error::internal_with("warehouse task", e))?
     }
 }
 

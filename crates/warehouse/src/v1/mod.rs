@@ -1,4 +1,4 @@
-//! The `/v1` partner data plane over a tenant warehouse (spec §4.11): accounts, advertising
+//! The `/v1` partner data plane over a tenant warehouse (docs/v1.md): accounts, advertising
 //! rollups, retail series and inventory, brand-analytics search queries. Each endpoint checks
 //! its query parameters (unknown ones are refused), resolves `account_id`, anchors its window
 //! to the latest complete data day, and answers with explicit currencies and opaque cursors.

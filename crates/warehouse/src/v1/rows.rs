@@ -23,9 +23,7 @@ pub async fn rows(ctx: &Ctx<'_>, sql: &str, params: Vec<Scalar>) -> Result<Vec<R
         .await
         .map(|r| r.rows)
         .map_err(|e| match e.kind {
-            Kind::SqlError | Kind::ReadOnlyViolation => {
-                Error::internal(format!("v1 query failed: {}", e.message()))
-            }
+            Kind::SqlError | Kind::ReadOnlyViolation => Error::internal_with("v1 query failed", e),
             _ => e,
         })
 }

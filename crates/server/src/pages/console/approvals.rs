@@ -1,6 +1,6 @@
 //! Writes waiting for a person's approval, in the console: each held commit with what it
 //! changes (before and after, item by item), and the two decisions. Admins and approvers only;
-//! the decision and the send are the service's (`Marketplace::decide_held_write`).
+//! the decision and the send are the service's (`Approvals::decide`).
 
 use askama::Template;
 use axum::extract::{Path, Request, State};
@@ -51,7 +51,7 @@ async fn page(
         Ok(t) => t,
         Err(r) => return r,
     };
-    let held = match app.market.held_writes(&tenant).await {
+    let held = match app.market.approvals().held(&tenant).await {
         Ok(h) => h,
         Err(e) => return web::failed(&e),
     };
@@ -127,7 +127,8 @@ async fn decide(app: SharedState, id: String, req: Request, approve: bool) -> Re
     };
     match app
         .market
-        .decide_held_write(&tenant, &id, approve, &s.person.email, None)
+        .approvals()
+        .decide(&tenant, &id, approve, &s.person.email, None)
         .await
     {
         Ok(info) => {

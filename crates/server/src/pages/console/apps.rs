@@ -5,10 +5,10 @@
 use askama::Template;
 use axum::extract::{Path, Request, State};
 use axum::response::Response;
-use pp_auth::clients::{PartnerApp, register_partner_app};
+use pp_auth::clients::PartnerApp;
 use pp_store::SessionRow;
 
-use super::{admin_action, admin_page, all_scopes};
+use super::{admin_action, admin_page, all_scopes, operator};
 use crate::pages::web::{self, Nav, render, see_other};
 use crate::state::SharedState;
 
@@ -43,7 +43,11 @@ async fn page(
     created: Option<Created>,
     error: Option<String>,
 ) -> Response {
-    let rows = match app.store.clients().list(Some(&s.person.tenant_id)).await {
+    let op = match operator(s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    let rows = match app.admin.apps(&op).list(None).await {
         Ok(r) => r,
         Err(e) => return web::failed(&e),
     };
@@ -84,8 +88,12 @@ pub async fn list(State(app): State<SharedState>, req: Request) -> Response {
 }
 
 pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
-    let (s, form, tenant) = match admin_action(&app, req).await {
+    let (s, form, _) = match admin_action(&app, req).await {
         Ok(x) => x,
+        Err(r) => return r,
+    };
+    let op = match operator(&s) {
+        Ok(op) => op,
         Err(r) => return r,
     };
     let uris: Vec<String> = form
@@ -103,7 +111,7 @@ pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
         scopes: &scopes,
         confidential: form.get("confidential") == Some("yes"),
     };
-    match register_partner_app(&app.store, Some(&tenant), &spec, &s.person.email).await {
+    match app.admin.apps(&op).register(None, &spec).await {
         Ok(c) => {
             tracing::info!(client = %c.row.client_id, by = %s.person.email, "application registered in the console");
             let created = Created {
@@ -122,11 +130,15 @@ pub async fn revoke(
     Path(id): Path<String>,
     req: Request,
 ) -> Response {
-    let (s, _, tenant) = match admin_action(&app, req).await {
+    let (s, _, _) = match admin_action(&app, req).await {
         Ok(x) => x,
         Err(r) => return r,
     };
-    match app.store.clients().revoke(&id, Some(tenant.as_str())).await {
+    let op = match operator(&s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    match app.admin.apps(&op).revoke(&id).await {
         Ok(_) => {
             tracing::info!(client = %id, by = %s.person.email, "application revoked in the console");
             see_other("/console/apps", &[])

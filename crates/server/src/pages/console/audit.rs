@@ -54,7 +54,7 @@ pub async fn list(
             limit: Some("50".into()),
             ..AuditQuery::default()
         };
-        app.market.ads_audit(&p, query, &app.cursors).await
+        app.market.audit().ads(&p, query, &app.cursors).await
     };
     let page = match read.await {
         Ok(p) => p,

@@ -73,7 +73,7 @@ async fn page(
     notice: Option<String>,
     error: Option<String>,
 ) -> Response {
-    let rows = match app.market.connections(tenant).await {
+    let rows = match app.market.connections().list(tenant).await {
         Ok(r) => r.into_iter().map(Row::from).collect(),
         Err(e) => return web::failed(&e),
     };
@@ -138,7 +138,8 @@ pub async fn connect(State(app): State<SharedState>, req: Request) -> Response {
     let started = match GrantKind::parse(form.get("kind").unwrap_or_default()) {
         Ok(kind) => {
             app.market
-                .start_connect(connector(&s, &tenant), kind, region, &callback_url(&app))
+                .connections()
+                .start(connector(&s, &tenant), kind, region, &callback_url(&app))
                 .await
         }
         Err(e) => Err(e),
@@ -182,7 +183,8 @@ pub async fn callback(
     };
     let finished = app
         .market
-        .finish_connect(connector(&s, &tenant), &back, &callback_url(&app))
+        .connections()
+        .finish(connector(&s, &tenant), &back, &callback_url(&app))
         .await
         .map(|done| {
             let merchants: Vec<&str> = done
@@ -209,6 +211,7 @@ pub async fn disconnect(State(app): State<SharedState>, req: Request) -> Respons
     let done = match GrantKind::parse(form.get("kind").unwrap_or_default()) {
         Ok(kind) => {
             app.market
+                .connections()
                 .disconnect(&tenant, kind, merchant, &s.person.email)
                 .await
         }

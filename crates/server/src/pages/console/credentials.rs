@@ -7,7 +7,7 @@ use axum::response::Response;
 use pp_core::{Scope, ScopeSet};
 use pp_store::SessionRow;
 
-use super::{admin_action, admin_page, all_scopes};
+use super::{admin_action, admin_page, all_scopes, operator};
 use crate::pages::web::{self, Nav, render, see_other};
 use crate::state::SharedState;
 
@@ -46,21 +46,15 @@ async fn page(
     created: Option<Created>,
     error: Option<String>,
 ) -> Response {
-    let rows = match app
-        .store
-        .credentials()
-        .list(Some(&s.person.tenant_id))
-        .await
-    {
+    let op = match operator(s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    let rows = match app.admin.credentials(&op).list(None).await {
         Ok(r) => r,
         Err(e) => return web::failed(&e),
     };
-    let people = app
-        .store
-        .people()
-        .list(Some(&s.person.tenant_id))
-        .await
-        .unwrap_or_default();
+    let people = app.admin.people(&op).list(None).await.unwrap_or_default();
     let rows = rows
         .into_iter()
         .map(|c| Row {
@@ -100,8 +94,12 @@ pub async fn list(State(app): State<SharedState>, req: Request) -> Response {
 }
 
 pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
-    let (s, form, tenant) = match admin_action(&app, req).await {
+    let (s, form, _) = match admin_action(&app, req).await {
         Ok(x) => x,
+        Err(r) => return r,
+    };
+    let op = match operator(&s) {
+        Ok(op) => op,
         Err(r) => return r,
     };
     let picked = form.all("scope").join(" ");
@@ -123,7 +121,11 @@ pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
         }
     };
     let label = form.get("label").unwrap_or_default();
-    let made = pp_auth::create_credential(&app.store, &tenant, scopes, label).await;
+    let made = app
+        .admin
+        .credentials(&op)
+        .create(&s.person.tenant_id, scopes, label)
+        .await;
     show(&app, &s, "Created", made).await
 }
 
@@ -154,11 +156,15 @@ pub async fn rotate(
     Path(id): Path<String>,
     req: Request,
 ) -> Response {
-    let (s, _, tenant) = match admin_action(&app, req).await {
+    let (s, _, _) = match admin_action(&app, req).await {
         Ok(x) => x,
         Err(r) => return r,
     };
-    let made = pp_auth::rotate_credential_of(&app.store, &tenant, &id).await;
+    let op = match operator(&s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    let made = app.admin.credentials(&op).rotate(&id).await;
     show(&app, &s, "Rotated", made).await
 }
 
@@ -167,11 +173,15 @@ pub async fn revoke(
     Path(id): Path<String>,
     req: Request,
 ) -> Response {
-    let (s, _, tenant) = match admin_action(&app, req).await {
+    let (s, _, _) = match admin_action(&app, req).await {
         Ok(x) => x,
         Err(r) => return r,
     };
-    match pp_auth::revoke_credential_of(&app.store, &tenant, &id).await {
+    let op = match operator(&s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    match app.admin.credentials(&op).revoke(&id).await {
         Ok(_) => {
             tracing::info!(credential = %id, by = %s.person.email, "credential revoked in the console");
             see_other("/console/credentials", &[])

@@ -19,6 +19,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use pp_admin::{Operator, Overview};
 use pp_core::{Scope, TenantId};
 
 use super::web::{self, Nav, render};
@@ -95,6 +96,12 @@ fn tenant_of(s: &pp_store::SessionRow) -> Result<TenantId, Response> {
 }
 
 /// A signed-in admin opening a page.
+/// The signed-in admin `s` as the administration service's operator (their tenant, their
+/// email on what they change).
+fn operator(s: &pp_store::SessionRow) -> Result<Operator, Response> {
+    Operator::tenant_admin(&s.person).map_err(|e| web::failed(&e))
+}
+
 async fn admin_page(app: &SharedState, req: Request) -> Result<pp_store::SessionRow, Response> {
     let (parts, _) = req.into_parts();
     let s = web::signed_in(app, &parts).await?;
@@ -138,21 +145,16 @@ async fn home(State(app): State<SharedState>, req: Request) -> Response {
         Err(r) => return r,
     };
     let admin = s.person.role == "admin";
-    let counts = async {
-        if !admin {
-            return Ok::<_, pp_core::Error>((0, 0, 0, 0));
-        }
-        let creds = app.store.credentials().list(Some(tenant.as_str())).await?;
-        let apps = app.store.clients().list(Some(tenant.as_str())).await?;
-        Ok((
-            creds.iter().filter(|c| c.revoked_at.is_none()).count(),
-            apps.iter().filter(|c| c.revoked_at.is_none()).count(),
-            app.store.connections().list(&tenant).await?.len(),
-            app.store.people().list(Some(tenant.as_str())).await?.len(),
-        ))
-    }
-    .await;
-    let (credentials, apps, connections, people) = match counts {
+    let counts = match Operator::tenant_admin(&s.person) {
+        Ok(op) => app.admin.account().overview(&op).await,
+        Err(_) => Ok(Overview::default()),
+    };
+    let Overview {
+        credentials,
+        apps,
+        connections,
+        people,
+    } = match counts {
         Ok(c) => c,
         Err(e) => return web::failed(&e),
     };

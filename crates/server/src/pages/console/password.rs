@@ -53,7 +53,12 @@ pub async fn change(State(app): State<SharedState>, req: Request) -> Response {
         form.get("current").unwrap_or_default(),
         form.get("new").unwrap_or_default(),
     );
-    match pp_auth::change_password(&app.store, &s.person, current, new).await {
+    match app
+        .admin
+        .account()
+        .change_password(&s.person, current, new)
+        .await
+    {
         Ok(()) => {
             tracing::info!(person = %s.person.id, "password changed in the console");
             see_other("/login", &[web::set_cookie(&app, SESSION_COOKIE, "", 0)])

@@ -8,7 +8,7 @@ use axum::response::Response;
 use pp_auth::{PersonDetails, Role};
 use pp_store::SessionRow;
 
-use super::{admin_action, admin_page};
+use super::{admin_action, admin_page, operator};
 use crate::pages::web::{self, Nav, render, see_other};
 use crate::state::SharedState;
 
@@ -42,7 +42,11 @@ async fn page(
     created: Option<Created>,
     error: Option<String>,
 ) -> Response {
-    let rows = match app.store.people().list(Some(&s.person.tenant_id)).await {
+    let op = match operator(s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    let rows = match app.admin.people(&op).list(None).await {
         Ok(r) => r,
         Err(e) => return web::failed(&e),
     };
@@ -77,8 +81,12 @@ pub async fn list(State(app): State<SharedState>, req: Request) -> Response {
 }
 
 pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
-    let (s, form, tenant) = match admin_action(&app, req).await {
+    let (s, form, _) = match admin_action(&app, req).await {
         Ok(x) => x,
+        Err(r) => return r,
+    };
+    let op = match operator(&s) {
+        Ok(op) => op,
         Err(r) => return r,
     };
     let role = match Role::parse(form.get("role").unwrap_or("member")) {
@@ -90,7 +98,8 @@ pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
         display_name: form.get("display_name").unwrap_or_default(),
         role,
     };
-    match pp_auth::create_person(&app.store, &tenant, &details, None).await {
+    let made = app.admin.people(&op);
+    match made.create(&s.person.tenant_id, &details, None).await {
         Ok(p) => {
             tracing::info!(person = %p.row.id, by = %s.person.email, "person added in the console");
             let created = Created {
@@ -108,11 +117,15 @@ pub async fn disable(
     Path(id): Path<String>,
     req: Request,
 ) -> Response {
-    let (s, _, tenant) = match admin_action(&app, req).await {
+    let (s, _, _) = match admin_action(&app, req).await {
         Ok(x) => x,
         Err(r) => return r,
     };
-    match pp_auth::disable_person_of(&app.store, &tenant, &id, &s.person).await {
+    let op = match operator(&s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    match app.admin.people(&op).disable(&id).await {
         Ok(_) => {
             tracing::info!(person = %id, by = %s.person.email, "person disabled in the console");
             see_other("/console/people", &[])

@@ -6,9 +6,9 @@ use askama::Template;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use pp_marketplace::policy::{self, Bounds, Policy};
+use pp_marketplace::policy::{Bounds, Policy};
 
-use super::{admin_action, admin_page, tenant_of};
+use super::{admin_action, admin_page, operator, tenant_of};
 use crate::pages::web::{self, Nav, render};
 use crate::state::SharedState;
 
@@ -94,14 +94,19 @@ async fn page(
     error: Option<String>,
     typed: Option<String>,
 ) -> Response {
-    let (p, row) = match policy::in_force(&app.store, tenant.as_str()).await {
+    let op = match operator(s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    let shown = match app.admin.policies(&op).show(tenant.as_str()).await {
         Ok(x) => x,
         Err(e) => return web::failed(&e),
     };
-    let source = match &row {
-        Some(r) => format!("Set by {} at {}.", r.updated_by, r.updated_at),
-        None => "The defaults every new tenant gets: nobody has changed them.".to_owned(),
+    let source = match (&shown.updated_by, &shown.updated_at) {
+        (Some(by), Some(at)) => format!("Set by {by} at {at}."),
+        _ => "The defaults every new tenant gets: nobody has changed them.".to_owned(),
     };
+    let p = shown.policy;
     let json = typed.unwrap_or_else(|| serde_json::to_string_pretty(&p).unwrap_or_default());
     render(
         if error.is_some() {
@@ -153,7 +158,11 @@ pub async fn save(State(app): State<SharedState>, req: Request) -> Response {
             return page(&app, &s, &tenant, None, error, Some(typed)).await;
         }
     };
-    match policy::set(&app.store, tenant.as_str(), &doc, &s.person.email).await {
+    let op = match operator(&s) {
+        Ok(op) => op,
+        Err(r) => return r,
+    };
+    match app.admin.policies(&op).set(tenant.as_str(), &doc).await {
         Ok(_) => {
             tracing::info!(tenant = %tenant.as_str(), by = %s.person.email, "write policy changed in the console");
             page(

@@ -36,7 +36,7 @@ async fn page(
     created: Option<String>,
     error: Option<String>,
 ) -> Response {
-    let codes = match app.store.setup_codes().list(&s.person.id).await {
+    let codes = match app.admin.account().setup_codes(&s.person).await {
         Ok(c) => c,
         Err(e) => return web::failed(&e),
     };
@@ -84,7 +84,7 @@ pub async fn create(State(app): State<SharedState>, req: Request) -> Response {
         Err(r) => return r,
     };
     let label = form.get("label").unwrap_or_default();
-    match pp_auth::setup::create_setup_code(&app.store, &s.person, label).await {
+    match app.admin.account().new_setup_code(&s.person, label).await {
         Ok(c) => page(&app, &s, Some(c.code), None).await,
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,
     }

@@ -1,4 +1,5 @@
-//! The commit of a listing change set (§3.2): it checks the approval (the change set's id and
+//! The guarded listing write (`ListingWrites`): a preview (`Listings::preview`) or the commit
+//! of a change set (docs/writes.md): it checks the approval (the change set's id and
 //! hash, the merchant, a restated query), then the product types' schema versions and the
 //! listings themselves, and replays each SKU that did not move, once, under the audit row
 //! written first. SKUs that set image slots start the image check (`media`).
@@ -9,28 +10,67 @@ use pp_store::jobs::now_ms;
 use serde_json::{Map, Value, json};
 
 use super::answers::{Acting, ListingCommit, ListingCommitInfo, SpapiAnswer};
-use super::listings::{read_listing, restated_hash, type_version};
-use super::requests::{ChangeSetId, IdempotencyKey};
-use super::{Api, Marketplace};
+use super::listing_reads::{read_listing, type_version};
+use super::listings::restated_hash;
+use super::requests::{ChangeSetId, IdempotencyKey, SpapiCall};
+use super::{Api, Marketplace, media};
 use crate::catalog::Operation;
 use crate::connections::GrantKind;
 use crate::merchants::Merchant;
 use crate::writes::listings::{OPERATION, SkuChange, values_of};
 
-impl Marketplace {
+/// Guarded listing writes for one principal holding `retail:read` and `listings:write`
+/// (`Marketplace::listing_writes`): the handle is only handed out to such a principal, so no
+/// method here checks a scope.
+pub struct ListingWrites<'a> {
+    pub(super) m: &'a Marketplace,
+    pub(super) p: &'a Principal,
+}
+
+impl ListingWrites<'_> {
+    /// The guarded listing write: a preview (the default) or the commit of a change set.
+    pub(super) async fn write(
+        &self,
+        op: &'static Operation,
+        req: SpapiCall,
+        key: Option<IdempotencyKey>,
+    ) -> Result<SpapiAnswer> {
+        let p = self.p;
+        self.m.provider(Api::Spapi)?;
+        let merchant = self.m.resolve(p, &req.selector()?).await?;
+        match (req.dry_run, &req.change_set_id, &req.change_set_hash) {
+            (Some(false), Some(id), Some(h)) => {
+                let restated = req.query.clone();
+                self.commit(op, &merchant, (id, h), restated, key).await
+            }
+            (Some(false), _, _) => Err(Error::invalid_request(
+                "a commit (dryRun: false) names its change set: send changeSetId and changeSetHash from the preview",
+            )),
+            (_, None, None) => {
+                self.m
+                    .listings()
+                    .preview(p, op, &merchant, req.query.unwrap_or_default())
+                    .await
+            }
+            _ => Err(Error::invalid_request(
+                "changeSetId and changeSetHash commit a change set: send them with dryRun: false (without it the call is a preview)",
+            )),
+        }
+    }
+
     /// The commit: checks the approval, the schema and the listings, then replays each SKU
     /// that did not move, once.
-    pub(super) async fn listing_commit(
+    async fn commit(
         &self,
-        p: &Principal,
         write: &'static Operation,
         m: &Merchant,
         (id, given_hash): (&ChangeSetId, &str),
         restated: Option<Map<String, Value>>,
         key: Option<IdempotencyKey>,
     ) -> Result<SpapiAnswer> {
-        let store = self.store.ads_writes();
-        let (plan, body) = self.change_set(p, id).await?;
+        let p = self.p;
+        let store = self.m.store.ads_writes();
+        let (plan, body) = self.m.listings().stored(p, id).await?;
         let mismatch = |why: String| {
             Error::new(Kind::ApprovalMismatch, format!("{why}: nothing was applied"))
                 .with_fix("Commit the change set exactly as previewed and approved, or preview the new change.")
@@ -74,8 +114,8 @@ impl Marketplace {
         }
         let text = body.skus.iter().any(SkuChange::touches_text);
         let media = body.skus.iter().any(|s| !s.media().is_empty());
-        self.listing_gate(p, m, text, media).await?;
-        let up = self.provider(Api::Spapi)?;
+        self.m.listings().gate(p, m, text, media).await?;
+        let up = self.m.provider(Api::Spapi)?;
         for (product_type, version) in &body.product_types {
             let now = type_version(&up, &p.tenant, m, product_type).await?;
             if &now != version {
@@ -178,7 +218,7 @@ impl Marketplace {
         };
         let media_check = match verify.is_empty() {
             true => None,
-            false => Some(self.start_media_check(p, m, &plan.id, &verify).await?),
+            false => Some(media::start(self.m, p, m, &plan.id, &verify).await?),
         };
         let info = ListingCommitInfo {
             audit_id: audit_id.clone(),
@@ -220,7 +260,7 @@ fn listing_replay(m: &Merchant, first: AuditRow, id: &str) -> Result<SpapiAnswer
         "Read the listings to see whether the change applied before proposing again.",
     )?;
     let mut info: ListingCommitInfo =
-        serde_json::from_value(answer["commit"].clone()).map_err(Error::internal)?;
+        serde_json::from_value(answer["commit"].clone()).map_err(Error::internal_from)?;
     info.replayed = true;
     Ok(SpapiAnswer::ListingCommit(ListingCommit {
         operation: OPERATION.into(),

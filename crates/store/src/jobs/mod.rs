@@ -9,6 +9,10 @@
 //! Statuses: `queued` (waiting for `run_after`; between steps too), `running` (a worker holds
 //! it), and the terminal `succeeded`, `failed`, `cancelled` (by its tenant).
 
+pub mod registry;
+
+pub use registry::{Handler, Registry, StepFuture, Stepped};
+
 use pp_core::{Result, TenantId};
 use serde_json::Value;
 

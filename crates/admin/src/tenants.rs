@@ -1,0 +1,120 @@
+//! Tenants: a new tenant with its warehouse (an empty embedded one, an SQLite file checked to
+//! be one, or a PostgreSQL/MariaDB database checked to hold a `seller` table), and the list,
+//! with warehouse locators shown without passwords. Only the service's operator creates them.
+
+use pp_core::{Error, Kind, Result, TenantId};
+use pp_store::{Store, TenantRow};
+
+use crate::Operator;
+
+/// The tenants handle ([`crate::Admin::tenants`]).
+pub struct Tenants<'a> {
+    pub(crate) store: &'a Store,
+    pub(crate) op: &'a Operator,
+}
+
+/// What a new tenant's warehouse is: `warning` says what to fix (its login could write).
+pub struct CreatedTenant {
+    pub tenant: TenantRow,
+    pub warning: Option<String>,
+}
+
+impl Tenants<'_> {
+    /// Creates tenant `id` (shown as `name`) over `warehouse`: a database URL, an SQLite file,
+    /// or (none) an empty embedded warehouse in the data directory.
+    pub async fn create(
+        &self,
+        id: &str,
+        name: Option<&str>,
+        warehouse: Option<&str>,
+    ) -> Result<CreatedTenant> {
+        self.op.require_service("creating a tenant")?;
+        let tid = TenantId::parse(id)?;
+        if let Some(n) = name {
+            pp_core::text::check_one_line("name", n)?;
+        }
+        let mut warning = None;
+        let locator = match warehouse {
+            Some(url) if pp_warehouse::is_server_url(url) => {
+                warning = check_server(url).await?;
+                url.to_owned()
+            }
+            Some(p) => {
+                let path = std::path::absolute(p).map_err(Error::internal_from)?;
+                pp_warehouse::sqlite::check_file(&path)?;
+                format!("sqlite:{}", path.display())
+            }
+            None => {
+                let p = std::path::absolute(self.store.default_warehouse_path(&tid))
+                    .map_err(Error::internal_from)?;
+                create_empty_warehouse(&p)?;
+                pp_warehouse::sqlite::check_file(&p)?;
+                format!("sqlite:{}", p.display())
+            }
+        };
+        let mut tenant = self
+            .store
+            .tenants()
+            .create(&tid, name.unwrap_or(id), &locator)
+            .await?;
+        tenant.warehouse = shown(&tenant.warehouse);
+        Ok(CreatedTenant { tenant, warning })
+    }
+
+    /// The tenants within reach, warehouses shown without passwords.
+    pub async fn list(&self) -> Result<Vec<TenantRow>> {
+        let mut ts = self.store.tenants().list().await?;
+        ts.retain(|t| self.op.reaches(&t.id));
+        for t in &mut ts {
+            t.warehouse = shown(&t.warehouse);
+        }
+        Ok(ts)
+    }
+}
+
+/// A warehouse locator as listings show it: no password, no `sqlite:` prefix.
+fn shown(locator: &str) -> String {
+    let l = locator.strip_prefix("sqlite:").unwrap_or(locator);
+    pp_store::redact_password(l)
+}
+
+/// Checks that the database at `url` can be reached and holds a warehouse (a `seller`
+/// table); a warning when its login could write.
+async fn check_server(url: &str) -> Result<Option<String>> {
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(1));
+    let engine = pp_warehouse::open(url, &slots)?;
+    let shown = pp_store::redact_password(url);
+    let refuse = |why: String| {
+        Error::new(
+            Kind::BadParams,
+            format!("{shown} is not a usable warehouse: {why}"),
+        )
+    };
+    let tables = engine
+        .tables()
+        .await
+        .map_err(|e| refuse(e.cause().unwrap_or(e.message()).to_owned()))?;
+    if !tables.iter().any(|t| t.name == "seller") {
+        return Err(refuse(
+            "it has no seller table (load one with `world generate --out <url>`)".into(),
+        ));
+    }
+    Ok(engine.login_can_write().await?.then(|| {
+        format!(
+            "the login in {shown} can change the warehouse. The gateway runs every query in a \
+             read-only transaction, but a login that can only SELECT is the real guarantee (docs/deployment.md)."
+        )
+    }))
+}
+
+fn create_empty_warehouse(path: &std::path::Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(Error::internal_from)?;
+    }
+    // An empty file is a valid, empty SQLite database.
+    std::fs::File::create(path).map_err(Error::internal_from)?;
+    Ok(())
+}
