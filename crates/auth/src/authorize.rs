@@ -211,19 +211,21 @@ pub async fn check_authorize(
         ));
     }
     let allowed = ScopeSet::parse(&client.scopes).map_err(AuthorizeError::Server)?;
+    // a request beyond what the application may hold is narrowed to it (RFC 6749 §3.3): the
+    // consent page shows, and the token holds, only those; one naming none of them is refused
     let scopes = match p.scope.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => allowed,
-        Some(s) => ScopeSet::parse(s).map_err(|e| fail("invalid_scope", e.message().to_owned()))?,
+        Some(s) => allowed.intersection(
+            &ScopeSet::parse(s).map_err(|e| fail("invalid_scope", e.message().to_owned()))?,
+        ),
     };
-    if !allowed.is_superset(&scopes) {
-        let extra: Vec<&str> = scopes
-            .iter()
-            .filter(|s| !allowed.contains(*s))
-            .map(Scope::as_str)
-            .collect();
+    if scopes.is_empty() {
         return Err(fail(
             "invalid_scope",
-            format!("this application may not ask for: {}", extra.join(" ")),
+            format!(
+                "this application may ask only for: {}",
+                allowed.to_oauth_string()
+            ),
         ));
     }
     scopes

@@ -218,12 +218,14 @@ fn check_dynamic(req: &DynamicRequest<'_>) -> Result<ScopeSet, RegisterError> {
             "registered clients use response type 'code' only".into(),
         ));
     }
+    // what it asks for beyond what a registered client may hold is left out (RFC 7591 §3.2.1:
+    // the answer names the scopes registered); asking for none of those is refused
     let allowed = ScopeSet::from_scopes(DYNAMIC_CLIENT_SCOPES);
     let scopes = match req.scope.map(str::trim).filter(|s| !s.is_empty()) {
         None => allowed,
-        Some(s) => ScopeSet::parse(s).map_err(metadata)?,
+        Some(s) => allowed.intersection(&ScopeSet::parse(s).map_err(metadata)?),
     };
-    if !allowed.is_superset(&scopes) {
+    if scopes.is_empty() {
         return Err(RegisterError::Metadata(format!(
             "a registered client may ask only for: {}",
             allowed.to_oauth_string()

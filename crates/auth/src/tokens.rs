@@ -147,7 +147,9 @@ pub struct TokenResponse {
     pub refresh_token: Option<String>,
 }
 
-/// Mints an access token for an authenticated credential, narrowed to `requested` if given.
+/// Mints an access token for an authenticated credential. With `requested`, the token holds
+/// the requested scopes the credential holds (RFC 6749 §3.3: the answer's `scope` names what
+/// was granted); a request naming none of them is refused, and so is an unknown scope name.
 pub async fn mint_token(
     store: &Store,
     cred: &CredentialRow,
@@ -159,18 +161,17 @@ pub async fn mint_token(
         Some(req) => {
             let want = ScopeSet::parse(req)
                 .map_err(|e| OAuthError::InvalidScope(e.message().to_owned()))?;
-            if !held.is_superset(&want) {
-                let extra: Vec<String> = want
-                    .iter()
-                    .filter(|s| !held.contains(*s))
-                    .map(|s| s.to_string())
-                    .collect();
+            let granted = held.intersection(&want);
+            if granted.is_empty() {
                 return Err(OAuthError::InvalidScope(format!(
-                    "this client does not hold: {}",
-                    extra.join(" ")
+                    "this client holds none of: {}",
+                    want.to_oauth_string()
                 )));
             }
-            want
+            granted
+                .validate_grant()
+                .map_err(|e| OAuthError::InvalidScope(e.message().to_owned()))?;
+            granted
         }
     };
     let token = random_token("ppat_").map_err(server_error)?;

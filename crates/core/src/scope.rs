@@ -198,6 +198,21 @@ impl ScopeSet {
         other.0 & !self.0 == 0
     }
 
+    /// The scopes in both sets.
+    pub fn intersection(&self, other: &ScopeSet) -> ScopeSet {
+        Self(self.0 & other.0)
+    }
+
+    /// The scopes in either set.
+    pub fn union(&self, other: &ScopeSet) -> ScopeSet {
+        Self(self.0 | other.0)
+    }
+
+    /// Whether the set holds no scope.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
     /// The scopes of `required` this set lacks.
     pub fn missing(&self, required: &[Scope]) -> Vec<Scope> {
         required

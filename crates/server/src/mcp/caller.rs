@@ -137,7 +137,8 @@ fn reject(app: &SharedState, method: &Method, presented: bool, e: Error) -> Resp
     let mut res = (status, Json(body)).into_response();
     let challenge = match e.kind {
         Kind::InvalidToken if !presented => Some(format!(
-            "Bearer realm=\"partner-platform\", resource_metadata=\"{}\"",
+            "Bearer realm=\"partner-platform\", scope=\"{}\", resource_metadata=\"{}\"",
+            super::tools::tool_scopes().to_oauth_string(),
             metadata_url(app)
         )),
         Kind::InvalidToken => Some(format!(

@@ -1,12 +1,12 @@
 //! RFC 9728 protected-resource metadata: tells an MCP client which authorization server issues
-//! tokens for `/mcp` and which scopes to ask for: those of an interactive sign-in, which is
-//! what a client that registers itself may hold (standard MCP clients request exactly
-//! `scopes_supported`). Public, like the RFC 8414 document it points to, which lists every
+//! tokens for `/mcp` and which scopes to ask for: every scope some tool needs (standard MCP
+//! clients request exactly `scopes_supported`). The authorization server grants the ones the
+//! client may hold: a service credential its own, a client that registered itself those of an
+//! interactive sign-in. Public, like the RFC 8414 document it points to, which lists every
 //! scope.
 
 use axum::Json;
 use axum::extract::State;
-use pp_core::scope::PLUGIN_SCOPES;
 use serde_json::{Value, json};
 
 use crate::state::SharedState;
@@ -15,7 +15,7 @@ fn document(app: &SharedState, resource: String) -> Json<Value> {
     Json(json!({
         "resource": resource,
         "authorization_servers": [app.public_url],
-        "scopes_supported": pp_core::ScopeSet::from_scopes(PLUGIN_SCOPES).to_strings(),
+        "scopes_supported": super::tools::tool_scopes().to_strings(),
         "bearer_methods_supported": ["header"],
         "resource_name": "Partner Platform MCP server",
         "resource_documentation": format!("{}/openapi.json", app.public_url),

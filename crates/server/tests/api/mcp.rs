@@ -124,6 +124,12 @@ async fn no_token_is_401_pointing_at_the_resource_metadata() {
         );
         // no token is an invitation to sign in, not an error (RFC 6750 §3.1)
         assert!(!challenge.contains("error="), "{challenge}");
+        // issue 52, finding 9: the challenge says which scopes to ask for (RFC 6750 §3), and
+        // the SQL tools' are among them
+        assert!(
+            challenge.contains("scope=\"") && challenge.contains("sql:query"),
+            "{challenge}"
+        );
         let meta: Value = app
             .http
             .get(&meta_url)
@@ -135,12 +141,17 @@ async fn no_token_is_401_pointing_at_the_resource_metadata() {
             .unwrap();
         assert_eq!(meta["resource"], format!("{}/mcp", app.base));
         assert_eq!(meta["authorization_servers"], json!([app.base]));
-        assert!(
-            meta["scopes_supported"]
-                .as_array()
-                .unwrap()
-                .contains(&json!("timeline:read"))
-        );
+        // every scope a tool needs, sql:query included (issue 52, finding 9: the metadata
+        // left out what the SQL tools need)
+        let supported = meta["scopes_supported"].as_array().unwrap();
+        for scope in [
+            "timeline:read",
+            "sql:query",
+            "account:read",
+            "intelligence:read",
+        ] {
+            assert!(supported.contains(&json!(scope)), "{scope}: {meta}");
+        }
     }
     let root: Value = app
         .http

@@ -95,6 +95,32 @@ async fn python_sdk_oauth_client_signs_in_by_itself() {
     assert!(stdout.contains("PASS"), "{stdout}");
 }
 
+/// Issue 52, finding 9: the SDK's `ClientCredentialsOAuthProvider`, given only the server URL
+/// and a service credential's id and secret, connects, lists tools and runs `legacy_query`.
+/// Reproduced on the old main: it asked for every scope of the resource metadata and the token
+/// endpoint refused with `invalid_scope`, so a service credential could not connect by
+/// discovery alone.
+#[tokio::test]
+async fn python_sdk_client_credentials_connect_by_discovery_alone() {
+    let why = "the mcp client's client-credentials scenario needs a python with the `mcp` SDK";
+    let Some(python) = external_tool("PP_MCP_PYTHON", "mcp-venv/bin/python", why) else {
+        return;
+    };
+    let app = TestApp::start().await;
+    let c = app.credential("acme", None).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client/client.py");
+    let mut cmd = Command::new(python);
+    cmd.args([
+        script,
+        "client-credentials",
+        &app.base,
+        &c.client_id,
+        &c.client_secret,
+    ]);
+    let stdout = run_external(cmd, "the Python MCP client failed").await;
+    assert!(stdout.contains("PASS"), "{stdout}");
+}
+
 /// The official TypeScript SDK (what the MCP Inspector and the conformance suite are built
 /// on): tools listed with output schemas, results it validates against them, and an unknown
 /// method, an unknown tool and an undeclared method read as JSON-RPC errors (-32601,

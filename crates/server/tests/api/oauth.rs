@@ -285,3 +285,49 @@ async fn an_address_past_its_token_attempts_is_refused_for_every_client() {
         "{body}"
     );
 }
+
+/// Issue 52, finding 9: a `client_credentials` request for more scopes than the credential
+/// holds is granted the ones it holds (RFC 6749 §3.3), and the answer's `scope` says which.
+/// Reproduced on the old main: the official Python MCP SDK asks for every scope the resource
+/// metadata lists, and the token endpoint refused the whole request with `invalid_scope`
+/// ("this client does not hold: corrections:write context:write timeline:write").
+#[tokio::test]
+async fn a_token_request_is_granted_the_requested_scopes_the_credential_holds() {
+    let app = TestApp::start().await;
+    let c = app.credential("acme", None).await;
+    let (id, secret) = (c.client_id.as_str(), c.client_secret.as_str());
+    let asked = "sql:query ads:write corrections:write timeline:read account:read";
+    let (status, body) = app.token_raw(id, secret, &[("scope", asked)]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["scope"], "account:read sql:query timeline:read",
+        "{body}"
+    );
+    // the token holds exactly that
+    let me = app
+        .http
+        .get(app.url("/v1/me"))
+        .bearer_auth(body["access_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let me: serde_json::Value = me.json().await.unwrap();
+    let mut scopes: Vec<&str> = me["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    scopes.sort();
+    assert_eq!(
+        scopes,
+        ["account:read", "sql:query", "timeline:read"],
+        "{me}"
+    );
+    // none of the requested scopes held: refused, as before
+    let (status, body) = app.token_raw(id, secret, &[("scope", "ads:write")]).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("invalid_scope"))
+    );
+}

@@ -3,6 +3,7 @@ MCP client in the field would. Called by the Rust integration tests in `tests/ap
 
     python client.py SCENARIO BASE_URL TOKEN
     python client.py oauth BASE_URL EMAIL PASSWORD
+    python client.py client-credentials BASE_URL CLIENT_ID CLIENT_SECRET
 
 Each scenario prints what it saw and exits non-zero with the reason on the first surprise.
 """
@@ -248,6 +249,47 @@ async def oauth():
                   "a sign-in does not carry sql:query")
 
 
+async def client_credentials():
+    """A service credential and nothing else: the SDK's client-credentials provider finds the
+    metadata from the 401, asks the token endpoint for the scopes it names, is granted the
+    ones the credential holds, and lists tools and runs legacy_query."""
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+    from mcp.shared.auth import OAuthToken
+
+    client_id, client_secret = sys.argv[3], sys.argv[4]
+
+    class Memory:
+        def __init__(self):
+            self.tokens, self.client = None, None
+
+        async def get_tokens(self):
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken):
+            self.tokens = tokens
+
+        async def get_client_info(self):
+            return self.client
+
+        async def set_client_info(self, info):
+            self.client = info
+
+    storage = Memory()
+    provider = ClientCredentialsOAuthProvider(
+        server_url=f"{BASE}/mcp", storage=storage, client_id=client_id,
+        client_secret=client_secret, issuer=BASE)
+    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+        async with Client(streamable_http_client(f"{BASE}/mcp", http_client=http), mode="legacy") as c:
+            check(storage.tokens is not None, "the SDK got a token with the credential alone")
+            granted = set((storage.tokens.scope or "").split())
+            check("sql:query" in granted and "corrections:write" not in granted,
+                  f"granted the scopes the credential holds ({storage.tokens.scope})")
+            tools = await c.list_tools()
+            check("legacy_query" in {t.name for t in tools.tools}, "tools/list over the token")
+            r = await c.call_tool("legacy_query", {"sql": "SELECT Slug FROM brand ORDER BY Slug"})
+            check(not r.is_error and len(text_json(r)["rows"]) == 4, "legacy_query answers")
+
+
 SCENARIOS = {
     "streamable-session": lambda: streamable("legacy"),
     "streamable-2025-06-18": lambda: streamable("legacy", "2025-06-18"),
@@ -260,6 +302,7 @@ SCENARIOS = {
     "refused": refused,
     "bad-token": bad_token,
     "oauth": oauth,
+    "client-credentials": client_credentials,
 }
 
 asyncio.run(SCENARIOS[SCENARIO]())

@@ -21,6 +21,18 @@ pub fn can_connect(p: &Principal) -> bool {
         .any(|needs| p.scopes.is_superset(needs))
 }
 
+/// Every scope some tool needs: what an MCP client asks for when it connects (the resource
+/// metadata's `scopes_supported` and the scope of the challenge to a request with no token).
+/// The token endpoint grants the ones a credential holds; worked out once.
+pub fn tool_scopes() -> ScopeSet {
+    static ALL: LazyLock<ScopeSet> = LazyLock::new(|| {
+        operations::tools().fold(ScopeSet::default(), |all, (_, needs)| {
+            all.union(&ScopeSet::from_scopes(needs))
+        })
+    });
+    *ALL
+}
+
 /// The distinct scope sets that let a credential connect, smallest first, as text.
 pub fn connect_options() -> Vec<String> {
     connect_sets()
