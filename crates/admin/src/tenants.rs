@@ -112,9 +112,8 @@ fn create_empty_warehouse(path: &std::path::Path) -> Result<()> {
         return Ok(());
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(Error::internal_from)?;
+        pp_core::files::private_dir(dir).map_err(Error::internal_from)?;
     }
     // An empty file is a valid, empty SQLite database.
-    std::fs::File::create(path).map_err(Error::internal_from)?;
-    Ok(())
+    pp_core::files::private_file(path).map_err(Error::internal_from)
 }

@@ -251,6 +251,23 @@ pub async fn revoke_token(
     token: &str,
 ) -> Result<(), OAuthError> {
     let hash = token_hash(token);
+    // without a secret only a public application names itself: any other id — unknown, a
+    // confidential client's, a credential's — revokes nothing and is answered alike, so the
+    // endpoint never tells which client ids exist
+    let Some(secret) = secret else {
+        match authenticate_app(store, key, client_id, None).await {
+            Ok(client) => {
+                store
+                    .grants()
+                    .revoke_token(&hash, &client.client_id)
+                    .await
+                    .map_err(server_error)?;
+            }
+            Err(OAuthError::InvalidClient) => {}
+            Err(e) => return Err(e),
+        }
+        return Ok(());
+    };
     if store
         .credentials()
         .by_client_id(client_id)
@@ -258,7 +275,6 @@ pub async fn revoke_token(
         .map_err(server_error)?
         .is_some()
     {
-        let secret = secret.ok_or(OAuthError::InvalidClient)?;
         let cred = crate::authenticate_client(store, key, client_id, secret).await?;
         store
             .tokens()
@@ -267,7 +283,7 @@ pub async fn revoke_token(
             .map_err(server_error)?;
         return Ok(());
     }
-    let client = authenticate_app(store, key, client_id, secret).await?;
+    let client = authenticate_app(store, key, client_id, Some(secret)).await?;
     store
         .grants()
         .revoke_token(&hash, &client.client_id)

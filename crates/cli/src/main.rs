@@ -51,12 +51,28 @@ enum Command {
     Client(client::ClientCommand),
 }
 
+/// A command whose output is piped into `head` (or anything that stops reading) ends quietly
+/// when the pipe closes, as command-line tools do, instead of panicking on the write. The
+/// server and the sandbox keep Rust's default (the signal ignored, the write's error handled),
+/// so a client that goes away never takes them down.
+fn quiet_on_closed_pipe() {
+    // SAFETY: setting a signal's disposition to the default has no preconditions; it happens
+    // before any thread is started.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.format(&mut Cli::command()).exit(),
     };
+    if !matches!(cli.command, Command::Server(_) | Command::Sim(_)) {
+        quiet_on_closed_pipe();
+    }
     let result = match cli.command {
         Command::Client(c) => return client::run(c),
         Command::Server(args) => {

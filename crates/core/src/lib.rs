@@ -4,6 +4,7 @@
 pub mod cursor;
 pub mod epoch;
 pub mod error;
+pub mod files;
 pub mod ids;
 pub mod metrics;
 pub mod principal;

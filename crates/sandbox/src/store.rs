@@ -81,8 +81,21 @@ pub fn random_hex(n: usize) -> String {
 impl Store {
     /// Opens (creating) `<dir>/sandbox.sqlite`.
     pub fn open(dir: &Path) -> Result<Self, SimError> {
-        std::fs::create_dir_all(dir).map_err(SimError::internal)?;
-        let conn = Connection::open(dir.join("sandbox.sqlite")).map_err(SimError::internal)?;
+        // the sandbox keeps refresh tokens and app secrets: its owner's only
+        let mut folder = std::fs::DirBuilder::new();
+        folder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+        folder.create(dir).map_err(SimError::internal)?;
+        let file = dir.join("sandbox.sqlite");
+        if !file.exists() {
+            let mut opts = std::fs::OpenOptions::new();
+            opts.write(true).create(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+            opts.open(&file).map_err(SimError::internal)?;
+        }
+        let conn = Connection::open(file).map_err(SimError::internal)?;
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
             .map_err(SimError::internal)?;
         upgrade(&conn).map_err(SimError::internal)?;

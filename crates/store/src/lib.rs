@@ -70,9 +70,13 @@ impl Store {
 
     fn open_sqlite(file: &Path, data_dir: &Path) -> Result<Self> {
         for dir in [Some(data_dir), file.parent()].into_iter().flatten() {
-            std::fs::create_dir_all(dir)
+            pp_core::files::private_dir(dir)
                 .map_err(|e| Error::internal_with(format!("cannot create {}", dir.display()), e))?;
         }
+        // the store holds password hashes and the secret key: its owner's only (its journal
+        // files take the same mode from it)
+        pp_core::files::private_file(file)
+            .map_err(|e| Error::internal_with(format!("cannot create {}", file.display()), e))?;
         let db = SqliteDb::new(file.to_path_buf());
         db.with(migrations::run_sqlite)?;
         Ok(Self {
@@ -87,7 +91,7 @@ impl Store {
         match url {
             StateUrl::Sqlite(file) => Self::open_sqlite(file, data_dir),
             StateUrl::Postgres(u) => {
-                std::fs::create_dir_all(data_dir).map_err(|e| {
+                pp_core::files::private_dir(data_dir).map_err(|e| {
                     Error::internal_with(format!("cannot create {}", data_dir.display()), e)
                 })?;
                 let db = PgDb::connect(u, 16).await?;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use pp_core::{Error, Result};
+use pp_core::{Error, Kind, Result};
 
 use crate::engine::{Engine, QueryRequest};
 use crate::limits::Limits;
@@ -55,7 +55,14 @@ async fn rows(
         params: Params::Positional(params),
         timeout_ms: limits.default_timeout_ms,
     };
-    let r = engine.query(req, limits).await?;
+    // the warehouse's own words about the gateway's lookup (a table it lacks) are the
+    // gateway's fault to log, never the caller's to read
+    let r = engine.query(req, limits).await.map_err(|e| match e.kind {
+        Kind::SqlError | Kind::ReadOnlyViolation => {
+            Error::internal_with(format!("a directory lookup failed ({sql})"), e)
+        }
+        _ => e,
+    })?;
     if r.truncated {
         return Err(Error::internal(format!(
             "a directory lookup was truncated ({:?}): {sql}",

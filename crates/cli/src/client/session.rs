@@ -93,7 +93,7 @@ fn write_private(path: &Path, value: &impl Serialize) -> Result<(), Failure> {
         Failure::local(exit::OTHER, format!("cannot write {}: {e}", path.display()))
     };
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
+        pp_core::files::private_dir(parent).map_err(io)?;
     }
     let tmp = path.with_extension("tmp");
     let bytes =

@@ -514,3 +514,54 @@ fn partner_applications_are_registered_listed_and_revoked() {
     assert!(String::from_utf8_lossy(&run_ok(d, &a(&["app", "revoke", id]))).contains("revoked"));
     assert!(json(d, &a(&["app", "list", "--json"]))[0]["revoked_at"].is_i64());
 }
+
+/// Issue 52, finding 7: what the command line creates is its owner's alone. Reproduced on the
+/// old main: `admin … --data-dir <new dir>` made the directory 0755 and `state.sqlite` 0644,
+/// and the store holds password hashes and the key client secrets are hashed under.
+#[test]
+fn a_new_data_directory_and_its_files_are_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    run_ok(d, &a(&["tenant", "create", "solo"]));
+    let mode = |p: &str| std::fs::metadata(d.join(p)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode("state"), 0o700, "the data directory");
+    assert_eq!(mode("state/state.sqlite"), 0o600, "the state store");
+    assert_eq!(mode("state/tenants"), 0o700, "the tenants' folder");
+    assert_eq!(mode("state/tenants/solo"), 0o700, "the tenant's folder");
+    assert_eq!(
+        mode("state/tenants/solo/warehouse.sqlite"),
+        0o600,
+        "the empty warehouse"
+    );
+}
+
+/// Issue 52, finding 7: output piped into something that stops reading ends the command
+/// quietly. Reproduced on the old main: `partner-platform admin policy set … | head` panicked
+/// with a backtrace when the pipe closed.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for t in ["one", "two", "three"] {
+        run_ok(d, &a(&["tenant", "create", t]));
+    }
+    let mut child = crate::process::cmd(d)
+        .args(a(&["policy", "show", "--tenant", "one"]))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // the reader goes away before anything is written
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+        "{:?}: {stderr}",
+        out.status
+    );
+}

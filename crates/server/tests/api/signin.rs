@@ -620,3 +620,30 @@ async fn an_admin_reads_and_changes_the_write_policy_in_the_console() {
     let page = b.post("/console/policy", &[("policy", "{}")]).await;
     assert_eq!(page.status, 403);
 }
+
+/// Issue 52, finding 7: `/oauth/revoke` answers an unknown client id as it answers a real
+/// public one, so it tells nobody which client ids exist. Reproduced on the old main: an
+/// unknown id got `401 invalid_client`, a registered public client's id `200`.
+#[tokio::test]
+async fn revoke_answers_unknown_and_known_client_ids_alike() {
+    let app = TestApp::start().await;
+    let known = register(&app, REDIRECT).await;
+    let answer = async |client_id: &str| {
+        let r = app
+            .http
+            .post(app.url("/oauth/revoke"))
+            .form(&[("token", "pprt_not-a-token"), ("client_id", client_id)])
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    };
+    let (known, unknown) = (
+        answer(&known).await,
+        answer("ppapp_000000000000000000000000").await,
+    );
+    assert_eq!(known, unknown);
+    assert_eq!(known.0, 200, "{known:?}");
+    // a credential's id without its secret is answered alike too
+    assert_eq!(answer(&app.acme.client_id).await, known);
+}
