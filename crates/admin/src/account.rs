@@ -26,13 +26,14 @@ pub struct Overview {
 }
 
 impl Account<'_> {
-    /// Changes `person`'s password after checking `current`.
+    /// Changes `person`'s password after checking `current`; `false` (nothing changed) when
+    /// `current` is wrong.
     pub async fn change_password(
         &self,
         person: &PersonRow,
         current: &str,
         new: &str,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         pp_auth::change_password(self.store, person, current, new).await
     }
 

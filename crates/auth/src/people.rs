@@ -197,27 +197,29 @@ pub async fn reset_password(
     })
 }
 
-/// A signed-in person changes their own password: `current` must be right (a wrong one reads
-/// like a failed sign-in), `new` follows the password rules. Their sessions and grants end
-/// with the change, this one included.
+/// A signed-in person changes their own password: `new` follows the password rules, and
+/// `current` must be right — a wrong one changes nothing and answers `false`, a failed
+/// attempt the caller counts like a failed sign-in. Their sessions and grants end with the
+/// change, this one included.
 pub async fn change_password(
     store: &Store,
     person: &PersonRow,
     current: &str,
     new: &str,
-) -> Result<()> {
-    if sign_in(store, &person.email, current).await?.is_none() {
-        return Err(Error::new(
-            Kind::BadParams,
-            "the current password is not right",
-        ));
-    }
+) -> Result<bool> {
     check_password(new)?;
+    if sign_in(store, &person.email, current).await?.is_none() {
+        return Ok(false);
+    }
     let new = new.to_owned();
     let hash = tokio::task::spawn_blocking(move || hash_password(&new))
         .await
         .map_err(|e| Error::internal_with("password hash", e))??;
-    store.people().set_password(&person.id, &hash, false).await
+    store
+        .people()
+        .set_password(&person.id, &hash, false)
+        .await?;
+    Ok(true)
 }
 
 /// Disables the person named by id or email; false if they already were.

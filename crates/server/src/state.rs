@@ -64,11 +64,15 @@ pub struct AppState {
     pub signin: SignInLimits,
 }
 
-/// The sign-in page's bounds: argon2 costs ~20 ms of CPU and 19 MiB per attempt, so attempts
-/// are limited per address and per email, and at most two hashes run at once.
+/// The sign-in page's and the password form's bounds. Only failed attempts count, so nobody
+/// is locked out by signing in (or by someone else's successes): failures per address, per
+/// email and address together, and per email from every address (wide enough that one address
+/// cannot use it up: its own pair runs out first). argon2 costs ~20 ms of CPU and 19 MiB per
+/// attempt, so at most two hashes run at once.
 pub struct SignInLimits {
-    pub per_address: Limiter,
-    pub per_email: Limiter,
+    per_address: Limiter,
+    per_pair: Limiter,
+    per_email: Limiter,
     pub hashing: tokio::sync::Semaphore,
 }
 
@@ -76,9 +80,31 @@ impl SignInLimits {
     fn new() -> Self {
         Self {
             per_address: Limiter::new(20, 20),
-            per_email: Limiter::new(10, 5),
+            per_pair: Limiter::new(5, 5),
+            per_email: Limiter::new(50, 10),
             hashing: tokio::sync::Semaphore::new(2),
         }
+    }
+
+    /// How long `who` from `address` must wait before trying again, if they must.
+    pub fn refused(&self, who: &str, address: &str) -> Option<std::time::Duration> {
+        let who = who.to_lowercase();
+        [
+            self.per_address.check(address),
+            self.per_pair.check(&format!("{who}|{address}")),
+            self.per_email.check(&who),
+        ]
+        .into_iter()
+        .filter_map(Result::err)
+        .max()
+    }
+
+    /// Counts a failed attempt of `who` from `address`.
+    pub fn failed(&self, who: &str, address: &str) {
+        let who = who.to_lowercase();
+        let _ = self.per_address.take(address);
+        let _ = self.per_pair.take(&format!("{who}|{address}"));
+        let _ = self.per_email.take(&who);
     }
 }
 

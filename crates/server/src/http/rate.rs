@@ -50,6 +50,19 @@ impl Limiter {
         }
     }
 
+    /// Whether `key` has an attempt left, spending none; when not, how long until it has.
+    pub fn check(&self, key: &str) -> Result<(), Duration> {
+        let map = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(b) = map.get(key) else {
+            return Ok(());
+        };
+        let tokens = (b.tokens + b.at.elapsed().as_secs_f64() * self.per_sec).min(self.burst);
+        if tokens >= 1.0 {
+            return Ok(());
+        }
+        Err(Duration::from_secs_f64((1.0 - tokens) / self.per_sec))
+    }
+
     /// Spends one attempt for `key` and says what is left of its budget.
     pub fn take_budget(&self, key: &str) -> Budget {
         let now = Instant::now();

@@ -126,9 +126,8 @@ pub async fn submit(State(app): State<SharedState>, req: Request) -> Response {
     let address = crate::routes::oauth::peer(&parts)
         .map(|ip| ip.to_string())
         .unwrap_or_default();
-    if app.signin.per_address.take(&address).is_err()
-        || app.signin.per_email.take(&email.to_lowercase()).is_err()
-    {
+    // only failures count (a success never locks anyone out)
+    if app.signin.refused(&email, &address).is_some() {
         return form(
             &app,
             StatusCode::TOO_MANY_REQUESTS,
@@ -155,6 +154,7 @@ pub async fn submit(State(app): State<SharedState>, req: Request) -> Response {
     let person = match pp_auth::sign_in(&app.store, &email, password).await {
         Ok(Some(p)) => p,
         Ok(None) => {
+            app.signin.failed(&email, &address);
             return form(
                 &app,
                 StatusCode::UNAUTHORIZED,

@@ -647,3 +647,67 @@ async fn revoke_answers_unknown_and_known_client_ids_alike() {
     // a credential's id without its secret is answered alike too
     assert_eq!(answer(&app.acme.client_id).await, known);
 }
+
+/// Issue 52, finding 6: sign-in limits count failures only, per address and per email and
+/// address together, so nobody is locked out by their own sign-ins or by someone else failing
+/// from another address. Reproduced on the old main: the per-email limit counted successful
+/// sign-ins too, and one address failing for an admin's email kept them locked out.
+#[tokio::test]
+async fn sign_in_limits_count_failures_and_cannot_be_turned_against_a_person() {
+    let app = TestApp::start().await;
+    let email = person(&app, "ada@acme.example", Role::Admin).await;
+    // a dozen successful sign-ins in a row: none refused
+    for n in 0..12 {
+        let page = Browser::new(&app).sign_in(&email, PASSWORD).await;
+        assert_eq!(page.status, 303, "sign-in {n}: {}", page.body);
+    }
+    // someone else, from another address, fails again and again for the same email
+    let mut refused = false;
+    for _ in 0..30 {
+        let page = Browser::from_address(&app, "127.0.0.2")
+            .sign_in(&email, "guessing wrong")
+            .await;
+        refused |= page.status == 429;
+        assert!(matches!(page.status, 401 | 429), "{}", page.body);
+    }
+    assert!(refused, "the guessing address is stopped");
+    // the person, from their own address, still signs in
+    let page = Browser::from_address(&app, "127.0.0.3")
+        .sign_in(&email, PASSWORD)
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+}
+
+/// Issue 52, finding 6: the password form is limited like sign-in. Reproduced on the old
+/// main: 25 wrong current passwords, then the right one changed it.
+#[tokio::test]
+async fn wrong_current_passwords_are_limited_like_sign_ins() {
+    let app = TestApp::start().await;
+    let email = person(&app, "kim@acme.example", Role::Member).await;
+    let mut b = Browser::new(&app);
+    b.sign_in(&email, PASSWORD).await;
+    let csrf = b.csrf("/console/password").await;
+    let new = "a brand new passphrase";
+    for _ in 0..25 {
+        let wrong = b
+            .post(
+                "/console/password",
+                &[("csrf", &csrf), ("current", "not it at all"), ("new", new)],
+            )
+            .await;
+        assert_eq!(wrong.status, 400, "{}", wrong.body);
+    }
+    let right = b
+        .post(
+            "/console/password",
+            &[("csrf", &csrf), ("current", PASSWORD), ("new", new)],
+        )
+        .await;
+    assert_eq!(right.status, 400, "the right one waits too: {}", right.body);
+    assert!(right.body.contains("Too many"), "{}", right.body);
+    // nothing changed: the old password still signs in (from another address)
+    let page = Browser::from_address(&app, "127.0.0.4")
+        .sign_in(&email, PASSWORD)
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+}

@@ -121,10 +121,21 @@ pub struct Browser {
 
 impl Browser {
     pub fn new(app: &TestApp) -> Self {
+        Self::at(app, None)
+    }
+
+    /// A browser whose connections come from `address` (a loopback address other than
+    /// 127.0.0.1 stands for another machine).
+    pub fn from_address(app: &TestApp, address: &str) -> Self {
+        Self::at(app, Some(address.parse().unwrap()))
+    }
+
+    fn at(app: &TestApp, address: Option<std::net::IpAddr>) -> Self {
         Self {
             base: app.base.clone(),
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                .local_address(address)
                 .build()
                 .unwrap(),
             jar: HashMap::new(),

@@ -39,10 +39,20 @@ pub async fn form(State(app): State<SharedState>, req: Request) -> Response {
 }
 
 pub async fn change(State(app): State<SharedState>, req: Request) -> Response {
+    let address = crate::routes::oauth::peer_of(&req)
+        .map(|ip| ip.to_string())
+        .unwrap_or_default();
     let (s, form) = match web::signed_form(&app, req).await {
         Ok(x) => x,
         Err(r) => return r,
     };
+    // limited like signing in: wrong current passwords count, per person and address
+    if app.signin.refused(&s.person.email, &address).is_some() {
+        return page(
+            &s,
+            Some("Too many wrong passwords. Wait a minute and try again.".into()),
+        );
+    }
     let Ok(_slot) = app.signin.hashing.acquire().await else {
         return page(
             &s,
@@ -59,9 +69,13 @@ pub async fn change(State(app): State<SharedState>, req: Request) -> Response {
         .change_password(&s.person, current, new)
         .await
     {
-        Ok(()) => {
+        Ok(true) => {
             tracing::info!(person = %s.person.id, "password changed in the console");
             see_other("/login", &[web::set_cookie(&app, SESSION_COOKIE, "", 0)])
+        }
+        Ok(false) => {
+            app.signin.failed(&s.person.email, &address);
+            page(&s, Some("The current password is not right.".into()))
         }
         Err(e) if e.kind.status() < 500 => page(&s, Some(e.message().to_owned())),
         Err(e) => web::failed(&e),

@@ -137,6 +137,14 @@ pub(crate) fn client_auth(
 /// Largest form body the OAuth endpoints read (a few short fields).
 pub(crate) const MAX_BODY: usize = 16 * 1024;
 
+/// The caller's address, read from a whole request.
+pub(crate) fn peer_of<B>(req: &axum::http::Request<B>) -> Option<std::net::IpAddr> {
+    req.extensions()
+        .get::<Slot>()
+        .and_then(Slot::peer)
+        .map(|a| a.ip())
+}
+
 /// The caller's address, when the server recorded it.
 pub(crate) fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
     parts
