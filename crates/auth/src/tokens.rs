@@ -169,9 +169,6 @@ pub async fn mint_token(
                 )));
             }
             granted
-                .validate_grant()
-                .map_err(|e| OAuthError::InvalidScope(e.message().to_owned()))?;
-            granted
         }
     };
     let token = random_token("ppat_").map_err(server_error)?;

@@ -50,12 +50,23 @@ fn respond(e: &Error, body: serde_json::Value) -> Response {
     if let Some(v) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
     }
-    if e.kind == Kind::Throttled
-        && let Some(v) = body_retry_after(e)
-    {
+    if let Some(v) = retry_after(e) {
         res.headers_mut().insert(header::RETRY_AFTER, v);
     }
     res
+}
+
+/// `Retry-After` of a failure worth retrying later: a throttled call's own delay, or an
+/// outage's (the state store or a warehouse server out of reach), a few seconds unless it
+/// says otherwise.
+fn retry_after(e: &Error) -> Option<HeaderValue> {
+    match e.kind {
+        Kind::Throttled => body_retry_after(e),
+        Kind::Unavailable | Kind::WarehouseUnavailable => {
+            body_retry_after(e).or_else(|| Some(HeaderValue::from_static("5")))
+        }
+        _ => None,
+    }
 }
 
 /// `Retry-After` of a throttled failure, from its `retryAfter` field.
@@ -103,4 +114,27 @@ pub async fn method_not_allowed(uri: Uri) -> Response {
             format!("{} does not take this method", uri.path()),
         ),
     )
+}
+
+#[cfg(test)]
+mod retry_tests {
+    use super::*;
+
+    /// Issue 52, finding 8: an outage (the state store or a warehouse server out of reach)
+    /// answers `503` with `Retry-After`; a service switched off by its operator does not.
+    #[test]
+    fn an_outage_says_when_to_retry() {
+        let store = Error::new(Kind::Unavailable, "the state store cannot be reached")
+            .with_field("retryAfter", 7u64);
+        let res = ApiError(store).into_response();
+        assert_eq!(res.status(), 503);
+        assert_eq!(res.headers()[header::RETRY_AFTER], "7");
+        let warehouse = Error::new(Kind::WarehouseUnavailable, "down");
+        let res = V1Error(warehouse).into_response();
+        assert_eq!(res.headers()[header::RETRY_AFTER], "5");
+        let switched_off = Error::new(Kind::ListingsWriteDisabled, "off");
+        let res = ApiError(switched_off).into_response();
+        assert_eq!(res.status(), 503);
+        assert!(res.headers().get(header::RETRY_AFTER).is_none());
+    }
 }

@@ -9,6 +9,42 @@ use sqlx::{Column, Postgres, Row as _, TypeInfo};
 
 use super::{Arg, Cell, Row, Tx, TxFuture, db_error, to_dollar};
 
+/// Seconds a caller is told to wait when the state store cannot be reached.
+const RETRY_AFTER_SECS: u64 = 5;
+
+/// A failure of the state store as the caller should hear it: a store that cannot be reached
+/// (no connection within the pool's deadline, a connection lost, the server shutting down or
+/// refusing connections) is `503 unavailable`, to retry after a few seconds, and nothing the
+/// request meant to write was written (its transaction never committed); anything else is the
+/// gateway's internal error. Either way the cause stays attached for the log.
+fn pg_error(e: sqlx::Error) -> Error {
+    let unreachable = match &e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            // connection exceptions, the server shutting down or starting up, or the
+            // database not taking connections
+            code.starts_with("08")
+                || code.starts_with("57P")
+                || (code == "55000" && db.message().contains("accepting connections"))
+        }
+        _ => false,
+    };
+    if !unreachable {
+        return db_error(e);
+    }
+    Error::new(
+        pp_core::Kind::Unavailable,
+        "the service's state store cannot be reached right now; nothing was changed",
+    )
+    .with_field("retryAfter", RETRY_AFTER_SECS)
+    .with_source(e)
+}
+
 /// A pool of connections to one PostgreSQL database.
 #[derive(Clone)]
 pub struct PgDb {
@@ -36,7 +72,7 @@ impl PgDb {
         let r = bind(sqlx::query(&sql), args)
             .execute(&self.pool)
             .await
-            .map_err(db_error)?;
+            .map_err(pg_error)?;
         Ok(r.rows_affected())
     }
 
@@ -45,7 +81,7 @@ impl PgDb {
         let rows = bind(sqlx::query(&sql), args)
             .fetch_all(&self.pool)
             .await
-            .map_err(db_error)?;
+            .map_err(pg_error)?;
         rows.iter().map(read).collect()
     }
 
@@ -54,15 +90,15 @@ impl PgDb {
         T: Send + 'static,
         F: for<'t> FnOnce(&'t mut Tx) -> TxFuture<'t, T> + Send + 'static,
     {
-        let inner = self.pool.begin().await.map_err(db_error)?;
+        let inner = self.pool.begin().await.map_err(pg_error)?;
         let mut tx = Tx::Postgres(PgTx { inner });
         let out = body(&mut tx).await;
         let Tx::Postgres(PgTx { inner }) = tx else {
             unreachable!("a PostgreSQL transaction stays PostgreSQL")
         };
         match &out {
-            Ok(_) => inner.commit().await.map_err(db_error)?,
-            Err(_) => inner.rollback().await.map_err(db_error)?,
+            Ok(_) => inner.commit().await.map_err(pg_error)?,
+            Err(_) => inner.rollback().await.map_err(pg_error)?,
         }
         out
     }
@@ -79,7 +115,7 @@ impl PgTx {
         let r = bind(sqlx::query(&sql), args)
             .execute(&mut *self.inner)
             .await
-            .map_err(db_error)?;
+            .map_err(pg_error)?;
         Ok(r.rows_affected())
     }
 
@@ -88,7 +124,7 @@ impl PgTx {
         let rows = bind(sqlx::query(&sql), args)
             .fetch_all(&mut *self.inner)
             .await
-            .map_err(db_error)?;
+            .map_err(pg_error)?;
         rows.iter().map(read).collect()
     }
 }

@@ -14,6 +14,7 @@ mod jobs;
 mod ledger;
 mod listing_writes;
 mod mcp_sessions;
+mod outage;
 mod pacing;
 mod people;
 mod policies;

@@ -265,7 +265,10 @@ fn cell(row: &MySqlRow, i: usize) -> Result<Value> {
 fn error(e: sqlx::Error, sql: &str) -> Error {
     let sqlx::Error::Database(db) = &e else {
         return match e {
-            sqlx::Error::Io(_) | sqlx::Error::Tls(_) => unreachable("mysql", &e),
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed => unreachable("mysql", &e),
             other => Error::internal_with("mysql warehouse", other),
         };
     };

@@ -240,7 +240,10 @@ fn cell(row: &PgRow, i: usize) -> Result<Value> {
 fn error(e: sqlx::Error, sql: &str) -> Error {
     let sqlx::Error::Database(db) = &e else {
         return match e {
-            sqlx::Error::Io(_) | sqlx::Error::Tls(_) => unreachable("postgres", &e),
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed => unreachable("postgres", &e),
             other => Error::internal_with("postgres warehouse", other),
         };
     };
