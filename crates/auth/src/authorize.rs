@@ -150,11 +150,24 @@ pub async fn check_authorize(
         }
     };
     let state = p.state.clone();
-    let fail = |error: &'static str, description: String| AuthorizeError::Redirect {
-        redirect_uri: redirect_uri.clone(),
-        error,
-        description,
-        state: state.clone(),
+    // an error goes back to the application only at an address someone vouched for: an
+    // application an operator or admin registered, or one a person has consented to (a client
+    // that registered itself belongs to a tenant from its first consent); to any other the
+    // browser is shown the error here, so the endpoint cannot be used to send people to an
+    // address anyone registered (RFC 9700 §4.11)
+    let trusted = client.kind != "dynamic" || client.tenant_id.is_some();
+    let fail = |error: &'static str, description: String| {
+        if !trusted {
+            return page(format!(
+                "The application's request was refused: {description}."
+            ));
+        }
+        AuthorizeError::Redirect {
+            redirect_uri: redirect_uri.clone(),
+            error,
+            description,
+            state: state.clone(),
+        }
     };
     if state.as_ref().is_some_and(|s| s.len() > 2_000) {
         return Err(fail(

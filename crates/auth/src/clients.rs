@@ -37,41 +37,37 @@ fn bad(msg: impl Into<String>) -> Error {
     Error::new(Kind::BadParams, msg)
 }
 
-/// Checks a redirect URI: absolute, no fragment, at most 2,000 characters, and `https`, or
-/// `http` on a loopback host (`127.0.0.1`, `[::1]`, `localhost`) for native and local clients.
+/// Checks a redirect URI: at most 2,000 characters, read as a browser reads it (the WHATWG
+/// URL rules, through the `url` crate) and written exactly as that reading writes it back —
+/// so no character or host is read one way here and another way by the browser —, with a
+/// host and no user or fragment, and `https`, or `http` on a loopback host (`127.0.0.1`,
+/// `[::1]`, `localhost`) for native and local clients.
 pub fn check_redirect_uri(uri: &str) -> Result<()> {
     if uri.len() > 2_000 || uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(bad(format!(
             "redirect URI '{uri}' is too long or holds spaces"
         )));
     }
-    if uri.contains('#') {
+    let url = url::Url::parse(uri)
+        .map_err(|e| bad(format!("redirect URI '{uri}' is not an absolute URL ({e})")))?;
+    if url.as_str() != uri {
+        return Err(bad(format!(
+            "redirect URI '{uri}' reads differently to a browser, as '{url}': register it in that form"
+        )));
+    }
+    if url.fragment().is_some() {
         return Err(bad(format!("redirect URI '{uri}' may not hold a fragment")));
     }
-    let (scheme, rest) = uri
-        .split_once("://")
-        .ok_or_else(|| bad(format!("redirect URI '{uri}' is not an absolute URL")))?;
-    let authority = rest.split(['/', '?']).next().unwrap_or("");
-    let host = if authority.starts_with('[') {
-        authority
-            .split(']')
-            .next()
-            .map(|h| format!("{h}]"))
-            .unwrap_or_default()
-    } else {
-        authority
-            .rsplit_once(':')
-            .map_or(authority, |(h, _)| h)
-            .to_owned()
-    };
-    if host.is_empty() || authority.contains('@') {
-        return Err(bad(format!("redirect URI '{uri}' names no host")));
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad(format!("redirect URI '{uri}' may not name a user")));
     }
-    let loopback = matches!(
-        host.to_ascii_lowercase().as_str(),
-        "127.0.0.1" | "[::1]" | "localhost"
-    );
-    match scheme.to_ascii_lowercase().as_str() {
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback() && ip == std::net::Ipv4Addr::LOCALHOST,
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d == "localhost",
+        None => return Err(bad(format!("redirect URI '{uri}' names no host"))),
+    };
+    match url.scheme() {
         "https" => Ok(()),
         "http" if loopback => Ok(()),
         _ => Err(bad(format!(
@@ -297,6 +293,13 @@ mod tests {
             "https:///cb",
             "http://127.0.0.1.evil.example/cb",
             "http://user@127.0.0.1/cb",
+            // issue 52, finding 4: each accepted on the old main, and each read by a browser
+            // otherwise than the check read it
+            "https://app.example/cb?x=\"<>",
+            "http://[::1]evil.example/cb",
+            "http://localhost:80\\.evil.example/cb",
+            "https://APP.example/cb",
+            "http://127.0.0.2/cb",
         ] {
             assert!(check_redirect_uri(bad).is_err(), "{bad}");
         }

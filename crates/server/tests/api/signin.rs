@@ -69,6 +69,8 @@ async fn plain_pkce_and_a_missing_verifier_are_refused() {
     let mut b = Browser::new(&app);
     b.sign_in(&email, PASSWORD).await;
     let (verifier, challenge) = pkce();
+    // a person's consent makes the registered address one errors may go back to
+    consent(&mut b, &client, &challenge).await;
 
     // plain: back to the client with invalid_request, and no code
     let q = authorize_query(&client, REDIRECT, &verifier, "plain");
@@ -710,4 +712,24 @@ async fn wrong_current_passwords_are_limited_like_sign_ins() {
         .sign_in(&email, PASSWORD)
         .await;
     assert_eq!(page.status, 303, "{}", page.body);
+}
+
+/// Issue 52, finding 4: `/oauth/authorize` sends an error back only to an address someone
+/// vouched for. Reproduced on the old main: anyone could register a client (RFC 7591) with
+/// any https redirect URI, and an error at `/oauth/authorize` (a missing `code_challenge`)
+/// redirected straight there without sign-in or consent: an open redirector.
+#[tokio::test]
+async fn an_error_goes_back_only_to_an_address_someone_vouched_for() {
+    let app = TestApp::start().await;
+    let anywhere = "https://anywhere.example/cb";
+    let client = register(&app, anywhere).await;
+    let (_, challenge) = pkce();
+    let mut q = authorize_query(&client, anywhere, &challenge, "S256");
+    q.retain(|(k, _)| k != "code_challenge");
+    let page = Browser::new(&app)
+        .get(&with_query("/oauth/authorize", &q))
+        .await;
+    assert_eq!(page.status, 400, "{}", page.body);
+    assert!(page.location.is_none(), "sent away to {:?}", page.location);
+    assert!(page.body.contains("request was refused"), "{}", page.body);
 }
