@@ -153,8 +153,6 @@ pub enum RegisterError {
     RedirectUri(String),
     /// `invalid_client_metadata`.
     Metadata(String),
-    /// Too many clients wait for a first consent (429).
-    Full,
     /// The store failed.
     Server(Error),
 }
@@ -165,7 +163,6 @@ impl RegisterError {
         match self {
             RegisterError::RedirectUri(_) => "invalid_redirect_uri",
             RegisterError::Metadata(_) => "invalid_client_metadata",
-            RegisterError::Full => "temporarily_unavailable",
             RegisterError::Server(_) => "server_error",
         }
     }
@@ -174,10 +171,6 @@ impl RegisterError {
     pub fn description(&self) -> String {
         match self {
             RegisterError::RedirectUri(m) | RegisterError::Metadata(m) => m.clone(),
-            RegisterError::Full => {
-                "too many registered clients are waiting for a first sign-in; try again later"
-                    .into()
-            }
             RegisterError::Server(_) => "the authorization server failed".into(),
         }
     }
@@ -243,7 +236,7 @@ pub async fn register_dynamic(
     let name = check_name(req.client_name.unwrap_or("MCP client")).map_err(metadata)?;
     let scopes = check_dynamic(req)?;
     let client_id = random_id("ppapp_", 12).map_err(RegisterError::Server)?;
-    let stored = store
+    let evicted = store
         .clients()
         .insert_dynamic(
             &NewClient {
@@ -260,8 +253,11 @@ pub async fn register_dynamic(
         )
         .await
         .map_err(RegisterError::Server)?;
-    if !stored {
-        return Err(RegisterError::Full);
+    if evicted > 0 {
+        tracing::info!(
+            evicted,
+            "the table of clients waiting for a first consent was full: the oldest made room"
+        );
     }
     store
         .clients()

@@ -60,6 +60,10 @@ pub struct Settings {
     /// 64 hex characters: the key that seals connected merchants' refresh tokens.
     #[arg(long, env = "PARTNER_SECRET_KEY", hide_env_values = true)]
     pub secret_key: Option<String>,
+    /// Requires this initial access token of clients that register themselves (RFC 7591 §3:
+    /// `Authorization: Bearer <token>` on `/oauth/register`); without it anyone may register.
+    #[arg(long, env = "PARTNER_REGISTRATION_TOKEN", hide_env_values = true)]
+    pub registration_token: Option<String>,
     /// The LWA app's client id (switches the marketplace surfaces on).
     #[arg(long, env = "PARTNER_LWA_CLIENT_ID")]
     pub lwa_client_id: Option<String>,

@@ -64,7 +64,8 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
                 &cfg.settings.mcp_allowed_hosts,
                 &cfg.settings.mcp_allowed_origins,
             )
-            .with_jobs(cfg.jobs());
+            .with_jobs(cfg.jobs())
+            .with_registration_token(cfg.settings.registration_token.clone());
         if upstream.is_none() {
             upstream = cfg.upstream().map_err(|e| describe(&e))?;
         }

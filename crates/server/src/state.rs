@@ -57,8 +57,10 @@ pub struct AppState {
     /// The key client secrets are hashed under (read once: the token endpoint needs it on
     /// every attempt).
     pub secret_key: pp_auth::SecretKey,
-    /// Client registrations (RFC 7591) per source address.
+    /// Client registrations (RFC 7591) per source network.
     pub register_limit: Limiter,
+    /// The initial access token registration requires, when the operator set one (RFC 7591 §3).
+    pub registration_token: Option<String>,
     /// Password sign-ins: attempts per address and per email, and how many password hashes
     /// run at once.
     pub signin: SignInLimits,
@@ -164,6 +166,7 @@ impl AppState {
             credential_limit: Limiter::new(bounds.credential_burst, bounds.credential_per_minute),
             secret_key,
             register_limit: Limiter::new(10, 10),
+            registration_token: None,
             signin: SignInLimits::new(),
             bounds,
         })
@@ -206,6 +209,12 @@ impl AppState {
         registry.register_all(self.intelligence.job_handlers())?;
         registry.register_all(self.more_jobs.iter().cloned())?;
         Ok(registry)
+    }
+
+    /// Requires `token` (when given) as the initial access token of client registration.
+    pub fn with_registration_token(mut self, token: Option<String>) -> Self {
+        self.registration_token = token.filter(|t| !t.is_empty());
+        self
     }
 
     /// Also accepts these `Host` names and `Origin`s on the MCP endpoints (`*` accepts any).

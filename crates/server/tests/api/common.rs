@@ -43,6 +43,8 @@ pub struct Options {
     pub workers: Option<(usize, usize)>,
     /// The abuse bounds.
     pub bounds: pp_server::Bounds,
+    /// The initial access token client registration requires, if any.
+    pub registration_token: Option<String>,
 }
 
 impl Default for Options {
@@ -59,6 +61,7 @@ impl Default for Options {
             mcp_origins: Vec::new(),
             workers: None,
             bounds: pp_server::Bounds::default(),
+            registration_token: None,
         }
     }
 }
@@ -136,6 +139,11 @@ impl TestApp {
         Self::start_inner(false, |_| {}, options).await
     }
 
+    /// A test app (no marketplace) set up by `options`.
+    pub async fn start_options(options: Options) -> Self {
+        Self::start_inner(false, |_| {}, options).await
+    }
+
     /// A marketplace test app set up by `options` (pricing runs want no usage plans and a
     /// short pace).
     pub async fn start_market_options(options: Options) -> Self {
@@ -198,6 +206,7 @@ impl TestApp {
             .await
             .unwrap()
             .with_mcp_allowed(&[], &options.mcp_origins)
+            .with_registration_token(options.registration_token.clone())
             .with_jobs(jobs.clone());
         let mut sandbox = None;
         let mut rebuild = None;

@@ -6,7 +6,7 @@
 use pp_auth::Role;
 use pp_core::ScopeSet;
 use pp_core::scope::PLUGIN_SCOPES;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::common::TestApp;
 use crate::signin_support::*;
@@ -732,4 +732,80 @@ async fn an_error_goes_back_only_to_an_address_someone_vouched_for() {
     assert_eq!(page.status, 400, "{}", page.body);
     assert!(page.location.is_none(), "sent away to {:?}", page.location);
     assert!(page.body.contains("request was refused"), "{}", page.body);
+}
+
+/// Issue 52, finding 5: a full table of clients waiting for a first consent forgets the
+/// oldest to make room instead of refusing everyone. Reproduced on the old main: 1,010
+/// registrations from 101 loopback addresses filled the table in 7.6 s, and a real client then
+/// got `429` until unused ones aged out a day later.
+#[tokio::test]
+async fn a_full_table_of_unused_clients_makes_room_for_the_next() {
+    let app = TestApp::start().await;
+    let uris = [REDIRECT.to_owned()];
+    for i in 0..pp_auth::clients::MAX_UNBOUND_DYNAMIC {
+        let id = format!("ppapp_flood{i:06}");
+        app.store
+            .clients()
+            .insert(&pp_store::signin::NewClient {
+                client_id: &id,
+                tenant_id: None,
+                kind: "dynamic",
+                name: "flood",
+                secret_hash: None,
+                redirect_uris: &uris,
+                scopes: "account:read",
+                created_by: "dcr:flood",
+            })
+            .await
+            .unwrap();
+    }
+    let r = app
+        .http
+        .post(app.url("/oauth/register"))
+        .json(&json!({ "client_name": "Real", "redirect_uris": [REDIRECT] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    assert!(
+        app.store
+            .clients()
+            .get("ppapp_flood000000")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        app.store
+            .clients()
+            .get("ppapp_flood000999")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+/// Issue 52, finding 5: the operator can require an initial access token for registration
+/// (RFC 7591 §3). Reproduced on the old main: there was no way to, so anyone could register.
+#[tokio::test]
+async fn registration_can_require_an_initial_access_token() {
+    let app = TestApp::start_options(crate::common::Options {
+        registration_token: Some("ppreg_only-for-our-clients".into()),
+        ..Default::default()
+    })
+    .await;
+    let body = json!({ "client_name": "IDE", "redirect_uris": [REDIRECT] });
+    let send = async |token: Option<&str>| {
+        let mut r = app.http.post(app.url("/oauth/register")).json(&body);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send().await.unwrap()
+    };
+    let r = send(None).await;
+    assert_eq!(r.status(), 401);
+    assert!(r.headers().contains_key("www-authenticate"));
+    assert_eq!(r.json::<Value>().await.unwrap()["error"], "invalid_token");
+    assert_eq!(send(Some("ppreg_guess")).await.status(), 401);
+    assert_eq!(send(Some("ppreg_only-for-our-clients")).await.status(), 201);
 }

@@ -98,38 +98,66 @@ impl Clients<'_> {
             .ok_or_else(|| Error::internal("client insert returned nothing"))?)
     }
 
-    /// Stores a dynamic client unless `max_unbound` dynamic clients that no one has consented
-    /// to were registered in the last day (older ones are forgotten first); false when full.
-    pub async fn insert_dynamic(&self, n: &NewClient<'_>, max_unbound: i64) -> Result<bool> {
+    /// Stores a dynamic client. At most `max_unbound` dynamic clients no one has consented to
+    /// are kept: those registered more than a day ago are forgotten, and when the table is
+    /// still full the oldest unused one makes room, so a flood of registrations never shuts
+    /// out the next real client. How many were forgotten to make room.
+    pub async fn insert_dynamic(&self, n: &NewClient<'_>, max_unbound: i64) -> Result<u64> {
         let day_ago = now_unix() - 86_400;
+        let args = args![
+            n.client_id,
+            n.name,
+            n.secret_hash,
+            n.redirect_uris.join("\n"),
+            n.scopes,
+            now_unix(),
+            n.created_by
+        ];
         self.0
-            .exec(
-                "DELETE FROM oauth_clients
-                 WHERE kind = 'dynamic' AND tenant_id IS NULL AND created_at < ?1",
-                args![day_ago],
-            )
-            .await?;
-        let n = self
-            .0
-            .exec(
-                "INSERT INTO oauth_clients (client_id, tenant_id, kind, name, secret_hash,
-                                            redirect_uris, scopes, created_at, created_by)
-                 SELECT ?1, NULL, 'dynamic', ?2, ?3, ?4, ?5, ?6, ?7
-                 WHERE (SELECT count(*) FROM oauth_clients
-                        WHERE kind = 'dynamic' AND tenant_id IS NULL) < ?8",
-                args![
-                    n.client_id,
-                    n.name,
-                    n.secret_hash,
-                    n.redirect_uris.join("\n"),
-                    n.scopes,
-                    now_unix(),
-                    n.created_by,
-                    max_unbound
-                ],
-            )
-            .await?;
-        Ok(n == 1)
+            .tx(move |tx| {
+                Box::pin(async move {
+                    // one registration at a time, across instances, so the cap holds
+                    tx.advisory_lock("dynamic-clients:unbound").await?;
+                    tx.exec(
+                        "DELETE FROM oauth_clients
+                         WHERE kind = 'dynamic' AND tenant_id IS NULL AND created_at < ?1",
+                        args![day_ago],
+                    )
+                    .await?;
+                    let waiting = tx
+                        .one(
+                            "SELECT count(*) FROM oauth_clients
+                             WHERE kind = 'dynamic' AND tenant_id IS NULL",
+                            args![],
+                        )
+                        .await?
+                        .map(|r| r.i64(0))
+                        .transpose()?
+                        .unwrap_or(0);
+                    let over = (waiting - max_unbound + 1).max(0);
+                    let evicted = if over > 0 {
+                        tx.exec(
+                            "DELETE FROM oauth_clients WHERE client_id IN (
+                                 SELECT client_id FROM oauth_clients
+                                 WHERE kind = 'dynamic' AND tenant_id IS NULL
+                                 ORDER BY created_at, client_id LIMIT ?1)",
+                            args![over],
+                        )
+                        .await?
+                    } else {
+                        0
+                    };
+                    tx.exec(
+                        "INSERT INTO oauth_clients (client_id, tenant_id, kind, name, secret_hash,
+                                                    redirect_uris, scopes, created_at, created_by)
+                         VALUES (?1, NULL, 'dynamic', ?2, ?3, ?4, ?5, ?6, ?7)",
+                        args,
+                    )
+                    .await?;
+                    Ok(evicted)
+                })
+            })
+            .await
     }
 
     /// The client with this id, revoked or not.

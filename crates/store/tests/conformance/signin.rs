@@ -160,7 +160,7 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
                 scopes: "account:read",
                 created_by: "dcr:1.2.3.4",
             };
-            assert!(c.insert_dynamic(&n, 2).await.unwrap());
+            assert_eq!(c.insert_dynamic(&n, 2).await.unwrap(), 0);
         }
         let n = NewClient {
             client_id: "d3",
@@ -172,11 +172,18 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
             scopes: "account:read",
             created_by: "x",
         };
-        assert!(
-            !c.insert_dynamic(&n, 2).await.unwrap(),
-            "the unbound cap holds on {}",
-            f.engine
-        );
+        // issue 52, finding 5: a full table of unused clients forgets the oldest to make room
+        // (on the old main the next registration was refused, everyone's, for a day)
+        assert_eq!(c.insert_dynamic(&n, 2).await.unwrap(), 1, "{}", f.engine);
+        assert!(c.get("d1").await.unwrap().is_none(), "the oldest made room");
+        assert!(c.get("d3").await.unwrap().is_some());
+        // the test goes on with d1 as the first consented client, registered again
+        let again = NewClient {
+            client_id: "d1",
+            ..n
+        };
+        assert_eq!(c.insert_dynamic(&again, 2).await.unwrap(), 1);
+        assert!(c.get("d2").await.unwrap().is_none(), "then the next oldest");
         assert!(c.bind("d1", "acme", 1).await.unwrap());
         assert!(
             c.bind("d1", "acme", 1).await.unwrap(),
@@ -187,7 +194,7 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
             "bound to acme, not zeta"
         );
         assert!(
-            !c.bind("d2", "acme", 1).await.unwrap(),
+            !c.bind("d3", "acme", 1).await.unwrap(),
             "acme is at its limit on {}",
             f.engine
         );
@@ -201,7 +208,7 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
         );
         assert!(c.revoke("d1", Some("acme")).await.unwrap());
         assert!(
-            c.bind("d2", "acme", 1).await.unwrap(),
+            c.bind("d3", "acme", 1).await.unwrap(),
             "a revoked client frees its place"
         );
     })

@@ -1,8 +1,10 @@
 //! `POST /oauth/register` (RFC 7591): an MCP client registers itself as a public client. The
 //! body is JSON client metadata; what is read is `client_name`, `redirect_uris` (https or
 //! loopback), `scope` (at most the documented default set), `grant_types`, `response_types`
-//! and `token_endpoint_auth_method` (`none`). Registrations are limited per source address,
-//! and only so many may wait for a first consent.
+//! and `token_endpoint_auth_method` (`none`). Registrations are limited per source network
+//! (an IPv4 address, an IPv6 /64: one machine's share), only so many may wait for a first
+//! consent (the oldest unused one makes room), and the operator may require an initial access
+//! token (RFC 7591 §3, `registration_token`).
 
 use axum::Json;
 use axum::extract::{Request, State};
@@ -39,14 +41,55 @@ fn refused(status: StatusCode, code: &str, description: &str) -> Response {
     )
 }
 
+/// The network a registration is counted under: an IPv4 address as it is, an IPv6 address by
+/// its /64 (the share one machine is handed; an IPv4 address mapped into IPv6 reads as IPv4).
+fn network(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+/// Whether the request carries the operator's initial access token, when one is required.
+fn admitted(app: &SharedState, headers: &axum::http::HeaderMap) -> bool {
+    let Some(want) = &app.registration_token else {
+        return true;
+    };
+    let given = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    pp_auth::sessions::constant_eq(given.as_bytes(), want.as_bytes())
+}
+
 pub async fn register(State(app): State<SharedState>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let from = peer(&parts).map(|ip| ip.to_string()).unwrap_or_default();
-    if let Err(wait) = app.register_limit.take(&from) {
+    let net = peer(&parts).map(network).unwrap_or_default();
+    if !admitted(&app, &parts.headers) {
+        let mut res = refused(
+            StatusCode::UNAUTHORIZED,
+            "invalid_token",
+            "registration here needs the operator's initial access token (Authorization: Bearer …)",
+        );
+        res.headers_mut().insert(
+            axum::http::header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer realm=\"partner-platform\""),
+        );
+        return res;
+    }
+    if let Err(wait) = app.register_limit.take(&net) {
         let mut res = refused(
             StatusCode::TOO_MANY_REQUESTS,
             "temporarily_unavailable",
-            "too many registrations from this address; retry later",
+            "too many registrations from this network; retry later",
         );
         res.headers_mut().insert(
             axum::http::header::RETRY_AFTER,
@@ -107,9 +150,22 @@ pub async fn register(State(app): State<SharedState>, req: Request) -> Response 
                 "the authorization server failed",
             )
         }
-        Err(e @ RegisterError::Full) => {
-            refused(StatusCode::TOO_MANY_REQUESTS, e.code(), &e.description())
-        }
         Err(e) => refused(StatusCode::BAD_REQUEST, e.code(), &e.description()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 52, finding 5: registrations are counted per network, an IPv6 /64 as one.
+    /// Reproduced on the old main: the limit counted each IPv6 address alone, and a host
+    /// holds a whole /64 of them.
+    #[test]
+    fn one_ipv6_slash_64_is_one_network() {
+        let n = |s: &str| super::network(s.parse().unwrap());
+        assert_eq!(n("2001:db8:1:2::1"), n("2001:db8:1:2:ffff:ffff:ffff:ffff"));
+        assert_ne!(n("2001:db8:1:2::1"), n("2001:db8:1:3::1"));
+        assert_eq!(n("198.51.100.7"), "198.51.100.7");
+        assert_eq!(n("::ffff:198.51.100.7"), "198.51.100.7");
+        assert_ne!(n("198.51.100.7"), n("198.51.100.8"));
     }
 }
