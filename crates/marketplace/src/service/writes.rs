@@ -218,6 +218,7 @@ impl AdsWrites<'_> {
             snapshot,
             compared,
             currency,
+            previewed_on: Some(p.surface.as_wire()),
         };
         let created = now_ms();
         let row = PlanRow {
@@ -452,9 +453,7 @@ impl AdsWrites<'_> {
             return Err(policy_violation(broken));
         }
         if approved.is_none()
-            && let Some(reason) = rules
-                .approval
-                .required(&op.id, body.items.len(), &p.surface)
+            && let Some(reason) = held_for(&rules.approval, op, &body, p)
         {
             return held::hold(
                 self.m,
@@ -668,6 +667,28 @@ fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<
         commit: info,
         items: answer["items"].clone(),
     }))
+}
+
+/// Why the account's policy holds this commit for a person, if it does: by the committing
+/// caller's door, or by the door the plan was previewed through — a plan an AI client
+/// previewed over MCP waits for a person even when it is committed over REST.
+fn held_for(
+    rules: &policy::ApprovalRules,
+    op: &Operation,
+    body: &PlanBody,
+    p: &Principal,
+) -> Option<String> {
+    let n = body.items.len();
+    rules.required(&op.id, n, &p.surface).or_else(|| {
+        let previewed = body
+            .previewed_on
+            .as_deref()
+            .and_then(pp_core::Surface::from_wire)
+            .filter(|s| *s != p.surface)?;
+        rules
+            .required(&op.id, n, &previewed)
+            .map(|why| format!("{why}; this plan was previewed there, whichever door commits it"))
+    })
 }
 
 /// The refusal of a commit the account's policy does not allow.

@@ -99,6 +99,11 @@ pub struct PlanBody {
     /// The profile's currency, read at preview for the policy's bounds.
     #[serde(default)]
     pub currency: Option<String>,
+    /// Where the plan was previewed (the previewer's surface, as recorded): the policy's
+    /// approval rules apply to it whichever door commits the plan. Absent on plans stored
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previewed_on: Option<String>,
 }
 
 fn sha256(v: &Value) -> String {

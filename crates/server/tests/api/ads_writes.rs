@@ -971,3 +971,50 @@ async fn a_rejected_an_expired_or_a_changed_held_plan_is_never_sent() {
     assert_eq!(status(changed).await, "failed");
     assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 0);
 }
+
+/// Issue 52, finding 1: the approval rule follows the plan, not the door. Reproduced on the
+/// old main: with `{"approval": {"mcp": true}}`, an AI client's token previewed through the
+/// MCP tool and committed that plan through `POST /api/marketplace/ads/call`, and it was sent
+/// at once (audit: `surface: api`, `approvedBy: null`), skipping the person.
+#[tokio::test]
+async fn a_plan_previewed_over_mcp_waits_for_a_person_when_committed_over_rest() {
+    let app = TestApp::start_market().await;
+    app.store
+        .policies()
+        .put("acme", &json!({ "approval": { "mcp": true } }), "test")
+        .await
+        .unwrap();
+    let t = writer(&app).await;
+    let k = keywords(&app, &t, 1).await;
+    let c = bid_update(&[&k[0]["keywordId"]], nudged(&k[0]));
+    let mut m = Mcp::with_token(&app, t.clone());
+    m.initialize("2025-11-25").await;
+    let (_, preview) = m.call("marketplace_ads_call", c.clone()).await;
+    assert_eq!(preview["valid"], true, "{preview}");
+    // the same token commits the MCP-previewed plan over REST
+    let (status, held) = app.post(&t, CALL, commit_of(c.clone(), &preview)).await;
+    assert_eq!(
+        (status, held["outcome"].as_str()),
+        (202, Some("pending_approval")),
+        "{held}"
+    );
+    assert!(
+        held["approval"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("previewed there"),
+        "{held}"
+    );
+    assert_eq!(
+        app.sandbox_calls("sp.updateKeywords").await,
+        0,
+        "nothing sent"
+    );
+    // a plan previewed over REST still commits over REST at once under the same policy
+    let k2 = keywords(&app, &t, 2).await;
+    let c2 = bid_update(&[&k2[1]["keywordId"]], nudged(&k2[1]));
+    let preview = preview_ok(&app, &t, &c2).await;
+    let sent = commit(&app, &t, &c2, &preview).await;
+    assert_ne!(sent["outcome"], "pending_approval", "{sent}");
+    assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
+}
