@@ -69,6 +69,9 @@ pub struct AuditRow {
     pub finished_ms: Option<i64>,
     /// The person who approved the commit, when the tenant's policy held it for approval.
     pub approved_by: Option<String>,
+    /// Who previewed the plan (its actor and credential), beside who committed it.
+    pub previewed_by: Option<String>,
+    pub previewed_credential_id: Option<String>,
 }
 
 /// What `begin` decided.
@@ -101,7 +104,7 @@ pub struct AuditFilter {
 }
 
 const PLAN_COLS: &str = "id, tenant_id, credential_id, actor, operation, call_hash, plan_hash, body, created_ms, expires_ms";
-const AUDIT_COLS: &str = "id, tenant_id, plan_id, credential_id, actor, surface, operation, merchant, profile_id, plan_hash, idempotency_key, snapshot, sent, answer, status, created_ms, finished_ms, approved_by";
+const AUDIT_COLS: &str = "id, tenant_id, plan_id, credential_id, actor, surface, operation, merchant, profile_id, plan_hash, idempotency_key, snapshot, sent, answer, status, created_ms, finished_ms, approved_by, previewed_by, previewed_credential_id";
 
 /// Expired plans are kept this long after expiry (so a late commit hears "expired", not "not
 /// found"), then deleted.
@@ -146,6 +149,8 @@ fn audit(r: &Row) -> Result<AuditRow> {
         created_ms: r.i64(15)?,
         finished_ms: r.opt_i64(16)?,
         approved_by: r.opt_text(17)?,
+        previewed_by: r.opt_text(18)?,
+        previewed_credential_id: r.opt_text(19)?,
     })
 }
 
@@ -198,12 +203,12 @@ async fn begin_in(tx: &mut Tx, row: AuditRow) -> Result<Begin> {
         return Ok(Begin::AlreadyCommitted(first));
     }
     tx.exec(
-        format!("INSERT INTO ads_audit ({AUDIT_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL, NULL, 'sending', ?13, NULL, ?14)"),
+        format!("INSERT INTO ads_audit ({AUDIT_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL, NULL, 'sending', ?13, NULL, ?14, ?15, ?16)"),
         args![
             row.id.as_str(), t.as_str(), row.plan_id.as_str(), row.credential_id.as_str(), row.actor.as_str(),
             row.surface.as_str(), row.operation.as_str(), row.merchant.as_str(), row.profile_id.clone(),
             row.plan_hash.as_str(), row.idempotency_key.clone(), row.snapshot.to_string(), row.created_ms,
-            row.approved_by.clone()
+            row.approved_by.clone(), row.previewed_by.clone(), row.previewed_credential_id.clone()
         ],
     )
     .await?;

@@ -485,6 +485,9 @@ const STEPS: &[&str] = &[
     // (`last_call_at`) moves nothing.
     "CREATE TRIGGER auth_epoch_connections_u AFTER UPDATE OF status, sealed_token, region ON marketplace_connections BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;
     CREATE TRIGGER auth_epoch_connections_d AFTER DELETE ON marketplace_connections BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;",
+    // 23: who previewed a committed plan, on its audit row beside who committed it.
+    "ALTER TABLE ads_audit ADD COLUMN previewed_by TEXT;
+    ALTER TABLE ads_audit ADD COLUMN previewed_credential_id TEXT;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -1003,4 +1006,7 @@ const PG_STEPS: &[&str] = &[
     );",
     // 22: a connection's grant changing moves the auth epoch.
     "CREATE TRIGGER auth_epoch_connections AFTER UPDATE OF status, sealed_token, region OR DELETE ON marketplace_connections FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();",
+    // 23: who previewed a committed plan, on its audit row beside who committed it.
+    "ALTER TABLE ads_audit ADD COLUMN previewed_by TEXT;
+    ALTER TABLE ads_audit ADD COLUMN previewed_credential_id TEXT;",
 ];

@@ -349,6 +349,10 @@ pub struct AuditRecord {
     pub answer: Option<Value>,
     /// The person who approved it, when the tenant's policy held it for approval.
     pub approved_by: Option<String>,
+    /// Who previewed the plan, and with which credential (the caller who committed it is
+    /// `actor`, `credentialId`).
+    pub previewed_by: Option<String>,
+    pub previewed_credential_id: Option<String>,
 }
 
 /// A page of the audit log, newest first.

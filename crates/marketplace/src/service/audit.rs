@@ -88,6 +88,8 @@ fn record(r: AuditRow) -> super::answers::AuditRecord {
         sent: r.sent,
         answer: r.answer,
         approved_by: r.approved_by,
+        previewed_by: r.previewed_by,
+        previewed_credential_id: r.previewed_credential_id,
     }
 }
 

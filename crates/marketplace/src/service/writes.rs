@@ -624,6 +624,8 @@ pub(super) fn sending_row(
         created_ms: now_ms(),
         finished_ms: None,
         approved_by: None,
+        previewed_by: Some(plan.actor.clone()),
+        previewed_credential_id: Some(plan.credential_id.clone()),
     })
 }
 

@@ -1018,3 +1018,44 @@ async fn a_plan_previewed_over_mcp_waits_for_a_person_when_committed_over_rest()
     assert_ne!(sent["outcome"], "pending_approval", "{sent}");
     assert_eq!(app.sandbox_calls("sp.updateKeywords").await, 1);
 }
+
+/// Issue 52, finding 3: the audit row keeps who previewed the plan beside who committed it.
+/// Reproduced on the old main: one credential committed a plan another credential of the
+/// tenant previewed, and the audit row named only the committer.
+#[tokio::test]
+async fn the_audit_row_names_who_previewed_and_who_committed() {
+    let app = TestApp::start_market().await;
+    let previewer = app.credential("acme", Some(WRITER)).await;
+    let committer = app.credential("acme", Some(WRITER)).await;
+    let (tp, tc) = (app.token(&previewer).await, app.token(&committer).await);
+    let k = keywords(&app, &tp, 1).await;
+    let c = bid_update(&[&k[0]["keywordId"]], nudged(&k[0]));
+    let preview = preview_ok(&app, &tp, &c).await;
+    let done = commit(&app, &tc, &c, &preview).await;
+    assert_eq!(done["commit"]["outcome"], "answered", "{done}");
+    let (_, audit) = app
+        .get(
+            &tc,
+            "/api/marketplace/audit?operation=sp.update_keywords&limit=1",
+        )
+        .await;
+    let rec = &audit["records"][0];
+    assert_eq!(
+        rec["credentialId"],
+        committer.credential_id.as_str(),
+        "{rec}"
+    );
+    assert_eq!(
+        rec["previewedCredentialId"],
+        previewer.credential_id.as_str(),
+        "{rec}"
+    );
+    assert!(
+        rec["previewedBy"]
+            .as_str()
+            .unwrap()
+            .contains(&previewer.credential_id),
+        "{rec}"
+    );
+    assert_ne!(rec["previewedBy"], rec["actor"], "{rec}");
+}

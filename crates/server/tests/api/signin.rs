@@ -497,6 +497,8 @@ async fn the_console_shows_the_audit_log_to_admins() {
         created_ms: 1_700_000_000_000,
         finished_ms: None,
         approved_by: None,
+        previewed_by: None,
+        previewed_credential_id: None,
     };
     app.store.ads_writes().begin(row).await.unwrap();
     app.store

@@ -43,6 +43,8 @@ fn row(t: &TenantId, id: &str, plan: &str, key: Option<&str>, at: i64) -> AuditR
         created_ms: at,
         finished_ms: None,
         approved_by: None,
+        previewed_by: None,
+        previewed_credential_id: None,
     }
 }
 

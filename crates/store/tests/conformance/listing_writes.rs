@@ -99,6 +99,8 @@ async fn a_committed_change_set_is_found_by_its_plan_and_only_by_its_tenant() {
             created_ms: 1,
             finished_ms: None,
             approved_by: None,
+            previewed_by: None,
+            previewed_credential_id: None,
         };
         assert!(matches!(w.begin(row).await.unwrap(), Begin::Started));
         assert_eq!(w.by_plan(&t, "cs_1").await.unwrap().unwrap().id, "au_1");
