@@ -1,4 +1,4 @@
-//! The authorization endpoint's logic (RFC 6749 §4.1 with PKCE, RFC 7636): checking a request,
+//! The authorization endpoint's logic (the OAuth code flow with PKCE, RFC 6749 and RFC 7636; docs/auth.md): checking a request,
 //! what the consent page shows, and the code a consent issues. Only `response_type=code` with
 //! an S256 challenge is served; the redirect URI must equal a registered one exactly. Errors
 //! about the client or its redirect URI are shown to the person (never sent to an unchecked
@@ -103,7 +103,7 @@ fn page(msg: impl Into<String>) -> AuthorizeError {
     AuthorizeError::Page(msg.into())
 }
 
-/// A PKCE value: 43-128 characters of `A-Z a-z 0-9 - . _ ~` (RFC 7636 §4.1).
+/// A PKCE value: 43-128 characters of `A-Z a-z 0-9 - . _ ~` (RFC 7636, docs/auth.md).
 pub fn pkce_shaped(v: &str) -> bool {
     (43..=128).contains(&v.len())
         && v.bytes()
@@ -154,7 +154,7 @@ pub async fn check_authorize(
     // application an operator or admin registered, or one a person has consented to (a client
     // that registered itself belongs to a tenant from its first consent); to any other the
     // browser is shown the error here, so the endpoint cannot be used to send people to an
-    // address anyone registered (RFC 9700 §4.11)
+    // address anyone registered (RFC 9700, docs/auth.md)
     let trusted = client.kind != "dynamic" || client.tenant_id.is_some();
     let fail = |error: &'static str, description: String| {
         if !trusted {
@@ -224,7 +224,7 @@ pub async fn check_authorize(
         ));
     }
     let allowed = ScopeSet::parse(&client.scopes).map_err(AuthorizeError::Server)?;
-    // a request beyond what the application may hold is narrowed to it (RFC 6749 §3.3): the
+    // a request beyond what the application may hold is narrowed to it (RFC 6749, docs/auth.md): the
     // consent page shows, and the token holds, only those; one naming none of them is refused
     let scopes = match p.scope.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => allowed,

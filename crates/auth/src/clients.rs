@@ -135,7 +135,7 @@ pub async fn register_partner_app(
     Ok(CreatedClient { row, client_secret })
 }
 
-/// What an MCP client asks for when it registers itself (RFC 7591 §2, the fields read).
+/// What an MCP client asks for when it registers itself (RFC 7591, docs/auth.md, the fields read).
 pub struct DynamicRequest<'a> {
     pub client_name: Option<&'a str>,
     pub redirect_uris: &'a [String],
@@ -146,7 +146,7 @@ pub struct DynamicRequest<'a> {
     pub response_types: Option<&'a [String]>,
 }
 
-/// Why a registration was refused (RFC 7591 §3.2.2).
+/// Why a registration was refused (RFC 7591, docs/auth.md).
 #[derive(Debug)]
 pub enum RegisterError {
     /// `invalid_redirect_uri`.
@@ -207,7 +207,7 @@ fn check_dynamic(req: &DynamicRequest<'_>) -> Result<ScopeSet, RegisterError> {
             "registered clients use response type 'code' only".into(),
         ));
     }
-    // what it asks for beyond what a registered client may hold is left out (RFC 7591 §3.2.1:
+    // what it asks for beyond what a registered client may hold is left out (RFC 7591, docs/auth.md:
     // the answer names the scopes registered); asking for none of those is refused
     let allowed = ScopeSet::from_scopes(DYNAMIC_CLIENT_SCOPES);
     let scopes = match req.scope.map(str::trim).filter(|s| !s.is_empty()) {

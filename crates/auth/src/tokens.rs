@@ -9,7 +9,7 @@ use crate::secret::{SecretKey, Verdict, hash_secret, random_token, token_hash, v
 /// Access token lifetime: 12 hours (docs/limits.md).
 pub const TOKEN_TTL_SECS: i64 = 43_200;
 
-/// An RFC 6749 §5.2 token-endpoint error.
+/// A token-endpoint error (RFC 6749, docs/auth.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OAuthError {
     /// Unknown client, wrong secret or revoked credential (HTTP 401).
@@ -131,7 +131,7 @@ pub async fn authenticate_client(
     }
 }
 
-/// A successful token response (RFC 6749 §5.1).
+/// A successful token response (RFC 6749, docs/auth.md).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TokenResponse {
     /// The opaque bearer token.
@@ -148,7 +148,7 @@ pub struct TokenResponse {
 }
 
 /// Mints an access token for an authenticated credential. With `requested`, the token holds
-/// the requested scopes the credential holds (RFC 6749 §3.3: the answer's `scope` names what
+/// the requested scopes the credential holds (RFC 6749, docs/auth.md: the answer's `scope` names what
 /// was granted); a request naming none of them is refused, and so is an unknown scope name.
 pub async fn mint_token(
     store: &Store,

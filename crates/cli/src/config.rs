@@ -60,7 +60,7 @@ pub struct Settings {
     /// 64 hex characters: the key that seals connected merchants' refresh tokens.
     #[arg(long, env = "PARTNER_SECRET_KEY", hide_env_values = true)]
     pub secret_key: Option<String>,
-    /// Requires this initial access token of clients that register themselves (RFC 7591 §3:
+    /// Requires this initial access token of clients that register themselves (RFC 7591, docs/auth.md:
     /// `Authorization: Bearer <token>` on `/oauth/register`); without it anyone may register.
     #[arg(long, env = "PARTNER_REGISTRATION_TOKEN", hide_env_values = true)]
     pub registration_token: Option<String>,

@@ -13,7 +13,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
 
 /// Reads the one JSON document in `bytes` with `seed` (a reader that walks the document
 /// itself, reading the values it keeps with [`Strict`]); text after it is refused. The bytes
-/// are checked as UTF-8 once, which JSON text must be (RFC 8259 §8.1), so the reader need not
+/// are checked as UTF-8 once, which JSON text must be (RFC 8259, docs/security.md), so the reader need not
 /// check each string it meets (which costs more, string by string).
 pub fn read_with<'a, S: de::DeserializeSeed<'a>>(
     bytes: &'a [u8],

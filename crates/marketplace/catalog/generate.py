@@ -190,10 +190,10 @@ def write_spec(action, items, entity, answer, current=None, forbidden=None, modi
     *ErrorResults by targetRequestIndex; `whole`: one answer for the one item); the read that
     gives the entities' current values (`by`: `ids` = <entity>Filter.include in the body,
     `adGroupQuery` = adGroupIdFilter in the query, `adGroupFilter` = an AD_GROUP_ID filter,
-    `path` = one read per entity by its path id); the item fields a type refuses (§2.10); for
+    `path` = one read per entity by its path id); the item fields a type refuses (docs/writes.md); for
     bid adjustments the modifier family and the only fields an item may carry; the state an
     entity must be in to change (`require_state`); and whether the item's query is clean-room
-    audience SQL (`audience_query`: the §4.6 rule 5 checks)."""
+    audience SQL (`audience_query`: the clean-room audience checks of docs/writes.md)."""
     w = {"action": action, "items": items, "entityId": entity, "answer": answer}
     if current:
         w["current"] = current
@@ -337,7 +337,7 @@ ad("amc.create_workflow_execution", "POST", "/amc/reporting/{instanceId}/workflo
 ad("amc.get_workflow_execution", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}])
 ad("amc.get_download_urls", "GET", "/amc/reporting/{instanceId}/workflowExecutions/{executionId}/downloadUrls", "application/json", "read", profile=False, params=[{"name": "instanceId", "in": "path", "required": True, "type": "string"}, {"name": "executionId", "in": "path", "required": True, "type": "string"}], notes="Short-lived CSV URLs.")
 # an audience's current status comes from its own read (the path names it); only a FAILED one
-# may change (§3.3); audience SQL gets the §4.6 rule 5 checks before anything is sent
+# may change (docs/writes.md); audience SQL gets the clean-room audience checks (docs/writes.md) before anything is sent
 AUDIENCE_NOW = {"operation": "amc.get_audience", "by": "path"}
 ONLY_FAILED = {"field": "status", "values": ["FAILED"], "why": "a successful audience is immutable: only a FAILED audience may be updated or removed"}
 ad("amc.list_audiences", "GET", "/amc/audiences/query", "application/json", "read", profile=False)

@@ -59,7 +59,7 @@ pub struct AppState {
     pub secret_key: pp_auth::SecretKey,
     /// Client registrations (RFC 7591) per source network.
     pub register_limit: Limiter,
-    /// The initial access token registration requires, when the operator set one (RFC 7591 §3).
+    /// The initial access token registration requires, when the operator set one (RFC 7591, docs/auth.md).
     pub registration_token: Option<String>,
     /// Password sign-ins: attempts per address and per email, and how many password hashes
     /// run at once.

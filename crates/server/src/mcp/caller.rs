@@ -123,7 +123,7 @@ fn metadata_url(app: &SharedState) -> String {
 
 /// Answers a refused MCP request: a JSON-RPC error for POSTs (so any client shows the reason),
 /// the `/api` envelope otherwise, with the RFC 6750/9728 challenge where one applies. A
-/// request that presented no token gets a challenge without an error code (RFC 6750 §3.1):
+/// request that presented no token gets a challenge without an error code (RFC 6750, docs/auth.md):
 /// it is an invitation to sign in, not a fault.
 fn reject(app: &SharedState, method: &Method, presented: bool, e: Error) -> Response {
     let status = StatusCode::from_u16(e.kind.status()).unwrap_or(StatusCode::FORBIDDEN);

@@ -122,9 +122,9 @@ async fn no_token_is_401_pointing_at_the_resource_metadata() {
             challenge.contains(&format!("resource_metadata=\"{meta_url}\"")),
             "{challenge}"
         );
-        // no token is an invitation to sign in, not an error (RFC 6750 §3.1)
+        // no token is an invitation to sign in, not an error (RFC 6750, docs/auth.md)
         assert!(!challenge.contains("error="), "{challenge}");
-        // issue 52, finding 9: the challenge says which scopes to ask for (RFC 6750 §3), and
+        // issue 52, finding 9: the challenge says which scopes to ask for (RFC 6750, docs/auth.md), and
         // the SQL tools' are among them
         assert!(
             challenge.contains("scope=\"") && challenge.contains("sql:query"),

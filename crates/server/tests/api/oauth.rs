@@ -287,7 +287,7 @@ async fn an_address_past_its_token_attempts_is_refused_for_every_client() {
 }
 
 /// Issue 52, finding 9: a `client_credentials` request for more scopes than the credential
-/// holds is granted the ones it holds (RFC 6749 §3.3), and the answer's `scope` says which.
+/// holds is granted the ones it holds (RFC 6749, docs/auth.md), and the answer's `scope` says which.
 /// Reproduced on the old main: the official Python MCP SDK asks for every scope the resource
 /// metadata lists, and the token endpoint refused the whole request with `invalid_scope`
 /// ("this client does not hold: corrections:write context:write timeline:write").

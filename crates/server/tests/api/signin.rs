@@ -788,7 +788,7 @@ async fn a_full_table_of_unused_clients_makes_room_for_the_next() {
 }
 
 /// Issue 52, finding 5: the operator can require an initial access token for registration
-/// (RFC 7591 §3). Reproduced on the old main: there was no way to, so anyone could register.
+/// (RFC 7591, docs/auth.md). Reproduced on the old main: there was no way to, so anyone could register.
 #[tokio::test]
 async fn registration_can_require_an_initial_access_token() {
     let app = TestApp::start_options(crate::common::Options {

@@ -64,7 +64,7 @@ pub(crate) fn no_store(mut res: Response) -> Response {
     res
 }
 
-/// `client_id:client_secret` from an HTTP Basic header (each part form-url-decoded, RFC 6749 §2.3.1).
+/// `client_id:client_secret` from an HTTP Basic header (each part form-url-decoded, RFC 6749, docs/auth.md).
 fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OAuthError> {
     let Some(v) = headers.get(header::AUTHORIZATION) else {
         return Ok(None);
@@ -92,7 +92,7 @@ fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OA
     Ok(Some((decode(id), decode(secret))))
 }
 
-/// The form's fields; a repeated field is `invalid_request` (RFC 6749 §3.2).
+/// The form's fields; a repeated field is `invalid_request` (RFC 6749, docs/auth.md).
 pub(crate) fn form_fields(body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
     let mut out: Vec<(String, String)> = Vec::new();
     for (k, v) in form_urlencoded::parse(body) {

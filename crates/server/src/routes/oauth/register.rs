@@ -4,7 +4,7 @@
 //! and `token_endpoint_auth_method` (`none`). Registrations are limited per source network
 //! (an IPv4 address, an IPv6 /64: one machine's share), only so many may wait for a first
 //! consent (the oldest unused one makes room), and the operator may require an initial access
-//! token (RFC 7591 §3, `registration_token`).
+//! token (RFC 7591, docs/auth.md, `registration_token`).
 
 use axum::Json;
 use axum::extract::{Request, State};

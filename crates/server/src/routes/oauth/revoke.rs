@@ -31,7 +31,7 @@ pub async fn revoke(State(app): State<SharedState>, req: Request) -> Response {
     }
     .await;
     match result {
-        // RFC 7009 §2.2: the body is ignored; an empty object keeps every answer JSON
+        // the answer's body is ignored (RFC 7009, docs/auth.md); an empty object keeps every answer JSON
         Ok(()) => no_store((StatusCode::OK, axum::Json(serde_json::json!({}))).into_response()),
         Err(e) => oauth_error(e, basic_used),
     }
