@@ -37,9 +37,7 @@ impl People<'_> {
 
     /// Person `id_or_email`, within reach (another tenant's reads as no person).
     async fn reached(&self, id_or_email: &str) -> Result<PersonRow> {
-        let key =
-            pp_auth::normalize_email(id_or_email).unwrap_or_else(|_| id_or_email.trim().to_owned());
-        match self.store.people().find(&key).await {
+        match pp_auth::find_person(self.store, id_or_email).await {
             Ok(p) if self.op.reaches(&p.tenant_id) => Ok(p),
             Ok(_) => Err(Error::not_found(format!("no person '{id_or_email}'"))),
             Err(e) => Err(e),

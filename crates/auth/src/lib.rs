@@ -25,7 +25,8 @@ pub use credentials::{
 };
 pub use people::{
     CreatedPerson, MIN_PASSWORD, PersonDetails, Role, change_password, create_person,
-    disable_person, disable_person_of, hash_password, normalize_email, reset_password, sign_in,
+    disable_person, disable_person_of, find_person, hash_password, normalize_email, reset_password,
+    sign_in,
 };
 pub use secret::SecretKey;
 pub use tokens::{

@@ -176,7 +176,8 @@ pub async fn create_person(
 }
 
 /// The person named by id or by email (in any case).
-async fn find_person(store: &Store, id_or_email: &str) -> Result<PersonRow> {
+/// The person named by id or email (an email is matched as normalised).
+pub async fn find_person(store: &Store, id_or_email: &str) -> Result<PersonRow> {
     let key = normalize_email(id_or_email).unwrap_or_else(|_| id_or_email.trim().to_owned());
     store.people().find(&key).await
 }

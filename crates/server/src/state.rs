@@ -90,10 +90,10 @@ impl SignInLimits {
 
     /// How long `who` from `address` must wait before trying again, if they must.
     pub fn refused(&self, who: &str, address: &str) -> Option<std::time::Duration> {
-        let who = who.to_lowercase();
+        let (who, pair) = Self::keys(who, address);
         [
             self.per_address.check(address),
-            self.per_pair.check(&format!("{who}|{address}")),
+            self.per_pair.check(&pair),
             self.per_email.check(&who),
         ]
         .into_iter()
@@ -103,10 +103,17 @@ impl SignInLimits {
 
     /// Counts a failed attempt of `who` from `address`.
     pub fn failed(&self, who: &str, address: &str) {
-        let who = who.to_lowercase();
+        let (who, pair) = Self::keys(who, address);
         let _ = self.per_address.take(address);
-        let _ = self.per_pair.take(&format!("{who}|{address}"));
+        let _ = self.per_pair.take(&pair);
         let _ = self.per_email.take(&who);
+    }
+
+    /// The email's key and the email-and-address key an attempt counts under.
+    fn keys(who: &str, address: &str) -> (String, String) {
+        let who = who.to_lowercase();
+        let pair = format!("{who}|{address}");
+        (who, pair)
     }
 }
 

@@ -71,7 +71,7 @@ fn retry_after(e: &Error) -> Option<HeaderValue> {
 
 /// `Retry-After` of a throttled failure, from its `retryAfter` field.
 fn body_retry_after(e: &Error) -> Option<HeaderValue> {
-    let secs = e.api_envelope(None)["retryAfter"].as_u64()?;
+    let secs = e.field("retryAfter")?.as_u64()?;
     HeaderValue::from_str(&secs.to_string()).ok()
 }
 

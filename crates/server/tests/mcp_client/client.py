@@ -40,6 +40,25 @@ def text_json(result):
     return json.loads(result.content[0].text)
 
 
+class TokenMemory:
+    """Where the SDK's OAuth providers keep their tokens and client registration: memory."""
+
+    def __init__(self):
+        self.tokens, self.client = None, None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, info):
+        self.client = info
+
+
 async def exercise(call_tool, list_tools, version):
     """Lists tools and calls each surface's read tools; returns nothing, checks everything."""
     tools = await list_tools()
@@ -171,27 +190,11 @@ async def oauth():
     from urllib.parse import parse_qs, urlparse
 
     from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
-    from mcp.shared.auth import OAuthClientMetadata, OAuthToken
+    from mcp.shared.auth import OAuthClientMetadata
 
     email, password = sys.argv[3], sys.argv[4]
     redirect = "http://127.0.0.1:45999/callback"
     got = {}
-
-    class Memory:
-        def __init__(self):
-            self.tokens, self.client = None, None
-
-        async def get_tokens(self):
-            return self.tokens
-
-        async def set_tokens(self, tokens: OAuthToken):
-            self.tokens = tokens
-
-        async def get_client_info(self):
-            return self.client
-
-        async def set_client_info(self, info):
-            self.client = info
 
     def hidden(html, name):
         marker = f'name="{name}" value="'
@@ -225,7 +228,7 @@ async def oauth():
     async def callback():
         return AuthorizationCodeResult(code=got["code"], state=got["state"])
 
-    storage = Memory()
+    storage = TokenMemory()
     provider = OAuthClientProvider(
         server_url=f"{BASE}/mcp",
         client_metadata=OAuthClientMetadata(
@@ -254,27 +257,10 @@ async def client_credentials():
     metadata from the 401, asks the token endpoint for the scopes it names, is granted the
     ones the credential holds, and lists tools and runs legacy_query."""
     from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
-    from mcp.shared.auth import OAuthToken
 
     client_id, client_secret = sys.argv[3], sys.argv[4]
 
-    class Memory:
-        def __init__(self):
-            self.tokens, self.client = None, None
-
-        async def get_tokens(self):
-            return self.tokens
-
-        async def set_tokens(self, tokens: OAuthToken):
-            self.tokens = tokens
-
-        async def get_client_info(self):
-            return self.client
-
-        async def set_client_info(self, info):
-            self.client = info
-
-    storage = Memory()
+    storage = TokenMemory()
     provider = ClientCredentialsOAuthProvider(
         server_url=f"{BASE}/mcp", storage=storage, client_id=client_id,
         client_secret=client_secret, issuer=BASE)

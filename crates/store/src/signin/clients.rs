@@ -66,6 +66,25 @@ fn row(r: &Row) -> Result<ClientRow> {
     })
 }
 
+/// A client stored (`insert_args` binds its values).
+const INSERT: &str = "INSERT INTO oauth_clients (client_id, tenant_id, kind, name, secret_hash,
+                                                 redirect_uris, scopes, created_at, created_by)
+                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
+fn insert_args(n: &NewClient<'_>) -> Vec<crate::db::Arg> {
+    args![
+        n.client_id,
+        n.tenant_id,
+        n.kind,
+        n.name,
+        n.secret_hash,
+        n.redirect_uris.join("\n"),
+        n.scopes,
+        now_unix(),
+        n.created_by
+    ]
+}
+
 /// The clients aggregate.
 pub struct Clients<'a>(pub(crate) &'a Db);
 
@@ -74,24 +93,7 @@ impl Clients<'_> {
     pub async fn insert(&self, n: &NewClient<'_>) -> Result<ClientRow> {
         let rows = self
             .0
-            .all(
-                format!(
-                    "INSERT INTO oauth_clients (client_id, tenant_id, kind, name, secret_hash,
-                                                redirect_uris, scopes, created_at, created_by)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING {COLS}"
-                ),
-                args![
-                    n.client_id,
-                    n.tenant_id,
-                    n.kind,
-                    n.name,
-                    n.secret_hash,
-                    n.redirect_uris.join("\n"),
-                    n.scopes,
-                    now_unix(),
-                    n.created_by
-                ],
-            )
+            .all(format!("{INSERT} RETURNING {COLS}"), insert_args(n))
             .await?;
         row(rows
             .first()
@@ -104,15 +106,7 @@ impl Clients<'_> {
     /// out the next real client. How many were forgotten to make room.
     pub async fn insert_dynamic(&self, n: &NewClient<'_>, max_unbound: i64) -> Result<u64> {
         let day_ago = now_unix() - 86_400;
-        let args = args![
-            n.client_id,
-            n.name,
-            n.secret_hash,
-            n.redirect_uris.join("\n"),
-            n.scopes,
-            now_unix(),
-            n.created_by
-        ];
+        let args = insert_args(n);
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
@@ -147,13 +141,7 @@ impl Clients<'_> {
                     } else {
                         0
                     };
-                    tx.exec(
-                        "INSERT INTO oauth_clients (client_id, tenant_id, kind, name, secret_hash,
-                                                    redirect_uris, scopes, created_at, created_by)
-                         VALUES (?1, NULL, 'dynamic', ?2, ?3, ?4, ?5, ?6, ?7)",
-                        args,
-                    )
-                    .await?;
+                    tx.exec(INSERT, args).await?;
                     Ok(evicted)
                 })
             })
