@@ -1,12 +1,15 @@
 //! Partner applications (OAuth clients a person signs in to): registered for every tenant by
 //! the service's operator or for one tenant by its admin, the secret shown once; listed;
-//! revoked (their grants and tokens end).
+//! revoked (their grants and tokens end, and the commits made through them that wait for a
+//! person are withdrawn).
 
 use pp_auth::clients::{CreatedClient, PartnerApp, register_partner_app};
 use pp_core::Result;
 use pp_store::{ClientRow, Store};
 
-use crate::Operator;
+use pp_store::approvals::Whose;
+
+use crate::{Ended, Operator};
 
 /// The applications handle ([`crate::Admin::apps`]).
 pub struct Apps<'a> {
@@ -35,10 +38,19 @@ impl Apps<'_> {
             .await
     }
 
-    /// Revokes application `client_id` (a console admin's own tenant's only); whether it was
-    /// live.
-    pub async fn revoke(&self, client_id: &str) -> Result<bool> {
+    /// Revokes application `client_id` (a console admin's own tenant's only), and withdraws
+    /// the commits people signed in through it asked a person to approve.
+    pub async fn revoke(&self, client_id: &str) -> Result<Ended> {
         let own = self.op.own_tenant().map(|t| t.as_str());
-        self.store.clients().revoke(client_id, own).await
+        let was_live = self.store.clients().revoke(client_id, own).await?;
+        let why = format!("application {client_id} was revoked");
+        Ended::withdrawing(
+            self.store,
+            self.op,
+            was_live,
+            Whose::Application(client_id),
+            &why,
+        )
+        .await
     }
 }

@@ -1,12 +1,14 @@
 //! Service credentials: created for a tenant with a scope list (or the default bundle), the
 //! secret shown once; listed; rotated (a new secret, the old one's tokens end at once);
-//! revoked (its tokens end at once). A console admin reaches their own tenant's only.
+//! revoked (its tokens end at once, its held commits are withdrawn). A console admin reaches their own tenant's only.
 
 use pp_auth::CreatedCredential;
 use pp_core::{Error, Result, ScopeSet};
 use pp_store::{CredentialRow, Store};
 
-use crate::Operator;
+use pp_store::approvals::Whose;
+
+use crate::{Ended, Operator};
 
 /// The credentials handle ([`crate::Admin::credentials`]).
 pub struct Credentials<'a> {
@@ -51,10 +53,20 @@ impl Credentials<'_> {
         pp_auth::rotate_credential(self.store, &row.id).await
     }
 
-    /// Revokes credential `id` and its tokens: the row, and whether it was live.
-    pub async fn revoke(&self, id: &str) -> Result<(CredentialRow, bool)> {
+    /// Revokes credential `id` and its tokens, and withdraws the commits it asked a person to
+    /// approve: the row, and what ending it did.
+    pub async fn revoke(&self, id: &str) -> Result<(CredentialRow, Ended)> {
         let row = self.reached(id).await?;
         let was_live = self.store.credentials().revoke(&row.id).await?;
-        Ok((row, was_live))
+        let why = format!("credential {} was revoked", row.id);
+        let ended = Ended::withdrawing(
+            self.store,
+            self.op,
+            was_live,
+            Whose::Credential(&row.id),
+            &why,
+        )
+        .await?;
+        Ok((row, ended))
     }
 }

@@ -6,7 +6,9 @@ use pp_auth::{CreatedPerson, PersonDetails};
 use pp_core::{Error, Kind, Result};
 use pp_store::{PersonRow, Store};
 
-use crate::Operator;
+use pp_store::approvals::Whose;
+
+use crate::{Ended, Operator};
 
 /// The people handle ([`crate::Admin::people`]).
 pub struct People<'a> {
@@ -45,8 +47,9 @@ impl People<'_> {
     }
 
     /// Disables person `id_or_email`: their sessions, grants, tokens and setup-code
-    /// credentials end. Nobody disables themselves. The person, and whether it changed.
-    pub async fn disable(&self, id_or_email: &str) -> Result<(PersonRow, bool)> {
+    /// credentials end, and the commits they asked a person to approve are withdrawn. Nobody
+    /// disables themselves. The person, and what ending their access did.
+    pub async fn disable(&self, id_or_email: &str) -> Result<(PersonRow, Ended)> {
         let target = self.reached(id_or_email).await?;
         if self.op.person().is_some_and(|me| me.id == target.id) {
             return Err(Error::new(
@@ -55,7 +58,13 @@ impl People<'_> {
             ));
         }
         let changed = self.store.people().disable(&target.id).await?;
-        Ok((self.store.people().find(&target.id).await?, changed))
+        let whose = Whose::Person {
+            tenant: &target.tenant_id,
+            email: &target.email,
+        };
+        let why = format!("{} was disabled", target.email);
+        let ended = Ended::withdrawing(self.store, self.op, changed, whose, &why).await?;
+        Ok((self.store.people().find(&target.id).await?, ended))
     }
 
     /// Gives person `id_or_email` a new password (generated and shown once without one).

@@ -62,5 +62,6 @@ pub fn console_principal(s: &SessionRow, scopes: &[Scope]) -> Result<Principal> 
         scopes: ScopeSet::from_scopes(scopes),
         credential_id: s.person.id.clone(),
         surface: Surface::Console,
+        app: None,
     })
 }

@@ -223,10 +223,14 @@ pub(crate) async fn live_grant(store: &Store, token: &str) -> Result<Option<(Pri
         actor,
         scopes: ScopeSet::parse(&grant.scopes)?,
         credential_id: grant.credential_id,
-        surface: match grant.client_id {
-            Some(client) => Surface::Partner(client),
+        surface: match &grant.client_id {
+            Some(client) => Surface::Partner(client.clone()),
             None => Surface::Api,
         },
+        app: grant.client_id.map(|client_id| pp_core::App {
+            client_id,
+            self_registered: grant.client_kind.as_deref() == Some("dynamic"),
+        }),
     };
     Ok(Some((principal, grant.expires_at)))
 }

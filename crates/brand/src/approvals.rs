@@ -2,7 +2,8 @@
 //! person, projected at read time from the approval requests (`pp_store::approvals`), one
 //! event per step: `approval.proposed` (by the caller who asked), `approval.approved` or
 //! `approval.rejected` (by the person who decided), `approval.sent` or `approval.failed` (the
-//! send of an approved plan), and `approval.expired` (nobody decided in time). Nothing is
+//! send of an approved plan), `approval.withdrawn` (the requester's access ended first: by the
+//! operator who ended it), and `approval.expired` (nobody decided in time). Nothing is
 //! stored twice: the request is the record. The projection reads the tenant's latest
 //! `RECENT` requests; held commits wait for people, so they are few.
 
@@ -26,6 +27,7 @@ fn steps(r: &ApprovalRow, now: i64) -> Vec<(i64, &'static str, String)> {
     if let Some(at) = r.decided_ms {
         match r.stored_status.as_str() {
             approvals::REJECTED => out.push((at, "approval.rejected", by)),
+            approvals::WITHDRAWN => out.push((at, "approval.withdrawn", by)),
             status => {
                 out.push((at, "approval.approved", by.clone()));
                 match status {

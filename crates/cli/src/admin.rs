@@ -256,10 +256,10 @@ async fn credential((admin, op): At<'_>, cmd: CredentialCommand) -> pp_core::Res
             Ok(())
         }
         CredentialCommand::Revoke { id } => {
-            let (row, was_active) = credentials.revoke(&id).await?;
+            let (row, ended) = credentials.revoke(&id).await?;
             println!(
                 "{}",
-                json!({ "id": row.id, "revoked": true, "changed": was_active })
+                json!({ "id": row.id, "revoked": true, "changed": ended.changed, "withdrawnApprovals": ended.withdrawn })
             );
             Ok(())
         }

@@ -98,15 +98,18 @@ pub async fn run((admin, op): At<'_>, cmd: AppCommand) -> pp_core::Result<()> {
             Ok(())
         }
         AppCommand::Revoke { client_id } => {
-            let changed = apps.revoke(&client_id).await?;
+            let ended = apps.revoke(&client_id).await?;
             println!(
                 "{client_id} {}",
-                if changed {
+                if ended.changed {
                     "revoked"
                 } else {
                     "was already revoked"
                 }
             );
+            if !ended.withdrawn.is_empty() {
+                println!("withdrawn approval requests: {}", ended.withdrawn.join(" "));
+            }
             Ok(())
         }
     }

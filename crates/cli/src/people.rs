@@ -139,10 +139,10 @@ pub async fn run((admin, op): At<'_>, cmd: PersonCommand) -> pp_core::Result<()>
             Ok(())
         }
         PersonCommand::Disable { person } => {
-            let (row, changed) = people.disable(&person).await?;
+            let (row, ended) = people.disable(&person).await?;
             println!(
                 "{}",
-                json!({ "id": row.id, "email": row.email, "disabled": true, "changed": changed })
+                json!({ "id": row.id, "email": row.email, "disabled": true, "changed": ended.changed, "withdrawnApprovals": ended.withdrawn })
             );
             Ok(())
         }

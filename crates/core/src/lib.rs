@@ -16,7 +16,7 @@ pub mod wire;
 pub use epoch::{Epoch, Remembered};
 pub use error::{Error, Kind, Result, Source};
 pub use ids::TenantId;
-pub use principal::{Actor, Principal, Surface};
+pub use principal::{Actor, App, Principal, Surface};
 pub use scope::{Scope, ScopeSet};
 
 /// The build's version (the workspace version).

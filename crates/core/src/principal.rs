@@ -97,6 +97,19 @@ pub struct Principal {
     pub credential_id: String,
     /// Where the call came in.
     pub surface: Surface,
+    /// The application a person signed in through, when the token is its grant's (kept when
+    /// the MCP door records `surface: mcp`).
+    pub app: Option<App>,
+}
+
+/// An application (OAuth client) a person signed in through.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct App {
+    pub client_id: String,
+    /// Registered by the client itself (RFC 7591), as AI clients connecting over MCP are,
+    /// rather than by an operator or a tenant admin.
+    pub self_registered: bool,
 }
 
 impl Principal {

@@ -51,39 +51,97 @@ pub struct Policy {
     pub approval: ApprovalRules,
 }
 
-/// Which commits a person must approve before anything is sent.
+/// Which commits a person must approve before anything is sent. Every rule applies to the
+/// caller who previewed the plan as to the caller who commits it, whichever door each came
+/// through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ApprovalRules {
-    /// Every commit made through an MCP session (an AI client).
+    /// Every commit of an AI client: made through an MCP session, or with a token an
+    /// application that registered itself (RFC 7591, as AI clients do) obtained.
     pub mcp: bool,
+    /// Every commit by these service credentials (`cred_…` ids).
+    pub credentials: Vec<String>,
+    /// Every commit by a person signed in through these applications (client ids).
+    pub applications: Vec<String>,
     /// Every commit of more than this many items.
     pub over_items: Option<usize>,
     /// Every commit of these operations (catalog ids).
     pub operations: Vec<String>,
     /// Hours a held commit waits for a person before it expires (1 to 168).
     pub hours: u32,
+    /// Whether a person may approve a commit they requested themselves (off: four eyes).
+    pub self_approval: bool,
 }
 
 impl Default for ApprovalRules {
-    /// Nothing waits for approval until the tenant says so; a held commit waits a day.
+    /// Nothing waits for approval until the tenant says so; a held commit waits a day, and
+    /// nobody approves their own.
     fn default() -> Self {
         Self {
             mcp: false,
+            credentials: Vec::new(),
+            applications: Vec::new(),
             over_items: None,
             operations: Vec::new(),
             hours: 24,
+            self_approval: false,
+        }
+    }
+}
+
+/// Who previewed or commits a plan, as the approval rules see them.
+#[derive(Debug, Clone, Copy)]
+pub struct Hand<'a> {
+    pub surface: &'a pp_core::Surface,
+    pub credential_id: &'a str,
+    pub app: Option<&'a pp_core::App>,
+}
+
+impl<'a> Hand<'a> {
+    /// The caller of a request.
+    pub fn of(p: &'a pp_core::Principal) -> Self {
+        Self {
+            surface: &p.surface,
+            credential_id: &p.credential_id,
+            app: p.app.as_ref(),
         }
     }
 }
 
 impl ApprovalRules {
-    /// Why a commit of `op` with `items` items through `surface` must wait for a person, if it
-    /// must.
-    pub fn required(&self, op: &str, items: usize, surface: &pp_core::Surface) -> Option<String> {
-        if self.mcp && *surface == pp_core::Surface::Mcp {
+    /// Why a commit of `op` with `items` items must wait for a person because of who `hand`
+    /// is, if it must.
+    pub fn for_hand(&self, hand: Hand<'_>) -> Option<String> {
+        if self.mcp && *hand.surface == pp_core::Surface::Mcp {
             return Some("the account's policy has a person approve every commit made through an MCP session".into());
         }
+        if let Some(app) = hand.app {
+            if self.mcp && app.self_registered {
+                return Some(format!(
+                    "the account's policy has a person approve every commit of an AI client, and {} registered itself",
+                    app.client_id
+                ));
+            }
+            if self.applications.contains(&app.client_id) {
+                return Some(format!(
+                    "the account's policy has a person approve every commit made through application {}",
+                    app.client_id
+                ));
+            }
+        }
+        if self.credentials.iter().any(|c| c == hand.credential_id) {
+            return Some(format!(
+                "the account's policy has a person approve every commit of credential {}",
+                hand.credential_id
+            ));
+        }
+        None
+    }
+
+    /// Why a commit of `op` with `items` items must wait for a person whoever makes it, if it
+    /// must.
+    pub fn for_write(&self, op: &str, items: usize) -> Option<String> {
         if let Some(n) = self.over_items.filter(|n| items > *n) {
             return Some(format!(
                 "the account's policy has a person approve commits of more than {n} items ({items} here)"
@@ -95,6 +153,24 @@ impl ApprovalRules {
             ));
         }
         None
+    }
+
+    /// Why a commit must wait for a person: by what it writes, by who commits it, or by who
+    /// previewed it (`previewer`, when another hand or door than the committer's).
+    pub fn required(
+        &self,
+        op: &str,
+        items: usize,
+        committer: Hand<'_>,
+        previewer: Option<Hand<'_>>,
+    ) -> Option<String> {
+        self.for_write(op, items)
+            .or_else(|| self.for_hand(committer))
+            .or_else(|| {
+                previewer.and_then(|h| self.for_hand(h)).map(|why| {
+                    format!("{why}; this plan was previewed there, whichever door commits it")
+                })
+            })
     }
 }
 
@@ -191,6 +267,16 @@ impl Policy {
                 "approval.overItems is at least 1 (leave it out for no size rule)".into(),
             ));
         }
+        if let Some(c) = p
+            .approval
+            .credentials
+            .iter()
+            .find(|c| !c.starts_with("cred_"))
+        {
+            return Err(bad(format!(
+                "approval.credentials names service credentials by id (cred_…, as the credential list shows), not {c:?}"
+            )));
+        }
         for op in p.forbidden_operations.iter().chain(&p.approval.operations) {
             let write =
                 crate::catalog::find(crate::catalog::ads(), op).is_some_and(|o| o.write.is_some());
@@ -233,9 +319,42 @@ pub async fn set(
     by: &str,
 ) -> Result<(Policy, pp_store::PolicyRow)> {
     let p = Policy::parse(doc)?;
+    named_in_tenant(store, tenant, &p.approval).await?;
     let full = serde_json::to_value(&p).map_err(Error::internal_from)?;
     let row = store.policies().put(tenant, &full, by).await?;
     Ok((p, row))
+}
+
+/// Refuses approval rules that name a credential or an application the tenant's callers
+/// cannot use: another tenant's, a revoked one, or one that does not exist.
+async fn named_in_tenant(
+    store: &pp_store::Store,
+    tenant: &str,
+    rules: &ApprovalRules,
+) -> Result<()> {
+    for id in &rules.credentials {
+        let live = match store.credentials().find(id).await {
+            Ok(c) => c.tenant_id == tenant && c.id == *id && c.revoked_at.is_none(),
+            Err(e) if e.kind == pp_core::Kind::NotFound => false,
+            Err(e) => return Err(e),
+        };
+        if !live {
+            return Err(bad(format!(
+                "approval.credentials: {id} is not a live credential of this account"
+            )));
+        }
+    }
+    for id in &rules.applications {
+        let usable = store.clients().get(id).await?.is_some_and(|c| {
+            c.revoked_at.is_none() && c.tenant_id.as_deref().is_none_or(|t| t == tenant)
+        });
+        if !usable {
+            return Err(bad(format!(
+                "approval.applications: {id} is not an application this account's people can sign in through"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One rule a planned write breaks.
@@ -510,36 +629,92 @@ mod tests {
 
     #[test]
     fn approval_rules_hold_mcp_commits_large_commits_and_named_operations() {
+        use pp_core::{App, Surface};
         let rules = ApprovalRules {
             mcp: true,
             over_items: Some(10),
             operations: vec!["sp.update_campaigns".into()],
-            hours: 24,
+            credentials: vec!["cred_held".into()],
+            applications: vec!["ppapp_held".into()],
+            ..ApprovalRules::default()
         };
-        use pp_core::Surface;
-        assert!(
+        fn hand<'a>(
+            surface: &'a Surface,
+            credential_id: &'a str,
+            app: Option<&'a App>,
+        ) -> Hand<'a> {
+            Hand {
+                surface,
+                credential_id,
+                app,
+            }
+        }
+        let (api_door, mcp_door) = (Surface::Api, Surface::Mcp);
+        let api = hand(&api_door, "cred_1", None);
+        let held = |op: &str, n: usize, h: Hand<'_>, pre: Option<Hand<'_>>| {
+            rules.required(op, n, h, pre).is_some()
+        };
+        assert!(held(
+            "sp.update_keywords",
+            1,
+            hand(&mcp_door, "cred_1", None),
+            None
+        ));
+        assert!(!held("sp.update_keywords", 1, api, None));
+        assert!(held("sp.update_keywords", 11, api, None));
+        assert!(held("sp.update_campaigns", 1, api, None));
+        // the previewer's hand holds a commit whoever makes it
+        assert!(held(
+            "sp.update_keywords",
+            1,
+            api,
+            Some(hand(&mcp_door, "cred_1", None))
+        ));
+        // named credentials and applications, and an AI client's own registration
+        assert!(held(
+            "sp.update_keywords",
+            1,
+            hand(&api_door, "cred_held", None),
+            None
+        ));
+        let ai_client = App {
+            client_id: "ppapp_ai".into(),
+            self_registered: true,
+        };
+        assert!(held(
+            "sp.update_keywords",
+            1,
+            hand(&api_door, "grant_1", Some(&ai_client)),
+            None
+        ));
+        let named = App {
+            client_id: "ppapp_held".into(),
+            self_registered: false,
+        };
+        let other = App {
+            client_id: "ppapp_other".into(),
+            self_registered: false,
+        };
+        let by = |app: &App| {
             rules
-                .required("sp.update_keywords", 1, &Surface::Mcp)
+                .required(
+                    "sp.update_keywords",
+                    1,
+                    hand(&api_door, "grant_1", Some(app)),
+                    None,
+                )
                 .is_some()
-        );
-        assert!(
-            rules
-                .required("sp.update_keywords", 1, &Surface::Api)
-                .is_none()
-        );
-        assert!(
-            rules
-                .required("sp.update_keywords", 11, &Surface::Api)
-                .is_some()
-        );
-        assert!(
-            rules
-                .required("sp.update_campaigns", 1, &Surface::Api)
-                .is_some()
-        );
+        };
+        assert!(by(&named));
+        assert!(!by(&other));
         assert!(
             ApprovalRules::default()
-                .required("sp.update_keywords", 200, &Surface::Mcp)
+                .required(
+                    "sp.update_keywords",
+                    200,
+                    hand(&mcp_door, "cred_held", Some(&ai_client)),
+                    None
+                )
                 .is_none(),
             "nothing is held by default"
         );
@@ -566,6 +741,7 @@ mod tests {
             json!({"approval": {"overItems": 0}}),
             json!({"approval": {"operations": ["sp.list_keywords"]}}),
             json!({"approval": {"everyone": true}}),
+            json!({"approval": {"credentials": ["ppc_abc"]}}),
         ] {
             assert!(Policy::parse(&wrong).is_err(), "{wrong}");
         }

@@ -130,6 +130,7 @@ fn principal(scopes: &[Scope]) -> Principal {
         scopes: ScopeSet::from_scopes(scopes),
         credential_id: "cred_shape".into(),
         surface: Surface::Api,
+        app: None,
     }
 }
 

@@ -42,6 +42,9 @@ pub const REFUSED: &str = "refused";
 pub const NOT_SENT: &str = "not_sent";
 /// The request may or may not have applied (the answer was lost).
 pub const UNKNOWN: &str = "unknown";
+/// Nothing was sent: the commit waited for a person, and its requester's access ended first
+/// (the approval was withdrawn).
+pub const WITHDRAWN: &str = "withdrawn";
 
 /// One audit log record.
 #[derive(Debug, Clone)]
@@ -216,11 +219,15 @@ async fn begin_in(tx: &mut Tx, row: AuditRow) -> Result<Begin> {
 }
 
 impl AdsWrites<'_> {
-    /// Stores a plan (and forgets plans long expired).
+    /// Stores a plan (and forgets plans long expired, but not one a held commit still waits
+    /// on: a person may approve it for up to a week).
     pub async fn put_plan(&self, p: &PlanRow) -> Result<()> {
         self.0
             .exec(
-                "DELETE FROM ads_plans WHERE expires_ms < ?1",
+                "DELETE FROM ads_plans WHERE expires_ms < ?1
+                   AND NOT EXISTS (SELECT 1 FROM ads_approvals a
+                                   WHERE a.tenant_id = ads_plans.tenant_id AND a.plan_id = ads_plans.id
+                                     AND a.status IN ('pending', 'approved'))",
                 args![now_ms() - KEEP_EXPIRED_MS],
             )
             .await?;
@@ -252,6 +259,26 @@ impl AdsWrites<'_> {
     /// Decides, atomically, whether a commit sends: writes `row` as `sending` when it does.
     pub async fn begin(&self, row: AuditRow) -> Result<Begin> {
         self.0.tx(move |tx| Box::pin(begin_in(tx, row))).await
+    }
+
+    /// Records, settled at once, a commit that ended before anything was sent (a withdrawn
+    /// approval's plan); false when the plan already has a row, which stays as it was.
+    pub async fn record_unsent(&self, row: &AuditRow) -> Result<bool> {
+        let n = self
+            .0
+            .exec(
+                format!("INSERT INTO ads_audit ({AUDIT_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+                 ON CONFLICT DO NOTHING"),
+                args![
+                    row.id.as_str(), row.tenant.as_str(), row.plan_id.as_str(), row.credential_id.as_str(), row.actor.as_str(),
+                    row.surface.as_str(), row.operation.as_str(), row.merchant.as_str(), row.profile_id.clone(),
+                    row.plan_hash.as_str(), row.idempotency_key.clone(), row.snapshot.to_string(),
+                    row.answer.as_ref().map(Value::to_string), row.status.as_str(), row.created_ms,
+                    row.finished_ms, row.approved_by.clone(), row.previewed_by.clone(), row.previewed_credential_id.clone()
+                ],
+            )
+            .await?;
+        Ok(n == 1)
     }
 
     /// Settles a `sending` row once: its status, what was sent and the answer. A settled row

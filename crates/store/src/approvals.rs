@@ -24,6 +24,20 @@ pub const SENT: &str = "sent";
 /// Approved, but the send was refused before anything left (the plan changed, the policy no
 /// longer allows it …).
 pub const FAILED: &str = "failed";
+/// Its requester's access ended before anyone decided (a credential or an application
+/// revoked, a person disabled): never sent.
+pub const WITHDRAWN: &str = "withdrawn";
+
+/// Whose pending requests a withdrawal takes back.
+#[derive(Debug, Clone)]
+pub enum Whose<'a> {
+    /// A service credential's (`cred_…`), revoked.
+    Credential(&'a str),
+    /// A person's (every request made under their email in their tenant), disabled.
+    Person { tenant: &'a str, email: &'a str },
+    /// Those of every person who signed in through an application (client id), revoked.
+    Application(&'a str),
+}
 
 /// One approval request.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +112,19 @@ fn approval(r: &Row) -> Result<ApprovalRow> {
 
 /// The approvals aggregate.
 pub struct Approvals<'a>(pub(crate) &'a Db);
+
+/// Whether the requester of `credential_id` can still act: a live service credential (its
+/// person, if any, enabled), a live grant (its person enabled, its application not revoked), or
+/// an enabled person (a console request).
+const REQUESTER_LIVE: &str = "SELECT 1 WHERE EXISTS (
+        SELECT 1 FROM credentials c LEFT JOIN people p ON p.id = c.person_id
+        WHERE c.id = ?1 AND c.revoked_at IS NULL AND (c.person_id IS NULL OR p.disabled_at IS NULL))
+    OR EXISTS (
+        SELECT 1 FROM oauth_grants g JOIN people p ON p.id = g.person_id
+        LEFT JOIN oauth_clients oc ON oc.client_id = g.client_id
+        WHERE g.id = ?1 AND g.revoked_at IS NULL AND p.disabled_at IS NULL
+          AND (g.client_id IS NULL OR oc.revoked_at IS NULL))
+    OR EXISTS (SELECT 1 FROM people p WHERE p.id = ?1 AND p.disabled_at IS NULL)";
 
 impl Approvals<'_> {
     /// Records a request for `row.plan_id`; a plan already waiting (or decided) keeps its
@@ -204,6 +231,69 @@ impl Approvals<'_> {
             (1, Some(row)) => Decided::Now(row),
             (_, Some(row)) => Decided::Already(row),
         })
+    }
+
+    /// Withdraws every request of `whose` still waiting (pending and in time), as `by`, with
+    /// `note` saying why; the requests this call withdrew.
+    pub async fn withdraw(
+        &self,
+        whose: &Whose<'_>,
+        by: &str,
+        note: &str,
+    ) -> Result<Vec<ApprovalRow>> {
+        let (clause, key, tenant) = match whose {
+            Whose::Credential(id) => ("credential_id = ?5", *id, None),
+            Whose::Person { tenant, email } => ("actor = ?5", *email, Some(*tenant)),
+            Whose::Application(client) => (
+                "credential_id IN (SELECT id FROM oauth_grants WHERE client_id = ?5)",
+                *client,
+                None,
+            ),
+        };
+        self.0
+            .all(
+                format!(
+                    "UPDATE ads_approvals SET status = ?1, decided_by = ?2, decided_ms = ?3, note = ?4
+                     WHERE status = 'pending' AND expires_ms > ?3 AND {clause}
+                       AND (?6 IS NULL OR tenant_id = ?6)
+                     RETURNING {COLS}"
+                ),
+                args![WITHDRAWN, by, now_ms(), note, key, tenant],
+            )
+            .await?
+            .iter()
+            .map(approval)
+            .collect()
+    }
+
+    /// Whether the caller who made request `row` can still act (see [`REQUESTER_LIVE`]).
+    pub async fn requester_live(&self, row: &ApprovalRow) -> Result<bool> {
+        Ok(self
+            .0
+            .one(REQUESTER_LIVE, args![row.credential_id.as_str()])
+            .await?
+            .is_some())
+    }
+
+    /// Withdraws request `id` alone (its requester's access ended before a person decided),
+    /// if it is still waiting; whether this call withdrew it.
+    pub async fn withdraw_one(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        by: &str,
+        note: &str,
+    ) -> Result<bool> {
+        let now = now_ms();
+        Ok(self
+            .0
+            .exec(
+                "UPDATE ads_approvals SET status = ?3, decided_by = ?4, decided_ms = ?5, note = ?6
+                 WHERE tenant_id = ?1 AND id = ?2 AND status = 'pending' AND expires_ms > ?5",
+                args![tenant.as_str(), id, WITHDRAWN, by, now, note],
+            )
+            .await?
+            == 1)
     }
 
     /// Settles an approved request once: `SENT` with the audit row its send wrote, or

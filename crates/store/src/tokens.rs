@@ -35,6 +35,8 @@ pub struct TokenGrant {
     pub person_email: Option<String>,
     /// The OAuth client of a grant made by consent.
     pub client_id: Option<String>,
+    /// How that client was registered (`dynamic`: by itself, RFC 7591).
+    pub client_kind: Option<String>,
     /// When the token expires (Unix seconds).
     pub expires_at: i64,
 }
@@ -94,6 +96,7 @@ impl Tokens<'_> {
                 label: r.text(3)?,
                 person_email: r.opt_text(4)?,
                 client_id: None,
+                client_kind: None,
                 expires_at: r.i64(5)?,
             }));
         }
@@ -107,6 +110,7 @@ impl Tokens<'_> {
             label: String::new(),
             person_email: Some(a.person_email),
             client_id: a.client_id,
+            client_kind: a.client_kind,
             expires_at: a.expires_at,
         }))
     }

@@ -3,12 +3,17 @@
 //! deciding. An approval binds to the plan's hash:
 //! approving sends exactly that plan, through the same commit as any other (the entities read
 //! again and moved items left out, the policy checked again), with the approver on the audit
-//! record; a rejected or expired request is never sent.
+//! record; a rejected or expired request is never sent. A request whose requester can no
+//! longer act (a credential or an application revoked, a person disabled) is withdrawn
+//! ([`withdraw`], called as the access ends, and again when a person decides): never sent, with
+//! an audit entry saying so. Unless the policy allows it, nobody approves their own request.
 
 use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
-use pp_store::approvals::{self, ApprovalRow, Decided};
+use pp_store::Store;
+use pp_store::ads_writes::{self, AuditRow};
+use pp_store::approvals::{self, ApprovalRow, Decided, Whose};
 use pp_store::jobs::now_ms;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::Marketplace;
 use super::answers::{AdsAnswer, ApprovalInfo, HeldItem, HeldWrite};
@@ -121,6 +126,9 @@ impl Approvals<'_> {
         note: Option<&str>,
     ) -> Result<ApprovalInfo> {
         let store = self.0.store.approvals();
+        if approve {
+            self.may_approve(tenant, id, by).await?;
+        }
         let row = match store.decide(tenant, id, approve, by, note).await? {
             Decided::NotFound => return Err(not_found(id)),
             Decided::Already(row) => {
@@ -136,6 +144,12 @@ impl Approvals<'_> {
         };
         if !approve {
             return Ok(info(&row));
+        }
+        // the requester's access may have ended while the decision was being made
+        if !store.requester_live(&row).await? {
+            store.settle(tenant, id, approvals::WITHDRAWN, None).await?;
+            audit_withdrawn(&self.0.store, &row, by, REQUESTER_GONE).await?;
+            return Err(requester_gone(id));
         }
         let sent = self.send_approved(&row).await;
         let (status, audit, failure) = match &sent {
@@ -160,6 +174,33 @@ impl Approvals<'_> {
             );
         }
         Ok(answer)
+    }
+
+    /// Refuses `by`'s approval of request `id` when `by` asked for it (four eyes, unless the
+    /// policy allows it) or when its requester can no longer act (the request is withdrawn).
+    async fn may_approve(&self, tenant: &TenantId, id: &str, by: &str) -> Result<()> {
+        let store = self.0.store.approvals();
+        let Some(row) = store.get(tenant, id).await? else {
+            return Err(not_found(id));
+        };
+        if row.status(now_ms()) != approvals::PENDING {
+            return Ok(()); // deciding says what it is
+        }
+        if !store.requester_live(&row).await? {
+            if store.withdraw_one(tenant, id, by, REQUESTER_GONE).await? {
+                audit_withdrawn(&self.0.store, &row, by, REQUESTER_GONE).await?;
+            }
+            return Err(requester_gone(id));
+        }
+        let rules = self.0.policy(tenant).await?;
+        if !rules.approval.self_approval && row.actor.eq_ignore_ascii_case(by) {
+            return Err(Error::new(
+                Kind::Conflict,
+                format!("{by} requested approval request {id}: the account's policy has another person approve it (four eyes); nothing changed"),
+            )
+            .with_fix("Ask another approver, or have an admin set approval.selfApproval in the write policy."));
+        }
+        Ok(())
     }
 
     /// Sends an approved request's plan as its requester's commit.
@@ -206,4 +247,79 @@ impl Approvals<'_> {
             )
             .await
     }
+}
+
+/// Why a request is withdrawn when a person decides it after its requester's access ended.
+const REQUESTER_GONE: &str =
+    "its requester can no longer act (credential or application revoked, or person disabled)";
+
+fn requester_gone(id: &str) -> Error {
+    Error::new(
+        Kind::Conflict,
+        format!("approval request {id} is withdrawn: {REQUESTER_GONE}; nothing was sent"),
+    )
+}
+
+/// Withdraws the pending requests of `whose` as its access ends, as `by` (the operator who
+/// ended it), `why` saying what ended: each reads `withdrawn` and is never sent, the timeline
+/// shows `approval.withdrawn`, and the audit log gets an entry for its plan (status
+/// `withdrawn`, nothing sent). The requests withdrawn.
+pub async fn withdraw(
+    store: &Store,
+    whose: &Whose<'_>,
+    by: &str,
+    why: &str,
+) -> Result<Vec<ApprovalInfo>> {
+    let rows = store.approvals().withdraw(whose, by, why).await?;
+    for row in &rows {
+        audit_withdrawn(store, row, by, why).await?;
+    }
+    Ok(rows.iter().map(info).collect())
+}
+
+/// The audit entry of a withdrawn request: its plan, by its requester, nothing sent, with who
+/// withdrew it and why. Kept without the request's idempotency key, so that committing the
+/// plan again answers the withdrawn request.
+async fn audit_withdrawn(store: &Store, row: &ApprovalRow, by: &str, why: &str) -> Result<()> {
+    let Some(plan) = store.ads_writes().plan(&row.tenant, &row.plan_id).await? else {
+        tracing::warn!(approval = %row.id, plan = %row.plan_id, "a withdrawn approval's plan is gone: no audit entry");
+        return Ok(());
+    };
+    let body: PlanBody = serde_json::from_value(plan.body.clone()).map_err(Error::internal_from)?;
+    let snapshot = body
+        .snapshot
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            s.as_ref()
+                .map(|s| json!({ "index": i, "entityId": body.entity_ids[i], "atPreview": s }))
+        })
+        .collect();
+    let now = now_ms();
+    store
+        .ads_writes()
+        .record_unsent(&AuditRow {
+            id: pp_store::random_id("au_", 12)?,
+            tenant: row.tenant.clone(),
+            plan_id: plan.id.clone(),
+            credential_id: row.credential_id.clone(),
+            actor: row.actor.clone(),
+            surface: row.surface.clone(),
+            operation: row.operation.clone(),
+            merchant: body.login.clone(),
+            profile_id: body.profile_id.clone(),
+            plan_hash: row.plan_hash.clone(),
+            idempotency_key: None,
+            snapshot: Value::Array(snapshot),
+            sent: None,
+            answer: Some(json!({ "withdrawn": { "approvalId": row.id, "by": by, "reason": why } })),
+            status: ads_writes::WITHDRAWN.into(),
+            created_ms: now,
+            finished_ms: Some(now),
+            approved_by: None,
+            previewed_by: Some(plan.actor.clone()),
+            previewed_credential_id: Some(plan.credential_id.clone()),
+        })
+        .await?;
+    Ok(())
 }

@@ -31,6 +31,12 @@ pub fn info(row: &ApprovalRow) -> ApprovalInfo {
             "Approved, but not sent: the plan or the policy no longer allowed it.".into()
         }
         approvals::REJECTED => "Rejected: nothing was sent.".into(),
+        approvals::WITHDRAWN => format!(
+            "Withdrawn: {}. Nothing was sent.",
+            row.note
+                .as_deref()
+                .unwrap_or("its requester's access ended before anyone decided")
+        ),
         _ => "Expired before anyone decided: nothing was sent. Preview and commit again.".into(),
     };
     ApprovalInfo {

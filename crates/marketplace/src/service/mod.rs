@@ -46,7 +46,7 @@ use crate::upstream::{Client, Provider};
 use crate::{Policy, Sealer, Upstream};
 
 pub use answers::*;
-pub use approvals::Approvals;
+pub use approvals::{Approvals, withdraw};
 pub use audit::Audit;
 pub use calls::Calls;
 pub use connecting::Connections;

@@ -60,5 +60,8 @@ pub(super) fn requester(row: &ApprovalRow) -> Result<Principal> {
                 row.id, row.surface
             ))
         })?,
+        // an approved commit is never held again, so the application it came through is not
+        // needed to send it (the audit row records the surface)
+        app: None,
     })
 }

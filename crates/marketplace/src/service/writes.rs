@@ -219,6 +219,7 @@ impl AdsWrites<'_> {
             compared,
             currency,
             previewed_on: Some(p.surface.as_wire()),
+            previewed_app: p.app.clone(),
         };
         let created = now_ms();
         let row = PlanRow {
@@ -453,7 +454,7 @@ impl AdsWrites<'_> {
             return Err(policy_violation(broken));
         }
         if approved.is_none()
-            && let Some(reason) = held_for(&rules.approval, op, &body, p)
+            && let Some(reason) = held_for(&rules.approval, op, (&plan, &body), p)
         {
             return held::hold(
                 self.m,
@@ -671,26 +672,26 @@ fn replay(op: &Operation, t: &Target, first: AuditRow, plan_id: &str) -> Result<
     }))
 }
 
-/// Why the account's policy holds this commit for a person, if it does: by the committing
-/// caller's door, or by the door the plan was previewed through — a plan an AI client
-/// previewed over MCP waits for a person even when it is committed over REST.
+/// Why the account's policy holds this commit for a person, if it does: by what it writes, by
+/// who commits it, or by who previewed it and through which door — a plan an AI client
+/// previewed over MCP waits for a person even when it is committed over REST, and a plan a
+/// held credential previewed waits even when another commits it.
 fn held_for(
     rules: &policy::ApprovalRules,
     op: &Operation,
-    body: &PlanBody,
+    (plan, body): (&PlanRow, &PlanBody),
     p: &Principal,
 ) -> Option<String> {
-    let n = body.items.len();
-    rules.required(&op.id, n, &p.surface).or_else(|| {
-        let previewed = body
-            .previewed_on
-            .as_deref()
-            .and_then(pp_core::Surface::from_wire)
-            .filter(|s| *s != p.surface)?;
-        rules
-            .required(&op.id, n, &previewed)
-            .map(|why| format!("{why}; this plan was previewed there, whichever door commits it"))
-    })
+    let door = body
+        .previewed_on
+        .as_deref()
+        .and_then(pp_core::Surface::from_wire);
+    let previewer = door.as_ref().map(|surface| policy::Hand {
+        surface,
+        credential_id: &plan.credential_id,
+        app: body.previewed_app.as_ref(),
+    });
+    rules.required(&op.id, body.items.len(), policy::Hand::of(p), previewer)
 }
 
 /// The refusal of a commit the account's policy does not allow.

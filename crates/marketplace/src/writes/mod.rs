@@ -104,6 +104,10 @@ pub struct PlanBody {
     /// before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previewed_on: Option<String>,
+    /// The application the previewer signed in through, when a person's token previewed it
+    /// (the policy's `applications` and AI-client rules apply to it as to the committer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previewed_app: Option<pp_core::App>,
 }
 
 fn sha256(v: &Value) -> String {

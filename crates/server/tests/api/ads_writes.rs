@@ -11,9 +11,9 @@ use crate::mcp::Mcp;
 use crate::signin_support::{Browser, PASSWORD, person};
 use pp_auth::Role;
 
-const CALL: &str = "/api/marketplace/ads/call";
+pub(crate) const CALL: &str = "/api/marketplace/ads/call";
 const PROFILE: u64 = 3100000001;
-const WRITER: &str = "ads:read ads:write timeline:read";
+pub(crate) const WRITER: &str = "ads:read ads:write timeline:read";
 
 async fn total_calls(app: &TestApp) -> u64 {
     app.sandbox(reqwest::Method::GET, "/__sandbox/calls", Value::Null)
@@ -25,7 +25,7 @@ async fn total_calls(app: &TestApp) -> u64 {
         .sum()
 }
 
-async fn writer(app: &TestApp) -> String {
+pub(crate) async fn writer(app: &TestApp) -> String {
     let c = app.credential("acme", Some(WRITER)).await;
     app.token(&c).await
 }
@@ -36,28 +36,28 @@ fn call(op: &str, body: Value) -> Value {
 }
 
 /// The committing form of a previewed call.
-fn commit_of(mut c: Value, preview: &Value) -> Value {
+pub(crate) fn commit_of(mut c: Value, preview: &Value) -> Value {
     c["dryRun"] = false.into();
     c["planId"] = preview["plan"]["planId"].clone();
     c["planHash"] = preview["plan"]["planHash"].clone();
     c
 }
 
-async fn preview_ok(app: &TestApp, t: &str, c: &Value) -> Value {
+pub(crate) async fn preview_ok(app: &TestApp, t: &str, c: &Value) -> Value {
     let (s, r) = app.post(t, CALL, c.clone()).await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["valid"], true, "{r}");
     r
 }
 
-async fn commit(app: &TestApp, t: &str, c: &Value, preview: &Value) -> Value {
+pub(crate) async fn commit(app: &TestApp, t: &str, c: &Value, preview: &Value) -> Value {
     let (s, r) = app.post(t, CALL, commit_of(c.clone(), preview)).await;
     assert_eq!(s, 200, "{r}");
     r
 }
 
 /// Some SP keywords of the acme profile.
-async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
+pub(crate) async fn keywords(app: &TestApp, t: &str, n: usize) -> Vec<Value> {
     let (s, r) = app
         .post(
             t,
@@ -86,7 +86,7 @@ async fn keyword(app: &TestApp, t: &str, id: &Value) -> Value {
     r["data"]["keywords"][0].clone()
 }
 
-fn bid_update(ids: &[&Value], bid: f64) -> Value {
+pub(crate) fn bid_update(ids: &[&Value], bid: f64) -> Value {
     let items: Vec<Value> = ids
         .iter()
         .map(|id| json!({ "keywordId": id, "bid": bid }))
@@ -672,18 +672,18 @@ async fn the_account_policy_reports_a_bid_past_the_ceiling_and_a_budget_past_the
 }
 
 /// A bid 10% above a keyword's own, rounded to the cent.
-fn nudged(k: &Value) -> f64 {
+pub(crate) fn nudged(k: &Value) -> f64 {
     (k["bid"].as_f64().unwrap() * 110.0).round() / 100.0
 }
 
-async fn approver_browser(app: &TestApp, email: &str) -> Browser {
+pub(crate) async fn approver_browser(app: &TestApp, email: &str) -> Browser {
     let who = person(app, email, Role::Approver).await;
     let mut b = Browser::new(app);
     b.sign_in(&who, PASSWORD).await;
     b
 }
 
-async fn decide(b: &mut Browser, id: &str, what: &str) -> crate::signin_support::Page {
+pub(crate) async fn decide(b: &mut Browser, id: &str, what: &str) -> crate::signin_support::Page {
     let csrf = b.csrf("/console/approvals").await;
     b.post(
         &format!("/console/approvals/{id}/{what}"),

@@ -14,6 +14,7 @@ mod fault_matrix;
 mod first_use;
 mod forecast;
 mod forecasting;
+mod held_commits;
 mod intelligence;
 mod job_kinds;
 mod listings;

@@ -615,7 +615,7 @@ async fn an_admin_reads_and_changes_the_write_policy_in_the_console() {
         .await;
     assert!(
         page.body
-            .contains("every commit from an MCP session; each waits 8 hours"),
+            .contains("every commit of an AI client (an MCP session or a self-registered application), whichever door commits its plan; each waits 8 hours, and another person than the requester approves"),
         "{}",
         page.body
     );

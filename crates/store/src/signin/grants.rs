@@ -96,6 +96,8 @@ pub struct GrantAccess {
     pub scopes: String,
     pub person_email: String,
     pub client_id: Option<String>,
+    /// How the client was registered (`dynamic`: by itself, RFC 7591).
+    pub client_kind: Option<String>,
     /// When the token expires (Unix seconds).
     pub expires_at: i64,
 }
@@ -429,7 +431,7 @@ impl Grants<'_> {
         let Some(r) = self
             .0
             .one(
-                "SELECT g.id, g.tenant_id, t.scopes, p.email, g.client_id, t.expires_at
+                "SELECT g.id, g.tenant_id, t.scopes, p.email, g.client_id, t.expires_at, c.kind
                  FROM grant_tokens t
                  JOIN oauth_grants g ON g.id = t.grant_id
                  JOIN people p ON p.id = g.person_id
@@ -449,6 +451,7 @@ impl Grants<'_> {
             scopes: r.text(2)?,
             person_email: r.text(3)?,
             client_id: r.opt_text(4)?,
+            client_kind: r.opt_text(6)?,
             expires_at: r.i64(5)?,
         }))
     }

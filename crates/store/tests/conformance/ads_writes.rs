@@ -3,7 +3,7 @@
 //! changes; the log reads newest first with filters and a keyset.
 
 use pp_core::TenantId;
-use pp_store::ads_writes::{ANSWERED, AuditFilter, AuditRow, Begin, PlanRow, SENDING};
+use pp_store::ads_writes::{ANSWERED, AuditFilter, AuditRow, Begin, PlanRow, SENDING, WITHDRAWN};
 use serde_json::json;
 
 use crate::{Fixture, each_engine};
@@ -157,6 +157,55 @@ async fn the_log_reads_newest_first_with_filters_and_a_keyset() {
             ..AuditFilter::default()
         };
         assert_eq!(w.list(&t, &window).await.unwrap().len(), 2);
+    })
+    .await;
+}
+
+/// A plan long expired is forgotten, but not while a held commit waits on it (a person may
+/// approve for up to a week); an unsent record is written settled, once per plan.
+#[tokio::test]
+async fn a_held_plan_outlives_its_expiry_and_an_unsent_record_is_settled_at_once() {
+    each_engine(async |f: Fixture| {
+        let t = f.tenant("acme").await;
+        let w = f.store.ads_writes();
+        let long_ago = |id: &str| PlanRow {
+            expires_ms: 1,
+            ..plan(&t, id)
+        };
+        w.put_plan(&long_ago("pl_held")).await.unwrap();
+        let mut held = crate::approvals::request(&t, "ap_1", "pl_held", i64::MAX);
+        held.idempotency_key = None;
+        f.store.approvals().request(&held).await.unwrap();
+        w.put_plan(&long_ago("pl_idle")).await.unwrap();
+        w.put_plan(&plan(&t, "pl_new")).await.unwrap();
+        assert!(
+            w.plan(&t, "pl_held").await.unwrap().is_some(),
+            "{}",
+            f.engine
+        );
+        assert!(
+            w.plan(&t, "pl_idle").await.unwrap().is_none(),
+            "{}",
+            f.engine
+        );
+        // an unsent record: settled as written, and the plan's first row stays
+        let mut r = row(&t, "au_1", "pl_held", None, 5);
+        r.status = WITHDRAWN.into();
+        r.answer = Some(json!({ "withdrawn": { "approvalId": "ap_1" } }));
+        r.finished_ms = Some(6);
+        assert!(w.record_unsent(&r).await.unwrap());
+        let again = AuditRow {
+            id: "au_2".into(),
+            ..r.clone()
+        };
+        assert!(!w.record_unsent(&again).await.unwrap());
+        let kept = w.by_plan(&t, "pl_held").await.unwrap().unwrap();
+        assert_eq!(
+            (kept.id.as_str(), kept.status.as_str()),
+            ("au_1", WITHDRAWN)
+        );
+        assert_eq!(kept.finished_ms, Some(6));
+        assert_eq!(kept.answer, r.answer);
     })
     .await;
 }

@@ -1,11 +1,16 @@
 //! Approvals of write plans: one request per plan, decided once (by whoever is first), never
 //! after its time, settled once after an approval; kept per tenant.
 
-use pp_store::approvals::{self, ApprovalRow, Decided};
+use pp_store::approvals::{self, ApprovalRow, Decided, Whose};
 
 use crate::{Fixture, each_engine};
 
-fn request(tenant: &pp_core::TenantId, id: &str, plan: &str, expires_ms: i64) -> ApprovalRow {
+pub(crate) fn request(
+    tenant: &pp_core::TenantId,
+    id: &str,
+    plan: &str,
+    expires_ms: i64,
+) -> ApprovalRow {
     ApprovalRow {
         id: id.into(),
         tenant: tenant.clone(),
@@ -114,6 +119,75 @@ async fn a_request_is_decided_once_in_time_and_settled_once() {
                 .await
                 .unwrap()
         );
+    })
+    .await;
+}
+
+/// Withdrawing takes back only the pending requests of whoever's access ended, in their
+/// tenant, once; and a request reads its requester as live only while their credential is.
+#[tokio::test]
+async fn a_withdrawal_takes_back_pending_requests_of_one_requester_once() {
+    each_engine(async |f: Fixture| {
+        let (a, b) = (f.tenant("acme").await, f.tenant("beta").await);
+        let ap = f.store.approvals();
+        let later = pp_store::jobs::now_ms() + 3_600_000;
+        let of = |t: &pp_core::TenantId, id: &str, plan: &str, cred: &str, actor: &str| {
+            let mut r = request(t, id, plan, later);
+            r.credential_id = cred.into();
+            r.actor = actor.into();
+            r
+        };
+        for r in [
+            of(&a, "ap_1", "pl_1", "cred_1", "svc:bot/cred_1"),
+            of(&a, "ap_2", "pl_2", "cred_2", "svc:bot/cred_2"),
+            of(&a, "ap_3", "pl_3", "grant_1", "ana@acme.example"),
+            of(&b, "ap_4", "pl_4", "grant_2", "ana@acme.example"),
+        ] {
+            ap.request(&r).await.unwrap();
+        }
+        // a credential's
+        let gone = ap
+            .withdraw(&Whose::Credential("cred_1"), "admin:root", "revoked")
+            .await
+            .unwrap();
+        let ids: Vec<&str> = gone.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["ap_1"], "{}", f.engine);
+        assert_eq!(gone[0].status(pp_store::jobs::now_ms()), "withdrawn");
+        assert_eq!(gone[0].decided_by.as_deref(), Some("admin:root"));
+        // once: withdrawn again, nothing; deciding it says what it is
+        assert!(
+            ap.withdraw(&Whose::Credential("cred_1"), "admin:root", "revoked")
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert!(matches!(
+            ap.decide(&a, "ap_1", true, "pia@acme.example", None)
+                .await
+                .unwrap(),
+            Decided::Already(_)
+        ));
+        // a person's, in their tenant only
+        let gone = ap
+            .withdraw(
+                &Whose::Person {
+                    tenant: "acme",
+                    email: "ana@acme.example",
+                },
+                "admin:root",
+                "disabled",
+            )
+            .await
+            .unwrap();
+        let ids: Vec<&str> = gone.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["ap_3"], "{}", f.engine);
+        let left = ap.get(&b, "ap_4").await.unwrap().unwrap();
+        assert_eq!(left.stored_status, "pending");
+        // nobody's credential exists here: no requester is live
+        let row = ap.get(&a, "ap_2").await.unwrap().unwrap();
+        assert!(!ap.requester_live(&row).await.unwrap(), "{}", f.engine);
+        assert!(ap.withdraw_one(&a, "ap_2", "val", "gone").await.unwrap());
+        assert!(!ap.withdraw_one(&a, "ap_2", "val", "gone").await.unwrap());
     })
     .await;
 }

@@ -139,8 +139,8 @@ pub async fn revoke(
         Err(r) => return r,
     };
     match app.admin.apps(&op).revoke(&id).await {
-        Ok(_) => {
-            tracing::info!(client = %id, by = %s.person.email, "application revoked in the console");
+        Ok(ended) => {
+            tracing::info!(client = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, "application revoked in the console");
             see_other("/console/apps", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,

@@ -182,8 +182,8 @@ pub async fn revoke(
         Err(r) => return r,
     };
     match app.admin.credentials(&op).revoke(&id).await {
-        Ok(_) => {
-            tracing::info!(credential = %id, by = %s.person.email, "credential revoked in the console");
+        Ok((_, ended)) => {
+            tracing::info!(credential = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, "credential revoked in the console");
             see_other("/console/credentials", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,

@@ -126,8 +126,8 @@ pub async fn disable(
         Err(r) => return r,
     };
     match app.admin.people(&op).disable(&id).await {
-        Ok(_) => {
-            tracing::info!(person = %id, by = %s.person.email, "person disabled in the console");
+        Ok((_, ended)) => {
+            tracing::info!(person = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, "person disabled in the console");
             see_other("/console/people", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,

@@ -48,7 +48,19 @@ fn amount(v: Option<f64>) -> String {
 fn held(a: &pp_marketplace::policy::ApprovalRules) -> String {
     let mut parts = Vec::new();
     if a.mcp {
-        parts.push("every commit from an MCP session".to_owned());
+        parts.push("every commit of an AI client (an MCP session or a self-registered application), whichever door commits its plan".to_owned());
+    }
+    if !a.credentials.is_empty() {
+        parts.push(format!(
+            "every commit of a plan credential {} previewed or commits",
+            a.credentials.join(", ")
+        ));
+    }
+    if !a.applications.is_empty() {
+        parts.push(format!(
+            "every commit of a plan previewed or committed through application {}",
+            a.applications.join(", ")
+        ));
     }
     if let Some(n) = a.over_items {
         parts.push(format!("commits of more than {n} items"));
@@ -59,7 +71,16 @@ fn held(a: &pp_marketplace::policy::ApprovalRules) -> String {
     if parts.is_empty() {
         return String::new();
     }
-    format!("{}; each waits {} hours", parts.join("; "), a.hours)
+    let who = if a.self_approval {
+        "the requester may approve their own"
+    } else {
+        "another person than the requester approves"
+    };
+    format!(
+        "{}; each waits {} hours, and {who}",
+        parts.join("; "),
+        a.hours
+    )
 }
 
 fn rows(p: &Policy) -> Vec<BoundsRow> {
