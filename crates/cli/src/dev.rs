@@ -86,11 +86,11 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
             .await?;
     }
     if !path.exists() {
-        let spec = WorldSpec {
-            seed: DEMO_SEED,
-            scale: Scale::Small,
-            today: today.unwrap_or_else(|| Utc::now().date_naive()),
-        };
+        let spec = WorldSpec::new(
+            DEMO_SEED,
+            Scale::Small,
+            today.unwrap_or_else(|| Utc::now().date_naive()),
+        );
         let dir = path.parent().unwrap_or(store.data_dir());
         pp_world::generate_sqlite(&spec, dir).map_err(pp_core::Error::internal)?;
     }

@@ -42,6 +42,10 @@ pub struct SimArgs {
     /// these (a gateway's `<public URL>/console/connections/callback`). Repeatable.
     #[arg(long = "redirect-uri")]
     redirect_uris: Vec<String>,
+    /// Move the world this many days forward before serving (as `POST /__sandbox/world
+    /// {"days": N}` does while it runs): the same world at a later today, kept for later starts.
+    #[arg(long, value_name = "DAYS")]
+    advance: Option<i64>,
 }
 
 /// The warehouse file `world` names.
@@ -101,6 +105,10 @@ pub fn run(args: SimArgs) -> Result<(), String> {
             cfg.seed = seed;
         }
         let sim = Sim::open(cfg).map_err(|e| e.message)?;
+        if let Some(days) = args.advance {
+            let now = pp_sandbox::advance::advance(&sim, days).map_err(|e| e.message)?;
+            println!("the world moved {days} day(s) forward: {now}");
+        }
         if let Some(f) = faults {
             sim.faults.add(f.rules)?;
         }
@@ -117,7 +125,7 @@ pub fn print_banner(sim: &Sim, data_dir: &std::path::Path) {
     let creds = sim.credentials().unwrap_or_default();
     let first = &creds["merchants"][0];
     println!(
-        "\nSandbox provider is up at {url}\n\n  LWA token URL  {url}/auth/o2/token\n  client_id      {id}\n  credentials    {dir}/sandbox-credentials.json (the client secret and a refresh token per merchant)\n  control        {url}/__sandbox/faults, /__sandbox/calls (Authorization: Bearer <client secret>)\n  consent pages  {url}/apps/authorize/consent (application id {app}) and {url}/ap/oa\n\nTry it:\n\n  curl -s {url}/auth/o2/token -d grant_type=refresh_token -d client_id={id} \\\n       -d client_secret=\"$SECRET\" --data-urlencode refresh_token=\"$REFRESH\"   # merchant {merchant}\n  curl -s -H \"x-amz-access-token: $ACCESS\" {url}/sellers/v1/marketplaceParticipations\n",
+        "\nSandbox provider is up at {url}\n\n  LWA token URL  {url}/auth/o2/token\n  client_id      {id}\n  credentials    {dir}/sandbox-credentials.json (the client secret and a refresh token per merchant)\n  control        {url}/__sandbox/faults, /__sandbox/calls, /__sandbox/world (Authorization: Bearer <client secret>)\n  consent pages  {url}/apps/authorize/consent (application id {app}) and {url}/ap/oa\n\nTry it:\n\n  curl -s {url}/auth/o2/token -d grant_type=refresh_token -d client_id={id} \\\n       -d client_secret=\"$SECRET\" --data-urlencode refresh_token=\"$REFRESH\"   # merchant {merchant}\n  curl -s -H \"x-amz-access-token: $ACCESS\" {url}/sellers/v1/marketplaceParticipations\n",
         url = creds["url"].as_str().unwrap_or_default(),
         id = creds["client_id"].as_str().unwrap_or_default(),
         dir = data_dir.display(),

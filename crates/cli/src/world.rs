@@ -35,6 +35,11 @@ enum WorldCommand {
         /// The anchor day (YYYY-MM-DD); data runs through the day before. Default: today (UTC).
         #[arg(long)]
         today: Option<NaiveDate>,
+        /// The first data day (YYYY-MM-DD), for a world moved forward: the same seed, scale and
+        /// origin at a later --today is the same world with more days. Default: 1,096 days
+        /// before --today.
+        #[arg(long)]
+        origin: Option<NaiveDate>,
     },
     /// Print the warehouse schema as Markdown (the source of docs/warehouse.md).
     SchemaDoc,
@@ -52,12 +57,22 @@ pub fn run(args: WorldArgs) -> Result<(), String> {
             out,
             truth,
             today,
+            origin,
         } => {
-            let spec = WorldSpec {
+            let mut spec = WorldSpec::new(
                 seed,
-                scale: Scale::parse(&scale)?,
-                today: today.unwrap_or_else(|| chrono::Utc::now().date_naive()),
-            };
+                Scale::parse(&scale)?,
+                today.unwrap_or_else(|| chrono::Utc::now().date_naive()),
+            );
+            if let Some(origin) = origin {
+                if origin >= spec.today {
+                    return Err(format!(
+                        "--origin {origin} must come before --today {}",
+                        spec.today
+                    ));
+                }
+                spec.origin = origin;
+            }
             let started = Instant::now();
             if pp_world::is_database_url(&out) {
                 return into_database(&spec, &out, truth.as_deref(), started);

@@ -138,13 +138,13 @@ fn ask(sim: &Sim, side: Side, q: &HashMap<String, String>) -> Result<Ask, String
 /// seller with advertising profiles.
 fn merchants(sim: &Sim, side: Side) -> Result<Vec<(String, String)>, SimError> {
     let mut out: Vec<(String, String)> = Vec::new();
-    for s in sim.world.sellers()? {
+    for s in sim.world().sellers()? {
         if out.iter().any(|(t, _)| *t == s.token) {
             continue;
         }
         if side == Side::Ads
             && sim
-                .world
+                .world()
                 .rows(
                     "SELECT ProfileID FROM ads_profile WHERE MarketplaceSellerID = ?1 LIMIT 1",
                     &[&s.token],

@@ -166,3 +166,29 @@ pub async fn bump_product_type(State(sim): State<Arc<Sim>>) -> Response {
         Err(e) => e.into_response(),
     }
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Advance {
+    days: i64,
+}
+
+/// `GET /__sandbox/world`: the world served now (first and last data days, today).
+pub async fn world(State(sim): State<Arc<Sim>>) -> Json<Value> {
+    Json(crate::advance::describe(&sim.world()))
+}
+
+/// `POST /__sandbox/world` `{ days: N }`: moves the world N days forward (1 to 366); the
+/// world served now.
+pub async fn advance(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
+    let a: Advance = match serde_json::from_slice(&body) {
+        Ok(a) => a,
+        Err(e) => return bad(format!("body: {e}")),
+    };
+    let moved = tokio::task::spawn_blocking(move || crate::advance::advance(&sim, a.days)).await;
+    match moved {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => bad(format!("moving the world failed: {e}")),
+    }
+}

@@ -4,6 +4,7 @@
 //! and takes fault rules a test can switch on (`/__sandbox`). See `docs/sandbox.md`.
 
 mod ads;
+pub mod advance;
 mod consent;
 mod control;
 mod documents;
@@ -68,6 +69,10 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route("/__sandbox/grants/revoke", post(control::revoke))
         .route("/__sandbox/merchants/lapse", post(control::lapse))
         .route("/__sandbox/limits", put(control::limits))
+        .route(
+            "/__sandbox/world",
+            get(control::world).post(control::advance),
+        )
         .route(
             "/__sandbox/product-types/bump",
             post(control::bump_product_type),

@@ -120,6 +120,26 @@ impl Sim {
         Ok(r)
     }
 
+    /// Records a report the provider made by itself (a scheduled one), done at `at_ms`;
+    /// nothing when it is recorded already.
+    pub fn schedule_report(
+        &self,
+        family: &str,
+        owner: &str,
+        id: &str,
+        request: &Value,
+        at_ms: i64,
+    ) -> Result<(), SimError> {
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO reports (id, family, owner, request_key, created_at, ready_at, outcome, request)
+                 VALUES (?1, ?2, ?3, ?1, ?4, ?4, 'done', ?5) ON CONFLICT DO NOTHING",
+                rusqlite::params![id, family, owner, at_ms, request.to_string()],
+            )
+        })?;
+        Ok(())
+    }
+
     /// `owner`'s report `id` of `family`.
     pub fn report(
         &self,

@@ -4,6 +4,7 @@
 //! their secrets to `sandbox-credentials.json` (mode 0600) — the store keeps only hashes.
 
 use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
 use serde_json::{Value, json};
 
@@ -58,7 +59,9 @@ impl SimConfig {
 /// The running sandbox.
 pub struct Sim {
     pub config: SimConfig,
-    pub world: World,
+    /// The world served now: the configured one, or the same world moved forward
+    /// (`crate::advance`).
+    world: RwLock<Arc<World>>,
     pub store: Store,
     pub faults: Faults,
     pub limits: Limits,
@@ -70,7 +73,7 @@ pub struct Sim {
 impl Sim {
     /// Opens the world and the state, registering the app and grants on first start.
     pub fn open(config: SimConfig) -> Result<Self, SimError> {
-        let world = World::open(&config.world)?;
+        let world = crate::advance::current(&config)?;
         let store = Store::open(&config.data_dir)?;
         let sim = Self {
             faults: Faults::new(config.seed),
@@ -78,11 +81,21 @@ impl Sim {
             calls: Calls::default(),
             url_key: random_hex(32).into_bytes(),
             config,
-            world,
+            world: RwLock::new(Arc::new(world)),
             store,
         };
         sim.bootstrap()?;
         Ok(sim)
+    }
+
+    /// The world served now.
+    pub fn world(&self) -> Arc<World> {
+        self.world.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Serves `world` from now on (the same world moved forward).
+    pub(crate) fn replace_world(&self, world: World) {
+        *self.world.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(world);
     }
 
     fn credentials_path(&self) -> PathBuf {
@@ -131,7 +144,8 @@ impl Sim {
         let secret = format!("amzn1.oa2-cs.v1.{}", random_hex(32));
         let mut merchants = Vec::new();
         let mut advertising = Vec::new();
-        let sellers = self.world.sellers()?;
+        let world = self.world();
+        let sellers = world.sellers()?;
         // merchants in the order of their first seller row
         let mut tokens: Vec<&str> = Vec::new();
         for s in &sellers {
@@ -151,7 +165,7 @@ impl Sim {
                 "marketplaces": rows.iter().map(|s| s.marketplace_id.clone()).collect::<Vec<_>>(),
                 "refresh_token": sp,
             }));
-            let profiles = self.world.rows(
+            let profiles = world.rows(
                 "SELECT ProfileID FROM ads_profile WHERE MarketplaceSellerID = ?1 ORDER BY ProfileID",
                 &[&token],
             )?;

@@ -18,6 +18,19 @@ pub struct World {
     pub last_day: chrono::NaiveDate,
     /// The world's injected events (`ground-truth.json` beside the warehouse), if present.
     pub events: Vec<Value>,
+    /// What the world was generated from (seed, scale, origin and today), read from
+    /// `ground-truth.json`: what moving it forward regenerates it with.
+    pub spec: Option<pp_world::WorldSpec>,
+}
+
+/// The spec a ground truth records.
+fn spec_of(truth: &Value) -> Option<pp_world::WorldSpec> {
+    let day = |k: &str| truth[k].as_str()?.parse::<chrono::NaiveDate>().ok();
+    let scale = pp_world::Scale::parse(truth["scale"].as_str()?).ok()?;
+    let (first, last) = (day("first_day")?, day("last_day")?);
+    let mut spec = pp_world::WorldSpec::new(truth["seed"].as_u64()?, scale, last.succ_opt()?);
+    spec.origin = first;
+    Some(spec)
 }
 
 impl World {
@@ -41,12 +54,16 @@ impl World {
             next: AtomicUsize::new(0),
             last_day: chrono::NaiveDate::MIN,
             events: Vec::new(),
+            spec: None,
         };
-        let events = std::fs::read(path.with_file_name("ground-truth.json"))
+        let truth = std::fs::read(path.with_file_name("ground-truth.json"))
             .ok()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+        let events = truth
+            .as_ref()
             .and_then(|v| v["events"].as_array().cloned())
             .unwrap_or_default();
+        let spec = truth.as_ref().and_then(spec_of);
         let last: String = w.with(|c| {
             c.query_row(
                 "SELECT MAX(Date) FROM spapi_sales_and_traffic_by_date",
@@ -60,6 +77,7 @@ impl World {
         Ok(Self {
             last_day,
             events,
+            spec,
             ..w
         })
     }

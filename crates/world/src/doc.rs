@@ -25,12 +25,24 @@ Conventions:
 
 ## The demo world
 
-`partner-platform world generate --scale tiny|small|large --seed N --out DIR [--today YYYY-MM-DD]`
-writes `DIR/warehouse.sqlite` and `DIR/ground-truth.json`. Same seed and today, same bytes.
-Data covers the 1,096 days before `today`. Merchants: `Northwind Goods` in US (ID 1) and CA
+`partner-platform world generate --scale tiny|small|large --seed N --out DIR [--today YYYY-MM-DD] [--origin YYYY-MM-DD]`
+writes `DIR/warehouse.sqlite` and `DIR/ground-truth.json`. Same seed, origin and today, same
+bytes. Data covers the days from `origin` (by default 1,096 days before `today`) through the
+day before `today`. Merchants: `Northwind Goods` in US (ID 1) and CA
 (ID 2) under one token, `Sierra Casa` in MX (ID 3, no brand analytics), and the vendor
 `Acme Kitchen Vendor US` (ID 4, DSP advertiser with a distinct seat id). Scales: tiny = 3 items
 per brand, small = 12 (the dev server's), large = 400 (2,000 items).
+
+The world moves forward: the same seed, scale and origin at a later `today` is the same world
+with more days (what the sandbox serves after `POST /__sandbox/world {"days": N}` or
+`sim --advance N`, docs/sandbox.md). Every day the earlier world had stays as it was, except
+the advertising days still inside the attribution window: a day's attributed purchases and
+sales (`Purchases7d`/`Sales7d` of the `ads_*_daily` tables, and DSP's `Purchases`, `Sales`
+and their `*Promoted` parts) are reported at 70% of their final values the next day, growing
+evenly to all of them once 14 days have passed, as the provider restates recent days while
+late attribution arrives. The final values are the ground truth; the retail side sells them
+(it is not restated). A settlement period appears once it has closed (every 14 days from the
+origin), and a seasonal peak under way at `today` counts for its days so far.
 
 Demand model (`crates/world/src/sim.rs`):
 
@@ -43,7 +55,8 @@ Demand model (`crates/world/src/sim.rs`):
   group's items that are on sale and in stock;
 - sessions = organic sessions + ad clicks; conversion = base × (price ÷ list price)^elasticity;
   units = sessions × conversion × noise (±10%), never fewer than the ad-attributed purchases;
-  attributed purchases = clicks × conversion;
+  attributed purchases = clicks × conversion (their final values: see above for how much of
+  them a recent day reports);
 - a stocked-out item sells nothing, serves no ads and shows zero fulfillable units while its
   organic traffic continues; the units it would have sold are its `lost_units`;
 - inventory: reorder 60 days of expected demand when cover falls under 30 days, 12 days'

@@ -69,7 +69,7 @@ pub fn write(
         let budget = plan
             .budget_changes
             .iter()
-            .filter(|(i, from, _)| *i == ci && *from < crate::spec::DAYS)
+            .filter(|(i, from, _)| *i == ci && *from < spec.days())
             .map(|(_, _, new)| *new)
             .next_back()
             .unwrap_or(c.budget_cents);

@@ -105,7 +105,8 @@ fn peaks(spec: &WorldSpec, plan: &mut Plan) {
             ("Q4 holiday peak", q4.0, q4.1, 1.5),
         ] {
             let (s, e) = (index(spec, start), index(spec, end));
-            if s >= 0 && e < DAYS {
+            // a peak under way at today is known (its calendar is), and its days so far count
+            if s >= 0 && s < spec.days() {
                 plan.peaks.push((s, e, mult));
                 plan.events.push(Event::SeasonalPeak {
                     name: format!("{name} {year}"),

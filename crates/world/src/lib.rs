@@ -24,7 +24,7 @@ pub use load::server::is_database_url;
 pub use load::{Cell, Loader, ServerLoader, SqliteLoader};
 use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
-pub use spec::{BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
+pub use spec::{ATTRIBUTION_DAYS, BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
 
 /// The ground truth of a generated world.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -175,7 +175,7 @@ pub fn run(
     let mut settle = vec![0_i64; MERCHANTS.len()];
     // Units and principal per item since the settlement period began.
     let mut period = vec![(0_i64, 0_i64); model.items.len()];
-    for d in 0..DAYS {
+    for d in 0..spec.days() {
         let date = spec.first_day() + Duration::days(d);
         let ds = date.to_string();
         let mut days: Vec<ItemDay> = model
@@ -189,8 +189,14 @@ pub fn run(
                 budgets[ci] = new;
             }
         }
+        let reported = spec.attributed_share(date);
         for (ci, c) in model.campaigns.iter().enumerate() {
-            let spend = ads_day(&t, model, c, budgets[ci], &mut days, rng, &ds, out)?;
+            let day = AdsDay {
+                budget: budgets[ci],
+                reported,
+                ds: &ds,
+            };
+            let spend = ads_day(&t, model, c, &day, &mut days, rng, out)?;
             settle[c.merchant] += spend;
         }
         let mut seller_day = vec![DayTotals::default(); MERCHANTS.len()];
@@ -241,7 +247,8 @@ pub fn run(
             sqp_week(&t, model, &week, date, rng, out)?;
             week.iter_mut().for_each(|w| *w = (0, 0));
         }
-        if (d + 1) % 14 == 0 || d == DAYS - 1 {
+        // a settlement period is settled (and its lines written) once it has closed
+        if (d + 1) % 14 == 0 {
             for (i, it) in model.items.iter().enumerate() {
                 let (units, principal) = std::mem::take(&mut period[i]);
                 if let (false, Some(sku), true) =
@@ -257,7 +264,7 @@ pub fn run(
                 *spent = 0;
             }
         }
-        dsp_day(&t, &ds, d, plan, rng, out)?;
+        dsp_day(&t, (&ds, d, reported), plan, rng, out)?;
     }
     Ok(())
 }
@@ -299,6 +306,7 @@ fn item_day(
         Weekday::Sat | Weekday::Sun => 1.12,
         _ => 0.95,
     };
+    // counted from the origin, so a world moved forward keeps growing the same way
     let trend = 1.0 + 0.3 * d as f64 / DAYS as f64;
     let ramp = if it.launch_day > 0 {
         ((d - it.launch_day + 1) as f64 / 60.0).clamp(0.0, 1.0)
@@ -324,17 +332,28 @@ fn item_day(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A campaign's day: its budget in force, the share of the day's final attribution the
+/// provider reports as of today, and the date.
+struct AdsDay<'a> {
+    budget: i64,
+    reported: f64,
+    ds: &'a str,
+}
+
+/// One campaign's day of advertising: demand, the budget's cap, and every row from targets up
+/// to the campaign. Attributed purchases and sales are reported at `day.reported` of their
+/// final values, taken at the finest grain (a target's clicks on one item) so every rollup is
+/// still the sum of its parts; the retail side sells the final ones.
 fn ads_day(
     t: &Tables,
     model: &Model,
     c: &crate::model::Campaign,
-    budget: i64,
+    day: &AdsDay<'_>,
     days: &mut [ItemDay],
     rng: &mut Rng,
-    ds: &str,
     out: &mut dyn Loader,
 ) -> Result<i64, String> {
+    let (budget, ds) = (day.budget, day.ds);
     let m = &MERCHANTS[c.merchant];
     let pid = profile_id(m);
     // Demand per target: (impressions, clicks, cpc cents), zero when no item of its ad group can serve.
@@ -398,6 +417,8 @@ fn ads_day(
             for (k, &i) in serving.iter().enumerate() {
                 let ck = clicks_by_item[k];
                 let purchases = stochastic_round(ck as f64 * days[i].cvr, rng);
+                days[i].paid_purchases += purchases;
+                let purchases = (purchases as f64 * day.reported).floor() as i64;
                 let share = Perf {
                     impressions: imps_by_item[k],
                     clicks: ck,
@@ -409,7 +430,6 @@ fn ads_day(
                 perf.sales += share.sales;
                 per_item[k].add(&share);
                 days[i].paid_clicks += ck;
-                days[i].paid_purchases += purchases;
             }
             if perf.impressions > 0 {
                 targeting_rows(t, c, g.id, tg, &perf, m, pid, ds, out)?;
@@ -853,8 +873,15 @@ fn sqp_week(
     Ok(())
 }
 
-/// DSP for the vendor: two line items with daily budgets; halo above promoted.
-fn dsp_day(t: &Tables, ds: &str, d: i64, plan: &Plan, rng: &mut Rng, out: &mut dyn Loader) -> Res {
+/// DSP for the vendor: two line items with daily budgets; halo above promoted. Purchases and
+/// sales are reported at `reported` of their final values, as for sponsored ads.
+fn dsp_day(
+    t: &Tables,
+    (ds, d, reported): (&str, i64, f64),
+    plan: &Plan,
+    rng: &mut Rng,
+    out: &mut dyn Loader,
+) -> Res {
     let Some(m) = MERCHANTS.iter().find(|m| m.vendor) else {
         return Ok(());
     };
@@ -874,6 +901,10 @@ fn dsp_day(t: &Tables, ds: &str, d: i64, plan: &Plan, rng: &mut Rng, out: &mut d
         let cost = impressions * (450 + 150 * k as i64) / 1_000;
         let promoted = clicks * (6 - 2 * k as i64) / 100;
         let halo = promoted + promoted / 2 + rng.range(0, 3);
+        let (promoted, halo) = (
+            (promoted as f64 * reported).floor() as i64,
+            (halo as f64 * reported).floor() as i64,
+        );
         let row = [
             m.id.into(),
             m.token.into(),

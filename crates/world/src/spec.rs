@@ -39,6 +39,10 @@ impl Scale {
 /// Days of daily facts in every world: three years and a day.
 pub const DAYS: i64 = 1_096;
 
+/// Days a day's advertising attribution keeps growing: the provider restates a day's
+/// attributed conversions and sales for this long after it, as late attribution arrives.
+pub const ATTRIBUTION_DAYS: i64 = 14;
+
 /// A world's inputs.
 #[derive(Debug, Clone, Copy)]
 pub struct WorldSpec {
@@ -48,9 +52,32 @@ pub struct WorldSpec {
     pub scale: Scale,
     /// The anchor: data runs through the day before.
     pub today: NaiveDate,
+    /// The first data day. Everything the world draws (items, events, every day's facts) is
+    /// counted from here, so the same origin and a later `today` is the same world moved
+    /// forward: the days it had stay as they were (but for advertising days still inside the
+    /// attribution window), and new days follow.
+    pub origin: NaiveDate,
 }
 
 impl WorldSpec {
+    /// A world made at `today`, with [`DAYS`] days of facts.
+    pub fn new(seed: u64, scale: Scale, today: NaiveDate) -> Self {
+        Self {
+            seed,
+            scale,
+            today,
+            origin: today - Duration::days(DAYS),
+        }
+    }
+
+    /// The same world `days` days later.
+    pub fn advanced(&self, days: i64) -> Self {
+        Self {
+            today: self.today + Duration::days(days),
+            ..*self
+        }
+    }
+
     /// The last complete data day.
     pub fn last_day(&self) -> NaiveDate {
         self.today - Duration::days(1)
@@ -58,7 +85,25 @@ impl WorldSpec {
 
     /// The first data day.
     pub fn first_day(&self) -> NaiveDate {
-        self.today - Duration::days(DAYS)
+        self.origin
+    }
+
+    /// Days of facts: from the origin through the last complete day.
+    pub fn days(&self) -> i64 {
+        (self.today - self.origin).num_days()
+    }
+
+    /// The share of day `date`'s final attributed conversions and sales the provider reports
+    /// as of this world's today: 70% the next day, growing evenly to all of it once
+    /// [`ATTRIBUTION_DAYS`] have passed. The final values are the world's ground truth.
+    pub fn attributed_share(&self, date: NaiveDate) -> f64 {
+        let age = (self.today - date).num_days();
+        if age >= ATTRIBUTION_DAYS {
+            1.0
+        } else {
+            let age = age.max(1) as f64;
+            1.0 - 0.3 * (ATTRIBUTION_DAYS as f64 - age) / (ATTRIBUTION_DAYS as f64 - 1.0)
+        }
     }
 }
 

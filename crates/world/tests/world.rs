@@ -5,11 +5,11 @@ use pp_world::{Event, Scale, WorldSpec, generate_sqlite};
 use rusqlite::Connection;
 
 fn spec(seed: u64) -> WorldSpec {
-    WorldSpec {
+    WorldSpec::new(
         seed,
-        scale: Scale::Tiny,
-        today: NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
-    }
+        Scale::Tiny,
+        NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+    )
 }
 
 #[test]
@@ -304,4 +304,120 @@ fn campaign_budgets_agree_between_the_tables() {
         changed > 0,
         "no campaign changed its budget, so the check proves little"
     );
+}
+
+/// The rows of `table` for days up to `last` (its date column `col`), sorted, each as text.
+fn rows_through(db: &Connection, table: &str, col: &str, last: &str) -> Vec<Vec<String>> {
+    let mut st = db
+        .prepare(&format!(
+            "SELECT * FROM {table} WHERE substr({col}, 1, 10) <= ?1"
+        ))
+        .unwrap();
+    let n = st.column_count();
+    let mut out: Vec<Vec<String>> = st
+        .query_map([last], |r| {
+            (0..n)
+                .map(|i| {
+                    Ok(match r.get_ref(i)? {
+                        rusqlite::types::ValueRef::Null => "NULL".to_owned(),
+                        rusqlite::types::ValueRef::Integer(x) => x.to_string(),
+                        rusqlite::types::ValueRef::Real(x) => x.to_string(),
+                        rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into(),
+                        rusqlite::types::ValueRef::Blob(_) => "BLOB".to_owned(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    out.sort();
+    out
+}
+
+/// The daily tables, their date column, and the attributed columns restated while a day is
+/// inside the attribution window.
+const DAILY: &[(&str, &str, &[&str])] = &[
+    ("spapi_sales_and_traffic_by_asin", "Date", &[]),
+    ("spapi_sales_and_traffic_by_date", "Date", &[]),
+    ("vendor_sales_and_traffic", "Date", &[]),
+    ("spapi_fba_inventory", "Date", &[]),
+    ("spapi_brand_analytics_sqp", "WeekEnd", &[]),
+    ("spapi_settlement", "\"Posted-date-time\"", &[]),
+    ("ads_campaign_daily", "Date", &["Purchases7d", "Sales7d"]),
+    ("ads_ad_group_daily", "Date", &["Purchases7d", "Sales7d"]),
+    ("ads_targeting_daily", "Date", &["Purchases7d", "Sales7d"]),
+    ("ads_search_term_daily", "Date", &["Purchases7d", "Sales7d"]),
+    (
+        "ads_advertised_product_daily",
+        "Date",
+        &["Purchases7d", "Sales7d"],
+    ),
+    (
+        "dsp_daily",
+        "Date",
+        &["Purchases", "Sales", "PurchasesPromoted", "SalesPromoted"],
+    ),
+];
+
+/// Issue 53: a world moved forward keeps every day it had, but for the advertising days
+/// still inside the attribution window, whose attributed conversions and sales grow to their
+/// final values; generating at the later today is the same world.
+#[test]
+fn a_world_moved_forward_keeps_its_days_and_settles_late_attribution() {
+    let dir = tempfile::tempdir().unwrap();
+    let now = spec(3);
+    let (later, settled) = (now.advanced(20), now.advanced(40));
+    let open = |s: &WorldSpec, name: &str| {
+        let g = generate_sqlite(s, &dir.path().join(name)).unwrap();
+        Connection::open(g.warehouse).unwrap()
+    };
+    let (a, b, c) = (open(&now, "a"), open(&later, "b"), open(&settled, "c"));
+    let last = now.last_day();
+    let window_start = last - chrono::Duration::days(pp_world::ATTRIBUTION_DAYS - 2);
+    let (before, last_s) = (
+        (window_start - chrono::Duration::days(1)).to_string(),
+        last.to_string(),
+    );
+    for &(table, col, restated) in DAILY {
+        // every day before the attribution window, as it was
+        assert_eq!(
+            rows_through(&a, table, col, &before),
+            rows_through(&b, table, col, &before),
+            "{table}"
+        );
+        if restated.is_empty() {
+            assert_eq!(
+                rows_through(&a, table, col, &last_s),
+                rows_through(&b, table, col, &last_s),
+                "{table}"
+            );
+            continue;
+        }
+        // inside the window: the same rows but for the attributed columns, which only grow,
+        // and which have settled twenty days on (as forty days on)
+        let sum = |db: &Connection, what: &str| -> f64 {
+            db.query_row(
+                &format!(
+                    "SELECT COALESCE(SUM({what}), 0) FROM {table} WHERE {col} BETWEEN ?1 AND ?2"
+                ),
+                [window_start.to_string(), last_s.clone()],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        for m in restated {
+            let (then, later, settled) = (sum(&a, m), sum(&b, m), sum(&c, m));
+            assert!(then < later, "{table}.{m}: {then} then, {later} later");
+            assert_eq!(later, settled, "{table}.{m} settles");
+        }
+        for m in ["Impressions", "Clicks"] {
+            assert_eq!(sum(&a, m), sum(&b, m), "{table}.{m}");
+        }
+    }
+    // the later world has the new days
+    let max: String = b
+        .query_row("SELECT MAX(Date) FROM ads_campaign_daily", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(max, later.last_day().to_string());
 }

@@ -66,7 +66,7 @@ pub fn profile_account(profile: i64) -> String {
 /// Every advertiser account of the login.
 pub fn of(sim: &Sim, c: &Caller) -> Result<Vec<Account>, SimError> {
     let mut out: Vec<Account> = sim
-        .world
+        .world()
         .rows("SELECT p.ProfileID, p.CountryCode, p.CurrencyCode, s.Name FROM ads_profile p JOIN seller s ON s.ID = p.SellerID WHERE p.MarketplaceSellerID = ?1 ORDER BY p.ProfileID", &[&c.subject])?
         .into_iter()
         .map(|r| Account {
@@ -79,7 +79,7 @@ pub fn of(sim: &Sim, c: &Caller) -> Result<Vec<Account>, SimError> {
             currency: r["CurrencyCode"].as_str().unwrap_or_default().to_owned(),
         })
         .collect();
-    for r in sim.world.rows("SELECT DspAdvertiserID, SeatID, Name, Currency FROM dsp_advertiser WHERE MarketplaceSellerID = ?1", &[&c.subject])? {
+    for r in sim.world().rows("SELECT DspAdvertiserID, SeatID, Name, Currency FROM dsp_advertiser WHERE MarketplaceSellerID = ?1", &[&c.subject])? {
         let id = r["DspAdvertiserID"].as_i64().unwrap_or(0);
         out.push(Account {
             id: id.to_string(),

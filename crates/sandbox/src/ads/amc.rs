@@ -372,7 +372,7 @@ async fn download_urls(
     let doc = match &r.document {
         Some(d) => d.clone(),
         None => {
-            let rows = sim.world.rows(
+            let rows = sim.world().rows(
                 "SELECT CampaignID, SUM(Impressions) AS imp, SUM(Clicks) AS clk FROM ads_campaign_daily WHERE MarketplaceSellerID = ?1 GROUP BY CampaignID ORDER BY CampaignID",
                 &[&c.subject],
             )?;

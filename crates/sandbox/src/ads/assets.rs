@@ -50,7 +50,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
 /// The brands a profile advertises.
 pub fn brands(sim: &Sim, profile: i64) -> Result<Vec<String>, SimError> {
     Ok(sim
-        .world
+        .world()
         .rows(
             "SELECT DISTINCT Brand FROM ads_campaign WHERE ProfileID = ?1 ORDER BY Brand",
             &[&profile],
@@ -71,7 +71,7 @@ fn asset_id(profile: i64, brand: &str, n: usize) -> String {
 pub fn library(sim: &Sim, profile: i64) -> Result<Vec<Value>, SimError> {
     let mut out = Vec::new();
     let base = sim
-        .world
+        .world()
         .last_day
         .and_hms_opt(12, 0, 0)
         .unwrap_or_default()
@@ -125,7 +125,7 @@ pub fn asset(sim: &Sim, profile: i64, id: &str) -> Result<Option<Value>, SimErro
 /// The ASINs on `brand`'s Store page.
 pub fn store_asins(sim: &Sim, profile: i64, brand: &str) -> Result<Vec<String>, SimError> {
     let mut asins: Vec<String> = sim
-        .world
+        .world()
         .rows(
             "SELECT c.ASIN FROM catalog_item c JOIN ads_profile p ON p.SellerID = c.SellerID WHERE p.ProfileID = ?1 AND c.Brand = ?2 ORDER BY c.LaunchDate, c.ASIN",
             &[&profile, &brand],

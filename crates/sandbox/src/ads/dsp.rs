@@ -115,7 +115,7 @@ fn advertiser(sim: &Sim, c: &Caller, id: Option<&str>) -> Result<Account, SimErr
 }
 
 fn line_items(sim: &Sim, a: &Account) -> Result<Vec<Map<String, Value>>, SimError> {
-    sim.world.rows(
+    sim.world().rows(
         "SELECT OrderID, LineItemID, LineItemName, MIN(Date) AS first, MAX(Date) AS last, ROUND(SUM(TotalCost), 2) AS spend
          FROM dsp_daily WHERE DspAdvertiserID = ?1 GROUP BY OrderID, LineItemID, LineItemName ORDER BY OrderID, LineItemID",
         &[&a.dsp.unwrap_or(0)],
@@ -139,7 +139,7 @@ async fn list(
         .collect();
     let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     let items = line_items(&sim, &a)?;
-    let last = sim.world.last_day.to_string();
+    let last = sim.world().last_day.to_string();
     let mut rows: Vec<Value> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for li in &items {
@@ -248,7 +248,7 @@ async fn get_report(
                         .unwrap_or_default()
                         .to_string()
                     };
-                    let rows = sim.world.rows(
+                    let rows = sim.world().rows(
                         "SELECT Date AS date, OrderID AS orderId, LineItemID AS lineItemId, Impressions AS impressions, Clicks AS clickThroughs, TotalCost AS totalCost,
                                 Purchases AS totalPurchases, Sales AS totalSales, PurchasesPromoted AS purchases, SalesPromoted AS sales
                          FROM dsp_daily WHERE DspAdvertiserID = ?1 AND Date BETWEEN ?2 AND ?3 ORDER BY Date, OrderID, LineItemID",

@@ -42,7 +42,7 @@ impl Kind {
     /// Every entity of `profile`, world and overlay merged, by id.
     pub fn all(&self, sim: &Sim, profile: i64) -> Result<Vec<Value>, SimError> {
         let mut by_id: BTreeMap<(usize, String), Value> = BTreeMap::new();
-        for r in sim.world.rows(self.world_sql, &[&profile])? {
+        for r in sim.world().rows(self.world_sql, &[&profile])? {
             let v = (self.shape)(&r);
             by_id.insert(sort_key(&id_of(self, &v)), v);
         }

@@ -69,7 +69,7 @@ pub fn profile(sim: &Sim, caller: &Caller, headers: &HeaderMap) -> Result<i64, S
             format!("Not authorized to access scope {scope}"),
         )
     })?;
-    let mine = sim.world.rows(
+    let mine = sim.world().rows(
         "SELECT ProfileID FROM ads_profile WHERE ProfileID = ?1 AND MarketplaceSellerID = ?2",
         &[&id, &caller.subject],
     )?;

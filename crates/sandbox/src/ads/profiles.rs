@@ -36,7 +36,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
 
 fn shape(sim: &Sim, r: &Map<String, Value>) -> Value {
     let market = sim
-        .world
+        .world()
         .rows(
             "SELECT MarketplaceID, Name FROM seller WHERE ID = ?1",
             &[&r["SellerID"].as_i64().unwrap_or_default()],
@@ -64,7 +64,7 @@ async fn list(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
 ) -> Result<Json<Value>, SimError> {
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT * FROM ads_profile WHERE MarketplaceSellerID = ?1 ORDER BY ProfileID",
         &[&c.subject],
     )?;
@@ -78,7 +78,7 @@ async fn one(
     Extension(c): Extension<Caller>,
     Path(id): Path<i64>,
 ) -> Result<Json<Value>, SimError> {
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT * FROM ads_profile WHERE MarketplaceSellerID = ?1 AND ProfileID = ?2",
         &[&c.subject, &id],
     )?;

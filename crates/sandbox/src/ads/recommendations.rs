@@ -80,7 +80,7 @@ async fn keywords(
     let group = group.as_str().ok_or_else(|| {
         in_media(SimError::new(400, "400", "adGroupId is required").for_family(Family::Ads))
     })?;
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT SearchTerm, SUM(Clicks) AS clk, SUM(Cost) AS cost FROM ads_search_term_daily WHERE ProfileID = ?1 AND AdGroupID = ?2
          GROUP BY SearchTerm ORDER BY clk DESC, SearchTerm LIMIT 50",
         &[&p, &group],
@@ -149,20 +149,20 @@ async fn budgets(
                     .for_family(Family::Ads),
             )
         })?;
-    let end = sim.world.last_day;
+    let end = sim.world().last_day;
     let start = end - chrono::Days::new(6);
     let day = |d: chrono::NaiveDate| d.format("%Y%m%d").to_string();
     let (mut ok, mut bad) = (Vec::new(), Vec::new());
     for (i, id) in ids.iter().enumerate() {
         let id = s(id);
         let id = id.as_str().unwrap_or("");
-        let rows = sim.world.rows(
+        let rows = sim.world().rows(
             // the budget in force now (as budget usage reports it), and the days of the last
             // thirty it ran out
             "SELECT (SELECT CampaignBudget FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 ORDER BY Date DESC LIMIT 1) AS budget,
                     AVG(Cost) AS spend, SUM(CASE WHEN Cost >= CampaignBudget * 0.98 THEN 1 ELSE 0 END) AS capped
              FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 AND Date > date(?3, '-30 day')",
-            &[&p, &id, &sim.world.last_day.to_string()],
+            &[&p, &id, &sim.world().last_day.to_string()],
         )?;
         match rows.first().filter(|r| !r["budget"].is_null()) {
             Some(r) => {

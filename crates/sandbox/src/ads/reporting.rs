@@ -1,5 +1,7 @@
 //! Reporting v3 (`/reporting/reports`): an asynchronous report of the world's daily ads facts
-//! for a window of at most 31 days within the last 95. An identical request while the first is
+//! for Sponsored Products, Brands and Display, at the grains the warehouse keeps (campaign,
+//! ad group, targeting; search term and advertised product for Products), for a window of at
+//! most 31 days within the ad product's lookback (95, 60 and 65 days). An identical request while the first is
 //! still pending answers 425 naming the original `reportId`. Reports go `PENDING` →
 //! `PROCESSING` → `COMPLETED` (or `FAILED` under a fault rule); a completed report has a
 //! presigned `url` to a `GZIP_JSON` document.
@@ -65,22 +67,28 @@ fn bad(status: u16, detail: impl Into<String>) -> SimError {
     SimError::new(status, "", detail).for_family(Family::AdsReporting)
 }
 
-/// A report type: its table, the group-bys it takes, and its columns as SQL.
+/// A report type at one grain: its id and ad product, the `groupBy` set that asks for this
+/// grain, the world's table it reads, whether that table mixes ad products, and its
+/// dimension columns as SQL.
 struct ReportType {
     id: &'static str,
-    table: &'static str,
-    sp_only_filter: bool,
+    product: &'static str,
     group_by: &'static [&'static str],
+    table: &'static str,
+    mixed: bool,
     dims: &'static [(&'static str, &'static str)],
 }
 
+const SP: &str = "SPONSORED_PRODUCTS";
+const SB: &str = "SPONSORED_BRANDS";
+const SD: &str = "SPONSORED_DISPLAY";
+
+/// The metrics every type has.
 const METRICS: &[(&str, &str)] = &[
     ("impressions", "SUM(Impressions)"),
     ("clicks", "SUM(Clicks)"),
     ("cost", "ROUND(SUM(Cost), 2)"),
     ("spend", "ROUND(SUM(Cost), 2)"),
-    ("purchases7d", "SUM(Purchases7d)"),
-    ("sales7d", "ROUND(SUM(Sales7d), 2)"),
     ("costPerClick", "ROUND(SUM(Cost) / MAX(SUM(Clicks), 1), 2)"),
     (
         "clickThroughRate",
@@ -88,59 +96,191 @@ const METRICS: &[(&str, &str)] = &[
     ),
 ];
 
-const TYPES: &[ReportType] = &[
-    ReportType {
-        id: "spCampaigns",
-        table: "ads_campaign_daily",
-        sp_only_filter: true,
-        group_by: &["campaign"],
-        dims: &[
-            ("campaignId", "CampaignID"),
-            ("campaignName", "CampaignName"),
-            ("campaignBudgetAmount", "CampaignBudget"),
-            ("campaignBudgetCurrencyCode", "Currency"),
-        ],
-    },
-    ReportType {
-        id: "spTargeting",
-        table: "ads_targeting_daily",
-        sp_only_filter: true,
-        group_by: &["targeting"],
-        dims: &[
-            ("campaignId", "CampaignID"),
-            ("adGroupId", "AdGroupID"),
-            ("keywordId", "TargetingID"),
-            ("keyword", "Targeting"),
-            ("matchType", "MatchType"),
-        ],
-    },
-    ReportType {
-        id: "spSearchTerm",
-        table: "ads_search_term_daily",
-        sp_only_filter: false,
-        group_by: &["searchTerm"],
-        dims: &[
-            ("campaignId", "CampaignID"),
-            ("adGroupId", "AdGroupID"),
-            ("keywordId", "TargetingID"),
-            ("keyword", "Targeting"),
-            ("matchType", "MatchType"),
-            ("searchTerm", "SearchTerm"),
-        ],
-    },
-    ReportType {
-        id: "spAdvertisedProduct",
-        table: "ads_advertised_product_daily",
-        sp_only_filter: false,
-        group_by: &["advertiser"],
-        dims: &[
-            ("campaignId", "CampaignID"),
-            ("adGroupId", "AdGroupID"),
-            ("advertisedAsin", "AdvertisedASIN"),
-            ("advertisedSku", "AdvertisedSKU"),
-        ],
-    },
+/// The attributed metrics, as each ad product names them: Sponsored Products' carry their
+/// window (`purchases7d`), Sponsored Brands' and Display's do not (`purchases`). The world
+/// keeps one attribution per day (`Purchases7d`, `Sales7d`).
+fn attributed(product: &str) -> &'static [(&'static str, &'static str)] {
+    if product == SP {
+        &[
+            ("purchases7d", "SUM(Purchases7d)"),
+            ("sales7d", "ROUND(SUM(Sales7d), 2)"),
+        ]
+    } else {
+        &[
+            ("purchases", "SUM(Purchases7d)"),
+            ("sales", "ROUND(SUM(Sales7d), 2)"),
+        ]
+    }
+}
+
+/// How many days back each ad product's reports reach (the provider's retention).
+fn lookback(product: &str) -> i64 {
+    match product {
+        SB => 60,
+        SD => 65,
+        _ => 95,
+    }
+}
+
+const CAMPAIGN: &[(&str, &str)] = &[
+    ("campaignId", "CampaignID"),
+    ("campaignName", "CampaignName"),
+    ("campaignBudgetAmount", "CampaignBudget"),
+    ("campaignBudgetCurrencyCode", "Currency"),
 ];
+const AD_GROUP: &[(&str, &str)] = &[("campaignId", "CampaignID"), ("adGroupId", "AdGroupID")];
+const TARGETING: &[(&str, &str)] = &[
+    ("campaignId", "CampaignID"),
+    ("adGroupId", "AdGroupID"),
+    ("keywordId", "TargetingID"),
+    ("keyword", "Targeting"),
+    ("matchType", "MatchType"),
+];
+const SD_TARGETING: &[(&str, &str)] = &[
+    ("campaignId", "CampaignID"),
+    ("adGroupId", "AdGroupID"),
+    ("targetingId", "TargetingID"),
+    ("targetingExpression", "Targeting"),
+    ("targetingText", "Targeting"),
+];
+
+const fn grain(
+    id: &'static str,
+    product: &'static str,
+    group_by: &'static [&'static str],
+    table: &'static str,
+    dims: &'static [(&'static str, &'static str)],
+) -> ReportType {
+    ReportType {
+        id,
+        product,
+        group_by,
+        table,
+        mixed: true,
+        dims,
+    }
+}
+
+const TYPES: &[ReportType] = &[
+    grain(
+        "spCampaigns",
+        SP,
+        &["campaign"],
+        "ads_campaign_daily",
+        CAMPAIGN,
+    ),
+    grain(
+        "spCampaigns",
+        SP,
+        &["campaign", "adGroup"],
+        "ads_ad_group_daily",
+        AD_GROUP,
+    ),
+    grain(
+        "spTargeting",
+        SP,
+        &["targeting"],
+        "ads_targeting_daily",
+        TARGETING,
+    ),
+    ReportType {
+        mixed: false,
+        ..grain(
+            "spSearchTerm",
+            SP,
+            &["searchTerm"],
+            "ads_search_term_daily",
+            &[
+                ("campaignId", "CampaignID"),
+                ("adGroupId", "AdGroupID"),
+                ("keywordId", "TargetingID"),
+                ("keyword", "Targeting"),
+                ("matchType", "MatchType"),
+                ("searchTerm", "SearchTerm"),
+            ],
+        )
+    },
+    ReportType {
+        mixed: false,
+        ..grain(
+            "spAdvertisedProduct",
+            SP,
+            &["advertiser"],
+            "ads_advertised_product_daily",
+            &[
+                ("campaignId", "CampaignID"),
+                ("adGroupId", "AdGroupID"),
+                ("advertisedAsin", "AdvertisedASIN"),
+                ("advertisedSku", "AdvertisedSKU"),
+            ],
+        )
+    },
+    grain(
+        "sbCampaigns",
+        SB,
+        &["campaign"],
+        "ads_campaign_daily",
+        CAMPAIGN,
+    ),
+    grain(
+        "sbAdGroup",
+        SB,
+        &["adGroup"],
+        "ads_ad_group_daily",
+        AD_GROUP,
+    ),
+    grain(
+        "sbTargeting",
+        SB,
+        &["targeting"],
+        "ads_targeting_daily",
+        TARGETING,
+    ),
+    grain(
+        "sdCampaigns",
+        SD,
+        &["campaign"],
+        "ads_campaign_daily",
+        CAMPAIGN,
+    ),
+    grain(
+        "sdAdGroup",
+        SD,
+        &["adGroup"],
+        "ads_ad_group_daily",
+        AD_GROUP,
+    ),
+    grain(
+        "sdTargeting",
+        SD,
+        &["targeting"],
+        "ads_targeting_daily",
+        SD_TARGETING,
+    ),
+];
+
+/// The grain of report type `id` that `groups` (in any order) asks for.
+fn grain_of(id: &str, groups: &[&str]) -> Result<&'static ReportType, SimError> {
+    let of_id: Vec<&ReportType> = TYPES.iter().filter(|t| t.id == id).collect();
+    if of_id.is_empty() {
+        let mut ids: Vec<&str> = TYPES.iter().map(|t| t.id).collect();
+        ids.dedup();
+        return Err(bad(
+            400,
+            format!("reportTypeId {id} is not one of {}", ids.join(", ")),
+        ));
+    }
+    let same = |t: &&&ReportType| {
+        t.group_by.len() == groups.len() && groups.iter().all(|g| t.group_by.contains(g))
+    };
+    of_id.iter().find(same).copied().ok_or_else(|| {
+        let sets: Vec<String> = of_id.iter().map(|t| t.group_by.join("+")).collect();
+        bad(
+            400,
+            format!("groupBy for {id} is one of: {}", sets.join(", ")),
+        )
+    })
+}
 
 fn date(v: &Value, name: &str) -> Result<NaiveDate, SimError> {
     v[name]
@@ -152,18 +292,16 @@ fn date(v: &Value, name: &str) -> Result<NaiveDate, SimError> {
 /// Checks a create request; its report type.
 fn check(sim: &Sim, b: &Value) -> Result<&'static ReportType, SimError> {
     let (start, end) = (date(b, "startDate")?, date(b, "endDate")?);
-    let today = sim.world.last_day.succ_opt().unwrap_or(sim.world.last_day);
+    let today = sim
+        .world()
+        .last_day
+        .succ_opt()
+        .unwrap_or(sim.world().last_day);
     if end < start {
         return Err(bad(400, "endDate must not be before startDate"));
     }
     if (end - start).num_days() > 30 {
         return Err(bad(400, "The date range of a report is at most 31 days"));
-    }
-    if (today - start).num_days() > 95 {
-        return Err(bad(
-            400,
-            "startDate is beyond the 95-day lookback of this report type",
-        ));
     }
     let c = &b["configuration"];
     for k in [
@@ -178,9 +316,6 @@ fn check(sim: &Sim, b: &Value) -> Result<&'static ReportType, SimError> {
             return Err(bad(400, format!("configuration.{k} is required")));
         }
     }
-    if c["adProduct"] != "SPONSORED_PRODUCTS" {
-        return Err(bad(400, "the sandbox builds SPONSORED_PRODUCTS reports"));
-    }
     if c["format"] != "GZIP_JSON" {
         return Err(bad(400, "format must be GZIP_JSON"));
     }
@@ -188,23 +323,22 @@ fn check(sim: &Sim, b: &Value) -> Result<&'static ReportType, SimError> {
         return Err(bad(400, "timeUnit must be DAILY or SUMMARY"));
     }
     let id = c["reportTypeId"].as_str().unwrap_or("");
-    let t = TYPES.iter().find(|t| t.id == id).ok_or_else(|| {
-        bad(
-            400,
-            format!(
-                "reportTypeId {id} is not one of {}",
-                TYPES.iter().map(|t| t.id).collect::<Vec<_>>().join(", ")
-            ),
-        )
-    })?;
     let groups: Vec<&str> = c["groupBy"]
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    if groups.is_empty() || groups.iter().any(|g| !t.group_by.contains(g)) {
+    let t = grain_of(id, &groups)?;
+    if c["adProduct"] != t.product {
         return Err(bad(
             400,
-            format!("groupBy for {id} is {}", t.group_by.join(", ")),
+            format!("{id} is a {} report: adProduct must say so", t.product),
+        ));
+    }
+    let reach = lookback(t.product);
+    if (today - start).num_days() > reach {
+        return Err(bad(
+            400,
+            format!("startDate is beyond the {reach}-day lookback of this report type"),
         ));
     }
     let columns = c["columns"]
@@ -215,6 +349,7 @@ fn check(sim: &Sim, b: &Value) -> Result<&'static ReportType, SimError> {
         let col = col.as_str().unwrap_or("");
         let known = t.dims.iter().any(|(n, _)| *n == col)
             || METRICS.iter().any(|(n, _)| *n == col)
+            || attributed(t.product).iter().any(|(n, _)| *n == col)
             || (col == "date" && c["timeUnit"] == "DAILY")
             || (["startDate", "endDate"].contains(&col) && c["timeUnit"] == "SUMMARY");
         if !known {
@@ -361,7 +496,11 @@ fn build(sim: &Sim, profile: i64, req: &Value) -> Result<Value, SimError> {
         if let Some((_, sql)) = t.dims.iter().find(|(n, _)| n == col) {
             select.push(format!("{sql} AS \"{col}\""));
             group.push((*sql).to_owned());
-        } else if let Some((_, sql)) = METRICS.iter().find(|(n, _)| n == col) {
+        } else if let Some((_, sql)) = METRICS
+            .iter()
+            .chain(attributed(t.product))
+            .find(|(n, _)| n == col)
+        {
             select.push(format!("{sql} AS \"{col}\""));
         } else if *col == "date" {
             select.push("Date AS \"date\"".into());
@@ -375,11 +514,7 @@ fn build(sim: &Sim, profile: i64, req: &Value) -> Result<Value, SimError> {
     if daily {
         group.push("Date".into());
     }
-    let product = if t.sp_only_filter {
-        " AND AdProduct = 'SPONSORED_PRODUCTS'"
-    } else {
-        ""
-    };
+    let product = if t.mixed { " AND AdProduct = ?4" } else { "" };
     let group_sql = if group.is_empty() {
         String::new()
     } else {
@@ -399,7 +534,11 @@ fn build(sim: &Sim, profile: i64, req: &Value) -> Result<Value, SimError> {
         req["startDate"].as_str().unwrap_or(""),
         req["endDate"].as_str().unwrap_or(""),
     );
-    let rows = sim.world.rows(&sql, &[&profile, &s, &e])?;
+    let rows = if t.mixed {
+        sim.world().rows(&sql, &[&profile, &s, &e, &t.product])?
+    } else {
+        sim.world().rows(&sql, &[&profile, &s, &e])?
+    };
     Ok(Value::Array(rows.into_iter().map(Value::Object).collect()))
 }
 

@@ -137,7 +137,7 @@ fn new_campaign(sim: &Sim, _p: i64, i: usize, k: &Value) -> Result<Value, Value>
         "campaignId": new_id(sim, i, "sp-campaign", 8_000_000_000)?,
         "name": k["name"], "targetingType": k["targetingType"], "state": k["state"],
         "budget": { "budgetType": "DAILY", "budget": k["budget"]["budget"] },
-        "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world.last_day.succ_opt().unwrap_or_default().to_string().into()),
+        "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world().last_day.succ_opt().unwrap_or_default().to_string().into()),
         "dynamicBidding": k.get("dynamicBidding").cloned().unwrap_or_else(|| json!({ "strategy": "LEGACY_FOR_SALES", "placementBidding": [] })),
     }))
 }
@@ -456,9 +456,9 @@ pub fn usage(
     let Some(c) = kind.get(sim, profile, id)? else {
         return Ok(None);
     };
-    let spend = sim.world.rows(
+    let spend = sim.world().rows(
         "SELECT COALESCE(SUM(Cost), 0) AS cost FROM ads_campaign_daily WHERE ProfileID = ?1 AND CampaignID = ?2 AND Date = ?3",
-        &[&profile, &id, &sim.world.last_day.to_string()],
+        &[&profile, &id, &sim.world().last_day.to_string()],
     )?;
     let budget = c["budget"]["budget"]
         .as_f64()
@@ -475,7 +475,7 @@ pub fn usage(
     };
     Ok(Some(json!({
         "campaignId": id, "budget": budget, "budgetUsagePercent": pct,
-        "usageUpdatedTimestamp": format!("{}T23:59:00Z", sim.world.last_day),
+        "usageUpdatedTimestamp": format!("{}T23:59:00Z", sim.world().last_day),
     })))
 }
 

@@ -189,7 +189,11 @@ fn check_query(sim: &Sim, r: &Value) -> Result<(NaiveDate, NaiveDate, Vec<String
     {
         return Err("metric.sales needs budgetCurrency.value in the same request".into());
     }
-    let today = sim.world.last_day.succ_opt().unwrap_or(sim.world.last_day);
+    let today = sim
+        .world()
+        .last_day
+        .succ_opt()
+        .unwrap_or(sim.world().last_day);
     let months = |n: i64| chrono::Months::new(n as u32);
     if fields.iter().any(|f| f == "date.value") && start < today - months(24) {
         return Err("daily reports reach back 24 months".into());
@@ -302,12 +306,12 @@ fn facts(
 ) -> Result<Vec<Map<String, Value>>, SimError> {
     let (s, e) = (start.to_string(), end.to_string());
     match (a.profile, a.dsp) {
-        (Some(p), _) => sim.world.rows(
+        (Some(p), _) => sim.world().rows(
             "SELECT Date, CampaignID AS cid, CampaignName AS cname, AdProduct AS product, Impressions AS imp, Clicks AS clk, Cost AS cost, Sales7d AS sales, Purchases7d AS purch, Sales7d AS sp, Purchases7d AS pp, Currency AS cur
              FROM ads_campaign_daily WHERE ProfileID = ?1 AND Date BETWEEN ?2 AND ?3",
             &[&p, &s, &e],
         ),
-        (None, Some(d)) => sim.world.rows(
+        (None, Some(d)) => sim.world().rows(
             "SELECT Date, OrderID AS cid, LineItemName AS cname, 'AMAZON_DSP' AS product, Impressions AS imp, Clicks AS clk, TotalCost AS cost, Sales AS sales, Purchases AS purch, SalesPromoted AS sp, PurchasesPromoted AS pp, Currency AS cur
              FROM dsp_daily WHERE DspAdvertiserID = ?1 AND Date BETWEEN ?2 AND ?3",
             &[&d, &s, &e],

@@ -138,7 +138,7 @@ async fn search(
         "ASIN"
     };
     let rows: Vec<_> = sim
-        .world
+        .world()
         .rows(&format!("{COLS} ORDER BY ASIN"), &[&seller.id])?
         .into_iter()
         .filter(|r| match &words {
@@ -183,7 +183,7 @@ async fn one(
     let seller = q.seller(&sim, &c, "marketplaceIds")?;
     let sections = included(&q)?;
     let rows = sim
-        .world
+        .world()
         .rows(&format!("{COLS} AND ASIN = ?2"), &[&seller.id, &asin])?;
     let r = rows.first().ok_or_else(|| {
         SimError::not_found(format!(

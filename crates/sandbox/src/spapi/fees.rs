@@ -74,7 +74,7 @@ fn estimate(sim: &Sim, c: &Caller, req: &Value, id_type: &str, id_value: &str) -
         } else {
             "ASIN"
         };
-        sim.world
+        sim.world()
             .rows(
                 &format!("SELECT ASIN FROM catalog_item WHERE SellerID = ?1 AND {col} = ?2"),
                 &[&s.id, &id_value],

@@ -156,7 +156,7 @@ async fn groups(
     let before = q
         .get("FinancialEventGroupStartedBefore")
         .unwrap_or("9999-12-31T23:59:59Z");
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         r#"SELECT "Settlement-id" AS sid, MIN("Settlement-start-date") AS start, MAX("Settlement-end-date") AS end_, MAX("Deposit-date") AS deposit,
            ROUND(SUM(Amount), 2) AS total, MAX(Currency) AS cur FROM spapi_settlement WHERE MarketplaceSellerID = ?1
            AND "Settlement-start-date" >= ?2 AND "Settlement-start-date" < ?3 GROUP BY "Settlement-id" ORDER BY start DESC"#,
@@ -198,7 +198,7 @@ async fn by_group(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, SimError> {
     let q = Q::parse(raw.as_deref());
-    let lines = sim.world.rows(
+    let lines = sim.world().rows(
         &format!(r#"{LINES} AND s."Settlement-id" = ?2 ORDER BY posted, oid"#),
         &[&c.subject, &id],
     )?;
@@ -217,7 +217,7 @@ async fn by_order(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, SimError> {
     let q = Q::parse(raw.as_deref());
-    let lines = sim.world.rows(
+    let lines = sim.world().rows(
         &format!(r#"{LINES} AND s."Order-id" = ?2 ORDER BY posted"#),
         &[&c.subject, &id],
     )?;
@@ -237,6 +237,6 @@ async fn events(
     if before <= after {
         return Err(SimError::invalid("PostedBefore must be after PostedAfter"));
     }
-    let lines = sim.world.rows(&format!(r#"{LINES} AND s."Posted-date-time" >= ?2 AND s."Posted-date-time" < ?3 ORDER BY posted, oid"#), &[&c.subject, &after, &before])?;
+    let lines = sim.world().rows(&format!(r#"{LINES} AND s."Posted-date-time" >= ?2 AND s."Posted-date-time" < ?3 ORDER BY posted, oid"#), &[&c.subject, &after, &before])?;
     Ok(Json(page_of_events(&q, &lines)?))
 }

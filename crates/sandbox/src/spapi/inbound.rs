@@ -92,9 +92,9 @@ struct Shipment {
 
 fn shipments_of(sim: &Sim, c: &Caller) -> Result<Vec<Shipment>, SimError> {
     let mut out = Vec::new();
-    for seller in sim.world.seller_rows(&c.subject)? {
+    for seller in sim.world().seller_rows(&c.subject)? {
         // every stocked SKU: in-flight units when it has some, else its last replenishment
-        let rows = sim.world.rows(
+        let rows = sim.world().rows(
             "SELECT SKU, ASIN, CASE WHEN Inbound > 0 THEN Inbound ELSE MAX(12, Fulfillable / 3) END AS Inbound, Date
              FROM spapi_fba_inventory WHERE SellerID = ?1 AND SKU IS NOT NULL
              AND Date = (SELECT MAX(Date) FROM spapi_fba_inventory WHERE SellerID = ?1) ORDER BY SKU",

@@ -66,7 +66,7 @@ async fn summaries(
         .map(|t| offset("inv.", t))
         .transpose()?
         .unwrap_or(0);
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT i.SKU, i.ASIN, i.Fulfillable, i.Inbound, i.Reserved, i.Date, c.Title FROM spapi_fba_inventory i
          LEFT JOIN catalog_item c ON c.SellerID = i.SellerID AND c.ASIN = i.ASIN
          WHERE i.SellerID = ?1 AND i.Date = (SELECT MAX(Date) FROM spapi_fba_inventory WHERE SellerID = ?1) ORDER BY i.SKU",

@@ -130,7 +130,7 @@ fn run(sim: &Sim, c: &Caller, query: &str) -> Result<Result<String, String>, Sim
             "The seller does not participate in marketplace {market}"
         )));
     };
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT Date, OrderedProductSales, UnitsOrdered, TotalOrderItems, Sessions, PageViews FROM spapi_sales_and_traffic_by_date
          WHERE SellerID = ?1 AND Date BETWEEN ?2 AND ?3 ORDER BY Date",
         &[&seller.id, &start, &end],

@@ -130,7 +130,7 @@ fn load(
         )
         .with_details("sellerId is not the authorizing selling partner"));
     }
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT ASIN, SKU, Brand, Title, ListPrice, LaunchDate FROM catalog_item WHERE SellerID = ?1 AND SKU = ?2",
         &[&market.id, &sku],
     )?;

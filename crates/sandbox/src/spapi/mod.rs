@@ -15,6 +15,9 @@ pub mod q;
 mod report_docs;
 mod reports;
 mod sellers;
+mod settlements;
+mod sqp;
+mod vendor;
 
 use std::sync::Arc;
 

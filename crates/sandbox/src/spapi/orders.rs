@@ -73,7 +73,7 @@ fn day_rows(
     seller: &Seller,
     day: NaiveDate,
 ) -> Result<Vec<Map<String, Value>>, SimError> {
-    sim.world.rows(
+    sim.world().rows(
         "SELECT s.ChildASIN, s.SKU, c.Title, s.UnitsOrdered, s.TotalOrderItems, s.ItemPrice FROM spapi_sales_and_traffic_by_asin s
          LEFT JOIN catalog_item c ON c.SellerID = s.SellerID AND c.ASIN = s.ChildASIN
          WHERE s.SellerID = ?1 AND s.Date = ?2 ORDER BY s.ChildASIN",
@@ -119,7 +119,7 @@ fn purchase_time(o: &Order) -> String {
 }
 
 fn shape(sim: &Sim, o: &Order) -> Value {
-    let shipped = o.day < sim.world.last_day;
+    let shipped = o.day < sim.world().last_day;
     let total = (o.price * o.units as f64 * 100.0).round() / 100.0;
     json!({
         "AmazonOrderId": o.id,
@@ -207,8 +207,8 @@ async fn list(
             };
             let before = day_of(&q, "CreatedBefore")?
                 .or(day_of(&q, "LastUpdatedBefore")?)
-                .unwrap_or(sim.world.last_day)
-                .min(sim.world.last_day);
+                .unwrap_or(sim.world().last_day)
+                .min(sim.world().last_day);
             (
                 after,
                 before,
@@ -224,7 +224,7 @@ async fn list(
     let mut skipped = 0usize;
     while day <= before && orders.len() <= page {
         for o in orders_of_day(&sim, &seller, day)? {
-            let status = if o.day < sim.world.last_day {
+            let status = if o.day < sim.world().last_day {
                 "Shipped"
             } else {
                 "Unshipped"
@@ -263,7 +263,7 @@ fn find(sim: &Sim, c: &Caller, id: &str) -> Result<Order, SimError> {
     let seller_id: i64 = parts[0].parse().map_err(|_| missing())?;
     let days: i64 = parts[1].parse().map_err(|_| missing())?;
     let seller = sim
-        .world
+        .world()
         .seller_rows(&c.subject)?
         .into_iter()
         .find(|s| s.id == seller_id)
@@ -294,7 +294,7 @@ async fn items(
     let total = format!("{:.2}", (o.price * o.units as f64 * 100.0).round() / 100.0);
     let mut item = json!({
         "ASIN": o.asin, "OrderItemId": o.id.replace('-', ""), "Title": o.title,
-        "QuantityOrdered": o.units, "QuantityShipped": if o.day < sim.world.last_day { o.units } else { 0 },
+        "QuantityOrdered": o.units, "QuantityShipped": if o.day < sim.world().last_day { o.units } else { 0 },
         "ItemPrice": { "CurrencyCode": o.seller.currency, "Amount": total },
         "ItemTax": { "CurrencyCode": o.seller.currency, "Amount": "0.00" },
         "PromotionDiscount": { "CurrencyCode": o.seller.currency, "Amount": "0.00" },

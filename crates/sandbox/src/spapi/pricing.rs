@@ -73,9 +73,9 @@ fn price(
     field: &str,
     key: &str,
 ) -> Result<Option<(String, f64, f64)>, SimError> {
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         &format!("SELECT ChildASIN, ItemPrice, BuyBoxPercentage FROM spapi_sales_and_traffic_by_asin WHERE SellerID = ?1 AND Date = ?2 AND {field} = ?3"),
-        &[&seller.id, &sim.world.last_day.to_string(), &key],
+        &[&seller.id, &sim.world().last_day.to_string(), &key],
     )?;
     Ok(rows.first().map(|r| {
         (

@@ -73,14 +73,14 @@ struct Promo {
 }
 
 fn promos(sim: &Sim, c: &Caller) -> Result<Vec<Promo>, SimError> {
-    let rows = sim.world.seller_rows(&c.subject)?;
+    let rows = sim.world().seller_rows(&c.subject)?;
     if rows.first().is_some_and(|s| s.account_type == "vendor") {
         return Err(SimError::new(403, "Unauthorized", "Access to requested resource is denied.")
             .with_details("Seller promotions are available to selling partners with a seller account; this is a vendor."));
     }
     let mut out = Vec::new();
     for (i, e) in sim
-        .world
+        .world()
         .events
         .iter()
         .enumerate()
@@ -91,7 +91,7 @@ fn promos(sim: &Sim, c: &Caller) -> Result<Vec<Promo>, SimError> {
         };
         let brand = e["brand"].as_str().unwrap_or_default();
         let items = sim
-            .world
+            .world()
             .rows(
                 "SELECT c.ASIN, c.SKU FROM catalog_item c JOIN brand b ON b.Name = c.Brand WHERE c.SellerID = ?1 AND b.Slug = ?2 ORDER BY c.ASIN",
                 &[&seller.id, &brand],
@@ -129,7 +129,11 @@ fn promos(sim: &Sim, c: &Caller) -> Result<Vec<Promo>, SimError> {
 }
 
 fn status(sim: &Sim, p: &Promo) -> &'static str {
-    let today = sim.world.last_day.succ_opt().unwrap_or(sim.world.last_day);
+    let today = sim
+        .world()
+        .last_day
+        .succ_opt()
+        .unwrap_or(sim.world().last_day);
     if p.end < today {
         "EXPIRED"
     } else if p.start > today {

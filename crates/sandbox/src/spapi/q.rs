@@ -79,7 +79,7 @@ impl Q {
 
 /// The caller's seller row in marketplace `id`.
 pub fn seller_in(sim: &Sim, c: &Caller, id: &str) -> Result<Seller, SimError> {
-    sim.world
+    sim.world()
         .seller_rows(&c.subject)?
         .into_iter()
         .find(|s| s.marketplace_id == id)

@@ -23,7 +23,7 @@ pub fn sales_and_traffic(
     let (s, e) = (start.to_string(), end.to_string());
     let cur = seller.currency.as_str();
     let by_date: Vec<Value> = sim
-        .world
+        .world()
         .rows(
             "SELECT Date, OrderedProductSales, UnitsOrdered, TotalOrderItems, Sessions, PageViews, BuyBoxPercentage
              FROM spapi_sales_and_traffic_by_date WHERE SellerID = ?1 AND Date BETWEEN ?2 AND ?3 ORDER BY Date",
@@ -47,7 +47,7 @@ pub fn sales_and_traffic(
         })
         .collect();
     let by_asin: Vec<Value> = sim
-        .world
+        .world()
         .rows(
             "SELECT ParentASIN, ChildASIN, SKU, SUM(UnitsOrdered) AS Units, ROUND(SUM(OrderedProductSales), 2) AS Sales,
                     SUM(TotalOrderItems) AS Items, SUM(Sessions) AS Sessions, SUM(PageViews) AS Views,
@@ -80,7 +80,7 @@ pub fn sales_and_traffic(
     }))
 }
 
-fn tsv(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
+pub(super) fn tsv(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
     let mut out = header.join("\t");
     out.push('\n');
     for r in rows {
@@ -90,7 +90,7 @@ fn tsv(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
     out
 }
 
-fn text(v: &Value) -> String {
+pub(super) fn text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
@@ -100,7 +100,7 @@ fn text(v: &Value) -> String {
 
 /// `GET_MERCHANT_LISTINGS_ALL_DATA`.
 pub fn listings(sim: &Sim, seller: &Seller) -> Result<String, SimError> {
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT Title, SKU, ListPrice, LaunchDate, ASIN FROM catalog_item WHERE SellerID = ?1 AND SKU IS NOT NULL ORDER BY SKU",
         &[&seller.id],
     )?;
@@ -130,7 +130,7 @@ pub fn listings(sim: &Sim, seller: &Seller) -> Result<String, SimError> {
 
 /// `GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA` (the latest snapshot).
 pub fn inventory(sim: &Sim, seller: &Seller) -> Result<String, SimError> {
-    let rows = sim.world.rows(
+    let rows = sim.world().rows(
         "SELECT SKU, ASIN, Fulfillable, Inbound, Reserved FROM spapi_fba_inventory
          WHERE SellerID = ?1 AND Date = (SELECT MAX(Date) FROM spapi_fba_inventory WHERE SellerID = ?1) ORDER BY SKU",
         &[&seller.id],

@@ -19,6 +19,8 @@ use crate::op;
 use crate::reports::{Phase, ReportRow, iso, now_ms};
 use crate::sim::Sim;
 
+use super::{settlements, sqp, vendor};
+
 static CREATE: Op = Op {
     name: "reports.createReport",
     family: Family::Sp,
@@ -60,6 +62,9 @@ pub const TYPES: &[&str] = &[
     "GET_SALES_AND_TRAFFIC_REPORT",
     "GET_MERCHANT_LISTINGS_ALL_DATA",
     "GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA",
+    vendor::SALES,
+    vendor::TRAFFIC,
+    sqp::SQP,
 ];
 
 const FAMILY: &str = "sp";
@@ -101,6 +106,11 @@ async fn create(
     let kind = spec["reportType"]
         .as_str()
         .ok_or_else(|| SimError::invalid("reportType is required"))?;
+    if kind == settlements::SETTLEMENT {
+        return Err(SimError::invalid(format!(
+            "{kind} reports are scheduled by Amazon and cannot be requested: list them with getReports"
+        )));
+    }
     if !TYPES.contains(&kind) {
         return Err(SimError::invalid(format!(
             "reportType {kind} is not available in the sandbox (it builds {})",
@@ -114,7 +124,7 @@ async fn create(
     if ids.is_empty() {
         return Err(SimError::invalid("marketplaceIds is required"));
     }
-    let rows = sim.world.seller_rows(&c.subject)?;
+    let rows = sim.world().seller_rows(&c.subject)?;
     for id in &ids {
         if !rows.iter().any(|s| s.marketplace_id == *id) {
             return Err(SimError::invalid(format!(
@@ -130,6 +140,16 @@ async fn create(
         return Err(SimError::invalid(
             "dataStartTime must be before dataEndTime",
         ));
+    }
+    // the types with their own rules about who may ask and for which window
+    let seller = rows
+        .iter()
+        .find(|s| s.marketplace_id == ids[0])
+        .ok_or_else(|| SimError::invalid("no seller in that marketplace"))?;
+    match kind {
+        vendor::SALES | vendor::TRAFFIC => vendor::check(&sim, seller, start, end, &spec)?,
+        sqp::SQP => sqp::check(&sim, seller, start, end, &spec)?,
+        _ => {}
     }
     let id = sim.store.next("sp-report", 50_000_000_000)?.to_string();
     sim.create_report(FAMILY, &c.subject, &id, &id, &spec, fatal.0)?;
@@ -222,6 +242,9 @@ async fn list(
             .ok_or_else(|| SimError::invalid("pageSize must be from 1 to 100"))?,
     };
     let wanted: Vec<&str> = types.split(',').collect();
+    if wanted.contains(&settlements::SETTLEMENT) {
+        settlements::schedule(&sim, &c.subject)?;
+    }
     let all: Vec<ReportRow> = sim
         .reports(FAMILY, &c.subject, None)?
         .into_iter()
@@ -229,6 +252,8 @@ async fn list(
             r.request["reportType"]
                 .as_str()
                 .is_some_and(|t| wanted.contains(&t))
+                && (r.request["reportType"] != settlements::SETTLEMENT
+                    || settlements::kept(&sim, &r.request))
         })
         .collect();
     let mut out = Vec::new();
@@ -282,12 +307,12 @@ async fn document(
 fn build(sim: &Sim, owner: &str, req: &Value) -> Result<(&'static str, String), SimError> {
     let market = req["marketplaceIds"][0].as_str().unwrap_or_default();
     let seller = sim
-        .world
+        .world()
         .seller_rows(owner)?
         .into_iter()
         .find(|s| s.marketplace_id == market)
         .ok_or_else(|| SimError::invalid("no seller in that marketplace"))?;
-    let last = sim.world.last_day;
+    let last = sim.world().last_day;
     let end = day(req.get("dataEndTime"), "dataEndTime")?
         .unwrap_or(last)
         .min(last);
@@ -297,6 +322,15 @@ fn build(sim: &Sim, owner: &str, req: &Value) -> Result<(&'static str, String), 
         "GET_SALES_AND_TRAFFIC_REPORT" => {
             super::report_docs::sales_and_traffic(sim, &seller, start, end, req)
                 .map(|v| ("application/json", v.to_string()))
+        }
+        kind @ (vendor::SALES | vendor::TRAFFIC) => {
+            vendor::document(sim, &seller, kind, (start, end), req)
+                .map(|v| ("application/json", v.to_string()))
+        }
+        sqp::SQP => sqp::document(sim, &seller, (start, end), req)
+            .map(|v| ("application/json", v.to_string())),
+        settlements::SETTLEMENT => {
+            settlements::document(sim, &seller, req).map(|t| ("text/tab-separated-values", t))
         }
         "GET_MERCHANT_LISTINGS_ALL_DATA" => {
             super::report_docs::listings(sim, &seller).map(|t| ("text/tab-separated-values", t))

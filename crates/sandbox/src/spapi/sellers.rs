@@ -39,7 +39,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
 }
 
 fn participation_list(sim: &Sim, c: &Caller) -> Result<Vec<Value>, SimError> {
-    let rows = sim.world.seller_rows(&c.subject)?;
+    let rows = sim.world().seller_rows(&c.subject)?;
     Ok(rows
         .iter()
         .filter_map(|s| {
@@ -67,7 +67,7 @@ async fn account(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
 ) -> Result<Json<Value>, SimError> {
-    let rows = sim.world.seller_rows(&c.subject)?;
+    let rows = sim.world().seller_rows(&c.subject)?;
     let first = rows
         .first()
         .ok_or_else(|| SimError::not_found("no such seller"))?;

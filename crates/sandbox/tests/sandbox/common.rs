@@ -26,11 +26,11 @@ impl SimApp {
 
     pub async fn start_with(tweak: impl FnOnce(&mut SimConfig)) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let spec = pp_world::WorldSpec {
-            seed: 1,
-            scale: pp_world::Scale::Tiny,
-            today: chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
-        };
+        let spec = pp_world::WorldSpec::new(
+            1,
+            pp_world::Scale::Tiny,
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+        );
         let world = pp_world::generate_sqlite(&spec, &dir.path().join("world")).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -55,6 +55,25 @@ impl SimApp {
             sim,
             dir,
         }
+    }
+
+    /// A presigned document URL's body, un-gzipped, as text (no credentials sent).
+    pub async fn download_gz(&self, url: &str) -> String {
+        use std::io::Read;
+        let gz = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        text
     }
 
     pub fn url(&self, path: &str) -> String {

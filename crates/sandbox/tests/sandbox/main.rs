@@ -3,6 +3,7 @@
 
 mod ads_model_cases;
 mod ads_models;
+mod ads_reports_v3;
 mod ads_sb;
 mod ads_session;
 mod ads_v1;
@@ -10,6 +11,10 @@ mod common;
 mod consent;
 mod lwa;
 mod models;
+mod settlements;
 mod spapi_reads;
 mod spapi_reports;
 mod spapi_writes;
+mod sqp;
+mod vendor_reports;
+mod world;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::{SELLER, SimApp, US, parts};
 
-async fn create(app: &SimApp, token: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn create(app: &SimApp, token: &str, body: Value) -> (u16, Value) {
     let (s, _, b) = parts(
         app.sp(Method::POST, "/reports/2021-06-30/reports", token)
             .json(&body)
@@ -42,7 +42,7 @@ async fn get(app: &SimApp, token: &str, id: &str) -> Value {
     }
 }
 
-async fn wait_for_end(app: &SimApp, token: &str, id: &str) -> Value {
+pub(crate) async fn wait_for_end(app: &SimApp, token: &str, id: &str) -> Value {
     let mut seen = Vec::new();
     loop {
         let r = get(app, token, id).await;
@@ -156,7 +156,7 @@ async fn a_report_walks_to_done_and_its_document_matches_the_world() {
     );
 }
 
-fn flate2_read(gz: &[u8], out: &mut String) {
+pub(crate) fn flate2_read(gz: &[u8], out: &mut String) {
     flate2::read::GzDecoder::new(gz)
         .read_to_string(out)
         .unwrap();
@@ -281,4 +281,28 @@ async fn get_reports_pages_with_a_token_that_must_travel_alone() {
     let (_, _, rest) = parts(list(&format!("nextToken={enc}")).await.unwrap()).await;
     assert_eq!(rest["reports"].as_array().unwrap().len(), 1);
     assert!(rest.get("nextToken").is_none());
+}
+
+/// Creates the report `request` asks for, waits for it to end, and reads its document as
+/// text (un-gzipped); panics unless it ends `DONE`.
+pub(crate) async fn document_of(app: &SimApp, token: &str, request: Value) -> String {
+    let (s, b) = create(app, token, request).await;
+    assert_eq!(s, 202, "{b}");
+    let id = b["reportId"].as_str().unwrap().to_owned();
+    let end = wait_for_end(app, token, &id).await;
+    assert_eq!(end["report"]["processingStatus"], "DONE", "{end}");
+    let doc_id = end["report"]["reportDocumentId"].as_str().unwrap();
+    let (s, _, doc) = parts(
+        app.sp(
+            Method::GET,
+            &format!("/reports/2021-06-30/documents/{doc_id}"),
+            token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 200, "{doc}");
+    app.download_gz(doc["url"].as_str().unwrap()).await
 }

@@ -161,11 +161,11 @@ impl TestApp {
         let beta = TenantId::parse("beta").unwrap();
         let acme_wh = store.default_warehouse_path(&acme);
         let beta_wh = store.default_warehouse_path(&beta);
-        let spec = pp_world::WorldSpec {
-            seed: 1,
-            scale: pp_world::Scale::Tiny,
-            today: chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
-        };
+        let spec = pp_world::WorldSpec::new(
+            1,
+            pp_world::Scale::Tiny,
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+        );
         let world = pp_world::generate_sqlite(&spec, acme_wh.parent().unwrap()).unwrap();
         beta_warehouse(&beta_wh);
         store

@@ -22,11 +22,11 @@ pub async fn small_world_everywhere() -> Option<Engines> {
     let app = TestApp::start().await;
     let pg = ScratchDb::create("pp_wh_pg").await?;
     let my = ScratchDb::create_mysql("pp_wh_my").await?;
-    let spec = pp_world::WorldSpec {
-        seed: 1,
-        scale: pp_world::Scale::Small,
-        today: chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
-    };
+    let spec = pp_world::WorldSpec::new(
+        1,
+        pp_world::Scale::Small,
+        chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+    );
     let dir = app.dir.path().join("small");
     let (pg_url, my_url) = (pg.url.clone(), my.url.clone());
     let file = tokio::task::spawn_blocking(move || {

@@ -1,0 +1,168 @@
+//! Settlement reports: scheduled by the provider (never requested), listed for their 90-day
+//! retention, each a V2 flat file whose lines add up, to the cent, to the world's settlement.
+
+use std::collections::BTreeMap;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{SELLER, SimApp, US, parts};
+use crate::spapi_reports::create;
+
+const SETTLEMENT: &str = "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2";
+
+/// Every settlement report `getReports` lists for the token, paging with `nextToken`.
+async fn listed(app: &SimApp, token: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut path = format!("/reports/2021-06-30/reports?reportTypes={SETTLEMENT}&pageSize=3");
+    loop {
+        let (s, _, b) = parts(app.sp(Method::GET, &path, token).send().await.unwrap()).await;
+        assert_eq!(s, 200, "{b}");
+        out.extend(b["reports"].as_array().unwrap().iter().cloned());
+        match b["nextToken"].as_str() {
+            Some(t) => {
+                path = format!(
+                    "/reports/2021-06-30/reports?nextToken={}",
+                    form_urlencoded::byte_serialize(t.as_bytes()).collect::<String>()
+                )
+            }
+            None => return out,
+        }
+    }
+}
+
+/// A report's document as text.
+async fn text_of(app: &SimApp, token: &str, doc: &str) -> String {
+    let (s, _, d) = parts(
+        app.sp(
+            Method::GET,
+            &format!("/reports/2021-06-30/documents/{doc}"),
+            token,
+        )
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(s, 200, "{d}");
+    app.download_gz(d["url"].as_str().unwrap()).await
+}
+
+fn cents(s: &str) -> i64 {
+    (s.parse::<f64>().unwrap() * 100.0).round() as i64
+}
+
+/// Issue 53: settlements, for the provider's retention window only.
+#[tokio::test]
+async fn settlement_reports_are_kept_90_days_and_add_up_to_the_world() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let token = app.access("seller", SELLER).await;
+    // nobody requests one
+    let (s, b) = create(
+        &app,
+        &token,
+        json!({"reportType": SETTLEMENT, "marketplaceIds": [US]}),
+    )
+    .await;
+    assert_eq!(s, 400, "{b}");
+    let reports = listed(&app, &token).await;
+    // what the world settled for this merchant (US and CA) in the last 90 days
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let mut st = world
+        .prepare(
+            "SELECT \"Settlement-id\", COUNT(*), CAST(ROUND(SUM(Amount) * 100) AS INTEGER)
+             FROM spapi_settlement WHERE MarketplaceSellerID = ?1 AND \"Settlement-end-date\" >= '2026-08-24'
+             GROUP BY 1",
+        )
+        .unwrap();
+    let truth: BTreeMap<String, (i64, i64)> = st
+        .query_map([SELLER], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(truth.len() >= 6, "{truth:?}");
+    let mut served = BTreeMap::new();
+    for r in &reports {
+        assert_eq!(r["processingStatus"], "DONE", "{r}");
+        let text = text_of(&app, &token, r["reportDocumentId"].as_str().unwrap()).await;
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let summary: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let sid = summary[col("settlement-id")].to_owned();
+        let total = cents(summary[col("total-amount")]);
+        let (mut n, mut sum) = (0_i64, 0_i64);
+        for l in lines {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), header.len(), "{l}");
+            assert_eq!(f[col("settlement-id")], sid);
+            n += 1;
+            sum += cents(f[col("amount")]);
+        }
+        assert_eq!(
+            sum, total,
+            "settlement {sid}: the lines add up to its total"
+        );
+        served.insert(sid, (n, sum));
+    }
+    assert_eq!(served, truth);
+    // listing again lists the same reports, once each
+    assert_eq!(listed(&app, &token).await.len(), reports.len());
+}
+
+/// Issue 53: the fault controls apply to the new report flows as to every other: a throttle,
+/// a 5xx, an unreadable body, a fatal report and a lapsed authorization.
+#[tokio::test]
+async fn the_fault_controls_apply_to_the_new_report_flows() {
+    let app = SimApp::start().await;
+    app.no_limits().await;
+    let token = app.access("seller", "ENTITY2DEMOVENDOR").await;
+    let list = format!("/reports/2021-06-30/reports?reportTypes={SETTLEMENT}");
+    let vendor = json!({
+        "reportType": "GET_VENDOR_SALES_REPORT", "marketplaceIds": [US],
+        "dataStartTime": "2026-11-10T00:00:00Z", "dataEndTime": "2026-11-12T00:00:00Z",
+        "reportOptions": {"reportPeriod": "DAY"}
+    });
+    for (rule, status) in [
+        (
+            json!({"op": "reports.getReports", "effect": "throttle", "times": 1}),
+            429,
+        ),
+        (
+            json!({"op": "reports.getReports", "effect": "status", "status": 503, "times": 1}),
+            503,
+        ),
+    ] {
+        app.faults(json!([rule])).await;
+        let r = app.sp(Method::GET, &list, &token).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), status);
+        let r = app.sp(Method::GET, &list, &token).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 200, "the rule held once");
+    }
+    app.faults(json!([{"op": "reports.createReport", "effect": "garbage", "times": 1}]))
+        .await;
+    let r = app
+        .sp(Method::POST, "/reports/2021-06-30/reports", &token)
+        .json(&vendor)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.json::<Value>().await.is_err(), "an unreadable body");
+    app.faults(json!([{"op": "reports.createReport", "effect": "fatal_report", "times": 1}]))
+        .await;
+    let (s, b) = create(&app, &token, vendor.clone()).await;
+    assert_eq!(s, 202, "{b}");
+    let end =
+        crate::spapi_reports::wait_for_end(&app, &token, b["reportId"].as_str().unwrap()).await;
+    assert_eq!(end["report"]["processingStatus"], "FATAL", "{end}");
+    let lapse = |on: bool| {
+        app.control(Method::POST, "/__sandbox/merchants/lapse")
+            .json(&json!({"merchant": "ENTITY2DEMOVENDOR", "on": on}))
+            .send()
+    };
+    lapse(true).await.unwrap();
+    let (s, _) = create(&app, &token, vendor).await;
+    assert_eq!(s, 403, "a lapsed authorization");
+    lapse(false).await.unwrap();
+}
