@@ -7,6 +7,7 @@ pub mod calls;
 pub mod catalog;
 pub mod checks;
 pub mod connections;
+pub mod documents;
 pub mod ledger;
 pub mod merchants;
 pub mod policy;

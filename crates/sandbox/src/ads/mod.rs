@@ -15,6 +15,7 @@ mod reporting;
 mod sb;
 mod sb3;
 mod sb3_targets;
+mod sd;
 mod sp;
 mod v1;
 
@@ -36,6 +37,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(sp::routes(sim))
         .merge(sb::routes(sim))
         .merge(sb3::routes(sim))
+        .merge(sd::routes(sim))
         .merge(assets::routes(sim))
         .merge(accounts::routes(sim))
         .merge(v1::routes(sim))

@@ -62,7 +62,12 @@ const DIMENSIONS: &[&str] = &[
     "year.value",
     "budgetCurrency.value",
     "advertiserAccount.id",
+    "adGroup.id",
+    "adGroup.name",
 ];
+
+/// The dimensions only DSP advertisers have: a DSP line item is the report's ad group.
+const DSP_ONLY: &[&str] = &["adGroup.id", "adGroup.name"];
 const METRICS: &[&str] = &[
     "metric.impressions",
     "metric.clicks",
@@ -228,6 +233,19 @@ async fn create(
     if let Err(m) = check_query(&sim, &reports[0]) {
         return Ok(multi(vec![], error("INVALID_INPUT", m)));
     }
+    let asks_line_items = reports[0]["query"]["fields"].as_array().is_some_and(|f| {
+        f.iter()
+            .any(|f| DSP_ONLY.contains(&f.as_str().unwrap_or("")))
+    });
+    if asks_line_items && accounts.iter().any(|a| a.dsp.is_none()) {
+        return Ok(multi(
+            vec![],
+            error(
+                "INVALID_INPUT",
+                "adGroup.id and adGroup.name are DSP line items: ask for them for DSP advertisers only",
+            ),
+        ));
+    }
     let now = now_ms();
     let running = sim
         .reports(FAMILY, &c.subject, None)?
@@ -297,7 +315,7 @@ fn describe(sim: &Sim, c: &Caller, r: &ReportRow) -> Result<Value, SimError> {
     Ok(v)
 }
 
-/// One day's facts of an account: (campaign id, name, ad product, impressions, clicks, cost, sales, purchases, sales promoted, purchases promoted).
+/// One day's facts of an account: (campaign id, name, DSP line item id and name, ad product, impressions, clicks, cost, sales, purchases, sales promoted, purchases promoted).
 fn facts(
     sim: &Sim,
     a: &Account,
@@ -307,14 +325,14 @@ fn facts(
     let (s, e) = (start.to_string(), end.to_string());
     match (a.profile, a.dsp) {
         (Some(p), _) => sim.world().rows(
-            "SELECT Date, CampaignID AS cid, CampaignName AS cname, AdProduct AS product, Impressions AS imp, Clicks AS clk, Cost AS cost, Sales7d AS sales, Purchases7d AS purch, Sales7d AS sp, Purchases7d AS pp, Currency AS cur
+            "SELECT Date, CampaignID AS cid, CampaignName AS cname, NULL AS gid, NULL AS gname, AdProduct AS product, Impressions AS imp, Clicks AS clk, Cost AS cost, Sales7d AS sales, Purchases7d AS purch, Sales7d AS sp, Purchases7d AS pp, Currency AS cur
              FROM ads_campaign_daily WHERE ProfileID = ?1 AND Date BETWEEN ?2 AND ?3",
             &[&p, &s, &e],
         ),
         (None, Some(d)) => sim.world().rows(
-            "SELECT Date, OrderID AS cid, LineItemName AS cname, 'AMAZON_DSP' AS product, Impressions AS imp, Clicks AS clk, TotalCost AS cost, Sales AS sales, Purchases AS purch, SalesPromoted AS sp, PurchasesPromoted AS pp, Currency AS cur
+            "SELECT Date, OrderID AS cid, ?4 || ' order ' || OrderID AS cname, LineItemID AS gid, LineItemName AS gname, 'AMAZON_DSP' AS product, Impressions AS imp, Clicks AS clk, TotalCost AS cost, Sales AS sales, Purchases AS purch, SalesPromoted AS sp, PurchasesPromoted AS pp, Currency AS cur
              FROM dsp_daily WHERE DspAdvertiserID = ?1 AND Date BETWEEN ?2 AND ?3",
-            &[&d, &s, &e],
+            &[&d, &s, &e, &a.name],
         ),
         _ => Ok(vec![]),
     }
@@ -344,6 +362,8 @@ fn build(sim: &Sim, c: &Caller, req: &Value) -> Result<(&'static str, bool, Vec<
                 .map(|f| match f.as_str() {
                     "campaign.id" => r["cid"].to_string(),
                     "campaign.name" => r["cname"].as_str().unwrap_or("").to_owned(),
+                    "adGroup.id" => r["gid"].to_string(),
+                    "adGroup.name" => r["gname"].as_str().unwrap_or("").to_owned(),
                     "adProduct.value" => r["product"].as_str().unwrap_or("").to_owned(),
                     "date.value" => day.to_string(),
                     "week.value" => day.iso_week().week().to_string(),

@@ -78,9 +78,11 @@ fn item(r: &Map<String, Value>, seller: &Seller, sections: &[String]) -> Value {
                 }]);
             }
             "attributes" => {
+                // the sub-brand's product line is the item's model name
                 v["attributes"] = json!({
                     "item_name": [{ "value": r["Title"], "marketplace_id": m }],
                     "brand": [{ "value": r["Brand"], "marketplace_id": m }],
+                    "model_name": [{ "value": r["ItemGroup"], "marketplace_id": m }],
                     "list_price": [{ "value": r["ListPrice"], "currency": seller.currency, "marketplace_id": m }],
                 });
             }
@@ -95,6 +97,12 @@ fn item(r: &Map<String, Value>, seller: &Seller, sections: &[String]) -> Value {
                 }
                 v["relationships"] = json!([rel]);
             }
+            "vendorDetails" if seller.account_type == "vendor" => {
+                // a vendor's own brand label and product line
+                v["vendorDetails"] = json!([{
+                    "marketplaceId": m, "brandCode": r["CustomBrand"], "productGroup": r["ItemGroup"],
+                }]);
+            }
             "productTypes" => {
                 v["productTypes"] = json!([{ "marketplaceId": m, "productType": "DRINKING_CUP" }])
             }
@@ -104,7 +112,7 @@ fn item(r: &Map<String, Value>, seller: &Seller, sections: &[String]) -> Value {
     v
 }
 
-const COLS: &str = "SELECT ASIN, ParentASIN, SKU, Brand, Title, ListPrice, LaunchDate FROM catalog_item WHERE SellerID = ?1";
+const COLS: &str = "SELECT ASIN, ParentASIN, SKU, Brand, CustomBrand, ItemGroup, Title, ListPrice, LaunchDate FROM catalog_item WHERE SellerID = ?1";
 
 async fn search(
     State(sim): State<Arc<Sim>>,

@@ -7,6 +7,7 @@ mod finances;
 mod inbound;
 mod inventory;
 mod kiosk;
+mod ledger;
 mod listings;
 mod orders;
 mod pricing;

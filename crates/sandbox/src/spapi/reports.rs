@@ -19,7 +19,7 @@ use crate::op;
 use crate::reports::{Phase, ReportRow, iso, now_ms};
 use crate::sim::Sim;
 
-use super::{settlements, sqp, vendor};
+use super::{ledger, settlements, sqp, vendor};
 
 static CREATE: Op = Op {
     name: "reports.createReport",
@@ -65,9 +65,24 @@ pub const TYPES: &[&str] = &[
     vendor::SALES,
     vendor::TRAFFIC,
     sqp::SQP,
+    ledger::LEDGER,
 ];
 
 const FAMILY: &str = "sp";
+
+/// How far back sales and traffic reach (two years).
+const SALES_TRAFFIC_DAYS: u64 = 730;
+
+/// Refuses a window that starts more than `days` before today.
+fn within(sim: &Sim, start: Option<NaiveDate>, days: u64) -> Result<(), SimError> {
+    let today = sim.world().last_day + chrono::Days::new(1);
+    match start {
+        Some(s) if s < today - chrono::Days::new(days) => Err(SimError::invalid(format!(
+            "dataStartTime is more than {days} days ago: the report reaches back {days} days"
+        ))),
+        _ => Ok(()),
+    }
+}
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     Router::new()
@@ -149,6 +164,8 @@ async fn create(
     match kind {
         vendor::SALES | vendor::TRAFFIC => vendor::check(&sim, seller, start, end, &spec)?,
         sqp::SQP => sqp::check(&sim, seller, start, end, &spec)?,
+        ledger::LEDGER => ledger::check(&sim, start, &spec)?,
+        "GET_SALES_AND_TRAFFIC_REPORT" => within(&sim, start, SALES_TRAFFIC_DAYS)?,
         _ => {}
     }
     let id = sim.store.next("sp-report", 50_000_000_000)?.to_string();
@@ -326,6 +343,9 @@ fn build(sim: &Sim, owner: &str, req: &Value) -> Result<(&'static str, String), 
         kind @ (vendor::SALES | vendor::TRAFFIC) => {
             vendor::document(sim, &seller, kind, (start, end), req)
                 .map(|v| ("application/json", v.to_string()))
+        }
+        ledger::LEDGER => {
+            ledger::document(sim, &seller, (start, end)).map(|t| ("text/tab-separated-values", t))
         }
         sqp::SQP => sqp::document(sim, &seller, (start, end), req)
             .map(|v| ("application/json", v.to_string())),

@@ -3,8 +3,11 @@
 //! product keeps its own lookback and names its attributed metrics its own way.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::Duration as Wait;
 
+use chrono::{Duration, NaiveDate};
+
+use pp_marketplace::documents::ads::{AdsRow, v3};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -13,7 +16,7 @@ use crate::common::{Ads, SELLER, SimApp, US_PROFILE};
 const CREATE: &str = "application/vnd.createasyncreportrequest.v3+json";
 
 /// Creates a v3 report, polls it to COMPLETED and reads its rows.
-async fn rows_of(a: &Ads<'_>, body: Value) -> Vec<Value> {
+async fn rows_of(a: &Ads<'_>, body: Value) -> Vec<AdsRow> {
     let (s, _, r) = a
         .call(Method::POST, "/reporting/reports", CREATE, body)
         .await;
@@ -32,27 +35,37 @@ async fn rows_of(a: &Ads<'_>, body: Value) -> Vec<Value> {
             break r;
         }
         assert_ne!(r["status"], "FAILED", "{r}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Wait::from_millis(20)).await;
     };
     let text = a.app.download_gz(done["url"].as_str().unwrap()).await;
-    serde_json::from_str(&text).unwrap()
-}
-
-fn cents(v: &Value) -> i64 {
-    (v.as_f64().unwrap_or(0.0) * 100.0).round() as i64
+    v3(&text).unwrap()
 }
 
 /// Per day: impressions, clicks, cost, purchases and sales (money in cents).
 type Days = BTreeMap<String, [i64; 5]>;
 
-/// Issue 53: Sponsored Brands and Display beside Products, at the warehouse's grains.
+/// The windows of at most 31 days that cover `first..=last`.
+fn windows(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut start = first;
+    while start <= last {
+        let end = (start + Duration::days(30)).min(last);
+        out.push((start.to_string(), end.to_string()));
+        start = end + Duration::days(1);
+    }
+    out
+}
+
+/// Issue 53: Sponsored Brands and Display beside Products, at the warehouse's grains, for
+/// every day of each ad product's lookback.
 #[tokio::test]
 async fn every_ad_product_and_grain_adds_up_to_the_world_by_day() {
-    let app = SimApp::start().await;
+    let app = SimApp::start_with(|c| c.report_ms = 30).await;
     app.no_limits().await;
     let a = Ads::login(&app, SELLER).await;
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
-    let (start, end) = ("2026-10-25", "2026-11-21");
+    let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+    let last = today - Duration::days(1);
     for (id, product, groups, table) in [
         (
             "spCampaigns",
@@ -126,28 +139,36 @@ async fn every_ad_product_and_grain_adds_up_to_the_world_by_day() {
         } else {
             ("purchases", "sales")
         };
-        let rows = rows_of(
-            &a,
-            json!({
-                "startDate": start, "endDate": end,
-                "configuration": {
-                    "adProduct": product, "groupBy": groups, "reportTypeId": id,
-                    "columns": ["date", "impressions", "clicks", "cost", purchases, sales],
-                    "timeUnit": "DAILY", "format": "GZIP_JSON"
-                }
-            }),
-        )
-        .await;
+        let lookback = match product {
+            "SPONSORED_BRANDS" => 60,
+            "SPONSORED_DISPLAY" => 65,
+            _ => 95,
+        };
+        let mut rows = Vec::new();
+        for (start, end) in windows(today - Duration::days(lookback), last) {
+            rows.extend(
+                rows_of(
+                    &a,
+                    json!({
+                        "startDate": start, "endDate": end,
+                        "configuration": {
+                            "adProduct": product, "groupBy": groups, "reportTypeId": id,
+                            "columns": ["date", "impressions", "clicks", "cost", purchases, sales],
+                            "timeUnit": "DAILY", "format": "GZIP_JSON"
+                        }
+                    }),
+                )
+                .await,
+            );
+        }
         let mut served = Days::new();
         for r in &rows {
-            let d = served
-                .entry(r["date"].as_str().unwrap().to_owned())
-                .or_default();
-            d[0] += r["impressions"].as_i64().unwrap();
-            d[1] += r["clicks"].as_i64().unwrap();
-            d[2] += cents(&r["cost"]);
-            d[3] += r[purchases].as_i64().unwrap();
-            d[4] += cents(&r[sales]);
+            let d = served.entry(r.date.unwrap().to_string()).or_default();
+            d[0] += r.impressions;
+            d[1] += r.clicks;
+            d[2] += r.cost;
+            d[3] += r.purchases;
+            d[4] += r.sales;
         }
         let filter = if table.contains("search_term") || table.contains("advertised") {
             String::new()
@@ -158,12 +179,12 @@ async fn every_ad_product_and_grain_adds_up_to_the_world_by_day() {
             .prepare(&format!(
                 "SELECT Date, SUM(Impressions), SUM(Clicks), CAST(ROUND(SUM(Cost) * 100) AS INTEGER),
                         SUM(Purchases7d), CAST(ROUND(SUM(Sales7d) * 100) AS INTEGER)
-                 FROM {table} WHERE ProfileID = {US_PROFILE} AND Date BETWEEN ?1 AND ?2{filter}
+                 FROM {table} WHERE ProfileID = {US_PROFILE} AND Date >= ?1{filter}
                  GROUP BY Date"
             ))
             .unwrap();
         let truth: Days = st
-            .query_map([start, end], |r| {
+            .query_map([(today - Duration::days(lookback)).to_string()], |r| {
                 Ok((
                     r.get(0)?,
                     [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
@@ -172,7 +193,10 @@ async fn every_ad_product_and_grain_adds_up_to_the_world_by_day() {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert!(!truth.is_empty(), "{id} {groups}: the world has days");
+        assert!(
+            truth.len() as i64 >= lookback - 5,
+            "{id} {groups}: the world has its days"
+        );
         assert_eq!(served, truth, "{id} {groups}");
     }
     // each product's own lookback: 60 days for Brands, 95 for Products

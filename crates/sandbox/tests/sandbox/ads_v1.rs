@@ -631,3 +631,111 @@ async fn budget_usage_and_recommendations_agree() {
         );
     }
 }
+
+/// Issue 53: DSP daily through Reporting v1 at the warehouse's grain: per day, order and line
+/// item, to the cent of the world's `dsp_daily`, for every day of the 24 months daily reports
+/// reach; line items are DSP's alone.
+#[tokio::test]
+async fn dsp_daily_by_line_item_adds_up_to_the_world() {
+    let app = SimApp::start().await;
+    let a = login(&app, VENDOR).await;
+    let fields = json!([
+        "date.value",
+        "campaign.id",
+        "adGroup.id",
+        "adGroup.name",
+        "budgetCurrency.value",
+        "metric.impressions",
+        "metric.clicks",
+        "metric.totalCost",
+        "metric.purchases",
+        "metric.sales",
+        "metric.purchasesPromoted",
+        "metric.salesPromoted"
+    ]);
+    let (s, r) = a
+        .post(
+            "/adsApi/v1/create/reports",
+            report(
+                json!([{"advertiserAccountId": DSP}]),
+                fields.clone(),
+                "2024-11-22",
+                "2026-11-21",
+            ),
+        )
+        .await;
+    assert_eq!(s, 207, "{r}");
+    let id = r["success"][0]["report"]["reportId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let done = wait(&a, &id).await;
+    assert_eq!(done["status"], "COMPLETED", "{done}");
+    let url = done["completedReportParts"][0]["url"].as_str().unwrap();
+    let rows = pp_marketplace::documents::ads::v1(&app.download_gz(url).await).unwrap();
+    let mut served: Vec<(String, i64, String, [i64; 7])> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.date.unwrap().to_string(),
+                r.dims["adGroup.id"].parse().unwrap(),
+                r.dims["adGroup.name"].clone(),
+                [
+                    r.impressions,
+                    r.clicks,
+                    r.cost,
+                    r.purchases,
+                    r.sales,
+                    r.purchases_promoted,
+                    r.sales_promoted,
+                ],
+            )
+        })
+        .collect();
+    served.sort();
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let truth: Vec<(String, i64, String, [i64; 7])> = world
+        .prepare(
+            "SELECT Date, LineItemID, LineItemName, Impressions, Clicks, CAST(ROUND(TotalCost * 100) AS INTEGER),
+                    Purchases, CAST(ROUND(Sales * 100) AS INTEGER), PurchasesPromoted,
+                    CAST(ROUND(SalesPromoted * 100) AS INTEGER)
+             FROM dsp_daily WHERE Date BETWEEN '2024-11-22' AND '2026-11-21' ORDER BY 1, 2",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?],
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        truth.len(),
+        2 * 730,
+        "two line items, every day of the 24 months"
+    );
+    assert_eq!(served, truth);
+    // a sponsored ads account has no line items
+    let seller = Ads::login(&app, SELLER).await;
+    let (_, accts) = seller
+        .post("/adsApi/v1/query/advertiserAccounts", json!({}))
+        .await;
+    let sponsored = accts["advertiserAccounts"][0]["advertiserAccountId"].clone();
+    let (s, r) = seller
+        .post(
+            "/adsApi/v1/create/reports",
+            report(
+                json!([{"advertiserAccountId": sponsored}]),
+                fields,
+                "2026-11-01",
+                "2026-11-21",
+            ),
+        )
+        .await;
+    assert_eq!(s, 207);
+    assert!(r["error"][0].to_string().contains("DSP"), "{r}");
+}

@@ -121,6 +121,48 @@ async fn selling_side_responses_match_the_official_models() {
             .unwrap(),
     )
     .await;
+    // the scheduled settlement reports, and a refused request for one
+    c.add(
+        reports,
+        "/reports/2021-06-30/reports",
+        "get",
+        get("/reports/2021-06-30/reports?reportTypes=GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2")
+            .await
+            .unwrap(),
+    )
+    .await;
+    c.add(
+        reports,
+        "/reports/2021-06-30/reports",
+        "post",
+        app.sp(Method::POST, "/reports/2021-06-30/reports", &t)
+            .json(&json!({"reportType": "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2", "marketplaceIds": [US]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    // the new requested types
+    for body in [
+        json!({"reportType": "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT", "marketplaceIds": [US],
+               "dataStartTime": "2026-11-01", "dataEndTime": "2026-11-07",
+               "reportOptions": {"reportPeriod": "WEEK", "asin": "B0NOTHING1"}}),
+        json!({"reportType": "GET_LEDGER_SUMMARY_VIEW_DATA", "marketplaceIds": [US],
+               "dataStartTime": "2026-11-01", "dataEndTime": "2026-11-07",
+               "reportOptions": {"aggregatedByTimePeriod": "DAILY", "aggregateByLocation": "COUNTRY"}}),
+    ] {
+        c.add(
+            reports,
+            "/reports/2021-06-30/reports",
+            "post",
+            app.sp(Method::POST, "/reports/2021-06-30/reports", &t)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+    }
     let doc = report["reportDocumentId"].as_str().unwrap();
     c.add(
         reports,

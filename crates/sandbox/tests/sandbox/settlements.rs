@@ -1,8 +1,10 @@
 //! Settlement reports: scheduled by the provider (never requested), listed for their 90-day
-//! retention, each a V2 flat file whose lines add up, to the cent, to the world's settlement.
+//! retention, each a V2 flat file whose lines add up, to the cent, to the world's settlement
+//! (read with the gateway's reader, `pp_marketplace::documents`).
 
 use std::collections::BTreeMap;
 
+use pp_marketplace::documents::selling::settlement;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -48,10 +50,6 @@ async fn text_of(app: &SimApp, token: &str, doc: &str) -> String {
     app.download_gz(d["url"].as_str().unwrap()).await
 }
 
-fn cents(s: &str) -> i64 {
-    (s.parse::<f64>().unwrap() * 100.0).round() as i64
-}
-
 /// Issue 53: settlements, for the provider's retention window only.
 #[tokio::test]
 async fn settlement_reports_are_kept_90_days_and_add_up_to_the_world() {
@@ -86,24 +84,14 @@ async fn settlement_reports_are_kept_90_days_and_add_up_to_the_world() {
     for r in &reports {
         assert_eq!(r["processingStatus"], "DONE", "{r}");
         let text = text_of(&app, &token, r["reportDocumentId"].as_str().unwrap()).await;
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-        let summary: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        let sid = summary[col("settlement-id")].to_owned();
-        let total = cents(summary[col("total-amount")]);
-        let (mut n, mut sum) = (0_i64, 0_i64);
-        for l in lines {
-            let f: Vec<&str> = l.split('\t').collect();
-            assert_eq!(f.len(), header.len(), "{l}");
-            assert_eq!(f[col("settlement-id")], sid);
-            n += 1;
-            sum += cents(f[col("amount")]);
-        }
+        let doc = settlement(&text).unwrap();
+        let sum: i64 = doc.lines.iter().map(|l| l.amount).sum();
         assert_eq!(
-            sum, total,
-            "settlement {sid}: the lines add up to its total"
+            sum, doc.total,
+            "settlement {}: the lines add up to its total",
+            doc.id
         );
+        let (sid, n) = (doc.id.clone(), doc.lines.len() as i64);
         served.insert(sid, (n, sum));
     }
     assert_eq!(served, truth);
@@ -112,7 +100,7 @@ async fn settlement_reports_are_kept_90_days_and_add_up_to_the_world() {
 }
 
 /// Issue 53: the fault controls apply to the new report flows as to every other: a throttle,
-/// a 5xx, an unreadable body, a fatal report and a lapsed authorization.
+/// a 5xx, a hang, an unreadable body, a fatal report and a lapsed authorization.
 #[tokio::test]
 async fn the_fault_controls_apply_to_the_new_report_flows() {
     let app = SimApp::start().await;
@@ -140,6 +128,14 @@ async fn the_fault_controls_apply_to_the_new_report_flows() {
         let r = app.sp(Method::GET, &list, &token).send().await.unwrap();
         assert_eq!(r.status().as_u16(), 200, "the rule held once");
     }
+    app.faults(json!([{"op": "reports.getReports", "effect": "hang", "times": 1}]))
+        .await;
+    let hung = app
+        .sp(Method::GET, &list, &token)
+        .timeout(std::time::Duration::from_millis(500))
+        .send()
+        .await;
+    assert!(hung.is_err_and(|e| e.is_timeout()), "a hang never answers");
     app.faults(json!([{"op": "reports.createReport", "effect": "garbage", "times": 1}]))
         .await;
     let r = app

@@ -306,3 +306,103 @@ pub(crate) async fn document_of(app: &SimApp, token: &str, request: Value) -> St
     assert_eq!(s, 200, "{doc}");
     app.download_gz(doc["url"].as_str().unwrap()).await
 }
+
+/// Issue 53: sales and traffic for every day of the two years the report reaches: by date
+/// in monthly requests, and by child ASIN in one-day requests, to the cent of the world.
+#[tokio::test]
+async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
+    use chrono::{Duration as Days, NaiveDate};
+    use pp_marketplace::documents::selling::sales_and_traffic;
+    use std::collections::BTreeMap;
+    let app = SimApp::start_with(|c| c.report_ms = 10).await;
+    app.no_limits().await;
+    let token = app.access("seller", SELLER).await;
+    let request = |start: NaiveDate, end: NaiveDate| {
+        json!({
+            "reportType": "GET_SALES_AND_TRAFFIC_REPORT", "marketplaceIds": [US],
+            "dataStartTime": format!("{start}T00:00:00Z"), "dataEndTime": format!("{end}T00:00:00Z"),
+            "reportOptions": {"dateGranularity": "DAY", "asinGranularity": "CHILD"}
+        })
+    };
+    let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+    let (first, last) = (today - Days::days(730), today - Days::days(1));
+    // (day) → sales, units, order items, sessions, page views; and (day, ASIN) → the same
+    let mut by_date: BTreeMap<String, [i64; 5]> = BTreeMap::new();
+    let mut by_asin: BTreeMap<(String, String), [i64; 5]> = BTreeMap::new();
+    let mut day = first;
+    while day <= last {
+        let end = (day + Days::days(30)).min(last);
+        let doc: Value =
+            serde_json::from_str(&document_of(&app, &token, request(day, end)).await).unwrap();
+        for d in sales_and_traffic(&doc).unwrap().0 {
+            by_date.insert(
+                d.date.to_string(),
+                [d.sales, d.units, d.order_items, d.sessions, d.page_views],
+            );
+        }
+        day = end + Days::days(1);
+    }
+    // one-day reports, 30 at a time
+    let days: Vec<NaiveDate> = first.iter_days().take_while(|d| *d <= last).collect();
+    for batch in days.chunks(30) {
+        let docs = futures_util::future::join_all(
+            batch
+                .iter()
+                .map(|d| document_of(&app, &token, request(*d, *d))),
+        )
+        .await;
+        for (day, text) in batch.iter().zip(docs) {
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            for a in sales_and_traffic(&doc).unwrap().1 {
+                by_asin.insert(
+                    (day.to_string(), a.child),
+                    [a.sales, a.units, a.order_items, a.sessions, a.page_views],
+                );
+            }
+        }
+    }
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let read = |sql: &str| -> BTreeMap<Vec<String>, [i64; 5]> {
+        world
+            .prepare(sql)
+            .unwrap()
+            .query_map([first.to_string()], |r| {
+                let n = r.as_ref().column_count();
+                let key: Vec<String> = (0..n - 5).map(|i| r.get(i).unwrap()).collect();
+                Ok((
+                    key,
+                    [
+                        r.get(n - 5)?,
+                        r.get(n - 4)?,
+                        r.get(n - 3)?,
+                        r.get(n - 2)?,
+                        r.get(n - 1)?,
+                    ],
+                ))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let dates = read(
+        "SELECT Date, CAST(ROUND(OrderedProductSales * 100) AS INTEGER), UnitsOrdered, TotalOrderItems, Sessions, PageViews
+         FROM spapi_sales_and_traffic_by_date WHERE SellerID = 1 AND Date >= ?1",
+    );
+    assert_eq!(dates.len(), 730);
+    let served: BTreeMap<Vec<String>, [i64; 5]> =
+        by_date.into_iter().map(|(k, v)| (vec![k], v)).collect();
+    assert!(served == dates, "every day by date");
+    let asins = read(
+        "SELECT Date, ChildASIN, CAST(ROUND(OrderedProductSales * 100) AS INTEGER), UnitsOrdered, TotalOrderItems, Sessions, PageViews
+         FROM spapi_sales_and_traffic_by_asin WHERE SellerID = 1 AND Date >= ?1",
+    );
+    let served: BTreeMap<Vec<String>, [i64; 5]> = by_asin
+        .into_iter()
+        .map(|((d, a), v)| (vec![d, a], v))
+        .collect();
+    assert_eq!(served.len(), asins.len());
+    assert!(served == asins, "every day by child ASIN");
+    // beyond two years, it is refused
+    let (s, b) = create(&app, &token, request(first - Days::days(1), first)).await;
+    assert_eq!(s, 400, "{b}");
+}

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use pp_marketplace::documents::selling::search_query_performance;
 use serde_json::{Value, json};
 
 use crate::common::{SELLER, SimApp, US};
@@ -21,7 +22,7 @@ fn request(market: &str, asins: &[String], start: &str, end: &str) -> Value {
     })
 }
 
-/// Issue 53: the weekly search query performance, to the unit.
+/// Issue 53: the weekly search query performance, to the unit, for every week within reach.
 #[tokio::test]
 async fn search_query_performance_adds_up_to_the_worlds_brand_figures() {
     let app = SimApp::start().await;
@@ -35,32 +36,26 @@ async fn search_query_performance_adds_up_to_the_worlds_brand_figures() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    // four weeks, the ASINs in requests of at most 200 characters
-    let (start, end) = ("2026-10-25", "2026-11-21");
+    // every week of the two-year reach, the ASINs in requests of at most 200 characters
+    let (start, end) = ("2024-11-24", "2026-11-21");
     let mut served: BTreeMap<(String, String), [i64; 8]> = BTreeMap::new();
     for chunk in asins.chunks(15) {
         let doc: Value =
             serde_json::from_str(&document_of(&app, &token, request(US, chunk, start, end)).await)
                 .unwrap();
-        for r in doc["dataByAsin"].as_array().unwrap() {
-            assert!(chunk.iter().any(|a| a == r["asin"].as_str().unwrap()));
-            let key = (
-                r["startDate"].as_str().unwrap().to_owned(),
-                r["searchQueryData"]["searchQuery"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-            );
-            let n = |p: &str| r.pointer(p).unwrap().as_i64().unwrap();
-            let e = served.entry(key).or_default();
-            e[0] = n("/searchQueryData/searchQueryVolume");
-            e[1] = n("/impressionData/totalQueryImpressionCount");
-            e[2] += n("/impressionData/asinImpressionCount");
-            e[3] = n("/clickData/totalClickCount");
-            e[4] += n("/clickData/asinClickCount");
-            e[5] = n("/cartAddData/totalCartAddCount");
-            e[6] += n("/cartAddData/asinCartAddCount");
-            e[7] += n("/purchaseData/asinPurchaseCount");
+        for r in search_query_performance(&doc).unwrap() {
+            assert!(chunk.contains(&r.asin));
+            let e = served
+                .entry((r.week_start.to_string(), r.query.clone()))
+                .or_default();
+            e[0] = r.volume;
+            e[1] = r.impressions.0;
+            e[2] += r.impressions.1;
+            e[3] = r.clicks.0;
+            e[4] += r.clicks.1;
+            e[5] = r.cart_adds.0;
+            e[6] += r.cart_adds.1;
+            e[7] += r.purchases.1;
         }
     }
     let mut st = world
@@ -89,12 +84,13 @@ async fn search_query_performance_adds_up_to_the_worlds_brand_figures() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(truth.len(), 4 * 9, "four weeks of nine queries");
+    assert_eq!(truth.len(), 104 * 9, "104 weeks of nine queries");
     assert_eq!(served, truth);
     // refused: a week that is not Sunday to Saturday, no ASINs, a seller without brand analytics
     let mx = app.access("seller", "A1DEMOSELLERMX").await;
     for (who, body) in [
         (&token, request(US, &asins[..2], "2026-10-26", "2026-11-21")),
+        (&token, request(US, &asins[..2], "2024-11-17", "2026-11-21")),
         (&token, request(US, &[], start, end)),
         (&mx, request("A1AM78C64UM0Y8", &asins[..2], start, end)),
     ] {

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use chrono::{Duration, NaiveDate};
+use pp_marketplace::documents::selling::{vendor_sales, vendor_traffic};
 use serde_json::{Value, json};
 
 use crate::common::{SELLER, SimApp, US};
@@ -20,46 +22,49 @@ fn request(kind: &str, start: &str, end: &str) -> Value {
     })
 }
 
-fn cents(v: &Value) -> i64 {
-    (v["amount"].as_f64().unwrap() * 100.0).round() as i64
-}
-
-/// Issue 53: vendor sales and traffic, from the world to the cent.
+/// Issue 53: vendor sales and traffic, from the world to the cent, for every day of the
+/// reports' three-year reach.
 #[tokio::test]
 async fn vendor_sales_and_traffic_add_up_to_the_world_by_day() {
-    let app = SimApp::start().await;
+    let app = SimApp::start_with(|c| c.report_ms = 20).await;
     app.no_limits().await;
     let token = app.access("seller", VENDOR).await;
-    let (start, end) = ("2026-11-07", "2026-11-21");
-    let sales: Value = serde_json::from_str(
-        &document_of(&app, &token, request("GET_VENDOR_SALES_REPORT", start, end)).await,
-    )
-    .unwrap();
-    let traffic: Value = serde_json::from_str(
-        &document_of(
-            &app,
-            &token,
-            request("GET_VENDOR_TRAFFIC_REPORT", start, end),
-        )
-        .await,
-    )
-    .unwrap();
+    let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+    let first = today - Duration::days(1_095);
     // per day: ordered revenue, ordered units, shipped revenue, shipped units, glance views
     let mut served: BTreeMap<String, [i64; 5]> = BTreeMap::new();
-    for r in sales["salesByAsin"].as_array().unwrap() {
-        let d = served
-            .entry(r["startDate"].as_str().unwrap().into())
-            .or_default();
-        d[0] += cents(&r["orderedRevenue"]);
-        d[1] += r["orderedUnits"].as_i64().unwrap();
-        d[2] += cents(&r["shippedRevenue"]);
-        d[3] += r["shippedUnits"].as_i64().unwrap();
+    let mut windows = Vec::new();
+    let mut day = first;
+    while day < today {
+        let end = (day + Duration::days(14)).min(today - Duration::days(1));
+        windows.push((day.to_string(), end.to_string()));
+        day = end + Duration::days(1);
     }
-    for r in traffic["trafficByAsin"].as_array().unwrap() {
-        served
-            .entry(r["startDate"].as_str().unwrap().into())
-            .or_default()[4] += r["glanceViews"].as_i64().unwrap();
+    // the windows' sales and traffic reports, ten windows at a time
+    for batch in windows.chunks(10) {
+        let docs = futures_util::future::join_all(batch.iter().flat_map(|(s, e)| {
+            [
+                document_of(&app, &token, request("GET_VENDOR_SALES_REPORT", s, e)),
+                document_of(&app, &token, request("GET_VENDOR_TRAFFIC_REPORT", s, e)),
+            ]
+        }))
+        .await;
+        for pair in docs.chunks(2) {
+            let sales: Value = serde_json::from_str(&pair[0]).unwrap();
+            let traffic: Value = serde_json::from_str(&pair[1]).unwrap();
+            for r in vendor_sales(&sales).unwrap() {
+                let d = served.entry(r.date.to_string()).or_default();
+                d[0] += r.ordered_revenue;
+                d[1] += r.ordered_units;
+                d[2] += r.shipped_revenue;
+                d[3] += r.shipped_units;
+            }
+            for (date, _, views) in vendor_traffic(&traffic).unwrap() {
+                served.entry(date.to_string()).or_default()[4] += views;
+            }
+        }
     }
+    let (start, end) = (first.to_string(), (today - Duration::days(1)).to_string());
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
     let mut st = world
         .prepare(
@@ -70,7 +75,7 @@ async fn vendor_sales_and_traffic_add_up_to_the_world_by_day() {
         )
         .unwrap();
     let truth: BTreeMap<String, [i64; 5]> = st
-        .query_map([VENDOR, start, end], |r| {
+        .query_map([VENDOR, start.as_str(), end.as_str()], |r| {
             Ok((
                 r.get(0)?,
                 [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
@@ -79,10 +84,11 @@ async fn vendor_sales_and_traffic_add_up_to_the_world_by_day() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(truth.len(), 15);
+    assert_eq!(truth.len(), 1_095);
     assert_eq!(served, truth);
     // refused as the provider refuses: a seller, too long a window, too far back, by week
     let seller = app.access("seller", SELLER).await;
+    let (start, end) = ("2026-11-07", "2026-11-21");
     let mut week = request("GET_VENDOR_SALES_REPORT", start, end);
     week["reportOptions"]["reportPeriod"] = "WEEK".into();
     for (who, body) in [
