@@ -240,6 +240,8 @@ pub struct SalesDay {
     pub order_items: i64,
     pub sessions: i64,
     pub page_views: i64,
+    /// The featured-offer (buy box) percentage, in hundredths of a percent.
+    pub buy_box: i64,
 }
 
 /// One child ASIN's sales and traffic over the report's window (money in cents).
@@ -253,6 +255,13 @@ pub struct SalesByAsin {
     pub order_items: i64,
     pub sessions: i64,
     pub page_views: i64,
+    /// The featured-offer (buy box) percentage, in hundredths of a percent.
+    pub buy_box: i64,
+}
+
+/// A percentage with two decimals, in hundredths.
+fn hundredths(what: &str, v: &Value) -> Result<i64> {
+    json_cents(what, v)
 }
 
 /// `GET_SALES_AND_TRAFFIC_REPORT`: `salesAndTrafficByDate` and `salesAndTrafficByAsin` (the
@@ -270,6 +279,7 @@ pub fn sales_and_traffic(doc: &Value) -> Result<(Vec<SalesDay>, Vec<SalesByAsin>
                 order_items: n(r, "/salesByDate/totalOrderItems")?,
                 sessions: n(r, "/trafficByDate/sessions")?,
                 page_views: n(r, "/trafficByDate/pageViews")?,
+                buy_box: hundredths(WHAT, &r["trafficByDate"]["buyBoxPercentage"])?,
             })
         })
         .collect::<Result<_>>()?;
@@ -285,6 +295,7 @@ pub fn sales_and_traffic(doc: &Value) -> Result<(Vec<SalesDay>, Vec<SalesByAsin>
                 order_items: n(r, "/salesByAsin/totalOrderItems")?,
                 sessions: n(r, "/trafficByAsin/sessions")?,
                 page_views: n(r, "/trafficByAsin/pageViews")?,
+                buy_box: hundredths(WHAT, &r["trafficByAsin"]["buyBoxPercentage"])?,
             })
         })
         .collect::<Result<_>>()?;

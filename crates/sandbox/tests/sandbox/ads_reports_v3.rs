@@ -60,7 +60,7 @@ fn windows(first: NaiveDate, last: NaiveDate) -> Vec<(String, String)> {
 /// every day of each ad product's lookback.
 #[tokio::test]
 async fn every_ad_product_and_grain_adds_up_to_the_world_by_day() {
-    let app = SimApp::start_with(|c| c.report_ms = 30).await;
+    let app = SimApp::small(|c| c.report_ms = 30).await;
     app.no_limits().await;
     let a = Ads::login(&app, SELLER).await;
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();

@@ -24,7 +24,7 @@ fn ids(v: &Value, field: &str) -> Vec<i64> {
 /// Issue 53: the SD entity lists, as the world has them.
 #[tokio::test]
 async fn sd_entities_are_listed_as_the_world_has_them() {
-    let app = SimApp::start().await;
+    let app = SimApp::small(|_| {}).await;
     app.no_limits().await;
     let a = Ads::login(&app, SELLER).await;
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();

@@ -637,7 +637,7 @@ async fn budget_usage_and_recommendations_agree() {
 /// reach; line items are DSP's alone.
 #[tokio::test]
 async fn dsp_daily_by_line_item_adds_up_to_the_world() {
-    let app = SimApp::start().await;
+    let app = SimApp::small(|_| {}).await;
     let a = login(&app, VENDOR).await;
     let fields = json!([
         "date.value",

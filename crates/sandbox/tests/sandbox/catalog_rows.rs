@@ -48,7 +48,7 @@ fn row_of(item: &Value) -> Row {
 /// Issue 53: the catalog a warehouse's `catalog_item` holds, from catalog items.
 #[tokio::test]
 async fn catalog_items_give_back_every_merchants_catalog_rows() {
-    let app = SimApp::start().await;
+    let app = SimApp::small(|_| {}).await;
     app.no_limits().await;
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
     for (id, token, market) in [

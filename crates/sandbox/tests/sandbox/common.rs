@@ -25,10 +25,19 @@ impl SimApp {
     }
 
     pub async fn start_with(tweak: impl FnOnce(&mut SimConfig)) -> Self {
+        Self::start_scaled(pp_world::Scale::Tiny, tweak).await
+    }
+
+    /// A sandbox over the small world (the dev server's size): what the dataset checks run on.
+    pub async fn small(tweak: impl FnOnce(&mut SimConfig)) -> Self {
+        Self::start_scaled(pp_world::Scale::Small, tweak).await
+    }
+
+    async fn start_scaled(scale: pp_world::Scale, tweak: impl FnOnce(&mut SimConfig)) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let spec = pp_world::WorldSpec::new(
             1,
-            pp_world::Scale::Tiny,
+            scale,
             chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
         );
         let world = pp_world::generate_sqlite(&spec, &dir.path().join("world")).unwrap();

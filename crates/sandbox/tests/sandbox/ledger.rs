@@ -23,7 +23,7 @@ fn request(start: &str, end: &str) -> Value {
 /// Issue 53: the ledger's daily balances are the world's, to the unit.
 #[tokio::test]
 async fn the_ledger_keeps_every_days_balance_of_the_world() {
-    let app = SimApp::start().await;
+    let app = SimApp::small(|_| {}).await;
     app.no_limits().await;
     let token = app.access("seller", SELLER).await;
     let (start, end) = ("2025-05-23", "2026-11-21");

@@ -53,7 +53,7 @@ async fn text_of(app: &SimApp, token: &str, doc: &str) -> String {
 /// Issue 53: settlements, for the provider's retention window only.
 #[tokio::test]
 async fn settlement_reports_are_kept_90_days_and_add_up_to_the_world() {
-    let app = SimApp::start().await;
+    let app = SimApp::small(|_| {}).await;
     app.no_limits().await;
     let token = app.access("seller", SELLER).await;
     // nobody requests one

@@ -314,7 +314,7 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
     use chrono::{Duration as Days, NaiveDate};
     use pp_marketplace::documents::selling::sales_and_traffic;
     use std::collections::BTreeMap;
-    let app = SimApp::start_with(|c| c.report_ms = 10).await;
+    let app = SimApp::small(|c| c.report_ms = 10).await;
     app.no_limits().await;
     let token = app.access("seller", SELLER).await;
     let request = |start: NaiveDate, end: NaiveDate| {
@@ -326,9 +326,10 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
     };
     let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
     let (first, last) = (today - Days::days(730), today - Days::days(1));
-    // (day) → sales, units, order items, sessions, page views; and (day, ASIN) → the same
-    let mut by_date: BTreeMap<String, [i64; 5]> = BTreeMap::new();
-    let mut by_asin: BTreeMap<(String, String), [i64; 5]> = BTreeMap::new();
+    // (day) → sales, units, order items, sessions, page views, buy box; and (day, ASIN) → the
+    // same
+    let mut by_date: BTreeMap<String, [i64; 6]> = BTreeMap::new();
+    let mut by_asin: BTreeMap<(String, String), [i64; 6]> = BTreeMap::new();
     let mut day = first;
     while day <= last {
         let end = (day + Days::days(30)).min(last);
@@ -337,7 +338,14 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
         for d in sales_and_traffic(&doc).unwrap().0 {
             by_date.insert(
                 d.date.to_string(),
-                [d.sales, d.units, d.order_items, d.sessions, d.page_views],
+                [
+                    d.sales,
+                    d.units,
+                    d.order_items,
+                    d.sessions,
+                    d.page_views,
+                    d.buy_box,
+                ],
             );
         }
         day = end + Days::days(1);
@@ -356,47 +364,51 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
             for a in sales_and_traffic(&doc).unwrap().1 {
                 by_asin.insert(
                     (day.to_string(), a.child),
-                    [a.sales, a.units, a.order_items, a.sessions, a.page_views],
+                    [
+                        a.sales,
+                        a.units,
+                        a.order_items,
+                        a.sessions,
+                        a.page_views,
+                        a.buy_box,
+                    ],
                 );
             }
         }
     }
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
-    let read = |sql: &str| -> BTreeMap<Vec<String>, [i64; 5]> {
+    let read = |sql: &str| -> BTreeMap<Vec<String>, [i64; 6]> {
         world
             .prepare(sql)
             .unwrap()
             .query_map([first.to_string()], |r| {
                 let n = r.as_ref().column_count();
-                let key: Vec<String> = (0..n - 5).map(|i| r.get(i).unwrap()).collect();
-                Ok((
-                    key,
-                    [
-                        r.get(n - 5)?,
-                        r.get(n - 4)?,
-                        r.get(n - 3)?,
-                        r.get(n - 2)?,
-                        r.get(n - 1)?,
-                    ],
-                ))
+                let key: Vec<String> = (0..n - 6).map(|i| r.get(i).unwrap()).collect();
+                let mut v = [0_i64; 6];
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = r.get(n - 6 + k)?;
+                }
+                Ok((key, v))
             })
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap()
     };
     let dates = read(
-        "SELECT Date, CAST(ROUND(OrderedProductSales * 100) AS INTEGER), UnitsOrdered, TotalOrderItems, Sessions, PageViews
+        "SELECT Date, CAST(ROUND(OrderedProductSales * 100) AS INTEGER), UnitsOrdered, TotalOrderItems, Sessions, PageViews,
+                CAST(ROUND(BuyBoxPercentage * 100) AS INTEGER)
          FROM spapi_sales_and_traffic_by_date WHERE SellerID = 1 AND Date >= ?1",
     );
     assert_eq!(dates.len(), 730);
-    let served: BTreeMap<Vec<String>, [i64; 5]> =
+    let served: BTreeMap<Vec<String>, [i64; 6]> =
         by_date.into_iter().map(|(k, v)| (vec![k], v)).collect();
     assert!(served == dates, "every day by date");
     let asins = read(
-        "SELECT Date, ChildASIN, CAST(ROUND(OrderedProductSales * 100) AS INTEGER), UnitsOrdered, TotalOrderItems, Sessions, PageViews
+        "SELECT Date, ChildASIN, CAST(ROUND(OrderedProductSales * 100) AS INTEGER), UnitsOrdered, TotalOrderItems, Sessions, PageViews,
+                CAST(ROUND(BuyBoxPercentage * 100) AS INTEGER)
          FROM spapi_sales_and_traffic_by_asin WHERE SellerID = 1 AND Date >= ?1",
     );
-    let served: BTreeMap<Vec<String>, [i64; 5]> = by_asin
+    let served: BTreeMap<Vec<String>, [i64; 6]> = by_asin
         .into_iter()
         .map(|((d, a), v)| (vec![d, a], v))
         .collect();

@@ -25,7 +25,7 @@ fn request(market: &str, asins: &[String], start: &str, end: &str) -> Value {
 /// Issue 53: the weekly search query performance, to the unit, for every week within reach.
 #[tokio::test]
 async fn search_query_performance_adds_up_to_the_worlds_brand_figures() {
-    let app = SimApp::start().await;
+    let app = SimApp::small(|_| {}).await;
     app.no_limits().await;
     let token = app.access("seller", SELLER).await;
     let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();

@@ -26,7 +26,7 @@ fn request(kind: &str, start: &str, end: &str) -> Value {
 /// reports' three-year reach.
 #[tokio::test]
 async fn vendor_sales_and_traffic_add_up_to_the_world_by_day() {
-    let app = SimApp::start_with(|c| c.report_ms = 20).await;
+    let app = SimApp::small(|c| c.report_ms = 20).await;
     app.no_limits().await;
     let token = app.access("seller", VENDOR).await;
     let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
