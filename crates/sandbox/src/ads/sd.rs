@@ -9,7 +9,7 @@ use axum::Router;
 use axum::extract::{Extension, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{MethodRouter, get};
 use serde_json::{Map, Value, json};
 
 use super::{answer, profile};
@@ -47,9 +47,21 @@ const MOST: i64 = 5_000;
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     Router::new()
-        .route("/sd/campaigns", op(sim, &CAMPAIGNS, get(campaigns)))
-        .route("/sd/adGroups", op(sim, &AD_GROUPS, get(ad_groups)))
-        .route("/sd/targets", op(sim, &TARGETS, get(targets)))
+        .route("/sd/campaigns", op(sim, &CAMPAIGNS, lister(&CAMPAIGN_LIST)))
+        .route("/sd/adGroups", op(sim, &AD_GROUPS, lister(&AD_GROUP_LIST)))
+        .route("/sd/targets", op(sim, &TARGETS, lister(&TARGET_LIST)))
+}
+
+/// The `GET` route of one list.
+fn lister(list: &'static List) -> MethodRouter<Arc<Sim>> {
+    get(
+        move |State(sim): State<Arc<Sim>>,
+              Extension(c): Extension<Caller>,
+              headers: HeaderMap,
+              RawQuery(raw): RawQuery| async move {
+            page(&sim, &c, &headers, raw.as_deref(), list)
+        },
+    )
 }
 
 /// The world's SD rows of the profile, in the provider's shape.
@@ -183,31 +195,4 @@ fn page(
         .take(count as usize)
         .collect();
     Ok(answer(200, "application/json", &Value::Array(rows)))
-}
-
-async fn campaigns(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, SimError> {
-    page(&sim, &c, &headers, raw.as_deref(), &CAMPAIGN_LIST)
-}
-
-async fn ad_groups(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, SimError> {
-    page(&sim, &c, &headers, raw.as_deref(), &AD_GROUP_LIST)
-}
-
-async fn targets(
-    State(sim): State<Arc<Sim>>,
-    Extension(c): Extension<Caller>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, SimError> {
-    page(&sim, &c, &headers, raw.as_deref(), &TARGET_LIST)
 }

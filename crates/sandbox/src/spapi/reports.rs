@@ -118,6 +118,16 @@ async fn create(
 ) -> Result<(StatusCode, Json<Value>), SimError> {
     let spec: Value =
         serde_json::from_slice(&body).map_err(|e| SimError::invalid(format!("body: {e}")))?;
+    checked(&sim, &c.subject, &spec)?;
+    let id = sim.store.next("sp-report", 50_000_000_000)?.to_string();
+    sim.create_report(FAMILY, &c.subject, &id, &id, &spec, fatal.0)?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "reportId": id }))))
+}
+
+/// Refuses a report request as the provider does: an unknown or scheduled type, a
+/// marketplace the seller is not in, a window backwards, and each type's own rules about who
+/// may ask and for which window.
+fn checked(sim: &Sim, subject: &str, spec: &Value) -> Result<(), SimError> {
     let kind = spec["reportType"]
         .as_str()
         .ok_or_else(|| SimError::invalid("reportType is required"))?;
@@ -136,16 +146,17 @@ async fn create(
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    if ids.is_empty() {
+    let rows = sim.world().seller_rows(subject)?;
+    let Some(first) = ids.first() else {
         return Err(SimError::invalid("marketplaceIds is required"));
-    }
-    let rows = sim.world().seller_rows(&c.subject)?;
-    for id in &ids {
-        if !rows.iter().any(|s| s.marketplace_id == *id) {
-            return Err(SimError::invalid(format!(
-                "The seller does not participate in marketplace {id}"
-            )));
-        }
+    };
+    if let Some(id) = ids
+        .iter()
+        .find(|id| !rows.iter().any(|s| s.marketplace_id == **id))
+    {
+        return Err(SimError::invalid(format!(
+            "The seller does not participate in marketplace {id}"
+        )));
     }
     let start = day(spec.get("dataStartTime"), "dataStartTime")?;
     let end = day(spec.get("dataEndTime"), "dataEndTime")?;
@@ -156,21 +167,17 @@ async fn create(
             "dataStartTime must be before dataEndTime",
         ));
     }
-    // the types with their own rules about who may ask and for which window
     let seller = rows
         .iter()
-        .find(|s| s.marketplace_id == ids[0])
+        .find(|s| s.marketplace_id == *first)
         .ok_or_else(|| SimError::invalid("no seller in that marketplace"))?;
     match kind {
-        vendor::SALES | vendor::TRAFFIC => vendor::check(&sim, seller, start, end, &spec)?,
-        sqp::SQP => sqp::check(&sim, seller, start, end, &spec)?,
-        ledger::LEDGER => ledger::check(&sim, start, &spec)?,
-        "GET_SALES_AND_TRAFFIC_REPORT" => within(&sim, start, SALES_TRAFFIC_DAYS)?,
-        _ => {}
+        vendor::SALES | vendor::TRAFFIC => vendor::check(sim, seller, start, end, spec),
+        sqp::SQP => sqp::check(sim, seller, start, end, spec),
+        ledger::LEDGER => ledger::check(sim, start, spec),
+        "GET_SALES_AND_TRAFFIC_REPORT" => within(sim, start, SALES_TRAFFIC_DAYS),
+        _ => Ok(()),
     }
-    let id = sim.store.next("sp-report", 50_000_000_000)?.to_string();
-    sim.create_report(FAMILY, &c.subject, &id, &id, &spec, fatal.0)?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "reportId": id }))))
 }
 
 fn describe(sim: &Sim, owner: &str, r: &ReportRow) -> Result<Value, SimError> {
