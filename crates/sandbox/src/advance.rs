@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -91,7 +90,7 @@ pub fn describe(world: &World) -> Value {
     json!({
         "firstDay": world.spec.map(|s| s.first_day()),
         "lastDay": world.last_day,
-        "today": world.last_day.succ_opt().map(|d: NaiveDate| d.to_string()),
+        "today": world.today(),
     })
 }
 

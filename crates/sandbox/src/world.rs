@@ -34,6 +34,11 @@ fn spec_of(truth: &Value) -> Option<pp_world::WorldSpec> {
 }
 
 impl World {
+    /// The world's today: the day after its last day of data.
+    pub fn today(&self) -> chrono::NaiveDate {
+        self.last_day.succ_opt().unwrap_or(self.last_day)
+    }
+
     /// Opens `warehouse.sqlite` read-only.
     pub fn open(path: &Path) -> Result<Self, SimError> {
         let mut conns = Vec::new();

@@ -292,11 +292,7 @@ fn date(v: &Value, name: &str) -> Result<NaiveDate, SimError> {
 /// Checks a create request; its report type.
 fn check(sim: &Sim, b: &Value) -> Result<&'static ReportType, SimError> {
     let (start, end) = (date(b, "startDate")?, date(b, "endDate")?);
-    let today = sim
-        .world()
-        .last_day
-        .succ_opt()
-        .unwrap_or(sim.world().last_day);
+    let today = sim.world().today();
     if end < start {
         return Err(bad(400, "endDate must not be before startDate"));
     }

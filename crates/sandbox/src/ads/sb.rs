@@ -76,7 +76,7 @@ fn new_campaign(sim: &Sim, _p: i64, i: usize, k: &Value) -> Result<Value, Value>
     let mut campaign = json!({
         "campaignId": new_id(sim, i, "sb-campaign", 9_000_000_000)?,
         "name": k["name"], "state": k["state"], "budget": k["budget"], "budgetType": k["budgetType"],
-        "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world().last_day.succ_opt().unwrap_or_default().to_string().into()),
+        "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world().today().to_string().into()),
         "goal": k.get("goal").cloned().unwrap_or_else(|| "BRAND_IMPRESSION_SHARE".into()), "costType": "CPC",
         "bidding": k.get("bidding").cloned().unwrap_or_else(|| json!({ "bidOptimization": true, "bidAdjustmentsByPlacement": [], "shopperCohortBidAdjustments": [] })),
     });

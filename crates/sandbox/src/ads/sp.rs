@@ -137,7 +137,7 @@ fn new_campaign(sim: &Sim, _p: i64, i: usize, k: &Value) -> Result<Value, Value>
         "campaignId": new_id(sim, i, "sp-campaign", 8_000_000_000)?,
         "name": k["name"], "targetingType": k["targetingType"], "state": k["state"],
         "budget": { "budgetType": "DAILY", "budget": k["budget"]["budget"] },
-        "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world().last_day.succ_opt().unwrap_or_default().to_string().into()),
+        "startDate": k.get("startDate").cloned().unwrap_or_else(|| sim.world().today().to_string().into()),
         "dynamicBidding": k.get("dynamicBidding").cloned().unwrap_or_else(|| json!({ "strategy": "LEGACY_FOR_SALES", "placementBidding": [] })),
     }))
 }

@@ -194,11 +194,7 @@ fn check_query(sim: &Sim, r: &Value) -> Result<(NaiveDate, NaiveDate, Vec<String
     {
         return Err("metric.sales needs budgetCurrency.value in the same request".into());
     }
-    let today = sim
-        .world()
-        .last_day
-        .succ_opt()
-        .unwrap_or(sim.world().last_day);
+    let today = sim.world().today();
     let months = |n: i64| chrono::Months::new(n as u32);
     if fields.iter().any(|f| f == "date.value") && start < today - months(24) {
         return Err("daily reports reach back 24 months".into());

@@ -54,13 +54,7 @@ pub fn check(sim: &Sim, start: Option<NaiveDate>, req: &Value) -> Result<(), Sim
     let Some(start) = start else {
         return Err(SimError::invalid("dataStartTime is required"));
     };
-    let today = sim.world().last_day + Days::new(1);
-    if start < today - Days::new(LOOKBACK_DAYS) {
-        return Err(SimError::invalid(format!(
-            "dataStartTime is more than {LOOKBACK_DAYS} days ago: the ledger keeps 18 months"
-        )));
-    }
-    Ok(())
+    super::reports::within(sim, start, LOOKBACK_DAYS)
 }
 
 /// The ledger's TSV for `start..=end`.

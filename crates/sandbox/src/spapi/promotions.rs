@@ -129,11 +129,7 @@ fn promos(sim: &Sim, c: &Caller) -> Result<Vec<Promo>, SimError> {
 }
 
 fn status(sim: &Sim, p: &Promo) -> &'static str {
-    let today = sim
-        .world()
-        .last_day
-        .succ_opt()
-        .unwrap_or(sim.world().last_day);
+    let today = sim.world().today();
     if p.end < today {
         "EXPIRED"
     } else if p.start > today {

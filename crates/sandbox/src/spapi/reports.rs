@@ -73,15 +73,15 @@ const FAMILY: &str = "sp";
 /// How far back sales and traffic reach (two years).
 const SALES_TRAFFIC_DAYS: u64 = 730;
 
-/// Refuses a window that starts more than `days` before today.
-fn within(sim: &Sim, start: Option<NaiveDate>, days: u64) -> Result<(), SimError> {
-    let today = sim.world().last_day + chrono::Days::new(1);
-    match start {
-        Some(s) if s < today - chrono::Days::new(days) => Err(SimError::invalid(format!(
+/// Refuses a window that starts more than `days` before the world's today (a report type's
+/// lookback).
+pub(super) fn within(sim: &Sim, start: NaiveDate, days: u64) -> Result<(), SimError> {
+    if start < sim.world().today() - chrono::Days::new(days) {
+        return Err(SimError::invalid(format!(
             "dataStartTime is more than {days} days ago: the report reaches back {days} days"
-        ))),
-        _ => Ok(()),
+        )));
     }
+    Ok(())
 }
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
@@ -175,7 +175,9 @@ fn checked(sim: &Sim, subject: &str, spec: &Value) -> Result<(), SimError> {
         vendor::SALES | vendor::TRAFFIC => vendor::check(sim, seller, start, end, spec),
         sqp::SQP => sqp::check(sim, seller, start, end, spec),
         ledger::LEDGER => ledger::check(sim, start, spec),
-        "GET_SALES_AND_TRAFFIC_REPORT" => within(sim, start, SALES_TRAFFIC_DAYS),
+        "GET_SALES_AND_TRAFFIC_REPORT" => {
+            start.map_or(Ok(()), |s| within(sim, s, SALES_TRAFFIC_DAYS))
+        }
         _ => Ok(()),
     }
 }

@@ -55,8 +55,7 @@ fn report_id(sid: &str) -> String {
 
 /// The first day a settlement period may end on and still be listed.
 fn retained_from(sim: &Sim) -> NaiveDate {
-    let today = sim.world().last_day + Days::new(1);
-    today - Days::new(RETENTION_DAYS)
+    sim.world().today() - Days::new(RETENTION_DAYS)
 }
 
 /// Makes sure every settlement of `owner`'s sellers inside the retention window has its

@@ -18,7 +18,7 @@ use crate::world::Seller;
 
 pub const SQP: &str = "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT";
 /// How far back the report reaches, in weeks.
-pub const LOOKBACK_WEEKS: i64 = 104;
+pub const LOOKBACK_WEEKS: u64 = 104;
 /// The longest `reportOptions.asin` list, in characters.
 const MOST_ASIN_CHARS: usize = 200;
 
@@ -61,13 +61,7 @@ pub fn check(
             "a WEEK report starts on a Sunday and ends on a Saturday",
         ));
     }
-    let today = sim.world().last_day + chrono::Days::new(1);
-    if (today - start).num_weeks() > LOOKBACK_WEEKS {
-        return Err(SimError::invalid(format!(
-            "dataStartTime is more than {LOOKBACK_WEEKS} weeks ago"
-        )));
-    }
-    Ok(())
+    super::reports::within(sim, start, LOOKBACK_WEEKS * 7)
 }
 
 /// The brand a world query belongs to (its brand name, or one of its product nouns).

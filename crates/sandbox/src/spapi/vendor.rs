@@ -16,7 +16,7 @@ pub const TRAFFIC: &str = "GET_VENDOR_TRAFFIC_REPORT";
 /// The most days one `DAY` request spans.
 pub const MOST_DAYS: i64 = 15;
 /// How far back the reports reach.
-pub const LOOKBACK_DAYS: i64 = 1_095;
+pub const LOOKBACK_DAYS: u64 = 1_095;
 
 /// Checks a vendor report request for `seller`: a vendor, `reportPeriod` `DAY`, a window of
 /// whole days within reach.
@@ -47,13 +47,7 @@ pub fn check(
             "a DAY report spans at most {MOST_DAYS} days"
         )));
     }
-    let today = sim.world().last_day + chrono::Days::new(1);
-    if (today - start).num_days() > LOOKBACK_DAYS {
-        return Err(SimError::invalid(format!(
-            "dataStartTime is more than {LOOKBACK_DAYS} days ago"
-        )));
-    }
-    Ok(())
+    super::reports::within(sim, start, LOOKBACK_DAYS)
 }
 
 fn money(v: &Value, currency: &str) -> Value {
