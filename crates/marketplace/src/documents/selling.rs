@@ -231,10 +231,9 @@ pub fn search_query_performance(doc: &Value) -> Result<Vec<QueryWeek>> {
         .collect()
 }
 
-/// One day of a seller's sales and traffic (money in cents).
+/// What sales and traffic counts, for a day or an ASIN (money in cents).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SalesDay {
-    pub date: NaiveDate,
+pub struct SalesFigures {
     pub sales: i64,
     pub units: i64,
     pub order_items: i64,
@@ -244,42 +243,47 @@ pub struct SalesDay {
     pub buy_box: i64,
 }
 
-/// One child ASIN's sales and traffic over the report's window (money in cents).
+/// One day of a seller's sales and traffic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SalesDay {
+    pub date: NaiveDate,
+    pub figures: SalesFigures,
+}
+
+/// One child ASIN's sales and traffic over the report's window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SalesByAsin {
     pub parent: String,
     pub child: String,
     pub sku: Option<String>,
-    pub sales: i64,
-    pub units: i64,
-    pub order_items: i64,
-    pub sessions: i64,
-    pub page_views: i64,
-    /// The featured-offer (buy box) percentage, in hundredths of a percent.
-    pub buy_box: i64,
+    pub figures: SalesFigures,
 }
 
-/// A percentage with two decimals, in hundredths.
-fn hundredths(what: &str, v: &Value) -> Result<i64> {
-    json_cents(what, v)
+/// The figures of one entry, its sales under `sales` and its traffic under `traffic`
+/// (`salesByDate` and `trafficByDate`, or the by-ASIN pair).
+fn figures(what: &str, r: &Value, sales: &str, traffic: &str) -> Result<SalesFigures> {
+    let n = |part: &str, k: &str| json_count(what, &r[part][k]);
+    Ok(SalesFigures {
+        sales: json_cents(what, &r[sales]["orderedProductSales"])?,
+        units: n(sales, "unitsOrdered")?,
+        order_items: n(sales, "totalOrderItems")?,
+        sessions: n(traffic, "sessions")?,
+        page_views: n(traffic, "pageViews")?,
+        // a percentage with two decimals reads as cents do
+        buy_box: json_cents(what, &r[traffic]["buyBoxPercentage"])?,
+    })
 }
 
 /// `GET_SALES_AND_TRAFFIC_REPORT`: `salesAndTrafficByDate` and `salesAndTrafficByAsin` (the
 /// latter over the whole window: a day's ASIN rows come from a one-day report).
 pub fn sales_and_traffic(doc: &Value) -> Result<(Vec<SalesDay>, Vec<SalesByAsin>)> {
     const WHAT: &str = "sales and traffic";
-    let n = |r: &Value, p: &str| json_count(WHAT, r.pointer(p).unwrap_or(&Value::Null));
     let days = list(WHAT, doc, "salesAndTrafficByDate")?
         .iter()
         .map(|r| {
             Ok(SalesDay {
                 date: day(WHAT, &r["date"])?,
-                sales: json_cents(WHAT, &r["salesByDate"]["orderedProductSales"])?,
-                units: n(r, "/salesByDate/unitsOrdered")?,
-                order_items: n(r, "/salesByDate/totalOrderItems")?,
-                sessions: n(r, "/trafficByDate/sessions")?,
-                page_views: n(r, "/trafficByDate/pageViews")?,
-                buy_box: hundredths(WHAT, &r["trafficByDate"]["buyBoxPercentage"])?,
+                figures: figures(WHAT, r, "salesByDate", "trafficByDate")?,
             })
         })
         .collect::<Result<_>>()?;
@@ -290,12 +294,7 @@ pub fn sales_and_traffic(doc: &Value) -> Result<(Vec<SalesDay>, Vec<SalesByAsin>
                 parent: r["parentAsin"].as_str().unwrap_or_default().to_owned(),
                 child: r["childAsin"].as_str().unwrap_or_default().to_owned(),
                 sku: r["sku"].as_str().map(str::to_owned),
-                sales: json_cents(WHAT, &r["salesByAsin"]["orderedProductSales"])?,
-                units: n(r, "/salesByAsin/unitsOrdered")?,
-                order_items: n(r, "/salesByAsin/totalOrderItems")?,
-                sessions: n(r, "/trafficByAsin/sessions")?,
-                page_views: n(r, "/trafficByAsin/pageViews")?,
-                buy_box: hundredths(WHAT, &r["trafficByAsin"]["buyBoxPercentage"])?,
+                figures: figures(WHAT, r, "salesByAsin", "trafficByAsin")?,
             })
         })
         .collect::<Result<_>>()?;

@@ -312,7 +312,7 @@ pub(crate) async fn document_of(app: &SimApp, token: &str, request: Value) -> St
 #[tokio::test]
 async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
     use chrono::{Duration as Days, NaiveDate};
-    use pp_marketplace::documents::selling::sales_and_traffic;
+    use pp_marketplace::documents::selling::{SalesFigures, sales_and_traffic};
     use std::collections::BTreeMap;
     let app = SimApp::small(|c| c.report_ms = 10).await;
     app.no_limits().await;
@@ -323,6 +323,16 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
             "dataStartTime": format!("{start}T00:00:00Z"), "dataEndTime": format!("{end}T00:00:00Z"),
             "reportOptions": {"dateGranularity": "DAY", "asinGranularity": "CHILD"}
         })
+    };
+    let figures = |f: &SalesFigures| {
+        [
+            f.sales,
+            f.units,
+            f.order_items,
+            f.sessions,
+            f.page_views,
+            f.buy_box,
+        ]
     };
     let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
     let (first, last) = (today - Days::days(730), today - Days::days(1));
@@ -336,17 +346,7 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
         let doc: Value =
             serde_json::from_str(&document_of(&app, &token, request(day, end)).await).unwrap();
         for d in sales_and_traffic(&doc).unwrap().0 {
-            by_date.insert(
-                d.date.to_string(),
-                [
-                    d.sales,
-                    d.units,
-                    d.order_items,
-                    d.sessions,
-                    d.page_views,
-                    d.buy_box,
-                ],
-            );
+            by_date.insert(d.date.to_string(), figures(&d.figures));
         }
         day = end + Days::days(1);
     }
@@ -362,17 +362,7 @@ async fn sales_and_traffic_add_up_to_the_world_for_every_day_within_reach() {
         for (day, text) in batch.iter().zip(docs) {
             let doc: Value = serde_json::from_str(&text).unwrap();
             for a in sales_and_traffic(&doc).unwrap().1 {
-                by_asin.insert(
-                    (day.to_string(), a.child),
-                    [
-                        a.sales,
-                        a.units,
-                        a.order_items,
-                        a.sessions,
-                        a.page_views,
-                        a.buy_box,
-                    ],
-                );
+                by_asin.insert((day.to_string(), a.child), figures(&a.figures));
             }
         }
     }
