@@ -4,7 +4,6 @@
 //! whose totals match the world's facts. Plus the per-item 207 answers, media types and
 //! profile scopes.
 
-use std::io::Read;
 use std::time::Duration;
 
 use reqwest::Method;
@@ -123,19 +122,7 @@ async fn scripted_session_from_token_to_report_document() {
     assert_ne!(again["reportId"], done["reportId"]);
     // download: no Authorization header on the presigned URL
     let url = done["url"].as_str().unwrap();
-    let gz = app
-        .http
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .unwrap();
+    let text = app.download_gz(url).await;
     let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
     let clicks: i64 = rows.iter().map(|r| r["clicks"].as_i64().unwrap()).sum();
     let cost: f64 = rows.iter().map(|r| r["cost"].as_f64().unwrap()).sum();

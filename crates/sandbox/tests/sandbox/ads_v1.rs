@@ -1,7 +1,6 @@
 //! Unified reporting v1, accounts, DSP, the clean room, exports and recommendations: their
 //! 207 envelopes, media types and quirks.
 
-use std::io::Read;
 use std::time::Duration;
 
 use reqwest::Method;
@@ -114,19 +113,7 @@ async fn v1_reports_answer_207_never_dedupe_and_cap_concurrency() {
             .status(),
         400
     );
-    let gz = app
-        .http
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .unwrap();
+    let text = app.download_gz(url).await;
     let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
     let clicks: f64 = rows
         .iter()
@@ -162,19 +149,9 @@ async fn month_value_carries_no_year_and_merges_across_years() {
     );
     let (_, r) = a.post("/adsApi/v1/create/reports", body).await;
     let done = wait(&a, r["success"][0]["report"]["reportId"].as_str().unwrap()).await;
-    let gz = app
-        .http
-        .get(done["completedReportParts"][0]["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .unwrap();
+    let text = app
+        .download_gz(done["completedReportParts"][0]["url"].as_str().unwrap())
+        .await;
     let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
     assert_eq!(
         rows.len(),
@@ -510,19 +487,7 @@ async fn exports_and_recommendations_answer_with_their_media_types() {
         .await
         .unwrap();
     assert_eq!(r["status"], "COMPLETED");
-    let gz = app
-        .http
-        .get(r["url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .unwrap();
+    let text = app.download_gz(r["url"].as_str().unwrap()).await;
     assert!(
         serde_json::from_str::<Vec<Value>>(&text).unwrap().len() >= 2,
         "SP and SB campaigns"

@@ -66,9 +66,9 @@ impl SimApp {
         }
     }
 
-    /// A presigned document URL's body, un-gzipped, as text (no credentials sent).
+    /// A presigned document URL's body, un-gzipped by the gateway's reader, as text (no
+    /// credentials sent).
     pub async fn download_gz(&self, url: &str) -> String {
-        use std::io::Read;
         let gz = self
             .http
             .get(url)
@@ -78,11 +78,7 @@ impl SimApp {
             .bytes()
             .await
             .unwrap();
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_string(&mut text)
-            .unwrap();
-        text
+        pp_marketplace::documents::gunzip(&gz).unwrap()
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -121,7 +121,7 @@ async fn selling_side_responses_match_the_official_models() {
             .unwrap(),
     )
     .await;
-    // the scheduled settlement reports, and a refused request for one
+    // the scheduled settlement reports
     c.add(
         reports,
         "/reports/2021-06-30/reports",
@@ -131,19 +131,9 @@ async fn selling_side_responses_match_the_official_models() {
             .unwrap(),
     )
     .await;
-    c.add(
-        reports,
-        "/reports/2021-06-30/reports",
-        "post",
-        app.sp(Method::POST, "/reports/2021-06-30/reports", &t)
-            .json(&json!({"reportType": "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2", "marketplaceIds": [US]}))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    // the new requested types
+    // the new requested types, and a refused request for a scheduled one
     for body in [
+        json!({"reportType": "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2", "marketplaceIds": [US]}),
         json!({"reportType": "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT", "marketplaceIds": [US],
                "dataStartTime": "2026-11-01", "dataEndTime": "2026-11-07",
                "reportOptions": {"reportPeriod": "WEEK", "asin": "B0NOTHING1"}}),

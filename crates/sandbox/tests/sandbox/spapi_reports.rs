@@ -1,7 +1,6 @@
 //! Reports 2021-06-30: the status walk, FATAL under a fault, cancellation, listing with
 //! `nextToken`, and documents behind presigned URLs whose totals match the world.
 
-use std::io::Read;
 use std::time::Duration;
 
 use reqwest::Method;
@@ -103,17 +102,7 @@ async fn a_report_walks_to_done_and_its_document_matches_the_world() {
         .await
         .unwrap();
     assert_eq!(r.status(), 400);
-    let gz = app
-        .http
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    let mut text = String::new();
-    flate2_read(&gz, &mut text);
+    let text = app.download_gz(url).await;
     let report: Value = serde_json::from_str(&text).unwrap();
     let days = report["salesAndTrafficByDate"].as_array().unwrap();
     assert_eq!(days.len(), 31);
@@ -154,12 +143,6 @@ async fn a_report_walks_to_done_and_its_document_matches_the_world() {
         .status(),
         404
     );
-}
-
-pub(crate) fn flate2_read(gz: &[u8], out: &mut String) {
-    flate2::read::GzDecoder::new(gz)
-        .read_to_string(out)
-        .unwrap();
 }
 
 #[tokio::test]
