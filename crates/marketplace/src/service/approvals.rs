@@ -10,7 +10,7 @@
 
 use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
 use pp_store::Store;
-use pp_store::ads_writes::{self, AuditRow};
+use pp_store::ads_writes;
 use pp_store::approvals::{self, ApprovalRow, Decided, Whose};
 use pp_store::jobs::now_ms;
 use serde_json::{Value, json};
@@ -20,6 +20,7 @@ use super::answers::{AdsAnswer, ApprovalInfo, HeldItem, HeldWrite};
 use super::held::info;
 use super::requests::{IdempotencyKey, PlanId};
 use super::target::{self, Target};
+use super::writes::sending_row;
 use crate::catalog::{self, Operation};
 use crate::writes::PlanBody;
 use crate::writes::items::at;
@@ -295,31 +296,18 @@ async fn audit_withdrawn(store: &Store, row: &ApprovalRow, by: &str, why: &str) 
                 .map(|s| json!({ "index": i, "entityId": body.entity_ids[i], "atPreview": s }))
         })
         .collect();
-    let now = now_ms();
-    store
-        .ads_writes()
-        .record_unsent(&AuditRow {
-            id: pp_store::random_id("au_", 12)?,
-            tenant: row.tenant.clone(),
-            plan_id: plan.id.clone(),
-            credential_id: row.credential_id.clone(),
-            actor: row.actor.clone(),
-            surface: row.surface.clone(),
-            operation: row.operation.clone(),
-            merchant: body.login.clone(),
-            profile_id: body.profile_id.clone(),
-            plan_hash: row.plan_hash.clone(),
-            idempotency_key: None,
-            snapshot: Value::Array(snapshot),
-            sent: None,
-            answer: Some(json!({ "withdrawn": { "approvalId": row.id, "by": by, "reason": why } })),
-            status: ads_writes::WITHDRAWN.into(),
-            created_ms: now,
-            finished_ms: Some(now),
-            approved_by: None,
-            previewed_by: Some(plan.actor.clone()),
-            previewed_credential_id: Some(plan.credential_id.clone()),
-        })
-        .await?;
+    // the record a commit by the requester would have begun, settled at once: nothing sent
+    let requester = target::requester(row)?;
+    let mut record = sending_row(
+        &requester,
+        &plan,
+        (&body.login, body.profile_id.as_deref()),
+        None,
+        Value::Array(snapshot),
+    )?;
+    record.status = ads_writes::WITHDRAWN.into();
+    record.answer = Some(json!({ "withdrawn": { "approvalId": row.id, "by": by, "reason": why } }));
+    record.finished_ms = Some(record.created_ms);
+    store.ads_writes().record_unsent(&record).await?;
     Ok(())
 }
