@@ -56,6 +56,25 @@ async fn the_world_moves_forward_and_serves_its_new_days() {
         (Some("2023-11-22"), Some("2026-12-01"), Some("2026-12-02")),
         "{moved}"
     );
+    // the world it serves is, byte for byte, the world generated at the later today
+    let later = pp_world::WorldSpec::new(
+        1,
+        pp_world::Scale::Tiny,
+        chrono::NaiveDate::from_ymd_opt(2026, 12, 2).unwrap(),
+    );
+    let later = pp_world::WorldSpec {
+        origin: chrono::NaiveDate::from_ymd_opt(2023, 11, 22).unwrap(),
+        ..later
+    };
+    let generated = pp_world::generate_sqlite(&later, &app.dir.path().join("later")).unwrap();
+    let served = app
+        .dir
+        .path()
+        .join("sim/worlds/2026-12-02/warehouse.sqlite");
+    assert!(
+        std::fs::read(&served).unwrap() == std::fs::read(&generated.warehouse).unwrap(),
+        "the moved world is the world generated at its today"
+    );
     // a report over the new days has them
     app.no_limits().await;
     let token = app.access("seller", SELLER).await;
