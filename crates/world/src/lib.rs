@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 pub use doc::schema_markdown;
 pub use events::Event;
 pub use load::server::is_database_url;
-pub use load::{Cell, Loader, ServerLoader, SqliteLoader};
+pub use load::{Cell, Loader, Managed, ServerLoader, Slice, SqliteLoader};
 use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
 pub use spec::{ATTRIBUTION_DAYS, BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};

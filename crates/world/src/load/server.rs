@@ -62,12 +62,12 @@ fn pg_type(ty: &str) -> String {
     }
 }
 
-fn pg_name(name: &str) -> String {
+pub(super) fn pg_name(name: &str) -> String {
     format!("\"{}\"", name.to_lowercase())
 }
 
 /// PostgreSQL: lower-case names, the spec's index names as they are, byte-order text.
-const POSTGRES: Spelling = Spelling {
+pub(super) const POSTGRES: Spelling = Spelling {
     table: pg_name,
     column: pg_name,
     index: |n| format!("\"{n}\""),
@@ -84,6 +84,15 @@ const MYSQL: Spelling = Spelling {
     options: " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
 };
 
+/// MySQL/MariaDB with the spec's names in place (a managed warehouse's tables).
+pub(super) const MY_NAMES: Spelling = Spelling {
+    table: backticks,
+    column: backticks,
+    index: backticks,
+    ty: str::to_owned,
+    options: " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+};
+
 /// Whole cents as an exact decimal.
 fn cents(v: i64) -> String {
     let sign = if v < 0 { "-" } else { "" };
@@ -92,7 +101,7 @@ fn cents(v: i64) -> String {
 }
 
 /// A cell's text for a column of type `ty` (date-times lose their `T` and `Z`).
-fn text_of(ty: &str, c: &Cell) -> Option<String> {
+pub(super) fn text_of(ty: &str, c: &Cell) -> Option<String> {
     match c {
         Cell::Null => None,
         Cell::Int(v) => Some(v.to_string()),
@@ -104,7 +113,7 @@ fn text_of(ty: &str, c: &Cell) -> Option<String> {
 }
 
 /// One row in `COPY`'s text format.
-fn copy_line(t: &Table, row: &[Cell], out: &mut String) {
+pub(super) fn copy_line(t: &Table, row: &[Cell], out: &mut String) {
     for (i, (c, col)) in row.iter().zip(t.columns).enumerate() {
         if i > 0 {
             out.push('\t');

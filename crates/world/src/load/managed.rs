@@ -1,0 +1,397 @@
+//! A managed warehouse's write side: the schema created where it is missing, and a *slice*
+//! (one table's rows of one seller, over a date range or whole) replaced in one transaction,
+//! so a re-read corrects what it covers and a retry never duplicates. Each engine takes the
+//! rows its bulk way: SQLite one prepared insert per row inside the transaction, PostgreSQL
+//! `COPY`, MySQL/MariaDB multi-row `INSERT`s. Names and types are spelled as the world's
+//! loaders spell them, so a synced warehouse reads exactly like a generated one.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use sqlx::mysql::{MySqlConnectOptions, MySqlPool, MySqlPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{ConnectOptions, Executor};
+
+use super::server::{MY_NAMES, POSTGRES, copy_line, pg_name, text_of};
+use super::{Cell, SQLITE, Spelling, backticks, create_index_sql, create_table_sql};
+use crate::schema::{TABLES, Table};
+
+/// Rows sent to a server in one statement.
+const BATCH: usize = 1000;
+
+/// Which rows a load replaces: one seller's rows of `table`, those whose `column` lies in
+/// `from..=to` when a range is given (dates as ISO text; date-times compare by their text
+/// too, so give a range that covers whole days), all of that seller's rows otherwise.
+#[derive(Clone)]
+pub struct Slice {
+    pub table: &'static Table,
+    pub seller_id: i64,
+    pub range: Option<(&'static str, String, String)>,
+}
+
+enum Engine {
+    Sqlite(PathBuf),
+    Pg(PgPool),
+    My(MySqlPool),
+}
+
+/// A warehouse the gateway fills, opened from its loader's locator (`sqlite:<path>`,
+/// `postgres://…`, `mysql://…` or `mariadb://…`). Cheap to clone.
+#[derive(Clone)]
+pub struct Managed {
+    engine: Arc<Engine>,
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+impl Managed {
+    /// Opens the warehouse at `locator`; a server is connected on first use.
+    pub fn open(locator: &str) -> Result<Self, String> {
+        let engine = match locator.split_once(':') {
+            Some(("sqlite", path)) => Engine::Sqlite(PathBuf::from(path)),
+            Some(("postgres" | "postgresql", _)) => {
+                let opts = PgConnectOptions::from_str(locator)
+                    .map_err(err)?
+                    .disable_statement_logging();
+                Engine::Pg(
+                    PgPoolOptions::new()
+                        .max_connections(4)
+                        .connect_lazy_with(opts),
+                )
+            }
+            Some(("mysql" | "mariadb", rest)) => {
+                let opts = MySqlConnectOptions::from_str(&format!("mysql:{rest}"))
+                    .map_err(err)?
+                    .charset("utf8mb4")
+                    .disable_statement_logging();
+                Engine::My(
+                    MySqlPoolOptions::new()
+                        .max_connections(4)
+                        .connect_lazy_with(opts),
+                )
+            }
+            _ => return Err("a managed warehouse is an SQLite file or a database URL".into()),
+        };
+        Ok(Self {
+            engine: Arc::new(engine),
+        })
+    }
+
+    /// The engine's name, for logs and metrics.
+    pub fn engine_name(&self) -> &'static str {
+        match &*self.engine {
+            Engine::Sqlite(_) => "sqlite",
+            Engine::Pg(_) => "postgres",
+            Engine::My(_) => "mysql",
+        }
+    }
+
+    /// Creates every table of the schema (and its indexes) that the warehouse lacks; the
+    /// tables it has are left as they are.
+    pub async fn ensure_schema(&self) -> Result<(), String> {
+        match &*self.engine {
+            Engine::Sqlite(path) => {
+                let path = path.clone();
+                blocking(move || {
+                    let mut c = sqlite(&path)?;
+                    let tx = c.transaction().map_err(err)?;
+                    for t in TABLES {
+                        let exists: bool = tx
+                            .query_row(
+                                "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                                [t.name],
+                                |r| r.get(0),
+                            )
+                            .map_err(err)?;
+                        if !exists {
+                            for s in ddl(t, &SQLITE) {
+                                tx.execute_batch(&s).map_err(err)?;
+                            }
+                        }
+                    }
+                    tx.commit().map_err(err)
+                })
+                .await
+            }
+            Engine::Pg(pool) => {
+                let mut tx = pool.begin().await.map_err(err)?;
+                // two instances creating the schema at once take turns
+                tx.execute("SELECT pg_advisory_xact_lock(5452171)")
+                    .await
+                    .map_err(err)?;
+                for t in TABLES {
+                    let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+                        .bind(pg_name(t.name))
+                        .fetch_one(&mut *tx)
+                        .await
+                        .map_err(err)?;
+                    if !exists {
+                        for s in ddl(t, &POSTGRES) {
+                            tx.execute(s.as_str()).await.map_err(err)?;
+                        }
+                    }
+                }
+                tx.commit().await.map_err(err)
+            }
+            Engine::My(pool) => {
+                let mut c = pool.acquire().await.map_err(err)?;
+                let have: Vec<String> = sqlx::query_scalar(
+                    "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()",
+                )
+                .fetch_all(&mut *c)
+                .await
+                .map_err(err)?;
+                for t in TABLES.iter().filter(|t| !have.iter().any(|h| h == t.name)) {
+                    // MySQL's DDL is not transactional: a table is created with its
+                    // indexes in one statement, so a crash leaves it whole or absent
+                    c.execute(my_create(t).as_str()).await.map_err(err)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Replaces `slice` with `rows` (cells in the table's column order) in one transaction;
+    /// the number of rows written.
+    pub async fn replace(&self, slice: &Slice, rows: Vec<Vec<Cell>>) -> Result<u64, String> {
+        let t = slice.table;
+        if let Some(bad) = rows.iter().find(|r| r.len() != t.columns.len()) {
+            return Err(format!(
+                "a row of {} has {} cells, the table {} columns",
+                t.name,
+                bad.len(),
+                t.columns.len()
+            ));
+        }
+        let n = rows.len() as u64;
+        match &*self.engine {
+            Engine::Sqlite(path) => {
+                let (path, slice) = (path.clone(), slice.clone());
+                blocking(move || sqlite_replace(&path, &slice, &rows)).await?
+            }
+            Engine::Pg(pool) => {
+                let mut tx = pool.begin().await.map_err(err)?;
+                let (sql, args) = delete_sql(slice, &POSTGRES, |i| format!("${i}"));
+                let mut q = sqlx::query(&sql).bind(slice.seller_id);
+                for a in args {
+                    q = q.bind(a);
+                }
+                tx.execute(q).await.map_err(err)?;
+                for chunk in rows.chunks(BATCH * 10) {
+                    let mut data = String::new();
+                    for r in chunk {
+                        copy_line(t, r, &mut data);
+                    }
+                    let mut copy = tx
+                        .copy_in_raw(&format!("COPY {} FROM STDIN", pg_name(t.name)))
+                        .await
+                        .map_err(err)?;
+                    copy.send(data.as_bytes()).await.map_err(err)?;
+                    copy.finish().await.map_err(err)?;
+                }
+                tx.commit().await.map_err(err)?;
+            }
+            Engine::My(pool) => {
+                let mut tx = pool.begin().await.map_err(err)?;
+                let (sql, args) = delete_sql(slice, &MY_NAMES, |_| "?".into());
+                let mut q = sqlx::query(&sql).bind(slice.seller_id);
+                for a in args {
+                    q = q.bind(a);
+                }
+                tx.execute(q).await.map_err(err)?;
+                let marks = format!("({})", vec!["?"; t.columns.len()].join(", "));
+                for chunk in rows.chunks(BATCH) {
+                    let sql = format!(
+                        "INSERT INTO {} VALUES {}",
+                        backticks(t.name),
+                        vec![marks.as_str(); chunk.len()].join(", ")
+                    );
+                    let mut q = sqlx::query(&sql);
+                    for r in chunk {
+                        for (cell, col) in r.iter().zip(t.columns) {
+                            q = match cell {
+                                Cell::Int(v) => q.bind(*v),
+                                Cell::Real(v) => q.bind(*v),
+                                other => q.bind(text_of(col.ty, other)),
+                            };
+                        }
+                    }
+                    tx.execute(q).await.map_err(err)?;
+                }
+                tx.commit().await.map_err(err)?;
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// A table's `CREATE TABLE` and `CREATE INDEX` statements.
+fn ddl(t: &Table, s: &Spelling) -> Vec<String> {
+    let mut out = vec![create_table_sql(t, s)];
+    out.extend(create_index_sql(t, s));
+    out
+}
+
+/// MySQL's `CREATE TABLE` with its indexes inside.
+fn my_create(t: &Table) -> String {
+    let mut sql = create_table_sql(t, &MY_NAMES);
+    let body_end = sql.rfind(')').unwrap_or(sql.len());
+    let keys: String = t
+        .indexes
+        .iter()
+        .map(|i| {
+            let cols: Vec<String> = i.columns.iter().map(|c| backticks(c)).collect();
+            format!(", INDEX {} ({})", backticks(i.name), cols.join(", "))
+        })
+        .collect();
+    sql.insert_str(body_end, &keys);
+    sql
+}
+
+/// The slice's `DELETE` (seller as the first parameter, the range's ends after it).
+fn delete_sql(slice: &Slice, s: &Spelling, mark: fn(usize) -> String) -> (String, Vec<String>) {
+    let mut sql = format!(
+        "DELETE FROM {} WHERE {} = {}",
+        (s.table)(slice.table.name),
+        (s.column)("SellerID"),
+        mark(1)
+    );
+    let mut args = Vec::new();
+    if let Some((col, from, to)) = &slice.range {
+        sql.push_str(&format!(
+            " AND {c} >= {} AND {c} <= {}",
+            mark(2),
+            mark(3),
+            c = (s.column)(col)
+        ));
+        args.push(from.clone());
+        args.push(to.clone());
+    }
+    (sql, args)
+}
+
+fn sqlite(path: &std::path::Path) -> Result<rusqlite::Connection, String> {
+    let c = rusqlite::Connection::open(path).map_err(err)?;
+    // readers hold their transaction a few milliseconds at most; wait them out
+    c.busy_timeout(std::time::Duration::from_secs(30))
+        .map_err(err)?;
+    c.execute_batch("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;")
+        .map_err(err)?;
+    Ok(c)
+}
+
+fn sqlite_replace(path: &std::path::Path, slice: &Slice, rows: &[Vec<Cell>]) -> Result<(), String> {
+    let t = slice.table;
+    let mut c = sqlite(path)?;
+    let tx = c
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(err)?;
+    let (sql, args) = delete_sql(slice, &SQLITE, |i| format!("?{i}"));
+    let mut params: Vec<rusqlite::types::Value> = vec![slice.seller_id.into()];
+    params.extend(args.into_iter().map(rusqlite::types::Value::from));
+    tx.execute(&sql, rusqlite::params_from_iter(params))
+        .map_err(err)?;
+    {
+        let marks = vec!["?"; t.columns.len()].join(", ");
+        let mut st = tx
+            .prepare(&format!(
+                "INSERT INTO {} VALUES ({marks})",
+                backticks(t.name)
+            ))
+            .map_err(err)?;
+        for row in rows {
+            for (i, c) in row.iter().enumerate() {
+                let r = match c {
+                    Cell::Null => st.raw_bind_parameter(i + 1, rusqlite::types::Null),
+                    Cell::Int(v) => st.raw_bind_parameter(i + 1, v),
+                    Cell::Cents(v) => st.raw_bind_parameter(i + 1, *v as f64 / 100.0),
+                    Cell::Real(v) => st.raw_bind_parameter(i + 1, v),
+                    Cell::Text(v) => st.raw_bind_parameter(i + 1, v),
+                };
+                r.map_err(err)?;
+            }
+            st.raw_execute().map_err(err)?;
+        }
+    }
+    tx.commit().map_err(err)
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(f).await.map_err(err)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::table;
+
+    #[tokio::test]
+    async fn a_slice_is_replaced_whole_and_nothing_else_moves() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.sqlite");
+        let m = Managed::open(&format!("sqlite:{}", path.display())).unwrap();
+        m.ensure_schema().await.unwrap();
+        m.ensure_schema().await.unwrap();
+        let t = table("spapi_sales_and_traffic_by_date");
+        let row = |seller: i64, day: &str, units: i64| {
+            let mut r: Vec<Cell> = t.columns.iter().map(|_| Cell::Null).collect();
+            r[0] = Cell::Int(seller);
+            r[t.col("Date")] = Cell::Text(day.into());
+            r[t.col("UnitsOrdered")] = Cell::Int(units);
+            r
+        };
+        let slice = |seller, from: &str, to: &str| Slice {
+            table: t,
+            seller_id: seller,
+            range: Some(("Date", from.into(), to.into())),
+        };
+        let days = ["2026-01-01", "2026-01-02", "2026-01-03"];
+        m.replace(
+            &slice(1, days[0], days[2]),
+            days.iter().map(|d| row(1, d, 1)).collect(),
+        )
+        .await
+        .unwrap();
+        m.replace(&slice(2, days[0], days[2]), vec![row(2, days[0], 7)])
+            .await
+            .unwrap();
+        // a re-read of the last two days corrects them, and a retry changes nothing more
+        for _ in 0..2 {
+            m.replace(
+                &slice(1, days[1], days[2]),
+                vec![row(1, days[1], 5), row(1, days[2], 6)],
+            )
+            .await
+            .unwrap();
+        }
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let got: Vec<(i64, String, i64)> = c
+            .prepare("SELECT SellerID, Date, UnitsOrdered FROM spapi_sales_and_traffic_by_date ORDER BY SellerID, Date")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let want = [
+            (1, days[0], 1),
+            (1, days[1], 5),
+            (1, days[2], 6),
+            (2, days[0], 7),
+        ];
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!((g.0, g.1.as_str(), g.2), w);
+        }
+        // a row of the wrong width is refused before anything is written
+        let bad = m
+            .replace(&slice(1, days[0], days[2]), vec![vec![Cell::Int(1)]])
+            .await
+            .unwrap_err();
+        assert!(bad.contains("cells"), "{bad}");
+    }
+}
