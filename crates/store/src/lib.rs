@@ -22,6 +22,7 @@ mod pacing;
 mod people;
 mod policies;
 pub mod signin;
+pub mod sync;
 mod tenants;
 mod tokens;
 mod url;
@@ -49,6 +50,7 @@ pub use pacing::Pacing;
 pub use people::{NewPerson, People, PersonRow};
 pub use policies::{Policies, PolicyRow};
 pub use signin::{ClientRow, Clients, Grants, SessionRow, Sessions, SetupCodes};
+pub use sync::Sync;
 pub use tenants::{TenantRow, Tenants};
 pub use tokens::{Epochs, NewToken, TokenGrant, Tokens};
 pub use url::{StateUrl, redact_password};
@@ -221,6 +223,11 @@ impl Store {
 
     pub fn approvals(&self) -> Approvals<'_> {
         Approvals(&self.db)
+    }
+
+    /// Warehouse sync: managed warehouses and each dataset's row and job.
+    pub fn sync(&self) -> Sync<'_> {
+        Sync(&self.db)
     }
 }
 

@@ -488,6 +488,30 @@ const STEPS: &[&str] = &[
     // 23: who previewed a committed plan, on its audit row beside who committed it.
     "ALTER TABLE ads_audit ADD COLUMN previewed_by TEXT;
     ALTER TABLE ads_audit ADD COLUMN previewed_credential_id TEXT;",
+    // 24: warehouse sync: the tenants whose warehouse the gateway fills (and the locator its
+    // loader writes through), and one row per (tenant, merchant, dataset) with its job.
+    "CREATE TABLE sync_warehouses (
+        tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+        loader TEXT NOT NULL,
+        created_ms INTEGER NOT NULL
+    );
+    CREATE TABLE sync_datasets (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        seller_id INTEGER NOT NULL,
+        dataset TEXT NOT NULL,
+        merchant TEXT NOT NULL,
+        state TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        covered_from TEXT,
+        data_through TEXT,
+        last_success_ms INTEGER,
+        last_rows INTEGER,
+        next_run_ms INTEGER,
+        last_error TEXT,
+        note TEXT,
+        updated_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, seller_id, dataset)
+    );",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -1009,4 +1033,28 @@ const PG_STEPS: &[&str] = &[
     // 23: who previewed a committed plan, on its audit row beside who committed it.
     "ALTER TABLE ads_audit ADD COLUMN previewed_by TEXT;
     ALTER TABLE ads_audit ADD COLUMN previewed_credential_id TEXT;",
+    // 24: warehouse sync: the tenants whose warehouse the gateway fills (and the locator its
+    // loader writes through), and one row per (tenant, merchant, dataset) with its job.
+    "CREATE TABLE sync_warehouses (
+        tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+        loader TEXT NOT NULL,
+        created_ms BIGINT NOT NULL
+    );
+    CREATE TABLE sync_datasets (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        seller_id BIGINT NOT NULL,
+        dataset TEXT NOT NULL,
+        merchant TEXT NOT NULL,
+        state TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        covered_from TEXT,
+        data_through TEXT,
+        last_success_ms BIGINT,
+        last_rows BIGINT,
+        next_run_ms BIGINT,
+        last_error TEXT,
+        note TEXT,
+        updated_ms BIGINT NOT NULL,
+        PRIMARY KEY (tenant_id, seller_id, dataset)
+    );",
 ];

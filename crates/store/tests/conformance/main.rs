@@ -21,5 +21,6 @@ mod policies;
 #[path = "../support/scratch_db.rs"]
 mod scratch_db;
 mod signin;
+mod sync;
 
 pub use fixture::{Fixture, each_engine};

@@ -1,0 +1,253 @@
+//! Warehouse sync: which tenants' warehouses the gateway fills (*managed*, with the locator
+//! its loader writes through), and one row per (tenant, merchant, dataset) with the job that
+//! syncs it and what a person asks of it: state, how far back and up to which day the
+//! warehouse holds it, the last success, the rows of the last load, the next run and the last
+//! error. The row and its job are made together, once: a second instance, or a connect
+//! repeated, finds the job already there.
+
+use pp_core::{Result, TenantId};
+use serde_json::Value;
+
+use crate::args;
+use crate::db::{Db, Row};
+use crate::jobs::now_ms;
+use crate::now_rfc3339;
+
+/// One dataset of one merchant, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetRow {
+    pub tenant: String,
+    /// The warehouse's `seller.ID`.
+    pub seller_id: i64,
+    pub dataset: String,
+    /// The provider's merchant token (or advertising profile's seller) it reads as.
+    pub merchant: String,
+    /// `backfilling`, `synced`, `paused`, `failing`, `unavailable`.
+    pub state: String,
+    pub job_id: String,
+    /// The first and last day the warehouse holds (ISO dates).
+    pub covered_from: Option<String>,
+    pub data_through: Option<String>,
+    pub last_success_ms: Option<i64>,
+    pub last_rows: Option<i64>,
+    pub next_run_ms: Option<i64>,
+    /// The last failure's `/api` envelope (the provider's words inside).
+    pub last_error: Option<Value>,
+    /// Why part of it cannot be read (outside the provider's lookback, not offered).
+    pub note: Option<String>,
+    pub updated_ms: i64,
+}
+
+const COLUMNS: &str = "tenant_id, seller_id, dataset, merchant, state, job_id, covered_from, data_through, last_success_ms, last_rows, next_run_ms, last_error, note, updated_ms";
+
+fn dataset(r: &Row) -> Result<DatasetRow> {
+    Ok(DatasetRow {
+        tenant: r.text(0)?,
+        seller_id: r.i64(1)?,
+        dataset: r.text(2)?,
+        merchant: r.text(3)?,
+        state: r.text(4)?,
+        job_id: r.text(5)?,
+        covered_from: r.opt_text(6)?,
+        data_through: r.opt_text(7)?,
+        last_success_ms: r.opt_i64(8)?,
+        last_rows: r.opt_i64(9)?,
+        next_run_ms: r.opt_i64(10)?,
+        last_error: r.opt_json(11)?,
+        note: r.opt_text(12)?,
+        updated_ms: r.i64(13)?,
+    })
+}
+
+/// What a step learned about a dataset: each `Some` replaces the stored value.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    pub state: Option<String>,
+    pub covered_from: Option<String>,
+    pub data_through: Option<String>,
+    /// A load succeeded now with this many rows.
+    pub loaded: Option<i64>,
+    pub next_run_ms: Option<i64>,
+    /// `Some(None)` clears the last error.
+    pub error: Option<Option<Value>>,
+    pub note: Option<Option<String>>,
+}
+
+/// A dataset to make sure of ([`Sync::ensure`]).
+#[derive(Debug, Clone)]
+pub struct Wanted {
+    pub seller_id: i64,
+    pub dataset: String,
+    pub merchant: String,
+    /// The job's kind and input.
+    pub kind: String,
+    pub input: Value,
+}
+
+/// The sync aggregate.
+pub struct Sync<'a>(pub(crate) &'a Db);
+
+impl Sync<'_> {
+    /// Makes `tenant`'s warehouse managed, filled through `loader`; false if it already was.
+    pub async fn manage(&self, tenant: &TenantId, loader: &str) -> Result<bool> {
+        let n = self
+            .0
+            .exec(
+                "INSERT INTO sync_warehouses (tenant_id, loader, created_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (tenant_id) DO NOTHING",
+                args![tenant.as_str(), loader, now_ms()],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
+    /// The locator a managed tenant's loader writes through; `None` for an external warehouse.
+    pub async fn loader(&self, tenant: &TenantId) -> Result<Option<String>> {
+        self.0
+            .one(
+                "SELECT loader FROM sync_warehouses WHERE tenant_id = ?1",
+                args![tenant.as_str()],
+            )
+            .await?
+            .map(|r| r.text(0))
+            .transpose()
+    }
+
+    /// Makes sure each wanted dataset has its row and a live job (one that has not ended);
+    /// the ids of the jobs it queued.
+    pub async fn ensure(&self, tenant: &TenantId, wanted: Vec<Wanted>) -> Result<Vec<String>> {
+        let tenant = tenant.as_str().to_owned();
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    tx.advisory_lock(&format!("sync:{tenant}")).await?;
+                    let mut queued = Vec::new();
+                    let now = now_ms();
+                    for w in wanted {
+                        let live = tx
+                            .one(
+                                "SELECT 1 FROM sync_datasets d JOIN jobs j ON j.id = d.job_id
+                                 WHERE d.tenant_id = ?1 AND d.seller_id = ?2 AND d.dataset = ?3
+                                   AND j.status IN ('queued', 'running')",
+                                args![tenant.as_str(), w.seller_id, w.dataset.as_str()],
+                            )
+                            .await?;
+                        if live.is_some() {
+                            continue;
+                        }
+                        let id = crate::random_id("job_", 12)?;
+                        let at = now_rfc3339();
+                        tx.exec(
+                            "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
+                             VALUES (?1, ?2, ?3, ?4, 'queued', 0, 0, 0, ?5, '{}', ?6, ?7, ?7)",
+                            args![&id, tenant.as_str(), w.kind.as_str(), w.merchant.as_str(), w.input.to_string(), now, at],
+                        )
+                        .await?;
+                        tx.exec(
+                            "INSERT INTO sync_datasets (tenant_id, seller_id, dataset, merchant, state, job_id, next_run_ms, updated_ms)
+                             VALUES (?1, ?2, ?3, ?4, 'backfilling', ?5, ?6, ?6)
+                             ON CONFLICT (tenant_id, seller_id, dataset) DO UPDATE SET job_id = ?5, merchant = ?4, next_run_ms = ?6, updated_ms = ?6",
+                            args![tenant.as_str(), w.seller_id, w.dataset.as_str(), w.merchant.as_str(), &id, now],
+                        )
+                        .await?;
+                        queued.push(id);
+                    }
+                    Ok(queued)
+                })
+            })
+            .await
+    }
+
+    /// Every dataset row of `tenant`, by merchant then dataset.
+    pub async fn list(&self, tenant: &TenantId) -> Result<Vec<DatasetRow>> {
+        self.0
+            .all(
+                format!("SELECT {COLUMNS} FROM sync_datasets WHERE tenant_id = ?1 ORDER BY seller_id, dataset"),
+                args![tenant.as_str()],
+            )
+            .await?
+            .iter()
+            .map(dataset)
+            .collect()
+    }
+
+    /// One dataset row.
+    pub async fn get(
+        &self,
+        tenant: &TenantId,
+        seller_id: i64,
+        name: &str,
+    ) -> Result<Option<DatasetRow>> {
+        self.0
+            .one(
+                format!("SELECT {COLUMNS} FROM sync_datasets WHERE tenant_id = ?1 AND seller_id = ?2 AND dataset = ?3"),
+                args![tenant.as_str(), seller_id, name],
+            )
+            .await?
+            .as_ref()
+            .map(dataset)
+            .transpose()
+    }
+
+    /// Records what a step learned.
+    pub async fn record(
+        &self,
+        tenant: &TenantId,
+        seller_id: i64,
+        name: &str,
+        p: Progress,
+    ) -> Result<()> {
+        let now = now_ms();
+        let (set_error, error) = match p.error {
+            Some(e) => (1, e.map(|v| v.to_string())),
+            None => (0, None),
+        };
+        let (set_note, note) = match p.note {
+            Some(n) => (1, n),
+            None => (0, None),
+        };
+        self.0
+            .exec(
+                "UPDATE sync_datasets SET
+                    state = COALESCE(?4, state),
+                    covered_from = COALESCE(?5, covered_from),
+                    data_through = COALESCE(?6, data_through),
+                    last_rows = COALESCE(?7, last_rows),
+                    last_success_ms = CASE WHEN ?7 IS NULL THEN last_success_ms ELSE ?12 END,
+                    next_run_ms = COALESCE(?8, next_run_ms),
+                    last_error = CASE WHEN ?9 = 1 THEN ?10 ELSE last_error END,
+                    note = CASE WHEN ?11 = 1 THEN ?13 ELSE note END,
+                    updated_ms = ?12
+                 WHERE tenant_id = ?1 AND seller_id = ?2 AND dataset = ?3",
+                args![
+                    tenant.as_str(),
+                    seller_id,
+                    name,
+                    p.state,
+                    p.covered_from,
+                    p.data_through,
+                    p.loaded,
+                    p.next_run_ms,
+                    set_error,
+                    error,
+                    set_note,
+                    now,
+                    note
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Brings the waiting jobs of `tenant`'s datasets (one seller's, when named) forward to
+    /// now; how many moved.
+    pub async fn wake(&self, tenant: &TenantId, seller_id: Option<i64>) -> Result<u64> {
+        self.0
+            .exec(
+                "UPDATE jobs SET run_after = ?3 WHERE status = 'queued' AND run_after > ?3 AND id IN
+                    (SELECT job_id FROM sync_datasets WHERE tenant_id = ?1 AND (?2 IS NULL OR seller_id = ?2))",
+                args![tenant.as_str(), seller_id, now_ms()],
+            )
+            .await
+    }
+}

@@ -1,0 +1,99 @@
+//! Warehouse sync's rows: a managed warehouse is recorded once; each (merchant, dataset) gets
+//! one row and one live job however often it is asked for, from either instance; progress
+//! replaces what it names and keeps the rest; waking moves only that tenant's waiting jobs.
+
+use pp_store::jobs::JobStatus;
+use pp_store::sync::{Progress, Wanted};
+use serde_json::json;
+
+use crate::{Fixture, each_engine};
+
+fn wanted(seller_id: i64, dataset: &str) -> Wanted {
+    Wanted {
+        seller_id,
+        dataset: dataset.into(),
+        merchant: "A1".into(),
+        kind: "warehouse_sync".into(),
+        input: json!({ "sellerId": seller_id, "dataset": dataset }),
+    }
+}
+
+#[tokio::test]
+async fn each_dataset_has_one_row_and_one_live_job() {
+    each_engine(async |f: Fixture| {
+        let (t, other) = (f.tenant("acme").await, f.tenant("beta").await);
+        let s = f.store.sync();
+        assert_eq!(s.loader(&t).await.unwrap(), None, "external until managed");
+        assert!(s.manage(&t, "sqlite:/tmp/w.sqlite").await.unwrap());
+        assert!(!s.manage(&t, "sqlite:/elsewhere").await.unwrap());
+        assert_eq!(
+            s.loader(&t).await.unwrap().as_deref(),
+            Some("sqlite:/tmp/w.sqlite")
+        );
+        let first = s
+            .ensure(&t, vec![wanted(1, "sales"), wanted(1, "ads")])
+            .await
+            .unwrap();
+        assert_eq!(first.len(), 2);
+        let second = f.second_instance().await;
+        let again = second
+            .sync()
+            .ensure(&t, vec![wanted(1, "sales"), wanted(2, "sales")])
+            .await
+            .unwrap();
+        assert_eq!(again.len(), 1, "only the new merchant's dataset gets a job");
+        let rows = s.list(&t).await.unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].state, "backfilling");
+        assert!(s.list(&other).await.unwrap().is_empty());
+
+        s.record(
+            &t,
+            1,
+            "sales",
+            Progress {
+                data_through: Some("2026-11-27".into()),
+                covered_from: Some("2024-11-28".into()),
+                loaded: Some(42),
+                error: Some(Some(json!({"error": {"code": "throttled"}}))),
+                ..Progress::default()
+            },
+        )
+        .await
+        .unwrap();
+        s.record(
+            &t,
+            1,
+            "sales",
+            Progress {
+                state: Some("synced".into()),
+                error: Some(None),
+                ..Progress::default()
+            },
+        )
+        .await
+        .unwrap();
+        let r = s.get(&t, 1, "sales").await.unwrap().unwrap();
+        assert_eq!(r.state, "synced");
+        assert_eq!(r.data_through.as_deref(), Some("2026-11-27"));
+        assert_eq!(r.last_rows, Some(42));
+        assert!(r.last_success_ms.is_some());
+        assert_eq!(r.last_error, None, "cleared");
+
+        // a job that ended gets a successor; a live one is left alone
+        let job = f.store.jobs().get(&t, &r.job_id).await.unwrap().unwrap();
+        assert_eq!(job.status, JobStatus::Queued);
+        assert!(f.store.jobs().cancel(&t, &r.job_id).await.unwrap());
+        let revived = s.ensure(&t, vec![wanted(1, "sales")]).await.unwrap();
+        assert_eq!(revived.len(), 1);
+        assert_ne!(revived[0], r.job_id);
+        assert_eq!(
+            s.get(&t, 1, "sales").await.unwrap().unwrap().job_id,
+            revived[0]
+        );
+        // waking moves the tenant's waiting jobs, and no one else's
+        assert_eq!(s.wake(&other, None).await.unwrap(), 0);
+        let _ = s.wake(&t, Some(1)).await.unwrap();
+    })
+    .await;
+}
