@@ -97,6 +97,7 @@ pub async fn decide(
     hash: &str,
     key: Option<&str>,
     lease_ms: i64,
+    fresh_since: Option<i64>,
 ) -> Result<Decision> {
     store
         .ledger()
@@ -107,6 +108,7 @@ pub async fn decide(
             hash: hash.to_owned(),
             key: key.map(str::to_owned),
             lease_ms,
+            fresh_since,
         })
         .await
 }

@@ -55,6 +55,8 @@ pub struct CreateOptions<'a> {
     pub key: Option<&'a str>,
     /// Send even when an earlier identical create's outcome is unknown (`acceptDuplicateRisk`).
     pub accept_duplicate_risk: bool,
+    /// Reuse only a report created after this time (unix ms), not any from the last day.
+    pub fresh_since: Option<i64>,
 }
 
 /// Refuses a retired selling-side report type.
@@ -108,7 +110,17 @@ pub async fn create(
     let lease_ms = (up.client.policy.timeout + Duration::from_secs(5)).as_millis() as i64;
     let deadline = now_ms() + 2 * lease_ms;
     loop {
-        let d = ledger::decide(up.store, req.tenant, family, account, &hash, key, lease_ms).await?;
+        let d = ledger::decide(
+            up.store,
+            req.tenant,
+            family,
+            account,
+            &hash,
+            key,
+            lease_ms,
+            opts.fresh_since,
+        )
+        .await?;
         match d {
             Decision::Reuse(e) => {
                 let id = e.provider_id.unwrap_or_default();

@@ -397,6 +397,29 @@ impl Client {
         }
     }
 
+    /// The bytes at a presigned document URL (it carries its own signature: no credentials
+    /// are sent). A refusal or a body cut short is `upstream_unavailable` with the status.
+    pub async fn download(&self, url: &str) -> Result<Vec<u8>> {
+        let failed = |why: String| {
+            Error::new(
+                Kind::UpstreamUnavailable,
+                format!("the provider's report document could not be downloaded: {why}"),
+            )
+            .with_retryable(true)
+        };
+        let r = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let status = r.status().as_u16();
+        if !(200..300).contains(&status) {
+            return Err(failed(format!("HTTP {status}")).with_field("status", status));
+        }
+        Ok(r.bytes().await.map_err(|e| failed(e.to_string()))?.to_vec())
+    }
+
     /// Posts `form` to an LWA token endpoint: the status and the JSON answer.
     async fn lwa(&self, url: &str, form: &[(&str, &str)]) -> Result<(u16, Value)> {
         let r = self

@@ -63,6 +63,9 @@ pub struct Intent {
     pub hash: String,
     pub key: Option<String>,
     pub lease_ms: i64,
+    /// Reuse only a create sent after this time (unix ms): a caller that must read the
+    /// provider afresh (a sync re-reading days the provider restates) gives its run's start.
+    pub fresh_since: Option<i64>,
 }
 
 fn entry(r: &Row) -> Result<Entry> {
@@ -110,7 +113,7 @@ async fn find(tx: &mut Tx, i: &Intent, now: i64) -> Result<Option<Entry>> {
              AND (reason IS NULL OR reason NOT IN ({ENDED_WITHOUT_DATA}))
              ORDER BY sent_at DESC LIMIT 1"
         ),
-        args![tenant, i.family, i.account.as_str(), i.hash.as_str(), now - REUSE_MS],
+        args![tenant, i.family, i.account.as_str(), i.hash.as_str(), (now - REUSE_MS).max(i.fresh_since.unwrap_or(0))],
     )
     .await?
     .as_ref()

@@ -271,6 +271,7 @@ impl Calls<'_> {
                 let opts = crate::reports::CreateOptions {
                     key: key.as_ref().map(IdempotencyKey::as_str),
                     accept_duplicate_risk,
+                    fresh_since: None,
                 };
                 let c = crate::reports::create(&up, req, family, merchant, opts).await?;
                 let r = ReportRef {

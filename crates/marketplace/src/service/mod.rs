@@ -18,6 +18,7 @@ mod audiences;
 mod audit;
 mod calls;
 pub mod connecting;
+mod feeds;
 mod held;
 mod jobs;
 mod listing_reads;
@@ -50,6 +51,7 @@ pub use approvals::{Approvals, withdraw};
 pub use audit::Audit;
 pub use calls::Calls;
 pub use connecting::Connections;
+pub use feeds::{Account, Feeds};
 pub use jobs::JobKind;
 pub use listing_writes::ListingWrites;
 pub use listings::{Listings, MEDIA_SWITCH, TEXT_SWITCH};
@@ -226,6 +228,11 @@ impl Marketplace {
     /// The audit log of committed advertising writes.
     pub fn audit(&self) -> Audit<'_> {
         Audit(self)
+    }
+
+    /// The provider's reads for a warehouse sync, as the tenant's own connections.
+    pub fn feeds(&self) -> Feeds<'_> {
+        Feeds(self)
     }
 
     /// The account's write policy (the default when it never set one). A stored policy that no

@@ -99,6 +99,7 @@ impl Reports<'_> {
         let opts = reports::CreateOptions {
             key: key.as_ref().map(IdempotencyKey::as_str),
             accept_duplicate_risk: req.accept_duplicate_risk,
+            fresh_since: None,
         };
         let c = reports::create(&up, &built, Family::Spapi, Some(&merchant), opts).await?;
         Ok(ReportCreated {

@@ -24,6 +24,7 @@ fn intent(
         hash: hash.into(),
         key: key.map(str::to_owned),
         lease_ms,
+        fresh_since: None,
     }
 }
 
