@@ -1,7 +1,7 @@
 //! Marketplace connections added by hand (a refresh token a merchant's authorization
 //! produced, sealed before it is stored and never shown), and a tenant's connections. A
-//! merchant the tenant's warehouse has no seller row for is refused: a call could never
-//! select it.
+//! merchant an external warehouse has no seller row for is refused: a call could never select
+//! it. A managed warehouse takes any merchant: its sync adds the rows.
 
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Sealer;
@@ -61,6 +61,10 @@ impl Connections<'_> {
 
     /// Refuses a merchant the tenant's warehouse has no seller row for, naming the ones it has.
     async fn has_merchant(&self, tenant: &TenantId, merchant: &str) -> Result<()> {
+        // a managed warehouse gets the merchant's rows from its sync
+        if self.store.sync().loader(tenant).await?.is_some() {
+            return Ok(());
+        }
         let row = self
             .store
             .tenants()

@@ -87,28 +87,29 @@ pub fn request_hash(family: Family, account: &str, body: &Value) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
-/// Decides, atomically, what a create does (the store's exactly-once rule); `lease_ms` bounds
-/// how long a sender holds the row.
-pub async fn decide(
-    store: &Store,
-    tenant: &TenantId,
-    family: Family,
-    account: &str,
-    hash: &str,
-    key: Option<&str>,
-    lease_ms: i64,
-    fresh_since: Option<i64>,
-) -> Result<Decision> {
+/// What a create asks the ledger: the request's family, account and hash, the caller's key,
+/// how long a sender holds the row, and how fresh a report it may reuse.
+pub struct Asked<'a> {
+    pub family: Family,
+    pub account: &'a str,
+    pub hash: &'a str,
+    pub key: Option<&'a str>,
+    pub lease_ms: i64,
+    pub fresh_since: Option<i64>,
+}
+
+/// Decides, atomically, what a create does (the store's exactly-once rule).
+pub async fn decide(store: &Store, tenant: &TenantId, a: Asked<'_>) -> Result<Decision> {
     store
         .ledger()
         .decide(Intent {
             tenant: tenant.clone(),
-            family: family.name(),
-            account: account.to_owned(),
-            hash: hash.to_owned(),
-            key: key.map(str::to_owned),
-            lease_ms,
-            fresh_since,
+            family: a.family.name(),
+            account: a.account.to_owned(),
+            hash: a.hash.to_owned(),
+            key: a.key.map(str::to_owned),
+            lease_ms: a.lease_ms,
+            fresh_since: a.fresh_since,
         })
         .await
 }

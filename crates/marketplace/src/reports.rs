@@ -110,17 +110,15 @@ pub async fn create(
     let lease_ms = (up.client.policy.timeout + Duration::from_secs(5)).as_millis() as i64;
     let deadline = now_ms() + 2 * lease_ms;
     loop {
-        let d = ledger::decide(
-            up.store,
-            req.tenant,
+        let asked = ledger::Asked {
             family,
             account,
-            &hash,
+            hash: &hash,
             key,
             lease_ms,
-            opts.fresh_since,
-        )
-        .await?;
+            fresh_since: opts.fresh_since,
+        };
+        let d = ledger::decide(up.store, req.tenant, asked).await?;
         match d {
             Decision::Reuse(e) => {
                 let id = e.provider_id.unwrap_or_default();

@@ -397,6 +397,38 @@ impl Client {
         }
     }
 
+    /// The provider's today: the sandbox's world's (its control call, authorized by the app's
+    /// secret) when the upstream is the sandbox, so a sync follows a world moved forward; the
+    /// UTC calendar day otherwise.
+    pub async fn provider_today(&self) -> Result<chrono::NaiveDate> {
+        if self.upstream.kind != "sandbox" {
+            return Ok(chrono::Utc::now().date_naive());
+        }
+        let url = format!(
+            "{}/__sandbox/world",
+            self.upstream.spapi_url.trim_end_matches('/')
+        );
+        let unreadable = |why: String| {
+            Error::new(
+                Kind::UpstreamUnavailable,
+                format!("the sandbox did not say what day its world is at: {why}"),
+            )
+            .with_retryable(true)
+        };
+        let r = self
+            .http
+            .get(&url)
+            .bearer_auth(&self.upstream.client_secret)
+            .send()
+            .await
+            .map_err(|e| unreadable(e.to_string()))?;
+        let v: Value = r.json().await.map_err(|e| unreadable(e.to_string()))?;
+        v["today"]
+            .as_str()
+            .and_then(|d| d.parse().ok())
+            .ok_or_else(|| unreadable(format!("it answered {v}")))
+    }
+
     /// The bytes at a presigned document URL (it carries its own signature: no credentials
     /// are sent). A refusal or a body cut short is `upstream_unavailable` with the status.
     pub async fn download(&self, url: &str) -> Result<Vec<u8>> {

@@ -42,6 +42,8 @@ pub struct AppState {
     pub forecast: ForecastState,
     /// The intelligence catalog and its runs.
     pub intelligence: Intelligence,
+    /// Warehouse sync: managed warehouses filled from the tenants' connected accounts.
+    pub sync: pp_sync::WarehouseSync,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
     /// Job kinds registered from outside the services built here ([`AppState::with_job_kind`]).
@@ -157,6 +159,12 @@ impl AppState {
         let market = Marketplace::new(store.clone(), warehouses.clone(), jobs.market());
         Ok(Self {
             intelligence: Intelligence::new(store.clone(), warehouses.clone(), market.wake()),
+            sync: pp_sync::WarehouseSync::new(
+                store.clone(),
+                market.clone(),
+                warehouses.clone(),
+                pp_sync::SyncSettings::default(),
+            ),
             market,
             brand: BrandMemory::new(store.clone(), warehouses.clone(), cursors.clone()),
             admin: pp_admin::Admin::new(store.clone()),
@@ -184,7 +192,18 @@ impl AppState {
         self.market.set_settings(jobs.market());
         self.intelligence = self.intelligence.with_settings(jobs.intelligence.clone());
         self.jobs = jobs;
+        self.rebuild_sync();
         self
+    }
+
+    /// The sync service over the marketplace as it is now (it holds a copy).
+    fn rebuild_sync(&mut self) {
+        self.sync = pp_sync::WarehouseSync::new(
+            self.store.clone(),
+            self.market.clone(),
+            self.warehouses.clone(),
+            self.jobs.sync.clone(),
+        );
     }
 
     /// Points the marketplace at `upstream`, opening connections with `sealer`.
@@ -198,6 +217,7 @@ impl AppState {
         self.market = self
             .market
             .with_upstream(upstream, policy, sealer, Some(epoch))?;
+        self.rebuild_sync();
         Ok(self)
     }
 
@@ -214,6 +234,7 @@ impl AppState {
         let mut registry = Registry::default();
         registry.register_all(self.market.job_handlers())?;
         registry.register_all(self.intelligence.job_handlers())?;
+        registry.register_all(self.sync.job_handlers())?;
         registry.register_all(self.more_jobs.iter().cloned())?;
         Ok(registry)
     }

@@ -156,6 +156,15 @@ impl Feeds<'_> {
             .report_id)
     }
 
+    /// The provider's today (the day after its last complete day of data).
+    pub async fn today(&self) -> Result<chrono::NaiveDate> {
+        let up = self
+            .0
+            .provider(Api::Spapi)
+            .or_else(|_| self.0.provider(Api::Ads))?;
+        up.client.provider_today().await
+    }
+
     /// A selling-side report's state: the provider's report object.
     pub async fn spapi_report(
         &self,

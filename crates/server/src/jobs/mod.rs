@@ -38,6 +38,8 @@ pub struct JobsConfig {
     pub listings: pp_marketplace::service::ListingSettings,
     /// Intelligence runs: the synchronous size rule, the concurrency caps, the deadlines.
     pub intelligence: pp_intelligence::Settings,
+    /// Warehouse sync: restatement windows, the daily hour, the report poll.
+    pub sync: pp_sync::SyncSettings,
 }
 
 impl Default for JobsConfig {
@@ -51,6 +53,7 @@ impl Default for JobsConfig {
             report_stuck_after: Duration::from_secs(6 * 3600),
             listings: Default::default(),
             intelligence: Default::default(),
+            sync: Default::default(),
         }
     }
 }

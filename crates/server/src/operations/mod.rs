@@ -21,6 +21,7 @@ mod pricing;
 mod public;
 mod reports;
 pub mod schema;
+mod sync;
 mod v1;
 mod warehouse;
 
@@ -405,6 +406,7 @@ static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
     v.extend(brand::endpoints());
     v.extend(forecast::endpoints());
     v.extend(intelligence::endpoints());
+    v.extend(sync::endpoints());
     for e in &mut v {
         e.derive_tool_output();
     }

@@ -56,6 +56,10 @@ impl Default for Options {
             jobs: pp_server::JobsConfig {
                 lease: std::time::Duration::from_secs(2),
                 poll: std::time::Duration::from_millis(50),
+                sync: pp_sync::SyncSettings {
+                    poll: std::time::Duration::from_millis(200),
+                    ..Default::default()
+                },
                 ..Default::default()
             },
             mcp_origins: Vec::new(),
@@ -187,6 +191,21 @@ impl TestApp {
             .create(&delta, "Delta", &format!("sqlite:{}", acme_wh.display()))
             .await
             .unwrap();
+        // omega: a managed warehouse, empty until its sync fills it from acme's world
+        let omega = TenantId::parse("omega").unwrap();
+        let omega_wh = store.default_warehouse_path(&omega);
+        let omega_locator = format!("sqlite:{}", omega_wh.display());
+        store
+            .tenants()
+            .create(&omega, "Omega", &omega_locator)
+            .await
+            .unwrap();
+        store.sync().manage(&omega, &omega_locator).await.unwrap();
+        pp_world::Managed::open(&omega_locator)
+            .unwrap()
+            .ensure_schema()
+            .await
+            .unwrap();
         let gamma = TenantId::parse("gamma").unwrap();
         let gamma_wh = store.default_warehouse_path(&gamma);
         gamma_warehouse(&gamma_wh);
@@ -240,8 +259,8 @@ impl TestApp {
                         connected_by: "test",
                         reach: &[],
                     };
-                    // delta: a second tenant on the same world and logins
-                    for t in [&acme, &delta] {
+                    // delta: a second tenant on the same world and logins; omega syncs it
+                    for t in [&acme, &delta, &omega] {
                         pp_marketplace::connections::connect(&store, &sealer, t, &grant)
                             .await
                             .unwrap();

@@ -37,3 +37,4 @@ mod token_cache;
 mod twins;
 mod v1;
 mod warehouse;
+mod warehouse_sync;

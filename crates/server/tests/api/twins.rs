@@ -150,6 +150,12 @@ async fn every_tool_answers_like_its_rest_twin() {
         get("/api/table/seller"),
     )
     .await;
+    t.same(
+        "warehouse_sync_status",
+        json!({}),
+        get("/api/warehouse/sync"),
+    )
+    .await;
 
     // the live marketplace
     t.same(

@@ -20,7 +20,7 @@ use crate::schema::{TABLES, Table};
 /// Rows sent to a server in one statement.
 const BATCH: usize = 1000;
 
-/// Which rows a load replaces: one seller's rows of `table`, those whose `column` lies in
+/// Which rows a load replaces: one seller's rows of `table` (its `seller` row by `ID`), those whose `column` lies in
 /// `from..=to` when a range is given (dates as ISO text; date-times compare by their text
 /// too, so give a range that covers whole days), all of that seller's rows otherwise.
 #[derive(Clone)]
@@ -96,6 +96,9 @@ impl Managed {
             Engine::Sqlite(path) => {
                 let path = path.clone();
                 blocking(move || {
+                    if let Some(dir) = path.parent() {
+                        private_dir(dir)?;
+                    }
                     let mut c = sqlite(&path)?;
                     let tx = c.transaction().map_err(err)?;
                     for t in TABLES {
@@ -253,10 +256,15 @@ fn my_create(t: &Table) -> String {
 
 /// The slice's `DELETE` (seller as the first parameter, the range's ends after it).
 fn delete_sql(slice: &Slice, s: &Spelling, mark: fn(usize) -> String) -> (String, Vec<String>) {
+    // seller-scoped tables carry `SellerID`; the `seller` table is keyed by its `ID`
+    let key = match slice.table.columns.iter().any(|c| c.name == "SellerID") {
+        true => "SellerID",
+        false => "ID",
+    };
     let mut sql = format!(
         "DELETE FROM {} WHERE {} = {}",
         (s.table)(slice.table.name),
-        (s.column)("SellerID"),
+        (s.column)(key),
         mark(1)
     );
     let mut args = Vec::new();
@@ -317,6 +325,15 @@ fn sqlite_replace(path: &std::path::Path, slice: &Slice, rows: &[Vec<Cell>]) -> 
         }
     }
     tx.commit().map_err(err)
+}
+
+/// Creates `dir` (and its parents) readable by the owner alone.
+fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 async fn blocking<T: Send + 'static>(

@@ -198,6 +198,17 @@ pub async fn callback(
             };
             format!("Connected the {what} {}.", merchants.join(", "))
         });
+    // a managed warehouse takes the new merchants in and starts their sync; a failure here
+    // is the sync status's to show, the connection stands
+    if finished.is_ok()
+        && let Err(e) = app.sync.adopt(&tenant).await
+    {
+        tracing::warn!(
+            tenant = tenant.as_str(),
+            error = e.message(),
+            "adopting merchants after a connect failed"
+        );
+    }
     after(&app, &s, &tenant, finished).await
 }
 

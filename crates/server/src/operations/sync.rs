@@ -1,0 +1,106 @@
+//! Warehouse sync (`account:read`): `GET /api/warehouse/sync`, each dataset's state for the
+//! caller's tenant, and `POST /api/warehouse/sync`, which adopts newly connected merchants
+//! and brings every dataset (or one merchant's) forward to run now. The tool
+//! `warehouse_sync_status` reads the same status.
+
+use axum::extract::{Extension, State};
+use pp_core::{Principal, Scope};
+use pp_sync::RunRequest;
+use serde_json::{Map, Value};
+
+use super::schema::{any_object, array, closed, int, nullable, object, string};
+use super::{Ctx, Endpoint, Fut, NoArgs, READ, Tool, args, written};
+use crate::http::error::ApiError;
+use crate::http::json::Body;
+use crate::http::render;
+use crate::state::SharedState;
+
+const SCOPES: &[Scope] = &[Scope::AccountRead];
+
+async fn status(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+) -> Result<render::Rendered, ApiError> {
+    Ok(render::api(app.sync.status(&p).await?)?)
+}
+
+async fn run(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Body(req): Body<RunRequest>,
+) -> Result<render::Rendered, ApiError> {
+    Ok(render::api(app.sync.run(&p, req).await?)?)
+}
+
+fn status_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
+    written(async move {
+        args::<NoArgs>(a)?;
+        ctx.app.sync.status(&ctx.principal).await
+    })
+}
+
+fn status_schema() -> Value {
+    let dataset = object(
+        &[
+            (
+                "merchant",
+                object(
+                    &[("legacySellerId", int()), ("sellerId", string())],
+                    &["legacySellerId", "sellerId"],
+                ),
+            ),
+            ("dataset", string()),
+            ("source", string()),
+            ("state", string()),
+            ("coveredFrom", nullable(string())),
+            ("dataThrough", nullable(string())),
+            ("lastSuccess", nullable(string())),
+            ("rowsLastLoad", nullable(int())),
+            ("nextRun", nullable(string())),
+            ("lastError", nullable(any_object())),
+            ("lookbackDays", int()),
+            ("restatementDays", int()),
+            ("limits", string()),
+        ],
+        &["merchant", "dataset", "state"],
+    );
+    object(
+        &[("warehouse", string()), ("datasets", array(dataset))],
+        &["warehouse", "datasets"],
+    )
+}
+
+fn run_input() -> Value {
+    closed(&[("legacySellerId", int())], &[])
+}
+
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get(
+            "/api/warehouse/sync",
+            "The warehouse sync, dataset by dataset",
+            status,
+        )
+        .needs(SCOPES)
+        .answers(200, super::schema::api(status_schema()))
+        .tool(Tool {
+            name: "warehouse_sync_status",
+            title: "Warehouse sync status",
+            description: "How fresh the tenant's warehouse is. For a managed warehouse (one the \
+gateway fills from the connected accounts), one row per merchant and dataset: its state \
+(backfilling, syncing, synced, paused when the connection lapsed, failing), coveredFrom and \
+dataThrough (the days the warehouse holds), lastSuccess, rowsLastLoad, nextRun, lastError (with \
+the provider's words) and what the provider cannot give (limits). An external warehouse \
+(filled by someone else) answers warehouse: external and no rows. Same answer as GET \
+/api/warehouse/sync.",
+            input: closed(&[], &[]),
+            output: None,
+            hints: READ,
+            run: status_tool,
+        }),
+        Endpoint::post("/api/warehouse/sync", "Sync the warehouse now", run)
+            .needs(SCOPES)
+            .json_body(run_input())
+            .answers(200, super::schema::api(status_schema())),
+    ]
+}

@@ -1,0 +1,447 @@
+//! The job step of one (merchant, dataset): plan a run, create a slice's report through the
+//! ledger, look at it until it is done, and load its rows in one transaction that replaces
+//! the slice; then the next slice, and once the run reaches yesterday, wait for the next
+//! day. Every step is safe to repeat: the checkpoint names the run and the slice's report,
+//! the create is keyed by slice and run (a repeated create gets the first one's report), and
+//! a repeated load replaces the same rows. A lapsed connection pauses the dataset until a
+//! reconnect wakes it.
+
+use chrono::{NaiveDate, Timelike};
+use pp_core::{Error, Kind, Result, TenantId};
+use pp_marketplace::Merchant;
+use pp_marketplace::ledger::Family;
+use pp_marketplace::reports::normalize;
+use pp_marketplace::service::Account;
+use pp_store::jobs::{Handler, Job, Outcome, StepFuture, now_ms};
+use pp_store::sync::Progress;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::datasets::{self, Dataset, Source};
+use crate::plan;
+use crate::rows::{self, Load, Seller};
+use crate::service::WarehouseSync;
+
+/// The job kind of a dataset's sync.
+pub const KIND: &str = "warehouse_sync";
+
+/// How long a paused dataset waits before it looks at its connection again (a reconnect
+/// wakes it sooner).
+const PAUSED_MS: i64 = 15 * 60 * 1000;
+
+/// How long one step keeps going while the provider answers at once.
+const STEP_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The longest wait a step sleeps through itself rather than hand the job back.
+const MAX_WAIT_IN_STEP: std::time::Duration = std::time::Duration::from_millis(600);
+
+/// The job kind, as the registry holds it.
+pub(crate) struct SyncJob(pub(crate) WarehouseSync);
+
+impl Handler for SyncJob {
+    fn name(&self) -> &'static str {
+        KIND
+    }
+
+    fn deadline(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(120))
+    }
+
+    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(async move {
+            let outcome = match self.0.step(job).await {
+                Ok(o) => o,
+                // the store or the warehouse failed: the same step again in a minute
+                Err(e) => {
+                    tracing::warn!(
+                        tenant = job.tenant.as_str(),
+                        error = e.message(),
+                        cause = e.cause().unwrap_or(""),
+                        "warehouse sync step failed"
+                    );
+                    Outcome::Continue {
+                        state: job.state.clone(),
+                        done: job.done,
+                        run_after: now_ms() + 60_000,
+                    }
+                }
+            };
+            (outcome, Vec::new())
+        })
+    }
+}
+
+/// The run in progress.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunCk {
+    started_ms: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+    cursor: NaiveDate,
+}
+
+/// The slice whose report was created.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportCk {
+    id: String,
+    from: NaiveDate,
+    to: NaiveDate,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Checkpoint {
+    run: Option<RunCk>,
+    report: Option<ReportCk>,
+}
+
+fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
+    Outcome::Continue {
+        state: serde_json::to_value(ck).unwrap_or(Value::Null),
+        done: 0,
+        run_after,
+    }
+}
+
+/// The next daily run after now, at `hour` UTC.
+fn next_daily(hour: u32) -> i64 {
+    let now = chrono::Utc::now();
+    let today = now
+        .date_naive()
+        .and_hms_opt(hour.min(23), 0, 0)
+        .map(|t| t.and_utc())
+        .unwrap_or(now);
+    let next = if today > now && now.hour() < hour {
+        today
+    } else {
+        today + chrono::Duration::days(1)
+    };
+    next.timestamp_millis()
+}
+
+impl WarehouseSync {
+    pub(crate) async fn step(&self, job: &Job) -> Result<Outcome> {
+        let tenant = TenantId::parse(&job.tenant)?;
+        let seller_id = job.input["sellerId"].as_i64().unwrap_or_default();
+        let name = job.input["dataset"].as_str().unwrap_or_default();
+        let Some(ds) = datasets::find(name) else {
+            return Ok(Outcome::Failed {
+                state: job.state.clone(),
+                error: Error::internal(format!("no dataset {name}")).api_envelope(None),
+            });
+        };
+        let Some(loader) = self.loader(&tenant).await? else {
+            // the warehouse is no longer managed: nothing more to fill
+            return Ok(Outcome::Succeeded {
+                state: job.state.clone(),
+                done: job.done,
+            });
+        };
+        let mut ck: Checkpoint = serde_json::from_value(job.state.clone()).unwrap_or_default();
+        let Some(s) = self
+            .sellers(&tenant)
+            .await?
+            .into_iter()
+            .find(|s| s.id == seller_id)
+        else {
+            return Ok(Outcome::Failed {
+                state: job.state.clone(),
+                error: Error::not_found(format!("the warehouse has no seller {seller_id}"))
+                    .api_envelope(None),
+            });
+        };
+        let seller = Seller {
+            id: s.id,
+            token: s.token.clone(),
+            currency: s.currency.clone(),
+        };
+        let merchant = Merchant::from(s);
+        let account = Account::Seller(&merchant);
+        let feeds = self.market.feeds();
+        let store = self.store.sync();
+        let record = |p: Progress| store.record(&tenant, seller_id, name, p);
+        if let Err(e) = feeds.usable(&tenant, &account).await {
+            if matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive) {
+                let next = now_ms() + PAUSED_MS;
+                record(Progress {
+                    state: Some("paused".into()),
+                    error: Some(Some(e.api_envelope(None))),
+                    next_run_ms: Some(next),
+                    ..Progress::default()
+                })
+                .await?;
+                return Ok(cont(&ck, next));
+            }
+            return Err(e);
+        }
+        // one step goes on while the provider is quick (reports made in a moment), within a
+        // budget; the checkpoint it ends with covers everything it loaded
+        let began = std::time::Instant::now();
+        let attempt = async {
+            loop {
+                let o = match (&ck.run, &ck.report) {
+                    (None, _) => self.plan_run(&tenant, seller_id, ds, &mut ck).await?,
+                    (Some(run), None) => {
+                        let run = run.clone();
+                        self.create(&tenant, &merchant, &account, seller_id, ds, &run, &mut ck)
+                            .await?
+                    }
+                    (Some(_), Some(r)) => {
+                        let r = r.clone();
+                        self.collect(&tenant, &account, &seller, ds, &r, &loader, &mut ck)
+                            .await?
+                    }
+                };
+                let Outcome::Continue { run_after, .. } = &o else {
+                    return Ok(o);
+                };
+                let wait = (*run_after - now_ms()).max(0) as u64;
+                let wait = std::time::Duration::from_millis(wait);
+                if wait > MAX_WAIT_IN_STEP || began.elapsed() + wait > STEP_BUDGET {
+                    return Ok(o);
+                }
+                tokio::time::sleep(wait).await;
+            }
+        };
+        let attempt: Result<Outcome> = attempt.await;
+        match attempt {
+            Ok(o) => Ok(o),
+            Err(e) => {
+                // the provider's words are kept; the slice is tried again after a pause
+                let wait = if e.retryable() { 30_000 } else { 15 * 60_000 };
+                let next = now_ms() + wait;
+                record(Progress {
+                    state: Some("failing".into()),
+                    error: Some(Some(e.api_envelope(None))),
+                    next_run_ms: Some(next),
+                    ..Progress::default()
+                })
+                .await?;
+                Ok(cont(&ck, next))
+            }
+        }
+    }
+
+    /// Plans the next run from the warehouse's coverage, or waits for tomorrow.
+    async fn plan_run(
+        &self,
+        tenant: &TenantId,
+        seller_id: i64,
+        ds: &Dataset,
+        ck: &mut Checkpoint,
+    ) -> Result<Outcome> {
+        let row = self.store.sync().get(tenant, seller_id, ds.name).await?;
+        let through = row
+            .as_ref()
+            .and_then(|r| r.data_through.as_deref())
+            .and_then(|d| d.parse().ok());
+        let today = self.market.feeds().today().await?;
+        let restate = self.settings.restate(ds.side);
+        match plan::run_days(today, ds.lookback_days, restate, through) {
+            None => {
+                let next = next_daily(self.settings.daily_hour);
+                self.store
+                    .sync()
+                    .record(
+                        tenant,
+                        seller_id,
+                        ds.name,
+                        Progress {
+                            state: Some("synced".into()),
+                            next_run_ms: Some(next),
+                            error: Some(None),
+                            ..Progress::default()
+                        },
+                    )
+                    .await?;
+                *ck = Checkpoint::default();
+                Ok(cont(ck, next))
+            }
+            Some((from, to)) => {
+                ck.run = Some(RunCk {
+                    started_ms: now_ms(),
+                    from,
+                    to,
+                    cursor: from,
+                });
+                ck.report = None;
+                let state = if through.is_none() {
+                    "backfilling"
+                } else {
+                    "syncing"
+                };
+                self.store
+                    .sync()
+                    .record(
+                        tenant,
+                        seller_id,
+                        ds.name,
+                        Progress {
+                            state: Some(state.into()),
+                            next_run_ms: Some(now_ms()),
+                            ..Progress::default()
+                        },
+                    )
+                    .await?;
+                Ok(cont(ck, now_ms()))
+            }
+        }
+    }
+
+    /// Creates the report of the slice at the run's cursor.
+    #[allow(clippy::too_many_arguments)]
+    async fn create(
+        &self,
+        tenant: &TenantId,
+        merchant: &Merchant,
+        account: &Account<'_>,
+        seller_id: i64,
+        ds: &Dataset,
+        run: &RunCk,
+        ck: &mut Checkpoint,
+    ) -> Result<Outcome> {
+        let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
+        let (family, body) = match ds.source {
+            Source::SpapiReport(t) => (
+                Family::Spapi,
+                json!({
+                    "reportType": t,
+                    "marketplaceIds": [merchant.marketplace_id],
+                    "dataStartTime": format!("{from}T00:00:00Z"),
+                    "dataEndTime": format!("{to}T23:59:59Z"),
+                    "reportOptions": { "dateGranularity": "DAY", "asinGranularity": "CHILD" },
+                }),
+            ),
+        };
+        let key = format!(
+            "sync|{seller_id}|{}|{}|{from}|{to}",
+            ds.name, run.started_ms
+        );
+        let id = self
+            .market
+            .feeds()
+            .create_report(tenant, account, family, body, &key, run.started_ms)
+            .await?;
+        ck.report = Some(ReportCk { id, from, to });
+        Ok(cont(
+            ck,
+            now_ms() + self.settings.poll.as_millis() as i64 / 4,
+        ))
+    }
+
+    /// Looks at the slice's report; once done, loads its rows and moves the cursor on.
+    #[allow(clippy::too_many_arguments)]
+    async fn collect(
+        &self,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        seller: &Seller,
+        ds: &Dataset,
+        r: &ReportCk,
+        loader: &pp_world::Managed,
+        ck: &mut Checkpoint,
+    ) -> Result<Outcome> {
+        let feeds = self.market.feeds();
+        let report = feeds.spapi_report(tenant, account, &r.id).await?;
+        let (status, reason) = normalize(&report);
+        match status {
+            "queued" | "running" => {
+                return Ok(cont(ck, now_ms() + self.settings.poll.as_millis() as i64));
+            }
+            "failed" | "cancelled" => {
+                ck.report = None;
+                return Err(Error::new(
+                    Kind::ReportFatal,
+                    format!(
+                        "the provider could not make report {} for {}..{} ({})",
+                        r.id,
+                        r.from,
+                        r.to,
+                        reason.unwrap_or("provider_fatal")
+                    ),
+                )
+                .with_field("provider", report));
+            }
+            _ => {}
+        }
+        let loads: Vec<Load> = match report["reportDocumentId"].as_str() {
+            Some(doc) => {
+                let text = feeds.spapi_document(tenant, account, doc).await?;
+                let doc: Value = serde_json::from_str(&text).map_err(|e| {
+                    Error::new(
+                        Kind::UpstreamUnavailable,
+                        format!("the provider's {} document does not read: {e}", ds.name),
+                    )
+                })?;
+                match ds.source {
+                    Source::SpapiReport(_) => rows::sales_and_traffic(seller, r.from, &doc)?,
+                }
+            }
+            // done without a document: the provider has nothing for these days
+            None => Vec::new(),
+        };
+        let mut n = 0;
+        for l in loads {
+            n += loader.replace(&l.slice, l.rows).await.map_err(|e| {
+                Error::internal(format!(
+                    "loading {} into {}: {e}",
+                    ds.name, l.slice.table.name
+                ))
+            })? as i64;
+        }
+        let row = self.store.sync().get(tenant, seller.id, ds.name).await?;
+        let through = row
+            .as_ref()
+            .and_then(|x| x.data_through.as_deref())
+            .and_then(|d| d.parse::<NaiveDate>().ok())
+            .map_or(r.to, |d| d.max(r.to));
+        let from = row
+            .as_ref()
+            .and_then(|x| x.covered_from.as_deref())
+            .and_then(|d| d.parse::<NaiveDate>().ok())
+            .map_or(r.from, |d| d.min(r.from));
+        self.store
+            .sync()
+            .record(
+                tenant,
+                seller.id,
+                ds.name,
+                Progress {
+                    data_through: Some(through.to_string()),
+                    covered_from: Some(from.to_string()),
+                    loaded: Some(n),
+                    error: Some(None),
+                    ..Progress::default()
+                },
+            )
+            .await?;
+        let run = ck
+            .run
+            .as_mut()
+            .ok_or_else(|| Error::internal("a slice without its run"))?;
+        run.cursor = r.to.succ_opt().unwrap_or(r.to);
+        ck.report = None;
+        if run.cursor <= run.to {
+            return Ok(cont(ck, now_ms()));
+        }
+        // the run reached yesterday: the next one plans tomorrow (or when woken)
+        let next = next_daily(self.settings.daily_hour);
+        self.store
+            .sync()
+            .record(
+                tenant,
+                seller.id,
+                ds.name,
+                Progress {
+                    state: Some("synced".into()),
+                    next_run_ms: Some(next),
+                    ..Progress::default()
+                },
+            )
+            .await?;
+        *ck = Checkpoint::default();
+        Ok(cont(ck, next))
+    }
+}

@@ -1,0 +1,25 @@
+//! Warehouse sync: a *managed* tenant warehouse is filled by the gateway from the tenant's
+//! connected accounts. Each dataset is data ([`datasets::DATASETS`]: its provider source,
+//! tables, natural key, lookback, restatement window and slice length); each (merchant,
+//! dataset) is one job of kind [`job::KIND`] that backfills as far as the provider allows,
+//! then runs daily and re-reads its restatement window. A slice (dataset × merchant × days)
+//! is loaded in one transaction that replaces its rows (`pp_world::Managed`), so a re-read
+//! corrects restated days and a retried step never duplicates; report creates go through the
+//! marketplace's ledger (`pp_marketplace::service::Feeds`), keyed by slice and run, so a step
+//! repeated after a crash reuses the report its first try made.
+//!
+//! - `datasets`: the datasets as data;
+//! - `plan`: which days a run reads, and its slices (pure);
+//! - `rows`: documents into warehouse rows;
+//! - `adopt`: a connected account's merchants into the warehouse's `seller` rows;
+//! - `job`: the job step;
+//! - `service`: [`WarehouseSync`], what every front door calls.
+
+pub mod adopt;
+pub mod datasets;
+pub mod job;
+pub mod plan;
+pub mod rows;
+pub mod service;
+
+pub use service::{RunRequest, SyncSettings, SyncStatus, WarehouseSync};

@@ -1,0 +1,85 @@
+//! Which days a run reads and how it cuts them into slices, as pure functions of the
+//! provider's today, the dataset's lookback and the warehouse's coverage: a first run
+//! backfills from the oldest day the provider allows; a later run reads from the oldest day
+//! the warehouse lacks or the provider still restates, through yesterday.
+
+use chrono::{Days, NaiveDate};
+
+/// The days one run reads, `from..=to`, or `None` when the warehouse is current.
+pub fn run_days(
+    today: NaiveDate,
+    lookback_days: i64,
+    restate_days: i64,
+    data_through: Option<NaiveDate>,
+) -> Option<(NaiveDate, NaiveDate)> {
+    let last = today.pred_opt()?;
+    let earliest = today.checked_sub_days(Days::new(lookback_days.max(1) as u64))?;
+    let from = match data_through {
+        None => earliest,
+        Some(through) => {
+            let restated = today.checked_sub_days(Days::new(restate_days.max(0) as u64))?;
+            through.succ_opt()?.min(restated).max(earliest)
+        }
+    };
+    (from <= last).then_some((from, last))
+}
+
+/// The slice that starts at `cursor`: `slice_days` days, cut at `to`.
+pub fn slice(cursor: NaiveDate, to: NaiveDate, slice_days: i64) -> (NaiveDate, NaiveDate) {
+    let end = cursor
+        .checked_add_days(Days::new(slice_days.max(1) as u64 - 1))
+        .unwrap_or(to)
+        .min(to);
+    (cursor, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_first_run_backfills_and_later_runs_reread_the_restated_days() {
+        let today = d("2026-11-22");
+        assert_eq!(
+            run_days(today, 730, 3, None),
+            Some((d("2024-11-22"), d("2026-11-21")))
+        );
+        // current through yesterday: only the restated days again
+        assert_eq!(
+            run_days(today, 730, 3, Some(d("2026-11-21"))),
+            Some((d("2026-11-19"), d("2026-11-21")))
+        );
+        // a gap older than the restatement window is filled from its first missing day
+        assert_eq!(
+            run_days(today, 730, 3, Some(d("2026-11-01"))),
+            Some((d("2026-11-02"), d("2026-11-21")))
+        );
+        // nothing restated and nothing missing: no run
+        assert_eq!(run_days(today, 730, 0, Some(d("2026-11-21"))), None);
+        // a warehouse older than the lookback starts where the provider still reaches
+        assert_eq!(
+            run_days(today, 60, 14, Some(d("2020-01-01"))),
+            Some((d("2026-09-23"), d("2026-11-21")))
+        );
+    }
+
+    #[test]
+    fn slices_cover_the_run_without_passing_its_end() {
+        assert_eq!(
+            slice(d("2026-11-01"), d("2026-11-21"), 7),
+            (d("2026-11-01"), d("2026-11-07"))
+        );
+        assert_eq!(
+            slice(d("2026-11-20"), d("2026-11-21"), 7),
+            (d("2026-11-20"), d("2026-11-21"))
+        );
+        assert_eq!(
+            slice(d("2026-11-20"), d("2026-11-21"), 1),
+            (d("2026-11-20"), d("2026-11-20"))
+        );
+    }
+}

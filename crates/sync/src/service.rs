@@ -1,0 +1,282 @@
+//! [`WarehouseSync`]: what every front door calls. It makes a tenant's warehouse managed
+//! (the schema created, the loader's locator recorded), adopts a connected account's
+//! merchants and starts their datasets' jobs, answers the sync status a person reads, and
+//! brings the jobs forward when someone asks to sync now. The job step is `job.rs`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pp_core::{Error, Principal, Result, Scope, TenantId};
+use pp_marketplace::Marketplace;
+use pp_marketplace::connections::{self, ConnectionStatus, GrantKind};
+use pp_store::Store;
+use pp_store::sync::{DatasetRow, Wanted};
+use pp_warehouse::Warehouses;
+use pp_warehouse::directory;
+use pp_world::Managed;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::datasets::{self, Side};
+use crate::{adopt, job};
+
+/// How syncs run.
+#[derive(Debug, Clone)]
+pub struct SyncSettings {
+    /// Recent retail days re-read every run (the provider restates them).
+    pub restate_retail_days: i64,
+    /// Recent advertising days re-read every run (attribution settles over about 14 days).
+    pub restate_ads_days: i64,
+    /// The UTC hour a dataset's daily run starts.
+    pub daily_hour: u32,
+    /// How often a report still being made is looked at.
+    pub poll: Duration,
+}
+
+impl Default for SyncSettings {
+    fn default() -> Self {
+        Self {
+            restate_retail_days: 3,
+            restate_ads_days: 14,
+            daily_hour: 6,
+            poll: Duration::from_secs(2),
+        }
+    }
+}
+
+impl SyncSettings {
+    /// The days of `side` a run re-reads.
+    pub fn restate(&self, side: Side) -> i64 {
+        match side {
+            Side::Retail => self.restate_retail_days,
+            Side::Advertising => self.restate_ads_days,
+        }
+    }
+}
+
+/// The sync service: cheap to clone.
+#[derive(Clone)]
+pub struct WarehouseSync {
+    pub(crate) store: Store,
+    pub(crate) market: Marketplace,
+    pub(crate) warehouses: Warehouses,
+    pub(crate) settings: SyncSettings,
+    loaders: Arc<Mutex<HashMap<String, Managed>>>,
+}
+
+/// A merchant as the status names it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantRef {
+    pub legacy_seller_id: i64,
+    pub seller_id: String,
+}
+
+/// One dataset of one merchant.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetStatus {
+    pub merchant: MerchantRef,
+    pub dataset: String,
+    pub source: &'static str,
+    /// `backfilling`, `syncing`, `synced`, `paused`, `failing`.
+    pub state: String,
+    pub covered_from: Option<String>,
+    pub data_through: Option<String>,
+    pub last_success: Option<String>,
+    pub rows_last_load: Option<i64>,
+    pub next_run: Option<String>,
+    /// The last failure, in the `/api` envelope with the provider's words.
+    pub last_error: Option<serde_json::Value>,
+    pub lookback_days: i64,
+    pub restatement_days: i64,
+    /// What the provider cannot give.
+    pub limits: &'static str,
+}
+
+/// A tenant's sync.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncStatus {
+    /// `managed` (the gateway fills it) or `external` (someone else does).
+    pub warehouse: &'static str,
+    pub datasets: Vec<DatasetStatus>,
+}
+
+/// A call to sync now.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunRequest {
+    /// Only this merchant's datasets (its `legacySellerId`).
+    pub legacy_seller_id: Option<i64>,
+}
+
+fn time(ms: Option<i64>) -> Option<String> {
+    ms.and_then(chrono::DateTime::from_timestamp_millis)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+impl WarehouseSync {
+    pub fn new(
+        store: Store,
+        market: Marketplace,
+        warehouses: Warehouses,
+        settings: SyncSettings,
+    ) -> Self {
+        Self {
+            store,
+            market,
+            warehouses,
+            settings,
+            loaders: Arc::default(),
+        }
+    }
+
+    /// The job kind this service owns, for the worker pool's registry.
+    pub fn job_handlers(&self) -> Vec<Arc<dyn pp_store::jobs::Handler>> {
+        vec![Arc::new(job::SyncJob(self.clone()))]
+    }
+
+    /// The managed warehouse's loader, or `None` for an external warehouse.
+    pub(crate) async fn loader(&self, tenant: &TenantId) -> Result<Option<Managed>> {
+        let Some(locator) = self.store.sync().loader(tenant).await? else {
+            return Ok(None);
+        };
+        let mut map = self.loaders.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = map.get(&locator) {
+            return Ok(Some(m.clone()));
+        }
+        let m = Managed::open(&locator)
+            .map_err(|e| Error::internal(format!("opening the managed warehouse: {e}")))?;
+        map.insert(locator, m.clone());
+        Ok(Some(m))
+    }
+
+    /// Makes `tenant`'s warehouse managed, written through `loader` (its locator): the schema
+    /// is created where missing. Repeating it changes nothing.
+    pub async fn manage(&self, tenant: &TenantId, loader: &str) -> Result<()> {
+        let m = Managed::open(loader)
+            .map_err(|e| Error::invalid_request(format!("the managed warehouse: {e}")))?;
+        m.ensure_schema().await.map_err(|e| {
+            Error::internal(format!("creating the managed warehouse's tables: {e}"))
+        })?;
+        self.store.sync().manage(tenant, loader).await?;
+        Ok(())
+    }
+
+    /// After a connection changed: a managed tenant's new merchants become `seller` rows,
+    /// each merchant with an active grant gets its datasets' jobs, and paused ones are woken.
+    /// An external warehouse is left alone. The ids of the seller rows added.
+    pub async fn adopt(&self, tenant: &TenantId) -> Result<Vec<i64>> {
+        let Some(loader) = self.loader(tenant).await? else {
+            return Ok(Vec::new());
+        };
+        loader.ensure_schema().await.map_err(|e| {
+            Error::internal(format!("creating the managed warehouse's tables: {e}"))
+        })?;
+        let conns = connections::list(&self.store, tenant).await?;
+        let have = self.sellers(tenant).await?;
+        let feeds = self.market.feeds();
+        let added = adopt::sellers(&feeds, tenant, &conns, &have, &loader).await?;
+        let sellers = self.sellers(tenant).await?;
+        let wanted = sellers
+            .iter()
+            .filter(|s| {
+                conns.iter().any(|c| {
+                    c.kind == GrantKind::Seller
+                        && c.status == ConnectionStatus::Active
+                        && c.merchant == s.token
+                })
+            })
+            .flat_map(|s| {
+                datasets::for_account(&s.account_type).map(move |d| Wanted {
+                    seller_id: s.id,
+                    dataset: d.name.to_owned(),
+                    merchant: s.token.clone(),
+                    kind: job::KIND.to_owned(),
+                    input: json!({ "sellerId": s.id, "dataset": d.name }),
+                })
+            })
+            .collect();
+        self.store.sync().ensure(tenant, wanted).await?;
+        self.store.sync().wake(tenant, None).await?;
+        self.market.wake().notify_waiters();
+        Ok(added)
+    }
+
+    /// The warehouse's merchant rows (none while it has no `seller` table).
+    pub(crate) async fn sellers(&self, tenant: &TenantId) -> Result<Vec<directory::Seller>> {
+        let engine = self.warehouses.of_tenant(tenant).await?;
+        directory::sellers(engine.as_ref(), &self.warehouses.limits).await
+    }
+
+    /// The tenant's sync, dataset by dataset (`account:read`).
+    pub async fn status(&self, p: &Principal) -> Result<SyncStatus> {
+        p.require(&[Scope::AccountRead])?;
+        let managed = self.store.sync().loader(&p.tenant).await?.is_some();
+        let rows = self.store.sync().list(&p.tenant).await?;
+        Ok(SyncStatus {
+            warehouse: if managed { "managed" } else { "external" },
+            datasets: rows.into_iter().map(|r| self.dataset_status(r)).collect(),
+        })
+    }
+
+    fn dataset_status(&self, r: DatasetRow) -> DatasetStatus {
+        let d = datasets::find(&r.dataset);
+        DatasetStatus {
+            merchant: MerchantRef {
+                legacy_seller_id: r.seller_id,
+                seller_id: r.merchant,
+            },
+            source: d.map_or("", |d| d.source.label()),
+            lookback_days: d.map_or(0, |d| d.lookback_days),
+            restatement_days: d.map_or(0, |d| self.settings.restate(d.side)),
+            limits: d.map_or("", |d| d.limits),
+            dataset: r.dataset,
+            state: r.state,
+            covered_from: r.covered_from,
+            data_through: r.data_through,
+            last_success: time(r.last_success_ms),
+            rows_last_load: r.last_rows,
+            next_run: time(r.next_run_ms),
+            last_error: r.last_error,
+        }
+    }
+
+    /// Adopts merchants connected since the last look, then brings the tenant's datasets (one
+    /// merchant's, when named) forward to run now (`account:read`); the status after.
+    pub async fn run(&self, p: &Principal, req: RunRequest) -> Result<SyncStatus> {
+        p.require(&[Scope::AccountRead])?;
+        if self.store.sync().loader(&p.tenant).await?.is_none() {
+            return Err(Error::new(
+                pp_core::Kind::BadParams,
+                "this tenant's warehouse is external: the gateway does not fill it",
+            )
+            .with_fix(
+                "A tenant created without a warehouse is managed; see docs/warehouse-sync.md.",
+            ));
+        }
+        // merchants connected since the last look join first
+        self.adopt(&p.tenant).await?;
+        if let Some(id) = req.legacy_seller_id
+            && !self
+                .store
+                .sync()
+                .list(&p.tenant)
+                .await?
+                .iter()
+                .any(|r| r.seller_id == id)
+        {
+            return Err(Error::not_found(format!(
+                "merchant {id} has no synced datasets"
+            )));
+        }
+        self.store
+            .sync()
+            .wake(&p.tenant, req.legacy_seller_id)
+            .await?;
+        self.market.wake().notify_waiters();
+        self.status(p).await
+    }
+}
