@@ -70,6 +70,7 @@ pub async fn sellers(
             table: t,
             seller_id: next,
             range: None,
+            part: None,
         };
         loader
             .replace(&slice, vec![row])

@@ -11,6 +11,8 @@ pub enum Applies {
     Sellers,
     /// Vendors.
     Vendors,
+    /// Merchants with an advertising profile in the marketplace.
+    AdsProfiles,
 }
 
 /// How the provider gives it.
@@ -18,6 +20,13 @@ pub enum Applies {
 pub enum Source {
     /// A selling-side report of this type.
     SpapiReport(&'static str),
+    /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
+    AdsV3 {
+        report: &'static str,
+        product: &'static str,
+        group_by: &'static [&'static str],
+        columns: &'static [&'static str],
+    },
 }
 
 impl Source {
@@ -25,9 +34,69 @@ impl Source {
     pub fn label(self) -> &'static str {
         match self {
             Source::SpapiReport(t) => t,
+            Source::AdsV3 { report, .. } => report,
         }
     }
 }
+
+const SP: &str = "SPONSORED_PRODUCTS";
+const SB: &str = "SPONSORED_BRANDS";
+const SD: &str = "SPONSORED_DISPLAY";
+
+/// The measures every advertising dataset asks for, with Sponsored Products' attributed
+/// metrics named with their window and the others' without.
+macro_rules! measures {
+    (sp, $($d:literal),*) => { &["date", $($d,)* "impressions", "clicks", "cost", "purchases7d", "sales7d"] };
+    (other, $($d:literal),*) => { &["date", $($d,)* "impressions", "clicks", "cost", "purchases", "sales"] };
+}
+
+/// A Reporting v3 dataset: daily, 31 days a report, 14 days restated.
+const fn ads(
+    name: &'static str,
+    about: &'static str,
+    (report, product, group_by): (&'static str, &'static str, &'static [&'static str]),
+    table: &'static [&'static str],
+    key: &'static [&'static str],
+    columns: &'static [&'static str],
+) -> Dataset {
+    let (lookback_days, limits) = match product.as_bytes()[10] {
+        // SPONSORED_[B]RANDS, SPONSORED_[D]ISPLAY, SPONSORED_[P]RODUCTS
+        b'B' => (
+            60,
+            "60 days back (the provider keeps Sponsored Brands reports that long).",
+        ),
+        b'D' => (
+            65,
+            "65 days back (the provider keeps Sponsored Display reports that long).",
+        ),
+        _ => (
+            95,
+            "95 days back (the provider keeps Sponsored Products reports that long).",
+        ),
+    };
+    Dataset {
+        name,
+        about,
+        source: Source::AdsV3 {
+            report,
+            product,
+            group_by,
+            columns,
+        },
+        side: Side::Advertising,
+        applies: Applies::AdsProfiles,
+        tables: table,
+        key,
+        grain: "day",
+        lookback_days,
+        slice_days: 31,
+        limits,
+    }
+}
+
+const CAMPAIGN_KEY: &[&str] = &["SellerID", "Date", "AdProduct", "CampaignID"];
+const AD_GROUP_KEY: &[&str] = &["SellerID", "Date", "AdProduct", "AdGroupID"];
+const TARGET_KEY: &[&str] = &["SellerID", "Date", "AdProduct", "TargetingID"];
 
 /// Which side's retail or advertising restatement default applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +127,7 @@ pub struct Dataset {
 }
 
 /// Every dataset a sync fills.
+#[rustfmt::skip]
 pub const DATASETS: &[Dataset] = &[Dataset {
     name: "sales_and_traffic",
     about: "Daily sales and traffic for the seller and by child ASIN",
@@ -74,19 +144,75 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     // the by-ASIN part sums over a report's whole window, so a report covers one day
     slice_days: 1,
     limits: "Two years back. ItemPrice is the day's sales over its units; a day without units has none (no document carries the price then).",
-}];
+},
+    ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
+        measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),
+    ads("sp_ad_groups", "Sponsored Products ad groups by day", ("spCampaigns", SP, &["campaign", "adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
+        measures!(sp, "campaignId", "adGroupId")),
+    ads("sp_targeting", "Sponsored Products keywords and targets by day", ("spTargeting", SP, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
+        measures!(sp, "campaignId", "adGroupId", "keywordId", "keyword", "matchType")),
+    ads("sp_search_terms", "Sponsored Products customer search terms by day", ("spSearchTerm", SP, &["searchTerm"]), &["ads_search_term_daily"],
+        &["SellerID", "Date", "TargetingID", "SearchTerm"],
+        measures!(sp, "campaignId", "adGroupId", "keywordId", "keyword", "matchType", "searchTerm")),
+    ads("sp_advertised_products", "Sponsored Products advertised products by day", ("spAdvertisedProduct", SP, &["advertiser"]), &["ads_advertised_product_daily"],
+        &["SellerID", "Date", "AdGroupID", "AdvertisedASIN"],
+        measures!(sp, "campaignId", "adGroupId", "advertisedAsin", "advertisedSku")),
+    ads("sb_campaigns", "Sponsored Brands campaigns by day", ("sbCampaigns", SB, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
+        measures!(other, "campaignId", "campaignName", "campaignBudgetAmount")),
+    ads("sb_ad_groups", "Sponsored Brands ad groups by day", ("sbAdGroup", SB, &["adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
+        measures!(other, "campaignId", "adGroupId")),
+    ads("sb_targeting", "Sponsored Brands keywords by day", ("sbTargeting", SB, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
+        measures!(other, "campaignId", "adGroupId", "keywordId", "keyword", "matchType")),
+    ads("sd_campaigns", "Sponsored Display campaigns by day", ("sdCampaigns", SD, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
+        measures!(other, "campaignId", "campaignName", "campaignBudgetAmount")),
+    ads("sd_ad_groups", "Sponsored Display ad groups by day", ("sdAdGroup", SD, &["adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
+        measures!(other, "campaignId", "adGroupId")),
+    ads("sd_targeting", "Sponsored Display targets by day", ("sdTargeting", SD, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
+        measures!(other, "campaignId", "adGroupId", "targetingId", "targetingText")),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_ad_product_has_its_own_lookback() {
+        let days = |n: &str| find(n).unwrap().lookback_days;
+        assert_eq!(
+            (
+                days("sp_campaigns"),
+                days("sb_campaigns"),
+                days("sd_targeting")
+            ),
+            (95, 60, 65)
+        );
+        let names: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
+        let mut unique = names.clone();
+        unique.dedup();
+        assert_eq!(names, unique, "a dataset is named once");
+    }
+}
 
 /// The dataset called `name`.
 pub fn find(name: &str) -> Option<&'static Dataset> {
     DATASETS.iter().find(|d| d.name == name)
 }
 
-/// The datasets that apply to a merchant of `account_type` (`seller` or `vendor`).
-pub fn for_account(account_type: &str) -> impl Iterator<Item = &'static Dataset> {
-    let applies = if account_type == "vendor" {
+/// The datasets that apply to a merchant of `account_type` (`seller` or `vendor`) with the
+/// grants it has: selling-side datasets with a selling-side grant, advertising ones with an
+/// advertising login.
+pub fn for_account(
+    account_type: &str,
+    selling: bool,
+    advertising: bool,
+) -> impl Iterator<Item = &'static Dataset> {
+    let kind = if account_type == "vendor" {
         Applies::Vendors
     } else {
         Applies::Sellers
     };
-    DATASETS.iter().filter(move |d| d.applies == applies)
+    DATASETS.iter().filter(move |d| match d.applies {
+        Applies::AdsProfiles => advertising,
+        a => selling && a == kind,
+    })
 }

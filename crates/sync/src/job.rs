@@ -21,6 +21,7 @@ use crate::datasets::{self, Dataset, Source};
 use crate::plan;
 use crate::rows::{self, Load, Seller};
 use crate::service::WarehouseSync;
+use pp_world::schema::table;
 
 /// The job kind of a dataset's sync.
 pub const KIND: &str = "warehouse_sync";
@@ -95,6 +96,8 @@ struct ReportCk {
 struct Checkpoint {
     run: Option<RunCk>,
     report: Option<ReportCk>,
+    /// The advertising profile an advertising dataset reads (found once).
+    profile: Option<i64>,
 }
 
 fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
@@ -121,7 +124,50 @@ fn next_daily(hour: u32) -> i64 {
     next.timestamp_millis()
 }
 
+/// A report the provider could not make.
+fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
+    Error::new(
+        Kind::ReportFatal,
+        format!(
+            "the provider could not make report {} for {}..{} ({reason})",
+            r.id, r.from, r.to
+        ),
+    )
+    .with_field("provider", report)
+}
+
 impl WarehouseSync {
+    /// Looks at the slice's report again after the poll interval.
+    fn later(&self, ck: &Checkpoint) -> Outcome {
+        cont(ck, now_ms() + self.settings.poll.as_millis() as i64)
+    }
+
+    /// The advertising profile of `merchant`'s marketplace, if its login has one.
+    async fn profile_of(&self, tenant: &TenantId, merchant: &Merchant) -> Result<Option<i64>> {
+        let login = Account::Ads {
+            login: &merchant.seller_id,
+            profile: None,
+        };
+        let body = self
+            .market
+            .feeds()
+            .read(tenant, &login, "profiles.list", &serde_json::Map::new())
+            .await?;
+        Ok(body
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| {
+                p["accountInfo"]["id"] == merchant.seller_id.as_str()
+                    && p["countryCode"] == merchant.marketplace.as_str()
+            })
+            .and_then(|p| {
+                p["profileId"]
+                    .as_i64()
+                    .or_else(|| p["profileId"].as_str().and_then(|s| s.parse().ok()))
+            }))
+    }
+
     pub(crate) async fn step(&self, job: &Job) -> Result<Outcome> {
         let tenant = TenantId::parse(&job.tenant)?;
         let seller_id = job.input["sellerId"].as_i64().unwrap_or_default();
@@ -158,8 +204,44 @@ impl WarehouseSync {
             currency: s.currency.clone(),
         };
         let merchant = Merchant::from(s);
-        let account = Account::Seller(&merchant);
         let feeds = self.market.feeds();
+        if matches!(ds.source, Source::AdsV3 { .. }) && ck.profile.is_none() {
+            match self.profile_of(&tenant, &merchant).await {
+                Ok(Some(p)) => ck.profile = Some(p),
+                Ok(None) => {
+                    let next = next_daily(self.settings.daily_hour);
+                    self.store
+                        .sync()
+                        .record(
+                            &tenant,
+                            seller_id,
+                            name,
+                            Progress {
+                                state: Some("unavailable".into()),
+                                note: Some(Some(format!(
+                                    "the advertising login of {} has no profile in {}",
+                                    merchant.seller_id, merchant.marketplace
+                                ))),
+                                next_run_ms: Some(next),
+                                ..Progress::default()
+                            },
+                        )
+                        .await?;
+                    return Ok(cont(&ck, next));
+                }
+                // a lapsed login is the usability check's to report
+                Err(e) if e.kind == Kind::ReauthRequired => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let profile = ck.profile.map(|p| p.to_string());
+        let account = match ds.source {
+            Source::SpapiReport(_) => Account::Seller(&merchant),
+            Source::AdsV3 { .. } => Account::Ads {
+                login: &merchant.seller_id,
+                profile: profile.as_deref(),
+            },
+        };
         let store = self.store.sync();
         let record = |p: Progress| store.record(&tenant, seller_id, name, p);
         if let Err(e) = feeds.usable(&tenant, &account).await {
@@ -314,6 +396,27 @@ impl WarehouseSync {
                     "reportOptions": { "dateGranularity": "DAY", "asinGranularity": "CHILD" },
                 }),
             ),
+            Source::AdsV3 {
+                report,
+                product,
+                group_by,
+                columns,
+            } => (
+                Family::AdsV3,
+                json!({
+                    "name": format!("partner platform sync {} {from}..{to}", ds.name),
+                    "startDate": from.to_string(),
+                    "endDate": to.to_string(),
+                    "configuration": {
+                        "adProduct": product,
+                        "groupBy": group_by,
+                        "columns": columns,
+                        "reportTypeId": report,
+                        "timeUnit": "DAILY",
+                        "format": "GZIP_JSON",
+                    },
+                }),
+            ),
         };
         let key = format!(
             "sync|{seller_id}|{}|{}|{from}|{to}",
@@ -344,43 +447,61 @@ impl WarehouseSync {
         ck: &mut Checkpoint,
     ) -> Result<Outcome> {
         let feeds = self.market.feeds();
-        let report = feeds.spapi_report(tenant, account, &r.id).await?;
-        let (status, reason) = normalize(&report);
-        match status {
-            "queued" | "running" => {
-                return Ok(cont(ck, now_ms() + self.settings.poll.as_millis() as i64));
-            }
-            "failed" | "cancelled" => {
-                ck.report = None;
-                return Err(Error::new(
-                    Kind::ReportFatal,
-                    format!(
-                        "the provider could not make report {} for {}..{} ({})",
-                        r.id,
-                        r.from,
-                        r.to,
-                        reason.unwrap_or("provider_fatal")
-                    ),
-                )
-                .with_field("provider", report));
-            }
-            _ => {}
-        }
-        let loads: Vec<Load> = match report["reportDocumentId"].as_str() {
-            Some(doc) => {
-                let text = feeds.spapi_document(tenant, account, doc).await?;
-                let doc: Value = serde_json::from_str(&text).map_err(|e| {
-                    Error::new(
-                        Kind::UpstreamUnavailable,
-                        format!("the provider's {} document does not read: {e}", ds.name),
-                    )
-                })?;
-                match ds.source {
-                    Source::SpapiReport(_) => rows::sales_and_traffic(seller, r.from, &doc)?,
+        let loads: Vec<Load> = match ds.source {
+            Source::SpapiReport(_) => {
+                let report = feeds.spapi_report(tenant, account, &r.id).await?;
+                let (status, reason) = normalize(&report);
+                match status {
+                    "queued" | "running" => return Ok(self.later(ck)),
+                    "failed" | "cancelled" => {
+                        ck.report = None;
+                        return Err(fatal(r, reason.unwrap_or("provider_fatal"), report));
+                    }
+                    _ => {}
+                }
+                match report["reportDocumentId"].as_str() {
+                    Some(doc) => {
+                        let text = feeds.spapi_document(tenant, account, doc).await?;
+                        let doc: Value = serde_json::from_str(&text).map_err(|e| {
+                            Error::new(
+                                Kind::UpstreamUnavailable,
+                                format!("the provider's {} document does not read: {e}", ds.name),
+                            )
+                        })?;
+                        rows::sales_and_traffic(seller, r.from, &doc)?
+                    }
+                    // done without a document: the provider has nothing for these days
+                    None => Vec::new(),
                 }
             }
-            // done without a document: the provider has nothing for these days
-            None => Vec::new(),
+            Source::AdsV3 { product, .. } => {
+                let report = feeds
+                    .ads_report(tenant, account, Family::AdsV3, &r.id)
+                    .await?;
+                match report["status"].as_str().unwrap_or_default() {
+                    "COMPLETED" => {}
+                    "FAILED" => {
+                        ck.report = None;
+                        return Err(fatal(r, "provider_fatal", report));
+                    }
+                    _ => return Ok(self.later(ck)),
+                }
+                let url = report["url"].as_str().ok_or_else(|| {
+                    Error::new(
+                        Kind::UpstreamUnavailable,
+                        format!("completed report {} names no URL", r.id),
+                    )
+                })?;
+                let text = feeds.download(url, true).await?;
+                let read = pp_marketplace::documents::ads::v3(&text)?;
+                let profile = ck.profile.unwrap_or_default();
+                ds.tables
+                    .iter()
+                    .map(|t| {
+                        rows::ads_v3(seller, profile, product, table(t), (r.from, r.to), &read)
+                    })
+                    .collect::<Result<_>>()?
+            }
         };
         let mut n = 0;
         for l in loads {

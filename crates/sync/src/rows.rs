@@ -3,8 +3,10 @@
 //! schema's column order, with the slices of the tables it replaces.
 
 use chrono::NaiveDate;
+use pp_core::Error;
 use pp_core::Result;
-use pp_marketplace::documents::selling;
+use pp_marketplace::documents::ads::AdsRow;
+use pp_marketplace::documents::{cents, selling};
 use pp_world::schema::{Table, table};
 use pp_world::{Cell, Slice};
 use serde_json::Value;
@@ -34,6 +36,7 @@ fn days(
         table: t,
         seller_id: seller.id,
         range: Some((col, from.to_string(), to.to_string())),
+        part: None,
     }
 }
 
@@ -102,4 +105,95 @@ pub fn sales_and_traffic(seller: &Seller, day: NaiveDate, doc: &Value) -> Result
             rows: asin_rows,
         },
     ])
+}
+
+/// Why an advertising row does not fit its table.
+fn unfit(table: &str, why: impl std::fmt::Display) -> Error {
+    Error::new(
+        pp_core::Kind::UpstreamUnavailable,
+        format!("the provider's Reporting v3 document does not fit {table}: {why}"),
+    )
+}
+
+/// One dimension of an advertising row, under the first of `names` it has.
+fn dim<'a>(r: &'a AdsRow, table: &str, names: &[&str]) -> Result<&'a str> {
+    names
+        .iter()
+        .find_map(|n| r.dims.get(*n))
+        .map(String::as_str)
+        .ok_or_else(|| unfit(table, format!("a row has no {}", names.join(" or "))))
+}
+
+fn id(r: &AdsRow, table: &str, names: &[&str]) -> Result<Cell> {
+    let v = dim(r, table, names)?;
+    v.parse::<i64>()
+        .map(Cell::Int)
+        .map_err(|_| unfit(table, format!("{} {v} is not a number", names[0])))
+}
+
+/// A Reporting v3 document's rows for `table`, one ad product of one profile over
+/// `from..=to`: each of the table's columns taken from the row by name.
+pub fn ads_v3(
+    seller: &Seller,
+    profile: i64,
+    product: &str,
+    t: &'static Table,
+    (from, to): (NaiveDate, NaiveDate),
+    rows: &[AdsRow],
+) -> Result<Load> {
+    let name = t.name;
+    let out = rows
+        .iter()
+        .map(|r| {
+            t.columns
+                .iter()
+                .map(|c| {
+                    Ok(match c.name {
+                        "SellerID" => Cell::Int(seller.id),
+                        "MarketplaceSellerID" => Cell::Text(seller.token.clone()),
+                        "ProfileID" => Cell::Int(profile),
+                        "Date" => Cell::Text(
+                            r.date
+                                .ok_or_else(|| unfit(name, "a row has no date"))?
+                                .to_string(),
+                        ),
+                        "AdProduct" => Cell::Text(product.to_owned()),
+                        "CampaignID" => id(r, name, &["campaignId"])?,
+                        "AdGroupID" => id(r, name, &["adGroupId"])?,
+                        "TargetingID" => id(r, name, &["keywordId", "targetingId"])?,
+                        "CampaignName" => Cell::Text(dim(r, name, &["campaignName"])?.to_owned()),
+                        "CampaignBudget" => Cell::Cents(cents(
+                            "Reporting v3",
+                            dim(r, name, &["campaignBudgetAmount"])?,
+                        )?),
+                        "Targeting" => {
+                            Cell::Text(dim(r, name, &["keyword", "targetingText"])?.to_owned())
+                        }
+                        // Display targets are expressions; the report names no match type
+                        "MatchType" => Cell::Text(match r.dims.get("matchType") {
+                            Some(m) => m.clone(),
+                            None => "TARGETING_EXPRESSION".to_owned(),
+                        }),
+                        "SearchTerm" => Cell::Text(dim(r, name, &["searchTerm"])?.to_owned()),
+                        "AdvertisedASIN" => {
+                            Cell::Text(dim(r, name, &["advertisedAsin"])?.to_owned())
+                        }
+                        "AdvertisedSKU" => r.dims.get("advertisedSku").cloned().into(),
+                        "Impressions" => Cell::Int(r.impressions),
+                        "Clicks" => Cell::Int(r.clicks),
+                        "Cost" => Cell::Cents(r.cost),
+                        "Purchases7d" => Cell::Int(r.purchases),
+                        "Sales7d" => Cell::Cents(r.sales),
+                        "Currency" => Cell::Text(seller.currency.clone()),
+                        other => return Err(unfit(name, format!("nothing fills {other}"))),
+                    })
+                })
+                .collect::<Result<Vec<Cell>>>()
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut slice = days(t, seller, from, to, "Date");
+    if t.columns.iter().any(|c| c.name == "AdProduct") {
+        slice.part = Some(("AdProduct", product.to_owned()));
+    }
+    Ok(Load { slice, rows: out })
 }

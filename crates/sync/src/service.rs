@@ -80,7 +80,7 @@ pub struct DatasetStatus {
     pub merchant: MerchantRef,
     pub dataset: String,
     pub source: &'static str,
-    /// `backfilling`, `syncing`, `synced`, `paused`, `failing`.
+    /// `backfilling`, `syncing`, `synced`, `paused`, `failing`, `unavailable`.
     pub state: String,
     pub covered_from: Option<String>,
     pub data_through: Option<String>,
@@ -93,6 +93,8 @@ pub struct DatasetStatus {
     pub restatement_days: i64,
     /// What the provider cannot give.
     pub limits: &'static str,
+    /// Why this merchant's dataset cannot be read now (no advertising profile there, …).
+    pub note: Option<String>,
 }
 
 /// A tenant's sync.
@@ -180,17 +182,19 @@ impl WarehouseSync {
         let feeds = self.market.feeds();
         let added = adopt::sellers(&feeds, tenant, &conns, &have, &loader).await?;
         let sellers = self.sellers(tenant).await?;
+        let has = |kind: GrantKind, token: &str| {
+            conns.iter().any(|c| {
+                c.kind == kind && c.status == ConnectionStatus::Active && c.merchant == token
+            })
+        };
         let wanted = sellers
             .iter()
-            .filter(|s| {
-                conns.iter().any(|c| {
-                    c.kind == GrantKind::Seller
-                        && c.status == ConnectionStatus::Active
-                        && c.merchant == s.token
-                })
-            })
             .flat_map(|s| {
-                datasets::for_account(&s.account_type).map(move |d| Wanted {
+                let (selling, advertising) = (
+                    has(GrantKind::Seller, &s.token),
+                    has(GrantKind::Ads, &s.token),
+                );
+                datasets::for_account(&s.account_type, selling, advertising).map(move |d| Wanted {
                     seller_id: s.id,
                     dataset: d.name.to_owned(),
                     merchant: s.token.clone(),
@@ -241,6 +245,7 @@ impl WarehouseSync {
             rows_last_load: r.last_rows,
             next_run: time(r.next_run_ms),
             last_error: r.last_error,
+            note: r.note,
         }
     }
 

@@ -61,6 +61,7 @@ fn status_schema() -> Value {
             ("lookbackDays", int()),
             ("restatementDays", int()),
             ("limits", string()),
+            ("note", nullable(string())),
         ],
         &["merchant", "dataset", "state"],
     );

@@ -28,6 +28,9 @@ pub struct Slice {
     pub table: &'static Table,
     pub seller_id: i64,
     pub range: Option<(&'static str, String, String)>,
+    /// Only the rows whose column holds this value (the ad product of a table that holds
+    /// every ad product's rows).
+    pub part: Option<(&'static str, String)>,
 }
 
 enum Engine {
@@ -278,6 +281,14 @@ fn delete_sql(slice: &Slice, s: &Spelling, mark: fn(usize) -> String) -> (String
         args.push(from.clone());
         args.push(to.clone());
     }
+    if let Some((col, value)) = &slice.part {
+        sql.push_str(&format!(
+            " AND {} = {}",
+            (s.column)(col),
+            mark(args.len() + 2)
+        ));
+        args.push(value.clone());
+    }
     (sql, args)
 }
 
@@ -366,6 +377,7 @@ mod tests {
             table: t,
             seller_id: seller,
             range: Some(("Date", from.into(), to.into())),
+            part: None,
         };
         let days = ["2026-01-01", "2026-01-02", "2026-01-03"];
         m.replace(
