@@ -171,28 +171,6 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         measures!(other, "campaignId", "adGroupId", "targetingId", "targetingText")),
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_ad_product_has_its_own_lookback() {
-        let days = |n: &str| find(n).unwrap().lookback_days;
-        assert_eq!(
-            (
-                days("sp_campaigns"),
-                days("sb_campaigns"),
-                days("sd_targeting")
-            ),
-            (95, 60, 65)
-        );
-        let names: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
-        let mut unique = names.clone();
-        unique.dedup();
-        assert_eq!(names, unique, "a dataset is named once");
-    }
-}
-
 /// The dataset called `name`.
 pub fn find(name: &str) -> Option<&'static Dataset> {
     DATASETS.iter().find(|d| d.name == name)
@@ -215,4 +193,26 @@ pub fn for_account(
         Applies::AdsProfiles => advertising,
         a => selling && a == kind,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_ad_product_has_its_own_lookback() {
+        let days = |n: &str| find(n).unwrap().lookback_days;
+        assert_eq!(
+            (
+                days("sp_campaigns"),
+                days("sb_campaigns"),
+                days("sd_targeting")
+            ),
+            (95, 60, 65)
+        );
+        let names: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
+        let mut unique = names.clone();
+        unique.dedup();
+        assert_eq!(names, unique, "a dataset is named once");
+    }
 }
