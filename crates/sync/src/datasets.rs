@@ -20,6 +20,9 @@ pub enum Applies {
 pub enum Source {
     /// A selling-side report of this type.
     SpapiReport(&'static str),
+    /// The all-listings report, then each listed ASIN's catalog item (brand, product line,
+    /// parent, list price, release date).
+    Catalog,
     /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
     AdsV3 {
         report: &'static str,
@@ -34,6 +37,7 @@ impl Source {
     pub fn label(self) -> &'static str {
         match self {
             Source::SpapiReport(t) => t,
+            Source::Catalog => "GET_MERCHANT_LISTINGS_ALL_DATA and catalog items",
             Source::AdsV3 { report, .. } => report,
         }
     }
@@ -145,6 +149,20 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     slice_days: 1,
     limits: "Two years back. ItemPrice is the day's sales over its units; a day without units has none (no document carries the price then).",
 },
+    Dataset {
+        name: "catalog",
+        about: "The seller's listed items with brand, sub-brand, parent ASIN, list price and launch date",
+        source: Source::Catalog,
+        side: Side::Retail,
+        applies: Applies::Sellers,
+        tables: &["catalog_item"],
+        key: &["SellerID", "ASIN"],
+        grain: "snapshot",
+        // the listings as they are today, re-read every day
+        lookback_days: 1,
+        slice_days: 1,
+        limits: "Today's listings only (the provider keeps no history of them); an item no longer listed leaves the table.",
+    },
     ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),
     ads("sp_ad_groups", "Sponsored Products ad groups by day", ("spCampaigns", SP, &["campaign", "adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,

@@ -142,6 +142,39 @@ impl WarehouseSync {
         cont(ck, now_ms() + self.settings.poll.as_millis() as i64)
     }
 
+    /// The catalog items of the listed ASINs, twenty to a call.
+    async fn catalog_items(
+        &self,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        listings: &[std::collections::BTreeMap<String, String>],
+    ) -> Result<Vec<Value>> {
+        let mut asins: Vec<&str> = listings
+            .iter()
+            .filter_map(|l| l.get("asin1").map(String::as_str))
+            .collect();
+        asins.sort_unstable();
+        asins.dedup();
+        let mut items = Vec::new();
+        for chunk in asins.chunks(20) {
+            let mut args = serde_json::Map::new();
+            args.insert("identifiers".into(), chunk.join(",").into());
+            args.insert("identifiersType".into(), "ASIN".into());
+            args.insert("pageSize".into(), 20.into());
+            args.insert(
+                "includedData".into(),
+                "summaries,attributes,relationships,vendorDetails".into(),
+            );
+            let body = self
+                .market
+                .feeds()
+                .read(tenant, account, "catalog.search_catalog_items", &args)
+                .await?;
+            items.extend(body["items"].as_array().into_iter().flatten().cloned());
+        }
+        Ok(items)
+    }
+
     /// The advertising profile of `merchant`'s marketplace, if its login has one.
     async fn profile_of(&self, tenant: &TenantId, merchant: &Merchant) -> Result<Option<i64>> {
         let login = Account::Ads {
@@ -236,7 +269,7 @@ impl WarehouseSync {
         }
         let profile = ck.profile.map(|p| p.to_string());
         let account = match ds.source {
-            Source::SpapiReport(_) => Account::Seller(&merchant),
+            Source::SpapiReport(_) | Source::Catalog => Account::Seller(&merchant),
             Source::AdsV3 { .. } => Account::Ads {
                 login: &merchant.seller_id,
                 profile: profile.as_deref(),
@@ -396,6 +429,13 @@ impl WarehouseSync {
                     "reportOptions": { "dateGranularity": "DAY", "asinGranularity": "CHILD" },
                 }),
             ),
+            Source::Catalog => (
+                Family::Spapi,
+                json!({
+                    "reportType": "GET_MERCHANT_LISTINGS_ALL_DATA",
+                    "marketplaceIds": [merchant.marketplace_id],
+                }),
+            ),
             Source::AdsV3 {
                 report,
                 product,
@@ -448,7 +488,7 @@ impl WarehouseSync {
     ) -> Result<Outcome> {
         let feeds = self.market.feeds();
         let loads: Vec<Load> = match ds.source {
-            Source::SpapiReport(_) => {
+            Source::SpapiReport(_) | Source::Catalog => {
                 let report = feeds.spapi_report(tenant, account, &r.id).await?;
                 let (status, reason) = normalize(&report);
                 match status {
@@ -459,9 +499,21 @@ impl WarehouseSync {
                     }
                     _ => {}
                 }
-                match report["reportDocumentId"].as_str() {
-                    Some(doc) => {
-                        let text = feeds.spapi_document(tenant, account, doc).await?;
+                let text = match report["reportDocumentId"].as_str() {
+                    Some(doc) => Some(feeds.spapi_document(tenant, account, doc).await?),
+                    // done without a document: the provider has nothing for these days
+                    None => None,
+                };
+                match (ds.source, text) {
+                    (Source::Catalog, text) => {
+                        let listings = match &text {
+                            Some(t) => pp_marketplace::documents::tsv("all-listings", t)?,
+                            None => Vec::new(),
+                        };
+                        let items = self.catalog_items(tenant, account, &listings).await?;
+                        vec![rows::catalog(seller, &listings, &items)?]
+                    }
+                    (_, Some(text)) => {
                         let doc: Value = serde_json::from_str(&text).map_err(|e| {
                             Error::new(
                                 Kind::UpstreamUnavailable,
@@ -470,8 +522,7 @@ impl WarehouseSync {
                         })?;
                         rows::sales_and_traffic(seller, r.from, &doc)?
                     }
-                    // done without a document: the provider has nothing for these days
-                    None => Vec::new(),
+                    (_, None) => Vec::new(),
                 }
             }
             Source::AdsV3 { product, .. } => {

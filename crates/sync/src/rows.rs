@@ -197,3 +197,65 @@ pub fn ads_v3(
     }
     Ok(Load { slice, rows: out })
 }
+
+/// The catalog: one row per listed SKU, its item's attributes from catalog items (`items`,
+/// by ASIN). A listing whose item the provider did not return is left out.
+pub fn catalog(
+    seller: &Seller,
+    listings: &[std::collections::BTreeMap<String, String>],
+    items: &[Value],
+) -> Result<Load> {
+    let t = table("catalog_item");
+    let field = |l: &std::collections::BTreeMap<String, String>, k: &str| -> Result<String> {
+        l.get(k)
+            .cloned()
+            .ok_or_else(|| unfit_listing(format!("a listing has no {k}")))
+    };
+    let mut rows = Vec::new();
+    for l in listings {
+        let asin = field(l, "asin1")?;
+        let Some(item) = items.iter().find(|i| i["asin"] == asin.as_str()) else {
+            continue;
+        };
+        let summary = &item["summaries"][0];
+        let text =
+            |v: &Value| -> Cell { v.as_str().map_or(Cell::Null, |s| Cell::Text(s.to_owned())) };
+        let parent = item["relationships"][0]["relationships"][0]["parentAsins"][0]
+            .as_str()
+            .unwrap_or(&asin)
+            .to_owned();
+        let price = &item["attributes"]["list_price"][0]["value"];
+        rows.push(vec![
+            Cell::Int(seller.id),
+            Cell::Text(seller.token.clone()),
+            Cell::Text(asin.clone()),
+            Cell::Text(parent),
+            Cell::Text(field(l, "seller-sku")?),
+            text(&summary["brand"]),
+            text(&item["vendorDetails"][0]["brandCode"]),
+            text(&item["attributes"]["model_name"][0]["value"]),
+            text(&summary["itemName"]),
+            match price {
+                Value::Null => Cell::Null,
+                p => Cell::Cents(pp_marketplace::documents::json_cents("catalog item", p)?),
+            },
+            text(&summary["releaseDate"]),
+        ]);
+    }
+    Ok(Load {
+        slice: Slice {
+            table: t,
+            seller_id: seller.id,
+            range: None,
+            part: None,
+        },
+        rows,
+    })
+}
+
+fn unfit_listing(why: String) -> Error {
+    Error::new(
+        pp_core::Kind::UpstreamUnavailable,
+        format!("the provider's all-listings document does not read: {why}"),
+    )
+}

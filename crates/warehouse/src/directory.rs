@@ -82,20 +82,20 @@ pub async fn sellers(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Seller>
     rows(
         engine,
         limits,
-        "SELECT ID, MarketplaceSellerID, Marketplace, MarketplaceID, AccountType, Name, Currency FROM seller ORDER BY ID",
+        "SELECT ID AS id, MarketplaceSellerID AS token, Marketplace AS marketplace, MarketplaceID AS marketplace_id, AccountType AS account_type, Name AS name, Currency AS currency FROM seller ORDER BY ID",
         vec![],
     )
     .await?
     .iter()
     .map(|r| {
         Ok(Seller {
-            id: r.int("ID")?,
-            token: r.text("MarketplaceSellerID")?.to_owned(),
-            marketplace: r.text("Marketplace")?.to_owned(),
-            marketplace_id: r.text("MarketplaceID")?.to_owned(),
-            account_type: r.text("AccountType")?.to_owned(),
-            name: r.text("Name")?.to_owned(),
-            currency: r.text("Currency")?.to_owned(),
+            id: r.int("id")?,
+            token: r.text("token")?.to_owned(),
+            marketplace: r.text("marketplace")?.to_owned(),
+            marketplace_id: r.text("marketplace_id")?.to_owned(),
+            account_type: r.text("account_type")?.to_owned(),
+            name: r.text("name")?.to_owned(),
+            currency: r.text("currency")?.to_owned(),
         })
     })
     .collect()
@@ -117,7 +117,7 @@ pub async fn ads_profile(
     let found = rows(
         engine,
         limits,
-        "SELECT MarketplaceSellerID, CurrencyCode FROM ads_profile WHERE ProfileID = ? LIMIT 1",
+        "SELECT MarketplaceSellerID AS owner, CurrencyCode AS currency FROM ads_profile WHERE ProfileID = ? LIMIT 1",
         vec![Scalar::Int(profile_id)],
     )
     .await?;
@@ -125,8 +125,8 @@ pub async fn ads_profile(
         .first()
         .map(|r| {
             Ok(AdsProfile {
-                owner: r.text("MarketplaceSellerID")?.to_owned(),
-                currency: r.text("CurrencyCode")?.to_owned(),
+                owner: r.text("owner")?.to_owned(),
+                currency: r.text("currency")?.to_owned(),
             })
         })
         .transpose()
@@ -140,15 +140,15 @@ pub async fn brands(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Brand>> 
     rows(
         engine,
         limits,
-        "SELECT Slug, Name FROM brand ORDER BY Slug",
+        "SELECT Slug AS slug, Name AS name FROM brand ORDER BY Slug",
         vec![],
     )
     .await?
     .iter()
     .map(|r| {
         Ok(Brand {
-            slug: r.text("Slug")?.to_owned(),
-            name: r.text("Name")?.to_owned(),
+            slug: r.text("slug")?.to_owned(),
+            name: r.text("name")?.to_owned(),
         })
     })
     .collect()
@@ -167,11 +167,11 @@ pub async fn existing_sellers(
     rows(
         engine,
         limits,
-        &format!("SELECT ID FROM seller WHERE ID IN ({marks})"),
+        &format!("SELECT ID AS id FROM seller WHERE ID IN ({marks})"),
         ids.iter().map(|m| Scalar::Int(*m)).collect(),
     )
     .await?
     .iter()
-    .map(|r| r.int("ID"))
+    .map(|r| r.int("id"))
     .collect()
 }

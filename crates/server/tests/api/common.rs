@@ -45,6 +45,8 @@ pub struct Options {
     pub bounds: pp_server::Bounds,
     /// The initial access token client registration requires, if any.
     pub registration_token: Option<String>,
+    /// Where omega's managed warehouse is (a database URL); an SQLite file by default.
+    pub omega: Option<String>,
 }
 
 impl Default for Options {
@@ -66,6 +68,7 @@ impl Default for Options {
             workers: None,
             bounds: pp_server::Bounds::default(),
             registration_token: None,
+            omega: None,
         }
     }
 }
@@ -194,7 +197,10 @@ impl TestApp {
         // omega: a managed warehouse, empty until its sync fills it from acme's world
         let omega = TenantId::parse("omega").unwrap();
         let omega_wh = store.default_warehouse_path(&omega);
-        let omega_locator = format!("sqlite:{}", omega_wh.display());
+        let omega_locator = options
+            .omega
+            .clone()
+            .unwrap_or_else(|| format!("sqlite:{}", omega_wh.display()));
         store
             .tenants()
             .create(&omega, "Omega", &omega_locator)

@@ -168,7 +168,7 @@ async fn no_token_is_401_pointing_at_the_resource_metadata() {
 #[tokio::test]
 async fn a_credential_without_any_tool_scope_is_refused_at_connect() {
     let app = TestApp::start().await;
-    let mut m = Mcp::new(&app, Some("account:read brand_analytics:read")).await;
+    let mut m = Mcp::new(&app, Some("brand_analytics:read corrections:write")).await;
     let (status, body) = m
         .rpc(
             "initialize",

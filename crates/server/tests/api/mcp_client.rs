@@ -62,7 +62,12 @@ async fn python_sdk_timeline_reader_gets_insufficient_scope_as_tool_results() {
 
 #[tokio::test]
 async fn python_sdk_refuses_a_credential_without_tool_scopes() {
-    scenario("refused", Some("account:read brand_analytics:read"), None).await;
+    scenario(
+        "refused",
+        Some("brand_analytics:read corrections:write"),
+        None,
+    )
+    .await;
 }
 
 #[tokio::test]

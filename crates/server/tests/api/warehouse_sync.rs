@@ -7,13 +7,16 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
+use crate::scratch_db::ScratchDb;
 
-/// A market app whose sandbox makes reports at once and enforces no usage plans.
-async fn quick_market() -> TestApp {
+/// A market app whose sandbox makes reports at once and enforces no usage plans, with omega's
+/// managed warehouse at `omega` (an SQLite file when `None`).
+async fn quick_market(omega: Option<String>) -> TestApp {
     TestApp::start_market_options(Options {
         pacing: false,
         sim_limits: false,
         report_ms: 0,
+        omega,
         ..Options::default()
     })
     .await
@@ -67,17 +70,21 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
     );
     let order: Vec<String> = (1..=all.len()).map(|i| i.to_string()).collect();
     let c = rusqlite::Connection::open(path).unwrap();
-    let date = if r.table == "spapi_brand_analytics_sqp" {
-        "WeekStart"
-    } else {
-        "Date"
+    let columns = pp_world::schema::table(r.table).columns;
+    let days = match ["Date", "WeekStart"]
+        .into_iter()
+        .find(|d| columns.iter().any(|c| c.name == *d))
+    {
+        Some(d) => format!("{d} BETWEEN ?2 AND ?3"),
+        // a snapshot: every row
+        None => "?2 IS NOT NULL AND ?3 IS NOT NULL".to_owned(),
     };
     let product = match r.product {
         Some(_) => "AND AdProduct = ?4",
         None => "AND ?4 IS NULL",
     };
     let sql = format!(
-        "SELECT {cols} FROM {} WHERE SellerID = ?1 AND {date} BETWEEN ?2 AND ?3 {product} ORDER BY {}",
+        "SELECT {cols} FROM {} WHERE SellerID = ?1 AND {days} {product} ORDER BY {}",
         r.table,
         order.join(", ")
     );
@@ -127,12 +134,15 @@ fn same_rows(
     }
 }
 
-#[tokio::test]
-async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_warehouse() {
-    let app = quick_market().await;
-    let omega = app.credential("omega", None).await;
+/// The app with omega's warehouse at `omega`, synced to the end; tokens for omega and acme.
+async fn synced(omega: Option<String>) -> (TestApp, String, String) {
+    let app = quick_market(omega).await;
+    // the default bundle and the intelligence catalog, for both tenants
+    const SCOPES: &str =
+        "account:read retail:read ads:read brand_analytics:read sql:query intelligence:read";
+    let omega = app.credential("omega", Some(SCOPES)).await;
     let t = app.token(&omega).await;
-    let acme = app.token(&app.acme).await;
+    let acme = app.token(&app.credential("acme", Some(SCOPES)).await).await;
 
     // an external warehouse is not the gateway's to fill
     let (s, b) = app.get(&acme, "/api/warehouse/sync").await;
@@ -149,15 +159,15 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
         .unwrap()
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
-    // per seller: sales and traffic, and eleven advertising reports; the vendor's login has
-    // no sponsored ads profile, and its advertising datasets say so
-    assert_eq!(datasets.len(), 3 * 12, "{status:#}");
+    // per seller: the catalog, sales and traffic, and eleven advertising reports; the
+    // vendor's login has no sponsored ads profile, and its advertising datasets say so
+    assert_eq!(datasets.len(), 3 * 13, "{status:#}");
     assert_eq!(vendor.len(), 11, "{status:#}");
     for r in vendor {
         assert_eq!(r["state"], "unavailable", "{r}");
         assert!(r["note"].as_str().unwrap().contains("no profile"), "{r}");
     }
-    for r in datasets {
+    for r in datasets.iter().filter(|r| r["dataset"] != "catalog") {
         let lookback = r["lookbackDays"].as_i64().unwrap();
         let first = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
             - chrono::Days::new(lookback as u64);
@@ -165,25 +175,40 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
         assert_eq!(r["dataThrough"], "2026-11-21", "{r}");
         assert!(r["lastError"].is_null(), "{r}");
     }
+    (app, t, acme)
+}
 
-    // the seller rows (numbered in the order they were connected) and every
-    // sales-and-traffic row of the lookback, exactly
-    let (world, synced) = (app.warehouse_file("acme"), app.warehouse_file("omega"));
-    let sellers = |path: &std::path::Path| -> Vec<(i64, String)> {
-        let c = rusqlite::Connection::open(path).unwrap();
-        c.prepare("SELECT ID, MarketplaceSellerID || '|' || Name || '|' || AccountType || '|' || Marketplace || '|' || MarketplaceID || '|' || Currency FROM seller WHERE AccountType = 'seller' ORDER BY 2")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+/// The sellers' ids in acme's warehouse and in omega's, paired by token and marketplace (a
+/// synced warehouse numbers merchants in the order they were connected), read through the
+/// gateway so any engine answers.
+async fn pairs(app: &TestApp, acme: &str, omega: &str) -> Vec<(i64, i64)> {
+    let sql = json!({ "sql": "SELECT ID AS id, MarketplaceSellerID AS token, Name AS name, Marketplace AS market, MarketplaceID AS mid, Currency AS cur FROM seller WHERE AccountType = 'seller' ORDER BY MarketplaceSellerID, Marketplace" });
+    let (s1, a) = app.query(acme, sql.clone()).await;
+    let (s2, b) = app.query(omega, sql).await;
+    assert_eq!((s1, s2), (200, 200), "{a} {b}");
+    let (a, b) = (a["rows"].as_array().unwrap(), b["rows"].as_array().unwrap());
+    let without_id = |r: &Value| {
+        let mut r = r.clone();
+        r.as_object_mut().unwrap().remove("id");
+        r
     };
-    let (theirs, ours) = (sellers(&world), sellers(&synced));
     assert_eq!(
-        theirs.iter().map(|s| &s.1).collect::<Vec<_>>(),
-        ours.iter().map(|s| &s.1).collect::<Vec<_>>()
+        a.iter().map(without_id).collect::<Vec<_>>(),
+        b.iter().map(without_id).collect::<Vec<_>>(),
+        "the same merchants"
     );
-    let pairs: Vec<(i64, i64)> = theirs.iter().zip(&ours).map(|(a, b)| (a.0, b.0)).collect();
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x["id"].as_i64().unwrap(), y["id"].as_i64().unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_warehouse() {
+    let (app, t, acme) = synced(None).await;
+    let pairs = pairs(&app, &acme, &t).await;
+    // every row of every synced table over its lookback, exactly
+    let (world, synced) = (app.warehouse_file("acme"), app.warehouse_file("omega"));
     let (from, to) = ("2024-11-22", "2026-11-21");
     // the price a day's units say; a day without units names none
     let by_asin = "MarketplaceSellerID, Date, ParentASIN, ChildASIN, SKU, CASE WHEN UnitsOrdered > 0 THEN ItemPrice END, OrderedProductSales, UnitsOrdered, TotalOrderItems, Sessions, PageViews, BuyBoxPercentage, Currency";
@@ -237,6 +262,7 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
             to,
             product: None,
         };
+        same_rows(&world, &synced, pair, retail("catalog_item"), None);
         same_rows(
             &world,
             &synced,
@@ -268,6 +294,12 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
         }
     }
 
+    same_answers(&app, &acme, &t, &pairs).await;
+}
+
+/// `/v1` and the sales bridge answer the same for both tenants, merchant by merchant.
+async fn same_answers(app: &TestApp, acme: &str, t: &str, pairs: &[(i64, i64)]) {
+    let (from, to) = ("2024-11-22", "2026-11-21");
     // and /v1 answers the same for each seller
     let windows: [(&str, &[(&str, &str)]); 3] = [
         // retail: the two years of the lookback (a /v1 window is at most 366 days), quarters
@@ -290,7 +322,7 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
             &[("2026-08-19", to), ("2026-10-01", "2026-10-31")],
         ),
     ];
-    for &(w, o) in &pairs {
+    for &(w, o) in pairs {
         for (path, spans) in windows {
             let paths: &[&str] = match path {
                 "/v1/retail/sales" => &["/v1/retail/sales", "/v1/retail/traffic"],
@@ -301,8 +333,8 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
                     let q = |tenant: &str, id: i64| {
                         format!("{path}?account_id={tenant}:{id}&start_date={s}&end_date={e}")
                     };
-                    let (s1, mut x) = app.get(&acme, &q("acme", w)).await;
-                    let (s2, mut y) = app.get(&t, &q("omega", o)).await;
+                    let (s1, mut x) = app.get(acme, &q("acme", w)).await;
+                    let (s2, mut y) = app.get(t, &q("omega", o)).await;
                     assert_eq!((s1, s2), (200, 200), "{x} {y}");
                     for v in [&mut x, &mut y] {
                         let m = v.as_object_mut().unwrap();
@@ -313,5 +345,65 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
                 }
             }
         }
+    }
+
+    // the sales bridge of a quarter against the same quarter a year earlier
+    for (seller, market) in [
+        ("A2DEMOSELLER01", "ATVPDKIKX0DER"),
+        ("A2DEMOSELLER01", "A2EUQ1WTGCTBG2"),
+        ("A1DEMOSELLERMX", "A1AM78C64UM0Y8"),
+    ] {
+        let run = json!({ "id": "INS-OPS-BRIDGE-01", "params": {
+            "sellerId": seller, "marketplaceId": market,
+            "period": { "start": "2026-07-01", "end": "2026-09-30" },
+            "comparePeriod": { "start": "2025-07-01", "end": "2025-09-30" },
+        }});
+        let (s1, x) = app.post(acme, "/api/intelligence/run", run.clone()).await;
+        let (s2, y) = app.post(t, "/api/intelligence/run", run).await;
+        assert_eq!((s1, s2), (200, 200), "{x} {y}");
+        // the items name their merchant by the tenant's own id
+        let mut theirs = x["result"].clone();
+        renumber(&mut theirs, pairs);
+        assert_eq!(theirs, y["result"], "the bridge of {seller} in {market}");
+    }
+}
+
+#[tokio::test]
+async fn a_managed_warehouse_on_postgresql_answers_like_the_generated_one() {
+    let Some(pg) = ScratchDb::create("pp_sync_pg").await else {
+        return;
+    };
+    let (app, t, acme) = synced(Some(pg.url.clone())).await;
+    let pairs = pairs(&app, &acme, &t).await;
+    same_answers(&app, &acme, &t, &pairs).await;
+}
+
+#[tokio::test]
+async fn a_managed_warehouse_on_mariadb_answers_like_the_generated_one() {
+    let Some(my) = ScratchDb::create_mysql("pp_sync_my").await else {
+        return;
+    };
+    let url = my.url.replacen("mysql://", "mariadb://", 1);
+    let (app, t, acme) = synced(Some(url)).await;
+    let pairs = pairs(&app, &acme, &t).await;
+    same_answers(&app, &acme, &t, &pairs).await;
+}
+
+/// Every `legacySellerId` in `v` turned from acme's id into omega's.
+fn renumber(v: &mut Value, pairs: &[(i64, i64)]) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                match (k.as_str(), x.as_i64()) {
+                    ("legacySellerId", Some(id)) => {
+                        let (_, o) = pairs.iter().find(|(w, _)| *w == id).unwrap();
+                        *x = (*o).into();
+                    }
+                    _ => renumber(x, pairs),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| renumber(x, pairs)),
+        _ => {}
     }
 }

@@ -181,6 +181,25 @@ impl Managed {
             Engine::Pg(pool) => {
                 let mut tx = pool.begin().await.map_err(err)?;
                 let (sql, args) = delete_sql(slice, &POSTGRES, |i| format!("${i}"));
+                // PostgreSQL compares a date column with a date, not with text: the range's
+                // bounds are cast to the column's type
+                let sql = match &slice.range {
+                    Some((col, _, _)) => {
+                        let ty = t
+                            .columns
+                            .iter()
+                            .find(|c| c.name == *col)
+                            .map_or("DATE", |c| c.ty);
+                        let ty = if ty == "DATETIME" {
+                            "TIMESTAMP"
+                        } else {
+                            "DATE"
+                        };
+                        sql.replace("$2", &format!("CAST($2 AS {ty})"))
+                            .replace("$3", &format!("CAST($3 AS {ty})"))
+                    }
+                    None => sql,
+                };
                 let mut q = sqlx::query(&sql).bind(slice.seller_id);
                 for a in args {
                     q = q.bind(a);

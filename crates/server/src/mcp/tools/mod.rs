@@ -174,7 +174,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(names.len(), 31);
+        assert_eq!(names.len(), 32);
     }
 
     /// Whether a schema anywhere says `"type": [ … ]` (strict validators refuse it).
