@@ -207,94 +207,170 @@ async fn pairs(app: &TestApp, acme: &str, omega: &str) -> Vec<(i64, i64)> {
 async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_warehouse() {
     let (app, t, acme) = synced(None).await;
     let pairs = pairs(&app, &acme, &t).await;
-    // every row of every synced table over its lookback, exactly
     let (world, synced) = (app.warehouse_file("acme"), app.warehouse_file("omega"));
-    let (from, to) = ("2024-11-22", "2026-11-21");
+    same_tables(&world, &synced, &pairs, day("2026-11-22"));
+    same_answers(&app, &acme, &t, &pairs).await;
+}
+
+#[tokio::test]
+async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only() {
+    let (app, t, acme) = synced(None).await;
+    let pairs = pairs(&app, &acme, &t).await;
+    let synced = app.warehouse_file("omega");
+    let before = everything(&synced);
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/world",
+        json!({ "days": 1 }),
+    )
+    .await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let began = Instant::now();
+    loop {
+        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+        let rows = b["datasets"].as_array().unwrap();
+        let current = |r: &&Value| {
+            r["state"] == "unavailable"
+                || (r["state"] == "synced" && r["dataThrough"] == "2026-11-22")
+        };
+        if rows.iter().all(|r| current(&r)) {
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(300), "{b:#}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // every table now equals the world moved a day forward, over the lookbacks from its today
+    let moved = app
+        .dir
+        .path()
+        .join("sim/worlds/2026-11-23/warehouse.sqlite");
+    same_tables(&moved, &synced, &pairs, day("2026-11-23"));
+    // and the rows no re-read covers are the rows that were there
+    let after = everything(&synced);
+    let restated = |table: &str| match table {
+        t if t.starts_with("ads_") => "2026-11-09",
+        _ => "2026-11-20",
+    };
+    let mut corrected = 0;
+    for (table, rows) in &before {
+        let (old, new) = (rows, &after[table]);
+        let kept = |rs: &Vec<(String, String)>| -> Vec<String> {
+            rs.iter()
+                .filter(|(d, _)| d.as_str() < restated(table))
+                .map(|(_, r)| r.clone())
+                .collect()
+        };
+        assert_eq!(
+            kept(old),
+            kept(new),
+            "{table}: rows older than its re-read moved"
+        );
+        let re = |rs: &Vec<(String, String)>| -> Vec<String> {
+            rs.iter()
+                .filter(|(d, _)| d.as_str() >= restated(table))
+                .map(|(_, r)| r.clone())
+                .collect()
+        };
+        corrected += re(old).iter().filter(|r| !re(new).contains(r)).count();
+    }
+    assert!(
+        corrected > 0,
+        "the provider restated advertising days, and the sync took them in"
+    );
+}
+
+fn day(s: &str) -> chrono::NaiveDate {
+    s.parse().unwrap()
+}
+
+/// Every dated row of every table of a warehouse, as (day, row text), by table.
+fn everything(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<(String, String)>> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    pp_world::schema::TABLES
+        .iter()
+        .filter(|t| t.columns.iter().any(|c| c.name == "Date"))
+        .map(|t| {
+            let mut st = c
+                .prepare(&format!("SELECT * FROM {} ORDER BY Date", t.name))
+                .unwrap();
+            let n = st.column_count();
+            let date = t.col("Date");
+            let rows = st
+                .query_map([], |r| {
+                    let text: Vec<String> = (0..n)
+                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                        .collect();
+                    Ok((r.get::<_, String>(date)?, text.join("|")))
+                })
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+            (t.name.to_owned(), rows)
+        })
+        .collect()
+}
+
+/// Every synced table of `synced` equals `world`'s over the lookbacks from `today`.
+fn same_tables(
+    world: &std::path::Path,
+    synced: &std::path::Path,
+    pairs: &[(i64, i64)],
+    today: chrono::NaiveDate,
+) {
+    let back = |days: u64| (today - chrono::Days::new(days)).to_string();
+    let (from, to) = (back(730), back(1));
     // the price a day's units say; a day without units names none
     let by_asin = "MarketplaceSellerID, Date, ParentASIN, ChildASIN, SKU, CASE WHEN UnitsOrdered > 0 THEN ItemPrice END, OrderedProductSales, UnitsOrdered, TotalOrderItems, Sessions, PageViews, BuyBoxPercentage, Currency";
     // each advertising table over its ad product's lookback (95, 60 and 65 days)
+    let (sp, sb, sd) = (back(95), back(60), back(65));
     let ads: [(&str, &str, Option<&str>); 11] = [
-        (
-            "ads_campaign_daily",
-            "2026-08-19",
-            Some("SPONSORED_PRODUCTS"),
-        ),
-        (
-            "ads_ad_group_daily",
-            "2026-08-19",
-            Some("SPONSORED_PRODUCTS"),
-        ),
-        (
-            "ads_targeting_daily",
-            "2026-08-19",
-            Some("SPONSORED_PRODUCTS"),
-        ),
-        ("ads_search_term_daily", "2026-08-19", None),
-        ("ads_advertised_product_daily", "2026-08-19", None),
-        ("ads_campaign_daily", "2026-09-23", Some("SPONSORED_BRANDS")),
-        ("ads_ad_group_daily", "2026-09-23", Some("SPONSORED_BRANDS")),
-        (
-            "ads_targeting_daily",
-            "2026-09-23",
-            Some("SPONSORED_BRANDS"),
-        ),
-        (
-            "ads_campaign_daily",
-            "2026-09-18",
-            Some("SPONSORED_DISPLAY"),
-        ),
-        (
-            "ads_ad_group_daily",
-            "2026-09-18",
-            Some("SPONSORED_DISPLAY"),
-        ),
-        (
-            "ads_targeting_daily",
-            "2026-09-18",
-            Some("SPONSORED_DISPLAY"),
-        ),
+        ("ads_campaign_daily", &sp, Some("SPONSORED_PRODUCTS")),
+        ("ads_ad_group_daily", &sp, Some("SPONSORED_PRODUCTS")),
+        ("ads_targeting_daily", &sp, Some("SPONSORED_PRODUCTS")),
+        ("ads_search_term_daily", &sp, None),
+        ("ads_advertised_product_daily", &sp, None),
+        ("ads_campaign_daily", &sb, Some("SPONSORED_BRANDS")),
+        ("ads_ad_group_daily", &sb, Some("SPONSORED_BRANDS")),
+        ("ads_targeting_daily", &sb, Some("SPONSORED_BRANDS")),
+        ("ads_campaign_daily", &sd, Some("SPONSORED_DISPLAY")),
+        ("ads_ad_group_daily", &sd, Some("SPONSORED_DISPLAY")),
+        ("ads_targeting_daily", &sd, Some("SPONSORED_DISPLAY")),
     ];
-    for &pair in &pairs {
+    for &pair in pairs {
         let retail = |table| Rows {
             table,
             seller: 0,
-            from,
-            to,
+            from: &from,
+            to: &to,
             product: None,
         };
-        same_rows(&world, &synced, pair, retail("catalog_item"), None);
+        same_rows(world, synced, pair, retail("catalog_item"), None);
         same_rows(
-            &world,
-            &synced,
+            world,
+            synced,
             pair,
             retail("spapi_sales_and_traffic_by_date"),
             None,
         );
         same_rows(
-            &world,
-            &synced,
+            world,
+            synced,
             pair,
             retail("spapi_sales_and_traffic_by_asin"),
             Some(by_asin),
         );
         for (table, from, product) in ads {
-            same_rows(
-                &world,
-                &synced,
-                pair,
-                Rows {
-                    table,
-                    seller: 0,
-                    from,
-                    to,
-                    product,
-                },
-                None,
-            );
+            let rows = Rows {
+                table,
+                seller: 0,
+                from,
+                to: &to,
+                product,
+            };
+            same_rows(world, synced, pair, rows, None);
         }
     }
-
-    same_answers(&app, &acme, &t, &pairs).await;
 }
 
 /// `/v1` and the sales bridge answer the same for both tenants, merchant by merchant.
