@@ -18,6 +18,7 @@ mod pricing;
 mod progress;
 mod reports;
 mod session;
+mod sync;
 mod timeline;
 mod v1;
 mod warehouse;
@@ -107,6 +108,9 @@ pub enum ClientCommand {
     /// The intelligence catalog, runs and their answers.
     #[command(subcommand)]
     Intelligence(intelligence::IntelligenceCommand),
+    /// A managed warehouse's sync: status, and run now (`--wait` follows it).
+    #[command(subcommand)]
+    Sync(sync::SyncCommand),
 }
 
 impl ClientCommand {
@@ -126,6 +130,7 @@ impl ClientCommand {
             Self::Forecast(f) => f.common(),
             Self::V1(a) => &a.common,
             Self::Intelligence(i) => i.common(),
+            Self::Sync(x) => x.common(),
         }
     }
 }
@@ -223,6 +228,7 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Forecast(f) => forecast::run(f, c).await,
         ClientCommand::V1(a) => v1::run(a, c).await,
         ClientCommand::Intelligence(i) => intelligence::run(i, c).await,
+        ClientCommand::Sync(x) => sync::run(x, c).await,
     }
 }
 
