@@ -6,7 +6,8 @@ use crate::schema::TABLES;
 const HEADER: &str = r#"# Warehouse schema
 
 A tenant warehouse holds one tenant's business. The demo world fills it with a deterministic,
-seeded copy (`partner-platform world generate`); a real tenant's loaders fill the same tables.
+seeded copy (`partner-platform world generate`); a managed tenant's warehouse is filled with the
+same tables by the gateway's sync ([`warehouse-sync.md`](warehouse-sync.md)).
 Types are MySQL's (the tables are MySQL-flavoured); the embedded SQLite engine stores
 them by affinity (`DECIMAL` as a real number, `DATE` and `DATETIME` as ISO-8601 text).
 
