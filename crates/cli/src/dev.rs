@@ -2,6 +2,11 @@
 //! credential and an admin who can sign in to the console, created on first start and reused
 //! after. The credential and the admin's password are written to
 //! `<data-dir>/dev-credential.json` (and `dev.env` for shells), readable by the owner only.
+//!
+//! Beside it, a second tenant, `synced`, whose warehouse is managed: empty until its sync fills
+//! it from the same sandbox accounts (`source <data-dir>/synced.env && partner-platform sync
+//! run --wait`, docs/warehouse-sync.md). Its credential is in `synced-credential.json` and
+//! `synced.env`.
 
 use std::path::Path;
 
@@ -13,6 +18,8 @@ use serde::{Deserialize, Serialize};
 
 /// The demo tenant's id.
 pub const DEMO_TENANT: &str = "demo";
+/// The tenant whose managed warehouse the sync fills from the dev sandbox.
+pub const SYNCED_TENANT: &str = "synced";
 /// The demo tenant's admin, who signs in to the console.
 pub const DEMO_ADMIN: &str = "admin@demo.example";
 const DEMO_SEED: u64 = 20_261_122;
@@ -170,10 +177,15 @@ fn write_private(path: &Path, contents: &[u8]) -> Result<()> {
 
 /// Writes `dev-credential.json` and `dev.env` (owner-only).
 pub fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
+    write_named(dir, "dev", c)
+}
+
+/// Writes `<name>-credential.json` and `<name>.env` (owner-only).
+fn write_named(dir: &Path, name: &str, c: &DevCredential) -> Result<()> {
     let json = serde_json::to_vec_pretty(c).map_err(pp_core::Error::internal)?;
-    write_private(&dir.join("dev-credential.json"), &json)?;
+    write_private(&dir.join(format!("{name}-credential.json")), &json)?;
     let mut env = format!(
-        "# Source this file: `source {}/dev.env`\nexport PP_BASE_URL={}\nexport PP_TOKEN_URL={}\nexport PP_TENANT={}\nexport PP_CLIENT_ID={}\nexport PP_CLIENT_SECRET={}\n",
+        "# Source this file: `source {}/{name}.env`\nexport PP_BASE_URL={}\nexport PP_TOKEN_URL={}\nexport PP_TENANT={}\nexport PP_CLIENT_ID={}\nexport PP_CLIENT_SECRET={}\n",
         dir.display(),
         c.base_url,
         c.token_url,
@@ -197,7 +209,51 @@ pub fn write_files(dir: &Path, c: &DevCredential) -> Result<()> {
             s["merchants"][0]["refresh_token"].as_str().unwrap_or_default(),
         ));
     }
-    write_private(&dir.join("dev.env"), env.as_bytes())
+    write_private(&dir.join(format!("{name}.env")), env.as_bytes())
+}
+
+/// Ensures the `synced` tenant: its managed warehouse (the schema, no rows until its sync
+/// runs) and a credential with the read scopes, written to `synced-credential.json` and
+/// `synced.env`.
+pub async fn bootstrap_synced(store: &Store, base_url: &str) -> Result<()> {
+    let tenant = TenantId::parse(SYNCED_TENANT)?;
+    let path = absolute(&store.default_warehouse_path(&tenant));
+    let locator = format!("sqlite:{}", path.display());
+    if store.tenants().get(&tenant).await?.is_none() {
+        store
+            .tenants()
+            .create(&tenant, "Synced from the sandbox", &locator)
+            .await?;
+    }
+    pp_world::Managed::open(&locator)
+        .map_err(pp_core::Error::internal)?
+        .ensure_schema()
+        .await
+        .map_err(pp_core::Error::internal)?;
+    store.sync().manage(&tenant, &locator).await?;
+    let file = store.data_dir().join("synced-credential.json");
+    let cred = match reusable(store, &file).await {
+        Some(c) => c,
+        None => {
+            let c = pp_auth::create_credential(store, &tenant, None, "dev").await?;
+            DevCredential {
+                tenant: SYNCED_TENANT.into(),
+                client_id: c.row.client_id,
+                client_secret: c.client_secret,
+                scopes: c.row.scopes.split(' ').map(str::to_owned).collect(),
+                token_url: String::new(),
+                base_url: String::new(),
+                console: None,
+                sandbox: None,
+            }
+        }
+    };
+    let cred = DevCredential {
+        token_url: format!("{base_url}/oauth/token"),
+        base_url: base_url.to_owned(),
+        ..cred
+    };
+    write_named(store.data_dir(), SYNCED_TENANT, &cred)
 }
 
 /// Tells a newcomer what is running and what to type next.
@@ -206,7 +262,7 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
     let c = &b.cred;
     println!(
         "\nPartner Platform dev server is up at {base}\n\
-         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  console        {base}/console  (sign in as {admin} with password {password};\n                 Accounts connects marketplace accounts at the sandbox's consent pages)\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  console        {base}/console  (sign in as {admin} with password {password};\n                 Accounts connects marketplace accounts at the sandbox's consent pages)\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n  synced tenant  a managed warehouse the sync fills from the sandbox: source {d}/synced.env,\n                 then partner-platform sync run --wait (docs/warehouse-sync.md)\n\
          \nTry it from another terminal:\n\
          \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"operation\":\"sellers.get_marketplace_participations\",\"legacySellerId\":1}}' \"$PP_BASE_URL/api/marketplace/spapi/call\"\n\
          \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",
@@ -310,7 +366,20 @@ pub async fn connect_demo(
     sealer: &pp_marketplace::Sealer,
     creds: &serde_json::Value,
 ) -> Result<()> {
-    let tenant = TenantId::parse(DEMO_TENANT)?;
+    for tenant in [DEMO_TENANT, SYNCED_TENANT] {
+        connect(store, sealer, creds, &TenantId::parse(tenant)?).await?;
+    }
+    Ok(())
+}
+
+/// Connects the sandbox's grants for `tenant` (those not connected yet).
+async fn connect(
+    store: &Store,
+    sealer: &pp_marketplace::Sealer,
+    creds: &serde_json::Value,
+    tenant: &TenantId,
+) -> Result<()> {
+    let tenant = tenant.clone();
     for (list, key, kind) in [
         ("merchants", "merchant", "seller"),
         ("advertising", "account", "ads"),

@@ -42,6 +42,9 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
                 &callback,
             )
             .await?;
+            dev::bootstrap_synced(&store, &public_url)
+                .await
+                .map_err(|e| describe(&e))?;
             let sealer = dev::secret_key(&cfg.data_dir).map_err(|e| describe(&e))?;
             dev::connect_demo(&store, &sealer, &sandbox)
                 .await

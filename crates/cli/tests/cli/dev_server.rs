@@ -173,6 +173,32 @@ async fn a_second_start_reuses_data_and_credential() {
     );
     let fresh = mcp_initialize(&second.base, &tok).await;
     assert_eq!(mcp_tools_list(&second.base, &tok, &fresh).await, 200);
+
+    // beside the demo, the `synced` tenant: a managed warehouse with its own credential,
+    // kept across the restart, whose sync status answers
+    let synced: Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join(".partner-dev/synced-credential.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(synced["tenant"], "synced");
+    let (status, body) = token(
+        &second.base,
+        synced["client_id"].as_str().unwrap(),
+        synced["client_secret"].as_str().unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let synced_token = body["access_token"].as_str().unwrap();
+    let sync: Value = reqwest::Client::new()
+        .get(format!("{}/api/warehouse/sync", second.base))
+        .bearer_auth(synced_token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(sync["warehouse"], "managed", "{sync}");
 }
 
 /// Opens a session-era MCP session; its id.
