@@ -43,6 +43,11 @@ pub struct Metrics {
     /// `pp_store_up`: 1 when the last scrape could read the state store, else 0 (the jobs and
     /// sessions gauges then keep their last values).
     pub store_up: IntGauge,
+    /// `pp_sync_rows_loaded_total{dataset, engine}`: rows a warehouse sync wrote.
+    pub sync_rows: IntCounterVec,
+    /// `pp_sync_slices_total{dataset, outcome}`: slices a sync loaded (`loaded`) or could not
+    /// (`failed`).
+    pub sync_slices: IntCounterVec,
 }
 
 fn must<T>(r: prometheus::Result<T>) -> T {
@@ -122,6 +127,16 @@ impl Metrics {
             "Whether the last scrape could read the state store (1) or not (0)",
         ));
         must(registry.register(Box::new(store_up.clone())));
+        let sync_rows = counter(
+            "pp_sync_rows_loaded_total",
+            "Rows a warehouse sync wrote, by dataset and engine",
+            &["dataset", "engine"],
+        );
+        let sync_slices = counter(
+            "pp_sync_slices_total",
+            "Slices a warehouse sync loaded or could not, by dataset and outcome",
+            &["dataset", "outcome"],
+        );
         Self {
             registry,
             http_requests,
@@ -135,6 +150,8 @@ impl Metrics {
             jobs_oldest,
             mcp_sessions,
             store_up,
+            sync_rows,
+            sync_slices,
         }
     }
 

@@ -239,6 +239,29 @@ impl Sync<'_> {
         Ok(())
     }
 
+    /// Across every tenant: how many warehouses are managed, and how many datasets are in
+    /// each state (what `/health` shows; no tenant is named).
+    pub async fn overview(&self) -> Result<(i64, Vec<(String, i64)>)> {
+        let managed = self
+            .0
+            .one("SELECT count(*) FROM sync_warehouses", args![])
+            .await?
+            .map(|r| r.i64(0))
+            .transpose()?
+            .unwrap_or(0);
+        let states = self
+            .0
+            .all(
+                "SELECT state, count(*) FROM sync_datasets GROUP BY state ORDER BY state",
+                args![],
+            )
+            .await?
+            .iter()
+            .map(|r| Ok((r.text(0)?, r.i64(1)?)))
+            .collect::<Result<_>>()?;
+        Ok((managed, states))
+    }
+
     /// Brings the waiting jobs of `tenant`'s datasets (one seller's, when named) forward to
     /// now; how many moved.
     pub async fn wake(&self, tenant: &TenantId, seller_id: Option<i64>) -> Result<u64> {

@@ -23,6 +23,9 @@ pub enum Source {
     /// The all-listings report, then each listed ASIN's catalog item (brand, product line,
     /// parent, list price, release date).
     Catalog,
+    /// The inventory ledger summary (daily balances), and for the latest day the
+    /// unsuppressed inventory report (units in inbound shipments).
+    Inventory,
     /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
     AdsV3 {
         report: &'static str,
@@ -38,6 +41,9 @@ impl Source {
         match self {
             Source::SpapiReport(t) => t,
             Source::Catalog => "GET_MERCHANT_LISTINGS_ALL_DATA and catalog items",
+            Source::Inventory => {
+                "GET_LEDGER_SUMMARY_VIEW_DATA and GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA"
+            }
             Source::AdsV3 { report, .. } => report,
         }
     }
@@ -162,6 +168,19 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         lookback_days: 1,
         slice_days: 1,
         limits: "Today's listings only (the provider keeps no history of them); an item no longer listed leaves the table.",
+    },
+    Dataset {
+        name: "fba_inventory",
+        about: "Each SKU's FBA units by day: fulfillable, reserved, inbound (latest day) and days of supply",
+        source: Source::Inventory,
+        side: Side::Retail,
+        applies: Applies::Sellers,
+        tables: &["spapi_fba_inventory"],
+        key: &["SellerID", "Date", "SKU"],
+        grain: "day",
+        lookback_days: 548,
+        slice_days: 31,
+        limits: "18 months back (the ledger's reach). Inbound units are known only for the day before each run (the unsuppressed inventory report is today's); earlier days have none. DaysOfSupply needs the 28 days of sales through a day: the first 27 days of the reach, and of a SKU's life, have none.",
     },
     ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),

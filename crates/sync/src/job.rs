@@ -80,6 +80,9 @@ struct RunCk {
     from: NaiveDate,
     to: NaiveDate,
     cursor: NaiveDate,
+    /// The oldest day the provider lets this run read.
+    #[serde(default)]
+    earliest: Option<NaiveDate>,
 }
 
 /// The slice whose report was created.
@@ -89,6 +92,9 @@ struct ReportCk {
     id: String,
     from: NaiveDate,
     to: NaiveDate,
+    /// A second report the slice needs (the inventory's latest day: its inbound units).
+    #[serde(default)]
+    also: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -140,6 +146,35 @@ impl WarehouseSync {
     /// Looks at the slice's report again after the poll interval.
     fn later(&self, ck: &Checkpoint) -> Outcome {
         cont(ck, now_ms() + self.settings.poll.as_millis() as i64)
+    }
+
+    /// A selling-side report's document once it is done: `None` while it is being made,
+    /// `Some(None)` when it ended without one (nothing for those days). A report the provider
+    /// could not make fails the slice (its report is dropped, to be made again).
+    async fn spapi_done(
+        &self,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        r: &ReportCk,
+        id: &str,
+        ck: &mut Checkpoint,
+    ) -> Result<Option<Option<String>>> {
+        let feeds = self.market.feeds();
+        let report = feeds.spapi_report(tenant, account, id).await?;
+        let (status, reason) = normalize(&report);
+        match status {
+            "queued" | "running" => Ok(None),
+            "failed" | "cancelled" => {
+                ck.report = None;
+                Err(fatal(r, reason.unwrap_or("provider_fatal"), report))
+            }
+            _ => match report["reportDocumentId"].as_str() {
+                Some(doc) => Ok(Some(Some(
+                    feeds.spapi_document(tenant, account, doc).await?,
+                ))),
+                None => Ok(Some(None)),
+            },
+        }
     }
 
     /// The catalog items of the listed ASINs, twenty to a call.
@@ -269,7 +304,9 @@ impl WarehouseSync {
         }
         let profile = ck.profile.map(|p| p.to_string());
         let account = match ds.source {
-            Source::SpapiReport(_) | Source::Catalog => Account::Seller(&merchant),
+            Source::SpapiReport(_) | Source::Catalog | Source::Inventory => {
+                Account::Seller(&merchant)
+            }
             Source::AdsV3 { .. } => Account::Ads {
                 login: &merchant.seller_id,
                 profile: profile.as_deref(),
@@ -324,6 +361,10 @@ impl WarehouseSync {
         match attempt {
             Ok(o) => Ok(o),
             Err(e) => {
+                pp_core::metrics::get()
+                    .sync_slices
+                    .with_label_values(&[ds.name, "failed"])
+                    .inc();
                 // the provider's words are kept; the slice is tried again after a pause
                 let wait = if e.retryable() { 30_000 } else { 15 * 60_000 };
                 let next = now_ms() + wait;
@@ -380,6 +421,7 @@ impl WarehouseSync {
                     from,
                     to,
                     cursor: from,
+                    earliest: today.checked_sub_days(chrono::Days::new(ds.lookback_days as u64)),
                 });
                 ck.report = None;
                 let state = if through.is_none() {
@@ -436,6 +478,20 @@ impl WarehouseSync {
                     "marketplaceIds": [merchant.marketplace_id],
                 }),
             ),
+            Source::Inventory => {
+                // the 27 days before the slice too, for its days of supply
+                let start = (from - chrono::Days::new(27)).max(run.earliest.unwrap_or(from));
+                (
+                    Family::Spapi,
+                    json!({
+                        "reportType": "GET_LEDGER_SUMMARY_VIEW_DATA",
+                        "marketplaceIds": [merchant.marketplace_id],
+                        "dataStartTime": format!("{start}T00:00:00Z"),
+                        "dataEndTime": format!("{to}T23:59:59Z"),
+                        "reportOptions": { "aggregatedByTimePeriod": "DAILY", "aggregateByLocation": "COUNTRY" },
+                    }),
+                )
+            }
             Source::AdsV3 {
                 report,
                 product,
@@ -462,12 +518,27 @@ impl WarehouseSync {
             "sync|{seller_id}|{}|{}|{from}|{to}",
             ds.name, run.started_ms
         );
-        let id = self
-            .market
-            .feeds()
+        let feeds = self.market.feeds();
+        let id = feeds
             .create_report(tenant, account, family, body, &key, run.started_ms)
             .await?;
-        ck.report = Some(ReportCk { id, from, to });
+        // the run's last day takes its inbound units from today's inventory report
+        let also = match ds.source {
+            Source::Inventory if to == run.to => {
+                let body = json!({
+                    "reportType": "GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA",
+                    "marketplaceIds": [merchant.marketplace_id],
+                });
+                let key = format!("{key}|inbound");
+                Some(
+                    feeds
+                        .create_report(tenant, account, family, body, &key, run.started_ms)
+                        .await?,
+                )
+            }
+            _ => None,
+        };
+        ck.report = Some(ReportCk { id, from, to, also });
         Ok(cont(
             ck,
             now_ms() + self.settings.poll.as_millis() as i64 / 4,
@@ -488,20 +559,15 @@ impl WarehouseSync {
     ) -> Result<Outcome> {
         let feeds = self.market.feeds();
         let loads: Vec<Load> = match ds.source {
-            Source::SpapiReport(_) | Source::Catalog => {
-                let report = feeds.spapi_report(tenant, account, &r.id).await?;
-                let (status, reason) = normalize(&report);
-                match status {
-                    "queued" | "running" => return Ok(self.later(ck)),
-                    "failed" | "cancelled" => {
-                        ck.report = None;
-                        return Err(fatal(r, reason.unwrap_or("provider_fatal"), report));
-                    }
-                    _ => {}
-                }
-                let text = match report["reportDocumentId"].as_str() {
-                    Some(doc) => Some(feeds.spapi_document(tenant, account, doc).await?),
-                    // done without a document: the provider has nothing for these days
+            Source::SpapiReport(_) | Source::Catalog | Source::Inventory => {
+                let Some(text) = self.spapi_done(tenant, account, r, &r.id, ck).await? else {
+                    return Ok(self.later(ck));
+                };
+                let also = match &r.also {
+                    Some(id) => match self.spapi_done(tenant, account, r, id, ck).await? {
+                        None => return Ok(self.later(ck)),
+                        Some(t) => Some(t),
+                    },
                     None => None,
                 };
                 match (ds.source, text) {
@@ -513,6 +579,18 @@ impl WarehouseSync {
                         let items = self.catalog_items(tenant, account, &listings).await?;
                         vec![rows::catalog(seller, &listings, &items)?]
                     }
+                    (Source::Inventory, text) => {
+                        let ledger = match &text {
+                            Some(t) => pp_marketplace::documents::selling::ledger(t)?,
+                            None => Vec::new(),
+                        };
+                        let inbound = match also.flatten() {
+                            Some(t) => Some(rows::inbound_units(&t)?),
+                            None => None,
+                        };
+                        let latest = inbound.as_ref().map(|m| (r.to, m));
+                        vec![rows::fba_inventory(seller, (r.from, r.to), &ledger, latest)]
+                    }
                     (_, Some(text)) => {
                         let doc: Value = serde_json::from_str(&text).map_err(|e| {
                             Error::new(
@@ -522,6 +600,7 @@ impl WarehouseSync {
                         })?;
                         rows::sales_and_traffic(seller, r.from, &doc)?
                     }
+                    // done without a document: the provider has nothing for these days
                     (_, None) => Vec::new(),
                 }
             }
@@ -563,6 +642,11 @@ impl WarehouseSync {
                 ))
             })? as i64;
         }
+        let m = pp_core::metrics::get();
+        m.sync_rows
+            .with_label_values(&[ds.name, loader.engine_name()])
+            .inc_by(n as u64);
+        m.sync_slices.with_label_values(&[ds.name, "loaded"]).inc();
         let row = self.store.sync().get(tenant, seller.id, ds.name).await?;
         let through = row
             .as_ref()

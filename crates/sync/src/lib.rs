@@ -22,4 +22,4 @@ pub mod plan;
 pub mod rows;
 pub mod service;
 
-pub use service::{RunRequest, SyncSettings, SyncStatus, WarehouseSync};
+pub use service::{Overview, RunRequest, SyncSettings, SyncStatus, WarehouseSync};

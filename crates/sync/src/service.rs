@@ -106,6 +106,15 @@ pub struct SyncStatus {
     pub datasets: Vec<DatasetStatus>,
 }
 
+/// Every tenant's sync in numbers, for `/health`: no tenant is named.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Overview {
+    pub managed_warehouses: i64,
+    /// Datasets by state.
+    pub datasets: std::collections::BTreeMap<String, i64>,
+}
+
 /// A call to sync now.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -213,6 +222,15 @@ impl WarehouseSync {
     pub(crate) async fn sellers(&self, tenant: &TenantId) -> Result<Vec<directory::Seller>> {
         let engine = self.warehouses.of_tenant(tenant).await?;
         directory::sellers(engine.as_ref(), &self.warehouses.limits).await
+    }
+
+    /// Every tenant's sync in numbers (the public `/health` shows it: counts only).
+    pub async fn overview(&self) -> Result<Overview> {
+        let (managed, states) = self.store.sync().overview().await?;
+        Ok(Overview {
+            managed_warehouses: managed,
+            datasets: states.into_iter().collect(),
+        })
     }
 
     /// The tenant's sync, dataset by dataset (`account:read`).

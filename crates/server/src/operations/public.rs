@@ -13,7 +13,7 @@ pub fn endpoints() -> Vec<Endpoint> {
     let own = |e: Endpoint| e.gate(Gate::Own);
     vec![
         public(Endpoint::get("/health", "Liveness with build, engine and evidence versions", health::health))
-            .answers(200, object(&[("status", one_of(&["ok"])), ("version", string()), ("engine_version", string()), ("evidence_version", string()), ("upstream", json!({}))], &["status", "version", "engine_version", "evidence_version"])),
+            .answers(200, object(&[("status", one_of(&["ok"])), ("version", string()), ("engine_version", string()), ("evidence_version", string()), ("upstream", json!({})), ("sync", json!({}))], &["status", "version", "engine_version", "evidence_version"])),
         public(Endpoint::post("/oauth/token", "Mint an access token: client_credentials (service credentials), authorization_code with PKCE and refresh_token (applications); HTTP Basic or form client authentication", oauth::token))
             .fails_as("OAuthError")
             .form_body(closed(&[("grant_type", one_of(&["client_credentials", "authorization_code", "refresh_token"])), ("scope", string()), ("client_id", string()), ("client_secret", string()), ("code", string()), ("redirect_uri", string()), ("code_verifier", string()), ("refresh_token", string())], &["grant_type"]))

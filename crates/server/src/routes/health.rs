@@ -1,6 +1,6 @@
 //! Public documents: `GET /health` (liveness with the build, engine and evidence versions
-//! serving, and which kind of provider is configured — never its URLs or secrets, since anyone
-//! may call it) and `GET /openapi.json`.
+//! serving, which kind of provider is configured — never its URLs or secrets, since anyone
+//! may call it — and the warehouse sync in counts, no tenant named) and `GET /openapi.json`.
 
 use axum::Json;
 use axum::extract::State;
@@ -10,6 +10,11 @@ use serde_json::{Value, json};
 
 pub async fn health(State(app): State<SharedState>) -> Json<Value> {
     let upstream = app.market.upstream().map(|u| json!({ "kind": u.kind }));
+    // the warehouse sync in numbers (no tenant named); a store that cannot be read says so
+    let sync = match app.sync.overview().await {
+        Ok(o) => json!(o),
+        Err(_) => json!({ "status": "unavailable" }),
+    };
     Json(json!({
         "status": "ok",
         "version": pp_core::BUILD_VERSION,
@@ -20,6 +25,7 @@ pub async fn health(State(app): State<SharedState>) -> Json<Value> {
             .map(|r| json!({ "id": r.id, "version": r.version, "contentRevision": r.content_revision }))
             .collect::<Vec<_>>(),
         "upstream": upstream,
+        "sync": sync,
     }))
 }
 

@@ -159,9 +159,10 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .unwrap()
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
-    // per seller: the catalog, sales and traffic, and eleven advertising reports; the
-    // vendor's login has no sponsored ads profile, and its advertising datasets say so
-    assert_eq!(datasets.len(), 3 * 13, "{status:#}");
+    // per seller: the catalog, sales and traffic, FBA inventory and eleven advertising
+    // reports; the vendor's login has no sponsored ads profile, and its advertising datasets
+    // say so
+    assert_eq!(datasets.len(), 3 * 14, "{status:#}");
     assert_eq!(vendor.len(), 11, "{status:#}");
     for r in vendor {
         assert_eq!(r["state"], "unavailable", "{r}");
@@ -175,6 +176,32 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         assert_eq!(r["dataThrough"], "2026-11-21", "{r}");
         assert!(r["lastError"].is_null(), "{r}");
     }
+    // the public health page counts the sync (no tenant named), and the metrics count its rows
+    let health: Value = app
+        .http
+        .get(app.url("/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["sync"]["managedWarehouses"], 1, "{health}");
+    assert_eq!(health["sync"]["datasets"]["synced"], 3 * 14, "{health}");
+    assert!(!health.to_string().contains("omega"), "{health}");
+    let metrics = app
+        .http
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("pp_sync_rows_loaded_total{dataset=\"sales_and_traffic\",engine="),
+        "{metrics}"
+    );
     (app, t, acme)
 }
 
@@ -346,6 +373,24 @@ fn same_tables(
             product: None,
         };
         same_rows(world, synced, pair, retail("catalog_item"), None);
+        // the ledger's 18 months, from the 28th day (the first with a full month of sales
+        // before it); inbound units are known for the latest day alone
+        let inventory = Rows {
+            table: "spapi_fba_inventory",
+            seller: 0,
+            from: &back(548 - 27),
+            to: &to,
+            product: None,
+        };
+        // a SKU's first 27 days have no 28 days of sales behind them: the world assumes its
+        // expected demand there, the sync leaves them empty
+        let inventory_cols = format!(
+            "MarketplaceSellerID, Date, ASIN, SKU, Fulfillable, CASE WHEN Date = '{to}' THEN Inbound END, Reserved, \
+             CASE WHEN Date >= (SELECT date(MIN(x.Date), '+27 days') FROM spapi_fba_inventory x \
+                                WHERE x.SellerID = spapi_fba_inventory.SellerID AND x.SKU = spapi_fba_inventory.SKU) \
+                  THEN DaysOfSupply END"
+        );
+        same_rows(world, synced, pair, inventory, Some(&inventory_cols));
         same_rows(
             world,
             synced,
@@ -421,6 +466,18 @@ async fn same_answers(app: &TestApp, acme: &str, t: &str, pairs: &[(i64, i64)]) 
                 }
             }
         }
+        // today's FBA inventory, every SKU
+        let q = |tenant: &str, id: i64| {
+            format!("/v1/retail/inventory?account_id={tenant}:{id}&limit=500")
+        };
+        let (s1, mut x) = app.get(acme, &q("acme", w)).await;
+        let (s2, mut y) = app.get(t, &q("omega", o)).await;
+        assert_eq!((s1, s2), (200, 200), "{x} {y}");
+        for v in [&mut x, &mut y] {
+            v.as_object_mut().unwrap().remove("account_id");
+        }
+        assert!(!x["items"].as_array().unwrap().is_empty(), "{x}");
+        assert_eq!(x, y, "/v1/retail/inventory for seller {w}");
     }
 
     // the sales bridge of a quarter against the same quarter a year earlier
