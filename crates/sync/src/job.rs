@@ -665,6 +665,14 @@ impl WarehouseSync {
                 seller.id,
                 ds.name,
                 Progress {
+                    // a load that follows a failure puts the dataset back on its way
+                    state: Some(
+                        match row.as_ref().and_then(|x| x.data_through.as_ref()) {
+                            None => "backfilling",
+                            Some(_) => "syncing",
+                        }
+                        .into(),
+                    ),
                     data_through: Some(through.to_string()),
                     covered_from: Some(from.to_string()),
                     loaded: Some(n),

@@ -241,6 +241,7 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
 
 #[tokio::test]
 async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only() {
+    // (through a provider failure on the way: the dataset it hits shows it, then recovers)
     let (app, t, acme) = synced(None).await;
     let pairs = pairs(&app, &acme, &t).await;
     let synced = app.warehouse_file("omega");
@@ -251,12 +252,23 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
         json!({ "days": 1 }),
     )
     .await;
+    // the provider fails document downloads for a while (six, so two workers' retries cannot
+    // share them out: one step gets three failures in a row): that dataset shows the
+    // provider's failure and tries again, the rest go on
+    app.faults(json!([{ "op": "reports.getReportDocument", "times": 6, "effect": "status", "status": 500 }]))
+        .await;
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
     let began = Instant::now();
+    let mut failed = None;
     loop {
         let (_, b) = app.get(&t, "/api/warehouse/sync").await;
         let rows = b["datasets"].as_array().unwrap();
+        if failed.is_none()
+            && let Some(r) = rows.iter().find(|r| r["state"] == "failing")
+        {
+            failed = Some(r.clone());
+        }
         let current = |r: &&Value| {
             r["state"] == "unavailable"
                 || (r["state"] == "synced" && r["dataThrough"] == "2026-11-22")
@@ -267,6 +279,12 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
         assert!(began.elapsed() < Duration::from_secs(300), "{b:#}");
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+    let failed = failed.expect("a dataset showed the provider's failure while it lasted");
+    assert_eq!(
+        failed["lastError"]["kind"], "upstream_unavailable",
+        "{failed}"
+    );
+    assert!(failed["nextRun"].is_string(), "{failed}");
     // every table now equals the world moved a day forward, over the lookbacks from its today
     let moved = app
         .dir
