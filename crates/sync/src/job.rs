@@ -142,7 +142,41 @@ fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
     .with_field("provider", report)
 }
 
+/// Which dataset a step records for: tenant, seller id, dataset name.
+type At<'a> = (&'a TenantId, i64, &'a str);
+
 impl WarehouseSync {
+    /// Records that the dataset waits in `state` until `next` (with what else `p` says: the
+    /// failure, the reason), and hands the job back until then with `ck`.
+    async fn wait_as(
+        &self,
+        (tenant, seller_id, name): At<'_>,
+        ck: &Checkpoint,
+        state: &str,
+        next: i64,
+        p: Progress,
+    ) -> Result<Outcome> {
+        let p = Progress {
+            state: Some(state.into()),
+            next_run_ms: Some(next),
+            ..p
+        };
+        self.store.sync().record(tenant, seller_id, name, p).await?;
+        Ok(cont(ck, next))
+    }
+
+    /// The run is over (or there is none to make): synced, nothing failing, the next run
+    /// tomorrow (or when woken).
+    async fn synced(&self, at: At<'_>, ck: &mut Checkpoint) -> Result<Outcome> {
+        *ck = Checkpoint::default();
+        let next = next_daily(self.settings.daily_hour);
+        let cleared = Progress {
+            error: Some(None),
+            ..Progress::default()
+        };
+        self.wait_as(at, ck, "synced", next, cleared).await
+    }
+
     /// Looks at the slice's report again after the poll interval.
     fn later(&self, ck: &Checkpoint) -> Outcome {
         cont(ck, now_ms() + self.settings.poll.as_millis() as i64)
@@ -240,6 +274,7 @@ impl WarehouseSync {
         let tenant = TenantId::parse(&job.tenant)?;
         let seller_id = job.input["sellerId"].as_i64().unwrap_or_default();
         let name = job.input["dataset"].as_str().unwrap_or_default();
+        let at = (&tenant, seller_id, name);
         let Some(ds) = datasets::find(name) else {
             return Ok(Outcome::Failed {
                 state: job.state.clone(),
@@ -277,25 +312,16 @@ impl WarehouseSync {
             match self.profile_of(&tenant, &merchant).await {
                 Ok(Some(p)) => ck.profile = Some(p),
                 Ok(None) => {
+                    let why = format!(
+                        "the advertising login of {} has no profile in {}",
+                        merchant.seller_id, merchant.marketplace
+                    );
+                    let p = Progress {
+                        note: Some(Some(why)),
+                        ..Progress::default()
+                    };
                     let next = next_daily(self.settings.daily_hour);
-                    self.store
-                        .sync()
-                        .record(
-                            &tenant,
-                            seller_id,
-                            name,
-                            Progress {
-                                state: Some("unavailable".into()),
-                                note: Some(Some(format!(
-                                    "the advertising login of {} has no profile in {}",
-                                    merchant.seller_id, merchant.marketplace
-                                ))),
-                                next_run_ms: Some(next),
-                                ..Progress::default()
-                            },
-                        )
-                        .await?;
-                    return Ok(cont(&ck, next));
+                    return self.wait_as(at, &ck, "unavailable", next, p).await;
                 }
                 // a lapsed login is the usability check's to report
                 Err(e) if e.kind == Kind::ReauthRequired => {}
@@ -312,19 +338,15 @@ impl WarehouseSync {
                 profile: profile.as_deref(),
             },
         };
-        let store = self.store.sync();
-        let record = |p: Progress| store.record(&tenant, seller_id, name, p);
         if let Err(e) = feeds.usable(&tenant, &account).await {
             if matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive) {
-                let next = now_ms() + PAUSED_MS;
-                record(Progress {
-                    state: Some("paused".into()),
+                let p = Progress {
                     error: Some(Some(e.api_envelope(None))),
-                    next_run_ms: Some(next),
                     ..Progress::default()
-                })
-                .await?;
-                return Ok(cont(&ck, next));
+                };
+                return self
+                    .wait_as(at, &ck, "paused", now_ms() + PAUSED_MS, p)
+                    .await;
             }
             return Err(e);
         }
@@ -367,15 +389,11 @@ impl WarehouseSync {
                     .inc();
                 // the provider's words are kept; the slice is tried again after a pause
                 let wait = if e.retryable() { 30_000 } else { 15 * 60_000 };
-                let next = now_ms() + wait;
-                record(Progress {
-                    state: Some("failing".into()),
+                let p = Progress {
                     error: Some(Some(e.api_envelope(None))),
-                    next_run_ms: Some(next),
                     ..Progress::default()
-                })
-                .await?;
-                Ok(cont(&ck, next))
+                };
+                self.wait_as(at, &ck, "failing", now_ms() + wait, p).await
             }
         }
     }
@@ -396,25 +414,7 @@ impl WarehouseSync {
         let today = self.market.feeds().today().await?;
         let restate = self.settings.restate(ds.side);
         match plan::run_days(today, ds.lookback_days, restate, through) {
-            None => {
-                let next = next_daily(self.settings.daily_hour);
-                self.store
-                    .sync()
-                    .record(
-                        tenant,
-                        seller_id,
-                        ds.name,
-                        Progress {
-                            state: Some("synced".into()),
-                            next_run_ms: Some(next),
-                            error: Some(None),
-                            ..Progress::default()
-                        },
-                    )
-                    .await?;
-                *ck = Checkpoint::default();
-                Ok(cont(ck, next))
-            }
+            None => self.synced((tenant, seller_id, ds.name), ck).await,
             Some((from, to)) => {
                 ck.run = Some(RunCk {
                     started_ms: now_ms(),
@@ -691,21 +691,6 @@ impl WarehouseSync {
             return Ok(cont(ck, now_ms()));
         }
         // the run reached yesterday: the next one plans tomorrow (or when woken)
-        let next = next_daily(self.settings.daily_hour);
-        self.store
-            .sync()
-            .record(
-                tenant,
-                seller.id,
-                ds.name,
-                Progress {
-                    state: Some("synced".into()),
-                    next_run_ms: Some(next),
-                    ..Progress::default()
-                },
-            )
-            .await?;
-        *ck = Checkpoint::default();
-        Ok(cont(ck, next))
+        self.synced((tenant, seller.id, ds.name), ck).await
     }
 }

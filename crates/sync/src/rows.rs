@@ -40,6 +40,19 @@ fn days(
     }
 }
 
+/// The figures both sales-and-traffic tables end with, in their column order.
+fn figures(f: &selling::SalesFigures, currency: &str) -> [Cell; 7] {
+    [
+        Cell::Cents(f.sales),
+        Cell::Int(f.units),
+        Cell::Int(f.order_items),
+        Cell::Int(f.sessions),
+        Cell::Int(f.page_views),
+        Cell::Cents(f.buy_box),
+        Cell::Text(currency.to_owned()),
+    ]
+}
+
 /// `GET_SALES_AND_TRAFFIC_REPORT` for the one day `day`: the seller's day and its ASINs'.
 pub fn sales_and_traffic(seller: &Seller, day: NaiveDate, doc: &Value) -> Result<Vec<Load>> {
     let (by_date, by_asin) = selling::sales_and_traffic(doc)?;
@@ -58,15 +71,7 @@ pub fn sales_and_traffic(seller: &Seller, day: NaiveDate, doc: &Value) -> Result
         .map(|d| {
             let f = &d.figures;
             let mut r = head(d.date);
-            r.extend([
-                Cell::Cents(f.sales),
-                Cell::Int(f.units),
-                Cell::Int(f.order_items),
-                Cell::Int(f.sessions),
-                Cell::Int(f.page_views),
-                Cell::Cents(f.buy_box),
-                Cell::Text(seller.currency.clone()),
-            ]);
+            r.extend(figures(f, &seller.currency));
             r
         })
         .collect();
@@ -84,14 +89,8 @@ pub fn sales_and_traffic(seller: &Seller, day: NaiveDate, doc: &Value) -> Result
                     0 => Cell::Null,
                     u => Cell::Cents(f.sales / u),
                 },
-                Cell::Cents(f.sales),
-                Cell::Int(f.units),
-                Cell::Int(f.order_items),
-                Cell::Int(f.sessions),
-                Cell::Int(f.page_views),
-                Cell::Cents(f.buy_box),
-                Cell::Text(seller.currency.clone()),
             ]);
+            r.extend(figures(f, &seller.currency));
             r
         })
         .collect();
