@@ -26,6 +26,10 @@ pub enum Source {
     /// The inventory ledger summary (daily balances), and for the latest day the
     /// unsuppressed inventory report (units in inbound shipments).
     Inventory,
+    /// Brand analytics search query performance, weekly: asked by the catalog's ASINs (the
+    /// provider takes at most 200 characters of them a report), the brand's part summed over
+    /// them.
+    SearchQueryPerformance,
     /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
     AdsV3 {
         report: &'static str,
@@ -43,6 +47,9 @@ impl Source {
             Source::Catalog => "GET_MERCHANT_LISTINGS_ALL_DATA and catalog items",
             Source::Inventory => {
                 "GET_LEDGER_SUMMARY_VIEW_DATA and GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA"
+            }
+            Source::SearchQueryPerformance => {
+                "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT (WEEK, by the catalog's ASINs)"
             }
             Source::AdsV3 { report, .. } => report,
         }
@@ -181,6 +188,21 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         lookback_days: 548,
         slice_days: 31,
         limits: "18 months back (the ledger's reach). Inbound units are known only for the day before each run (the unsuppressed inventory report is today's); earlier days have none. DaysOfSupply needs the 28 days of sales through a day: the first 27 days of the reach, and of a SKU's life, have none.",
+    },
+    Dataset {
+        name: "search_query_performance",
+        about: "Brand analytics search query performance by week: the marketplace's totals and the brand's part",
+        source: Source::SearchQueryPerformance,
+        side: Side::Retail,
+        applies: Applies::Sellers,
+        tables: &["spapi_brand_analytics_sqp"],
+        key: &["SellerID", "WeekStart", "SearchQuery"],
+        grain: "week",
+        // 104 weeks
+        lookback_days: 728,
+        // four weeks a report (Sunday to Saturday)
+        slice_days: 28,
+        limits: "Whole weeks (Sunday to Saturday), two years back, for brand-registered sellers only: elsewhere the dataset is unavailable with the provider's words. Asked by the ASINs of the synced catalog, so it starts after the catalog's first load; a query shows the brand's part over the ASINs listed today.",
     },
     ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),

@@ -75,38 +75,41 @@ impl Handler for SyncJob {
 /// The run in progress.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RunCk {
-    started_ms: i64,
-    from: NaiveDate,
-    to: NaiveDate,
-    cursor: NaiveDate,
+pub(crate) struct RunCk {
+    pub(crate) started_ms: i64,
+    pub(crate) from: NaiveDate,
+    pub(crate) to: NaiveDate,
+    pub(crate) cursor: NaiveDate,
     /// The oldest day the provider lets this run read.
     #[serde(default)]
-    earliest: Option<NaiveDate>,
+    pub(crate) earliest: Option<NaiveDate>,
 }
 
 /// The slice whose report was created.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ReportCk {
-    id: String,
-    from: NaiveDate,
-    to: NaiveDate,
+pub(crate) struct ReportCk {
+    pub(crate) id: String,
+    pub(crate) from: NaiveDate,
+    pub(crate) to: NaiveDate,
     /// A second report the slice needs (the inventory's latest day: its inbound units).
     #[serde(default)]
-    also: Option<String>,
+    pub(crate) also: Option<String>,
+    /// The slice's further reports (search query performance: one per list of ASINs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) parts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Checkpoint {
-    run: Option<RunCk>,
-    report: Option<ReportCk>,
+pub(crate) struct Checkpoint {
+    pub(crate) run: Option<RunCk>,
+    pub(crate) report: Option<ReportCk>,
     /// The advertising profile an advertising dataset reads (found once).
-    profile: Option<i64>,
+    pub(crate) profile: Option<i64>,
 }
 
-fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
+pub(crate) fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
     Outcome::Continue {
         state: serde_json::to_value(ck).unwrap_or(Value::Null),
         done: 0,
@@ -115,7 +118,7 @@ fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
 }
 
 /// The next daily run after now, at `hour` UTC.
-fn next_daily(hour: u32) -> i64 {
+pub(crate) fn next_daily(hour: u32) -> i64 {
     let now = chrono::Utc::now();
     let today = now
         .date_naive()
@@ -131,7 +134,7 @@ fn next_daily(hour: u32) -> i64 {
 }
 
 /// A report the provider could not make.
-fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
+pub(crate) fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
     Error::new(
         Kind::ReportFatal,
         format!(
@@ -143,12 +146,12 @@ fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
 }
 
 /// Which dataset a step records for: tenant, seller id, dataset name.
-type At<'a> = (&'a TenantId, i64, &'a str);
+pub(crate) type At<'a> = (&'a TenantId, i64, &'a str);
 
 impl WarehouseSync {
     /// Records that the dataset waits in `state` until `next` (with what else `p` says: the
     /// failure, the reason), and hands the job back until then with `ck`.
-    async fn wait_as(
+    pub(crate) async fn wait_as(
         &self,
         (tenant, seller_id, name): At<'_>,
         ck: &Checkpoint,
@@ -178,14 +181,14 @@ impl WarehouseSync {
     }
 
     /// Looks at the slice's report again after the poll interval.
-    fn later(&self, ck: &Checkpoint) -> Outcome {
+    pub(crate) fn later(&self, ck: &Checkpoint) -> Outcome {
         cont(ck, now_ms() + self.settings.poll.as_millis() as i64)
     }
 
     /// A selling-side report's document once it is done: `None` while it is being made,
     /// `Some(None)` when it ended without one (nothing for those days). A report the provider
     /// could not make fails the slice (its report is dropped, to be made again).
-    async fn spapi_done(
+    pub(crate) async fn spapi_done(
         &self,
         tenant: &TenantId,
         account: &Account<'_>,
@@ -330,9 +333,10 @@ impl WarehouseSync {
         }
         let profile = ck.profile.map(|p| p.to_string());
         let account = match ds.source {
-            Source::SpapiReport(_) | Source::Catalog | Source::Inventory => {
-                Account::Seller(&merchant)
-            }
+            Source::SpapiReport(_)
+            | Source::Catalog
+            | Source::Inventory
+            | Source::SearchQueryPerformance => Account::Seller(&merchant),
             Source::AdsV3 { .. } => Account::Ads {
                 login: &merchant.seller_id,
                 profile: profile.as_deref(),
@@ -413,7 +417,12 @@ impl WarehouseSync {
             .and_then(|d| d.parse().ok());
         let today = self.market.feeds().today().await?;
         let restate = self.settings.restate(ds.side);
-        match plan::run_days(today, ds.lookback_days, restate, through) {
+        let earliest = today.checked_sub_days(chrono::Days::new(ds.lookback_days as u64));
+        let mut days = plan::run_days(today, ds.lookback_days, restate, through);
+        if ds.grain == "week" {
+            days = days.and_then(|d| plan::whole_weeks(d, earliest.unwrap_or(d.0)));
+        }
+        match days {
             None => self.synced((tenant, seller_id, ds.name), ck).await,
             Some((from, to)) => {
                 ck.run = Some(RunCk {
@@ -421,7 +430,7 @@ impl WarehouseSync {
                     from,
                     to,
                     cursor: from,
-                    earliest: today.checked_sub_days(chrono::Days::new(ds.lookback_days as u64)),
+                    earliest,
                 });
                 ck.report = None;
                 let state = if through.is_none() {
@@ -471,6 +480,12 @@ impl WarehouseSync {
                     "reportOptions": { "dateGranularity": "DAY", "asinGranularity": "CHILD" },
                 }),
             ),
+            // a report per list of ASINs
+            Source::SearchQueryPerformance => {
+                return self
+                    .create_sqp(tenant, merchant, account, seller_id, (from, to), run, ck)
+                    .await;
+            }
             Source::Catalog => (
                 Family::Spapi,
                 json!({
@@ -538,7 +553,13 @@ impl WarehouseSync {
             }
             _ => None,
         };
-        ck.report = Some(ReportCk { id, from, to, also });
+        ck.report = Some(ReportCk {
+            id,
+            from,
+            to,
+            also,
+            parts: Vec::new(),
+        });
         Ok(cont(
             ck,
             now_ms() + self.settings.poll.as_millis() as i64 / 4,
@@ -559,6 +580,12 @@ impl WarehouseSync {
     ) -> Result<Outcome> {
         let feeds = self.market.feeds();
         let loads: Vec<Load> = match ds.source {
+            Source::SearchQueryPerformance => {
+                match self.collect_sqp(tenant, account, seller, r, ck).await? {
+                    Some(load) => vec![load],
+                    None => return Ok(self.later(ck)),
+                }
+            }
             Source::SpapiReport(_) | Source::Catalog | Source::Inventory => {
                 let Some(text) = self.spapi_done(tenant, account, r, &r.id, ck).await? else {
                     return Ok(self.later(ck));

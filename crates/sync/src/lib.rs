@@ -13,6 +13,7 @@
 //! - `rows`: documents into warehouse rows;
 //! - `adopt`: a connected account's merchants into the warehouse's `seller` rows;
 //! - `job`: the job step;
+//! - `sqp`: search query performance, whose slice asks one report per list of ASINs;
 //! - `service`: [`WarehouseSync`], what every front door calls.
 
 pub mod adopt;
@@ -21,5 +22,6 @@ pub mod job;
 pub mod plan;
 pub mod rows;
 pub mod service;
+mod sqp;
 
 pub use service::{Overview, RunRequest, SyncSettings, SyncStatus, WarehouseSync};

@@ -3,7 +3,7 @@
 //! backfills from the oldest day the provider allows; a later run reads from the oldest day
 //! the warehouse lacks or the provider still restates, through yesterday.
 
-use chrono::{Days, NaiveDate};
+use chrono::{Datelike, Days, NaiveDate, Weekday};
 
 /// The days one run reads, `from..=to`, or `None` when the warehouse is current.
 pub fn run_days(
@@ -22,6 +22,24 @@ pub fn run_days(
         }
     };
     (from <= last).then_some((from, last))
+}
+
+/// A run's days cut to whole weeks (Sunday to Saturday) for a weekly dataset: the first
+/// week is the one holding `from` (or the next whole week when that one starts before
+/// `earliest`, the oldest day the provider reaches), the last the one ending on or before
+/// `to`. `None` when no whole week is left.
+pub fn whole_weeks(
+    (from, to): (NaiveDate, NaiveDate),
+    earliest: NaiveDate,
+) -> Option<(NaiveDate, NaiveDate)> {
+    let sunday = |d: NaiveDate| d - Days::new(d.weekday().num_days_from_sunday().into());
+    let mut start = sunday(from);
+    if start < earliest {
+        start = sunday(earliest) + Days::new(if sunday(earliest) < earliest { 7 } else { 0 });
+    }
+    let end = to - Days::new(u64::from((to.weekday().num_days_from_sunday() + 1) % 7));
+    debug_assert_eq!(end.weekday(), Weekday::Sat);
+    (start < end).then_some((start, end))
 }
 
 /// The slice that starts at `cursor`: `slice_days` days, cut at `to`.
@@ -65,6 +83,31 @@ mod tests {
             run_days(today, 60, 14, Some(d("2020-01-01"))),
             Some((d("2026-09-23"), d("2026-11-21")))
         );
+    }
+
+    #[test]
+    fn a_weekly_run_reads_whole_weeks_within_reach() {
+        // the world's today is a Sunday: the last whole week ended yesterday
+        let today = d("2026-11-22");
+        let earliest = d("2024-11-24");
+        assert_eq!(
+            whole_weeks((earliest, d("2026-11-21")), earliest),
+            Some((d("2024-11-24"), d("2026-11-21")))
+        );
+        // a reach that starts mid-week begins with the next whole week
+        assert_eq!(
+            whole_weeks((d("2024-11-25"), d("2026-11-22")), d("2024-11-25")),
+            Some((d("2024-12-01"), d("2026-11-21")))
+        );
+        // the re-read of the last days reads their whole week again
+        let (from, to) = run_days(today, 728, 3, Some(d("2026-11-21"))).unwrap();
+        assert_eq!(
+            whole_weeks((from, to), earliest),
+            Some((d("2026-11-15"), d("2026-11-21")))
+        );
+        // mid-week, with the last whole week loaded and past its re-read: nothing to read
+        let (from, to) = run_days(d("2026-11-25"), 728, 3, Some(d("2026-11-21"))).unwrap();
+        assert_eq!(whole_weeks((from, to), earliest), None);
     }
 
     #[test]

@@ -106,6 +106,55 @@ pub fn sales_and_traffic(seller: &Seller, day: NaiveDate, doc: &Value) -> Result
     ])
 }
 
+/// Brand analytics search query performance over the weeks `from..=to`, from the documents of
+/// every ASIN list the slice asked: one row per week and query, the marketplace's totals as
+/// any ASIN's row gives them and the brand's part summed over the ASINs.
+pub fn search_query_performance(
+    seller: &Seller,
+    (from, to): (NaiveDate, NaiveDate),
+    parts: &[Vec<selling::QueryWeek>],
+) -> Load {
+    /// A query's week: the totals and the brand's part (impressions, clicks, cart adds,
+    /// purchases), the week's end and the query's volume.
+    type Week = ([i64; 4], [i64; 4], NaiveDate, i64);
+    let mut weeks: std::collections::BTreeMap<(NaiveDate, &str), Week> = Default::default();
+    for q in parts.iter().flatten() {
+        let e = weeks
+            .entry((q.week_start, q.query.as_str()))
+            .or_insert(([0; 4], [0; 4], q.week_end, q.volume));
+        let pairs = [q.impressions, q.clicks, q.cart_adds, q.purchases];
+        for (k, (total, mine)) in pairs.into_iter().enumerate() {
+            e.0[k] = total;
+            e.1[k] += mine;
+        }
+    }
+    let rows = weeks
+        .into_iter()
+        .map(|((start, query), (total, brand, end, volume))| {
+            let mut r = vec![
+                Cell::Int(seller.id),
+                Cell::Text(seller.token.clone()),
+                Cell::Text(start.to_string()),
+                Cell::Text(end.to_string()),
+                Cell::Text(query.to_owned()),
+                Cell::Int(volume),
+            ];
+            r.extend((0..4).flat_map(|k| [Cell::Int(total[k]), Cell::Int(brand[k])]));
+            r
+        })
+        .collect();
+    Load {
+        slice: days(
+            table("spapi_brand_analytics_sqp"),
+            seller,
+            from,
+            to,
+            "WeekStart",
+        ),
+        rows,
+    }
+}
+
 /// Why an advertising row does not fit its table.
 fn unfit(table: &str, why: impl std::fmt::Display) -> Error {
     Error::new(

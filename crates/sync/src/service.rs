@@ -71,6 +71,8 @@ pub struct WarehouseSync {
 pub struct MerchantRef {
     pub legacy_seller_id: i64,
     pub seller_id: String,
+    /// The marketplace's country code (one login sells in several).
+    pub marketplace: Option<String>,
 }
 
 /// One dataset of one merchant.
@@ -238,18 +240,36 @@ impl WarehouseSync {
         p.require(&[Scope::AccountRead])?;
         let managed = self.store.sync().loader(&p.tenant).await?.is_some();
         let rows = self.store.sync().list(&p.tenant).await?;
+        let sellers = if rows.is_empty() {
+            Vec::new()
+        } else {
+            self.sellers(&p.tenant).await?
+        };
+        let country = |id: i64| {
+            sellers
+                .iter()
+                .find(|s| s.id == id)
+                .map(|s| s.marketplace.clone())
+        };
         Ok(SyncStatus {
             warehouse: if managed { "managed" } else { "external" },
-            datasets: rows.into_iter().map(|r| self.dataset_status(r)).collect(),
+            datasets: rows
+                .into_iter()
+                .map(|r| {
+                    let marketplace = country(r.seller_id);
+                    self.dataset_status(r, marketplace)
+                })
+                .collect(),
         })
     }
 
-    fn dataset_status(&self, r: DatasetRow) -> DatasetStatus {
+    fn dataset_status(&self, r: DatasetRow, marketplace: Option<String>) -> DatasetStatus {
         let d = datasets::find(&r.dataset);
         DatasetStatus {
             merchant: MerchantRef {
                 legacy_seller_id: r.seller_id,
                 seller_id: r.merchant,
+                marketplace,
             },
             source: d.map_or("", |d| d.source.label()),
             lookback_days: d.map_or(0, |d| d.lookback_days),

@@ -1,6 +1,7 @@
 //! Typed lookups the services make in a tenant's warehouse: its merchant rows, the owner of an
-//! advertising profile, its brands and which seller ids exist. SQL text lives here, with
-//! bound parameters, and every row is read through the typed readers of [`crate::row`].
+//! advertising profile, its brands, a seller's listed ASINs and which seller ids exist. SQL
+//! text lives here, with bound parameters, and every row is read through the typed readers
+//! of [`crate::row`].
 
 use std::collections::BTreeSet;
 
@@ -151,6 +152,27 @@ pub async fn brands(engine: &dyn Engine, limits: &Limits) -> Result<Vec<Brand>> 
             name: r.text("name")?.to_owned(),
         })
     })
+    .collect()
+}
+
+/// The ASINs a seller lists (`catalog_item`), in order; none while the table is missing.
+pub async fn listed_asins(
+    engine: &dyn Engine,
+    limits: &Limits,
+    seller_id: i64,
+) -> Result<Vec<String>> {
+    if !has_table(engine, "catalog_item").await? {
+        return Ok(Vec::new());
+    }
+    rows(
+        engine,
+        limits,
+        "SELECT DISTINCT ASIN AS asin FROM catalog_item WHERE SellerID = ? ORDER BY ASIN",
+        vec![Scalar::Int(seller_id)],
+    )
+    .await?
+    .iter()
+    .map(|r| Ok(r.text("asin")?.to_owned()))
     .collect()
 }
 

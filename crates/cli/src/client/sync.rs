@@ -151,7 +151,12 @@ fn show(status: &Value, c: &Common) {
         .into_iter()
         .map(|r| {
             json!({
-                "merchant": format!("{} {}", r["merchant"]["legacySellerId"], r["merchant"]["sellerId"].as_str().unwrap_or("")),
+                "merchant": format!(
+                    "{} {} {}",
+                    r["merchant"]["legacySellerId"],
+                    r["merchant"]["sellerId"].as_str().unwrap_or(""),
+                    r["merchant"]["marketplace"].as_str().unwrap_or("")
+                ),
                 "dataset": r["dataset"],
                 "state": r["state"],
                 "from": r["coveredFrom"],

@@ -45,7 +45,11 @@ fn status_schema() -> Value {
             (
                 "merchant",
                 object(
-                    &[("legacySellerId", int()), ("sellerId", string())],
+                    &[
+                        ("legacySellerId", int()),
+                        ("sellerId", string()),
+                        ("marketplace", nullable(string())),
+                    ],
                     &["legacySellerId", "sellerId"],
                 ),
             ),

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use chrono::Datelike;
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
@@ -159,15 +160,33 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .unwrap()
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
-    // per seller: the catalog, sales and traffic, FBA inventory and eleven advertising
-    // reports; the vendor's login has no sponsored ads profile, and its advertising datasets
-    // say so
-    assert_eq!(datasets.len(), 3 * 14, "{status:#}");
+    // per seller: the catalog, sales and traffic, FBA inventory, search query performance
+    // and eleven advertising reports; the vendor's login has no sponsored ads profile, and
+    // its advertising datasets say so
+    assert_eq!(datasets.len(), 3 * 15, "{status:#}");
     assert_eq!(vendor.len(), 11, "{status:#}");
     for r in vendor {
         assert_eq!(r["state"], "unavailable", "{r}");
         assert!(r["note"].as_str().unwrap().contains("no profile"), "{r}");
     }
+    // the Mexican seller has no brand analytics, in the provider's words
+    let (unavailable, datasets): (Vec<&Value>, Vec<&Value>) = datasets
+        .into_iter()
+        .partition(|r| r["state"] == "unavailable");
+    assert_eq!(unavailable.len(), 1, "{status:#}");
+    let mx = unavailable[0];
+    assert_eq!(
+        (&mx["dataset"], &mx["merchant"]["marketplace"]),
+        (&json!("search_query_performance"), &json!("MX")),
+        "{mx}"
+    );
+    assert!(
+        mx["note"]
+            .as_str()
+            .unwrap()
+            .contains("Brand Analytics is not available"),
+        "{mx}"
+    );
     for r in datasets.iter().filter(|r| r["dataset"] != "catalog") {
         let lookback = r["lookbackDays"].as_i64().unwrap();
         let first = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
@@ -187,7 +206,7 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .await
         .unwrap();
     assert_eq!(health["sync"]["managedWarehouses"], 1, "{health}");
-    assert_eq!(health["sync"]["datasets"]["synced"], 3 * 14, "{health}");
+    assert_eq!(health["sync"]["datasets"]["synced"], 3 * 15 - 1, "{health}");
     assert!(!health.to_string().contains("omega"), "{health}");
     let metrics = app
         .http
@@ -269,9 +288,13 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
         {
             failed = Some(r.clone());
         }
+        // (a weekly dataset is current through the last whole week, still the 21st's)
         let current = |r: &&Value| {
-            r["state"] == "unavailable"
-                || (r["state"] == "synced" && r["dataThrough"] == "2026-11-22")
+            let through = match r["dataset"].as_str() {
+                Some("search_query_performance") => "2026-11-21",
+                _ => "2026-11-22",
+            };
+            r["state"] == "unavailable" || (r["state"] == "synced" && r["dataThrough"] == through)
         };
         if rows.iter().all(|r| current(&r)) {
             break;
@@ -423,6 +446,23 @@ fn same_tables(
             retail("spapi_sales_and_traffic_by_asin"),
             Some(by_asin),
         );
+        // whole weeks within the provider's 104, for the sellers with brand analytics
+        if pp_world::MERCHANTS
+            .iter()
+            .any(|m| m.id == pair.0 && m.brand_analytics)
+        {
+            let reach = today - chrono::Days::new(728);
+            let sunday = reach
+                + chrono::Days::new(u64::from((7 - reach.weekday().num_days_from_sunday()) % 7));
+            let weeks = Rows {
+                table: "spapi_brand_analytics_sqp",
+                seller: 0,
+                from: &sunday.to_string(),
+                to: &to,
+                product: None,
+            };
+            same_rows(world, synced, pair, weeks, None);
+        }
         for (table, from, product) in ads {
             let rows = Rows {
                 table,
@@ -484,6 +524,17 @@ async fn same_answers(app: &TestApp, acme: &str, t: &str, pairs: &[(i64, i64)]) 
                 }
             }
         }
+        // the weekly search query performance, page by page, over the last year and a quarter
+        for (s, e) in [("2025-11-23", to), ("2026-07-05", "2026-09-26")] {
+            let q = |tenant: &str, id: i64| {
+                format!(
+                    "/v1/brand-analytics/search-query-performance?account_id={tenant}:{id}&start_date={s}&end_date={e}&limit=500"
+                )
+            };
+            let x = pages(app, acme, &q("acme", w)).await;
+            let y = pages(app, t, &q("omega", o)).await;
+            assert_eq!(x, y, "search query performance for seller {w}, {s}..{e}");
+        }
         // today's FBA inventory, every SKU
         let q = |tenant: &str, id: i64| {
             format!("/v1/retail/inventory?account_id={tenant}:{id}&limit=500")
@@ -538,6 +589,27 @@ async fn a_managed_warehouse_on_mariadb_answers_like_the_generated_one() {
     let (app, t, acme) = synced(Some(url)).await;
     let pairs = pairs(&app, &acme, &t).await;
     same_answers(&app, &acme, &t, &pairs).await;
+}
+
+/// Every page of a `/v1` answer, without the parts that name the tenant (its account id and
+/// the cursors, which are bound to it).
+async fn pages(app: &TestApp, token: &str, first: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut url = first.to_owned();
+    loop {
+        let (s, mut b) = app.get(token, &url).await;
+        assert_eq!(s, 200, "{url}: {b}");
+        let next = b["next_cursor"].as_str().map(str::to_owned);
+        let m = b.as_object_mut().unwrap();
+        for k in ["account", "account_id", "next_cursor"] {
+            m.remove(k);
+        }
+        out.push(b);
+        match next {
+            Some(c) => url = format!("{first}&cursor={c}"),
+            None => return out,
+        }
+    }
 }
 
 /// Every `legacySellerId` in `v` turned from acme's id into omega's.
