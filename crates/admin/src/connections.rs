@@ -50,7 +50,10 @@ impl Connections<'_> {
             connected_by: self.op.actor(),
             reach: &[],
         };
-        connections::connect(self.store, sealer, &t, &g).await
+        connections::connect(self.store, sealer, &t, &g).await?;
+        // a managed warehouse takes the merchant in and starts its sync by itself (the
+        // server's workers run the job)
+        self.store.sync().request_adopt(&t).await.map(|_| ())
     }
 
     /// The connections of `tenant` (never their tokens).

@@ -1,6 +1,7 @@
-//! Tenants: a new tenant with its warehouse (an empty embedded one, an SQLite file checked to
-//! be one, or a PostgreSQL/MariaDB database checked to hold a `seller` table), and the list,
-//! with warehouse locators shown without passwords. Only the service's operator creates them.
+//! Tenants: a new tenant with its warehouse (managed: an embedded one, or a PostgreSQL or
+//! MySQL/MariaDB database the sync fills; external: an SQLite file checked to be one, or a
+//! database checked to hold a `seller` table), and the list, with warehouse locators shown
+//! without passwords. Only the service's operator creates them.
 
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_store::{Store, TenantRow};
@@ -17,16 +18,23 @@ pub struct Tenants<'a> {
 pub struct CreatedTenant {
     pub tenant: TenantRow,
     pub warning: Option<String>,
+    /// Whether the gateway fills the warehouse (its sync), or someone else does.
+    pub managed: bool,
 }
 
 impl Tenants<'_> {
-    /// Creates tenant `id` (shown as `name`) over `warehouse`: a database URL, an SQLite file,
-    /// or (none) an empty embedded warehouse in the data directory.
+    /// Creates tenant `id` (shown as `name`). Its warehouse is *external* when `warehouse`
+    /// names one (a database URL or an SQLite file that someone else fills), or *managed* (the
+    /// gateway creates its tables and its sync fills them): an embedded SQLite file in the
+    /// data directory when neither is given, or the database `managed` names, which the loader
+    /// writes through while tenant SQL reads through `warehouse`, a login that should only
+    /// SELECT.
     pub async fn create(
         &self,
         id: &str,
         name: Option<&str>,
         warehouse: Option<&str>,
+        managed: Option<&str>,
     ) -> Result<CreatedTenant> {
         self.op.require_service("creating a tenant")?;
         let tid = TenantId::parse(id)?;
@@ -34,22 +42,58 @@ impl Tenants<'_> {
             pp_core::text::check_one_line("name", n)?;
         }
         let mut warning = None;
-        let locator = match warehouse {
-            Some(url) if pp_warehouse::is_server_url(url) => {
+        let loader = match (managed, warehouse) {
+            (None, Some(_)) => None,
+            (None, None) => {
+                let p = std::path::absolute(self.store.default_warehouse_path(&tid))
+                    .map_err(Error::internal_from)?;
+                create_empty_warehouse(&p)?;
+                Some(format!("sqlite:{}", p.display()))
+            }
+            (Some(url), reader) if pp_warehouse::is_server_url(url) => match reader {
+                Some(r) if r != url && pp_warehouse::is_server_url(r) => Some(url.to_owned()),
+                _ => {
+                    return Err(Error::new(
+                        Kind::BadParams,
+                        "a managed warehouse on a database server needs --warehouse too: a \
+                         login that can only SELECT, separate from the loader's (docs/warehouse-sync.md)",
+                    ));
+                }
+            },
+            (Some(_), _) => {
+                return Err(Error::new(
+                    Kind::BadParams,
+                    "--managed takes a PostgreSQL or MySQL/MariaDB URL; leave both out for an \
+                     embedded managed warehouse",
+                ));
+            }
+        };
+        if let Some(l) = &loader {
+            // the schema first, so the reading login finds the tables
+            pp_world::Managed::open(l)
+                .map_err(|e| Error::new(Kind::BadParams, format!("the managed warehouse: {e}")))?
+                .ensure_schema()
+                .await
+                .map_err(|e| {
+                    Error::new(
+                        Kind::BadParams,
+                        format!("creating the managed warehouse's tables: {e}"),
+                    )
+                })?;
+        }
+        let locator = match (warehouse, &loader) {
+            (Some(url), _) if pp_warehouse::is_server_url(url) => {
                 warning = check_server(url).await?;
                 url.to_owned()
             }
-            Some(p) => {
+            (Some(p), _) => {
                 let path = std::path::absolute(p).map_err(Error::internal_from)?;
                 pp_warehouse::sqlite::check_file(&path)?;
                 format!("sqlite:{}", path.display())
             }
-            None => {
-                let p = std::path::absolute(self.store.default_warehouse_path(&tid))
-                    .map_err(Error::internal_from)?;
-                create_empty_warehouse(&p)?;
-                pp_warehouse::sqlite::check_file(&p)?;
-                format!("sqlite:{}", p.display())
+            (None, Some(l)) => l.clone(),
+            (None, None) => {
+                return Err(Error::internal("a tenant without a warehouse to read"));
             }
         };
         let mut tenant = self
@@ -57,8 +101,15 @@ impl Tenants<'_> {
             .tenants()
             .create(&tid, name.unwrap_or(id), &locator)
             .await?;
+        if let Some(l) = &loader {
+            self.store.sync().manage(&tid, l).await?;
+        }
         tenant.warehouse = shown(&tenant.warehouse);
-        Ok(CreatedTenant { tenant, warning })
+        Ok(CreatedTenant {
+            tenant,
+            warning,
+            managed: loader.is_some(),
+        })
     }
 
     /// The tenants within reach, warehouses shown without passwords.

@@ -135,7 +135,11 @@ async fn a_console_admin_reaches_their_own_tenant_only() {
     // what only the service's operator does
     let refused = w.admin.listings(&console).switch("text", true, None).await;
     assert_eq!(refused.unwrap_err().kind, Kind::InsufficientScope);
-    let refused = w.admin.tenants(&console).create("third", None, None).await;
+    let refused = w
+        .admin
+        .tenants(&console)
+        .create("third", None, None, None)
+        .await;
     assert_eq!(refused.err().unwrap().kind, Kind::InsufficientScope);
     // nobody disables themselves, and a member administers nothing
     let me = w.admin.people(&console).disable(&ana.id).await.unwrap_err();

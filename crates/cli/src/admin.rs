@@ -56,18 +56,25 @@ enum AdminCommand {
 
 #[derive(Subcommand)]
 enum TenantCommand {
-    /// Create a tenant with an (empty) embedded warehouse, or point it at an existing SQLite
-    /// file or a PostgreSQL or MySQL/MariaDB database.
+    /// Create a tenant. Without --warehouse its warehouse is managed: an embedded SQLite file
+    /// (or the database --managed names) whose tables the gateway creates and its sync fills
+    /// from the tenant's connected accounts. With --warehouse alone it is external: an
+    /// existing SQLite file or database someone else fills.
     Create {
         /// Tenant id: lowercase letters, digits and hyphens.
         id: String,
         /// Display name (defaults to the id).
         #[arg(long)]
         name: Option<String>,
-        /// The tenant's warehouse: an existing SQLite file, or a database URL
+        /// The warehouse tenant SQL reads: an existing SQLite file, or a database URL
         /// (postgres://…, mysql://…, mariadb://…) whose login should only be able to SELECT.
         #[arg(long)]
         warehouse: Option<String>,
+        /// A managed warehouse on a database server: the URL the sync's loader writes through
+        /// (a login that can create tables and write). --warehouse then names the same
+        /// database with a login that can only SELECT.
+        #[arg(long)]
+        managed: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -174,10 +181,16 @@ async fn tenant((admin, op): At<'_>, cmd: TenantCommand) -> pp_core::Result<()> 
             id,
             name,
             warehouse,
+            managed,
             json,
         } => {
             let made = tenants
-                .create(&id, name.as_deref(), warehouse.as_deref())
+                .create(
+                    &id,
+                    name.as_deref(),
+                    warehouse.as_deref(),
+                    managed.as_deref(),
+                )
                 .await?;
             if let Some(w) = &made.warning {
                 eprintln!("warning: {w}");
@@ -186,7 +199,15 @@ async fn tenant((admin, op): At<'_>, cmd: TenantCommand) -> pp_core::Result<()> 
             if json {
                 print_json(&t)?;
             } else {
-                println!("created tenant {} (warehouse {})", t.id, t.warehouse);
+                let kind = if made.managed {
+                    "managed: its sync fills it from the connected accounts"
+                } else {
+                    "external"
+                };
+                println!(
+                    "created tenant {} (warehouse {}, {kind})",
+                    t.id, t.warehouse
+                );
             }
         }
         TenantCommand::List { json } => {

@@ -142,6 +142,19 @@ pub struct Settings {
         default_value_t = 400_000
     )]
     pub intelligence_sync_item_days: i64,
+    /// Warehouse sync: recent retail days every run re-reads (the provider restates them).
+    #[arg(long, env = "PARTNER_SYNC_RESTATE_RETAIL_DAYS", default_value_t = 3)]
+    pub sync_restate_retail_days: i64,
+    /// Warehouse sync: recent advertising days every run re-reads (attribution settles over
+    /// about 14 days).
+    #[arg(long, env = "PARTNER_SYNC_RESTATE_ADS_DAYS", default_value_t = 14)]
+    pub sync_restate_ads_days: i64,
+    /// Warehouse sync: the UTC hour (0–23) each dataset's daily run starts.
+    #[arg(long, env = "PARTNER_SYNC_DAILY_HOUR", default_value_t = 6)]
+    pub sync_daily_hour: u32,
+    /// Warehouse sync: milliseconds between looks at a report still being made (at least 50).
+    #[arg(long, env = "PARTNER_SYNC_POLL_MS", default_value_t = 2_000)]
+    pub sync_poll_ms: u64,
     /// File only: the abuse bounds (`[limits]`; docs/security.md).
     #[arg(skip)]
     pub limits: pp_server::Bounds,
@@ -286,6 +299,12 @@ impl Config {
             intelligence: pp_intelligence::Settings {
                 sync_item_days: s.intelligence_sync_item_days.max(1),
                 ..Default::default()
+            },
+            sync: pp_sync::SyncSettings {
+                restate_retail_days: s.sync_restate_retail_days.max(0),
+                restate_ads_days: s.sync_restate_ads_days.max(0),
+                daily_hour: s.sync_daily_hour.min(23),
+                poll: std::time::Duration::from_millis(s.sync_poll_ms.max(50)),
             },
             ..Default::default()
         }

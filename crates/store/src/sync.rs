@@ -13,6 +13,9 @@ use crate::db::{Db, Row};
 use crate::jobs::now_ms;
 use crate::now_rfc3339;
 
+/// The job kind that takes a managed tenant's connections in (`pp-sync` runs it).
+pub const ADOPT_KIND: &str = "warehouse_adopt";
+
 /// One dataset of one merchant, as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DatasetRow {
@@ -99,6 +102,46 @@ impl Sync<'_> {
             )
             .await?;
         Ok(n == 1)
+    }
+
+    /// Asks the workers to take a managed tenant's connections in (a connection added outside
+    /// the server, by `admin connection add`): queues one [`ADOPT_KIND`] job unless one is
+    /// already waiting, whichever process asks; `false` for an external warehouse.
+    pub async fn request_adopt(&self, tenant: &TenantId) -> Result<bool> {
+        let tenant = tenant.as_str().to_owned();
+        let kind = ADOPT_KIND;
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    tx.advisory_lock(&format!("sync:{tenant}")).await?;
+                    let managed = tx
+                        .one(
+                            "SELECT 1 FROM sync_warehouses WHERE tenant_id = ?1",
+                            args![tenant.as_str()],
+                        )
+                        .await?;
+                    if managed.is_none() {
+                        return Ok(false);
+                    }
+                    let waiting = tx
+                        .one(
+                            "SELECT 1 FROM jobs WHERE tenant_id = ?1 AND kind = ?2 AND status = 'queued'",
+                            args![tenant.as_str(), kind],
+                        )
+                        .await?;
+                    if waiting.is_none() {
+                        let id = crate::random_id("job_", 12)?;
+                        tx.exec(
+                            "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
+                             VALUES (?1, ?2, ?3, NULL, 'queued', 0, 0, 0, '{}', '{}', ?4, ?5, ?5)",
+                            args![&id, tenant.as_str(), kind, now_ms(), now_rfc3339()],
+                        )
+                        .await?;
+                    }
+                    Ok(true)
+                })
+            })
+            .await
     }
 
     /// The locator a managed tenant's loader writes through; `None` for an external warehouse.

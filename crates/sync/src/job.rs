@@ -72,6 +72,45 @@ impl Handler for SyncJob {
     }
 }
 
+/// The job kind that takes a managed tenant's connections in (queued by
+/// `admin connection add`, [`pp_store::sync::Sync::request_adopt`]).
+pub const ADOPT_KIND: &str = pp_store::sync::ADOPT_KIND;
+
+/// Adopts the tenant's connected merchants and starts their datasets, once.
+pub(crate) struct AdoptJob(pub(crate) WarehouseSync);
+
+impl Handler for AdoptJob {
+    fn name(&self) -> &'static str {
+        ADOPT_KIND
+    }
+
+    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(async move {
+            let adopted = match TenantId::parse(&job.tenant) {
+                Ok(t) => self.0.adopt(&t).await,
+                Err(e) => Err(e),
+            };
+            let outcome = match adopted {
+                Ok(added) => Outcome::Succeeded {
+                    state: json!({ "sellersAdded": added }),
+                    done: added.len() as i64,
+                },
+                // the provider or the warehouse is not answering: again in a minute
+                Err(e) if e.retryable() => Outcome::Continue {
+                    state: job.state.clone(),
+                    done: 0,
+                    run_after: now_ms() + 60_000,
+                },
+                Err(e) => Outcome::Failed {
+                    state: job.state.clone(),
+                    error: e.api_envelope(None),
+                },
+            };
+            (outcome, Vec::new())
+        })
+    }
+}
+
 /// The run in progress.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -360,7 +399,10 @@ impl WarehouseSync {
         let attempt = async {
             loop {
                 let o = match (&ck.run, &ck.report) {
-                    (None, _) => self.plan_run(&tenant, seller_id, ds, &mut ck).await?,
+                    // a new run's checkpoint is kept before its first create: the creates'
+                    // keys name the run, so a step repeated after a crash must find the
+                    // same run, or it would ask for its slices again
+                    (None, _) => return self.plan_run(&tenant, seller_id, ds, &mut ck).await,
                     (Some(run), None) => {
                         let run = run.clone();
                         self.create(&tenant, &merchant, &account, seller_id, ds, &run, &mut ck)

@@ -148,7 +148,10 @@ impl WarehouseSync {
 
     /// The job kind this service owns, for the worker pool's registry.
     pub fn job_handlers(&self) -> Vec<Arc<dyn pp_store::jobs::Handler>> {
-        vec![Arc::new(job::SyncJob(self.clone()))]
+        vec![
+            Arc::new(job::SyncJob(self.clone())),
+            Arc::new(job::AdoptJob(self.clone())),
+        ]
     }
 
     /// The managed warehouse's loader, or `None` for an external warehouse.

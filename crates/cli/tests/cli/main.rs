@@ -19,6 +19,7 @@ mod reports;
 mod sandbox;
 #[path = "../../../store/tests/support/scratch_db.rs"]
 mod scratch_db;
+mod sync;
 
 /// An HTTP client for the tests. The workspace builds reqwest with rustls but without a
 /// default crypto provider, so the process installs ring's before its first client.

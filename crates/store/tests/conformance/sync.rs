@@ -97,3 +97,31 @@ async fn each_dataset_has_one_row_and_one_live_job() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_connection_added_outside_the_server_queues_one_adoption() {
+    each_engine(async |f: Fixture| {
+        let t = f.tenant("acme").await;
+        let s = f.store.sync();
+        assert!(
+            !s.request_adopt(&t).await.unwrap(),
+            "an external warehouse is not the sync's to fill"
+        );
+        s.manage(&t, "sqlite:/tmp/w.sqlite").await.unwrap();
+        assert!(s.request_adopt(&t).await.unwrap());
+        let second = f.second_instance().await;
+        assert!(second.sync().request_adopt(&t).await.unwrap());
+        let queue = f.store.jobs().queue().await.unwrap();
+        let adoptions: Vec<_> = queue
+            .iter()
+            .filter(|q| q.kind == pp_store::sync::ADOPT_KIND)
+            .collect();
+        assert_eq!(adoptions.len(), 1, "{queue:?}");
+        assert_eq!(
+            (adoptions[0].status, adoptions[0].count),
+            (JobStatus::Queued, 1),
+            "one waiting adoption however often it is asked for"
+        );
+    })
+    .await;
+}
