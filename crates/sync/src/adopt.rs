@@ -4,7 +4,7 @@
 //! connecting an account is enough for its data to arrive. Rows already present are kept as
 //! they are: their ids are what the warehouse's other rows point at.
 
-use pp_core::{Error, Result, TenantId};
+use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Merchant;
 use pp_marketplace::connections::{ConnectionStatus, GrantKind};
 use pp_marketplace::service::{Account, Feeds};
@@ -40,7 +40,19 @@ pub async fn sellers(
         .iter()
         .filter(|c| c.kind == GrantKind::Seller && c.status == ConnectionStatus::Active)
     {
-        found.extend(participations(feeds, tenant, &c.merchant).await?);
+        match participations(feeds, tenant, &c.merchant).await {
+            Ok(f) => found.extend(f),
+            // this grant lapsed on the way (the connection now says so): its merchants keep
+            // the rows they have, the others are taken in
+            Err(e) if matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive) => {
+                tracing::info!(
+                    tenant = tenant.as_str(),
+                    merchant = c.merchant.as_str(),
+                    "a lapsed grant is left out of adopting"
+                );
+            }
+            Err(e) => return Err(e),
+        }
     }
     let vendors = vendor_tokens(feeds, tenant, connections).await;
     let mut next = have.iter().map(|s| s.id).max().unwrap_or(0) + 1;

@@ -428,6 +428,15 @@ impl WarehouseSync {
         let attempt: Result<Outcome> = attempt.await;
         match attempt {
             Ok(o) => Ok(o),
+            // the connection lapsed on the way: paused until it is connected again
+            Err(e) if matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive) => {
+                let p = Progress {
+                    error: Some(Some(e.api_envelope(None))),
+                    ..Progress::default()
+                };
+                self.wait_as(at, &ck, "paused", now_ms() + PAUSED_MS, p)
+                    .await
+            }
             Err(e) => {
                 pp_core::metrics::get()
                     .sync_slices

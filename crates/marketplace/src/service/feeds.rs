@@ -148,7 +148,10 @@ impl Feeds<'_> {
         };
         let opts = reports::CreateOptions {
             key: Some(key),
-            accept_duplicate_risk: false,
+            // a selling-side create whose outcome is unknown is reconciled by listing; the
+            // advertising API offers no listing, but answers a repeated create 425 naming the
+            // report it already made, so the sync sends again rather than wait forever
+            accept_duplicate_risk: family != Family::Spapi,
             fresh_since: Some(fresh_since),
         };
         Ok(reports::create(&up, &req, family, merchant, opts)

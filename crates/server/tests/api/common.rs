@@ -519,6 +519,37 @@ impl TestApp {
             .unwrap_or(0)
     }
 
+    /// Connects `merchant`'s grants (selling and advertising, where the sandbox has them) to
+    /// `tenant` again, as a person reconnecting the account would.
+    pub async fn reconnect(&self, tenant: &str, merchant: &str) {
+        let r = self.rebuild.as_ref().expect("a market test app");
+        let sealer = pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap();
+        let creds = &self.sandbox.as_ref().unwrap().creds;
+        let tenant = TenantId::parse(tenant).unwrap();
+        for (list, key, kind) in [
+            ("merchants", "merchant", "seller"),
+            ("advertising", "account", "ads"),
+        ] {
+            for m in creds[list].as_array().unwrap() {
+                if m[key] != merchant {
+                    continue;
+                }
+                let grant = pp_marketplace::connections::Grant {
+                    kind,
+                    merchant,
+                    region: "na",
+                    refresh_token: m["refresh_token"].as_str().unwrap(),
+                    status: "active",
+                    connected_by: "test",
+                    reach: &[],
+                };
+                pp_marketplace::connections::connect(&self.store, &sealer, &tenant, &grant)
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+
     /// Adds sandbox fault rules.
     pub async fn faults(&self, rules: Value) {
         self.sandbox(

@@ -630,3 +630,128 @@ fn renumber(v: &mut Value, pairs: &[(i64, i64)]) {
         _ => {}
     }
 }
+
+/// Polls the status until `done` holds for every dataset; every status seen on the way.
+async fn until(
+    app: &TestApp,
+    token: &str,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
+    let began = Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        let (s, b) = app.get(token, "/api/warehouse/sync").await;
+        assert_eq!(s, 200, "{b}");
+        let rows = b["datasets"].as_array().unwrap().clone();
+        let finished = rows.iter().all(&done);
+        seen.extend(rows);
+        if finished {
+            return seen;
+        }
+        assert!(began.elapsed() < limit, "{b:#}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// Current through the moved world's yesterday (a weekly dataset through its last week).
+fn current(r: &Value) -> bool {
+    let through = match r["dataset"].as_str() {
+        Some("search_query_performance") => "2026-11-21",
+        _ => "2026-11-22",
+    };
+    r["state"] == "unavailable" || (r["state"] == "synced" && r["dataThrough"] == through)
+}
+
+#[tokio::test]
+async fn provider_faults_end_synced_and_a_lapsed_account_pauses_until_it_is_connected_again() {
+    let (app, t, acme) = synced(None).await;
+    let pairs = pairs(&app, &acme, &t).await;
+    let file = app.warehouse_file("omega");
+    let moved = app
+        .dir
+        .path()
+        .join("sim/worlds/2026-11-23/warehouse.sqlite");
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/world",
+        json!({ "days": 1 }),
+    )
+    .await;
+    // the Mexican merchant's authorization lapses; the provider throttles creates, holds
+    // advertising creates without an answer and answers report reads with garbage, a while
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/merchants/lapse",
+        json!({ "merchant": "A1DEMOSELLERMX" }),
+    )
+    .await;
+    app.faults(json!([
+        { "op": "reports.createReport", "effect": "throttle", "retry_after": 1, "times": 6 },
+        { "op": "reporting.createAsyncReport", "effect": "hang", "times": 2 },
+        { "op": "reports.getReport", "effect": "garbage", "times": 12 },
+    ]))
+    .await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let mx = |r: &Value| r["merchant"]["sellerId"] == "A1DEMOSELLERMX";
+    let seen = until(&app, &t, Duration::from_secs(300), |r| {
+        if mx(r) {
+            r["state"] == "paused" || r["state"] == "unavailable"
+        } else {
+            current(r)
+        }
+    })
+    .await;
+    // each fault showed on the dataset it hit, in the provider's words, with the next try
+    let failing: Vec<&Value> = seen.iter().filter(|r| r["state"] == "failing").collect();
+    let said = |words: &str| {
+        failing.iter().any(|r| {
+            r["lastError"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(words)
+        })
+    };
+    assert!(said("throttled"), "a 429 shows: {failing:#?}");
+    assert!(said("did not answer"), "a hang shows: {failing:#?}");
+    assert!(said("not JSON"), "an unreadable body shows: {failing:#?}");
+    for r in &failing {
+        let kind = r["lastError"]["kind"].as_str().unwrap_or_default();
+        assert!(
+            ["throttled", "upstream_unavailable", "host_unreachable"].contains(&kind),
+            "a provider fault shows as the provider's failure: {r}"
+        );
+        assert!(r["nextRun"].is_string(), "{r}");
+    }
+    let (_, now) = app.get(&t, "/api/warehouse/sync").await;
+    for r in now["datasets"].as_array().unwrap().iter().filter(|r| mx(r)) {
+        if r["state"] == "paused" {
+            assert_eq!(r["lastError"]["kind"], "reauth_required", "{r}");
+        }
+    }
+    assert!(
+        now["datasets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| mx(r) && r["state"] == "paused"),
+        "{now:#}"
+    );
+    // the other merchants' tables equal the moved world, every row once
+    let others: Vec<(i64, i64)> = pairs.iter().copied().filter(|p| p.0 != 3).collect();
+    same_tables(&moved, &file, &others, day("2026-11-23"));
+
+    // connected again, the paused datasets resume at once and catch up
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/merchants/lapse",
+        json!({ "merchant": "A1DEMOSELLERMX", "on": false }),
+    )
+    .await;
+    app.reconnect("omega", "A1DEMOSELLERMX").await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    until(&app, &t, Duration::from_secs(120), current).await;
+    same_tables(&moved, &file, &pairs, day("2026-11-23"));
+}
