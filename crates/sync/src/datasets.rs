@@ -26,6 +26,9 @@ pub enum Source {
     /// The inventory ledger summary (daily balances), and for the latest day the
     /// unsuppressed inventory report (units in inbound shipments).
     Inventory,
+    /// Vendor sales (`GET_VENDOR_SALES_REPORT`) and traffic (`GET_VENDOR_TRAFFIC_REPORT`) by
+    /// ASIN and day: two reports a slice, joined by day and ASIN.
+    Vendor,
     /// Brand analytics search query performance, weekly: asked by the catalog's ASINs (the
     /// provider takes at most 200 characters of them a report), the brand's part summed over
     /// them.
@@ -48,6 +51,7 @@ impl Source {
             Source::Inventory => {
                 "GET_LEDGER_SUMMARY_VIEW_DATA and GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA"
             }
+            Source::Vendor => "GET_VENDOR_SALES_REPORT and GET_VENDOR_TRAFFIC_REPORT (DAY)",
             Source::SearchQueryPerformance => {
                 "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT (WEEK, by the catalog's ASINs)"
             }
@@ -188,6 +192,20 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         lookback_days: 548,
         slice_days: 31,
         limits: "18 months back (the ledger's reach). Inbound units are known only for the day before each run (the unsuppressed inventory report is today's); earlier days have none. DaysOfSupply needs the 28 days of sales through a day: the first 27 days of the reach, and of a SKU's life, have none.",
+    },
+    Dataset {
+        name: "vendor_sales_and_traffic",
+        about: "A vendor's daily ordered and shipped revenue and units, and glance views, by ASIN",
+        source: Source::Vendor,
+        side: Side::Retail,
+        applies: Applies::Vendors,
+        tables: &["vendor_sales_and_traffic"],
+        key: &["SellerID", "Date", "ASIN"],
+        grain: "day",
+        lookback_days: 1095,
+        // the provider's most days in one DAY report
+        slice_days: 15,
+        limits: "Three years back, vendors only. A day and ASIN one of the two reports leaves out has that report's figures empty.",
     },
     Dataset {
         name: "search_query_performance",

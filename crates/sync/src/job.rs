@@ -131,7 +131,8 @@ pub(crate) struct ReportCk {
     pub(crate) id: String,
     pub(crate) from: NaiveDate,
     pub(crate) to: NaiveDate,
-    /// A second report the slice needs (the inventory's latest day: its inbound units).
+    /// A second report the slice needs (the inventory's latest day: its inbound units; a
+    /// vendor's traffic beside its sales).
     #[serde(default)]
     pub(crate) also: Option<String>,
     /// The slice's further reports (search query performance: one per list of ASINs).
@@ -182,6 +183,16 @@ pub(crate) fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
         ),
     )
     .with_field("provider", report)
+}
+
+/// A document that should be JSON.
+fn json_doc(ds: &Dataset, text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        Error::new(
+            Kind::UpstreamUnavailable,
+            format!("the provider's {} document does not read: {e}", ds.name),
+        )
+    })
 }
 
 /// Which dataset a step records for: tenant, seller id, dataset name.
@@ -375,6 +386,7 @@ impl WarehouseSync {
             Source::SpapiReport(_)
             | Source::Catalog
             | Source::Inventory
+            | Source::Vendor
             | Source::SearchQueryPerformance => Account::Seller(&merchant),
             Source::AdsV3 { .. } => Account::Ads {
                 login: &merchant.seller_id,
@@ -531,6 +543,17 @@ impl WarehouseSync {
                     "reportOptions": { "dateGranularity": "DAY", "asinGranularity": "CHILD" },
                 }),
             ),
+            // the sales report; the traffic report is the slice's second
+            Source::Vendor => (
+                Family::Spapi,
+                json!({
+                    "reportType": "GET_VENDOR_SALES_REPORT",
+                    "marketplaceIds": [merchant.marketplace_id],
+                    "dataStartTime": format!("{from}T00:00:00Z"),
+                    "dataEndTime": format!("{to}T23:59:59Z"),
+                    "reportOptions": { "reportPeriod": "DAY", "distributorView": "MANUFACTURING", "sellingProgram": "RETAIL" },
+                }),
+            ),
             // a report per list of ASINs
             Source::SearchQueryPerformance => {
                 return self
@@ -602,6 +625,21 @@ impl WarehouseSync {
                         .await?,
                 )
             }
+            Source::Vendor => {
+                let body = json!({
+                    "reportType": "GET_VENDOR_TRAFFIC_REPORT",
+                    "marketplaceIds": [merchant.marketplace_id],
+                    "dataStartTime": format!("{from}T00:00:00Z"),
+                    "dataEndTime": format!("{to}T23:59:59Z"),
+                    "reportOptions": { "reportPeriod": "DAY" },
+                });
+                let key = format!("{key}|traffic");
+                Some(
+                    feeds
+                        .create_report(tenant, account, family, body, &key, run.started_ms)
+                        .await?,
+                )
+            }
             _ => None,
         };
         ck.report = Some(ReportCk {
@@ -637,7 +675,7 @@ impl WarehouseSync {
                     None => return Ok(self.later(ck)),
                 }
             }
-            Source::SpapiReport(_) | Source::Catalog | Source::Inventory => {
+            Source::SpapiReport(_) | Source::Catalog | Source::Inventory | Source::Vendor => {
                 let Some(text) = self.spapi_done(tenant, account, r, &r.id, ck).await? else {
                     return Ok(self.later(ck));
                 };
@@ -657,6 +695,26 @@ impl WarehouseSync {
                         let items = self.catalog_items(tenant, account, &listings).await?;
                         vec![rows::catalog(seller, &listings, &items)?]
                     }
+                    (Source::Vendor, text) => {
+                        let sales = match &text {
+                            Some(t) => {
+                                pp_marketplace::documents::selling::vendor_sales(&json_doc(ds, t)?)?
+                            }
+                            None => Vec::new(),
+                        };
+                        let traffic = match also.flatten() {
+                            Some(t) => pp_marketplace::documents::selling::vendor_traffic(
+                                &json_doc(ds, &t)?,
+                            )?,
+                            None => Vec::new(),
+                        };
+                        vec![rows::vendor_sales_and_traffic(
+                            seller,
+                            (r.from, r.to),
+                            &sales,
+                            &traffic,
+                        )]
+                    }
                     (Source::Inventory, text) => {
                         let ledger = match &text {
                             Some(t) => pp_marketplace::documents::selling::ledger(t)?,
@@ -670,13 +728,7 @@ impl WarehouseSync {
                         vec![rows::fba_inventory(seller, (r.from, r.to), &ledger, latest)]
                     }
                     (_, Some(text)) => {
-                        let doc: Value = serde_json::from_str(&text).map_err(|e| {
-                            Error::new(
-                                Kind::UpstreamUnavailable,
-                                format!("the provider's {} document does not read: {e}", ds.name),
-                            )
-                        })?;
-                        rows::sales_and_traffic(seller, r.from, &doc)?
+                        rows::sales_and_traffic(seller, r.from, &json_doc(ds, &text)?)?
                     }
                     // done without a document: the provider has nothing for these days
                     (_, None) => Vec::new(),

@@ -106,6 +106,47 @@ pub fn sales_and_traffic(seller: &Seller, day: NaiveDate, doc: &Value) -> Result
     ])
 }
 
+/// Vendor sales and traffic over `from..=to`: one row per day and ASIN either report names,
+/// the other report's figures empty where it has none.
+pub fn vendor_sales_and_traffic(
+    seller: &Seller,
+    (from, to): (NaiveDate, NaiveDate),
+    sales: &[selling::VendorSales],
+    traffic: &[(NaiveDate, String, i64)],
+) -> Load {
+    /// A day and ASIN: its sales, its glance views.
+    type Day<'a> = (Option<&'a selling::VendorSales>, Option<i64>);
+    let mut joined: std::collections::BTreeMap<(NaiveDate, &str), Day<'_>> = Default::default();
+    for s in sales {
+        joined.entry((s.date, s.asin.as_str())).or_default().0 = Some(s);
+    }
+    for (d, asin, views) in traffic {
+        joined.entry((*d, asin.as_str())).or_default().1 = Some(*views);
+    }
+    let rows = joined
+        .into_iter()
+        .filter(|((d, _), _)| (from..=to).contains(d))
+        .map(|((d, asin), (s, views))| {
+            vec![
+                Cell::Int(seller.id),
+                Cell::Text(seller.token.clone()),
+                Cell::Text(d.to_string()),
+                Cell::Text(asin.to_owned()),
+                s.map_or(Cell::Null, |s| Cell::Cents(s.ordered_revenue)),
+                s.map_or(Cell::Null, |s| Cell::Int(s.ordered_units)),
+                s.map_or(Cell::Null, |s| Cell::Cents(s.shipped_revenue)),
+                s.map_or(Cell::Null, |s| Cell::Int(s.shipped_units)),
+                views.map_or(Cell::Null, Cell::Int),
+                Cell::Text(seller.currency.clone()),
+            ]
+        })
+        .collect();
+    Load {
+        slice: days(table("vendor_sales_and_traffic"), seller, from, to, "Date"),
+        rows,
+    }
+}
+
 /// Brand analytics search query performance over the weeks `from..=to`, from the documents of
 /// every ASIN list the slice asked: one row per week and query, the marketplace's totals as
 /// any ASIN's row gives them and the brand's part summed over the ASINs.

@@ -212,6 +212,20 @@ impl TestApp {
             .ensure_schema()
             .await
             .unwrap();
+        // sigma: a second managed warehouse, with the Mexican merchant's selling account only
+        let sigma = TenantId::parse("sigma").unwrap();
+        let sigma_locator = format!("sqlite:{}", store.default_warehouse_path(&sigma).display());
+        store
+            .tenants()
+            .create(&sigma, "Sigma", &sigma_locator)
+            .await
+            .unwrap();
+        store.sync().manage(&sigma, &sigma_locator).await.unwrap();
+        pp_world::Managed::open(&sigma_locator)
+            .unwrap()
+            .ensure_schema()
+            .await
+            .unwrap();
         let gamma = TenantId::parse("gamma").unwrap();
         let gamma_wh = store.default_warehouse_path(&gamma);
         gamma_warehouse(&gamma_wh);
@@ -268,6 +282,11 @@ impl TestApp {
                     // delta: a second tenant on the same world and logins; omega syncs it
                     for t in [&acme, &delta, &omega] {
                         pp_marketplace::connections::connect(&store, &sealer, t, &grant)
+                            .await
+                            .unwrap();
+                    }
+                    if kind == "seller" && grant.merchant == "A1DEMOSELLERMX" {
+                        pp_marketplace::connections::connect(&store, &sealer, &sigma, &grant)
                             .await
                             .unwrap();
                     }

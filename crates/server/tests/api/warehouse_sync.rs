@@ -164,8 +164,18 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     // and eleven advertising reports; the vendor's login has no sponsored ads profile, and
     // its advertising datasets say so
     assert_eq!(datasets.len(), 3 * 15, "{status:#}");
-    assert_eq!(vendor.len(), 11, "{status:#}");
+    // the vendor: its sales and traffic, three years back
+    assert_eq!(vendor.len(), 12, "{status:#}");
     for r in vendor {
+        if r["dataset"] == "vendor_sales_and_traffic" {
+            assert_eq!(r["state"], "synced", "{r}");
+            assert_eq!(
+                (r["coveredFrom"].as_str(), r["dataThrough"].as_str()),
+                (Some("2023-11-23"), Some("2026-11-21")),
+                "{r}"
+            );
+            continue;
+        }
         assert_eq!(r["state"], "unavailable", "{r}");
         assert!(r["note"].as_str().unwrap().contains("no profile"), "{r}");
     }
@@ -205,8 +215,13 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .json()
         .await
         .unwrap();
-    assert_eq!(health["sync"]["managedWarehouses"], 1, "{health}");
-    assert_eq!(health["sync"]["datasets"]["synced"], 3 * 15 - 1, "{health}");
+    // (omega's and sigma's)
+    assert_eq!(health["sync"]["managedWarehouses"], 2, "{health}");
+    assert_eq!(
+        health["sync"]["datasets"]["synced"],
+        3 * 15 - 1 + 1,
+        "{health}"
+    );
     assert!(!health.to_string().contains("omega"), "{health}");
     let metrics = app
         .http
@@ -405,6 +420,31 @@ fn same_tables(
         ("ads_ad_group_daily", &sd, Some("SPONSORED_DISPLAY")),
         ("ads_targeting_daily", &sd, Some("SPONSORED_DISPLAY")),
     ];
+    // the vendor's sales and traffic, three years back
+    let vendor = |path: &std::path::Path| -> i64 {
+        rusqlite::Connection::open(path)
+            .unwrap()
+            .query_row(
+                "SELECT ID FROM seller WHERE AccountType = 'vendor'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let vendor_days = Rows {
+        table: "vendor_sales_and_traffic",
+        seller: 0,
+        from: &back(1095),
+        to: &to,
+        product: None,
+    };
+    same_rows(
+        world,
+        synced,
+        (vendor(world), vendor(synced)),
+        vendor_days,
+        None,
+    );
     for &pair in pairs {
         let retail = |table| Rows {
             table,
@@ -754,4 +794,58 @@ async fn provider_faults_end_synced_and_a_lapsed_account_pauses_until_it_is_conn
     assert_eq!(s, 200, "{b}");
     until(&app, &t, Duration::from_secs(120), current).await;
     same_tables(&moved, &file, &pairs, day("2026-11-23"));
+}
+
+#[tokio::test]
+async fn a_tenant_whose_provider_crawls_does_not_hold_up_another_tenants_sync() {
+    // two workers, one a tenant at most
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        report_ms: 0,
+        workers: Some((2, 1)),
+        ..Options::default()
+    })
+    .await;
+    let omega = app
+        .token(&app.credential("omega", Some("account:read")).await)
+        .await;
+    let sigma = app
+        .token(&app.credential("sigma", Some("account:read")).await)
+        .await;
+    // the advertising API answers omega's every report call after 1.2 s (inside the
+    // gateway's timeout): its 33 advertising datasets crawl. sigma only sells.
+    app.faults(json!([
+        { "op": "reporting.createAsyncReport", "effect": "latency", "latency_ms": 1200 },
+        { "op": "reporting.getAsyncReport", "effect": "latency", "latency_ms": 1200 },
+    ]))
+    .await;
+    let (s, b) = app.post(&omega, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    // omega's queue is long and slow before sigma asks
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let began = Instant::now();
+    let (s, b) = app.post(&sigma, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let done = until_synced(&app, &sigma, Duration::from_secs(240)).await;
+    let took = began.elapsed();
+    // the Mexican merchant: catalog, sales and traffic, FBA inventory (no brand analytics)
+    assert_eq!(done["datasets"].as_array().unwrap().len(), 4, "{done:#}");
+    let (_, o) = app.get(&omega, "/api/warehouse/sync").await;
+    let crawling = o["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            let d = r["dataset"].as_str().unwrap_or_default();
+            ["sp_", "sb_", "sd_"].iter().any(|p| d.starts_with(p)) && r["state"] != "synced"
+        })
+        .count();
+    eprintln!(
+        "sigma synced in {took:?} while {crawling} of omega's advertising datasets were still crawling"
+    );
+    assert!(
+        crawling > 0,
+        "omega's advertising sync was still going when sigma's finished: {o:#}"
+    );
 }
