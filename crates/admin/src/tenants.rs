@@ -69,17 +69,8 @@ impl Tenants<'_> {
             }
         };
         if let Some(l) = &loader {
-            // the schema first, so the reading login finds the tables
-            pp_world::Managed::open(l)
-                .map_err(|e| Error::new(Kind::BadParams, format!("the managed warehouse: {e}")))?
-                .ensure_schema()
-                .await
-                .map_err(|e| {
-                    Error::new(
-                        Kind::BadParams,
-                        format!("creating the managed warehouse's tables: {e}"),
-                    )
-                })?;
+            // the tables first, so the reading login finds them
+            pp_sync::create_tables(l).await?;
         }
         let locator = match (warehouse, &loader) {
             (Some(url), _) if pp_warehouse::is_server_url(url) => {

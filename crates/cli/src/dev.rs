@@ -225,12 +225,7 @@ pub async fn bootstrap_synced(store: &Store, base_url: &str) -> Result<()> {
             .create(&tenant, "Synced from the sandbox", &locator)
             .await?;
     }
-    pp_world::Managed::open(&locator)
-        .map_err(pp_core::Error::internal)?
-        .ensure_schema()
-        .await
-        .map_err(pp_core::Error::internal)?;
-    store.sync().manage(&tenant, &locator).await?;
+    pp_sync::manage(store, &tenant, &locator).await?;
     let file = store.data_dir().join("synced-credential.json");
     let cred = match reusable(store, &file).await {
         Some(c) => c,

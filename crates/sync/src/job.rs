@@ -195,6 +195,32 @@ fn json_doc(ds: &Dataset, text: &str) -> Result<Value> {
     })
 }
 
+/// Whether `e` says the merchant's connection lapsed (it must be connected again).
+fn lapsed(e: &Error) -> bool {
+    matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive)
+}
+
+/// A selling-side report request for `report_type`, over `days` when it has a window.
+pub(crate) fn spapi_request(
+    report_type: &str,
+    merchant: &Merchant,
+    days: Option<(NaiveDate, NaiveDate)>,
+    options: Value,
+) -> Value {
+    let mut body = json!({
+        "reportType": report_type,
+        "marketplaceIds": [merchant.marketplace_id],
+    });
+    if let Some((from, to)) = days {
+        body["dataStartTime"] = format!("{from}T00:00:00Z").into();
+        body["dataEndTime"] = format!("{to}T23:59:59Z").into();
+    }
+    if !options.is_null() {
+        body["reportOptions"] = options;
+    }
+    body
+}
+
 /// Which dataset a step records for: tenant, seller id, dataset name.
 pub(crate) type At<'a> = (&'a TenantId, i64, &'a str);
 
@@ -228,6 +254,17 @@ impl WarehouseSync {
             ..Progress::default()
         };
         self.wait_as(at, ck, "synced", next, cleared).await
+    }
+
+    /// The connection lapsed: the dataset waits, with the provider's words, until it is
+    /// connected again (a reconnect wakes it) or the pause is over.
+    async fn paused(&self, at: At<'_>, ck: &Checkpoint, e: Error) -> Result<Outcome> {
+        let p = Progress {
+            error: Some(Some(e.api_envelope(None))),
+            ..Progress::default()
+        };
+        self.wait_as(at, ck, "paused", now_ms() + PAUSED_MS, p)
+            .await
     }
 
     /// Looks at the slice's report again after the poll interval.
@@ -394,16 +431,10 @@ impl WarehouseSync {
             },
         };
         if let Err(e) = feeds.usable(&tenant, &account).await {
-            if matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive) {
-                let p = Progress {
-                    error: Some(Some(e.api_envelope(None))),
-                    ..Progress::default()
-                };
-                return self
-                    .wait_as(at, &ck, "paused", now_ms() + PAUSED_MS, p)
-                    .await;
-            }
-            return Err(e);
+            return match lapsed(&e) {
+                true => self.paused(at, &ck, e).await,
+                false => Err(e),
+            };
         }
         // one step goes on while the provider is quick (reports made in a moment), within a
         // budget; the checkpoint it ends with covers everything it loaded
@@ -440,15 +471,8 @@ impl WarehouseSync {
         let attempt: Result<Outcome> = attempt.await;
         match attempt {
             Ok(o) => Ok(o),
-            // the connection lapsed on the way: paused until it is connected again
-            Err(e) if matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive) => {
-                let p = Progress {
-                    error: Some(Some(e.api_envelope(None))),
-                    ..Progress::default()
-                };
-                self.wait_as(at, &ck, "paused", now_ms() + PAUSED_MS, p)
-                    .await
-            }
+            // the connection lapsed on the way
+            Err(e) if lapsed(&e) => self.paused(at, &ck, e).await,
             Err(e) => {
                 pp_core::metrics::get()
                     .sync_slices
@@ -532,53 +556,42 @@ impl WarehouseSync {
         ck: &mut Checkpoint,
     ) -> Result<Outcome> {
         let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
+        let spapi =
+            |t: &str, days, options| (Family::Spapi, spapi_request(t, merchant, days, options));
         let (family, body) = match ds.source {
-            Source::SpapiReport(t) => (
-                Family::Spapi,
-                json!({
-                    "reportType": t,
-                    "marketplaceIds": [merchant.marketplace_id],
-                    "dataStartTime": format!("{from}T00:00:00Z"),
-                    "dataEndTime": format!("{to}T23:59:59Z"),
-                    "reportOptions": { "dateGranularity": "DAY", "asinGranularity": "CHILD" },
-                }),
+            Source::SpapiReport(t) => spapi(
+                t,
+                Some((from, to)),
+                json!({ "dateGranularity": "DAY", "asinGranularity": "CHILD" }),
             ),
             // the sales report; the traffic report is the slice's second
-            Source::Vendor => (
-                Family::Spapi,
-                json!({
-                    "reportType": "GET_VENDOR_SALES_REPORT",
-                    "marketplaceIds": [merchant.marketplace_id],
-                    "dataStartTime": format!("{from}T00:00:00Z"),
-                    "dataEndTime": format!("{to}T23:59:59Z"),
-                    "reportOptions": { "reportPeriod": "DAY", "distributorView": "MANUFACTURING", "sellingProgram": "RETAIL" },
-                }),
+            Source::Vendor => spapi(
+                "GET_VENDOR_SALES_REPORT",
+                Some((from, to)),
+                json!({ "reportPeriod": "DAY", "distributorView": "MANUFACTURING", "sellingProgram": "RETAIL" }),
             ),
             // a report per list of ASINs
             Source::SearchQueryPerformance => {
                 return self
-                    .create_sqp(tenant, merchant, account, seller_id, (from, to), run, ck)
+                    .create_sqp(
+                        tenant,
+                        merchant,
+                        account,
+                        (seller_id, ds),
+                        (from, to),
+                        run,
+                        ck,
+                    )
                     .await;
             }
-            Source::Catalog => (
-                Family::Spapi,
-                json!({
-                    "reportType": "GET_MERCHANT_LISTINGS_ALL_DATA",
-                    "marketplaceIds": [merchant.marketplace_id],
-                }),
-            ),
+            Source::Catalog => spapi("GET_MERCHANT_LISTINGS_ALL_DATA", None, Value::Null),
             Source::Inventory => {
                 // the 27 days before the slice too, for its days of supply
                 let start = (from - chrono::Days::new(27)).max(run.earliest.unwrap_or(from));
-                (
-                    Family::Spapi,
-                    json!({
-                        "reportType": "GET_LEDGER_SUMMARY_VIEW_DATA",
-                        "marketplaceIds": [merchant.marketplace_id],
-                        "dataStartTime": format!("{start}T00:00:00Z"),
-                        "dataEndTime": format!("{to}T23:59:59Z"),
-                        "reportOptions": { "aggregatedByTimePeriod": "DAILY", "aggregateByLocation": "COUNTRY" },
-                    }),
+                spapi(
+                    "GET_LEDGER_SUMMARY_VIEW_DATA",
+                    Some((start, to)),
+                    json!({ "aggregatedByTimePeriod": "DAILY", "aggregateByLocation": "COUNTRY" }),
                 )
             }
             Source::AdsV3 {
@@ -611,36 +624,39 @@ impl WarehouseSync {
         let id = feeds
             .create_report(tenant, account, family, body, &key, run.started_ms)
             .await?;
-        // the run's last day takes its inbound units from today's inventory report
-        let also = match ds.source {
-            Source::Inventory if to == run.to => {
-                let body = json!({
-                    "reportType": "GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA",
-                    "marketplaceIds": [merchant.marketplace_id],
-                });
-                let key = format!("{key}|inbound");
-                Some(
-                    feeds
-                        .create_report(tenant, account, family, body, &key, run.started_ms)
-                        .await?,
-                )
-            }
-            Source::Vendor => {
-                let body = json!({
-                    "reportType": "GET_VENDOR_TRAFFIC_REPORT",
-                    "marketplaceIds": [merchant.marketplace_id],
-                    "dataStartTime": format!("{from}T00:00:00Z"),
-                    "dataEndTime": format!("{to}T23:59:59Z"),
-                    "reportOptions": { "reportPeriod": "DAY" },
-                });
-                let key = format!("{key}|traffic");
-                Some(
-                    feeds
-                        .create_report(tenant, account, family, body, &key, run.started_ms)
-                        .await?,
-                )
-            }
+        // a second report: the run's last day's inbound units (today's inventory report), a
+        // vendor's traffic beside its sales
+        let second = match ds.source {
+            Source::Inventory if to == run.to => Some((
+                "inbound",
+                spapi_request(
+                    "GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA",
+                    merchant,
+                    None,
+                    Value::Null,
+                ),
+            )),
+            Source::Vendor => Some((
+                "traffic",
+                spapi_request(
+                    "GET_VENDOR_TRAFFIC_REPORT",
+                    merchant,
+                    Some((from, to)),
+                    json!({ "reportPeriod": "DAY" }),
+                ),
+            )),
             _ => None,
+        };
+        let also = match second {
+            Some((what, body)) => {
+                let key = format!("{key}|{what}");
+                Some(
+                    feeds
+                        .create_report(tenant, account, family, body, &key, run.started_ms)
+                        .await?,
+                )
+            }
+            None => None,
         };
         ck.report = Some(ReportCk {
             id,

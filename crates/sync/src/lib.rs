@@ -24,4 +24,6 @@ pub mod rows;
 pub mod service;
 mod sqp;
 
-pub use service::{Overview, RunRequest, SyncSettings, SyncStatus, WarehouseSync};
+pub use service::{
+    Overview, RunRequest, SyncSettings, SyncStatus, WarehouseSync, create_tables, manage,
+};

@@ -55,6 +55,33 @@ impl SyncSettings {
     }
 }
 
+/// Creates the tables of the managed warehouse at `loader` (its locator) where they are
+/// missing; a locator that does not open or a database that refuses them is the caller's to
+/// fix (`bad_params`).
+pub async fn create_tables(loader: &str) -> Result<Managed> {
+    let m = Managed::open(loader).map_err(|e| {
+        Error::new(
+            pp_core::Kind::BadParams,
+            format!("the managed warehouse: {e}"),
+        )
+    })?;
+    m.ensure_schema().await.map_err(|e| {
+        Error::new(
+            pp_core::Kind::BadParams,
+            format!("creating the managed warehouse's tables: {e}"),
+        )
+    })?;
+    Ok(m)
+}
+
+/// Makes an existing tenant's warehouse managed, written through `loader`: its tables, then
+/// the state store's record. Repeating it changes nothing.
+pub async fn manage(store: &Store, tenant: &TenantId, loader: &str) -> Result<()> {
+    create_tables(loader).await?;
+    store.sync().manage(tenant, loader).await?;
+    Ok(())
+}
+
 /// The sync service: cheap to clone.
 #[derive(Clone)]
 pub struct WarehouseSync {
@@ -167,18 +194,6 @@ impl WarehouseSync {
             .map_err(|e| Error::internal(format!("opening the managed warehouse: {e}")))?;
         map.insert(locator, m.clone());
         Ok(Some(m))
-    }
-
-    /// Makes `tenant`'s warehouse managed, written through `loader` (its locator): the schema
-    /// is created where missing. Repeating it changes nothing.
-    pub async fn manage(&self, tenant: &TenantId, loader: &str) -> Result<()> {
-        let m = Managed::open(loader)
-            .map_err(|e| Error::invalid_request(format!("the managed warehouse: {e}")))?;
-        m.ensure_schema().await.map_err(|e| {
-            Error::internal(format!("creating the managed warehouse's tables: {e}"))
-        })?;
-        self.store.sync().manage(tenant, loader).await?;
-        Ok(())
     }
 
     /// After a connection changed: a managed tenant's new merchants become `seller` rows,

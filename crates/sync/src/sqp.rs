@@ -15,7 +15,8 @@ use pp_store::jobs::{Outcome, now_ms};
 use pp_store::sync::Progress;
 use serde_json::{Value, json};
 
-use crate::job::{Checkpoint, ReportCk, RunCk, cont, next_daily};
+use crate::datasets::Dataset;
+use crate::job::{Checkpoint, ReportCk, RunCk, cont, next_daily, spapi_request};
 use crate::rows::{self, Load, Seller};
 use crate::service::WarehouseSync;
 
@@ -23,8 +24,6 @@ use crate::service::WarehouseSync;
 const REPORT: &str = "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT";
 /// The longest ASIN list one report takes, in characters (space separated).
 const MOST_ASIN_CHARS: usize = 200;
-/// The dataset's name in the status.
-const NAME: &str = "search_query_performance";
 
 /// `asins` cut into space-separated lists of at most `most` characters each.
 fn asin_lists(asins: &[String], most: usize) -> Vec<String> {
@@ -50,12 +49,12 @@ impl WarehouseSync {
         tenant: &TenantId,
         merchant: &Merchant,
         account: &Account<'_>,
-        seller_id: i64,
+        (seller_id, ds): (i64, &Dataset),
         (from, to): (NaiveDate, NaiveDate),
         run: &RunCk,
         ck: &mut Checkpoint,
     ) -> Result<Outcome> {
-        let at = (tenant, seller_id, NAME);
+        let at = (tenant, seller_id, ds.name);
         let engine = self.warehouses.of_tenant(tenant).await?;
         let asins = pp_warehouse::directory::listed_asins(
             engine.as_ref(),
@@ -71,20 +70,21 @@ impl WarehouseSync {
                 next_run_ms: Some(next),
                 ..Progress::default()
             };
-            self.store.sync().record(tenant, seller_id, NAME, p).await?;
+            self.store
+                .sync()
+                .record(tenant, seller_id, ds.name, p)
+                .await?;
             return Ok(cont(ck, next));
         }
-        let key = format!("sync|{seller_id}|{NAME}|{}|{from}|{to}", run.started_ms);
+        let key = format!(
+            "sync|{seller_id}|{}|{}|{from}|{to}",
+            ds.name, run.started_ms
+        );
         let feeds = self.market.feeds();
         let mut ids = Vec::new();
         for (i, list) in asin_lists(&asins, MOST_ASIN_CHARS).into_iter().enumerate() {
-            let body = json!({
-                "reportType": REPORT,
-                "marketplaceIds": [merchant.marketplace_id],
-                "dataStartTime": format!("{from}T00:00:00Z"),
-                "dataEndTime": format!("{to}T23:59:59Z"),
-                "reportOptions": { "reportPeriod": "WEEK", "asin": list },
-            });
+            let options = json!({ "reportPeriod": "WEEK", "asin": list });
+            let body = spapi_request(REPORT, merchant, Some((from, to)), options);
             let key = format!("{key}|{i}");
             match feeds
                 .create_report(tenant, account, Family::Spapi, body, &key, run.started_ms)

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::process::{Server, get_status, run, token};
+use crate::process::{Server, get_json, get_status, run, token};
 
 const UP: &str = "dev server is up at ";
 
@@ -189,16 +189,12 @@ async fn a_second_start_reuses_data_and_credential() {
     .await;
     assert_eq!(status, 200, "{body}");
     let synced_token = body["access_token"].as_str().unwrap();
-    let sync: Value = reqwest::Client::new()
-        .get(format!("{}/api/warehouse/sync", second.base))
-        .bearer_auth(synced_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(sync["warehouse"], "managed", "{sync}");
+    let (status, sync) = get_json(&second.base, synced_token, "/api/warehouse/sync").await;
+    assert_eq!(
+        (status, &sync["warehouse"]),
+        (200, &json!("managed")),
+        "{sync}"
+    );
 }
 
 /// Opens a session-era MCP session; its id.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::dev_server::{mcp_initialize, mcp_tools_list};
-use crate::process::Server;
+use crate::process::{Server, get_json as get};
 use crate::provider::Provider;
 use crate::scratch_db::ScratchDb;
 
@@ -46,16 +46,6 @@ fn gateway(p: &Provider, d: &Path) -> Server {
             "2",
         ],
     )
-}
-
-async fn get(base: &str, token: &str, path: &str) -> (u16, Value) {
-    let r = crate::http()
-        .get(format!("{base}{path}"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
 }
 
 async fn post(base: &str, token: &str, path: &str, body: &Value) -> (u16, Value) {

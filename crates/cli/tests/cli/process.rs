@@ -249,6 +249,21 @@ pub async fn token(base: &str, id: &str, secret: &str) -> (u16, serde_json::Valu
 }
 
 /// GET with a bearer token; returns the status.
+/// `GET base + path` with a bearer token: the status and the JSON body (`null` when it has
+/// none).
+pub async fn get_json(base: &str, token: &str, path: &str) -> (u16, serde_json::Value) {
+    let r = crate::http()
+        .get(format!("{base}{path}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (
+        r.status().as_u16(),
+        r.json().await.unwrap_or(serde_json::Value::Null),
+    )
+}
+
 pub async fn get_status(base: &str, path: &str, token: &str) -> u16 {
     crate::http()
         .get(format!("{base}{path}"))

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::process::{Server, token};
+use crate::process::{Server, get_json, token};
 use crate::provider::Provider;
 use crate::scratch_db::ScratchDb;
 
@@ -34,14 +34,9 @@ fn gateway(p: &Provider, d: &Path) -> Server {
 }
 
 async fn status(base: &str, token: &str) -> Value {
-    let r = crate::http()
-        .get(format!("{base}/api/warehouse/sync"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r.json().await.unwrap()
+    let (s, b) = get_json(base, token, "/api/warehouse/sync").await;
+    assert_eq!(s, 200, "{b}");
+    b
 }
 
 /// The natural key of each table the selling-side datasets fill.
@@ -182,20 +177,16 @@ async fn a_sync_killed_mid_backfill_ends_with_every_row_and_every_report_once() 
         );
         assert_eq!(dup, 0, "{table} holds a row twice");
     }
-    // the sandbox's world runs to the real today: its file of that day
+    // the gateway is configured as for the real provider, so its today is the UTC day, and
+    // the days from the world's today on are empty at the provider too
     let through: chrono::NaiveDate = done["datasets"][0]["dataThrough"]
         .as_str()
         .unwrap()
         .parse()
         .unwrap();
     let today = through.succ_opt().unwrap();
-    let world = d.join(format!("sim/worlds/{today}/warehouse.sqlite"));
     let world = rusqlite::Connection::open_with_flags(
-        if world.exists() {
-            world
-        } else {
-            d.join("w/warehouse.sqlite")
-        },
+        d.join("w/warehouse.sqlite"),
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
     )
     .unwrap();

@@ -206,10 +206,7 @@ impl TestApp {
             .create(&omega, "Omega", &omega_locator)
             .await
             .unwrap();
-        store.sync().manage(&omega, &omega_locator).await.unwrap();
-        pp_world::Managed::open(&omega_locator)
-            .unwrap()
-            .ensure_schema()
+        pp_sync::manage(&store, &omega, &omega_locator)
             .await
             .unwrap();
         // sigma: a second managed warehouse, with the Mexican merchant's selling account only
@@ -220,10 +217,7 @@ impl TestApp {
             .create(&sigma, "Sigma", &sigma_locator)
             .await
             .unwrap();
-        store.sync().manage(&sigma, &sigma_locator).await.unwrap();
-        pp_world::Managed::open(&sigma_locator)
-            .unwrap()
-            .ensure_schema()
+        pp_sync::manage(&store, &sigma, &sigma_locator)
             .await
             .unwrap();
         let gamma = TenantId::parse("gamma").unwrap();

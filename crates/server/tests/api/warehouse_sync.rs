@@ -25,21 +25,8 @@ async fn quick_market(omega: Option<String>) -> TestApp {
 
 /// Waits until every dataset of the tenant is `synced` (or `unavailable`); the last status.
 async fn until_synced(app: &TestApp, token: &str, limit: Duration) -> Value {
-    let began = Instant::now();
-    loop {
-        let (s, b) = app.get(token, "/api/warehouse/sync").await;
-        assert_eq!(s, 200, "{b}");
-        let rows = b["datasets"].as_array().unwrap();
-        if !rows.is_empty()
-            && rows
-                .iter()
-                .all(|r| r["state"] == "synced" || r["state"] == "unavailable")
-        {
-            return b;
-        }
-        assert!(began.elapsed() < limit, "not synced after {limit:?}: {b:#}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let done = |r: &Value| r["state"] == "synced" || r["state"] == "unavailable";
+    until(app, token, limit, done).await.0
 }
 
 /// Which rows of a table to compare: one seller's, over `from..=to`, of one ad product in a
@@ -293,30 +280,8 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
         .await;
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
-    let began = Instant::now();
-    let mut failed = None;
-    loop {
-        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
-        let rows = b["datasets"].as_array().unwrap();
-        if failed.is_none()
-            && let Some(r) = rows.iter().find(|r| r["state"] == "failing")
-        {
-            failed = Some(r.clone());
-        }
-        // (a weekly dataset is current through the last whole week, still the 21st's)
-        let current = |r: &&Value| {
-            let through = match r["dataset"].as_str() {
-                Some("search_query_performance") => "2026-11-21",
-                _ => "2026-11-22",
-            };
-            r["state"] == "unavailable" || (r["state"] == "synced" && r["dataThrough"] == through)
-        };
-        if rows.iter().all(|r| current(&r)) {
-            break;
-        }
-        assert!(began.elapsed() < Duration::from_secs(300), "{b:#}");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+    let (_, seen) = until(&app, &t, Duration::from_secs(300), current).await;
+    let failed = seen.iter().find(|r| r["state"] == "failing").cloned();
     let failed = failed.expect("a dataset showed the provider's failure while it lasted");
     assert_eq!(
         failed["lastError"]["kind"], "upstream_unavailable",
@@ -671,23 +636,24 @@ fn renumber(v: &mut Value, pairs: &[(i64, i64)]) {
     }
 }
 
-/// Polls the status until `done` holds for every dataset; every status seen on the way.
+/// Polls the status until it lists datasets and `done` holds for every one: the last status,
+/// and every dataset row seen on the way.
 async fn until(
     app: &TestApp,
     token: &str,
     limit: Duration,
     done: impl Fn(&Value) -> bool,
-) -> Vec<Value> {
+) -> (Value, Vec<Value>) {
     let began = Instant::now();
     let mut seen = Vec::new();
     loop {
         let (s, b) = app.get(token, "/api/warehouse/sync").await;
         assert_eq!(s, 200, "{b}");
         let rows = b["datasets"].as_array().unwrap().clone();
-        let finished = rows.iter().all(&done);
+        let finished = !rows.is_empty() && rows.iter().all(&done);
         seen.extend(rows);
         if finished {
-            return seen;
+            return (b, seen);
         }
         assert!(began.elapsed() < limit, "{b:#}");
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -735,7 +701,7 @@ async fn provider_faults_end_synced_and_a_lapsed_account_pauses_until_it_is_conn
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
     let mx = |r: &Value| r["merchant"]["sellerId"] == "A1DEMOSELLERMX";
-    let seen = until(&app, &t, Duration::from_secs(300), |r| {
+    let (_, seen) = until(&app, &t, Duration::from_secs(300), |r| {
         if mx(r) {
             r["state"] == "paused" || r["state"] == "unavailable"
         } else {
