@@ -1,7 +1,8 @@
 //! Tenants: a new tenant with its warehouse (managed: an embedded one, or a PostgreSQL or
 //! MySQL/MariaDB database the sync fills; external: an SQLite file checked to be one, or a
 //! database checked to hold a `seller` table), and the list, with warehouse locators shown
-//! without passwords. Only the service's operator creates them.
+//! without passwords, and a managed tenant's own sync schedule. Only the service's operator
+//! creates them.
 
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_store::{Store, TenantRow};
@@ -101,6 +102,31 @@ impl Tenants<'_> {
             warning,
             managed: loader.is_some(),
         })
+    }
+
+    /// A managed tenant's own sync schedule (empty, set by no one, when the service's
+    /// settings hold).
+    pub async fn sync_schedule(&self, tenant: &str) -> Result<pp_sync::StoredSchedule> {
+        let t = self.op.tenant(self.store, tenant).await?;
+        if self.store.sync().loader(&t).await?.is_none() {
+            return Err(Error::new(
+                Kind::BadParams,
+                format!("{t}'s warehouse is external: the gateway does not sync it"),
+            ));
+        }
+        pp_sync::StoredSchedule::of(self.store, &t).await
+    }
+
+    /// Replaces a managed tenant's own sync schedule (checked; an empty one goes back to the
+    /// service's settings), recorded as set by the operator. Each dataset's next daily run
+    /// takes it; a run under way keeps the windows it planned with.
+    pub async fn set_sync_schedule(
+        &self,
+        tenant: &str,
+        schedule: pp_sync::TenantSchedule,
+    ) -> Result<pp_sync::StoredSchedule> {
+        let t = self.op.tenant(self.store, tenant).await?;
+        pp_sync::StoredSchedule::save(self.store, &t, schedule, self.op.actor()).await
     }
 
     /// The tenants within reach, warehouses shown without passwords.

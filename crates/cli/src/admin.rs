@@ -83,6 +83,23 @@ enum TenantCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A managed tenant's own sync schedule: with no flag, show it; each flag sets one value
+    /// over the service's settings (docs/warehouse-sync.md); --clear goes back to them.
+    SyncSchedule {
+        id: String,
+        /// The UTC hour (0–23) each dataset's daily run starts.
+        #[arg(long)]
+        daily_hour_utc: Option<u32>,
+        /// Recent retail days every run re-reads (0–60).
+        #[arg(long)]
+        restate_retail_days: Option<i64>,
+        /// Recent advertising days every run re-reads (0–60).
+        #[arg(long)]
+        restate_ads_days: Option<i64>,
+        /// Drop the tenant's own values.
+        #[arg(long, conflicts_with_all = ["daily_hour_utc", "restate_retail_days", "restate_ads_days"])]
+        clear: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -209,6 +226,34 @@ async fn tenant((admin, op): At<'_>, cmd: TenantCommand) -> pp_core::Result<()> 
                     t.id, t.warehouse
                 );
             }
+        }
+        TenantCommand::SyncSchedule {
+            id,
+            daily_hour_utc,
+            restate_retail_days,
+            restate_ads_days,
+            clear,
+        } => {
+            let given = pp_sync::TenantSchedule {
+                daily_hour_utc,
+                restate_retail_days,
+                restate_ads_days,
+            };
+            let shown = if clear {
+                tenants.set_sync_schedule(&id, given).await?
+            } else if given.is_empty() {
+                tenants.sync_schedule(&id).await?
+            } else {
+                // the values not given stay as the tenant set them
+                let had = tenants.sync_schedule(&id).await?.schedule;
+                let merged = pp_sync::TenantSchedule {
+                    daily_hour_utc: given.daily_hour_utc.or(had.daily_hour_utc),
+                    restate_retail_days: given.restate_retail_days.or(had.restate_retail_days),
+                    restate_ads_days: given.restate_ads_days.or(had.restate_ads_days),
+                };
+                tenants.set_sync_schedule(&id, merged).await?
+            };
+            print_json(&shown)?;
         }
         TenantCommand::List { json } => {
             let ts = tenants.list().await?;

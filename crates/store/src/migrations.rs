@@ -512,6 +512,9 @@ const STEPS: &[&str] = &[
         updated_ms INTEGER NOT NULL,
         PRIMARY KEY (tenant_id, seller_id, dataset)
     );",
+    // 25: a managed tenant's own sync schedule and restatement windows (JSON; NULL keeps the
+    // service's settings).
+    "ALTER TABLE sync_warehouses ADD COLUMN settings TEXT;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -1057,4 +1060,7 @@ const PG_STEPS: &[&str] = &[
         updated_ms BIGINT NOT NULL,
         PRIMARY KEY (tenant_id, seller_id, dataset)
     );",
+    // 25: a managed tenant's own sync schedule and restatement windows (JSON; NULL keeps the
+    // service's settings).
+    "ALTER TABLE sync_warehouses ADD COLUMN settings TEXT;",
 ];

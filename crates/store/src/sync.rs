@@ -156,6 +156,33 @@ impl Sync<'_> {
             .transpose()
     }
 
+    /// A managed tenant's own sync settings (what the sync service reads them as is its own
+    /// business); `None` when it has none or the warehouse is external.
+    pub async fn settings(&self, tenant: &TenantId) -> Result<Option<Value>> {
+        self.0
+            .one(
+                "SELECT settings FROM sync_warehouses WHERE tenant_id = ?1",
+                args![tenant.as_str()],
+            )
+            .await?
+            .map(|r| r.opt_json(0))
+            .transpose()
+            .map(Option::flatten)
+    }
+
+    /// Replaces a managed tenant's own sync settings (`None` goes back to the service's);
+    /// false when the tenant's warehouse is not managed.
+    pub async fn set_settings(&self, tenant: &TenantId, settings: Option<&Value>) -> Result<bool> {
+        let n = self
+            .0
+            .exec(
+                "UPDATE sync_warehouses SET settings = ?2 WHERE tenant_id = ?1",
+                args![tenant.as_str(), settings.map(Value::to_string)],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
     /// Makes sure each wanted dataset has its row and a live job (one that has not ended);
     /// the ids of the jobs it queued.
     pub async fn ensure(&self, tenant: &TenantId, wanted: Vec<Wanted>) -> Result<Vec<String>> {

@@ -33,6 +33,9 @@ pub enum Source {
     /// provider takes at most 200 characters of them a report), the brand's part summed over
     /// them.
     SearchQueryPerformance,
+    /// The profile's campaigns, ad groups, keywords, targets and ads, as listed today
+    /// (no report).
+    AdsEntities,
     /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
     AdsV3 {
         report: &'static str,
@@ -55,6 +58,7 @@ impl Source {
             Source::SearchQueryPerformance => {
                 "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT (WEEK, by the catalog's ASINs)"
             }
+            Source::AdsEntities => "sp/sb list campaigns, ad groups, keywords, targets and ads",
             Source::AdsV3 { report, .. } => report,
         }
     }
@@ -221,6 +225,19 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         // four weeks a report (Sunday to Saturday)
         slice_days: 28,
         limits: "Whole weeks (Sunday to Saturday), two years back, for brand-registered sellers only: elsewhere the dataset is unavailable with the provider's words. Asked by the ASINs of the synced catalog, so it starts after the catalog's first load; a query shows the brand's part over the ASINs listed today.",
+    },
+    Dataset {
+        name: "ads_entities",
+        about: "Campaigns, ad groups, keywords and targets as they are today, with each campaign's budget, bids, states and brand",
+        source: Source::AdsEntities,
+        side: Side::Advertising,
+        applies: Applies::AdsProfiles,
+        tables: &["ads_campaign", "ads_ad_group", "ads_targeting"],
+        key: &["SellerID", "CampaignID", "AdGroupID", "TargetingID"],
+        grain: "snapshot",
+        lookback_days: 1,
+        slice_days: 1,
+        limits: "Today's entities only (the provider keeps no history of them). Sponsored Products and Sponsored Brands: the operation catalog lists no Sponsored Display entities. A campaign's brand is the brand most of its advertised products have in the synced catalog, empty while the catalog does not know them.",
     },
     ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),

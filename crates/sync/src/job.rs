@@ -14,6 +14,7 @@ use pp_marketplace::reports::normalize;
 use pp_marketplace::service::Account;
 use pp_store::jobs::{Handler, Job, Outcome, StepFuture, now_ms};
 use pp_store::sync::Progress;
+use pp_warehouse::directory;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -248,7 +249,7 @@ impl WarehouseSync {
     /// tomorrow (or when woken).
     async fn synced(&self, at: At<'_>, ck: &mut Checkpoint) -> Result<Outcome> {
         *ck = Checkpoint::default();
-        let next = next_daily(self.settings.daily_hour);
+        let next = self.next_daily_run(at.0).await?;
         let cleared = Progress {
             error: Some(None),
             ..Progress::default()
@@ -265,6 +266,11 @@ impl WarehouseSync {
         };
         self.wait_as(at, ck, "paused", now_ms() + PAUSED_MS, p)
             .await
+    }
+
+    /// When the tenant's next daily run starts (its own hour, or the service's).
+    pub(crate) async fn next_daily_run(&self, tenant: &TenantId) -> Result<i64> {
+        Ok(next_daily(self.settings_for(tenant).await?.daily_hour))
     }
 
     /// Looks at the slice's report again after the poll interval.
@@ -398,7 +404,7 @@ impl WarehouseSync {
         };
         let merchant = Merchant::from(s);
         let feeds = self.market.feeds();
-        if matches!(ds.source, Source::AdsV3 { .. }) && ck.profile.is_none() {
+        if matches!(ds.source, Source::AdsV3 { .. } | Source::AdsEntities) && ck.profile.is_none() {
             match self.profile_of(&tenant, &merchant).await {
                 Ok(Some(p)) => ck.profile = Some(p),
                 Ok(None) => {
@@ -410,7 +416,7 @@ impl WarehouseSync {
                         note: Some(Some(why)),
                         ..Progress::default()
                     };
-                    let next = next_daily(self.settings.daily_hour);
+                    let next = self.next_daily_run(&tenant).await?;
                     return self.wait_as(at, &ck, "unavailable", next, p).await;
                 }
                 // a lapsed login is the usability check's to report
@@ -425,7 +431,7 @@ impl WarehouseSync {
             | Source::Inventory
             | Source::Vendor
             | Source::SearchQueryPerformance => Account::Seller(&merchant),
-            Source::AdsV3 { .. } => Account::Ads {
+            Source::AdsV3 { .. } | Source::AdsEntities => Account::Ads {
                 login: &merchant.seller_id,
                 profile: profile.as_deref(),
             },
@@ -446,6 +452,11 @@ impl WarehouseSync {
                     // keys name the run, so a step repeated after a crash must find the
                     // same run, or it would ask for its slices again
                     (None, _) => return self.plan_run(&tenant, seller_id, ds, &mut ck).await,
+                    (Some(run), None) if ds.source == Source::AdsEntities => {
+                        let run = run.clone();
+                        self.entities(&tenant, &account, &seller, ds, &run, &loader, &mut ck)
+                            .await?
+                    }
                     (Some(run), None) => {
                         let run = run.clone();
                         self.create(&tenant, &merchant, &account, seller_id, ds, &run, &mut ck)
@@ -503,7 +514,7 @@ impl WarehouseSync {
             .and_then(|r| r.data_through.as_deref())
             .and_then(|d| d.parse().ok());
         let today = self.market.feeds().today().await?;
-        let restate = self.settings.restate(ds.side);
+        let restate = self.settings_for(tenant).await?.restate(ds.side);
         let earliest = today.checked_sub_days(chrono::Days::new(ds.lookback_days as u64));
         let mut days = plan::run_days(today, ds.lookback_days, restate, through);
         if ds.grain == "week" {
@@ -585,6 +596,9 @@ impl WarehouseSync {
                     .await;
             }
             Source::Catalog => spapi("GET_MERCHANT_LISTINGS_ALL_DATA", None, Value::Null),
+            Source::AdsEntities => {
+                return Err(Error::internal("entities are listed, not reported"));
+            }
             Source::Inventory => {
                 // the 27 days before the slice too, for its days of supply
                 let start = (from - chrono::Days::new(27)).max(run.earliest.unwrap_or(from));
@@ -750,6 +764,9 @@ impl WarehouseSync {
                     (_, None) => Vec::new(),
                 }
             }
+            Source::AdsEntities => {
+                return Err(Error::internal("entities are listed, not reported"));
+            }
             Source::AdsV3 { product, .. } => {
                 let report = feeds
                     .ads_report(tenant, account, Family::AdsV3, &r.id)
@@ -779,6 +796,46 @@ impl WarehouseSync {
                     .collect::<Result<_>>()?
             }
         };
+        self.load(tenant, seller, ds, (r.from, r.to), loads, loader, ck)
+            .await
+    }
+
+    /// Reads a profile's advertising entities and loads them whole (no report is made).
+    #[allow(clippy::too_many_arguments)]
+    async fn entities(
+        &self,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        seller: &Seller,
+        ds: &Dataset,
+        run: &RunCk,
+        loader: &pp_world::Managed,
+        ck: &mut Checkpoint,
+    ) -> Result<Outcome> {
+        let listed = crate::entities::read(&self.market.feeds(), tenant, account).await?;
+        let engine = self.warehouses.of_tenant(tenant).await?;
+        let brands =
+            directory::asin_brands(engine.as_ref(), &self.warehouses.limits, seller.id).await?;
+        let profile = ck.profile.unwrap_or_default();
+        let loads = crate::entities::rows(seller, profile, &listed, &brands);
+        let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
+        self.load(tenant, seller, ds, (from, to), loads, loader, ck)
+            .await
+    }
+
+    /// Loads a slice's rows (each table's part in one transaction), records the progress and
+    /// moves the run's cursor past the slice.
+    #[allow(clippy::too_many_arguments)]
+    async fn load(
+        &self,
+        tenant: &TenantId,
+        seller: &Seller,
+        ds: &Dataset,
+        (from, to): (NaiveDate, NaiveDate),
+        loads: Vec<Load>,
+        loader: &pp_world::Managed,
+        ck: &mut Checkpoint,
+    ) -> Result<Outcome> {
         let mut n = 0;
         for l in loads {
             n += loader.replace(&l.slice, l.rows).await.map_err(|e| {
@@ -798,12 +855,12 @@ impl WarehouseSync {
             .as_ref()
             .and_then(|x| x.data_through.as_deref())
             .and_then(|d| d.parse::<NaiveDate>().ok())
-            .map_or(r.to, |d| d.max(r.to));
+            .map_or(to, |d| d.max(to));
         let from = row
             .as_ref()
             .and_then(|x| x.covered_from.as_deref())
             .and_then(|d| d.parse::<NaiveDate>().ok())
-            .map_or(r.from, |d| d.min(r.from));
+            .map_or(from, |d| d.min(from));
         self.store
             .sync()
             .record(
@@ -831,7 +888,7 @@ impl WarehouseSync {
             .run
             .as_mut()
             .ok_or_else(|| Error::internal("a slice without its run"))?;
-        run.cursor = r.to.succ_opt().unwrap_or(r.to);
+        run.cursor = to.succ_opt().unwrap_or(to);
         ck.report = None;
         if run.cursor <= run.to {
             return Ok(cont(ck, now_ms()));

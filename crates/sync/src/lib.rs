@@ -13,17 +13,20 @@
 //! - `rows`: documents into warehouse rows;
 //! - `adopt`: a connected account's merchants into the warehouse's `seller` rows;
 //! - `job`: the job step;
+//! - `entities`: advertising entities, listed (no report) and written whole;
 //! - `sqp`: search query performance, whose slice asks one report per list of ASINs;
+//! - `settings`: how syncs run, and a tenant's own schedule over the service's settings;
 //! - `service`: [`WarehouseSync`], what every front door calls.
 
 pub mod adopt;
 pub mod datasets;
+pub mod entities;
 pub mod job;
 pub mod plan;
 pub mod rows;
 pub mod service;
+pub mod settings;
 mod sqp;
 
-pub use service::{
-    Overview, RunRequest, SyncSettings, SyncStatus, WarehouseSync, create_tables, manage,
-};
+pub use service::{Overview, RunRequest, SyncStatus, WarehouseSync, create_tables, manage};
+pub use settings::{ScheduleInForce, StoredSchedule, SyncSettings, TenantSchedule};

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use pp_core::{Error, Principal, Result, Scope, TenantId};
 use pp_marketplace::Marketplace;
@@ -18,42 +17,9 @@ use pp_world::Managed;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::datasets::{self, Side};
+use crate::datasets;
+use crate::settings::{ScheduleInForce, StoredSchedule, SyncSettings};
 use crate::{adopt, job};
-
-/// How syncs run.
-#[derive(Debug, Clone)]
-pub struct SyncSettings {
-    /// Recent retail days re-read every run (the provider restates them).
-    pub restate_retail_days: i64,
-    /// Recent advertising days re-read every run (attribution settles over about 14 days).
-    pub restate_ads_days: i64,
-    /// The UTC hour a dataset's daily run starts.
-    pub daily_hour: u32,
-    /// How often a report still being made is looked at.
-    pub poll: Duration,
-}
-
-impl Default for SyncSettings {
-    fn default() -> Self {
-        Self {
-            restate_retail_days: 3,
-            restate_ads_days: 14,
-            daily_hour: 6,
-            poll: Duration::from_secs(2),
-        }
-    }
-}
-
-impl SyncSettings {
-    /// The days of `side` a run re-reads.
-    pub fn restate(&self, side: Side) -> i64 {
-        match side {
-            Side::Retail => self.restate_retail_days,
-            Side::Advertising => self.restate_ads_days,
-        }
-    }
-}
 
 /// Creates the tables of the managed warehouse at `loader` (its locator) where they are
 /// missing; a locator that does not open or a database that refuses them is the caller's to
@@ -132,6 +98,8 @@ pub struct DatasetStatus {
 pub struct SyncStatus {
     /// `managed` (the gateway fills it) or `external` (someone else does).
     pub warehouse: &'static str,
+    /// The schedule and restatement windows in force (a managed warehouse's).
+    pub schedule: Option<ScheduleInForce>,
     pub datasets: Vec<DatasetStatus>,
 }
 
@@ -257,6 +225,16 @@ impl WarehouseSync {
     pub async fn status(&self, p: &Principal) -> Result<SyncStatus> {
         p.require(&[Scope::AccountRead])?;
         let managed = self.store.sync().loader(&p.tenant).await?.is_some();
+        let schedule = if managed {
+            let own = StoredSchedule::of(&self.store, &p.tenant).await?;
+            Some(ScheduleInForce::new(&self.settings, own))
+        } else {
+            None
+        };
+        let settings = schedule.as_ref().map_or_else(
+            || self.settings.clone(),
+            |s| self.settings.with(&s.tenant_set.schedule),
+        );
         let rows = self.store.sync().list(&p.tenant).await?;
         let sellers = if rows.is_empty() {
             Vec::new()
@@ -275,13 +253,25 @@ impl WarehouseSync {
                 .into_iter()
                 .map(|r| {
                     let marketplace = country(r.seller_id);
-                    self.dataset_status(r, marketplace)
+                    Self::dataset_status(&settings, r, marketplace)
                 })
                 .collect(),
+            schedule,
         })
     }
 
-    fn dataset_status(&self, r: DatasetRow, marketplace: Option<String>) -> DatasetStatus {
+    /// The settings a tenant's syncs run by: the service's, with the tenant's own schedule
+    /// over them.
+    pub(crate) async fn settings_for(&self, tenant: &TenantId) -> Result<SyncSettings> {
+        let own = StoredSchedule::of(&self.store, tenant).await?;
+        Ok(self.settings.with(&own.schedule))
+    }
+
+    fn dataset_status(
+        settings: &SyncSettings,
+        r: DatasetRow,
+        marketplace: Option<String>,
+    ) -> DatasetStatus {
         let d = datasets::find(&r.dataset);
         DatasetStatus {
             merchant: MerchantRef {
@@ -291,7 +281,7 @@ impl WarehouseSync {
             },
             source: d.map_or("", |d| d.source.label()),
             lookback_days: d.map_or(0, |d| d.lookback_days),
-            restatement_days: d.map_or(0, |d| self.settings.restate(d.side)),
+            restatement_days: d.map_or(0, |d| settings.restate(d.side)),
             limits: d.map_or("", |d| d.limits),
             dataset: r.dataset,
             state: r.state,

@@ -16,7 +16,7 @@ use pp_store::sync::Progress;
 use serde_json::{Value, json};
 
 use crate::datasets::Dataset;
-use crate::job::{Checkpoint, ReportCk, RunCk, cont, next_daily, spapi_request};
+use crate::job::{Checkpoint, ReportCk, RunCk, cont, spapi_request};
 use crate::rows::{self, Load, Seller};
 use crate::service::WarehouseSync;
 
@@ -99,7 +99,7 @@ impl WarehouseSync {
                         ..Progress::default()
                     };
                     ck.run = None;
-                    let next = next_daily(self.settings.daily_hour);
+                    let next = self.next_daily_run(tenant).await?;
                     return self.wait_as(at, ck, "unavailable", next, p).await;
                 }
                 Err(e) => return Err(e),

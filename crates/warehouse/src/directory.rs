@@ -176,6 +176,27 @@ pub async fn listed_asins(
     .collect()
 }
 
+/// Each listed ASIN's brand (`catalog_item`); none while the table is missing.
+pub async fn asin_brands(
+    engine: &dyn Engine,
+    limits: &Limits,
+    seller_id: i64,
+) -> Result<std::collections::BTreeMap<String, String>> {
+    if !has_table(engine, "catalog_item").await? {
+        return Ok(Default::default());
+    }
+    rows(
+        engine,
+        limits,
+        "SELECT ASIN AS asin, Brand AS brand FROM catalog_item WHERE SellerID = ? AND Brand IS NOT NULL",
+        vec![Scalar::Int(seller_id)],
+    )
+    .await?
+    .iter()
+    .map(|r| Ok((r.text("asin")?.to_owned(), r.text("brand")?.to_owned())))
+    .collect()
+}
+
 /// Which of `ids` are seller rows of the warehouse.
 pub async fn existing_sellers(
     engine: &dyn Engine,

@@ -126,6 +126,61 @@ async fn tenants_and_credentials_round_trip_against_a_running_server() {
 }
 
 #[test]
+fn a_managed_tenants_sync_schedule_is_set_shown_and_cleared_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let beta = json(d, &a(&["tenant", "create", "beta", "--json"]));
+    let schedule = |rest: &[&str]| {
+        json(
+            d,
+            &a(&[&["tenant", "sync-schedule", "beta"][..], rest].concat()),
+        )
+    };
+    assert_eq!(schedule(&[])["schedule"], serde_json::json!({}));
+    let set = schedule(&["--restate-ads-days", "30"]);
+    assert_eq!(
+        set["schedule"],
+        serde_json::json!({ "restateAdsDays": 30 }),
+        "{set}"
+    );
+    assert!(
+        set["updatedBy"].as_str().unwrap().starts_with("admin:"),
+        "{set}"
+    );
+    // a second flag keeps the first
+    let set = schedule(&["--daily-hour-utc", "2"]);
+    assert_eq!(
+        set["schedule"],
+        serde_json::json!({ "restateAdsDays": 30, "dailyHourUtc": 2 }),
+        "{set}"
+    );
+    assert_eq!(schedule(&[])["schedule"], set["schedule"]);
+    // out of range: refused, nothing changed
+    let err = fails(
+        d,
+        &a(&[
+            "tenant",
+            "sync-schedule",
+            "beta",
+            "--restate-retail-days",
+            "90",
+        ]),
+    );
+    assert!(err.contains("0 to 60"), "{err}");
+    assert_eq!(schedule(&[])["schedule"], set["schedule"]);
+    assert_eq!(schedule(&["--clear"])["schedule"], serde_json::json!({}));
+    // an external warehouse has no sync to schedule
+    let file = beta["warehouse"].as_str().unwrap();
+    json(
+        d,
+        &a(&["tenant", "create", "ext", "--warehouse", file, "--json"]),
+    );
+    let err = fails(d, &a(&["tenant", "sync-schedule", "ext"]));
+    assert!(err.contains("external"), "{err}");
+    assert!(fails(d, &a(&["tenant", "sync-schedule", "nobody"])).contains("no tenant"));
+}
+
+#[test]
 fn a_tenant_is_not_created_on_a_file_that_is_not_a_database() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

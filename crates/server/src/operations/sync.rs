@@ -69,8 +69,44 @@ fn status_schema() -> Value {
         ],
         &["merchant", "dataset", "state"],
     );
+    let own = object(
+        &[
+            ("dailyHourUtc", int()),
+            ("restateRetailDays", int()),
+            ("restateAdsDays", int()),
+        ],
+        &[],
+    );
+    let schedule = object(
+        &[
+            ("dailyHourUtc", int()),
+            ("restateRetailDays", int()),
+            ("restateAdsDays", int()),
+            (
+                "tenantSet",
+                object(
+                    &[
+                        ("schedule", own),
+                        ("updatedBy", nullable(string())),
+                        ("updatedAt", nullable(string())),
+                    ],
+                    &["schedule"],
+                ),
+            ),
+        ],
+        &[
+            "dailyHourUtc",
+            "restateRetailDays",
+            "restateAdsDays",
+            "tenantSet",
+        ],
+    );
     object(
-        &[("warehouse", string()), ("datasets", array(dataset))],
+        &[
+            ("warehouse", string()),
+            ("schedule", nullable(schedule)),
+            ("datasets", array(dataset)),
+        ],
         &["warehouse", "datasets"],
     )
 }

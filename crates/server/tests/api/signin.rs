@@ -355,6 +355,7 @@ async fn a_member_cannot_open_admin_pages_or_grant_admin_scopes() {
         "/console/apps",
         "/console/connections",
         "/console/policy",
+        "/console/sync",
     ] {
         assert_eq!(b.get(path).await.status, 403, "{path}");
     }

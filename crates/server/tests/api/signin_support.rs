@@ -14,9 +14,14 @@ pub const PASSWORD: &str = "correct horse battery staple";
 
 /// Creates a person in acme with `role`; their email.
 pub async fn person(app: &TestApp, email: &str, role: pp_auth::Role) -> String {
+    person_in(app, "acme", email, role).await
+}
+
+/// Creates a person in `tenant` with `role`; their email.
+pub async fn person_in(app: &TestApp, tenant: &str, email: &str, role: pp_auth::Role) -> String {
     pp_auth::create_person(
         &app.store,
-        &TenantId::parse("acme").unwrap(),
+        &TenantId::parse(tenant).unwrap(),
         &pp_auth::PersonDetails {
             email,
             display_name: "Test Person",

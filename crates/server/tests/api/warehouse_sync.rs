@@ -56,8 +56,13 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
         },
         str::to_owned,
     );
-    let order: Vec<String> = (1..=all.len()).map(|i| i.to_string()).collect();
     let c = rusqlite::Connection::open(path).unwrap();
+    // ordered by every column selected
+    let selected = c
+        .prepare(&format!("SELECT {cols} FROM {} LIMIT 0", r.table))
+        .unwrap()
+        .column_count();
+    let order: Vec<String> = (1..=selected).map(|i| i.to_string()).collect();
     let columns = pp_world::schema::table(r.table).columns;
     let days = match ["Date", "WeekStart"]
         .into_iter()
@@ -67,8 +72,12 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
         // a snapshot: every row
         None => "?2 IS NOT NULL AND ?3 IS NOT NULL".to_owned(),
     };
+    // an entity table without the ad product: the rows of that ad product's campaigns
     let product = match r.product {
-        Some(_) => "AND AdProduct = ?4",
+        Some(_) if columns.iter().any(|c| c.name == "AdProduct") => "AND AdProduct = ?4",
+        Some(_) => {
+            "AND CampaignID IN (SELECT CampaignID FROM ads_campaign c WHERE c.SellerID = ?1 AND c.AdProduct = ?4)"
+        }
         None => "AND ?4 IS NULL",
     };
     let sql = format!(
@@ -147,12 +156,12 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .unwrap()
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
-    // per seller: the catalog, sales and traffic, FBA inventory, search query performance
-    // and eleven advertising reports; the vendor's login has no sponsored ads profile, and
+    // per seller: the catalog, sales and traffic, FBA inventory, search query performance,
+    // the advertising entities and eleven advertising reports; the vendor's login has no sponsored ads profile, and
     // its advertising datasets say so
-    assert_eq!(datasets.len(), 3 * 15, "{status:#}");
+    assert_eq!(datasets.len(), 3 * 16, "{status:#}");
     // the vendor: its sales and traffic, three years back
-    assert_eq!(vendor.len(), 12, "{status:#}");
+    assert_eq!(vendor.len(), 13, "{status:#}");
     for r in vendor {
         if r["dataset"] == "vendor_sales_and_traffic" {
             assert_eq!(r["state"], "synced", "{r}");
@@ -206,7 +215,7 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     assert_eq!(health["sync"]["managedWarehouses"], 2, "{health}");
     assert_eq!(
         health["sync"]["datasets"]["synced"],
-        3 * 15 - 1 + 1,
+        3 * 16 - 1 + 1,
         "{health}"
     );
     assert!(!health.to_string().contains("omega"), "{health}");
@@ -258,6 +267,19 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
     let (world, synced) = (app.warehouse_file("acme"), app.warehouse_file("omega"));
     same_tables(&world, &synced, &pairs, day("2026-11-22"));
     same_answers(&app, &acme, &t, &pairs).await;
+    // a profile-scoped advertising call finds its profile in the synced warehouse
+    let (s, b) = app
+        .query(
+            &t,
+            json!({ "sql": "SELECT ProfileID FROM ads_profile ORDER BY SellerID LIMIT 1" }),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let profile = b["rows"][0]["ProfileID"].as_i64().unwrap();
+    let call = json!({ "operation": "sp.list_campaigns", "profileId": profile, "query": { "body": { "maxResults": 2 } } });
+    let (s, b) = app.post(&t, "/api/marketplace/ads/call", call).await;
+    assert_eq!(s, 200, "{b}");
+    assert!(b.to_string().contains("campaignId"), "{b}");
 }
 
 #[tokio::test]
@@ -477,6 +499,47 @@ fn same_tables(
                 product,
             };
             same_rows(world, synced, pair, rows, None);
+        }
+        // the entities as listed today: Sponsored Products whole; Sponsored Brands without
+        // what its lists do not carry (a brand, targeting type, ad groups' default bids)
+        let entity = |table, product| Rows {
+            table,
+            seller: 0,
+            from: &to,
+            to: &to,
+            product,
+        };
+        const SP: Option<&str> = Some("SPONSORED_PRODUCTS");
+        const SB: Option<&str> = Some("SPONSORED_BRANDS");
+        same_rows(world, synced, pair, entity("ads_profile", None), None);
+        for table in ["ads_campaign", "ads_ad_group", "ads_targeting"] {
+            same_rows(world, synced, pair, entity(table, SP), None);
+        }
+        // (a merchant may have no Sponsored Brands campaigns)
+        let sb_campaign = "MarketplaceSellerID, ProfileID, CampaignID, AdProduct, Name, State, DailyBudget, StartDate";
+        let sb_group = "MarketplaceSellerID, CampaignID, AdGroupID, Name, State";
+        for (table, cols) in [
+            ("ads_campaign", Some(sb_campaign)),
+            ("ads_ad_group", Some(sb_group)),
+            ("ads_targeting", None),
+        ] {
+            let w = rows(
+                world,
+                &Rows {
+                    seller: pair.0,
+                    ..entity(table, SB)
+                },
+                cols,
+            );
+            let o = rows(
+                synced,
+                &Rows {
+                    seller: pair.1,
+                    ..entity(table, SB)
+                },
+                cols,
+            );
+            assert_eq!(w, o, "{table} of Sponsored Brands, seller {}", pair.0);
         }
     }
 }

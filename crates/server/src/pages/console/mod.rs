@@ -1,5 +1,5 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
-//! applications, connected accounts (connected through the provider's consent pages), people, the write policy and the audit log of committed writes; for
+//! applications, connected accounts (connected through the provider's consent pages), people, the write policy, the audit log of committed writes and the warehouse sync; for
 //! everyone, setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
@@ -12,6 +12,7 @@ mod password;
 mod people;
 mod policy;
 mod setup_codes;
+mod sync;
 
 use askama::Template;
 use axum::Router;
@@ -61,6 +62,9 @@ pub fn router() -> Router<SharedState> {
         .route("/console/approvals/{id}/approve", post(approvals::approve))
         .route("/console/approvals/{id}/reject", post(approvals::reject))
         .route("/console/audit", get(audit::list))
+        .route("/console/sync", get(sync::show))
+        .route("/console/sync/run", post(sync::run))
+        .route("/console/sync/schedule", post(sync::save_schedule))
         .route(
             "/console/password",
             get(password::form).post(password::change),
