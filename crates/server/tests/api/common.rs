@@ -535,6 +535,13 @@ impl TestApp {
     /// Connects `merchant`'s grants (selling and advertising, where the sandbox has them) to
     /// `tenant` again, as a person reconnecting the account would.
     pub async fn reconnect(&self, tenant: &str, merchant: &str) {
+        self.connect_grants(tenant, merchant, &["seller", "ads"])
+            .await;
+    }
+
+    /// Connects `tenant` to the sandbox's grants of `merchant` of the given kinds (`seller`,
+    /// `ads`).
+    pub async fn connect_grants(&self, tenant: &str, merchant: &str, kinds: &[&str]) {
         let r = self.rebuild.as_ref().expect("a market test app");
         let sealer = pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap();
         let creds = &self.sandbox.as_ref().unwrap().creds;
@@ -544,7 +551,7 @@ impl TestApp {
             ("advertising", "account", "ads"),
         ] {
             for m in creds[list].as_array().unwrap() {
-                if m[key] != merchant {
+                if m[key] != merchant || !kinds.contains(&kind) {
                     continue;
                 }
                 let grant = pp_marketplace::connections::Grant {

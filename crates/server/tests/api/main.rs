@@ -33,6 +33,7 @@ mod shape;
 mod signin;
 mod signin_support;
 mod surface;
+mod sync_adopt;
 mod sync_schedule;
 mod token_cache;
 mod twins;

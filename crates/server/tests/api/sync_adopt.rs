@@ -1,0 +1,97 @@
+//! Adopting merchants from an advertising login alone: a managed tenant connected only to an
+//! advertising login gets a `seller` row and an advertising profile for each of the login's
+//! profiles, and syncs their advertising datasets (no selling-side dataset, which needs a
+//! selling-side grant); its profile-scoped calls find their profile.
+
+use std::time::{Duration, Instant};
+
+use pp_core::TenantId;
+use serde_json::{Value, json};
+
+use crate::common::{Options, TestApp};
+
+#[tokio::test]
+async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_in() {
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        report_ms: 0,
+        ..Options::default()
+    })
+    .await;
+    let tau = TenantId::parse("tau").unwrap();
+    let file = app.store.default_warehouse_path(&tau);
+    let locator = format!("sqlite:{}", file.display());
+    pp_sync::create_tables(&locator).await.unwrap();
+    app.store
+        .tenants()
+        .create(&tau, "Tau", &locator)
+        .await
+        .unwrap();
+    pp_sync::manage(&app.store, &tau, &locator).await.unwrap();
+    app.connect_grants("tau", "A2DEMOSELLER01", &["ads"]).await;
+    let t = app
+        .token(
+            &app.credential(
+                "tau",
+                Some("account:read retail:read ads:read brand_analytics:read sql:query"),
+            )
+            .await,
+        )
+        .await;
+
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let began = Instant::now();
+    let done = loop {
+        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+        let rows = b["datasets"].as_array().cloned().unwrap_or_default();
+        if !rows.is_empty() && rows.iter().all(|r| r["state"] == "synced") {
+            break b;
+        }
+        assert!(began.elapsed() < Duration::from_secs(240), "{b:#}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    // the login's two profiles (US, CA): the entities and eleven reports each, nothing retail
+    let rows = done["datasets"].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * 12, "{done:#}");
+    let retail = [
+        "sales_and_traffic",
+        "catalog",
+        "fba_inventory",
+        "search_query_performance",
+    ];
+    for r in rows {
+        assert!(!retail.contains(&r["dataset"].as_str().unwrap()), "{r}");
+        assert_eq!(r["dataThrough"], "2026-11-21", "{r}");
+    }
+    let entities = rows.iter().find(|r| r["dataset"] == "ads_entities").unwrap();
+    assert!(entities["rowsLastLoad"].as_i64().unwrap() > 0, "{entities}");
+    let (s, b) = app
+        .query(&t, json!({ "sql": "SELECT s.ID, s.Marketplace, s.AccountType, p.ProfileID FROM seller s JOIN ads_profile p ON p.SellerID = s.ID ORDER BY s.ID" }))
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let sellers: Vec<(String, String)> = b["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["Marketplace"].as_str().unwrap().into(),
+                r["AccountType"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sellers,
+        [
+            ("US".to_owned(), "seller".to_owned()),
+            ("CA".into(), "seller".into())
+        ],
+        "{b}"
+    );
+    let profile: &Value = &b["rows"][0]["ProfileID"];
+    let call = json!({ "operation": "sp.list_campaigns", "profileId": profile, "query": { "body": { "maxResults": 2 } } });
+    let (s, b) = app.post(&t, "/api/marketplace/ads/call", call).await;
+    assert_eq!(s, 200, "{b}");
+}
