@@ -33,6 +33,9 @@ pub enum Source {
     /// provider takes at most 200 characters of them a report), the brand's part summed over
     /// them.
     SearchQueryPerformance,
+    /// The settlement reports the provider made itself (`getReports`), each settlement's
+    /// lines replaced whole (no report is asked for: nobody can request one).
+    Settlements,
     /// The profile's campaigns, ad groups, keywords, targets and ads, as listed today
     /// (no report).
     AdsEntities,
@@ -57,6 +60,9 @@ impl Source {
             Source::Vendor => "GET_VENDOR_SALES_REPORT and GET_VENDOR_TRAFFIC_REPORT (DAY)",
             Source::SearchQueryPerformance => {
                 "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT (WEEK, by the catalog's ASINs)"
+            }
+            Source::Settlements => {
+                "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2 (listed: the provider makes them)"
             }
             Source::AdsEntities => "sp/sb list campaigns, ad groups, keywords, targets and ads",
             Source::AdsV3 { report, .. } => report,
@@ -210,6 +216,20 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         // the provider's most days in one DAY report
         slice_days: 15,
         limits: "Three years back, vendors only. A day and ASIN one of the two reports leaves out has that report's figures empty.",
+    },
+    Dataset {
+        name: "settlements",
+        about: "Settlement lines: each closed settlement period's orders, refunds and fees, with its dates and deposit",
+        source: Source::Settlements,
+        side: Side::Retail,
+        applies: Applies::Sellers,
+        tables: &["spapi_settlement"],
+        key: &["SellerID", "Settlement-id"],
+        grain: "settlement",
+        // the provider keeps a settlement report 90 days after its period closes
+        lookback_days: 90,
+        slice_days: 90,
+        limits: "The provider makes a settlement report itself when a period closes and keeps it 90 days: settlements that closed earlier cannot be read, and the open period arrives once it closes. Every run reads each settlement still kept again, whole.",
     },
     Dataset {
         name: "search_query_performance",

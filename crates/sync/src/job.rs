@@ -159,6 +159,9 @@ pub(crate) fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
 }
 
 /// The next daily run after now, at `hour` UTC.
+/// The settlement report's type.
+const SETTLEMENT: &str = "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2";
+
 pub(crate) fn next_daily(hour: u32) -> i64 {
     let now = chrono::Utc::now();
     let today = now
@@ -427,6 +430,7 @@ impl WarehouseSync {
         let profile = ck.profile.map(|p| p.to_string());
         let account = match ds.source {
             Source::SpapiReport(_)
+            | Source::Settlements
             | Source::Catalog
             | Source::Inventory
             | Source::Vendor
@@ -452,6 +456,11 @@ impl WarehouseSync {
                     // keys name the run, so a step repeated after a crash must find the
                     // same run, or it would ask for its slices again
                     (None, _) => return self.plan_run(&tenant, seller_id, ds, &mut ck).await,
+                    (Some(run), None) if ds.source == Source::Settlements => {
+                        let run = run.clone();
+                        self.settlements(&tenant, &account, &seller, ds, &run, &loader, &mut ck)
+                            .await?
+                    }
                     (Some(run), None) if ds.source == Source::AdsEntities => {
                         let run = run.clone();
                         self.entities(&tenant, &account, &seller, ds, &run, &loader, &mut ck)
@@ -596,8 +605,8 @@ impl WarehouseSync {
                     .await;
             }
             Source::Catalog => spapi("GET_MERCHANT_LISTINGS_ALL_DATA", None, Value::Null),
-            Source::AdsEntities => {
-                return Err(Error::internal("entities are listed, not reported"));
+            Source::AdsEntities | Source::Settlements => {
+                return Err(Error::internal("this dataset is listed, not reported"));
             }
             Source::Inventory => {
                 // the 27 days before the slice too, for its days of supply
@@ -764,8 +773,8 @@ impl WarehouseSync {
                     (_, None) => Vec::new(),
                 }
             }
-            Source::AdsEntities => {
-                return Err(Error::internal("entities are listed, not reported"));
+            Source::AdsEntities | Source::Settlements => {
+                return Err(Error::internal("this dataset is listed, not reported"));
             }
             Source::AdsV3 { product, .. } => {
                 let report = feeds
@@ -818,6 +827,71 @@ impl WarehouseSync {
             directory::asin_brands(engine.as_ref(), &self.warehouses.limits, seller.id).await?;
         let profile = ck.profile.unwrap_or_default();
         let loads = crate::entities::rows(seller, profile, &listed, &brands);
+        let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
+        self.load(tenant, seller, ds, (from, to), loads, loader, ck)
+            .await
+    }
+
+    /// Reads every settlement report the provider keeps for the merchant's marketplace (it
+    /// makes them itself) and loads each settlement whole.
+    #[allow(clippy::too_many_arguments)]
+    async fn settlements(
+        &self,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        seller: &Seller,
+        ds: &Dataset,
+        run: &RunCk,
+        loader: &pp_world::Managed,
+        ck: &mut Checkpoint,
+    ) -> Result<Outcome> {
+        let Account::Seller(merchant) = account else {
+            return Err(Error::internal("settlements are a selling-side dataset"));
+        };
+        let feeds = self.market.feeds();
+        let mut loads = Vec::new();
+        let mut next: Option<String> = None;
+        loop {
+            let mut args = serde_json::Map::new();
+            match &next {
+                Some(t) => {
+                    args.insert("nextToken".into(), t.clone().into());
+                }
+                None => {
+                    args.insert("reportTypes".into(), SETTLEMENT.into());
+                    args.insert(
+                        "marketplaceIds".into(),
+                        merchant.marketplace_id.clone().into(),
+                    );
+                    args.insert("pageSize".into(), 100.into());
+                }
+            }
+            let page = feeds
+                .read(tenant, account, "reports.get_reports", &args)
+                .await?;
+            // (a login's reports cover every marketplace it sells in)
+            let mine = |r: &&Value| {
+                r["marketplaceIds"]
+                    .as_array()
+                    .is_some_and(|m| m.iter().any(|m| *m == merchant.marketplace_id.as_str()))
+            };
+            for r in page["reports"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(mine)
+            {
+                let Some(doc) = r["reportDocumentId"].as_str() else {
+                    continue;
+                };
+                let text = feeds.spapi_document(tenant, account, doc).await?;
+                loads.push(rows::settlement(seller, &text)?);
+            }
+            match page["nextToken"].as_str() {
+                Some(t) if !t.is_empty() => next = Some(t.to_owned()),
+                _ => break,
+            }
+        }
         let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
         self.load(tenant, seller, ds, (from, to), loads, loader, ck)
             .await

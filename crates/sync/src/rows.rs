@@ -436,3 +436,76 @@ pub fn inbound_units(text: &str) -> Result<std::collections::BTreeMap<String, i6
         })
         .collect()
 }
+
+/// A settlement's lines (the V2 flat file; its first line after the header is the
+/// settlement's summary, which has no amount type and is not a line): one slice per
+/// settlement, replaced whole. The file's times (`…+00:00`) are written as the world writes
+/// them (`…Z`); an empty order id, SKU or quantity is empty.
+pub fn settlement(seller: &Seller, text: &str) -> Result<Load> {
+    const WHAT: &str = "settlement report";
+    let lines = pp_marketplace::documents::tsv(WHAT, text)?;
+    let get = |l: &std::collections::BTreeMap<String, String>, k: &str| -> Result<String> {
+        l.get(k)
+            .cloned()
+            .ok_or_else(|| unreadable(WHAT, format!("a line has no {k}")))
+    };
+    let time = |s: String| match s.strip_suffix("+00:00") {
+        Some(base) => format!("{base}Z"),
+        None => s,
+    };
+    let opt = |s: String| {
+        if s.is_empty() {
+            Cell::Null
+        } else {
+            Cell::Text(s)
+        }
+    };
+    let summary = lines
+        .first()
+        .ok_or_else(|| unreadable(WHAT, "it has no summary line".into()))?;
+    let sid = get(summary, "settlement-id")?;
+    let (start, end, deposit) = (
+        time(get(summary, "settlement-start-date")?),
+        time(get(summary, "settlement-end-date")?),
+        time(get(summary, "deposit-date")?),
+    );
+    let mut rows = Vec::new();
+    for l in lines.iter().skip(1) {
+        if get(l, "amount-type")?.is_empty() {
+            continue;
+        }
+        let quantity = match get(l, "quantity-purchased")?.as_str() {
+            "" => Cell::Null,
+            q => Cell::Int(
+                q.parse()
+                    .map_err(|_| unreadable(WHAT, format!("'{q}' is not a quantity")))?,
+            ),
+        };
+        rows.push(vec![
+            Cell::Int(seller.id),
+            Cell::Text(seller.token.clone()),
+            Cell::Text(sid.clone()),
+            Cell::Text(start.clone()),
+            Cell::Text(end.clone()),
+            Cell::Text(deposit.clone()),
+            Cell::Text(time(get(l, "posted-date-time")?)),
+            Cell::Text(get(l, "transaction-type")?),
+            opt(get(l, "order-id")?),
+            opt(get(l, "sku")?),
+            quantity,
+            Cell::Text(get(l, "amount-type")?),
+            Cell::Text(get(l, "amount-description")?),
+            Cell::Cents(cents(WHAT, &get(l, "amount")?)?),
+            Cell::Text(get(l, "currency")?),
+        ]);
+    }
+    Ok(Load {
+        slice: Slice {
+            table: table("spapi_settlement"),
+            seller_id: seller.id,
+            range: Some(("Settlement-id", sid.clone(), sid)),
+            part: None,
+        },
+        rows,
+    })
+}

@@ -65,7 +65,10 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
         assert!(!retail.contains(&r["dataset"].as_str().unwrap()), "{r}");
         assert_eq!(r["dataThrough"], "2026-11-21", "{r}");
     }
-    let entities = rows.iter().find(|r| r["dataset"] == "ads_entities").unwrap();
+    let entities = rows
+        .iter()
+        .find(|r| r["dataset"] == "ads_entities")
+        .unwrap();
     assert!(entities["rowsLastLoad"].as_i64().unwrap() > 0, "{entities}");
     let (s, b) = app
         .query(&t, json!({ "sql": "SELECT s.ID, s.Marketplace, s.AccountType, p.ProfileID FROM seller s JOIN ads_profile p ON p.SellerID = s.ID ORDER BY s.ID" }))

@@ -64,11 +64,11 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
         .column_count();
     let order: Vec<String> = (1..=selected).map(|i| i.to_string()).collect();
     let columns = pp_world::schema::table(r.table).columns;
-    let days = match ["Date", "WeekStart"]
+    let days = match ["Date", "WeekStart", "Settlement-end-date"]
         .into_iter()
         .find(|d| columns.iter().any(|c| c.name == *d))
     {
-        Some(d) => format!("{d} BETWEEN ?2 AND ?3"),
+        Some(d) => format!("`{d}` BETWEEN ?2 AND ?3"),
         // a snapshot: every row
         None => "?2 IS NOT NULL AND ?3 IS NOT NULL".to_owned(),
     };
@@ -156,10 +156,10 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .unwrap()
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
-    // per seller: the catalog, sales and traffic, FBA inventory, search query performance,
-    // the advertising entities and eleven advertising reports; the vendor's login has no sponsored ads profile, and
+    // per seller: the catalog, sales and traffic, FBA inventory, settlements, search query
+    // performance, the advertising entities and eleven advertising reports; the vendor's login has no sponsored ads profile, and
     // its advertising datasets say so
-    assert_eq!(datasets.len(), 3 * 16, "{status:#}");
+    assert_eq!(datasets.len(), 3 * 17, "{status:#}");
     // the vendor: its sales and traffic, three years back
     assert_eq!(vendor.len(), 13, "{status:#}");
     for r in vendor {
@@ -215,7 +215,7 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     assert_eq!(health["sync"]["managedWarehouses"], 2, "{health}");
     assert_eq!(
         health["sync"]["datasets"]["synced"],
-        3 * 16 - 1 + 1,
+        3 * 17 - 1 + 1,
         "{health}"
     );
     assert!(!health.to_string().contains("omega"), "{health}");
@@ -441,6 +441,15 @@ fn same_tables(
             product: None,
         };
         same_rows(world, synced, pair, retail("catalog_item"), None);
+        // the settlements the provider still keeps: those that closed in the last 90 days
+        let settlements = Rows {
+            table: "spapi_settlement",
+            seller: 0,
+            from: &back(90),
+            to: "9999-12-31",
+            product: None,
+        };
+        same_rows(world, synced, pair, settlements, None);
         // the ledger's 18 months, from the 28th day (the first with a full month of sales
         // before it); inbound units are known for the latest day alone
         let inventory = Rows {
@@ -858,8 +867,9 @@ async fn a_tenant_whose_provider_crawls_does_not_hold_up_another_tenants_sync() 
     assert_eq!(s, 200, "{b}");
     let done = until_synced(&app, &sigma, Duration::from_secs(240)).await;
     let took = began.elapsed();
-    // the Mexican merchant: catalog, sales and traffic, FBA inventory (no brand analytics)
-    assert_eq!(done["datasets"].as_array().unwrap().len(), 4, "{done:#}");
+    // the Mexican merchant: catalog, sales and traffic, FBA inventory, settlements (no brand
+    // analytics)
+    assert_eq!(done["datasets"].as_array().unwrap().len(), 5, "{done:#}");
     let (_, o) = app.get(&omega, "/api/warehouse/sync").await;
     let crawling = o["datasets"]
         .as_array()

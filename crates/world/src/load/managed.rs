@@ -182,15 +182,15 @@ impl Managed {
                 let mut tx = pool.begin().await.map_err(err)?;
                 let (sql, args) = delete_sql(slice, &POSTGRES, |i| format!("${i}"));
                 // PostgreSQL compares a date column with a date, not with text: the range's
-                // bounds are cast to the column's type
-                let sql = match &slice.range {
-                    Some((col, _, _)) => {
-                        let ty = t
-                            .columns
-                            .iter()
-                            .find(|c| c.name == *col)
-                            .map_or("DATE", |c| c.ty);
-                        let ty = if ty == "DATETIME" {
+                // bounds are cast to the column's type (a text column takes them as they are)
+                let ty = slice
+                    .range
+                    .as_ref()
+                    .and_then(|(col, _, _)| t.columns.iter().find(|c| c.name == *col))
+                    .map(|c| c.ty);
+                let sql = match ty {
+                    Some("DATE" | "DATETIME") => {
+                        let ty = if ty == Some("DATETIME") {
                             "TIMESTAMP"
                         } else {
                             "DATE"
@@ -198,7 +198,7 @@ impl Managed {
                         sql.replace("$2", &format!("CAST($2 AS {ty})"))
                             .replace("$3", &format!("CAST($3 AS {ty})"))
                     }
-                    None => sql,
+                    _ => sql,
                 };
                 let mut q = sqlx::query(&sql).bind(slice.seller_id);
                 for a in args {
