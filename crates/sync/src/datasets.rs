@@ -39,6 +39,8 @@ pub enum Source {
     /// The profile's campaigns, ad groups, keywords, targets and ads, as listed today
     /// (no report).
     AdsEntities,
+    /// DSP line items by day: a Reporting v1 report for the merchant's DSP advertiser.
+    DspV1,
     /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
     AdsV3 {
         report: &'static str,
@@ -65,6 +67,7 @@ impl Source {
                 "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2 (listed: the provider makes them)"
             }
             Source::AdsEntities => "sp/sb list campaigns, ad groups, keywords, targets and ads",
+            Source::DspV1 => "Reporting v1 (DSP advertiser: day, order, line item)",
             Source::AdsV3 { report, .. } => report,
         }
     }
@@ -258,6 +261,20 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         lookback_days: 1,
         slice_days: 1,
         limits: "Today's entities only (the provider keeps no history of them). Sponsored Products and Sponsored Brands: the operation catalog lists no Sponsored Display entities. A campaign's brand is the brand most of its advertised products have in the synced catalog, empty while the catalog does not know them.",
+    },
+    Dataset {
+        name: "dsp_daily",
+        about: "DSP line items by day (orders, spend, purchases and sales with and without halo), and the DSP advertiser",
+        source: Source::DspV1,
+        side: Side::Advertising,
+        applies: Applies::AdsProfiles,
+        tables: &["dsp_daily", "dsp_advertiser"],
+        key: &["SellerID", "Date", "LineItemID"],
+        grain: "day",
+        // Reporting v1's daily reports reach back 24 months
+        lookback_days: 730,
+        slice_days: 31,
+        limits: "Two years back, for a merchant whose advertising login has a DSP advertiser in its marketplace (elsewhere unavailable, saying so).",
     },
     ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),

@@ -148,6 +148,9 @@ pub(crate) struct Checkpoint {
     pub(crate) report: Option<ReportCk>,
     /// The advertising profile an advertising dataset reads (found once).
     pub(crate) profile: Option<i64>,
+    /// The DSP advertiser the DSP dataset reads (found once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) dsp: Option<crate::dsp::Dsp>,
 }
 
 pub(crate) fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
@@ -158,10 +161,10 @@ pub(crate) fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
     }
 }
 
-/// The next daily run after now, at `hour` UTC.
 /// The settlement report's type.
 const SETTLEMENT: &str = "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2";
 
+/// The next daily run after now, at `hour` UTC.
 pub(crate) fn next_daily(hour: u32) -> i64 {
     let now = chrono::Utc::now();
     let today = now
@@ -427,6 +430,32 @@ impl WarehouseSync {
                 Err(e) => return Err(e),
             }
         }
+        if ds.source == Source::DspV1 && ck.dsp.is_none() {
+            match crate::dsp::advertiser(&feeds, &tenant, &merchant).await {
+                Ok(Some(d)) => {
+                    let row = crate::dsp::advertiser_row(&seller, &d);
+                    loader
+                        .replace(&row.slice, row.rows)
+                        .await
+                        .map_err(|e| Error::internal(format!("writing dsp_advertiser: {e}")))?;
+                    ck.dsp = Some(d);
+                }
+                Ok(None) => {
+                    let why = format!(
+                        "no DSP advertiser is linked to {} in {}",
+                        merchant.seller_id, merchant.marketplace
+                    );
+                    let p = Progress {
+                        note: Some(Some(why)),
+                        ..Progress::default()
+                    };
+                    let next = self.next_daily_run(&tenant).await?;
+                    return self.wait_as(at, &ck, "unavailable", next, p).await;
+                }
+                Err(e) if e.kind == Kind::ReauthRequired => {}
+                Err(e) => return Err(e),
+            }
+        }
         let profile = ck.profile.map(|p| p.to_string());
         let account = match ds.source {
             Source::SpapiReport(_)
@@ -438,6 +467,11 @@ impl WarehouseSync {
             Source::AdsV3 { .. } | Source::AdsEntities => Account::Ads {
                 login: &merchant.seller_id,
                 profile: profile.as_deref(),
+            },
+            // Reporting v1 names its accounts in the body
+            Source::DspV1 => Account::Ads {
+                login: &merchant.seller_id,
+                profile: None,
             },
         };
         if let Err(e) = feeds.usable(&tenant, &account).await {
@@ -617,6 +651,13 @@ impl WarehouseSync {
                     json!({ "aggregatedByTimePeriod": "DAILY", "aggregateByLocation": "COUNTRY" }),
                 )
             }
+            Source::DspV1 => {
+                let d = ck
+                    .dsp
+                    .as_ref()
+                    .ok_or_else(|| Error::internal("a DSP slice without its advertiser"))?;
+                (Family::AdsV1, crate::dsp::request(d, from, to))
+            }
             Source::AdsV3 {
                 report,
                 product,
@@ -775,6 +816,41 @@ impl WarehouseSync {
             }
             Source::AdsEntities | Source::Settlements => {
                 return Err(Error::internal("this dataset is listed, not reported"));
+            }
+            Source::DspV1 => {
+                let answer = feeds
+                    .ads_report(tenant, account, Family::AdsV1, &r.id)
+                    .await?;
+                let report = &answer["success"][0]["report"];
+                match report["status"].as_str().unwrap_or_default() {
+                    "COMPLETED" => {}
+                    "FAILED" => {
+                        ck.report = None;
+                        return Err(fatal(r, "provider_fatal", report.clone()));
+                    }
+                    "" => {
+                        return Err(Error::new(
+                            Kind::UpstreamUnavailable,
+                            format!("the provider did not describe report {}: {answer}", r.id),
+                        ));
+                    }
+                    _ => return Ok(self.later(ck)),
+                }
+                let url = report["completedReportParts"][0]["url"]
+                    .as_str()
+                    .ok_or_else(|| {
+                        Error::new(
+                            Kind::UpstreamUnavailable,
+                            format!("completed report {} names no URL", r.id),
+                        )
+                    })?;
+                let text = feeds.download(url, true).await?;
+                let read = pp_marketplace::documents::ads::v1(&text)?;
+                let d = ck
+                    .dsp
+                    .as_ref()
+                    .ok_or_else(|| Error::internal("a DSP slice without its advertiser"))?;
+                vec![rows::dsp_daily(seller, d.id, (r.from, r.to), &read)?]
             }
             Source::AdsV3 { product, .. } => {
                 let report = feeds

@@ -13,6 +13,7 @@
 //! - `rows`: documents into warehouse rows;
 //! - `adopt`: a connected account's merchants into the warehouse's `seller` rows;
 //! - `job`: the job step;
+//! - `dsp`: the DSP advertiser linked to a merchant, and its Reporting v1 request;
 //! - `entities`: advertising entities, listed (no report) and written whole;
 //! - `sqp`: search query performance, whose slice asks one report per list of ASINs;
 //! - `settings`: how syncs run, and a tenant's own schedule over the service's settings;
@@ -20,6 +21,7 @@
 
 pub mod adopt;
 pub mod datasets;
+mod dsp;
 pub mod entities;
 pub mod job;
 pub mod plan;

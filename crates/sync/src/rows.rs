@@ -200,7 +200,7 @@ pub fn search_query_performance(
 fn unfit(table: &str, why: impl std::fmt::Display) -> Error {
     Error::new(
         pp_core::Kind::UpstreamUnavailable,
-        format!("the provider's Reporting v3 document does not fit {table}: {why}"),
+        format!("the provider's advertising report does not fit {table}: {why}"),
     )
 }
 
@@ -507,5 +507,43 @@ pub fn settlement(seller: &Seller, text: &str) -> Result<Load> {
             part: None,
         },
         rows,
+    })
+}
+
+/// A Reporting v1 document's DSP rows over `from..=to`: one per day and line item (the
+/// report's ad group), its order the report's campaign.
+pub fn dsp_daily(
+    seller: &Seller,
+    advertiser: i64,
+    (from, to): (NaiveDate, NaiveDate),
+    rows: &[AdsRow],
+) -> Result<Load> {
+    const T: &str = "dsp_daily";
+    let out = rows
+        .iter()
+        .map(|r| {
+            let day = r.date.ok_or_else(|| unfit(T, "a row has no date.value"))?;
+            Ok(vec![
+                Cell::Int(seller.id),
+                Cell::Text(seller.token.clone()),
+                Cell::Int(advertiser),
+                Cell::Text(day.to_string()),
+                id(r, T, &["campaign.id"])?,
+                id(r, T, &["adGroup.id"])?,
+                Cell::Text(dim(r, T, &["adGroup.name"])?.to_owned()),
+                Cell::Int(r.impressions),
+                Cell::Int(r.clicks),
+                Cell::Cents(r.cost),
+                Cell::Int(r.purchases),
+                Cell::Cents(r.sales),
+                Cell::Int(r.purchases_promoted),
+                Cell::Cents(r.sales_promoted),
+                Cell::Text(dim(r, T, &["budgetCurrency.value"])?.to_owned()),
+            ])
+        })
+        .collect::<Result<_>>()?;
+    Ok(Load {
+        slice: days(table(T), seller, from, to, "Date"),
+        rows: out,
     })
 }

@@ -189,11 +189,18 @@ impl Feeds<'_> {
         family: Family,
         id: &str,
     ) -> Result<Value> {
+        // v1 names its report in the body (`reportIds`) and answers 207 with the report
+        // under `success`; v3 takes it in the path
         let mut args = Map::new();
-        args.insert("reportId".into(), id.into());
         let op = match family {
-            Family::AdsV1 => "reporting_v1.retrieve_report",
-            _ => "reporting.get_report",
+            Family::AdsV1 => {
+                args.insert("body".into(), serde_json::json!({ "reportIds": [id] }));
+                "reporting_v1.retrieve_report"
+            }
+            _ => {
+                args.insert("reportId".into(), id.into());
+                "reporting.get_report"
+            }
         };
         self.read(tenant, account, op, &args).await
     }

@@ -157,23 +157,38 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
     // per seller: the catalog, sales and traffic, FBA inventory, settlements, search query
-    // performance, the advertising entities and eleven advertising reports; the vendor's login has no sponsored ads profile, and
-    // its advertising datasets say so
-    assert_eq!(datasets.len(), 3 * 17, "{status:#}");
-    // the vendor: its sales and traffic, three years back
-    assert_eq!(vendor.len(), 13, "{status:#}");
+    // performance, the advertising entities, eleven advertising reports and DSP (which no
+    // seller has); the vendor's login has no sponsored ads profile, and its advertising
+    // datasets say so, but it has a DSP advertiser
+    assert_eq!(datasets.len(), 3 * 18, "{status:#}");
+    // the vendor: its sales and traffic, three years back, and DSP, two
+    assert_eq!(vendor.len(), 14, "{status:#}");
     for r in vendor {
-        if r["dataset"] == "vendor_sales_and_traffic" {
-            assert_eq!(r["state"], "synced", "{r}");
-            assert_eq!(
-                (r["coveredFrom"].as_str(), r["dataThrough"].as_str()),
-                (Some("2023-11-23"), Some("2026-11-21")),
-                "{r}"
-            );
-            continue;
-        }
+        let reach = match r["dataset"].as_str() {
+            Some("vendor_sales_and_traffic") => "2023-11-23",
+            Some("dsp_daily") => "2024-11-22",
+            _ => {
+                assert_eq!(r["state"], "unavailable", "{r}");
+                assert!(r["note"].as_str().unwrap().contains("no profile"), "{r}");
+                continue;
+            }
+        };
+        assert_eq!(r["state"], "synced", "{r}");
+        assert_eq!(
+            (r["coveredFrom"].as_str(), r["dataThrough"].as_str()),
+            (Some(reach), Some("2026-11-21")),
+            "{r}"
+        );
+    }
+    let (no_dsp, datasets): (Vec<&Value>, Vec<&Value>) = datasets
+        .into_iter()
+        .partition(|r| r["dataset"] == "dsp_daily");
+    for r in no_dsp {
         assert_eq!(r["state"], "unavailable", "{r}");
-        assert!(r["note"].as_str().unwrap().contains("no profile"), "{r}");
+        assert!(
+            r["note"].as_str().unwrap().contains("no DSP advertiser"),
+            "{r}"
+        );
     }
     // the Mexican seller has no brand analytics, in the provider's words
     let (unavailable, datasets): (Vec<&Value>, Vec<&Value>) = datasets
@@ -215,7 +230,7 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     assert_eq!(health["sync"]["managedWarehouses"], 2, "{health}");
     assert_eq!(
         health["sync"]["datasets"]["synced"],
-        3 * 17 - 1 + 1,
+        3 * 18 - 1 - 3 + 2,
         "{health}"
     );
     assert!(!health.to_string().contains("omega"), "{health}");
@@ -425,13 +440,25 @@ fn same_tables(
         to: &to,
         product: None,
     };
-    same_rows(
-        world,
-        synced,
-        (vendor(world), vendor(synced)),
-        vendor_days,
-        None,
-    );
+    let vendors = (vendor(world), vendor(synced));
+    same_rows(world, synced, vendors, vendor_days, None);
+    // its DSP line items, two years back, and its DSP advertiser
+    let dsp_days = Rows {
+        table: "dsp_daily",
+        seller: 0,
+        from: &back(730),
+        to: &to,
+        product: None,
+    };
+    same_rows(world, synced, vendors, dsp_days, None);
+    let advertiser = Rows {
+        table: "dsp_advertiser",
+        seller: 0,
+        from: &to,
+        to: &to,
+        product: None,
+    };
+    same_rows(world, synced, vendors, advertiser, None);
     for &pair in pairs {
         let retail = |table| Rows {
             table,
