@@ -334,7 +334,7 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
     // and the rows no re-read covers are the rows that were there
     let after = everything(&synced);
     let restated = |table: &str| match table {
-        t if t.starts_with("ads_") => "2026-11-09",
+        t if t.starts_with("ads_") || t.starts_with("dsp_") => "2026-11-09",
         _ => "2026-11-20",
     };
     let mut corrected = 0;
