@@ -527,6 +527,16 @@ impl WarehouseSync {
             Ok(o) => Ok(o),
             // the connection lapsed on the way
             Err(e) if lapsed(&e) => self.paused(at, &ck, e).await,
+            // the gateway's own pacing (no provider answer behind it) says when the usage
+            // plan has a slot: the dataset waits for it, it has not failed
+            Err(e) if e.kind == Kind::Throttled && e.field("amazon").is_none() => {
+                let secs = e
+                    .field("retryAfter")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(1)
+                    .max(1);
+                Ok(cont(&ck, now_ms() + secs * 1000))
+            }
             Err(e) => {
                 pp_core::metrics::get()
                     .sync_slices

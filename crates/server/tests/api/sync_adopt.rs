@@ -1,7 +1,8 @@
 //! Adopting merchants from an advertising login alone: a managed tenant connected only to an
 //! advertising login gets a `seller` row and an advertising profile for each of the login's
 //! profiles, and syncs their advertising datasets (no selling-side dataset, which needs a
-//! selling-side grant); its profile-scoped calls find their profile.
+//! selling-side grant); its profile-scoped calls find their profile. And a backfill the usage
+//! plan holds back waits for its slots instead of failing.
 
 use std::time::{Duration, Instant};
 
@@ -107,4 +108,50 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
     let call = json!({ "operation": "sp.list_campaigns", "profileId": profile, "query": { "body": { "maxResults": 2 } } });
     let (s, b) = app.post(&t, "/api/marketplace/ads/call", call).await;
     assert_eq!(s, 200, "{b}");
+}
+
+/// The usage plan holds a backfill back (one selling-side create a minute after a burst of
+/// 15): the gateway's own pacing says when the next slot is, and the dataset waits for it
+/// (`backfilling`), rather than show a failure that is not one.
+#[tokio::test]
+async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
+    let app = TestApp::start_market_options(Options {
+        pacing: true,
+        sim_limits: true,
+        report_ms: 0,
+        ..Options::default()
+    })
+    .await;
+    let t = app
+        .token(&app.credential("sigma", Some("account:read")).await)
+        .await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_secs(40) {
+        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+        for r in b["datasets"].as_array().unwrap() {
+            assert_ne!(r["state"], "failing", "{r}");
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+    let sales = b["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["dataset"] == "sales_and_traffic")
+        .cloned()
+        .unwrap();
+    // it loaded the burst's days, and is still on its way
+    assert!(
+        sales["state"] == "backfilling" || sales["state"] == "syncing",
+        "{sales}"
+    );
+    assert!(sales["lastError"].is_null(), "{sales}");
+    assert!(sales["dataThrough"].is_string(), "{sales}");
+    // the plan's burst of 15 creates and about one a minute after it, and the provider never
+    // refused one (a provider's 429 would show as failing)
+    let made = app.sandbox_calls("reports.createReport").await;
+    assert!((15..=17).contains(&made), "{made} creates");
 }
