@@ -7,15 +7,18 @@
 #  2. a managed tenant connected (seller and advertising grants) to the sandbox over the large
 #     world with its usage plans on, for PLANS_SECONDS: the reports it created beside what the
 #     plans allow in that time, and whether the provider throttled any;
-#  3. the same, usage plans off, until every dataset is synced (or FULL_SECONDS pass): the time,
-#     the rows, the reports by family (from which the plans' floor for the whole backfill), and
-#     the gateway's resident memory at start and at its peak.
+#  3. the same with the plans off at the sandbox and the gateway's pacing off, until every
+#     dataset is synced (or FULL_SECONDS pass): the gateway's own speed (rows, reports, rows/s)
+#     and its resident memory at start and at its peak.
 # Usage: bench/sync.sh [plans-seconds] [full-seconds]   (servers at $PP_TEST_POSTGRES and
-# $PP_TEST_MYSQL; a database is made and dropped on each)
+# $PP_TEST_MYSQL; a database is made and dropped on each). PARTS="load plans full" (the
+# default) picks the parts to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PLANS_SECONDS="${1:-600}"
 FULL_SECONDS="${2:-5400}"
+PARTS="${PARTS:-load plans full}"
+part() { case " $PARTS " in *" $1 "*) return 0;; *) return 1;; esac; }
 . bench/lib.sh
 cargo build --release -q -p pp-world --example managed_load
 LOAD="$BIN/examples/managed_load"
@@ -72,11 +75,15 @@ for _ in $(seq 600); do grep -q "Try it" "$WORK/sim.log" 2>/dev/null && [ -s "$C
 [ -s "$C" ] || { echo "the sandbox did not start:" >&2; cat "$WORK/sim.log" >&2; exit 1; }
 APP=$(field "d['client_secret']")
 control() { curl -sf -H "Authorization: Bearer $APP" "$@"; }
-reports() { control "$SIM/__sandbox/reports" | json "['reports'].get('$1', 0)"; }
+# the creates the provider received: selling side, advertising (v3 and v1)
+creates() { control "$SIM/__sandbox/calls" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["calls"]
+print(c.get("reports.createReport", 0), c.get("reporting.createAsyncReport", 0) + c.get("reporting_v1.createReport", 0))'; }
 
 GWPID=
-gateway() { # port: a gateway whose tenant `bench` is managed, both grants connected
-  local port=$1 d="$WORK/gw-$1"
+gateway() { # port [pacing]: a gateway whose tenant `bench` is managed, both grants connected
+  local port=$1 pacing=${2:-true} d="$WORK/gw-$1"
   export PARTNER_SECRET_KEY; PARTNER_SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
   "$BIN/partner-platform" admin --data-dir "$d" tenant create bench > /dev/null
   PARTNER_REFRESH_TOKEN=$(field "d['merchants'][0]['refresh_token']") "$BIN/partner-platform" admin --data-dir "$d" \
@@ -86,7 +93,7 @@ gateway() { # port: a gateway whose tenant `bench` is managed, both grants conne
   local cred; cred=$("$BIN/partner-platform" admin --data-dir "$d" credential create --tenant bench --label bench --json)
   GW="http://127.0.0.1:$port"
   PARTNER_LOG=warn PARTNER_LWA_CLIENT_ID=$(field "d['client_id']") PARTNER_LWA_CLIENT_SECRET=$APP \
-    PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" PARTNER_SYNC_POLL_MS=500 \
+    PARTNER_LWA_TOKEN_URL="$SIM/auth/o2/token" PARTNER_SPAPI_URL="$SIM" PARTNER_ADS_URL="$SIM" PARTNER_SYNC_POLL_MS=500 PARTNER_UPSTREAM_PACING=$pacing \
     "$BIN/partner-platform" server --data-dir "$d" --listen "127.0.0.1:$port" --public-url "$GW" > "$d.log" 2>&1 &
   GWPID=$!
   wait_up "$GW/health"
@@ -106,51 +113,62 @@ sys.exit(0 if d and all(x["state"] in ("synced", "unavailable") for x in d) else
 rss() { awk '/^'"$1"':/ {printf "%.0f", $2 / 1024}' "/proc/$GWPID/status"; }
 
 # 2. usage plans on, a fixed time
-control -X PUT -H 'content-type: application/json' -d '{"enabled": true}' "$SIM/__sandbox/limits" > /dev/null
-SP0=$(reports spapi); ADS0=$(reports ads_v3)
-gateway 18151
-sleep "$PLANS_SECONDS"
-PLANS_SP=$(( $(reports spapi) - SP0 )); PLANS_ADS=$(( $(reports ads_v3) - ADS0 ))
-PLANS_ROWS=$(rows_loaded); PLANS_STATES=$(states); PLANS_THROTTLED=$(throttled)
-PLANS_WAITS=$(curl -sf "$GW/metrics" | awk '/^pp_pacing_wait_seconds_total/ {s += $2} END {printf "%.0f", s}')
-kill "$GWPID"; wait "$GWPID" 2>/dev/null || true
+if part plans; then
+  control -X PUT -H 'content-type: application/json' -d '{"enabled": true}' "$SIM/__sandbox/limits" > /dev/null
+  read -r SP0 ADS0 < <(creates)
+  gateway 18151
+  sleep "$PLANS_SECONDS"
+  read -r SP1 ADS1 < <(creates)
+  PLANS_SP=$(( SP1 - SP0 )); PLANS_ADS=$(( ADS1 - ADS0 ))
+  PLANS_ROWS=$(rows_loaded); PLANS_STATES=$(states); PLANS_THROTTLED=$(throttled)
+  PLANS_WAITS=$(curl -sf "$GW/metrics" | awk '/^pp_pacing_wait_seconds_total/ {s += $2} END {printf "%.0f", s}')
+  kill "$GWPID"; wait "$GWPID" 2>/dev/null || true
+fi
 
-# 3. usage plans off, the whole backfill
-control -X PUT -H 'content-type: application/json' -d '{"enabled": false}' "$SIM/__sandbox/limits" > /dev/null
-SP0=$(reports spapi); ADS0=$(reports ads_v3)
-gateway 18152
-RSS0=$(rss VmRSS)
-T=$(now)
-until settled; do
-  [ "$(echo "$(secs "$T") > $FULL_SECONDS" | bc)" = 1 ] && break
-  sleep 5
-done
-FULL=$(secs "$T")
-FULL_SP=$(( $(reports spapi) - SP0 )); FULL_ADS=$(( $(reports ads_v3) - ADS0 ))
-FULL_ROWS=$(rows_loaded); FULL_STATES=$(states); PEAK=$(rss VmHWM)
-status > "$OUT/sync-status-latest.json"
+# 3. usage plans and the gateway's pacing off, the whole backfill
+if part full; then
+  control -X PUT -H 'content-type: application/json' -d '{"enabled": false}' "$SIM/__sandbox/limits" > /dev/null
+  read -r SP0 ADS0 < <(creates)
+  gateway 18152 false
+  RSS0=$(rss VmRSS)
+  T=$(now)
+  until settled; do
+    [ "$(echo "$(secs "$T") > $FULL_SECONDS" | bc)" = 1 ] && break
+    sleep 5
+  done
+  FULL=$(secs "$T")
+  read -r SP1 ADS1 < <(creates)
+  FULL_SP=$(( SP1 - SP0 )); FULL_ADS=$(( ADS1 - ADS0 ))
+  FULL_ROWS=$(rows_loaded); FULL_STATES=$(states); PEAK=$(rss VmHWM)
+  status > "$OUT/sync-status-latest.json"
+fi
 
 {
   echo "Run: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); PostgreSQL $(psql "$PG_ADMIN" -Atc 'SHOW server_version' | cut -d' ' -f1) and $(mariadb -h 127.0.0.1 -u root -Nse 'SELECT VERSION()') on the same machine; release build"
   echo "The large world (seed 7, today $TODAY), generated in ${GEN%.*} s; seller 1's \`$TABLE\` rows, one slice a day through the sync's loader, then the engine's own bulk load of the same rows into the same emptied table"
   echo
-  echo "| engine | rows | sync loader s | rows/s | bulk load s | rows/s | loader ÷ bulk load speed |"
-  echo "|---|---|---|---|---|---|---|"
-  load_row SQLite "sqlite:$WORK/managed.sqlite" sqlite_floor
-  load_row PostgreSQL "$PG_URL" pg_floor
-  load_row MariaDB "$MY_URL" my_floor
-  echo
+  if part load; then
+    echo "| engine | rows | sync loader s | rows/s | bulk load s | rows/s | loader ÷ bulk load speed |"
+    echo "|---|---|---|---|---|---|---|"
+    load_row SQLite "sqlite:$WORK/managed.sqlite" sqlite_floor
+    load_row PostgreSQL "$PG_URL" pg_floor
+    load_row MariaDB "$MY_URL" my_floor
+    echo
+  fi
   echo "Sandbox over the same world (reports made in 1.5 s), one managed tenant (embedded SQLite), seller grant \`$(field "d['merchants'][0]['merchant']")\` and advertising grant, sync poll 500 ms:"
   echo
   echo "| what | figure |"
   echo "|---|---|"
-  echo "| usage plans on, ${PLANS_SECONDS} s: selling-side reports created | $PLANS_SP (the plan allows 15 + 0.0167/s × ${PLANS_SECONDS} s = $(echo "15 + 0.0167 * $PLANS_SECONDS" | bc | cut -d. -f1) per selling partner) |"
-  echo "| usage plans on: advertising reports created | $PLANS_ADS |"
-  echo "| usage plans on: calls the provider answered 429; seconds calls waited for the plans | $PLANS_THROTTLED; $PLANS_WAITS |"
-  echo "| usage plans on: rows loaded; datasets by state at the end | $PLANS_ROWS; $PLANS_STATES |"
-  printf '| usage plans off: the whole backfill (or the cap of %s s) | %.0f s; %s |\n' "$FULL_SECONDS" "$FULL" "$FULL_STATES"
-  printf '| usage plans off: rows loaded, rows/s | %s, %.0f |\n' "$FULL_ROWS" "$(echo "$FULL_ROWS / $FULL" | bc -l)"
-  echo "| usage plans off: reports created, selling side / advertising | $FULL_SP / $FULL_ADS |"
-  printf '| the plans'"'"' floor for those reports: (selling − 15) ÷ 0.0167/s | %.1f h |\n' "$(echo "($FULL_SP - 15) / 0.0167 / 3600" | bc -l)"
-  echo "| gateway resident memory: after start / peak | ${RSS0} MiB / ${PEAK} MiB |"
+  if part plans; then
+    echo "| usage plans on, ${PLANS_SECONDS} s, gateway pacing on: selling-side creates the provider received | $PLANS_SP (the plan allows 15 + 0.0167/s × ${PLANS_SECONDS} s = $(echo "15 + 0.0167 * $PLANS_SECONDS" | bc | cut -d. -f1) per selling partner) |"
+    echo "| usage plans on: advertising creates | $PLANS_ADS |"
+    echo "| usage plans on: calls the provider answered 429; seconds calls waited for the plans | $PLANS_THROTTLED; $PLANS_WAITS |"
+    echo "| usage plans on: rows loaded; datasets by state at the end | $PLANS_ROWS; $PLANS_STATES |"
+  fi
+  if part full; then
+    printf '| plans and pacing off: the whole backfill (or the cap of %s s) | %.0f s; %s |\n' "$FULL_SECONDS" "$FULL" "$FULL_STATES"
+    printf '| plans and pacing off: rows loaded, rows/s | %s, %.0f |\n' "$FULL_ROWS" "$(echo "$FULL_ROWS / $FULL" | bc -l)"
+    echo "| plans and pacing off: creates, selling side / advertising | $FULL_SP / $FULL_ADS |"
+    echo "| gateway resident memory: after start / peak | ${RSS0} MiB / ${PEAK} MiB |"
+  fi
 } | tee "$OUT/sync-latest.md"
