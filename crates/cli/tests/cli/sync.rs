@@ -147,13 +147,13 @@ async fn a_sync_killed_mid_backfill_ends_with_every_row_and_every_report_once() 
     a.kill_hard();
     let a = gateway(&p, d);
 
-    // both finish it: the US and Canadian merchants' catalog, sales and traffic, inventory
-    // and search query performance
+    // both finish it: the US and Canadian merchants' catalog, sales and traffic, inventory,
+    // settlements and search query performance
     let began = Instant::now();
     let done = loop {
         let s = status(&b.base, &t).await;
         let rows = s["datasets"].as_array().unwrap();
-        if rows.len() == 8 && rows.iter().all(|r| r["state"] == "synced") {
+        if rows.len() == 10 && rows.iter().all(|r| r["state"] == "synced") {
             break s;
         }
         assert!(
