@@ -51,6 +51,11 @@ pub enum Source {
 }
 
 impl Source {
+    /// Whether the dataset is read by listing what the provider has (no report is asked for).
+    pub fn is_listed(self) -> bool {
+        matches!(self, Source::Settlements | Source::AdsEntities)
+    }
+
     /// The source as the status shows it.
     pub fn label(self) -> &'static str {
         match self {

@@ -161,9 +161,6 @@ pub(crate) fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
     }
 }
 
-/// The settlement report's type.
-const SETTLEMENT: &str = "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2";
-
 /// The next daily run after now, at `hour` UTC.
 pub(crate) fn next_daily(hour: u32) -> i64 {
     let now = chrono::Utc::now();
@@ -490,14 +487,9 @@ impl WarehouseSync {
                     // keys name the run, so a step repeated after a crash must find the
                     // same run, or it would ask for its slices again
                     (None, _) => return self.plan_run(&tenant, seller_id, ds, &mut ck).await,
-                    (Some(run), None) if ds.source == Source::Settlements => {
+                    (Some(run), None) if ds.source.is_listed() => {
                         let run = run.clone();
-                        self.settlements(&tenant, &account, &seller, ds, &run, &loader, &mut ck)
-                            .await?
-                    }
-                    (Some(run), None) if ds.source == Source::AdsEntities => {
-                        let run = run.clone();
-                        self.entities(&tenant, &account, &seller, ds, &run, &loader, &mut ck)
+                        self.listed(&tenant, &account, &seller, ds, &run, &loader, &mut ck)
                             .await?
                     }
                     (Some(run), None) => {
@@ -895,9 +887,10 @@ impl WarehouseSync {
             .await
     }
 
-    /// Reads a profile's advertising entities and loads them whole (no report is made).
+    /// A dataset read by listing rather than by a report it asks for (advertising entities,
+    /// settlements): its rows, loaded as the run's slice.
     #[allow(clippy::too_many_arguments)]
-    async fn entities(
+    async fn listed(
         &self,
         tenant: &TenantId,
         account: &Account<'_>,
@@ -907,77 +900,22 @@ impl WarehouseSync {
         loader: &pp_world::Managed,
         ck: &mut Checkpoint,
     ) -> Result<Outcome> {
-        let listed = crate::entities::read(&self.market.feeds(), tenant, account).await?;
-        let engine = self.warehouses.of_tenant(tenant).await?;
-        let brands =
-            directory::asin_brands(engine.as_ref(), &self.warehouses.limits, seller.id).await?;
-        let profile = ck.profile.unwrap_or_default();
-        let loads = crate::entities::rows(seller, profile, &listed, &brands);
-        let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
-        self.load(tenant, seller, ds, (from, to), loads, loader, ck)
-            .await
-    }
-
-    /// Reads every settlement report the provider keeps for the merchant's marketplace (it
-    /// makes them itself) and loads each settlement whole.
-    #[allow(clippy::too_many_arguments)]
-    async fn settlements(
-        &self,
-        tenant: &TenantId,
-        account: &Account<'_>,
-        seller: &Seller,
-        ds: &Dataset,
-        run: &RunCk,
-        loader: &pp_world::Managed,
-        ck: &mut Checkpoint,
-    ) -> Result<Outcome> {
-        let Account::Seller(merchant) = account else {
-            return Err(Error::internal("settlements are a selling-side dataset"));
-        };
         let feeds = self.market.feeds();
-        let mut loads = Vec::new();
-        let mut next: Option<String> = None;
-        loop {
-            let mut args = serde_json::Map::new();
-            match &next {
-                Some(t) => {
-                    args.insert("nextToken".into(), t.clone().into());
-                }
-                None => {
-                    args.insert("reportTypes".into(), SETTLEMENT.into());
-                    args.insert(
-                        "marketplaceIds".into(),
-                        merchant.marketplace_id.clone().into(),
-                    );
-                    args.insert("pageSize".into(), 100.into());
-                }
+        let loads = match ds.source {
+            Source::AdsEntities => {
+                let listed = crate::entities::read(&feeds, tenant, account).await?;
+                let engine = self.warehouses.of_tenant(tenant).await?;
+                let brands =
+                    directory::asin_brands(engine.as_ref(), &self.warehouses.limits, seller.id)
+                        .await?;
+                let profile = ck.profile.unwrap_or_default();
+                crate::entities::rows(seller, profile, &listed, &brands)
             }
-            let page = feeds
-                .read(tenant, account, "reports.get_reports", &args)
-                .await?;
-            // (a login's reports cover every marketplace it sells in)
-            let mine = |r: &&Value| {
-                r["marketplaceIds"]
-                    .as_array()
-                    .is_some_and(|m| m.iter().any(|m| *m == merchant.marketplace_id.as_str()))
-            };
-            for r in page["reports"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(mine)
-            {
-                let Some(doc) = r["reportDocumentId"].as_str() else {
-                    continue;
-                };
-                let text = feeds.spapi_document(tenant, account, doc).await?;
-                loads.push(rows::settlement(seller, &text)?);
+            Source::Settlements => {
+                crate::settlements::read(&feeds, tenant, account, seller).await?
             }
-            match page["nextToken"].as_str() {
-                Some(t) if !t.is_empty() => next = Some(t.to_owned()),
-                _ => break,
-            }
-        }
+            _ => return Err(Error::internal("this dataset asks for reports")),
+        };
         let (from, to) = plan::slice(run.cursor, run.to, ds.slice_days);
         self.load(tenant, seller, ds, (from, to), loads, loader, ck)
             .await

@@ -15,6 +15,7 @@
 //! - `job`: the job step;
 //! - `dsp`: the DSP advertiser linked to a merchant, and its Reporting v1 request;
 //! - `entities`: advertising entities, listed (no report) and written whole;
+//! - `settlements`: the settlement reports the provider made, listed and read;
 //! - `sqp`: search query performance, whose slice asks one report per list of ASINs;
 //! - `settings`: how syncs run, and a tenant's own schedule over the service's settings;
 //! - `service`: [`WarehouseSync`], what every front door calls.
@@ -28,6 +29,7 @@ pub mod plan;
 pub mod rows;
 pub mod service;
 pub mod settings;
+mod settlements;
 mod sqp;
 
 pub use service::{Overview, RunRequest, SyncStatus, WarehouseSync, create_tables, manage};

@@ -10,16 +10,11 @@ use pp_core::TenantId;
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
+use crate::warehouse_sync::quick_market;
 
 #[tokio::test]
 async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_in() {
-    let app = TestApp::start_market_options(Options {
-        pacing: false,
-        sim_limits: false,
-        report_ms: 0,
-        ..Options::default()
-    })
-    .await;
+    let app = quick_market(None).await;
     let tau = TenantId::parse("tau").unwrap();
     let file = app.store.default_warehouse_path(&tau);
     let locator = format!("sqlite:{}", file.display());

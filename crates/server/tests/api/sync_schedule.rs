@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use pp_auth::Role;
 use serde_json::Value;
 
-use crate::common::{Options, TestApp};
+use crate::common::TestApp;
 use crate::signin_support::{Browser, PASSWORD, person_in};
+use crate::warehouse_sync::quick_market;
 
 async fn status(app: &TestApp, token: &str) -> Value {
     let (s, b) = app.get(token, "/api/warehouse/sync").await;
@@ -19,13 +20,7 @@ async fn status(app: &TestApp, token: &str) -> Value {
 
 #[tokio::test]
 async fn an_admin_syncs_now_and_sets_the_schedule_in_the_console() {
-    let app = TestApp::start_market_options(Options {
-        pacing: false,
-        sim_limits: false,
-        report_ms: 0,
-        ..Options::default()
-    })
-    .await;
+    let app = quick_market(None).await;
     // sigma: a managed warehouse with the Mexican merchant's selling account
     let token = app
         .token(&app.credential("sigma", Some("account:read")).await)

@@ -12,7 +12,7 @@ use crate::scratch_db::ScratchDb;
 
 /// A market app whose sandbox makes reports at once and enforces no usage plans, with omega's
 /// managed warehouse at `omega` (an SQLite file when `None`).
-async fn quick_market(omega: Option<String>) -> TestApp {
+pub(crate) async fn quick_market(omega: Option<String>) -> TestApp {
     TestApp::start_market_options(Options {
         pacing: false,
         sim_limits: false,
