@@ -154,6 +154,18 @@ pub fn triage(op: &Operation, a: &Answer) -> Error {
 
 /// A throttled answer's extras: the delay, and for creates the docs/reports-and-pricing.md refusal (never resent by
 /// us); Reporting v1's create is a concurrency cap that waiting alone does not clear.
+/// When a `throttled` error the gateway answered itself (its pacing had no slot for the call,
+/// or the ledger is waiting on an identical request) says to try again; `None` for any other
+/// error, a provider's 429 included (it carries the provider's answer, `amazon`). A
+/// background caller waits that long instead of counting a failure.
+pub fn held_back(e: &Error) -> Option<std::time::Duration> {
+    if e.kind != Kind::Throttled || e.field("amazon").is_some() {
+        return None;
+    }
+    let secs = e.field("retryAfter").and_then(Value::as_u64).unwrap_or(1);
+    Some(std::time::Duration::from_secs(secs.max(1)))
+}
+
 fn throttled(op: &Operation, e: Error, retry_after: Option<u64>) -> Error {
     let e = e.with_field("retryAfter", retry_after.unwrap_or(1));
     if op.idempotent() {

@@ -271,6 +271,23 @@ impl WarehouseSync {
             .await
     }
 
+    /// The dataset cannot be read for this merchant (`why`, shown as its note): it waits for
+    /// the next daily run, which looks again.
+    pub(crate) async fn unavailable(
+        &self,
+        at: At<'_>,
+        ck: &Checkpoint,
+        why: String,
+    ) -> Result<Outcome> {
+        let p = Progress {
+            note: Some(Some(why)),
+            error: Some(None),
+            ..Progress::default()
+        };
+        let next = self.next_daily_run(at.0).await?;
+        self.wait_as(at, ck, "unavailable", next, p).await
+    }
+
     /// When the tenant's next daily run starts (its own hour, or the service's).
     pub(crate) async fn next_daily_run(&self, tenant: &TenantId) -> Result<i64> {
         Ok(next_daily(self.settings_for(tenant).await?.daily_hour))
@@ -415,12 +432,7 @@ impl WarehouseSync {
                         "the advertising login of {} has no profile in {}",
                         merchant.seller_id, merchant.marketplace
                     );
-                    let p = Progress {
-                        note: Some(Some(why)),
-                        ..Progress::default()
-                    };
-                    let next = self.next_daily_run(&tenant).await?;
-                    return self.wait_as(at, &ck, "unavailable", next, p).await;
+                    return self.unavailable(at, &ck, why).await;
                 }
                 // a lapsed login is the usability check's to report
                 Err(e) if e.kind == Kind::ReauthRequired => {}
@@ -442,12 +454,7 @@ impl WarehouseSync {
                         "no DSP advertiser is linked to {} in {}",
                         merchant.seller_id, merchant.marketplace
                     );
-                    let p = Progress {
-                        note: Some(Some(why)),
-                        ..Progress::default()
-                    };
-                    let next = self.next_daily_run(&tenant).await?;
-                    return self.wait_as(at, &ck, "unavailable", next, p).await;
+                    return self.unavailable(at, &ck, why).await;
                 }
                 Err(e) if e.kind == Kind::ReauthRequired => {}
                 Err(e) => return Err(e),
@@ -521,13 +528,8 @@ impl WarehouseSync {
             Err(e) if lapsed(&e) => self.paused(at, &ck, e).await,
             // the gateway's own pacing (no provider answer behind it) says when the usage
             // plan has a slot: the dataset waits for it, it has not failed
-            Err(e) if e.kind == Kind::Throttled && e.field("amazon").is_none() => {
-                let secs = e
-                    .field("retryAfter")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(1)
-                    .max(1);
-                Ok(cont(&ck, now_ms() + secs * 1000))
+            Err(e) if let Some(wait) = pp_marketplace::triage::held_back(&e) => {
+                Ok(cont(&ck, now_ms() + wait.as_millis() as i64))
             }
             Err(e) => {
                 pp_core::metrics::get()

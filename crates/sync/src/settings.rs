@@ -135,20 +135,19 @@ impl StoredSchedule {
         actor: &str,
     ) -> Result<Self> {
         schedule.check()?;
-        let stored = if schedule.is_empty() {
-            Self::default()
+        // an empty schedule goes back to the service's settings: nothing is stored
+        let (stored, doc) = if schedule.is_empty() {
+            (Self::default(), None)
         } else {
-            Self {
+            let stored = Self {
                 schedule,
                 updated_by: Some(actor.to_owned()),
                 updated_at: Some(
                     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 ),
-            }
-        };
-        let doc = match stored.schedule.is_empty() {
-            true => None,
-            false => Some(serde_json::to_value(&stored).map_err(Error::internal_from)?),
+            };
+            let doc = serde_json::to_value(&stored).map_err(Error::internal_from)?;
+            (stored, Some(doc))
         };
         if store.sync().set_settings(tenant, doc.as_ref()).await? {
             Ok(stored)

@@ -93,14 +93,9 @@ impl WarehouseSync {
                 Ok(id) => ids.push(id),
                 // the provider does not give this seller brand analytics
                 Err(e) if matches!(e.kind, Kind::BadRequest | Kind::RestrictedReport) => {
-                    let p = Progress {
-                        note: Some(Some(format!("the provider says: {}", e.message()))),
-                        error: Some(None),
-                        ..Progress::default()
-                    };
                     ck.run = None;
-                    let next = self.next_daily_run(tenant).await?;
-                    return self.wait_as(at, ck, "unavailable", next, p).await;
+                    let why = format!("the provider says: {}", e.message());
+                    return self.unavailable(at, ck, why).await;
                 }
                 Err(e) => return Err(e),
             }
