@@ -2,8 +2,9 @@
 //! service, projected at read time from the audit log (`pp_store::ads_writes`). One event per
 //! commit that the provider answered with at least one applied item: its operation as `kind`,
 //! the commit's actor and surface, and the `changes` the commit recorded in its answer (per
-//! applied item the entity's values before, as read at commit, and after, as sent). Nothing is
-//! stored twice: the audit row is the record.
+//! applied item the entity's values before, as read at commit, and after, as sent), and where
+//! its outcome is read (`INS-CHANGE-OUTCOME-01`) and from when. Nothing is stored twice: the
+//! audit row is the record.
 
 use chrono::NaiveDate;
 use pp_core::cursor::Cursors;
@@ -27,9 +28,10 @@ fn event(r: AuditRow) -> Option<Event> {
     if items.is_empty() {
         return None;
     }
+    let outcome = pp_core::outcome::link(&r.id, r.created_ms, pp_store::jobs::now_ms());
     let payload = json!({
         "auditId": r.id, "merchant": r.merchant, "profileId": r.profile_id,
-        "planId": r.plan_id, "changes": items,
+        "planId": r.plan_id, "changes": items, "outcome": outcome,
     });
     let source = r.surface.clone();
     Some(Event::read_time(

@@ -7,6 +7,7 @@ pub mod error;
 pub mod files;
 pub mod ids;
 pub mod metrics;
+pub mod outcome;
 pub mod principal;
 pub mod scope;
 pub mod strict_json;

@@ -68,11 +68,11 @@ impl Wh {
     }
 }
 
-fn text(s: impl Into<String>) -> Scalar {
+pub(crate) fn text(s: impl Into<String>) -> Scalar {
     Scalar::Text(s.into())
 }
 
-fn day(d: NaiveDate) -> Scalar {
+pub(crate) fn day(d: NaiveDate) -> Scalar {
     Scalar::Text(d.to_string())
 }
 
@@ -84,7 +84,7 @@ pub fn date(r: &RowMap, column: &str) -> Result<NaiveDate> {
 }
 
 /// A key column that is a number on some rows and text on others, as text.
-fn key(r: &RowMap, column: &str) -> Result<String> {
+pub(crate) fn key(r: &RowMap, column: &str) -> Result<String> {
     match r.opt_int(column) {
         Ok(Some(v)) => Ok(v.to_string()),
         _ => Ok(r.text(column)?.to_owned()),
@@ -149,7 +149,7 @@ pub fn retail_source(scope: &Scope) -> RetailSource {
 
 /// `FROM … WHERE` for a scope's rows of `table` (alias `t`) over `period`, restricted to the
 /// brand's items through the catalog when the scope is a brand.
-fn scoped_from(
+pub(crate) fn scoped_from(
     scope: &Scope,
     table: &str,
     asin_column: Option<&str>,

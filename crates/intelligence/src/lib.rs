@@ -1,16 +1,19 @@
 //! Intelligence: the catalog of named finished-read requests over a tenant's warehouse (docs/intelligence.md,
 //! docs/intelligence.md). `registry` is the catalog as data and code; `engines` holds one module per request
-//! (the sales and advertising bridges, their join, lost sales, the monthly read); `data` is
-//! every warehouse read they make; `shapley` the exact decomposition the bridges share;
+//! (the sales and advertising bridges, their join, lost sales, the monthly read, a change's
+//! outcome); `plan` the plan service's requests (budget pacing), which answer with dry-run
+//! plans; `data` and `daily` are every warehouse read they make; `shapley` the exact decomposition the bridges share;
 //! `evidence` the "What We Know" statements; `service::Intelligence` the one interface the
 //! front doors and the job worker call. Runs are rows in the state store
 //! (`store.intelligence()`): metered by request id, capped per account across instances.
 
+pub mod daily;
 pub mod data;
 pub mod engines;
 pub mod evidence;
 pub mod forecasting;
 pub mod params;
+pub mod plan;
 pub mod registry;
 pub mod scope;
 pub mod service;
@@ -23,6 +26,6 @@ pub use service::{
 };
 
 /// Version of the engines serving (stamped on every result, shown by `/health`).
-pub const ENGINE_VERSION: &str = "ins-engines-2026.11.1";
+pub const ENGINE_VERSION: &str = "ins-engines-2026.11.2";
 /// Version of the evidence rules serving (stamped on every result, shown by `/health`).
 pub const EVIDENCE_VERSION: &str = "evidence-2026.11.1";

@@ -187,6 +187,161 @@ struct Raw {
     measure: Option<String>,
     spend_basis: Option<String>,
     horizon: Option<u64>,
+    audit_id: Option<String>,
+    stake_id: Option<i64>,
+    date: Option<NaiveDate>,
+    campaign_ids: Option<Vec<IdText>>,
+    asins: Option<Vec<String>>,
+    window_days: Option<u64>,
+    budget: Option<f64>,
+    lookback_days: Option<u64>,
+}
+
+/// An id sent as a string or a number (campaign ids are both, depending on the API).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum IdText {
+    Text(String),
+    Number(u64),
+}
+
+impl IdText {
+    fn text(self) -> String {
+        match self {
+            IdText::Text(s) => s,
+            IdText::Number(n) => n.to_string(),
+        }
+    }
+}
+
+/// The most entities an outcome names.
+pub const MAX_ENTITIES: usize = 50;
+/// The window lengths an outcome takes: whole weeks, so both windows hold the same weekdays.
+pub const WINDOW_CHOICES: [i64; 4] = [7, 14, 21, 28];
+
+/// Which change an outcome judges: an audited write, a timeline stake, or a day (with the
+/// campaigns or items it touched).
+#[derive(Debug, Clone, Default)]
+pub struct ChangeChoices {
+    pub audit_id: Option<String>,
+    pub stake_id: Option<i64>,
+    pub date: Option<NaiveDate>,
+    pub campaign_ids: Vec<String>,
+    pub asins: Vec<String>,
+    pub window_days: i64,
+}
+
+/// What a pacing plan is asked for: the month's budget in cents when the request gives it
+/// (else forecast state's `adBudget`), and the days its recent return is read over.
+#[derive(Debug, Clone, Default)]
+pub struct PacingChoices {
+    pub budget_cents: Option<i64>,
+    pub lookback_days: i64,
+}
+
+/// The most days a pacing plan reads back.
+pub const MAX_LOOKBACK: u64 = 90;
+/// … and by default.
+pub const DEFAULT_LOOKBACK: i64 = 14;
+
+fn change_choices(raw: &mut Raw) -> Result<ChangeChoices> {
+    let named = [
+        raw.audit_id.is_some(),
+        raw.stake_id.is_some(),
+        raw.date.is_some(),
+    ];
+    let entities = raw.campaign_ids.is_some() || raw.asins.is_some();
+    if raw.window_days.is_some() || entities || named.iter().any(|n| *n) {
+        if named.iter().filter(|n| **n).count() != 1 {
+            return Err(bad(
+                "name the change one way: auditId (an audited write), stakeId (a timeline stake) or date (with campaignIds or asins)",
+            ));
+        }
+        if entities && raw.date.is_none() {
+            return Err(bad(
+                "campaignIds and asins go with date; an audited write or a stake names its own",
+            ));
+        }
+    }
+    let campaign_ids: Vec<String> = raw
+        .campaign_ids
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .map(IdText::text)
+        .collect();
+    let asins = raw.asins.take().unwrap_or_default();
+    if campaign_ids.len() + asins.len() > MAX_ENTITIES {
+        return Err(bad(format!(
+            "an outcome names at most {MAX_ENTITIES} campaigns and items together"
+        )));
+    }
+    if let Some(c) = campaign_ids
+        .iter()
+        .find(|c| c.is_empty() || !c.bytes().all(|b| b.is_ascii_digit()) || c.len() > 20)
+    {
+        return Err(bad(format!(
+            "campaignIds: {c:?} is not a campaign id (digits)"
+        )));
+    }
+    if let Some(a) = asins
+        .iter()
+        .find(|a| a.len() != 10 || !a.bytes().all(|b| b.is_ascii_alphanumeric()))
+    {
+        return Err(bad(format!(
+            "asins: {a:?} is not an ASIN (10 letters and digits)"
+        )));
+    }
+    let window_days = match raw.window_days {
+        None => pp_core::outcome::WINDOW_DAYS,
+        Some(n) if WINDOW_CHOICES.contains(&(n as i64)) => n as i64,
+        Some(n) => {
+            return Err(bad(format!(
+                "windowDays {n}: use 7, 14, 21 or 28 (whole weeks, so both windows hold the same weekdays)"
+            )));
+        }
+    };
+    Ok(ChangeChoices {
+        audit_id: raw.audit_id.take(),
+        stake_id: raw.stake_id,
+        date: raw.date,
+        campaign_ids,
+        asins,
+        window_days,
+    })
+}
+
+fn pacing_choices(raw: &Raw) -> Result<PacingChoices> {
+    let budget_cents = match raw.budget {
+        None => None,
+        Some(b) if b.is_finite() && b > 0.0 && b <= 1e10 => {
+            let cents = (b * 100.0).round();
+            if (b * 100.0 - cents).abs() > 1e-6 {
+                return Err(bad(format!(
+                    "budget {b} has more than two decimals; send the month's budget in the currency's major unit"
+                )));
+            }
+            Some(cents as i64)
+        }
+        Some(b) => {
+            return Err(bad(format!(
+                "budget {b} is not a month's budget: send a positive amount"
+            )));
+        }
+    };
+    let lookback_days = match raw.lookback_days {
+        None => DEFAULT_LOOKBACK,
+        Some(n) if (7..=MAX_LOOKBACK).contains(&n) => n as i64,
+        Some(n) => {
+            return Err(bad(format!(
+                "lookbackDays {n} is out of range: use 7 to {MAX_LOOKBACK}"
+            )));
+        }
+    };
+    Ok(PacingChoices {
+        budget_cents,
+        lookback_days,
+    })
 }
 
 /// Who a request is about, as the caller named it.
@@ -215,6 +370,10 @@ pub struct Params {
     pub measure: Measure,
     pub spend_basis: SpendBasis,
     pub horizon: usize,
+    /// The change an outcome judges.
+    pub change: ChangeChoices,
+    /// What a pacing plan is asked for.
+    pub pacing: PacingChoices,
 }
 
 impl Params {
@@ -240,8 +399,10 @@ impl Params {
                 return Err(bad(format!("params.{r} is required")));
             }
         }
-        let raw: Raw =
+        let mut raw: Raw =
             pp_core::wire::from_value(params.clone()).map_err(|e| bad(format!("params: {e}")))?;
+        let change = change_choices(&mut raw)?;
+        let pacing = pacing_choices(&raw)?;
         let merchant = MerchantRef {
             seller_id: raw.seller_id,
             marketplace_id: raw.marketplace_id,
@@ -284,6 +445,8 @@ impl Params {
             ));
         }
         Ok(Self {
+            change,
+            pacing,
             scope_key: raw.scope_key,
             measure: raw
                 .measure

@@ -13,8 +13,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::data::{self, Wh};
-use crate::engines::{Answer, Input, ads_bridge, duo, lost_sales, monthly, ops_bridge};
-use crate::forecasting;
+use crate::engines::{
+    Answer, Input, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
+};
+use crate::{forecasting, plan};
 
 /// Which service a request belongs to (its id prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -24,6 +26,35 @@ pub enum Service {
     Attribution,
     /// `FCT-*`.
     Forecasting,
+    /// `PLN-*`: answers with a dry-run plan that only the existing commit sends.
+    Plan,
+}
+
+/// The catalog's services with their id prefixes, as `/health` and the catalog list them.
+pub const SERVICES: &[ServiceEntry] = &[
+    ServiceEntry {
+        service: Service::Attribution,
+        prefix: "INS-",
+        answers: "why numbers moved, and whether a change worked",
+    },
+    ServiceEntry {
+        service: Service::Forecasting,
+        prefix: "FCT-",
+        answers: "forecasts, their readiness and their tracking",
+    },
+    ServiceEntry {
+        service: Service::Plan,
+        prefix: "PLN-",
+        answers: "proposed writes, as dry-run plans the existing commit and approval send",
+    },
+];
+
+/// A service of the catalog.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ServiceEntry {
+    pub service: Service,
+    pub prefix: &'static str,
+    pub answers: &'static str,
 }
 
 /// Which table a request's periods must fall inside.
@@ -131,6 +162,25 @@ pub static REQUESTS: &[Request] = &[
         run: |wh, i| Box::pin(monthly::run(wh, i)),
     },
     Request {
+        id: "INS-CHANGE-OUTCOME-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Did a change work: for an audited write, a timeline stake, or a day with the campaigns or items it touched, the weeks after against as many before (same weekdays, restating days left out), each metric's move judged against the entity's own day-to-day variation, bridged to the cent, a price change's elasticity with its range, and what else happened",
+        accepts: &[
+            "auditId",
+            "stakeId",
+            "date",
+            "campaignIds",
+            "asins",
+            "windowDays",
+        ],
+        required: &[],
+        source: Source::Retail,
+        retail: false,
+        run: |wh, i| Box::pin(change_outcome::run(wh, i)),
+    },
+    Request {
         id: "FCT-READINESS-01",
         version: "1.0.0",
         content_revision: 1,
@@ -165,6 +215,18 @@ pub static REQUESTS: &[Request] = &[
         source: Source::Retail,
         retail: false,
         run: |wh, i| Box::pin(forecasting::track::run(wh, i)),
+    },
+    Request {
+        id: "PLN-BUDGET-PACING-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Plan,
+        purpose: "Budget pacing: each campaign's daily budget for the rest of the month so the month lands on its ad budget (forecast state's adBudget or a figure given), weighted by recent return and days out of budget, within the write policy; answered as advertising write dry runs that only the existing commit (and approval) sends",
+        accepts: &["month", "budget", "lookbackDays"],
+        required: &[],
+        source: Source::Ads,
+        retail: false,
+        run: |wh, i| Box::pin(plan::budget_pacing::run(wh, i)),
     },
 ];
 
@@ -214,8 +276,35 @@ pub fn params_schema(r: &Request) -> Value {
             "grain" => {
                 json!({ "type": "string", "enum": ["campaign", "ad_group", "target", "search_term", "asin"], "description": "Rows of the bridge (default campaign)." })
             }
+            "month" if r.service == Service::Plan => {
+                json!({ "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$", "description": "The month paced, YYYY-MM (default: the month of the day after the data's last day)." })
+            }
             "month" => {
                 json!({ "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$", "description": "The month read, YYYY-MM." })
+            }
+            "auditId" => {
+                json!({ "type": "string", "description": "An audited advertising write (auditId of a commit): its campaigns, from the day after its commit." })
+            }
+            "stakeId" => {
+                json!({ "type": "integer", "description": "A timeline stake (its event id): from its first day, with the campaign or item it names." })
+            }
+            "date" => {
+                json!({ "type": "string", "format": "date", "description": "The first day the change was in force all day, YYYY-MM-DD (with campaignIds or asins)." })
+            }
+            "campaignIds" => {
+                json!({ "type": "array", "maxItems": crate::params::MAX_ENTITIES, "items": { "type": ["string", "integer"] }, "description": "Campaigns the change touched (with date)." })
+            }
+            "asins" => {
+                json!({ "type": "array", "maxItems": crate::params::MAX_ENTITIES, "items": { "type": "string", "minLength": 10, "maxLength": 10 }, "description": "Items the change touched, such as a price change (with date)." })
+            }
+            "windowDays" => {
+                json!({ "type": "integer", "enum": crate::params::WINDOW_CHOICES, "description": "Days in each window (default 14)." })
+            }
+            "budget" => {
+                json!({ "type": "number", "exclusiveMinimum": 0, "description": "The month's ad budget in the currency's major unit (default: forecast state's adBudget for the month)." })
+            }
+            "lookbackDays" => {
+                json!({ "type": "integer", "minimum": 7, "maximum": crate::params::MAX_LOOKBACK, "description": "Days of recent return and budget constraint the weights read (default 14)." })
             }
             "scopeKey" => {
                 json!({ "type": "string", "description": "A sub-brand of the merchant (with sellerId): the key after :scope: in its scopeId (GET /api/app-state/forecasting/scopes)." })
@@ -254,6 +343,6 @@ pub fn entry(r: &Request) -> Value {
         "service": r.service,
         "purpose": r.purpose,
         "params": params_schema(r),
-        "async": if r.retail { "required for large accounts (account_too_large_use_async)" } else { "optional" },
+        "async": if r.service == Service::Plan { "not offered: a plan is answered while you wait" } else if r.retail { "required for large accounts (account_too_large_use_async)" } else { "optional" },
     })
 }

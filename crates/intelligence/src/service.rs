@@ -23,7 +23,7 @@ use crate::data::{self, Wh};
 use crate::engines::Input;
 use crate::forecasting::publish::{Publication, Withdrawal};
 use crate::params::{Grain, Params, Period};
-use crate::registry::{self, Request, Source};
+use crate::registry::{self, Request, Service, Source};
 use crate::scope::{self, Scope};
 
 /// The job kind of an asynchronous run.
@@ -120,6 +120,15 @@ impl RunRequest {
     pub fn read(body: RunBody) -> Result<Self> {
         let def = registry::find(&body.id)?;
         let params = Params::read(&body.params, def.accepts, def.required)?;
+        if def.service == Service::Plan && body.run_async {
+            return Err(Error::new(
+                Kind::BadParams,
+                format!(
+                    "{} is answered while you wait: send it without async",
+                    def.id
+                ),
+            ));
+        }
         Ok(Self {
             def,
             params,
@@ -231,6 +240,8 @@ impl TryFrom<String> for RunId {
 pub struct Catalog {
     pub engine_version: &'static str,
     pub evidence_version: &'static str,
+    /// The services and their id prefixes.
+    pub services: &'static [registry::ServiceEntry],
     pub requests: Vec<Value>,
     pub planned: Vec<Value>,
 }
@@ -242,6 +253,8 @@ pub struct Intelligence {
     warehouses: Warehouses,
     settings: Settings,
     wake: Arc<Notify>,
+    /// The marketplace a plan request's dry runs go through.
+    market: Option<pp_marketplace::Marketplace>,
 }
 
 fn run_row(r: &RunRow) -> RunView {
@@ -272,7 +285,14 @@ impl Intelligence {
             warehouses,
             settings: Settings::default(),
             wake,
+            market: None,
         }
+    }
+
+    /// The same service making plan requests' dry runs through `market`.
+    pub fn with_marketplace(mut self, market: pp_marketplace::Marketplace) -> Self {
+        self.market = Some(market);
+        self
     }
 
     /// The same service bounded by `settings`.
@@ -287,9 +307,10 @@ impl Intelligence {
         Ok(Catalog {
             engine_version: crate::ENGINE_VERSION,
             evidence_version: crate::EVIDENCE_VERSION,
+            services: registry::SERVICES,
             requests: registry::REQUESTS.iter().map(registry::entry).collect(),
             planned: vec![
-                json!({ "id": "plan solve", "note": "stated to join this catalog later; not available" }),
+                json!({ "id": "plan solve", "note": "a joint solve of budgets, bids and prices is stated to join the plan service later; not available" }),
             ],
         })
     }
@@ -340,6 +361,9 @@ impl Intelligence {
                 store: self.store.clone(),
                 tenant: tenant.clone(),
             },
+            change: params.change,
+            pacing: params.pacing,
+            caller: None,
         })
     }
 
@@ -435,10 +459,26 @@ impl Intelligence {
     pub async fn run(&self, p: &Principal, req: RunRequest) -> Result<RunView> {
         p.require(SCOPES)?;
         let def = req.def;
+        if def.service == Service::Plan {
+            // a plan's answer is advertising write dry runs, made as the caller
+            p.require(&[Grant::AdsRead, Grant::AdsWrite])?;
+        }
         let wh = Wh::new(self.warehouses.of(p).await?, &self.warehouses.limits);
-        let input = self
+        let mut input = self
             .prepare(&wh, &p.tenant, def, req.params, !req.run_async)
             .await?;
+        if def.service == Service::Plan {
+            let market = self.market.clone().ok_or_else(|| {
+                Error::new(
+                    Kind::Unavailable,
+                    "this gateway has no marketplace to plan writes through",
+                )
+            })?;
+            input.caller = Some(crate::plan::Caller {
+                principal: p.clone(),
+                market,
+            });
+        }
         let id = pp_store::random_id("run_", 12)?;
         let accounts = input.scope.accounts();
         let runs = self.store.intelligence();

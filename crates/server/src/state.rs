@@ -158,7 +158,8 @@ impl AppState {
         let jobs = crate::jobs::JobsConfig::default();
         let market = Marketplace::new(store.clone(), warehouses.clone(), jobs.market());
         Ok(Self {
-            intelligence: Intelligence::new(store.clone(), warehouses.clone(), market.wake()),
+            intelligence: Intelligence::new(store.clone(), warehouses.clone(), market.wake())
+                .with_marketplace(market.clone()),
             sync: pp_sync::WarehouseSync::new(
                 store.clone(),
                 market.clone(),
@@ -196,8 +197,13 @@ impl AppState {
         self
     }
 
-    /// The sync service over the marketplace as it is now (it holds a copy).
+    /// The services that hold a copy of the marketplace (warehouse sync, the intelligence
+    /// catalog's plans), over the marketplace as it is now.
     fn rebuild_sync(&mut self) {
+        self.intelligence = self
+            .intelligence
+            .clone()
+            .with_marketplace(self.market.clone());
         self.sync = pp_sync::WarehouseSync::new(
             self.store.clone(),
             self.market.clone(),

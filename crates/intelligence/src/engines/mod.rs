@@ -4,6 +4,7 @@
 //! checked without a warehouse.
 
 pub mod ads_bridge;
+pub mod change_outcome;
 pub mod duo;
 pub mod lost_sales;
 pub mod monthly;
@@ -15,7 +16,7 @@ use crate::evidence::Statement;
 use pp_core::TenantId;
 use pp_store::Store;
 
-use crate::params::{Grain, Measure, Month, Period, SpendBasis};
+use crate::params::{ChangeChoices, Grain, Measure, Month, PacingChoices, Period, SpendBasis};
 use crate::scope::Scope;
 
 /// What an engine is given: the resolved scope, the periods (defaults filled, checked against
@@ -32,8 +33,15 @@ pub struct Input {
     pub data: Period,
     /// The forecasting requests' choices.
     pub forecast: ForecastChoices,
-    /// The tenant's state store (forecast state, published forecasts).
+    /// The tenant's state store (forecast state, published forecasts, audited writes, the
+    /// timeline).
     pub state: StateStore,
+    /// The change an outcome judges.
+    pub change: ChangeChoices,
+    /// What a pacing plan is asked for.
+    pub pacing: PacingChoices,
+    /// Who asked, with the marketplace a plan's dry run goes through (plan requests only).
+    pub caller: Option<crate::plan::Caller>,
 }
 
 /// What a forecasting request was asked for.

@@ -353,6 +353,10 @@ pub struct AuditRecord {
     /// `actor`, `credentialId`).
     pub previewed_by: Option<String>,
     pub previewed_credential_id: Option<String>,
+    /// Where the write's outcome is read (`INS-CHANGE-OUTCOME-01` with its `auditId`) and
+    /// from when: present once the provider applied something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<pp_core::outcome::OutcomeLink>,
 }
 
 /// A page of the audit log, newest first.

@@ -71,7 +71,14 @@ impl Audit<'_> {
 }
 
 fn record(r: AuditRow) -> super::answers::AuditRecord {
+    let applied = r
+        .answer
+        .as_ref()
+        .is_some_and(|a| a["changes"].as_array().is_some_and(|c| !c.is_empty()));
+    let outcome = (r.status == pp_store::ads_writes::ANSWERED && applied)
+        .then(|| pp_core::outcome::link(&r.id, r.created_ms, pp_store::jobs::now_ms()));
     super::answers::AuditRecord {
+        outcome,
         audit_id: r.id,
         at: pp_store::rfc3339_ms(r.created_ms),
         credential_id: r.credential_id,

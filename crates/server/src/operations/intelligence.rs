@@ -184,6 +184,7 @@ fn catalog_schema() -> Value {
         &[
             ("engineVersion", string()),
             ("evidenceVersion", string()),
+            ("services", array(any_object())),
             ("requests", array(any_object())),
             ("planned", any()),
         ],

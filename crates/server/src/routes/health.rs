@@ -22,8 +22,9 @@ pub async fn health(State(app): State<SharedState>) -> Json<Value> {
         "evidence_version": pp_intelligence::EVIDENCE_VERSION,
         "engines": pp_intelligence::registry::REQUESTS
             .iter()
-            .map(|r| json!({ "id": r.id, "version": r.version, "contentRevision": r.content_revision }))
+            .map(|r| json!({ "id": r.id, "version": r.version, "contentRevision": r.content_revision, "service": r.service }))
             .collect::<Vec<_>>(),
+        "services": pp_intelligence::registry::SERVICES,
         "upstream": upstream,
         "sync": sync,
     }))

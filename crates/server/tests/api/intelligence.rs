@@ -60,9 +60,11 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             "INS-DUO-01",
             "INS-LOSTSALES-01",
             "INS-MONTHLY-01",
+            "INS-CHANGE-OUTCOME-01",
             "FCT-READINESS-01",
             "FCT-BASELINE-01",
-            "FCT-TRACK-01"
+            "FCT-TRACK-01",
+            "PLN-BUDGET-PACING-01"
         ]
     );
     for r in cat["requests"].as_array().unwrap() {
@@ -70,10 +72,10 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             r["version"].is_string() && r["contentRevision"].is_u64() && r["purpose"].is_string(),
             "{r}"
         );
-        let service = if r["id"].as_str().unwrap().starts_with("FCT-") {
-            "forecasting"
-        } else {
-            "attribution"
+        let service = match &r["id"].as_str().unwrap()[..4] {
+            "FCT-" => "forecasting",
+            "PLN-" => "plan",
+            _ => "attribution",
         };
         assert_eq!(r["service"], service);
         assert_eq!(r["params"]["type"], "object");
@@ -88,7 +90,27 @@ async fn the_catalog_and_health_list_the_engines_serving() {
         .await
         .unwrap();
     assert_eq!(health["engine_version"], cat["engineVersion"]);
-    assert_eq!(health["engines"].as_array().unwrap().len(), 8, "{health}");
+    assert_eq!(health["engines"].as_array().unwrap().len(), 10, "{health}");
+    let services: Vec<(&str, &str)> = health["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["service"].as_str().unwrap(),
+                s["prefix"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        services,
+        [
+            ("attribution", "INS-"),
+            ("forecasting", "FCT-"),
+            ("plan", "PLN-")
+        ]
+    );
+    assert_eq!(cat["services"], health["services"]);
 }
 
 #[tokio::test]

@@ -23,6 +23,7 @@ mod mcp;
 mod mcp_client;
 mod metrics;
 mod oauth;
+mod plans;
 mod pricing;
 mod reference_doc;
 mod reports;

@@ -1,0 +1,142 @@
+//! What else happened in an outcome's windows, listed as confounders: the account's other
+//! audited writes, the timeline's stakes (promotions, price tests, peaks, launches, other
+//! budget changes), and the stock-outs the inventory shows.
+
+use chrono::{Duration, NaiveDate};
+use pp_core::Result;
+use pp_store::ads_writes::{ANSWERED, AuditFilter};
+use pp_store::brand::TimelineQuery;
+use serde_json::{Value, json};
+
+use super::change::Change;
+use crate::data::{self, Wh};
+use crate::engines::Input;
+use crate::params::Period;
+
+/// Confounders listed one by one at most (the rest are counted).
+const LISTED: usize = 25;
+
+fn day_ms(d: NaiveDate) -> i64 {
+    d.and_hms_opt(0, 0, 0)
+        .map(|t| t.and_utc().timestamp_millis())
+        .unwrap_or_default()
+}
+
+/// The confounders over `span`, each `{ kind, … }`, and a sentence for each.
+pub async fn confounders(
+    wh: &Wh,
+    input: &Input,
+    change: &Change,
+    span: Period,
+) -> Result<(Vec<Value>, Vec<String>)> {
+    let mut found: Vec<(Value, String)> = Vec::new();
+    let st = &input.state;
+    let tokens: Vec<&str> = input
+        .scope
+        .sellers
+        .iter()
+        .map(|s| s.token.as_str())
+        .collect();
+    let audits = st
+        .store
+        .ads_writes()
+        .list(
+            &st.tenant,
+            &AuditFilter {
+                since_ms: Some(day_ms(span.start)),
+                until_ms: Some(day_ms(span.end + Duration::days(1))),
+                limit: 200,
+                ..AuditFilter::default()
+            },
+        )
+        .await?;
+    for a in audits.iter().rev() {
+        if a.status != ANSWERED
+            || Some(&a.id) == change.audit_id.as_ref()
+            || !tokens.contains(&a.merchant.as_str())
+        {
+            continue;
+        }
+        let at = pp_store::rfc3339_ms(a.created_ms);
+        found.push((
+            json!({ "kind": "audited_write", "auditId": a.id, "operation": a.operation, "at": at, "actor": a.actor }),
+            format!("Another audited write landed in the windows: {} ({}) at {at} by {}.", a.operation, a.id, a.actor),
+        ));
+    }
+    let stakes = st
+        .store
+        .brand()
+        .timeline(
+            st.tenant.as_str(),
+            &TimelineQuery {
+                today: chrono::Utc::now().date_naive().to_string(),
+                kind: Some("stake".into()),
+                overlaps: Some((span.start.to_string(), span.end.to_string())),
+                limit: 500,
+                ..TimelineQuery::default()
+            },
+        )
+        .await?;
+    let ids = input.scope.seller_ids();
+    for s in stakes.iter().rev() {
+        let p = &s.payload;
+        let mine = p["seller_id"].as_i64().is_none_or(|id| ids.contains(&id));
+        let starts = s.starts_on.as_deref().unwrap_or(&s.occurred_on);
+        let itself = Some(s.id) == change.stake_id
+            || (starts == change.first_day.to_string()
+                && (change.campaigns.contains(&p["campaign_id"].to_string())
+                    || p["asin"]
+                        .as_str()
+                        .is_some_and(|a| change.asins.iter().any(|x| x == a))));
+        if !mine || itself {
+            continue;
+        }
+        let (category, end) = (
+            s.category.clone().unwrap_or_default(),
+            s.ends_on.clone().unwrap_or_else(|| starts.to_owned()),
+        );
+        found.push((
+            json!({ "kind": "stake", "stakeId": s.id, "category": category, "brand": s.brand, "start": starts, "end": end, "interpretation": s.interpretation }),
+            format!(
+                "A {} stake on {} runs {starts} to {end}: {}",
+                category.replace('_', " "),
+                s.brand,
+                s.interpretation.as_deref().unwrap_or("")
+            ),
+        ));
+    }
+    if input.scope.vendor {
+        // vendors have no inventory snapshots
+    } else {
+        for (asin, first, last) in stock_outs(wh, input, span).await? {
+            found.push((
+                json!({ "kind": "stock_out", "asin": asin, "start": first.to_string(), "end": last.to_string() }),
+                format!("{asin} had no sellable stock from {first} to {last}: it sold nothing and served no ads on those days."),
+            ));
+        }
+    }
+    let more = found.len().saturating_sub(LISTED);
+    let (list, mut said): (Vec<Value>, Vec<String>) = found.into_iter().take(LISTED).unzip();
+    if more > 0 {
+        said.push(format!("{more} more confounders are not listed."));
+    }
+    Ok((list, said))
+}
+
+/// Each item's runs of days without sellable stock inside `span`.
+async fn stock_outs(
+    wh: &Wh,
+    input: &Input,
+    span: Period,
+) -> Result<Vec<(String, NaiveDate, NaiveDate)>> {
+    let mut runs: Vec<(String, NaiveDate, NaiveDate)> = Vec::new();
+    for d in data::empty_days(wh, &input.scope, span).await? {
+        match runs.last_mut() {
+            Some((asin, _, last)) if *asin == d.asin && *last + Duration::days(1) == d.date => {
+                *last = d.date;
+            }
+            _ => runs.push((d.asin, d.date, d.date)),
+        }
+    }
+    Ok(runs)
+}

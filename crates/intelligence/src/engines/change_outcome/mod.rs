@@ -1,0 +1,251 @@
+//! `INS-CHANGE-OUTCOME-01`: did a change work? For an audited write, a timeline stake, or a
+//! day with the campaigns or items it touched, the weeks after the change against as many
+//! before it (`windows`), for each entity it touched and for the account: every metric's move
+//! with the direction in which it is better and a verdict judged against the entity's own
+//! day-to-day variation before the change (`stats`, `metrics`), the advertising or sales bridge
+//! of the move (so the parts sum to the change to the cent), a price change's measured
+//! elasticity with its range, and what else happened in the windows (`context`).
+
+mod change;
+mod context;
+mod metrics;
+pub mod stats;
+mod windows;
+
+use pp_core::{Error, Kind, Result};
+use serde_json::{Value, json};
+
+use super::{Answer, Input, ads_bridge, ops_bridge};
+use crate::daily;
+use crate::data::{self, AdsFacts, ItemFacts, Wh};
+use crate::evidence::{Rows, Statement};
+use crate::params::Grain;
+use metrics::Window;
+use windows::Windows;
+
+pub use metrics::{MIN_CLICKS, MIN_ORDERS, MIN_SESSIONS};
+
+fn ads_sum(days: &[AdsFacts]) -> AdsFacts {
+    days.iter().fold(AdsFacts::default(), |a, f| AdsFacts {
+        impressions: a.impressions + f.impressions,
+        clicks: a.clicks + f.clicks,
+        spend: a.spend + f.spend,
+        purchases: a.purchases + f.purchases,
+        sales: a.sales + f.sales,
+    })
+}
+
+fn item_sum(days: &[ItemFacts]) -> ItemFacts {
+    days.iter().fold(ItemFacts::default(), |a, f| ItemFacts {
+        sales: a.sales + f.sales,
+        units: a.units + f.units,
+        traffic: a.traffic + f.traffic,
+    })
+}
+
+fn window<F: Clone + Default>(
+    rows: &daily::Daily<F>,
+    p: crate::params::Period,
+    sum: fn(&[F]) -> F,
+) -> Window<F> {
+    let (days, had) = metrics::fill(rows, p);
+    Window {
+        sum: sum(&days),
+        days,
+        had,
+    }
+}
+
+/// An advertising section: the campaigns' (or the account's) metrics and bridge.
+async fn ads_section(wh: &Wh, input: &Input, w: &Windows, campaigns: &[String]) -> Result<Value> {
+    let s = &input.scope;
+    let rows_b = daily::ads(wh, s, campaigns, w.before).await?;
+    let rows_a = daily::ads(wh, s, campaigns, w.after).await?;
+    let (b, a) = (
+        window(&rows_b, w.before, ads_sum),
+        window(&rows_a, w.after, ads_sum),
+    );
+    let keep = |rows: Vec<(data::AdsKey, AdsFacts)>| -> Vec<(data::AdsKey, AdsFacts)> {
+        rows.into_iter()
+            .filter(|(k, _)| campaigns.is_empty() || campaigns.contains(&k.key))
+            .collect()
+    };
+    let bridge = ads_bridge::compute(
+        keep(data::ads(wh, s, Grain::Campaign, w.before).await?),
+        keep(data::ads(wh, s, Grain::Campaign, w.after).await?),
+    );
+    Ok(json!({
+        "family": "advertising",
+        "metrics": metrics::ads(&b, &a),
+        "bridge": ads_bridge::totals_json(&bridge),
+    }))
+}
+
+/// A retail section: the items' (or the account's) metrics and bridge, with the elasticity of
+/// an item whose price moved.
+async fn retail_section(wh: &Wh, input: &Input, w: &Windows, asins: &[String]) -> Result<Value> {
+    let s = &input.scope;
+    let rows_b = daily::retail(wh, s, asins, w.before).await?;
+    let rows_a = daily::retail(wh, s, asins, w.after).await?;
+    let (b, a) = (
+        window(&rows_b, w.before, item_sum),
+        window(&rows_a, w.after, item_sum),
+    );
+    let keep = |rows: Vec<(data::ItemKey, ItemFacts)>| -> Vec<(data::ItemKey, ItemFacts)> {
+        rows.into_iter()
+            .filter(|(k, _)| asins.is_empty() || asins.contains(&k.1))
+            .collect()
+    };
+    let bridge = ops_bridge::compute(
+        keep(data::items(wh, s, w.before).await?),
+        keep(data::items(wh, s, w.after).await?),
+    );
+    let mut section = json!({
+        "family": "retail",
+        "metrics": metrics::retail(&b, &a),
+        "bridge": ops_bridge::totals_json(&bridge),
+    });
+    if !asins.is_empty() {
+        let conv = |f: &ItemFacts| crate::engines::per(f.units, f.traffic);
+        let daily =
+            |x: &Window<ItemFacts>| -> Vec<f64> { x.days.iter().filter_map(conv).collect() };
+        let price = |f: &ItemFacts| crate::engines::per(f.sales, f.units);
+        let e = match (conv(&b.sum), conv(&a.sum), price(&b.sum), price(&a.sum)) {
+            (Some(c0), Some(c1), Some(p0), Some(p1)) => {
+                stats::elasticity((c0, c1), (p0, p1), (&daily(&b), &daily(&a)))
+            }
+            _ => None,
+        };
+        section["elasticity"] = match e {
+            Some(e) => json!({
+                "value": e.value, "low": e.low, "high": e.high,
+                "priceChangePct": crate::engines::pct(b.sum.sales * a.sum.units, a.sum.sales * b.sum.units),
+                "note": "conversion's elasticity to price: the log change of units per session over the log change of sales per unit, with its 95% range from the days' spread",
+            }),
+            None => {
+                json!({ "value": null, "why": "the price did not move by 1% or more, or a window sold nothing" })
+            }
+        };
+    }
+    Ok(section)
+}
+
+/// What the change touched and the families the account section reads.
+struct Families {
+    ads: bool,
+    retail: bool,
+}
+
+/// The request's engine.
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+    let change = change::resolve(input).await?;
+    let none = change.campaigns.is_empty() && change.asins.is_empty();
+    let fam = Families {
+        ads: !change.campaigns.is_empty() || none,
+        retail: !change.asins.is_empty() || none,
+    };
+    let ads_range = if fam.ads {
+        let r = data::data_range(wh, &input.scope, data::ADS_TABLE).await?;
+        if r.is_none() && !change.campaigns.is_empty() {
+            return Err(Error::new(
+                Kind::NoDataForPeriod,
+                "the warehouse holds no advertising rows for this merchant",
+            ));
+        }
+        r
+    } else {
+        None
+    };
+    let w = windows::of(
+        &change,
+        input.change.window_days,
+        fam.retail.then_some(input.data),
+        ads_range,
+    )?;
+    let mut entities = Vec::new();
+    let names: std::collections::HashMap<String, String> = daily::campaigns(wh, &input.scope)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c.name))
+        .collect();
+    for c in &change.campaigns {
+        let mut s = ads_section(wh, input, &w, std::slice::from_ref(c)).await?;
+        s["kind"] = "campaign".into();
+        s["id"] = c.clone().into();
+        s["name"] = names.get(c).cloned().map_or(Value::Null, Value::String);
+        entities.push(s);
+    }
+    for asin in &change.asins {
+        let mut s = retail_section(wh, input, &w, std::slice::from_ref(asin)).await?;
+        s["kind"] = "item".into();
+        s["id"] = asin.clone().into();
+        entities.push(s);
+    }
+    let mut account = Vec::new();
+    if fam.ads && ads_range.is_some() {
+        account.push(ads_section(wh, input, &w, &[]).await?);
+    }
+    if fam.retail {
+        account.push(retail_section(wh, input, &w, &[]).await?);
+    }
+    let (confounders, said) = context::confounders(wh, input, &change, w.span()).await?;
+    let mut limitations = vec![
+        format!("Each window holds {} days, the same weekdays; the after window starts the first day the change was in force all day.", w.days()),
+        format!("A verdict compares the two windows against the section's own day-to-day spread in the window before (|t| of at least {}); below {MIN_CLICKS} clicks, {MIN_ORDERS} orders or {MIN_SESSIONS} sessions in a window, or fewer than 7 days with data, a metric is inconclusive and says why.", stats::T_MOVED),
+        "Windows compare before with after: what else moved in them (listed) is not separated from the change, and an effect that takes longer than the window to show is not seen.".to_owned(),
+        "Advertising sales and purchases are 7-day attributed figures.".to_owned(),
+    ];
+    limitations.extend(said);
+    let evidence = evidence(input, &w, &entities);
+    Ok(Answer {
+        result: json!({
+            "change": change.named,
+            "windows": {
+                "before": w.before, "after": w.after, "days": w.days(), "leftOut": w.left_out,
+            },
+            "entities": entities,
+            "account": account,
+            "confounders": confounders,
+        }),
+        limitations,
+        evidence,
+    })
+}
+
+/// A statement per entity: how its spend or sales moved, on the rows it stands on.
+fn evidence(input: &Input, w: &Windows, entities: &[Value]) -> Vec<Statement> {
+    entities
+        .iter()
+        .filter_map(|e| {
+            let lead = if e["kind"] == "campaign" {
+                "spend"
+            } else {
+                "sales"
+            };
+            let m = e["metrics"]
+                .as_array()?
+                .iter()
+                .find(|m| m["metric"] == lead)?;
+            let table = if e["kind"] == "campaign" {
+                data::ADS_TABLE
+            } else {
+                data::retail_source(&input.scope).table
+            };
+            Some(Statement::new(
+                format!(
+                    "{} {}'s {lead} went from {} to {} ({}).",
+                    e["kind"].as_str().unwrap_or_default(),
+                    e["id"].as_str().unwrap_or_default(),
+                    m["before"],
+                    m["after"],
+                    m["verdict"].as_str().unwrap_or_default()
+                ),
+                &[
+                    ("before", m["before"].clone()),
+                    ("after", m["after"].clone()),
+                ],
+                vec![Rows::of(&input.scope, table, w.span())],
+            ))
+        })
+        .collect()
+}
