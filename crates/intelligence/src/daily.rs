@@ -10,7 +10,8 @@ use pp_warehouse::params::Scalar;
 use pp_warehouse::row::Row;
 
 use crate::data::{
-    self, AdsFacts, ItemFacts, Wh, date, day, in_list, key, marks, retail_source, scoped_from, text,
+    self, AdsFacts, ItemFacts, Wh, ads_facts, date, day, in_list, item_facts, key, marks,
+    retail_source, scoped_from, text,
 };
 use crate::params::Period;
 use crate::scope::Scope;
@@ -69,18 +70,7 @@ pub async fn ads(
     wh.rows(&sql, params)
         .await?
         .iter()
-        .map(|r| {
-            Ok((
-                date(r, "date")?,
-                AdsFacts {
-                    impressions: r.count("impressions")?,
-                    clicks: r.count("clicks")?,
-                    spend: r.count("spend")?,
-                    purchases: r.count("purchases")?,
-                    sales: r.count("sales")?,
-                },
-            ))
-        })
+        .map(|r| Ok((date(r, "date")?, ads_facts(r)?)))
         .collect()
 }
 
@@ -105,16 +95,7 @@ pub async fn retail(
     wh.rows(&sql, params)
         .await?
         .iter()
-        .map(|r| {
-            Ok((
-                date(r, "date")?,
-                ItemFacts {
-                    sales: r.count("sales")?,
-                    units: r.count("units")?,
-                    traffic: r.count("traffic")?,
-                },
-            ))
-        })
+        .map(|r| Ok((date(r, "date")?, item_facts(r)?)))
         .collect()
 }
 

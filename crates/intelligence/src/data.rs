@@ -237,14 +237,30 @@ pub async fn items(wh: &Wh, scope: &Scope, period: Period) -> Result<Vec<(ItemKe
         .map(|r| {
             Ok((
                 (r.int("seller_id")?, r.text("asin")?.to_owned()),
-                ItemFacts {
-                    sales: r.count("sales")?,
-                    units: r.count("units")?,
-                    traffic: r.count("traffic")?,
-                },
+                item_facts(r)?,
             ))
         })
         .collect()
+}
+
+/// A grouped row's `sales`, `units` and `traffic` columns.
+pub(crate) fn item_facts(r: &RowMap) -> Result<ItemFacts> {
+    Ok(ItemFacts {
+        sales: r.count("sales")?,
+        units: r.count("units")?,
+        traffic: r.count("traffic")?,
+    })
+}
+
+/// A grouped row's `impressions`, `clicks`, `spend`, `purchases` and `sales` columns.
+pub(crate) fn ads_facts(r: &RowMap) -> Result<AdsFacts> {
+    Ok(AdsFacts {
+        impressions: r.count("impressions")?,
+        clicks: r.count("clicks")?,
+        spend: r.count("spend")?,
+        purchases: r.count("purchases")?,
+        sales: r.count("sales")?,
+    })
 }
 
 /// One advertising row's facts over a period.
@@ -317,13 +333,7 @@ pub async fn ads(
                     key: key(r, "k")?,
                     name: key(r, "name")?,
                 },
-                AdsFacts {
-                    impressions: r.count("impressions")?,
-                    clicks: r.count("clicks")?,
-                    spend: r.count("spend")?,
-                    purchases: r.count("purchases")?,
-                    sales: r.count("sales")?,
-                },
+                ads_facts(r)?,
             ))
         })
         .collect()
@@ -400,11 +410,7 @@ pub async fn item_days(
     .map(|r| {
         Ok(ItemDay {
             date: date(r, "date")?,
-            facts: ItemFacts {
-                sales: r.count("sales")?,
-                units: r.count("units")?,
-                traffic: r.count("traffic")?,
-            },
+            facts: item_facts(r)?,
         })
     })
     .collect()

@@ -518,4 +518,36 @@ mod tests {
         .unwrap();
         assert_eq!(p.period.unwrap().previous().start.to_string(), "2025-12-01");
     }
+
+    #[test]
+    fn a_change_is_named_one_way_and_its_window_is_whole_weeks() {
+        let takes = &[
+            "auditId",
+            "stakeId",
+            "date",
+            "campaignIds",
+            "asins",
+            "windowDays",
+        ];
+        let read = |v| Params::read(&v, takes, &[]);
+        let e = read(json!({ "brand": "x", "auditId": "au_1", "date": "2026-01-05" })).unwrap_err();
+        assert!(e.message().contains("one way"), "{}", e.message());
+        let e = read(json!({ "brand": "x", "auditId": "au_1", "campaignIds": ["1"] })).unwrap_err();
+        assert!(e.message().contains("go with date"));
+        let e = read(json!({ "brand": "x", "date": "2026-01-05", "windowDays": 10 })).unwrap_err();
+        assert!(e.message().contains("whole weeks"));
+        let e = read(json!({ "brand": "x", "date": "2026-01-05", "asins": ["B0X"] })).unwrap_err();
+        assert!(e.message().contains("not an ASIN"));
+        let p =
+            read(json!({ "brand": "x", "date": "2026-01-05", "campaignIds": [12, "34"] })).unwrap();
+        assert_eq!(p.change.campaign_ids, ["12", "34"]);
+        assert_eq!(p.change.window_days, 14);
+        let pace = &["month", "budget", "lookbackDays"];
+        let e = Params::read(&json!({ "brand": "x", "budget": 10.005 }), pace, &[]).unwrap_err();
+        assert!(e.message().contains("two decimals"));
+        let e = Params::read(&json!({ "brand": "x", "budget": -5 }), pace, &[]).unwrap_err();
+        assert!(e.message().contains("positive"));
+        let p = Params::read(&json!({ "brand": "x", "budget": 1234.5 }), pace, &[]).unwrap();
+        assert_eq!(p.pacing.budget_cents, Some(123_450));
+    }
 }

@@ -610,6 +610,70 @@ async fn v1_reads_print_rows_and_money() {
     assert_eq!(code_of(&client(d, env, &["v1", "nope"])), 2);
 }
 
+/// The outcome of a change and a pacing plan are catalog requests like any other at the
+/// command line (docs/intelligence.md's worked examples, on the demo world).
+#[tokio::test]
+async fn outcomes_and_pacing_plans_run_from_the_command_line() {
+    let dev = Dev::start();
+    let (d, cred) = (dev.dir.path(), &dev.cred);
+    let env = Some(cred);
+    let seller = [
+        "--param",
+        "sellerId=A2DEMOSELLER01",
+        "--param",
+        "marketplaceId=ATVPDKIKX0DER",
+    ];
+    let date = format!(
+        "date={}",
+        chrono::Utc::now().date_naive() - chrono::Duration::days(60)
+    );
+    let outcome = client(
+        d,
+        env,
+        &[
+            &["intelligence", "run", "INS-CHANGE-OUTCOME-01"][..],
+            &seller[..],
+            &["--param", &date, "--param", "campaignIds=[310000100101]"][..],
+        ]
+        .concat(),
+    );
+    succeeded(&outcome);
+    let r = stdout_json(&outcome);
+    assert_eq!(r["result"]["entities"][0]["id"], "310000100101", "{r}");
+    let pacing = [
+        &["intelligence", "run", "PLN-BUDGET-PACING-01"][..],
+        &seller[..],
+        &["--param", "budget=20000"][..],
+    ]
+    .concat();
+    // the demo credential reads only: a plan's dry runs need ads:write (exit 11)
+    assert_eq!(code_of(&client(d, env, &pacing)), 11);
+    let made = client(
+        d,
+        None,
+        &[
+            "admin",
+            "credential",
+            "create",
+            "--tenant",
+            "demo",
+            "--label",
+            "pacer",
+            "--scopes",
+            "account:read,ads:read,ads:write,intelligence:read",
+            "--json",
+        ],
+    );
+    succeeded(&made);
+    let mut pacer = stdout_json(&made);
+    pacer["base_url"] = cred["base_url"].clone();
+    let plan = client(d, Some(&pacer), &pacing);
+    succeeded(&plan);
+    let p = stdout_json(&plan);
+    assert_eq!(p["service"], "plan", "{p}");
+    assert!(p["result"]["plans"].is_array(), "{p}");
+}
+
 #[tokio::test]
 async fn intelligence_runs_now_or_queued_and_followed() {
     let dev = Dev::start();

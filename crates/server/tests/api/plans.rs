@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::common::TestApp;
+use crate::mcp::Mcp;
 
 const PACER: &str = "intelligence:read ads:read ads:write timeline:read appstate:write";
 
@@ -212,6 +213,46 @@ async fn under_an_approval_policy_a_pacing_plan_waits_for_a_person() {
     assert_eq!(s, 202, "{held}");
     assert_eq!(held["outcome"], "pending_approval", "{held}");
     assert_eq!(held["approval"]["status"], "pending");
+}
+
+#[tokio::test]
+async fn a_plan_an_ai_client_asked_for_over_mcp_waits_for_a_person() {
+    let app = TestApp::start_market().await;
+    let admin = pp_admin::Admin::new(app.store.clone());
+    admin
+        .policies(&pp_admin::Operator::service("admin:test"))
+        .set("acme", &json!({ "approval": { "mcp": true } }))
+        .await
+        .unwrap();
+    let c = app.credential("acme", Some(PACER)).await;
+    let t = app.token(&c).await;
+    let mut mcp = Mcp::with_token(&app, t.clone());
+    mcp.initialize("2025-11-25").await;
+    let (result, run) = mcp.call("intelligence_run", pacing(Some(9_000.0))).await;
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(run["id"], "PLN-BUDGET-PACING-01", "{run}");
+    let r = lands(&run);
+    // the dry run was made over MCP: its commit waits, even when it comes in over REST
+    let (s, held) = app
+        .post(&t, "/api/marketplace/ads/commit", commit_of(&r["plans"][0]))
+        .await;
+    assert_eq!(
+        (s, held["outcome"].as_str()),
+        (202, Some("pending_approval")),
+        "{held}"
+    );
+    // and the outcome request is the same tool
+    let (result, out) = mcp
+        .call("intelligence_run", json!({ "id": "INS-CHANGE-OUTCOME-01", "params": {
+            "sellerId": "A2DEMOSELLER01", "marketplaceId": "ATVPDKIKX0DER", "date": "2026-09-01" } }))
+        .await;
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(out["result"]["windows"]["days"], 14, "{out}");
+    assert_eq!(
+        out["result"]["account"].as_array().unwrap().len(),
+        2,
+        "advertising and retail: {out}"
+    );
 }
 
 #[tokio::test]
