@@ -74,6 +74,29 @@ pub async fn ads(
         .collect()
 }
 
+/// The days every ad product of the scope has campaign rows on: from the latest of their first
+/// days (a synced warehouse reaches back as far as each product's reports are kept: 95 days for
+/// Sponsored Products, 60 for Sponsored Brands) to the last day any has.
+pub async fn ads_coverage(wh: &Wh, scope: &Scope) -> Result<Option<Period>> {
+    let (marks, params) = in_list(scope);
+    let sql = format!(
+        "SELECT t.AdProduct AS product, MIN(t.Date) AS first_day, MAX(t.Date) AS last_day FROM {table} t WHERE t.SellerID IN ({marks}) GROUP BY t.AdProduct",
+        table = data::ADS_TABLE,
+    );
+    let mut range: Option<Period> = None;
+    for r in wh.rows(&sql, params).await? {
+        let (a, b) = (date(&r, "first_day")?, date(&r, "last_day")?);
+        range = Some(match range {
+            None => Period { start: a, end: b },
+            Some(p) => Period {
+                start: p.start.max(a),
+                end: p.end.max(b),
+            },
+        });
+    }
+    Ok(range)
+}
+
 /// The scope's items summed per day over `period` (only `asins` when given).
 pub async fn retail(
     wh: &Wh,

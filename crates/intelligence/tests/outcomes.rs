@@ -71,6 +71,18 @@ fn outcome(
     campaigns: &[String],
     asins: &[String],
 ) -> Value {
+    let change = ChangeChoices {
+        date: Some(date),
+        campaign_ids: campaigns.to_vec(),
+        asins: asins.to_vec(),
+        window_days: 14,
+        ..ChangeChoices::default()
+    };
+    outcome_of(w, seller, change)
+}
+
+/// The outcome of `change` for seller row `seller`.
+fn outcome_of(w: &World, seller: i64, change: ChangeChoices) -> Value {
     let m = MERCHANTS.iter().find(|m| m.id == seller).unwrap();
     let r = MerchantRef {
         seller_id: Some(m.token.into()),
@@ -101,13 +113,7 @@ fn outcome(
             store: w.store.clone(),
             tenant: TenantId::parse("acme").unwrap(),
         },
-        change: ChangeChoices {
-            date: Some(date),
-            campaign_ids: campaigns.to_vec(),
-            asins: asins.to_vec(),
-            window_days: 14,
-            ..ChangeChoices::default()
-        },
+        change,
         pacing: PacingChoices::default(),
         caller: None,
     };
@@ -387,4 +393,91 @@ fn every_price_tests_elasticity_range_holds_the_worlds() {
         seen += 1;
     }
     assert!(seen >= 3, "every seller runs a price test");
+}
+
+#[test]
+fn an_audited_write_is_read_from_the_day_after_its_commit() {
+    let w = world();
+    let (seller, campaign, date) = w
+        .truth
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::AdBudgetChange {
+                seller_id: 1,
+                campaign_id,
+                date,
+                ..
+            } => Some((1, *campaign_id, *date)),
+            _ => None,
+        })
+        .unwrap();
+    // a commit the afternoon before the world's change: its items name the campaign
+    let committed = (date - Duration::days(1))
+        .and_hms_opt(15, 0, 0)
+        .unwrap()
+        .and_utc()
+        .timestamp_millis();
+    let row = pp_store::ads_writes::AuditRow {
+        id: "au_0123456789abcdef01234567".into(),
+        tenant: TenantId::parse("acme").unwrap(),
+        plan_id: "pl_0123456789abcdef0123456789abcdef".into(),
+        credential_id: "cred_test".into(),
+        actor: "svc:test".into(),
+        surface: "api".into(),
+        operation: "sp.update_campaigns".into(),
+        merchant: "A2DEMOSELLER01".into(),
+        profile_id: Some("3100000001".into()),
+        plan_hash: "h".into(),
+        idempotency_key: None,
+        snapshot: serde_json::json!([{ "campaignId": campaign.to_string() }]),
+        sent: None,
+        answer: Some(
+            serde_json::json!({ "changes": [{ "index": 0, "entityId": campaign.to_string(),
+            "before": {}, "after": { "campaignId": campaign.to_string() } }] }),
+        ),
+        status: pp_store::ads_writes::ANSWERED.into(),
+        created_ms: committed,
+        finished_ms: Some(committed),
+        approved_by: None,
+        previewed_by: None,
+        previewed_credential_id: None,
+    };
+    let acme = TenantId::parse("acme").unwrap();
+    w.rt.block_on(w.store.tenants().create(&acme, "Acme", "sqlite:unused"))
+        .unwrap();
+    assert!(
+        w.rt.block_on(w.store.ads_writes().record_unsent(&row))
+            .unwrap()
+    );
+    let r = outcome_of(
+        w,
+        seller,
+        ChangeChoices {
+            audit_id: Some(row.id.clone()),
+            window_days: 14,
+            ..ChangeChoices::default()
+        },
+    );
+    assert_eq!(
+        r["windows"]["after"]["start"],
+        date.to_string(),
+        "{}",
+        r["windows"]
+    );
+    assert_eq!(
+        r["windows"]["before"]["end"],
+        (date - Duration::days(2)).to_string(),
+        "the commit's own day is in neither window"
+    );
+    assert!(
+        r["windows"]["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["start"] == (date - Duration::days(1)).to_string())
+    );
+    assert_eq!(r["entities"][0]["id"], campaign.to_string());
+    assert_eq!(metric(&r["entities"][0], "spend")["verdict"], "down");
+    assert_eq!(r["change"]["auditId"], row.id.as_str());
 }

@@ -672,6 +672,29 @@ async fn same_answers(app: &TestApp, acme: &str, t: &str, pairs: &[(i64, i64)]) 
         renumber(&mut theirs, pairs);
         assert_eq!(theirs, y["result"], "the bridge of {seller} in {market}");
     }
+
+    // a change's outcome: the same days, verdicts and bridges (the timeline's stakes, which
+    // only the demo tenant has, are left out), inside every ad product's report retention
+    // (Sponsored Brands reports go back 60 days)
+    let run = json!({ "id": "INS-CHANGE-OUTCOME-01", "params": {
+        "sellerId": "A2DEMOSELLER01", "marketplaceId": "ATVPDKIKX0DER", "date": "2026-10-13",
+    }});
+    let (s1, x) = app.post(acme, "/api/intelligence/run", run.clone()).await;
+    let (s2, y) = app.post(t, "/api/intelligence/run", run).await;
+    assert_eq!((s1, s2), (200, 200), "{y}");
+    for part in ["windows", "account", "entities"] {
+        assert_eq!(x["result"][part], y["result"][part], "the outcome's {part}");
+    }
+    // days only some ad products' reports reach back to are not read as the account's
+    let early = json!({ "id": "INS-CHANGE-OUTCOME-01", "params": {
+        "sellerId": "A2DEMOSELLER01", "marketplaceId": "ATVPDKIKX0DER", "date": "2026-10-01",
+    }});
+    let (s, e) = app.post(t, "/api/intelligence/run", early).await;
+    assert_eq!(
+        (s, e["kind"].as_str()),
+        (404, Some("no_data_for_period")),
+        "{e}"
+    );
 }
 
 #[tokio::test]

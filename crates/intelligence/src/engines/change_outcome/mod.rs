@@ -145,7 +145,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         retail: !change.asins.is_empty() || none,
     };
     let ads_range = if fam.ads {
-        let r = data::data_range(wh, &input.scope, data::ADS_TABLE).await?;
+        let r = daily::ads_coverage(wh, &input.scope).await?;
         if r.is_none() && !change.campaigns.is_empty() {
             return Err(Error::new(
                 Kind::NoDataForPeriod,
