@@ -71,8 +71,8 @@ pub struct MonthFigures {
     pub remaining_days: i64,
 }
 
-/// The daily budgets of `campaigns` (enabled ones) for `m`, and how far from the budget they
-/// land with why. `bounds` gives a writable campaign's floor and ceiling from its budget.
+/// Weighs `campaigns` (enabled ones, each with its floor and ceiling) and sets their daily
+/// budgets for `m`; answers how far from the budget they land, and why.
 pub fn propose(
     m: &MonthFigures,
     campaigns: &mut [Paced],

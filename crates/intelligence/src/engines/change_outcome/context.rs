@@ -105,9 +105,8 @@ pub async fn confounders(
             ),
         ));
     }
-    if input.scope.vendor {
-        // vendors have no inventory snapshots
-    } else {
+    // vendors have no inventory snapshots
+    if !input.scope.vendor {
         for (asin, first, last) in stock_outs(wh, input, span).await? {
             found.push((
                 json!({ "kind": "stock_out", "asin": asin, "start": first.to_string(), "end": last.to_string() }),

@@ -56,8 +56,24 @@ fn window<F: Clone + Default>(
     }
 }
 
-/// An advertising section: the campaigns' (or the account's) metrics and bridge.
-async fn ads_section(wh: &Wh, input: &Input, w: &Windows, campaigns: &[String]) -> Result<Value> {
+/// A window pair's rows grouped by campaign or item, read once for every section.
+type Grouped<K, F> = (Vec<(K, F)>, Vec<(K, F)>);
+
+/// The rows of `g` whose key `wanted` keeps, in both windows.
+fn kept<K: Clone, F: Clone>(g: &Grouped<K, F>, wanted: impl Fn(&K) -> bool) -> Grouped<K, F> {
+    let keep = |rows: &[(K, F)]| rows.iter().filter(|(k, _)| wanted(k)).cloned().collect();
+    (keep(&g.0), keep(&g.1))
+}
+
+/// An advertising section: the campaigns' (or the account's) metrics and bridge, from the
+/// windows' `campaign` rows.
+async fn ads_section(
+    wh: &Wh,
+    input: &Input,
+    w: &Windows,
+    campaigns: &[String],
+    by_campaign: &Grouped<data::AdsKey, AdsFacts>,
+) -> Result<Value> {
     let s = &input.scope;
     let rows_b = daily::ads(wh, s, campaigns, w.before).await?;
     let rows_a = daily::ads(wh, s, campaigns, w.after).await?;
@@ -65,15 +81,10 @@ async fn ads_section(wh: &Wh, input: &Input, w: &Windows, campaigns: &[String]) 
         window(&rows_b, w.before, ads_sum),
         window(&rows_a, w.after, ads_sum),
     );
-    let keep = |rows: Vec<(data::AdsKey, AdsFacts)>| -> Vec<(data::AdsKey, AdsFacts)> {
-        rows.into_iter()
-            .filter(|(k, _)| campaigns.is_empty() || campaigns.contains(&k.key))
-            .collect()
-    };
-    let bridge = ads_bridge::compute(
-        keep(data::ads(wh, s, Grain::Campaign, w.before).await?),
-        keep(data::ads(wh, s, Grain::Campaign, w.after).await?),
-    );
+    let (before, after) = kept(by_campaign, |k| {
+        campaigns.is_empty() || campaigns.contains(&k.key)
+    });
+    let bridge = ads_bridge::compute(before, after);
     Ok(json!({
         "family": "advertising",
         "metrics": metrics::ads(&b, &a),
@@ -81,9 +92,15 @@ async fn ads_section(wh: &Wh, input: &Input, w: &Windows, campaigns: &[String]) 
     }))
 }
 
-/// A retail section: the items' (or the account's) metrics and bridge, with the elasticity of
-/// an item whose price moved.
-async fn retail_section(wh: &Wh, input: &Input, w: &Windows, asins: &[String]) -> Result<Value> {
+/// A retail section: the items' (or the account's) metrics and bridge, from the windows'
+/// `by_item` rows, with the elasticity of an item whose price moved.
+async fn retail_section(
+    wh: &Wh,
+    input: &Input,
+    w: &Windows,
+    asins: &[String],
+    by_item: &Grouped<data::ItemKey, ItemFacts>,
+) -> Result<Value> {
     let s = &input.scope;
     let rows_b = daily::retail(wh, s, asins, w.before).await?;
     let rows_a = daily::retail(wh, s, asins, w.after).await?;
@@ -91,15 +108,8 @@ async fn retail_section(wh: &Wh, input: &Input, w: &Windows, asins: &[String]) -
         window(&rows_b, w.before, item_sum),
         window(&rows_a, w.after, item_sum),
     );
-    let keep = |rows: Vec<(data::ItemKey, ItemFacts)>| -> Vec<(data::ItemKey, ItemFacts)> {
-        rows.into_iter()
-            .filter(|(k, _)| asins.is_empty() || asins.contains(&k.1))
-            .collect()
-    };
-    let bridge = ops_bridge::compute(
-        keep(data::items(wh, s, w.before).await?),
-        keep(data::items(wh, s, w.after).await?),
-    );
+    let (before, after) = kept(by_item, |k| asins.is_empty() || asins.contains(&k.1));
+    let bridge = ops_bridge::compute(before, after);
     let mut section = json!({
         "family": "retail",
         "metrics": metrics::retail(&b, &a),
@@ -162,31 +172,49 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         fam.retail.then_some(input.data),
         ads_range,
     )?;
+    let s = &input.scope;
+    let by_campaign: Grouped<data::AdsKey, AdsFacts> = if fam.ads && ads_range.is_some() {
+        (
+            data::ads(wh, s, Grain::Campaign, w.before).await?,
+            data::ads(wh, s, Grain::Campaign, w.after).await?,
+        )
+    } else {
+        Default::default()
+    };
+    let by_item: Grouped<data::ItemKey, ItemFacts> = if fam.retail {
+        (
+            data::items(wh, s, w.before).await?,
+            data::items(wh, s, w.after).await?,
+        )
+    } else {
+        Default::default()
+    };
     let mut entities = Vec::new();
-    let names: std::collections::HashMap<String, String> = daily::campaigns(wh, &input.scope)
-        .await?
-        .into_iter()
-        .map(|c| (c.id, c.name))
-        .collect();
     for c in &change.campaigns {
-        let mut s = ads_section(wh, input, &w, std::slice::from_ref(c)).await?;
-        s["kind"] = "campaign".into();
-        s["id"] = c.clone().into();
-        s["name"] = names.get(c).cloned().map_or(Value::Null, Value::String);
-        entities.push(s);
+        let mut sec = ads_section(wh, input, &w, std::slice::from_ref(c), &by_campaign).await?;
+        // the name the report rows carry (the later window's first)
+        let name = by_campaign
+            .1
+            .iter()
+            .chain(&by_campaign.0)
+            .find(|(k, _)| k.key == *c);
+        sec["kind"] = "campaign".into();
+        sec["id"] = c.clone().into();
+        sec["name"] = name.map_or(Value::Null, |(k, _)| k.name.clone().into());
+        entities.push(sec);
     }
     for asin in &change.asins {
-        let mut s = retail_section(wh, input, &w, std::slice::from_ref(asin)).await?;
-        s["kind"] = "item".into();
-        s["id"] = asin.clone().into();
-        entities.push(s);
+        let mut sec = retail_section(wh, input, &w, std::slice::from_ref(asin), &by_item).await?;
+        sec["kind"] = "item".into();
+        sec["id"] = asin.clone().into();
+        entities.push(sec);
     }
     let mut account = Vec::new();
     if fam.ads && ads_range.is_some() {
-        account.push(ads_section(wh, input, &w, &[]).await?);
+        account.push(ads_section(wh, input, &w, &[], &by_campaign).await?);
     }
     if fam.retail {
-        account.push(retail_section(wh, input, &w, &[]).await?);
+        account.push(retail_section(wh, input, &w, &[], &by_item).await?);
     }
     let (confounders, said) = context::confounders(wh, input, &change, w.span()).await?;
     let mut limitations = vec![
