@@ -115,6 +115,9 @@ kinds! {
     Busy => ("busy", 429, Mixshift, true, "rate_limited", "This account is already computing as many requests as it may; retry shortly."),
     AccountTooLargeUseAsync => ("account_too_large_use_async", 422, Request, false, "validation_error", "This account is too large to answer while you wait; retry with async: true and poll the run."),
     RunNotReady => ("run_not_ready", 409, Request, true, "conflict", "The run has not finished yet; poll it."),
+    // Events and webhooks (docs/events.md).
+    UrlRefused => ("url_refused", 400, Request, false, "validation_error", "The service does not call that address (loopback, private, link-local or metadata)."),
+    WebhooksNotConfigured => ("webhooks_not_configured", 503, Mixshift, false, "unavailable", "Webhooks need the service's secret key, which the operator has not set."),
     // /v1 data plane.
     AccountRequired => ("account_required", 400, Request, false, "account_required", "Name the account with account_id."),
     AccountNotFound => ("account_not_found", 404, Request, false, "account_not_found", "No such account for this credential."),

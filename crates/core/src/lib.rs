@@ -4,6 +4,7 @@
 pub mod cursor;
 pub mod epoch;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod ids;
 pub mod metrics;

@@ -47,6 +47,7 @@ scopes! {
     TimelineWrite => "timeline:write",
     AdsWrite => "ads:write",
     ListingsWrite => "listings:write",
+    WebhooksWrite => "webhooks:write",
 }
 
 impl Scope {
@@ -77,12 +78,18 @@ impl Scope {
             Scope::ListingsWrite => {
                 "Change listing content on existing products (previewed, audited)"
             }
+            Scope::WebhooksWrite => {
+                "Register webhook endpoints, rotate their secrets and replay deliveries"
+            }
         }
     }
 
     /// Whether only a tenant admin may grant it to an application.
     pub fn admin_only(self) -> bool {
-        matches!(self, Scope::AdsWrite | Scope::ListingsWrite)
+        matches!(
+            self,
+            Scope::AdsWrite | Scope::ListingsWrite | Scope::WebhooksWrite
+        )
     }
 }
 

@@ -11,7 +11,7 @@ use pp_core::{Epoch, Error, Kind, Remembered, Result, TenantId};
 use pp_store::{ConnectionRow, Store};
 use serde::{Deserialize, Serialize};
 
-use crate::secrets::Sealer;
+use crate::Sealer;
 
 /// Which grant a connection holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

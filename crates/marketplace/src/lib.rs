@@ -13,13 +13,12 @@ pub mod merchants;
 pub mod policy;
 pub mod pricing;
 pub mod reports;
-pub mod secrets;
 pub mod service;
 pub mod triage;
 pub mod upstream;
 pub mod writes;
 
 pub use merchants::{Merchant, Selector};
-pub use secrets::Sealer;
+pub use pp_store::sealing::Sealer;
 pub use service::Marketplace;
 pub use upstream::{Client, Consent, Policy, Regional, Upstream};

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::catalog::Operation;
 use crate::connections::{self, ConnectionStatus, GrantKind};
-use crate::secrets::Sealer;
+use crate::Sealer;
 use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 
 /// Where the provider's APIs are. The URLs may name the connection's region: `{region}`

@@ -10,6 +10,7 @@ pub mod brand;
 mod connections;
 mod credentials;
 pub mod db;
+pub mod events;
 pub mod forecast;
 pub mod intelligence;
 pub mod jobs;
@@ -21,12 +22,14 @@ mod migrations;
 mod pacing;
 mod people;
 mod policies;
+pub mod sealing;
 pub mod signin;
 pub mod sync;
 mod tenants;
 mod tokens;
 mod url;
 mod usage;
+pub mod webhooks;
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +41,7 @@ pub use brand::Brand;
 pub use connections::{ConnectStateRow, ConnectStates, ConnectionRow, Connections, NewConnection};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
+pub use events::Events;
 use db::{Db, PgDb, SqliteDb};
 pub use forecast::Forecast;
 pub use intelligence::Intelligence;
@@ -55,6 +59,7 @@ pub use tenants::{TenantRow, Tenants};
 pub use tokens::{Epochs, NewToken, TokenGrant, Tokens};
 pub use url::{StateUrl, redact_password};
 pub use usage::Usage;
+pub use webhooks::Webhooks;
 
 /// The service's state store.
 #[derive(Clone)]
@@ -228,6 +233,16 @@ impl Store {
     /// Warehouse sync: managed warehouses and each dataset's row and job.
     pub fn sync(&self) -> Sync<'_> {
         Sync(&self.db)
+    }
+
+    /// Outbound events (the feed; appending one also makes its webhook deliveries).
+    pub fn events(&self) -> Events<'_> {
+        Events(&self.db)
+    }
+
+    /// Webhook endpoints, their deliveries and attempts.
+    pub fn webhooks(&self) -> Webhooks<'_> {
+        Webhooks(&self.db)
     }
 }
 

@@ -515,6 +515,65 @@ const STEPS: &[&str] = &[
     // 25: a managed tenant's own sync schedule and restatement windows (JSON; NULL keeps the
     // service's settings).
     "ALTER TABLE sync_warehouses ADD COLUMN settings TEXT;",
+    // 26: outbound events (one row each, read by the feed in `seq` order), webhook endpoints
+    // (the signing secret sealed, the previous one kept for its grace period), one delivery per
+    // event and endpoint (a replay is another, naming the one it repeats) and its attempts.
+    "CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        type TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        subject TEXT NOT NULL,
+        data TEXT NOT NULL,
+        once_key TEXT
+    );
+    CREATE INDEX events_tenant ON events (tenant_id, seq);
+    CREATE UNIQUE INDEX events_once ON events (tenant_id, once_key);
+    CREATE TABLE webhook_endpoints (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        url TEXT NOT NULL,
+        description TEXT NOT NULL,
+        types TEXT NOT NULL,
+        secret BLOB NOT NULL,
+        previous_secret BLOB,
+        previous_until_ms INTEGER,
+        enabled INTEGER NOT NULL,
+        disabled_reason TEXT,
+        failing_since_ms INTEGER,
+        created_by TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+    );
+    CREATE INDEX webhook_endpoints_tenant ON webhook_endpoints (tenant_id);
+    CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        replay_of TEXT,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        last_attempt_ms INTEGER,
+        delivered_ms INTEGER,
+        created_ms INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX webhook_deliveries_once ON webhook_deliveries (event_id, endpoint_id) WHERE replay_of IS NULL;
+    CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_ms);
+    CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        at_ms INTEGER NOT NULL,
+        status INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (delivery_id, n)
+    );",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -1063,4 +1122,63 @@ const PG_STEPS: &[&str] = &[
     // 25: a managed tenant's own sync schedule and restatement windows (JSON; NULL keeps the
     // service's settings).
     "ALTER TABLE sync_warehouses ADD COLUMN settings TEXT;",
+    // 26: outbound events (one row each, read by the feed in `seq` order), webhook endpoints
+    // (the signing secret sealed, the previous one kept for its grace period), one delivery per
+    // event and endpoint (a replay is another, naming the one it repeats) and its attempts.
+    "CREATE TABLE events (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        type TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        at_ms BIGINT NOT NULL,
+        subject TEXT NOT NULL,
+        data TEXT NOT NULL,
+        once_key TEXT
+    );
+    CREATE INDEX events_tenant ON events (tenant_id, seq);
+    CREATE UNIQUE INDEX events_once ON events (tenant_id, once_key);
+    CREATE TABLE webhook_endpoints (
+        id TEXT COLLATE \"C\" PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        url TEXT NOT NULL,
+        description TEXT NOT NULL,
+        types TEXT NOT NULL,
+        secret BYTEA NOT NULL,
+        previous_secret BYTEA,
+        previous_until_ms BIGINT,
+        enabled BIGINT NOT NULL,
+        disabled_reason TEXT,
+        failing_since_ms BIGINT,
+        created_by TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        updated_ms BIGINT NOT NULL
+    );
+    CREATE INDEX webhook_endpoints_tenant ON webhook_endpoints (tenant_id);
+    CREATE TABLE webhook_deliveries (
+        id TEXT COLLATE \"C\" PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        replay_of TEXT,
+        status TEXT NOT NULL,
+        attempts BIGINT NOT NULL,
+        last_status BIGINT,
+        last_error TEXT,
+        last_attempt_ms BIGINT,
+        delivered_ms BIGINT,
+        created_ms BIGINT NOT NULL
+    );
+    CREATE UNIQUE INDEX webhook_deliveries_once ON webhook_deliveries (event_id, endpoint_id) WHERE replay_of IS NULL;
+    CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_ms);
+    CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL,
+        n BIGINT NOT NULL,
+        at_ms BIGINT NOT NULL,
+        status BIGINT,
+        error TEXT,
+        duration_ms BIGINT NOT NULL,
+        PRIMARY KEY (delivery_id, n)
+    );",
 ];

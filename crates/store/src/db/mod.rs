@@ -171,6 +171,14 @@ impl Row {
         }
     }
 
+    pub fn opt_blob(&self, i: usize) -> Result<Option<Vec<u8>>> {
+        match self.cell(i)? {
+            Cell::Null => Ok(None),
+            Cell::Blob(v) => Ok(Some(v.clone())),
+            other => Err(mistyped(i, "bytes", other)),
+        }
+    }
+
     /// A JSON text column, parsed.
     pub fn json(&self, i: usize) -> Result<serde_json::Value> {
         let s = self.text(i)?;

@@ -122,6 +122,26 @@ fn row(r: &Row) -> Result<Job> {
     })
 }
 
+/// The statement that queues a job (its id, SQL and arguments), for [`Jobs::enqueue`] and for
+/// the aggregates that make a job in the same transaction as the row that asks for it.
+pub(crate) fn insert(
+    tenant: &str,
+    kind: &str,
+    merchant: Option<&str>,
+    total: i64,
+    input: &Value,
+) -> Result<(String, &'static str, Vec<crate::db::Arg>)> {
+    let id = crate::random_id("job_", 12)?;
+    let now = now_rfc3339();
+    let args = args![&id, tenant, kind, merchant, total, input.to_string(), now_ms(), now];
+    Ok((
+        id,
+        "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 'queued', 0, ?5, 0, ?6, '{}', ?7, ?8, ?8)",
+        args,
+    ))
+}
+
 /// The jobs aggregate.
 pub struct Jobs<'a>(pub(crate) &'a Db);
 
@@ -135,15 +155,8 @@ impl Jobs<'_> {
         total: i64,
         input: &Value,
     ) -> Result<String> {
-        let id = crate::random_id("job_", 12)?;
-        let now = now_rfc3339();
-        self.0
-            .exec(
-                "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 'queued', 0, ?5, 0, ?6, '{}', ?7, ?8, ?8)",
-                args![&id, tenant.as_str(), kind, merchant, total, input.to_string(), now_ms(), now],
-            )
-            .await?;
+        let (id, sql, args) = insert(tenant.as_str(), kind, merchant, total, input)?;
+        self.0.exec(sql, args).await?;
         Ok(id)
     }
 

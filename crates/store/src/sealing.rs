@@ -1,6 +1,7 @@
-//! Sealing provider refresh tokens at rest: XChaCha20-Poly1305 under the service's secret key
-//! (32 bytes from configuration), a fresh random nonce per seal, the tenant and merchant bound
-//! in as associated data so a sealed token cannot be moved to another row.
+//! Sealing secrets at rest (provider refresh tokens, webhook signing secrets): XChaCha20-Poly1305
+//! under the service's secret key (32 bytes from configuration), a fresh random nonce per seal,
+//! the row's identity (tenant and merchant, or endpoint) bound in as associated data so a
+//! sealed secret cannot be moved to another row.
 
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
@@ -37,12 +38,12 @@ impl Sealer {
 
     /// A new random key, hex.
     pub fn generate_hex() -> Result<String> {
-        Ok(hex::encode(pp_store::random_bytes::<32>()?))
+        Ok(hex::encode(crate::random_bytes::<32>()?))
     }
 
     /// `nonce || ciphertext` of `plain`, bound to `context`.
     pub fn seal(&self, context: &str, plain: &str) -> Result<Vec<u8>> {
-        let nonce = pp_store::random_bytes::<24>()?;
+        let nonce = crate::random_bytes::<24>()?;
         let ct = self
             .cipher
             .encrypt(

@@ -1,0 +1,110 @@
+//! The outbound events' vocabulary (docs/events.md): every type a service appends to the event
+//! feed, the scope a reader must hold to see it (the surface it belongs to), and what it means.
+//! A new event type is a row of [`TYPES`]; the feed, the webhooks' type filters and the
+//! reference page read this table, and a service appends its events by naming the row.
+
+use crate::Scope;
+
+/// One event type.
+#[derive(Debug, PartialEq, Eq)]
+pub struct EventType {
+    /// The wire name (`ads.write.committed`): a family, then what happened.
+    pub name: &'static str,
+    /// The scope a credential needs to see events of this type in the feed.
+    pub scope: Scope,
+    /// What it means, in one line (the reference page and the tool's description).
+    pub about: &'static str,
+}
+
+macro_rules! event_types {
+    ($( $konst:ident => $name:literal, $scope:ident, $about:literal; )*) => {
+        $(
+            #[doc = $about]
+            pub const $konst: EventType = EventType { name: $name, scope: Scope::$scope, about: $about };
+        )*
+        /// Every event type, in the order the reference page lists them.
+        pub const TYPES: &[EventType] = &[ $( $konst ),* ];
+    };
+}
+
+event_types! {
+    ADS_WRITE_COMMITTED => "ads.write.committed", AdsRead,
+        "An advertising write plan was committed and the provider answered (per-item results in data).";
+    ADS_WRITE_FAILED => "ads.write.failed", AdsRead,
+        "An advertising write plan's commit reached the provider and failed as a whole.";
+    APPROVAL_REQUESTED => "approval.requested", AdsRead,
+        "A commit was held for a person's approval by the tenant's write policy.";
+    APPROVAL_DECIDED => "approval.decided", AdsRead,
+        "A person approved or rejected a held commit (data.decision), and what the approved commit did.";
+    LISTING_COMMITTED => "listing.change_set.committed", RetailRead,
+        "A listing change set was committed to the provider.";
+    LISTING_IMAGE_CHECKED => "listing.image_check.finished", RetailRead,
+        "The image check after a listing change set finished (data.outcome).";
+    PRICING_RUN_FINISHED => "pricing.run.finished", RetailRead,
+        "A paced pricing run ended: succeeded, failed or cancelled (data.status).";
+    REPORT_DONE => "report.done", RetailRead,
+        "A report the gateway watched is ready to download.";
+    REPORT_FATAL => "report.fatal", RetailRead,
+        "A report the gateway watched ended without a document (fatal, cancelled or stuck).";
+    INTELLIGENCE_RUN_FINISHED => "intelligence.run.finished", IntelligenceRead,
+        "An asynchronous intelligence run finished (data.status: complete or failed).";
+    CONNECTION_LAPSED => "connection.lapsed", AccountRead,
+        "A connected account's grant stopped working (revoked or expired at the provider).";
+    CONNECTION_RESTORED => "connection.restored", AccountRead,
+        "A lapsed connection works again (reconnected).";
+    SYNC_FINISHED => "warehouse.sync.finished", AccountRead,
+        "A warehouse sync run of one merchant's dataset loaded its slices.";
+    SYNC_FAILED => "warehouse.sync.failed", AccountRead,
+        "A warehouse sync run of one merchant's dataset failed (data.error, with the provider's words).";
+    MONITOR_STOCKOUT => "monitor.stockout", RetailRead,
+        "An item with recent sales reached zero sellable units (data.episode: started or ended).";
+    MONITOR_LOW_COVER => "monitor.low_cover", RetailRead,
+        "An item's sellable units cover fewer weeks of its recent sales than the tenant's threshold.";
+    MONITOR_OUT_OF_BUDGET => "monitor.out_of_budget", AdsRead,
+        "A campaign spent its whole daily budget several days running.";
+    MONITOR_SPEND_OFF_PLAN => "monitor.spend_off_plan", AdsRead,
+        "Month-to-date advertising spend is off the month's plan (adBudget) by more than the tenant's share.";
+    MONITOR_ANOMALY => "monitor.anomaly", AdsRead,
+        "A metric (sales, spend, ACOS, CTR, conversion) left its own recent range, with enough samples to say so.";
+    WEBHOOK_DISABLED => "webhook.endpoint.disabled", AccountRead,
+        "A webhook endpoint was disabled after its deliveries had failed for the tenant's disable period.";
+}
+
+/// The type named `name`.
+pub fn find(name: &str) -> Option<&'static EventType> {
+    TYPES.iter().find(|t| t.name == name)
+}
+
+/// Whether `pattern` (a type's name, a family followed by `.*`, or `*`) names `name`.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some("") => true,
+        Some(prefix) => name.starts_with(prefix) && prefix.ends_with('.'),
+        None => pattern == name,
+    }
+}
+
+/// Whether `pattern` names at least one known type (a type filter that can never match is a
+/// mistake the caller should hear about).
+pub fn known_pattern(pattern: &str) -> bool {
+    TYPES.iter().any(|t| matches(pattern, t.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_patterns_match_families() {
+        let mut names: Vec<_> = TYPES.iter().map(|t| t.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), TYPES.len());
+        assert!(matches("ads.*", "ads.write.committed"));
+        assert!(matches("*", "report.done"));
+        assert!(!matches("ads*", "adsx.write"));
+        assert!(!matches("ads.write", "ads.write.committed"));
+        assert!(known_pattern("monitor.*") && !known_pattern("nothing.*"));
+        assert_eq!(find("report.fatal"), Some(&REPORT_FATAL));
+    }
+}

@@ -1,0 +1,293 @@
+//! The `webhook_delivery` job: one event to one endpoint. Each step is one attempt: the event's
+//! JSON (as the feed shows it) POSTed with the Standard Webhooks headers, the address checked by
+//! the guard on the way. A 2xx ends it delivered; anything else is recorded (status or the
+//! reason in words) and tried again after a wait that doubles from the first retry up to the
+//! longest gap, until the retry period since the delivery was made has passed: then it is
+//! failed, and an endpoint whose every attempt has failed for the disable period is disabled,
+//! with a `webhook.endpoint.disabled` event. A step that runs again after its attempt was
+//! recorded (a worker died between the two writes) finds the delivery settled and stops.
+
+use std::time::{Duration, Instant};
+
+use pp_core::events::WEBHOOK_DISABLED;
+use pp_core::{Error, Result, TenantId};
+use pp_store::events::NewEvent;
+use pp_store::jobs::{Handler, Job, Outcome, StepFuture, now_ms};
+use pp_store::webhooks::{Attempt, DELIVERY_KIND, DeliveryRow, DeliveryStatus, EndpointRow};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::feed::EventOut;
+use crate::{Events, signing};
+
+/// The delivery job kind.
+pub struct Delivery {
+    events: Events,
+    client: reqwest::Client,
+}
+
+#[derive(Deserialize)]
+struct Input {
+    delivery: String,
+}
+
+impl Delivery {
+    pub(crate) fn new(events: Events) -> Self {
+        let client = reqwest::Client::builder()
+            .timeout(events.settings.timeout)
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(events.guard.clone())
+            .user_agent(concat!("PartnerPlatform-Webhooks/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("the webhook client builds");
+        Self { events, client }
+    }
+
+    /// How long to wait after attempt `n` (1-based) failed.
+    fn backoff(&self, n: i64) -> Duration {
+        let s = &self.events.settings;
+        let doubled = s
+            .first_retry
+            .saturating_mul(1u32 << (n - 1).clamp(0, 30) as u32);
+        doubled.min(s.max_retry_gap)
+    }
+
+    async fn run(&self, job: &Job) -> Result<Outcome> {
+        let input: Input = serde_json::from_value(job.input.clone())
+            .map_err(|e| Error::internal(format!("a delivery job's input: {e}")))?;
+        let store = &self.events.store;
+        let Some(d) = store.webhooks().delivery(&input.delivery).await? else {
+            return Ok(failed(job, "the delivery is gone"));
+        };
+        if d.status != DeliveryStatus::Pending {
+            return Ok(done(job));
+        }
+        let endpoint = store.webhooks().endpoint(&d.endpoint_id).await?;
+        let endpoint = match endpoint {
+            Some(e) if e.enabled => e,
+            gone => {
+                let why = match gone {
+                    None => "the endpoint was removed",
+                    Some(_) => "the endpoint is disabled",
+                };
+                self.settle(&d, None, why, 0, DeliveryStatus::Failed)
+                    .await?;
+                return Ok(failed(job, why));
+            }
+        };
+        let event = store
+            .events()
+            .by_id(&d.event_id)
+            .await?
+            .ok_or_else(|| Error::internal(format!("delivery {} names no event", d.id)))?;
+        let body = serde_json::to_vec(&EventOut::from(&event)).map_err(Error::internal_from)?;
+        let started = Instant::now();
+        let answer = self.send(&endpoint, &event.id, body).await;
+        let took = started.elapsed().as_millis() as i64;
+        match answer {
+            Ok(status) if (200..300).contains(&status) => {
+                self.record(&d, Some(status), None, took, DeliveryStatus::Delivered)
+                    .await?;
+                Ok(done(job))
+            }
+            other => {
+                let (status, why) = match other {
+                    Ok(status) => (Some(status), format!("the endpoint answered HTTP {status}")),
+                    Err(why) => (None, why),
+                };
+                self.retry_or_give_up(job, &d, &endpoint, status, why, took)
+                    .await
+            }
+        }
+    }
+
+    /// One POST; the status, or why none came back.
+    async fn send(
+        &self,
+        endpoint: &EndpointRow,
+        id: &str,
+        body: Vec<u8>,
+    ) -> std::result::Result<i64, String> {
+        let url = reqwest::Url::parse(&endpoint.url).map_err(|e| format!("url: {e}"))?;
+        self.events
+            .guard
+            .check_literal(&url)
+            .map_err(|e| format!("refused: {}", e.message()))?;
+        let secrets = self.secrets(endpoint).map_err(|e| e.message().to_owned())?;
+        let headers = signing::headers(id, chrono::Utc::now().timestamp(), &body, &secrets)
+            .map_err(|e| e.message().to_owned())?;
+        let mut req = self
+            .client
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json");
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        match req.body(body).send().await {
+            Ok(resp) => Ok(resp.status().as_u16() as i64),
+            Err(e) => Err(words(&e)),
+        }
+    }
+
+    /// The secrets that sign now: the current one, and the previous one in its grace period.
+    fn secrets(&self, e: &EndpointRow) -> Result<Vec<String>> {
+        let sealer = self.events.sealer()?;
+        let context = format!("webhook/{}/{}", e.tenant, e.id);
+        let mut out = vec![sealer.open(&context, &e.secret)?];
+        if let (Some(old), Some(until)) = (&e.previous_secret, e.previous_until_ms)
+            && until > now_ms()
+        {
+            out.push(sealer.open(&context, old)?);
+        }
+        Ok(out)
+    }
+
+    async fn retry_or_give_up(
+        &self,
+        job: &Job,
+        d: &DeliveryRow,
+        endpoint: &EndpointRow,
+        status: Option<i64>,
+        why: String,
+        took: i64,
+    ) -> Result<Outcome> {
+        let s = &self.events.settings;
+        let wait = self.backoff(d.attempts + 1);
+        let now = now_ms();
+        let deadline = d.created_ms + s.retry_for.as_millis() as i64;
+        let give_up = now + wait.as_millis() as i64 > deadline;
+        let next = if give_up {
+            DeliveryStatus::Failed
+        } else {
+            DeliveryStatus::Pending
+        };
+        let failing_since = self.record(d, status, Some(&why), took, next).await?;
+        if failing_since.is_some_and(|since| now - since >= s.disable_after.as_millis() as i64) {
+            self.disable(endpoint, &why).await?;
+        }
+        if give_up {
+            return Ok(failed(job, &format!("gave up after {} attempts: {why}", d.attempts + 1)));
+        }
+        Ok(Outcome::Continue {
+            state: json!({"lastError": why}),
+            done: 0,
+            run_after: now + wait.as_millis() as i64,
+        })
+    }
+
+    /// Disables the endpoint once, with an event saying so.
+    async fn disable(&self, endpoint: &EndpointRow, why: &str) -> Result<()> {
+        let days = self.events.settings.disable_after.as_secs_f64() / 86400.0;
+        let reason = format!("every delivery failed for {days:.1} days; last: {why}");
+        if self.events.store.webhooks().disable(&endpoint.id, &reason).await? {
+            let tenant = TenantId::parse(&endpoint.tenant)?;
+            self.events
+                .store
+                .events()
+                .append(
+                    &tenant,
+                    NewEvent::new(
+                        &WEBHOOK_DISABLED,
+                        json!({"endpointId": endpoint.id}),
+                        json!({"url": endpoint.url, "reason": reason}),
+                    ),
+                )
+                .await?;
+            tracing::warn!(endpoint = %endpoint.id, tenant = %endpoint.tenant, "webhook endpoint disabled after failing");
+        }
+        Ok(())
+    }
+
+    async fn record(
+        &self,
+        d: &DeliveryRow,
+        status: Option<i64>,
+        error: Option<&str>,
+        took: i64,
+        next: DeliveryStatus,
+    ) -> Result<Option<i64>> {
+        let attempt = Attempt {
+            at_ms: now_ms(),
+            status,
+            error: error.map(str::to_owned),
+            duration_ms: took,
+        };
+        self.events.store.webhooks().record(d, attempt, next).await
+    }
+
+    /// Ends a delivery without an attempt (its endpoint is gone or disabled).
+    async fn settle(
+        &self,
+        d: &DeliveryRow,
+        status: Option<i64>,
+        why: &str,
+        took: i64,
+        next: DeliveryStatus,
+    ) -> Result<()> {
+        self.record(d, status, Some(why), took, next).await.map(drop)
+    }
+}
+
+/// A transport failure in words, down its source chain (the guard's refusal is in there).
+fn words(e: &reqwest::Error) -> String {
+    let mut out = if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        "could not connect".to_owned()
+    } else {
+        "the request failed".to_owned()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+fn done(job: &Job) -> Outcome {
+    Outcome::Succeeded {
+        state: job.state.clone(),
+        done: 1,
+    }
+}
+
+fn failed(job: &Job, why: &str) -> Outcome {
+    Outcome::Failed {
+        state: job.state.clone(),
+        error: json!({"ok": false, "kind": "delivery_failed", "message": why}),
+    }
+}
+
+impl Handler for Delivery {
+    fn name(&self) -> &'static str {
+        DELIVERY_KIND
+    }
+
+    fn deadline(&self) -> Option<Duration> {
+        Some(self.events.settings.timeout + Duration::from_secs(10))
+    }
+
+    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(async move {
+            match self.run(job).await {
+                Ok(outcome) => (outcome, Vec::new()),
+                // a store failure is tried again at the first retry's pace
+                Err(e) => {
+                    tracing::warn!(job = %job.id, error = %e.message(), "webhook delivery step failed");
+                    (
+                        Outcome::Continue {
+                            state: job.state.clone(),
+                            done: 0,
+                            run_after: now_ms()
+                                + self.events.settings.first_retry.as_millis() as i64,
+                        },
+                        Vec::new(),
+                    )
+                }
+            }
+        })
+    }
+}
