@@ -57,9 +57,14 @@ pub struct Settings {
     /// More browser `Origin`s allowed to call the MCP endpoints, comma-separated (`*`: any).
     #[arg(long, env = "PARTNER_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub mcp_allowed_origins: Vec<String>,
-    /// 64 hex characters: the key that seals connected merchants' refresh tokens.
+    /// 64 hex characters: the key that seals connected merchants' refresh tokens and webhook
+    /// signing secrets.
     #[arg(long, env = "PARTNER_SECRET_KEY", hide_env_values = true)]
     pub secret_key: Option<String>,
+    /// Host names webhooks may be sent to although they resolve to a loopback, private or
+    /// link-local address, comma-separated (an internal receiver the operator trusts).
+    #[arg(long, env = "PARTNER_WEBHOOK_ALLOW_HOSTS", value_delimiter = ',')]
+    pub webhook_allow_hosts: Vec<String>,
     /// Requires this initial access token of clients that register themselves (RFC 7591, docs/auth.md:
     /// `Authorization: Bearer <token>` on `/oauth/register`); without it anyone may register.
     #[arg(long, env = "PARTNER_REGISTRATION_TOKEN", hide_env_values = true)]
@@ -330,6 +335,24 @@ impl Config {
             read_deadline: std::time::Duration::from_millis(s.upstream_read_deadline_ms),
             ..Default::default()
         }
+    }
+
+    /// How webhooks go out: `dev` allows every address (the dev server's own receivers).
+    pub fn events(&self, dev: bool) -> pp_events::Settings {
+        pp_events::Settings {
+            dev,
+            allow_hosts: self.settings.webhook_allow_hosts.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The sealing key, when one is configured.
+    pub fn sealer(&self) -> pp_core::Result<Option<pp_marketplace::Sealer>> {
+        self.settings
+            .secret_key
+            .as_deref()
+            .map(pp_marketplace::Sealer::from_hex)
+            .transpose()
     }
 
     /// The marketplace upstream and the sealing key, when an LWA app is configured.

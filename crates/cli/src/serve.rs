@@ -72,6 +72,13 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
         if upstream.is_none() {
             upstream = cfg.upstream().map_err(|e| describe(&e))?;
         }
+        let sealer = match &upstream {
+            Some((_, sealer)) => Some(sealer.clone()),
+            None => cfg.sealer().map_err(|e| describe(&e))?,
+        };
+        state = state
+            .with_events(cfg.events(args.dev), sealer)
+            .map_err(|e| describe(&e))?;
         if let Some((u, sealer)) = upstream {
             state = state
                 .with_marketplace(u, cfg.policy(), sealer)

@@ -23,7 +23,8 @@ use crate::{Events, signing};
 /// The delivery job kind.
 pub struct Delivery {
     events: Events,
-    client: reqwest::Client,
+    /// The client every attempt goes through (or why it could not be built).
+    client: std::result::Result<reqwest::Client, String>,
 }
 
 #[derive(Deserialize)]
@@ -33,14 +34,19 @@ struct Input {
 
 impl Delivery {
     pub(crate) fn new(events: Events) -> Self {
+        // reqwest is built without a default crypto provider: ring is the process's
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .timeout(events.settings.timeout)
             .connect_timeout(Duration::from_secs(5))
             .redirect(reqwest::redirect::Policy::none())
             .dns_resolver(events.guard.clone())
-            .user_agent(concat!("PartnerPlatform-Webhooks/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!(
+                "PartnerPlatform-Webhooks/",
+                env!("CARGO_PKG_VERSION")
+            ))
             .build()
-            .expect("the webhook client builds");
+            .map_err(|e| format!("the webhook client cannot be built: {e}"));
         Self { events, client }
     }
 
@@ -117,8 +123,8 @@ impl Delivery {
         let secrets = self.secrets(endpoint).map_err(|e| e.message().to_owned())?;
         let headers = signing::headers(id, chrono::Utc::now().timestamp(), &body, &secrets)
             .map_err(|e| e.message().to_owned())?;
-        let mut req = self
-            .client
+        let client = self.client.as_ref().map_err(Clone::clone)?;
+        let mut req = client
             .post(url)
             .header(reqwest::header::CONTENT_TYPE, "application/json");
         for (name, value) in headers {
@@ -167,7 +173,10 @@ impl Delivery {
             self.disable(endpoint, &why).await?;
         }
         if give_up {
-            return Ok(failed(job, &format!("gave up after {} attempts: {why}", d.attempts + 1)));
+            return Ok(failed(
+                job,
+                &format!("gave up after {} attempts: {why}", d.attempts + 1),
+            ));
         }
         Ok(Outcome::Continue {
             state: json!({"lastError": why}),
@@ -180,7 +189,13 @@ impl Delivery {
     async fn disable(&self, endpoint: &EndpointRow, why: &str) -> Result<()> {
         let days = self.events.settings.disable_after.as_secs_f64() / 86400.0;
         let reason = format!("every delivery failed for {days:.1} days; last: {why}");
-        if self.events.store.webhooks().disable(&endpoint.id, &reason).await? {
+        if self
+            .events
+            .store
+            .webhooks()
+            .disable(&endpoint.id, &reason)
+            .await?
+        {
             let tenant = TenantId::parse(&endpoint.tenant)?;
             self.events
                 .store
@@ -225,7 +240,9 @@ impl Delivery {
         took: i64,
         next: DeliveryStatus,
     ) -> Result<()> {
-        self.record(d, status, Some(why), took, next).await.map(drop)
+        self.record(d, status, Some(why), took, next)
+            .await
+            .map(drop)
     }
 }
 

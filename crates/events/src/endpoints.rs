@@ -368,8 +368,9 @@ fn check_types(types: &[String]) -> Result<()> {
         return Err(bad(format!("at most {MAX_TYPES} type patterns")));
     }
     if let Some(t) = types.iter().find(|t| !events::known_pattern(t)) {
-        return Err(bad(format!("no event type matches '{t}'"))
-            .with_fix("Name a type, a family with .* (monitor.*) or *; docs/events.md lists them."));
+        return Err(bad(format!("no event type matches '{t}'")).with_fix(
+            "Name a type, a family with .* (monitor.*) or *; docs/events.md lists them.",
+        ));
     }
     Ok(())
 }

@@ -77,8 +77,9 @@ pub async fn read(store: &Store, p: &Principal, req: FeedRequest) -> Result<Feed
         Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
     };
     if let Some(unknown) = types.iter().find(|t| !events::known_pattern(t)) {
-        return Err(bad(format!("no event type matches '{unknown}'"))
-            .with_fix("Name a type, a family with .* (monitor.*) or *; docs/events.md lists them."));
+        return Err(bad(format!("no event type matches '{unknown}'")).with_fix(
+            "Name a type, a family with .* (monitor.*) or *; docs/events.md lists them.",
+        ));
     }
     let after_seq = match &req.after {
         None => None,
@@ -120,5 +121,9 @@ fn time(name: &str, text: &str) -> Result<i64> {
         .ok()
         .and_then(|d| d.and_hms_opt(0, 0, 0))
         .map(|t| t.and_utc().timestamp_millis())
-        .ok_or_else(|| bad(format!("{name} must be an RFC 3339 time or a YYYY-MM-DD date")))
+        .ok_or_else(|| {
+            bad(format!(
+                "{name} must be an RFC 3339 time or a YYYY-MM-DD date"
+            ))
+        })
 }

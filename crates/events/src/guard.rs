@@ -147,9 +147,7 @@ impl Guard {
     async fn lookup(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>> {
         let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
             .await
-            .map_err(|e| {
-                Error::new(Kind::BadParams, format!("'{host}' does not resolve: {e}"))
-            })?
+            .map_err(|e| Error::new(Kind::BadParams, format!("'{host}' does not resolve: {e}")))?
             .collect();
         if addrs.is_empty() {
             return Err(Error::new(
@@ -240,8 +238,16 @@ mod tests {
             let e = strict.check(url).await.unwrap_err();
             assert_eq!(e.kind, Kind::UrlRefused, "{url}: {e:?}");
         }
-        for url in ["ftp://example.com/", "https://user:pw@example.com/", "not a url"] {
-            assert_eq!(strict.check(url).await.unwrap_err().kind, Kind::BadParams, "{url}");
+        for url in [
+            "ftp://example.com/",
+            "https://user:pw@example.com/",
+            "not a url",
+        ] {
+            assert_eq!(
+                strict.check(url).await.unwrap_err().kind,
+                Kind::BadParams,
+                "{url}"
+            );
         }
         let allowing = Guard::new(&Settings {
             allow_hosts: vec!["LOCALHOST".into()],

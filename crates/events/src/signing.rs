@@ -6,8 +6,8 @@
 
 use base64::Engine;
 use pp_core::{Error, Result};
-use standardwebhooks::{HEADER_WEBHOOK_ID, HEADER_WEBHOOK_SIGNATURE, HEADER_WEBHOOK_TIMESTAMP};
 use standardwebhooks::Webhook;
+use standardwebhooks::{HEADER_WEBHOOK_ID, HEADER_WEBHOOK_SIGNATURE, HEADER_WEBHOOK_TIMESTAMP};
 
 /// A new signing secret.
 pub fn new_secret() -> Result<String> {
@@ -61,6 +61,9 @@ mod tests {
         }
         let stranger = Webhook::new(&new_secret().unwrap()).unwrap();
         assert!(stranger.verify(body, &map).is_err());
-        assert!(Webhook::new(&new).unwrap().verify(b"{}", &map).is_err(), "another body");
+        assert!(
+            Webhook::new(&new).unwrap().verify(b"{}", &map).is_err(),
+            "another body"
+        );
     }
 }

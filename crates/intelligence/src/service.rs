@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use pp_core::{Error, Kind, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
+use pp_store::events::NewEvent;
 use pp_store::intelligence::{Caps, NewRun, Refusal, RunRow, RunStatus};
 use pp_store::jobs::{Handler, Item, Job, Outcome, StepFuture};
 use pp_warehouse::Warehouses;
@@ -496,7 +497,7 @@ impl Intelligence {
         })
         .await?;
         if req.run_async {
-            let input = json!({ "runId": id });
+            let input = json!({ "runId": id, "requestId": def.id });
             let merchant = accounts.first().map(String::as_str);
             let job = self
                 .store
@@ -764,5 +765,21 @@ impl Handler for RunJob {
 
     fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
         Box::pin(self.0.step(job))
+    }
+
+    /// An asynchronous run finished: its id, request and status (poll it for the answer).
+    fn ended(&self, job: &Job, outcome: &Outcome) -> Option<NewEvent> {
+        let (status, error) = match outcome {
+            Outcome::Failed { error, .. } => ("failed", Some(error.clone())),
+            _ => ("complete", None),
+        };
+        Some(
+            NewEvent::new(
+                &pp_core::events::INTELLIGENCE_RUN_FINISHED,
+                json!({ "runId": job.input["runId"], "merchant": job.merchant }),
+                json!({ "requestId": job.input["requestId"], "status": status, "error": error }),
+            )
+            .once(format!("job:{}:ended", job.id)),
+        )
     }
 }

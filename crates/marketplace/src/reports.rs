@@ -387,7 +387,15 @@ pub async fn watch_step(
                 );
             }
             if terminal(status) || stuck {
-                (Outcome::Succeeded { state, done: 1 }, Vec::new())
+                // the end, as the report's event tells it
+                let end = json!({ "polls": polls, "status": status, "reason": reason, "reportType": report["reportType"], "reportDocumentId": report["reportDocumentId"] });
+                (
+                    Outcome::Succeeded {
+                        state: end,
+                        done: 1,
+                    },
+                    Vec::new(),
+                )
             } else {
                 (
                     Outcome::Continue {

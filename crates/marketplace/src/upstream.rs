@@ -12,9 +12,9 @@ use pp_core::{Error, Kind, Result, TenantId};
 use pp_store::Store;
 use serde_json::Value;
 
+use crate::Sealer;
 use crate::catalog::Operation;
 use crate::connections::{self, ConnectionStatus, GrantKind};
-use crate::Sealer;
 use crate::triage::{self, Answer, Failure, failure, stale_token, triage};
 
 /// Where the provider's APIs are. The URLs may name the connection's region: `{region}`

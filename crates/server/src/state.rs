@@ -44,6 +44,8 @@ pub struct AppState {
     pub intelligence: Intelligence,
     /// Warehouse sync: managed warehouses filled from the tenants' connected accounts.
     pub sync: pp_sync::WarehouseSync,
+    /// Outbound events: the feed, webhook endpoints and their deliveries.
+    pub events: pp_events::Events,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
     /// Job kinds registered from outside the services built here ([`AppState::with_job_kind`]).
@@ -166,6 +168,7 @@ impl AppState {
                 warehouses.clone(),
                 pp_sync::SyncSettings::default(),
             ),
+            events: pp_events::Events::new(store.clone(), pp_events::Settings::default())?,
             market,
             brand: BrandMemory::new(store.clone(), warehouses.clone(), cursors.clone()),
             admin: pp_admin::Admin::new(store.clone()),
@@ -212,6 +215,21 @@ impl AppState {
         );
     }
 
+    /// Sends webhooks as `settings` say (dev, allowed hosts, retries), sealing their secrets
+    /// with `sealer` when the operator set a secret key.
+    pub fn with_events(
+        mut self,
+        settings: pp_events::Settings,
+        sealer: Option<pp_marketplace::Sealer>,
+    ) -> Result<Self> {
+        let mut events = pp_events::Events::new(self.store.clone(), settings)?;
+        if let Some(s) = sealer {
+            events = events.with_sealer(s);
+        }
+        self.events = events;
+        Ok(self)
+    }
+
     /// Points the marketplace at `upstream`, opening connections with `sealer`.
     pub fn with_marketplace(
         mut self,
@@ -241,6 +259,7 @@ impl AppState {
         registry.register_all(self.market.job_handlers())?;
         registry.register_all(self.intelligence.job_handlers())?;
         registry.register_all(self.sync.job_handlers())?;
+        registry.register_all(self.events.job_handlers())?;
         registry.register_all(self.more_jobs.iter().cloned())?;
         Ok(registry)
     }

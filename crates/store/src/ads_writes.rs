@@ -290,20 +290,49 @@ impl AdsWrites<'_> {
         sent: Option<&Value>,
         answer: &Value,
     ) -> Result<()> {
-        let n = self
-            .0
-            .exec(
-                "UPDATE ads_audit SET status = ?2, sent = ?3, answer = ?4, finished_ms = ?5 WHERE id = ?1 AND status = 'sending'",
-                args![id, status, sent.map(Value::to_string), answer.to_string(), now_ms()],
-            )
-            .await?;
-        if n == 1 {
-            Ok(())
-        } else {
-            Err(Error::internal(format!(
-                "audit row {id} was already settled"
-            )))
-        }
+        self.settle_and_tell(id, status, sent, answer, None).await
+    }
+
+    /// As [`AdsWrites::settle`], with the event the commit is (`told`: the tenant and the
+    /// event), appended in the same transaction.
+    pub async fn settle_and_tell(
+        &self,
+        id: &str,
+        status: &str,
+        sent: Option<&Value>,
+        answer: &Value,
+        told: Option<(&TenantId, crate::events::NewEvent)>,
+    ) -> Result<()> {
+        let a = args![
+            id,
+            status,
+            sent.map(Value::to_string),
+            answer.to_string(),
+            now_ms()
+        ];
+        let id = id.to_owned();
+        let told = told.map(|(t, e)| (t.as_str().to_owned(), e));
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let n = tx
+                        .exec(
+                            "UPDATE ads_audit SET status = ?2, sent = ?3, answer = ?4, finished_ms = ?5 WHERE id = ?1 AND status = 'sending'",
+                            a,
+                        )
+                        .await?;
+                    if n != 1 {
+                        return Err(Error::internal(format!(
+                            "audit row {id} was already settled"
+                        )));
+                    }
+                    if let Some((tenant, e)) = told {
+                        crate::events::append_in(tx, &tenant, &e).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .await
     }
 
     /// The tenant's audit row committed under `key`.

@@ -5,10 +5,13 @@
 //! the one-time `state` of each connect a person started at the provider's consent pages. The
 //! meaning of kinds and statuses lives with the marketplace (`pp_marketplace::connections`).
 
+use pp_core::events::{CONNECTION_LAPSED, CONNECTION_RESTORED, EventType};
 use pp_core::{Result, TenantId};
+use serde_json::json;
 
 use crate::args;
-use crate::db::{Db, Row};
+use crate::db::{Db, Row, Tx};
+use crate::events::NewEvent;
 use crate::{now_rfc3339, now_unix};
 
 /// One stored connection.
@@ -67,17 +70,43 @@ impl Connections<'_> {
     /// Stores a connection, replacing the same tenant, kind and merchant's (a reconnect: the
     /// new token, status and reach; the disconnect forgotten).
     pub async fn upsert(&self, tenant: &TenantId, c: &NewConnection<'_>) -> Result<()> {
+        let tenant = tenant.as_str().to_owned();
+        let a = args![
+            tenant.as_str(),
+            c.kind,
+            c.merchant,
+            c.region,
+            c.status,
+            c.sealed_token,
+            now_rfc3339(),
+            c.connected_by,
+            c.reach
+        ];
+        let (kind, merchant, status) = (
+            c.kind.to_owned(),
+            c.merchant.to_owned(),
+            c.status.to_owned(),
+        );
         self.0
-            .exec(
-                "INSERT INTO marketplace_connections (tenant_id, kind, merchant, region, status, sealed_token, created_at, updated_at, connected_by, reach)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9)
-                 ON CONFLICT (tenant_id, kind, merchant) DO UPDATE SET region = excluded.region, status = excluded.status,
-                   sealed_token = excluded.sealed_token, updated_at = excluded.updated_at,
-                   connected_by = excluded.connected_by, reach = excluded.reach, disconnected_by = NULL",
-                args![tenant.as_str(), c.kind, c.merchant, c.region, c.status, c.sealed_token, now_rfc3339(), c.connected_by, c.reach],
-            )
-            .await?;
-        Ok(())
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let before = status_of(tx, &tenant, &kind, &merchant).await?;
+                    tx.exec(
+                        "INSERT INTO marketplace_connections (tenant_id, kind, merchant, region, status, sealed_token, created_at, updated_at, connected_by, reach)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9)
+                         ON CONFLICT (tenant_id, kind, merchant) DO UPDATE SET region = excluded.region, status = excluded.status,
+                           sealed_token = excluded.sealed_token, updated_at = excluded.updated_at,
+                           connected_by = excluded.connected_by, reach = excluded.reach, disconnected_by = NULL",
+                        a,
+                    )
+                    .await?;
+                    if before.as_deref() == Some(LAPSED) && status == ACTIVE {
+                        told(tx, &tenant, &CONNECTION_RESTORED, &kind, &merchant).await?;
+                    }
+                    Ok(())
+                })
+            })
+            .await
     }
 
     /// One connection.
@@ -111,7 +140,8 @@ impl Connections<'_> {
             .collect()
     }
 
-    /// Sets a connection's status.
+    /// Sets a connection's status; a connection that lapses (or comes back) says so in the
+    /// event feed, once per change.
     pub async fn set_status(
         &self,
         tenant: &TenantId,
@@ -119,13 +149,33 @@ impl Connections<'_> {
         merchant: &str,
         status: &str,
     ) -> Result<()> {
+        let (tenant, kind, merchant, status) = (
+            tenant.as_str().to_owned(),
+            kind.to_owned(),
+            merchant.to_owned(),
+            status.to_owned(),
+        );
         self.0
-            .exec(
-                "UPDATE marketplace_connections SET status = ?4, updated_at = ?5 WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
-                args![tenant.as_str(), kind, merchant, status, now_rfc3339()],
-            )
-            .await?;
-        Ok(())
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let before = status_of(tx, &tenant, &kind, &merchant).await?;
+                    tx.exec(
+                        "UPDATE marketplace_connections SET status = ?4, updated_at = ?5 WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3",
+                        args![&tenant, &kind, &merchant, &status, now_rfc3339()],
+                    )
+                    .await?;
+                    match (before.as_deref(), status.as_str()) {
+                        (Some(ACTIVE), LAPSED) => {
+                            told(tx, &tenant, &CONNECTION_LAPSED, &kind, &merchant).await
+                        }
+                        (Some(LAPSED), ACTIVE) => {
+                            told(tx, &tenant, &CONNECTION_RESTORED, &kind, &merchant).await
+                        }
+                        _ => Ok(()),
+                    }
+                })
+            })
+            .await
     }
 
     /// Disconnects: the sealed token is erased and the status becomes `status` (a person must
@@ -226,4 +276,40 @@ impl ConnectStates<'_> {
             })
             .transpose()
     }
+}
+
+const ACTIVE: &str = "active";
+const LAPSED: &str = "lapsed";
+
+/// A connection's status as it stands inside `tx` (locked until the transaction ends).
+async fn status_of(
+    tx: &mut Tx,
+    tenant: &str,
+    kind: &str,
+    merchant: &str,
+) -> Result<Option<String>> {
+    let lock = tx.for_update();
+    tx.one(
+        format!("SELECT status FROM marketplace_connections WHERE tenant_id = ?1 AND kind = ?2 AND merchant = ?3{lock}"),
+        args![tenant, kind, merchant],
+    )
+    .await?
+    .map(|r| r.text(0))
+    .transpose()
+}
+
+/// Appends a connection's change of state to the event feed.
+async fn told(
+    tx: &mut Tx,
+    tenant: &str,
+    kind: &'static EventType,
+    grant: &str,
+    merchant: &str,
+) -> Result<()> {
+    let e = NewEvent::new(
+        kind,
+        json!({ "grant": grant, "merchant": merchant }),
+        json!({ "status": if kind.name == CONNECTION_LAPSED.name { LAPSED } else { ACTIVE } }),
+    );
+    crate::events::append_in(tx, tenant, &e).await.map(drop)
 }

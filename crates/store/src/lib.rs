@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod listing_writes;
 pub mod mcp_sessions;
 mod migrations;
+pub mod monitors;
 mod pacing;
 mod people;
 mod policies;
@@ -41,8 +42,8 @@ pub use brand::Brand;
 pub use connections::{ConnectStateRow, ConnectStates, ConnectionRow, Connections, NewConnection};
 pub use credentials::{CredentialRow, Credentials, NewCredential};
 pub use db::Dialect;
-pub use events::Events;
 use db::{Db, PgDb, SqliteDb};
+pub use events::Events;
 pub use forecast::Forecast;
 pub use intelligence::Intelligence;
 pub use jobs::Jobs;
@@ -238,6 +239,11 @@ impl Store {
     /// Outbound events (the feed; appending one also makes its webhook deliveries).
     pub fn events(&self) -> Events<'_> {
         Events(&self.db)
+    }
+
+    /// Monitors: a tenant's settings and the episodes its alerts are.
+    pub fn monitors(&self) -> monitors::Monitors<'_> {
+        monitors::Monitors(&self.db)
     }
 
     /// Webhook endpoints, their deliveries and attempts.

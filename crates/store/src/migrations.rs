@@ -574,6 +574,25 @@ const STEPS: &[&str] = &[
         duration_ms INTEGER NOT NULL,
         PRIMARY KEY (delivery_id, n)
     );",
+    // 27: monitors: a tenant's own settings (JSON over the documented defaults) and one row per
+    // episode (a monitor firing for one subject from its first day until it ends).
+    "CREATE TABLE monitor_settings (
+        tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+        settings TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        updated_ms INTEGER NOT NULL
+    );
+    CREATE TABLE monitor_episodes (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        monitor TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        started_on TEXT NOT NULL,
+        ended_on TEXT,
+        last_seen_on TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, monitor, subject, started_on)
+    );
+    CREATE INDEX monitor_episodes_open ON monitor_episodes (tenant_id, monitor, ended_on);",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -1181,4 +1200,23 @@ const PG_STEPS: &[&str] = &[
         duration_ms BIGINT NOT NULL,
         PRIMARY KEY (delivery_id, n)
     );",
+    // 27: monitors: a tenant's own settings (JSON over the documented defaults) and one row per
+    // episode (a monitor firing for one subject from its first day until it ends).
+    "CREATE TABLE monitor_settings (
+        tenant_id TEXT COLLATE \"C\" PRIMARY KEY REFERENCES tenants(id),
+        settings TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        updated_ms BIGINT NOT NULL
+    );
+    CREATE TABLE monitor_episodes (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        monitor TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        started_on TEXT NOT NULL,
+        ended_on TEXT,
+        last_seen_on TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, monitor, subject, started_on)
+    );
+    CREATE INDEX monitor_episodes_open ON monitor_episodes (tenant_id, monitor, ended_on);",
 ];

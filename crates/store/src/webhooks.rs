@@ -248,7 +248,9 @@ impl Webhooks<'_> {
     pub async fn get(&self, tenant: &TenantId, id: &str) -> Result<Option<EndpointRow>> {
         self.0
             .one(
-                format!("SELECT {ENDPOINT} FROM webhook_endpoints WHERE tenant_id = ?1 AND id = ?2"),
+                format!(
+                    "SELECT {ENDPOINT} FROM webhook_endpoints WHERE tenant_id = ?1 AND id = ?2"
+                ),
                 args![tenant.as_str(), id],
             )
             .await?

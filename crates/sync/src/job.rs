@@ -7,11 +7,13 @@
 //! reconnect wakes it.
 
 use chrono::{NaiveDate, Timelike};
+use pp_core::events;
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Merchant;
 use pp_marketplace::ledger::Family;
 use pp_marketplace::reports::normalize;
 use pp_marketplace::service::Account;
+use pp_store::events::NewEvent;
 use pp_store::jobs::{Handler, Job, Outcome, StepFuture, now_ms};
 use pp_store::sync::Progress;
 use pp_warehouse::directory;
@@ -251,6 +253,16 @@ impl WarehouseSync {
     /// The run is over (or there is none to make): synced, nothing failing, the next run
     /// tomorrow (or when woken).
     async fn synced(&self, at: At<'_>, ck: &mut Checkpoint) -> Result<Outcome> {
+        if let Some(run) = &ck.run {
+            let (tenant, seller_id, dataset) = at;
+            let e = NewEvent::new(
+                &events::SYNC_FINISHED,
+                json!({ "sellerId": seller_id, "dataset": dataset }),
+                json!({ "from": run.from, "through": run.to, "startedAt": pp_store::rfc3339_ms(run.started_ms) }),
+            )
+            .once(format!("sync:{seller_id}:{dataset}:{}:finished", run.started_ms));
+            self.store.events().append(tenant, e).await?;
+        }
         *ck = Checkpoint::default();
         let next = self.next_daily_run(at.0).await?;
         let cleared = Progress {
@@ -538,8 +550,21 @@ impl WarehouseSync {
                     .inc();
                 // the provider's words are kept; the slice is tried again after a pause
                 let wait = if e.retryable() { 30_000 } else { 15 * 60_000 };
+                let envelope = e.api_envelope(None);
+                // told once per run (a run failing again and again is one failure to tell)
+                let run = ck.run.as_ref().map_or_else(
+                    || chrono::Utc::now().date_naive().to_string(),
+                    |r| r.started_ms.to_string(),
+                );
+                let told = NewEvent::new(
+                    &events::SYNC_FAILED,
+                    json!({ "sellerId": seller_id, "dataset": name }),
+                    json!({ "error": envelope, "retryInSeconds": wait / 1000 }),
+                )
+                .once(format!("sync:{seller_id}:{name}:{run}:failed"));
+                self.store.events().append(&tenant, told).await?;
                 let p = Progress {
-                    error: Some(Some(e.api_envelope(None))),
+                    error: Some(Some(envelope)),
                     ..Progress::default()
                 };
                 self.wait_as(at, &ck, "failing", now_ms() + wait, p).await

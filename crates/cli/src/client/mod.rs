@@ -8,6 +8,7 @@
 mod args;
 mod chart;
 mod context;
+mod events;
 pub mod exit;
 mod forecast;
 mod http;
@@ -111,6 +112,12 @@ pub enum ClientCommand {
     /// A managed warehouse's sync: status, and run now (`--wait` follows it).
     #[command(subcommand)]
     Sync(sync::SyncCommand),
+    /// The event feed (`events list --follow`).
+    #[command(subcommand)]
+    Events(events::EventsCommand),
+    /// Webhook endpoints: add, list, rotate, enable, disable, remove, deliveries, replay.
+    #[command(subcommand)]
+    Webhooks(events::WebhooksCommand),
 }
 
 impl ClientCommand {
@@ -131,6 +138,8 @@ impl ClientCommand {
             Self::V1(a) => &a.common,
             Self::Intelligence(i) => i.common(),
             Self::Sync(x) => x.common(),
+            Self::Events(x) => x.common(),
+            Self::Webhooks(x) => x.common(),
         }
     }
 }
@@ -229,6 +238,8 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::V1(a) => v1::run(a, c).await,
         ClientCommand::Intelligence(i) => intelligence::run(i, c).await,
         ClientCommand::Sync(x) => sync::run(x, c).await,
+        ClientCommand::Events(x) => events::list(x, c).await,
+        ClientCommand::Webhooks(x) => events::webhooks(x, c).await,
     }
 }
 

@@ -114,6 +114,29 @@ impl Approvals<'_> {
         Ok(out)
     }
 
+    /// Tells the feed a person decided request `row` (and, approved, what its commit did).
+    async fn told(
+        &self,
+        tenant: &TenantId,
+        row: &ApprovalRow,
+        decision: &str,
+        failure: Option<&Error>,
+    ) -> Result<()> {
+        let e = pp_store::events::NewEvent::new(
+            &pp_core::events::APPROVAL_DECIDED,
+            serde_json::json!({ "approvalId": row.id, "planId": row.plan_id, "operation": row.operation, "auditId": row.audit_id }),
+            serde_json::json!({
+                "decision": decision,
+                "decidedBy": row.decided_by,
+                "note": row.note,
+                "status": row.status(now_ms()),
+                "error": failure.map(|e| e.api_envelope(None)),
+            }),
+        )
+        .once(format!("approval:{}:decided", row.id));
+        self.0.store.events().append(tenant, e).await.map(drop)
+    }
+
     /// A person (`by`, whose role the console checked) approves or rejects held commit `id`.
     /// Approving sends exactly the approved plan, for the caller who asked, with `by` on its
     /// audit record; the request then reads `sent` (or `failed`, with why, when the plan or
@@ -144,6 +167,7 @@ impl Approvals<'_> {
             Decided::Now(row) => row,
         };
         if !approve {
+            self.told(tenant, &row, "rejected", None).await?;
             return Ok(info(&row));
         }
         // the requester's access may have ended while the decision was being made
@@ -166,6 +190,8 @@ impl Approvals<'_> {
         };
         store.settle(tenant, id, status, audit.as_deref()).await?;
         let row = store.get(tenant, id).await?.ok_or_else(|| not_found(id))?;
+        self.told(tenant, &row, "approved", failure.as_ref())
+            .await?;
         let mut answer = info(&row);
         if let Some(e) = failure {
             answer.message = format!(

@@ -108,5 +108,12 @@ pub(super) async fn hold(
         expires_ms: now + i64::from(hours) * 3_600_000,
     };
     let row = m.store.approvals().request(&row).await?;
+    let told = pp_store::events::NewEvent::new(
+        &pp_core::events::APPROVAL_REQUESTED,
+        serde_json::json!({ "approvalId": row.id, "planId": row.plan_id, "operation": row.operation }),
+        serde_json::json!({ "reason": row.reason, "requestedBy": row.actor, "expiresAt": pp_store::rfc3339_ms(row.expires_ms) }),
+    )
+    .once(format!("approval:{}:requested", row.id));
+    m.store.events().append(&p.tenant, told).await?;
     Ok(answer(op, t, &row))
 }

@@ -230,8 +230,20 @@ impl ListingWrites<'_> {
         };
         let items = Value::Array(items);
         let answer = json!({ "commit": &info, "items": &items, "changes": changes });
+        let told = pp_store::events::NewEvent::new(
+            &pp_core::events::LISTING_COMMITTED,
+            json!({ "auditId": info.audit_id, "changeSetId": info.change_set_id, "merchant": m.seller_id }),
+            json!({ "outcome": outcome, "items": items, "imageCheck": info.media_check, "actor": p.actor.as_str() }),
+        )
+        .once(format!("audit:{audit_id}"));
         store
-            .settle(&audit_id, outcome, Some(&Value::Array(sent)), &answer)
+            .settle_and_tell(
+                &audit_id,
+                outcome,
+                Some(&Value::Array(sent)),
+                &answer,
+                Some((&p.tenant, told)),
+            )
             .await?;
         Ok(SpapiAnswer::ListingCommit(ListingCommit {
             operation: OPERATION.into(),

@@ -552,8 +552,15 @@ impl AdsWrites<'_> {
         // `changes` is the record's (the timeline projects it); a replay answers the rest
         let answer = json!({ "commit": &info, "items": &items, "changes": changes });
         let sent_json = (!sent.is_empty()).then(|| json!(request));
+        let told = committed(op, t, &info, &results, p);
         store
-            .settle(&audit_id, &info.outcome, sent_json.as_ref(), &answer)
+            .settle_and_tell(
+                &audit_id,
+                &info.outcome,
+                sent_json.as_ref(),
+                &answer,
+                Some((&p.tenant, told)),
+            )
             .await?;
         Ok(AdsAnswer::Commit(Commit {
             operation: op.id.clone(),
@@ -563,6 +570,36 @@ impl AdsWrites<'_> {
             items,
         }))
     }
+}
+
+/// The event a commit is: committed when the provider answered (its items' outcomes counted),
+/// failed when it refused the whole call or its outcome is unknown.
+fn committed(
+    op: &Operation,
+    t: &Target,
+    info: &CommitInfo,
+    results: &[ItemResult],
+    p: &Principal,
+) -> pp_store::events::NewEvent {
+    let mut counts = serde_json::Map::new();
+    for r in results {
+        let key = serde_json::to_value(r.outcome)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let n = counts.get(&key).and_then(Value::as_i64).unwrap_or(0);
+        counts.insert(key, (n + 1).into());
+    }
+    let kind = match info.outcome.as_str() {
+        ads_writes::ANSWERED => &pp_core::events::ADS_WRITE_COMMITTED,
+        _ => &pp_core::events::ADS_WRITE_FAILED,
+    };
+    pp_store::events::NewEvent::new(
+        kind,
+        json!({ "auditId": info.audit_id, "planId": info.plan_id, "operation": op.id, "login": t.login, "profileId": t.profile }),
+        json!({ "outcome": info.outcome, "status": info.status, "items": counts, "error": info.error, "actor": p.actor.as_str() }),
+    )
+    .once(format!("audit:{}", info.audit_id))
 }
 
 /// What each applied item changed: the entity's values before (as read at commit, for the

@@ -211,10 +211,17 @@ async fn run(pool: &Pool, owner: &str, job: Job) {
             return;
         }
     };
+    let ended = match outcome {
+        Outcome::Continue { .. } => None,
+        _ => pool
+            .registry
+            .get(&job.kind)
+            .and_then(|kind| kind.ended(&job, &outcome)),
+    };
     match app
         .store
         .jobs()
-        .finish_step(&job.id, owner, &outcome, &items)
+        .finish_step(&job.id, owner, &outcome, &items, ended)
         .await
     {
         Ok(true) => {}

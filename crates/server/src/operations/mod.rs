@@ -13,6 +13,7 @@
 //! have it. The snapshot test of `/openapi.json` shows the change to the public surface.
 
 mod brand;
+mod events;
 mod forecast;
 mod intelligence;
 mod listings;
@@ -407,6 +408,7 @@ static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
     v.extend(forecast::endpoints());
     v.extend(intelligence::endpoints());
     v.extend(sync::endpoints());
+    v.extend(events::endpoints());
     for e in &mut v {
         e.derive_tool_output();
     }

@@ -47,6 +47,8 @@ pub struct Options {
     pub registration_token: Option<String>,
     /// Where omega's managed warehouse is (a database URL); an SQLite file by default.
     pub omega: Option<String>,
+    /// How webhooks go out (dev: any address; quick retries).
+    pub events: pp_events::Settings,
 }
 
 impl Default for Options {
@@ -69,6 +71,14 @@ impl Default for Options {
             bounds: pp_server::Bounds::default(),
             registration_token: None,
             omega: None,
+            events: pp_events::Settings {
+                dev: true,
+                first_retry: std::time::Duration::from_millis(200),
+                max_retry_gap: std::time::Duration::from_secs(1),
+                retry_for: std::time::Duration::from_secs(120),
+                timeout: std::time::Duration::from_secs(3),
+                ..Default::default()
+            },
         }
     }
 }
@@ -79,10 +89,13 @@ struct Rebuild {
     policy: pp_marketplace::Policy,
     sealer_hex: String,
     jobs: pp_server::JobsConfig,
+    events: pp_events::Settings,
 }
 
 pub struct TestApp {
     pub sandbox: Option<Sandbox>,
+    /// The key sealing connections' tokens and webhook secrets.
+    sealer_hex: String,
     workers: std::sync::Mutex<Option<pp_server::Workers>>,
     rebuild: Option<Rebuild>,
     pub base: String,
@@ -235,12 +248,19 @@ impl TestApp {
             jobs.workers = workers;
             jobs.per_tenant = per_tenant;
         }
+        // one key seals the connections' tokens and the webhooks' secrets
+        let sealer_hex = pp_marketplace::Sealer::generate_hex().unwrap();
         let mut state = AppState::bounded(store.clone(), &base, options.bounds.clone())
             .await
             .unwrap()
             .with_mcp_allowed(&[], &options.mcp_origins)
             .with_registration_token(options.registration_token.clone())
-            .with_jobs(jobs.clone());
+            .with_jobs(jobs.clone())
+            .with_events(
+                options.events.clone(),
+                Some(pp_marketplace::Sealer::from_hex(&sealer_hex).unwrap()),
+            )
+            .unwrap();
         let mut sandbox = None;
         let mut rebuild = None;
         if market {
@@ -257,7 +277,6 @@ impl TestApp {
             let sim = Arc::new(pp_sandbox::Sim::open(cfg).unwrap());
             let creds = sim.credentials().unwrap();
             tokio::spawn(pp_sandbox::serve(sim_listener, sim, std::future::pending()));
-            let sealer_hex = pp_marketplace::Sealer::generate_hex().unwrap();
             let sealer = pp_marketplace::Sealer::from_hex(&sealer_hex).unwrap();
             for (list, key, kind) in [
                 ("merchants", "merchant", "seller"),
@@ -318,8 +337,9 @@ impl TestApp {
             rebuild = Some(Rebuild {
                 upstream: upstream.clone(),
                 policy: policy.clone(),
-                sealer_hex,
+                sealer_hex: sealer_hex.clone(),
                 jobs: jobs.clone(),
+                events: options.events.clone(),
             });
             state = state.with_marketplace(upstream, policy, sealer).unwrap();
             sandbox = Some(Sandbox {
@@ -332,6 +352,7 @@ impl TestApp {
         tokio::spawn(pp_server::serve(listener, state, std::future::pending()));
         let mut app = Self {
             sandbox,
+            sealer_hex,
             workers: std::sync::Mutex::new(Some(workers)),
             rebuild,
             base,
@@ -356,6 +377,11 @@ impl TestApp {
         app.acme = app.credential("acme", None).await;
         app.beta = app.credential("beta", None).await;
         app
+    }
+
+    /// The key this app seals with (a second gateway on its state needs the same).
+    pub fn sealer(&self) -> pp_marketplace::Sealer {
+        pp_marketplace::Sealer::from_hex(&self.sealer_hex).unwrap()
     }
 
     /// A new credential for `tenant` (default bundle when `scopes` is None).
@@ -413,6 +439,11 @@ impl TestApp {
                 r.upstream.clone(),
                 r.policy.clone(),
                 pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap(),
+            )
+            .unwrap()
+            .with_events(
+                r.events.clone(),
+                Some(pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap()),
             )
             .unwrap();
         Arc::new(state)
@@ -719,6 +750,37 @@ pub async fn run_external(mut cmd: std::process::Command, failed: &str) -> Strin
     let out = tokio::task::spawn_blocking(move || cmd.output().expect("the client runs"))
         .await
         .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{failed}:\n{stdout}\n{stderr}");
+    stdout
+}
+
+/// As [`run_external`], with `input` on the client's standard input.
+pub async fn run_external_with_stdin(
+    mut cmd: std::process::Command,
+    input: &str,
+    failed: &str,
+) -> String {
+    use std::io::Write;
+    let input = input.to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = cmd
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the client runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{failed}:\n{stdout}\n{stderr}");

@@ -9,6 +9,7 @@ mod connecting;
 mod console_browser;
 mod engine_guards;
 mod engines;
+mod events;
 mod exactly_once;
 mod fault_matrix;
 mod first_use;

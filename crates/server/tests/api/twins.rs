@@ -156,6 +156,12 @@ async fn every_tool_answers_like_its_rest_twin() {
         get("/api/warehouse/sync"),
     )
     .await;
+    t.same(
+        "events_list",
+        json!({"type": "ads.*", "limit": 5}),
+        get("/api/events?type=ads.*&limit=5"),
+    )
+    .await;
 
     // the live marketplace
     t.same(

@@ -5,7 +5,7 @@
 //! corroboration that reopens its stake and records itself together.
 
 mod docs;
-mod timeline;
+pub(crate) mod timeline;
 
 use crate::db::Db;
 

@@ -144,7 +144,7 @@ fn event(r: &Row) -> Result<EventRow> {
 }
 
 /// Stores `e` as `by`; its id.
-pub(super) async fn insert(tx: &mut Tx, tenant: &str, e: &NewEvent, by: &Author) -> Result<i64> {
+pub(crate) async fn insert(tx: &mut Tx, tenant: &str, e: &NewEvent, by: &Author) -> Result<i64> {
     let row = tx
         .one(
             "INSERT INTO timeline_events (tenant_id, brand, family, kind, occurred_on, category, starts_on, ends_on, interpretation, status, closes_on,

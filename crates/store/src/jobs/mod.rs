@@ -133,7 +133,16 @@ pub(crate) fn insert(
 ) -> Result<(String, &'static str, Vec<crate::db::Arg>)> {
     let id = crate::random_id("job_", 12)?;
     let now = now_rfc3339();
-    let args = args![&id, tenant, kind, merchant, total, input.to_string(), now_ms(), now];
+    let args = args![
+        &id,
+        tenant,
+        kind,
+        merchant,
+        total,
+        input.to_string(),
+        now_ms(),
+        now
+    ];
     Ok((
         id,
         "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
@@ -216,12 +225,15 @@ impl Jobs<'_> {
 
     /// Writes a step's outcome and item results in one transaction, if `owner` still holds
     /// the job (a cancelled or reclaimed job drops the step); an item already recorded stays.
+    /// `ended`, the event a finished job is (its handler's [`Handler::ended`]), is appended in
+    /// the same transaction, so a job's end is told once and never lost.
     pub async fn finish_step(
         &self,
         id: &str,
         owner: &str,
         outcome: &Outcome,
         items: &[Item],
+        ended: Option<crate::events::NewEvent>,
     ) -> Result<bool> {
         let now = now_rfc3339();
         let (status, state, done, run_after, error) = match outcome {
@@ -236,6 +248,7 @@ impl Jobs<'_> {
             }
         };
         let finished = (status != "queued").then(|| now.clone());
+        let terminal = finished.is_some();
         let step = args![
             id,
             owner,
@@ -254,18 +267,22 @@ impl Jobs<'_> {
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
-                    let n = tx
-                        .exec(
+                    let held = tx
+                        .one(
                             "UPDATE jobs SET status = ?3, state = ?4,
                                     progress_done = coalesce(?5, progress_done), run_after = coalesce(?6, run_after),
                                     error = coalesce(?7, error), lease_owner = NULL, lease_until = NULL,
                                     updated_at = ?8, finished_at = ?9
-                             WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
+                             WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'
+                             RETURNING tenant_id",
                             step,
                         )
                         .await?;
-                    if n != 1 {
+                    let Some(held) = held else {
                         return Ok(false);
+                    };
+                    if let Some(e) = ended.filter(|_| terminal) {
+                        crate::events::append_in(tx, &held.text(0)?, &e).await?;
                     }
                     for item in items {
                         tx.exec(

@@ -30,6 +30,13 @@ pub trait Handler: Send + Sync {
         None
     }
 
+    /// The event a finished job of this kind is (`outcome` is terminal), if it is one: the pool
+    /// appends it in the transaction that records the outcome.
+    fn ended(&self, job: &Job, outcome: &Outcome) -> Option<crate::events::NewEvent> {
+        let _ = (job, outcome);
+        None
+    }
+
     /// Runs one step of `job` (a row of this kind) and says what to record. Every step must be
     /// safe to repeat: a step that passes its deadline is recorded as nothing and tried again.
     fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a>;

@@ -37,36 +37,66 @@ async fn the_feed_is_ordered_scoped_and_the_tenants_own() {
         let (t, other) = (f.tenant("acme").await, f.tenant("beta").await);
         let ev = f.store.events();
         let a = ev
-            .append(&t, NewEvent::new(&ADS_WRITE_COMMITTED, json!({"planId": "p1"}), json!({})))
+            .append(
+                &t,
+                NewEvent::new(&ADS_WRITE_COMMITTED, json!({"planId": "p1"}), json!({})),
+            )
             .await
             .unwrap();
         let b = ev
-            .append(&t, NewEvent::new(&REPORT_DONE, json!({"reportId": "r1"}), json!({"n": 1})))
+            .append(
+                &t,
+                NewEvent::new(&REPORT_DONE, json!({"reportId": "r1"}), json!({"n": 1})),
+            )
             .await
             .unwrap();
         ev.append(&other, NewEvent::new(&SYNC_FINISHED, json!({}), json!({})))
             .await
             .unwrap();
         assert!(a.seq < b.seq && a.id.starts_with("evt_"));
-        let all = ev.list(&t, &query(&["ads:read", "retail:read", "account:read"])).await.unwrap();
-        assert_eq!(all.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), [a.id.as_str(), b.id.as_str()]);
+        let all = ev
+            .list(&t, &query(&["ads:read", "retail:read", "account:read"]))
+            .await
+            .unwrap();
+        assert_eq!(
+            all.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            [a.id.as_str(), b.id.as_str()]
+        );
         assert_eq!(all[1].data, json!({"n": 1}));
         let ads_only = ev.list(&t, &query(&["ads:read"])).await.unwrap();
         assert_eq!(ads_only.len(), 1, "a retail event is not an ads reader's");
         assert!(ev.list(&t, &query(&[])).await.unwrap().is_empty());
-        let after = EventQuery { after_seq: Some(a.seq), ..query(&["ads:read", "retail:read"]) };
+        let after = EventQuery {
+            after_seq: Some(a.seq),
+            ..query(&["ads:read", "retail:read"])
+        };
         assert_eq!(ev.list(&t, &after).await.unwrap()[0].id, b.id);
-        let typed = EventQuery { types: vec!["report.*".into()], ..query(&["ads:read", "retail:read"]) };
+        let typed = EventQuery {
+            types: vec!["report.*".into()],
+            ..query(&["ads:read", "retail:read"])
+        };
         assert_eq!(ev.list(&t, &typed).await.unwrap()[0].id, b.id);
-        let later = EventQuery { since_ms: Some(b.at_ms + 1), ..query(&["ads:read", "retail:read"]) };
+        let later = EventQuery {
+            since_ms: Some(b.at_ms + 1),
+            ..query(&["ads:read", "retail:read"])
+        };
         assert!(ev.list(&t, &later).await.unwrap().is_empty());
-        assert!(ev.get(&other, &a.id).await.unwrap().is_none(), "another tenant's event");
+        assert!(
+            ev.get(&other, &a.id).await.unwrap().is_none(),
+            "another tenant's event"
+        );
         assert_eq!(ev.by_id(&a.id).await.unwrap().unwrap(), a);
 
         // appended twice under one key, it is one event
         let once = || NewEvent::new(&REPORT_DONE, json!({}), json!({})).once("report:r9:done");
         let first = ev.append(&t, once()).await.unwrap();
-        let again = f.second_instance().await.events().append(&t, once()).await.unwrap();
+        let again = f
+            .second_instance()
+            .await
+            .events()
+            .append(&t, once())
+            .await
+            .unwrap();
         assert_eq!(first, again);
         let elsewhere = ev.append(&other, once()).await.unwrap();
         assert_ne!(elsewhere.id, first.id, "the key is the tenant's own");
@@ -79,15 +109,42 @@ async fn each_wanting_endpoint_gets_one_delivery_and_one_job() {
     each_engine(async |f: Fixture| {
         let t = f.tenant("acme").await;
         let hooks = f.store.webhooks();
-        let ads = hooks.create(&t, endpoint(&["ads.*"]), 3).await.unwrap().unwrap();
-        let everything = hooks.create(&t, endpoint(&["*"]), 3).await.unwrap().unwrap();
-        let off = hooks.create(&t, endpoint(&["*"]), 3).await.unwrap().unwrap();
-        assert!(hooks.create(&t, endpoint(&["*"]), 3).await.unwrap().is_none(), "a fourth");
-        assert!(hooks.set_enabled(&t, &off.id, false, Some("paused")).await.unwrap());
+        let ads = hooks
+            .create(&t, endpoint(&["ads.*"]), 3)
+            .await
+            .unwrap()
+            .unwrap();
+        let everything = hooks
+            .create(&t, endpoint(&["*"]), 3)
+            .await
+            .unwrap()
+            .unwrap();
+        let off = hooks
+            .create(&t, endpoint(&["*"]), 3)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            hooks
+                .create(&t, endpoint(&["*"]), 3)
+                .await
+                .unwrap()
+                .is_none(),
+            "a fourth"
+        );
+        assert!(
+            hooks
+                .set_enabled(&t, &off.id, false, Some("paused"))
+                .await
+                .unwrap()
+        );
         let second = f.second_instance().await;
         let e = second
             .events()
-            .append(&t, NewEvent::new(&ADS_WRITE_COMMITTED, json!({}), json!({})))
+            .append(
+                &t,
+                NewEvent::new(&ADS_WRITE_COMMITTED, json!({}), json!({})),
+            )
             .await
             .unwrap();
         let r = f
@@ -97,12 +154,27 @@ async fn each_wanting_endpoint_gets_one_delivery_and_one_job() {
             .await
             .unwrap();
         let to_ads = hooks.deliveries(&t, &ads.id, None, 10).await.unwrap();
-        let to_all = hooks.deliveries(&t, &everything.id, None, 10).await.unwrap();
+        let to_all = hooks
+            .deliveries(&t, &everything.id, None, 10)
+            .await
+            .unwrap();
         assert_eq!(to_ads.len(), 1);
         assert_eq!(to_ads[0].event_id, e.id);
         assert_eq!(to_all.len(), 2);
-        assert!(hooks.deliveries(&t, &off.id, None, 10).await.unwrap().is_empty());
-        let job = f.store.jobs().get(&t, &to_ads[0].job_id).await.unwrap().unwrap();
+        assert!(
+            hooks
+                .deliveries(&t, &off.id, None, 10)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        let job = f
+            .store
+            .jobs()
+            .get(&t, &to_ads[0].job_id)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(job.kind, pp_store::webhooks::DELIVERY_KIND);
         assert_eq!(job.input["delivery"], json!(to_ads[0].id));
         assert_eq!(to_all[0].event_id, r.id, "newest first");
@@ -110,27 +182,54 @@ async fn each_wanting_endpoint_gets_one_delivery_and_one_job() {
         // a failed attempt starts the endpoint's failure record; a success clears it
         let d = &to_ads[0];
         let failing = hooks
-            .record(d, Attempt { at_ms: 1000, status: Some(500), error: Some("HTTP 500".into()), duration_ms: 3 }, DeliveryStatus::Pending)
+            .record(
+                d,
+                Attempt {
+                    at_ms: 1000,
+                    status: Some(500),
+                    error: Some("HTTP 500".into()),
+                    duration_ms: 3,
+                },
+                DeliveryStatus::Pending,
+            )
             .await
             .unwrap();
         assert_eq!(failing, Some(1000));
         let d = hooks.delivery(&d.id).await.unwrap().unwrap();
         assert_eq!((d.attempts, d.last_status), (1, Some(500)));
         let failing = hooks
-            .record(&d, Attempt { at_ms: 2000, status: Some(200), error: None, duration_ms: 2 }, DeliveryStatus::Delivered)
+            .record(
+                &d,
+                Attempt {
+                    at_ms: 2000,
+                    status: Some(200),
+                    error: None,
+                    duration_ms: 2,
+                },
+                DeliveryStatus::Delivered,
+            )
             .await
             .unwrap();
         assert_eq!(failing, None);
         let d = hooks.delivery(&d.id).await.unwrap().unwrap();
-        assert_eq!((d.status, d.delivered_ms), (DeliveryStatus::Delivered, Some(2000)));
+        assert_eq!(
+            (d.status, d.delivered_ms),
+            (DeliveryStatus::Delivered, Some(2000))
+        );
         assert_eq!(hooks.attempts(&d.id).await.unwrap().len(), 2);
 
         // a replay is a new delivery of the same event, with its own job
         let again = hooks.replay(&t, &d.id).await.unwrap().unwrap();
         assert_ne!(again.id, d.id);
-        assert_eq!((again.event_id.as_str(), again.replay_of.as_deref()), (e.id.as_str(), Some(d.id.as_str())));
+        assert_eq!(
+            (again.event_id.as_str(), again.replay_of.as_deref()),
+            (e.id.as_str(), Some(d.id.as_str()))
+        );
         let other = f.tenant("beta").await;
-        assert!(hooks.replay(&other, &d.id).await.unwrap().is_none(), "another tenant's delivery");
+        assert!(
+            hooks.replay(&other, &d.id).await.unwrap().is_none(),
+            "another tenant's delivery"
+        );
     })
     .await;
 }
@@ -140,11 +239,18 @@ async fn a_rotation_keeps_the_old_secret_for_its_grace() {
     each_engine(async |f: Fixture| {
         let t = f.tenant("acme").await;
         let hooks = f.store.webhooks();
-        let e = hooks.create(&t, endpoint(&["*"]), 3).await.unwrap().unwrap();
+        let e = hooks
+            .create(&t, endpoint(&["*"]), 3)
+            .await
+            .unwrap()
+            .unwrap();
         assert!(hooks.rotate(&t, &e.id, vec![9, 9], 5000).await.unwrap());
         let e = hooks.get(&t, &e.id).await.unwrap().unwrap();
         assert_eq!(e.secret, vec![9, 9]);
-        assert_eq!((e.previous_secret, e.previous_until_ms), (Some(vec![1, 2, 3]), Some(5000)));
+        assert_eq!(
+            (e.previous_secret, e.previous_until_ms),
+            (Some(vec![1, 2, 3]), Some(5000))
+        );
         let other = f.tenant("beta").await;
         assert!(!hooks.rotate(&other, &e.id, vec![0], 1).await.unwrap());
         assert!(hooks.get(&other, &e.id).await.unwrap().is_none());

@@ -73,10 +73,17 @@ async fn a_job_is_claimed_once_stepped_and_reclaimed_after_its_lease() {
             value: json!(seq),
         };
         assert!(
-            !jobs.finish_step(&id, "b", &step, &[item(0)]).await.unwrap(),
+            !jobs
+                .finish_step(&id, "b", &step, &[item(0)], None)
+                .await
+                .unwrap(),
             "not b's"
         );
-        assert!(jobs.finish_step(&id, "a", &step, &[item(0)]).await.unwrap());
+        assert!(
+            jobs.finish_step(&id, "a", &step, &[item(0)], None)
+                .await
+                .unwrap()
+        );
         // a worker that dies mid-step: its lease runs out and another takes the job
         let b = jobs.claim("b", -1, 10).await.unwrap().unwrap();
         assert_eq!(b.state, json!({"next": 1}));
@@ -88,7 +95,7 @@ async fn a_job_is_claimed_once_stepped_and_reclaimed_after_its_lease() {
             done: 2,
         };
         assert!(
-            jobs.finish_step(&id, "c", &done, &[item(0), item(1)])
+            jobs.finish_step(&id, "c", &done, &[item(0), item(1)], None)
                 .await
                 .unwrap()
         );
@@ -107,7 +114,10 @@ async fn a_job_is_claimed_once_stepped_and_reclaimed_after_its_lease() {
         assert!(!jobs.cancel(&zeta, &other).await.unwrap());
         assert!(jobs.cancel(&t, &other).await.unwrap());
         assert!(
-            !jobs.finish_step(&other, "e", &done, &[]).await.unwrap(),
+            !jobs
+                .finish_step(&other, "e", &done, &[], None)
+                .await
+                .unwrap(),
             "a cancelled step is dropped"
         );
         assert_eq!(
@@ -122,7 +132,11 @@ async fn a_job_is_claimed_once_stepped_and_reclaimed_after_its_lease() {
             state: json!({}),
             error: json!({"kind": "boom"}),
         };
-        assert!(jobs.finish_step(&failing, "f", &failed, &[]).await.unwrap());
+        assert!(
+            jobs.finish_step(&failing, "f", &failed, &[], None)
+                .await
+                .unwrap()
+        );
         let j = jobs.get(&t, &failing).await.unwrap().unwrap();
         assert_eq!(
             (j.status, j.error),

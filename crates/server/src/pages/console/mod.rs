@@ -13,6 +13,7 @@ mod people;
 mod policy;
 mod setup_codes;
 mod sync;
+mod webhooks;
 
 use askama::Template;
 use axum::Router;
@@ -65,6 +66,8 @@ pub fn router() -> Router<SharedState> {
         .route("/console/sync", get(sync::show))
         .route("/console/sync/run", post(sync::run))
         .route("/console/sync/schedule", post(sync::save_schedule))
+        .route("/console/webhooks", get(webhooks::list).post(webhooks::add))
+        .route("/console/webhooks/{id}/{action}", post(webhooks::act))
         .route(
             "/console/password",
             get(password::form).post(password::change),

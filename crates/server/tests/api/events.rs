@@ -1,0 +1,523 @@
+//! Outbound events (docs/events.md): the feed shows a credential only the events of surfaces
+//! its scopes read (REST and the `events_list` tool alike); a webhook delivery verifies with
+//! the official Standard Webhooks library of another language (Python's `standardwebhooks`)
+//! and a tampered body or an old timestamp does not, also across a secret rotation; a receiver
+//! that is down for a while gets every event afterwards, each exactly once by `webhook-id`;
+//! outside `--dev`, internal addresses are refused at registration and again at delivery.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::ads_writes::{WRITER, bid_update, commit, keywords, preview_ok};
+use crate::common::{Options, TestApp, external_tool};
+
+/// One request a receiver got.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: HashMap<String, String>,
+    pub body: String,
+}
+
+/// A local webhook receiver that records what it gets and answers `status`; it can be stopped
+/// and started again on the same port.
+pub struct Receiver {
+    pub addr: SocketAddr,
+    pub got: Arc<Mutex<Vec<Received>>>,
+    pub status: Arc<AtomicU16>,
+    stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+}
+
+impl Receiver {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let r = Self {
+            addr: listener.local_addr().unwrap(),
+            got: Arc::default(),
+            status: Arc::new(AtomicU16::new(200)),
+            stop: Mutex::new(None),
+        };
+        r.serve(listener);
+        r
+    }
+
+    fn serve(&self, listener: tokio::net::TcpListener) {
+        let (got, status) = (self.got.clone(), self.status.clone());
+        let app = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(
+                move |headers: axum::http::HeaderMap, body: String| async move {
+                    let headers = headers
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_owned()))
+                        .collect();
+                    got.lock().unwrap().push(Received { headers, body });
+                    axum::http::StatusCode::from_u16(status.load(Ordering::SeqCst)).unwrap()
+                },
+            ),
+        );
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        *self.stop.lock().unwrap() = Some(tx);
+        tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await
+                .unwrap();
+        });
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/hook", self.addr)
+    }
+
+    /// Stops listening: connections are refused until [`Receiver::restart`].
+    pub async fn stop(&self) {
+        if let Some(tx) = self.stop.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+        // the port is free once the listener is dropped
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(self.addr).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the receiver did not stop");
+    }
+
+    pub async fn restart(&self) {
+        let listener = tokio::net::TcpListener::bind(self.addr).await.unwrap();
+        self.serve(listener);
+    }
+
+    /// The `webhook-id`s received, in order.
+    pub fn ids(&self) -> Vec<String> {
+        self.got
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.headers["webhook-id"].clone())
+            .collect()
+    }
+}
+
+pub const HOOKS: &str = "webhooks:write";
+/// A seller connected in the market app.
+const SELLER: &str = "A1DEMOSELLERMX";
+
+/// Registers `url` for `types` as acme's admin; the answer (with the secret).
+pub async fn register(app: &TestApp, admin: &str, url: &str, types: &[&str]) -> Value {
+    let (s, r) = app
+        .post(
+            admin,
+            "/api/webhooks",
+            json!({ "url": url, "types": types }),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    assert!(r["secret"].as_str().unwrap().starts_with("whsec_"), "{r}");
+    r
+}
+
+/// One committed advertising write (an `ads.write.committed` event).
+async fn one_commit(app: &TestApp, t: &str, bid: f64) {
+    let k = keywords(app, t, 1).await;
+    let c = bid_update(&[&k[0]["keywordId"]], bid);
+    let p = preview_ok(app, t, &c).await;
+    let r = commit(app, t, &c, &p).await;
+    assert_eq!(r["commit"]["outcome"], "answered", "{r}");
+}
+
+/// Waits until `f` holds, for up to `secs`.
+pub async fn until(secs: u64, what: &str, mut f: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !f().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_feed_shows_a_credential_only_the_events_of_surfaces_it_reads() {
+    let app = TestApp::start_market().await;
+    let writer = app.token(&app.credential("acme", Some(WRITER)).await).await;
+    one_commit(&app, &writer, 0.61).await;
+    // a connection that lapses at the provider is told to account readers
+    app.store
+        .connections()
+        .set_status(
+            &pp_core::TenantId::parse("acme").unwrap(),
+            "seller",
+            SELLER,
+            "lapsed",
+        )
+        .await
+        .unwrap();
+    let feed = |token: String| {
+        let app = &app;
+        async move {
+            let (s, r) = app.get(&token, "/api/events").await;
+            assert_eq!(s, 200, "{r}");
+            r["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["type"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    let ads = app
+        .token(&app.credential("acme", Some("ads:read")).await)
+        .await;
+    let retail = app
+        .token(&app.credential("acme", Some("retail:read")).await)
+        .await;
+    let account = app
+        .token(&app.credential("acme", Some("account:read")).await)
+        .await;
+    assert_eq!(feed(ads.clone()).await, ["ads.write.committed"]);
+    assert!(
+        feed(retail.clone()).await.is_empty(),
+        "no ads or account events for retail"
+    );
+    assert_eq!(feed(account).await, ["connection.lapsed"]);
+    // another tenant sees none of acme's
+    let beta = app.token(&app.beta).await;
+    assert!(feed(beta).await.is_empty());
+    // the tool answers alike, and reads on from a cursor
+    let (s, r) = app.get(&ads, "/api/events").await;
+    assert_eq!(s, 200);
+    let first = r["events"][0].clone();
+    assert_eq!(
+        first["subject"]["operation"], "sp.update_keywords",
+        "{first}"
+    );
+    assert_eq!(r["cursor"], first["id"]);
+    let (s, after) = app
+        .get(
+            &ads,
+            &format!("/api/events?after={}", first["id"].as_str().unwrap()),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert!(after["events"].as_array().unwrap().is_empty(), "{after}");
+    // an unknown type or cursor is a clear refusal
+    let (s, r) = app.get(&ads, "/api/events?type=nothing.*").await;
+    assert_eq!((s, r["kind"].as_str()), (400, Some("bad_params")), "{r}");
+    let (s, r) = app.get(&ads, "/api/events?after=evt_nope").await;
+    assert_eq!((s, r["kind"].as_str()), (400, Some("bad_params")), "{r}");
+    // a credential with no read scope is refused outright
+    let writes_only = app
+        .token(&app.credential("acme", Some("timeline:read")).await)
+        .await;
+    let (s, r) = app.get(&writes_only, "/api/events").await;
+    assert_eq!(
+        (s, r["kind"].as_str()),
+        (403, Some("insufficient_scope")),
+        "{r}"
+    );
+}
+
+/// Verifies `deliveries` with Python's `standardwebhooks` under each of `secrets`: per
+/// delivery, whether it verifies as sent, with its body changed, and ten minutes later.
+async fn python_verdicts(python: &std::path::Path, secrets: &[&str], got: &[Received]) -> Value {
+    const SCRIPT: &str = r#"
+import json, sys, datetime as real
+import standardwebhooks.webhooks as sw
+from standardwebhooks import Webhook
+given = json.load(sys.stdin)
+class Later(real.datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return real.datetime.now(tz) + real.timedelta(minutes=10)
+def verdict(secret, body, headers, later=False):
+    saved = sw.datetime
+    if later:
+        sw.datetime = Later
+    try:
+        Webhook(secret).verify(body, headers)
+        return "ok"
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e)
+    finally:
+        sw.datetime = saved
+out = []
+for secret in given["secrets"]:
+    for d in given["deliveries"]:
+        out.append({
+            "asSent": verdict(secret, d["body"], d["headers"]),
+            "tampered": verdict(secret, d["body"].replace("committed", "comitted"), d["headers"]),
+            "later": verdict(secret, d["body"], d["headers"], later=True),
+        })
+print(json.dumps(out))
+"#;
+    let input = json!({
+        "secrets": secrets,
+        "deliveries": got.iter().map(|r| json!({ "body": r.body, "headers": r.headers })).collect::<Vec<_>>(),
+    });
+    let mut cmd = std::process::Command::new(python);
+    cmd.arg("-c").arg(SCRIPT);
+    let out =
+        crate::common::run_external_with_stdin(cmd, &input.to_string(), "python standardwebhooks")
+            .await;
+    serde_json::from_str(&out).unwrap()
+}
+
+#[tokio::test]
+async fn a_delivery_verifies_with_pythons_standard_webhooks_and_a_tampered_or_old_one_does_not() {
+    let Some(python) = external_tool(
+        "PP_WEBHOOKS_PYTHON",
+        "webhooks-venv/bin/python",
+        "verifying deliveries needs Python's standardwebhooks",
+    ) else {
+        return;
+    };
+    let app = TestApp::start_market().await;
+    let receiver = Receiver::start().await;
+    let admin = app.token(&app.credential("acme", Some(HOOKS)).await).await;
+    let endpoint = register(&app, &admin, &receiver.url(), &["ads.*"]).await;
+    let secret = endpoint["secret"].as_str().unwrap().to_owned();
+    let writer = app.token(&app.credential("acme", Some(WRITER)).await).await;
+    one_commit(&app, &writer, 0.62).await;
+    until(20, "the first delivery", async || receiver.ids().len() == 1).await;
+    let first = receiver.got.lock().unwrap()[0].clone();
+    assert_eq!(first.headers["content-type"], "application/json");
+    let body: Value = serde_json::from_str(&first.body).unwrap();
+    assert_eq!(body["type"], "ads.write.committed");
+    assert_eq!(
+        body["id"].as_str(),
+        Some(first.headers["webhook-id"].as_str())
+    );
+    let v = python_verdicts(&python, &[&secret], std::slice::from_ref(&first)).await;
+    assert_eq!(v[0]["asSent"], "ok", "{v}");
+    assert!(
+        v[0]["tampered"]
+            .as_str()
+            .unwrap()
+            .contains("No matching signature"),
+        "{v}"
+    );
+    assert!(v[0]["later"].as_str().unwrap().contains("too old"), "{v}");
+
+    // rotated: the next delivery verifies under the new secret and, in the grace period, the old
+    let id = endpoint["endpoint"]["id"].as_str().unwrap();
+    let (s, rotated) = app
+        .post(&admin, &format!("/api/webhooks/{id}/rotate"), json!({}))
+        .await;
+    assert_eq!(s, 200, "{rotated}");
+    let new_secret = rotated["secret"].as_str().unwrap().to_owned();
+    assert_ne!(new_secret, secret);
+    assert!(
+        rotated["endpoint"]["previousSecretUntil"].is_string(),
+        "{rotated}"
+    );
+    one_commit(&app, &writer, 0.63).await;
+    until(20, "the second delivery", async || {
+        receiver.ids().len() == 2
+    })
+    .await;
+    let second = receiver.got.lock().unwrap()[1].clone();
+    let v = python_verdicts(&python, &[&new_secret, &secret], &[second]).await;
+    assert_eq!(
+        (v[0]["asSent"].as_str(), v[1]["asSent"].as_str()),
+        (Some("ok"), Some("ok")),
+        "{v}"
+    );
+    let stranger = "whsec_".to_owned() + &"A".repeat(43) + "=";
+    let v = python_verdicts(&python, &[&stranger], &[first]).await;
+    assert_ne!(v[0]["asSent"], "ok", "{v}");
+    // the listing never shows a secret
+    let (_, list) = app.get(&admin, "/api/webhooks").await;
+    assert!(
+        !list.to_string().contains(&new_secret) && !list.to_string().contains("whsec_"),
+        "{list}"
+    );
+}
+
+#[tokio::test]
+async fn a_receiver_that_was_down_gets_every_event_afterwards_once_each() {
+    let app = TestApp::start_market().await;
+    let receiver = Receiver::start().await;
+    let admin = app.token(&app.credential("acme", Some(HOOKS)).await).await;
+    let endpoint = register(&app, &admin, &receiver.url(), &["*"]).await;
+    let id = endpoint["endpoint"]["id"].as_str().unwrap().to_owned();
+    let writer = app.token(&app.credential("acme", Some(WRITER)).await).await;
+    one_commit(&app, &writer, 0.64).await;
+    until(20, "the first delivery", async || receiver.ids().len() == 1).await;
+
+    receiver.stop().await;
+    for bid in [0.65, 0.66, 0.67] {
+        one_commit(&app, &writer, bid).await;
+    }
+    // the attempts fail while it is down, and the log says why
+    until(20, "failed attempts", async || {
+        let (_, log) = app
+            .get(&admin, &format!("/api/webhooks/{id}/deliveries"))
+            .await;
+        log["deliveries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| {
+                d["attempts"].as_array().is_some_and(|a| {
+                    a.iter()
+                        .any(|a| a["error"].as_str().is_some_and(|e| e.contains("connect")))
+                })
+            })
+            .count()
+            >= 3
+    })
+    .await;
+    // a worker restart meanwhile loses nothing
+    app.restart_workers().await;
+    receiver.restart().await;
+    until(30, "every event delivered", async || {
+        receiver.ids().len() >= 4
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let ids = receiver.ids();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        (ids.len(), unique.len()),
+        (4, 4),
+        "each event once: {ids:?}"
+    );
+    let (_, feed) = app.get(&writer, "/api/events?type=ads.*").await;
+    let mut fed: Vec<String> = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_owned())
+        .collect();
+    fed.sort();
+    assert_eq!(fed, unique, "the events delivered are the feed's");
+    let (_, log) = app
+        .get(&admin, &format!("/api/webhooks/{id}/deliveries"))
+        .await;
+    for d in log["deliveries"].as_array().unwrap() {
+        assert_eq!(d["status"], "delivered", "{d}");
+    }
+
+    // a replay sends the same event again, under the same webhook-id
+    let last = log["deliveries"][0]["id"].as_str().unwrap();
+    let (s, replay) = app
+        .post(
+            &admin,
+            &format!("/api/webhooks/deliveries/{last}/replay"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, 200, "{replay}");
+    assert_eq!(replay["replayOf"], last, "{replay}");
+    until(20, "the replay", async || receiver.ids().len() == 5).await;
+    assert_eq!(
+        receiver.ids()[4],
+        log["deliveries"][0]["eventId"].as_str().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn outside_dev_internal_addresses_are_refused_at_registration_and_at_delivery() {
+    let strict = pp_events::Settings {
+        dev: false,
+        first_retry: Duration::from_millis(200),
+        max_retry_gap: Duration::from_secs(1),
+        retry_for: Duration::from_secs(120),
+        ..Default::default()
+    };
+    let app = TestApp::start_options(Options {
+        events: strict.clone(),
+        ..Options::default()
+    })
+    .await;
+    let admin = app.token(&app.credential("acme", Some(HOOKS)).await).await;
+    for url in [
+        "http://127.0.0.1:9/hook",
+        "https://10.0.0.1/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://localhost:9/hook",
+        "http://[::1]:9/hook",
+    ] {
+        let (s, r) = app
+            .post(
+                &admin,
+                "/api/webhooks",
+                json!({ "url": url, "types": ["*"] }),
+            )
+            .await;
+        assert_eq!(
+            (s, r["kind"].as_str()),
+            (400, Some("url_refused")),
+            "{url}: {r}"
+        );
+    }
+    let (_, list) = app.get(&admin, "/api/webhooks").await;
+    assert!(
+        list["endpoints"].as_array().unwrap().is_empty(),
+        "nothing was registered"
+    );
+    // a scope is needed to register at all
+    let reader = app
+        .token(&app.credential("acme", Some("account:read")).await)
+        .await;
+    let (s, _) = app
+        .post(
+            &reader,
+            "/api/webhooks",
+            json!({ "url": "https://hooks.example/x", "types": ["*"] }),
+        )
+        .await;
+    assert_eq!(s, 403);
+
+    // registered while allowed (a dev gateway on the same state), delivered by a strict one
+    let receiver = Receiver::start().await;
+    let dev = pp_events::Events::new(
+        app.store.clone(),
+        pp_events::Settings {
+            dev: true,
+            ..strict.clone()
+        },
+    )
+    .unwrap()
+    .with_sealer(app.sealer());
+    let acme = pp_core::TenantId::parse("acme").unwrap();
+    let by_name = format!("http://localhost:{}/hook", receiver.addr.port());
+    for url in [receiver.url(), by_name] {
+        dev.endpoints_as(acme.clone(), "test")
+            .register(pp_events::RegisterRequest {
+                url,
+                types: vec!["*".into()],
+                description: None,
+            })
+            .await
+            .unwrap();
+    }
+    let told = pp_store::events::NewEvent::new(&pp_core::events::REPORT_DONE, json!({}), json!({}));
+    app.store.events().append(&acme, told).await.unwrap();
+    let (_, list) = app.get(&admin, "/api/webhooks").await;
+    for e in list["endpoints"].as_array().unwrap() {
+        let id = e["id"].as_str().unwrap();
+        until(20, "a refused attempt", async || {
+            let (_, log) = app
+                .get(&admin, &format!("/api/webhooks/{id}/deliveries"))
+                .await;
+            log["deliveries"][0]["attempts"][0]["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("loopback"))
+        })
+        .await;
+    }
+    assert!(
+        receiver.ids().is_empty(),
+        "nothing reached the internal receiver"
+    );
+}
