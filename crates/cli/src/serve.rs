@@ -84,6 +84,16 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
                 .with_marketplace(u, cfg.policy(), sealer)
                 .map_err(|e| describe(&e))?;
         }
+        if args.dev {
+            // the monitors look at the demo world once it is up (a job: the workers run it)
+            let demo = pp_core::TenantId::parse(dev::DEMO_TENANT).map_err(|e| describe(&e))?;
+            state
+                .intelligence
+                .monitors()
+                .queue(&demo, None)
+                .await
+                .map_err(|e| describe(&e))?;
+        }
         let state = Arc::new(state);
         let workers = pp_server::Workers::spawn(state.clone()).map_err(|e| describe(&e))?;
         let served = pp_server::serve(listener, state, shutdown_signal()).await;

@@ -12,6 +12,7 @@ pub mod data;
 pub mod engines;
 pub mod evidence;
 pub mod forecasting;
+pub mod monitors;
 pub mod params;
 pub mod plan;
 pub mod registry;

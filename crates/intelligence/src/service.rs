@@ -607,10 +607,18 @@ impl Intelligence {
         crate::forecasting::publish::withdraw(&input.state, &id, p.actor.as_str(), &reason).await
     }
 
-    /// The job kind this service owns (asynchronous runs), for the worker pool's registry.
+    /// The job kinds this service owns (asynchronous runs, monitor evaluations), for the worker
+    /// pool's registry.
     /// A run computes in one step, under the run's own deadline (longer than the pool's).
     pub fn job_handlers(&self) -> Vec<Arc<dyn Handler>> {
-        vec![Arc::new(RunJob(self.clone()))]
+        let mut kinds: Vec<Arc<dyn Handler>> = vec![Arc::new(RunJob(self.clone()))];
+        kinds.extend(crate::monitors::job_handlers(&self.monitors()));
+        kinds
+    }
+
+    /// The monitors over this service's store and warehouses.
+    pub fn monitors(&self) -> crate::monitors::Monitors {
+        crate::monitors::Monitors::new(self.store.clone(), self.warehouses.clone())
     }
 
     /// One step of an asynchronous run's job: compute it once it holds its slots.

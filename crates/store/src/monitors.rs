@@ -13,6 +13,10 @@ use crate::db::{Db, Row};
 use crate::events::NewEvent;
 use crate::jobs::now_ms;
 
+/// The job kind that evaluates a tenant's monitors (`pp-intelligence` runs it; a sync that
+/// finishes queues it).
+pub const KIND: &str = "monitor_run";
+
 /// An episode as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EpisodeRow {

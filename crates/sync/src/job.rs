@@ -262,6 +262,16 @@ impl WarehouseSync {
             )
             .once(format!("sync:{seller_id}:{dataset}:{}:finished", run.started_ms));
             self.store.events().append(tenant, e).await?;
+            // the monitors look at the merchant's fresh data (once, however many datasets end)
+            self.store
+                .jobs()
+                .enqueue_once(
+                    tenant,
+                    pp_store::monitors::KIND,
+                    Some(&seller_id.to_string()),
+                    &json!({ "sellerId": seller_id }),
+                )
+                .await?;
         }
         *ck = Checkpoint::default();
         let next = self.next_daily_run(at.0).await?;

@@ -169,6 +169,42 @@ impl Jobs<'_> {
         Ok(id)
     }
 
+    /// Queues a job of `kind` for `tenant` and `merchant` unless one is already waiting (not
+    /// yet started); whether it queued one. Two instances asking at once queue one.
+    pub async fn enqueue_once(
+        &self,
+        tenant: &TenantId,
+        kind: &str,
+        merchant: Option<&str>,
+        input: &Value,
+    ) -> Result<bool> {
+        let (id, sql, a) = insert(tenant.as_str(), kind, merchant, 1, input)?;
+        let (tenant, kind, merchant) = (
+            tenant.as_str().to_owned(),
+            kind.to_owned(),
+            merchant.map(str::to_owned),
+        );
+        let _ = id;
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    tx.advisory_lock(&format!("jobs/{tenant}/{kind}")).await?;
+                    let waiting = tx
+                        .one(
+                            "SELECT 1 FROM jobs WHERE tenant_id = ?1 AND kind = ?2 AND merchant IS NOT DISTINCT FROM ?3 AND status = 'queued'",
+                            args![&tenant, &kind, merchant],
+                        )
+                        .await?;
+                    if waiting.is_some() {
+                        return Ok(false);
+                    }
+                    tx.exec(sql, a).await?;
+                    Ok(true)
+                })
+            })
+            .await
+    }
+
     /// Claims the fairest ready job for `owner` under a lease of `lease_ms`: a queued job
     /// whose time has come, or a running one whose lease ran out. A tenant already running
     /// `per_tenant` jobs waits; among the rest, the tenant (then the merchant) with the fewest

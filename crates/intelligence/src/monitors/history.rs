@@ -1,0 +1,143 @@
+//! What the monitors read of one merchant's warehouse rows, over the days an evaluation (or a
+//! replay of many days) looks at, read once and kept by day: each item's sellable units and
+//! units sold, each campaign's daily row (budget in force, spend, clicks, impressions, orders,
+//! sales), the brands of items and campaigns, and the month's ad budget from forecast state.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+use pp_core::Result;
+use pp_warehouse::directory::Seller;
+use pp_warehouse::params::Scalar;
+use pp_warehouse::row::Row;
+
+use crate::data::{self, Wh, date, day};
+use crate::params::Period;
+
+/// One campaign's day.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CampaignDay {
+    pub name: String,
+    /// Cents.
+    pub budget: i64,
+    pub spend: i64,
+    pub clicks: i64,
+    pub impressions: i64,
+    pub orders: i64,
+    pub sales: i64,
+}
+
+/// A merchant's rows over a run of days.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    pub seller: i64,
+    /// Item (ASIN) → day → sellable units (summed over its SKUs).
+    pub stock: HashMap<String, BTreeMap<NaiveDate, i64>>,
+    /// Item → day → units sold.
+    pub units: HashMap<String, BTreeMap<NaiveDate, i64>>,
+    /// Campaign id → day → its row.
+    pub campaigns: HashMap<i64, BTreeMap<NaiveDate, CampaignDay>>,
+    /// Item → its brand's name; campaign → its brand's name.
+    pub item_brand: HashMap<String, String>,
+    pub campaign_brand: HashMap<i64, String>,
+}
+
+impl History {
+    /// Units of `asin` sold over `from..=to`.
+    pub fn sold(&self, asin: &str, from: NaiveDate, to: NaiveDate) -> i64 {
+        self.units
+            .get(asin)
+            .map(|d| d.range(from..=to).map(|(_, n)| n).sum())
+            .unwrap_or(0)
+    }
+}
+
+/// Reads `seller`'s rows over `period`.
+pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<History> {
+    let mut h = History {
+        seller: seller.id,
+        ..History::default()
+    };
+    let d = wh.dialect();
+    let p = |s: &Seller| vec![Scalar::Int(s.id), day(period.start), day(period.end)];
+    if !seller.is_vendor() {
+        let sql = format!(
+            "SELECT t.ASIN AS asin, t.Date AS date, SUM(t.Fulfillable) AS n FROM {} t WHERE t.SellerID = ? AND t.Date BETWEEN ? AND ? GROUP BY t.ASIN, t.Date",
+            data::INVENTORY_TABLE
+        );
+        for r in wh.rows(&sql, p(seller)).await? {
+            h.stock
+                .entry(r.text("asin")?.to_owned())
+                .or_default()
+                .insert(date(&r, "date")?, r.count("n")?);
+        }
+        let sql = "SELECT t.ChildASIN AS asin, t.Date AS date, SUM(t.UnitsOrdered) AS n FROM spapi_sales_and_traffic_by_asin t WHERE t.SellerID = ? AND t.Date BETWEEN ? AND ? GROUP BY t.ChildASIN, t.Date";
+        for r in wh.rows(sql, p(seller)).await? {
+            h.units
+                .entry(r.text("asin")?.to_owned())
+                .or_default()
+                .insert(date(&r, "date")?, r.count("n")?);
+        }
+    }
+    let sql = format!(
+        "SELECT t.CampaignID AS id, t.Date AS date, MAX(t.CampaignName) AS name, {budget} AS budget, {spend} AS spend, SUM(t.Clicks) AS clicks, SUM(t.Impressions) AS impressions, SUM(t.Purchases7d) AS orders, {sales} AS sales
+         FROM {table} t WHERE t.SellerID = ? AND t.Date BETWEEN ? AND ? GROUP BY t.CampaignID, t.Date",
+        budget = d.sum_cents("t.CampaignBudget"),
+        spend = d.sum_cents("t.Cost"),
+        sales = d.sum_cents("t.Sales7d"),
+        table = data::ADS_TABLE,
+    );
+    for r in wh.rows(&sql, p(seller)).await? {
+        h.campaigns.entry(r.int("id")?).or_default().insert(
+            date(&r, "date")?,
+            CampaignDay {
+                name: r.opt_text("name")?.unwrap_or_default().to_owned(),
+                budget: r.count("budget")?,
+                spend: r.count("spend")?,
+                clicks: r.count("clicks")?,
+                impressions: r.count("impressions")?,
+                orders: r.count("orders")?,
+                sales: r.count("sales")?,
+            },
+        );
+    }
+    let sql = "SELECT ASIN AS asin, MAX(Brand) AS brand FROM catalog_item WHERE SellerID = ? GROUP BY ASIN";
+    for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {
+        if let Some(b) = r.opt_text("brand")? {
+            h.item_brand
+                .insert(r.text("asin")?.to_owned(), b.to_owned());
+        }
+    }
+    let sql = "SELECT CampaignID AS id, MAX(Brand) AS brand FROM ads_campaign WHERE SellerID = ? GROUP BY CampaignID";
+    for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {
+        if let Some(b) = r.opt_text("brand")? {
+            h.campaign_brand.insert(r.int("id")?, b.to_owned());
+        }
+    }
+    Ok(h)
+}
+
+/// The last day `seller`'s inventory (or, for a vendor or a merchant without it, its
+/// advertising) rows reach: the day a live evaluation is of.
+pub async fn last_day(wh: &Wh, seller: &Seller) -> Result<Option<NaiveDate>> {
+    let mut last = None;
+    let tables: &[&str] = if seller.is_vendor() {
+        &[data::ADS_TABLE]
+    } else {
+        &[data::INVENTORY_TABLE, data::ADS_TABLE]
+    };
+    for table in tables {
+        let sql = format!("SELECT MAX(Date) AS d FROM {table} WHERE SellerID = ?");
+        let rows = wh.rows(&sql, vec![Scalar::Int(seller.id)]).await?;
+        if let Some(r) = rows.first()
+            && r.opt_text("d")?.is_some()
+        {
+            let d = date(r, "d")?;
+            last = Some(last.map_or(d, |l: NaiveDate| l.max(d)));
+            if table == &data::INVENTORY_TABLE {
+                return Ok(last);
+            }
+        }
+    }
+    Ok(last)
+}
