@@ -133,7 +133,7 @@ impl Append {
             .ok_or_else(|| bad("kind is required (stake, comment or action_outcome)"))?;
         if !APPENDABLE.contains(&kind) {
             return Err(bad(format!(
-                "kind '{kind}' cannot be appended: callers append stake, comment or action_outcome; knowledge.* and structural.* kinds are reserved"
+                "kind '{kind}' cannot be appended: callers append stake, comment or action_outcome; knowledge.*, structural.* and monitor.* kinds are reserved"
             )));
         }
         let brand = body

@@ -20,6 +20,7 @@ mod sandbox;
 #[path = "../../../store/tests/support/scratch_db.rs"]
 mod scratch_db;
 mod sync;
+mod webhooks;
 
 /// An HTTP client for the tests. The workspace builds reqwest with rustls but without a
 /// default crypto provider, so the process installs ring's before its first client.

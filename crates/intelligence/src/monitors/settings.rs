@@ -7,7 +7,7 @@ use pp_core::{Error, Kind, Result};
 use serde::{Deserialize, Serialize};
 
 /// Every monitor's settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct MonitorSettings {
     pub stockout: Stockout,
@@ -77,18 +77,6 @@ pub struct Anomaly {
     pub min_impressions: i64,
     /// At least this many days of the window must meet the minimum too.
     pub min_days: i64,
-}
-
-impl Default for MonitorSettings {
-    fn default() -> Self {
-        Self {
-            stockout: Stockout::default(),
-            low_cover: LowCover::default(),
-            out_of_budget: OutOfBudget::default(),
-            spend_off_plan: SpendOffPlan::default(),
-            anomaly: Anomaly::default(),
-        }
-    }
 }
 
 impl Default for Stockout {

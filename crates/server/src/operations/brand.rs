@@ -454,7 +454,7 @@ attributed to this credential (actor fields in the arguments are ignored; on_beh
 recorded as given). A stake needs category, starts_on and interpretation (plain language, how \
 the window's numbers should be read; at most 2,000 characters), and may carry ends_on, affects \
 and tags (up to 20 labels each). A comment needs note; an action_outcome needs note and outcome \
-(worked, did_not_work, mixed, unknown). knowledge.* and structural.* kinds are reserved and \
+(worked, did_not_work, mixed, unknown). knowledge.*, structural.* and monitor.* kinds are reserved and \
 refused. Nothing is written when any field is refused.",
                 input: append_input(),
                 output: Some(event_schema()),

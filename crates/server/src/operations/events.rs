@@ -1,7 +1,8 @@
 //! Outbound events (docs/events.md): `GET /api/events`, the feed (any read scope; each event is
 //! shown only to a credential holding its surface's scope), and its tool `events_list`; the
 //! webhook endpoints under `/api/webhooks` (`webhooks:write`): register, list, read, rotate
-//! the secret, enable, disable, remove, the delivery log and a replay.
+//! the secret, enable, disable, remove, the delivery log and a replay; the monitors' settings
+//! and open episodes (`GET /api/monitors`, `PUT /api/monitors/settings`).
 
 use axum::extract::{Extension, Path, State};
 use pp_core::{Principal, Scope};
@@ -112,6 +113,45 @@ async fn replay(
     Path(id): Path<String>,
 ) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.events.endpoints(&p)?.replay(&id).await?)?)
+}
+
+async fn monitors(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+) -> Result<render::Rendered, ApiError> {
+    Ok(render::api(app.intelligence.monitors().view(&p).await?)?)
+}
+
+async fn monitor_settings(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Body(doc): Body<Map<String, Value>>,
+) -> Result<render::Rendered, ApiError> {
+    let m = app.intelligence.monitors();
+    Ok(render::api(m.set_settings(&p, Value::Object(doc)).await?)?)
+}
+
+fn monitors_schema() -> Value {
+    let episode = object(
+        &[
+            ("monitor", string()),
+            ("subject", string()),
+            ("startedOn", string()),
+            ("endedOn", nullable(string())),
+            ("lastSeenOn", string()),
+            ("evidence", any_object()),
+        ],
+        &["monitor", "subject", "startedOn", "lastSeenOn", "evidence"],
+    );
+    object(
+        &[
+            ("settings", any_object()),
+            ("setBy", nullable(string())),
+            ("setAt", nullable(string())),
+            ("open", array(episode)),
+        ],
+        &["settings", "open"],
+    )
 }
 
 fn event_schema() -> Value {
@@ -259,6 +299,13 @@ pattern (monitor.*).",
                 hints: READ,
                 run: feed_tool,
             }),
+        Endpoint::get("/api/monitors", "The monitors' settings in force and their open episodes", monitors)
+            .needs_any(FEED)
+            .answers(200, api(monitors_schema())),
+        Endpoint::put("/api/monitors/settings", "Set the account's monitor settings (over the defaults)", monitor_settings)
+            .needs(WEBHOOKS)
+            .json_body(any_object())
+            .answers(200, api(monitors_schema())),
         Endpoint::post("/api/webhooks", "Register a webhook endpoint (its signing secret is shown once)", register)
             .needs(WEBHOOKS)
             .json_body(register_input)

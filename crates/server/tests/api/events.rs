@@ -521,3 +521,62 @@ async fn outside_dev_internal_addresses_are_refused_at_registration_and_at_deliv
         "nothing reached the internal receiver"
     );
 }
+
+#[tokio::test]
+async fn monitor_settings_are_the_defaults_until_an_admin_changes_them_and_bad_ones_change_nothing()
+{
+    let app = TestApp::start().await;
+    let reader = app
+        .token(&app.credential("acme", Some("retail:read")).await)
+        .await;
+    let admin = app.token(&app.credential("acme", Some(HOOKS)).await).await;
+    let (s, v) = app.get(&reader, "/api/monitors").await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["settings"]["stockout"]["recentDays"], 28, "{v}");
+    assert_eq!(v["settings"]["anomaly"]["minClicks"], 100, "{v}");
+    assert!(v["setBy"].is_null());
+    // a reader cannot change them; an unknown field or a value out of range changes nothing
+    let put = |token: String, body: Value| {
+        let app = &app;
+        async move {
+            let r = app
+                .http
+                .put(app.url("/api/monitors/settings"))
+                .bearer_auth(token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (s, _) = put(reader.clone(), json!({"anomaly": {"minClicks": 50}})).await;
+    assert_eq!(s, 403);
+    for bad in [
+        json!({"anomaly": {"minClickz": 50}}),
+        json!({"outOfBudget": {"share": 3}}),
+    ] {
+        let (s, r) = put(admin.clone(), bad.clone()).await;
+        assert_eq!(s, 400, "{bad}: {r}");
+    }
+    let (s, v) = put(
+        admin.clone(),
+        json!({"anomaly": {"minClicks": 50}, "lowCover": {"enabled": false}}),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = app.get(&reader, "/api/monitors").await;
+    assert_eq!(
+        (
+            v["settings"]["anomaly"]["minClicks"].as_i64(),
+            v["settings"]["lowCover"]["enabled"].as_bool()
+        ),
+        (Some(50), Some(false)),
+        "{v}"
+    );
+    assert_eq!(
+        v["settings"]["anomaly"]["minOrders"], 10,
+        "the rest keeps its default: {v}"
+    );
+    assert!(v["setBy"].as_str().unwrap().contains("cred_"), "{v}");
+}
