@@ -93,8 +93,23 @@ impl Delivery {
         let took = started.elapsed().as_millis() as i64;
         match answer {
             Ok(status) if (200..300).contains(&status) => {
-                self.record(&d, Some(status), None, took, DeliveryStatus::Delivered)
-                    .await?;
+                // sent: a store that fails to record it now would have it sent again, so the
+                // record is tried a few times before the step gives up
+                let mut tries = 0;
+                loop {
+                    let recorded = self
+                        .record(&d, Some(status), None, took, DeliveryStatus::Delivered)
+                        .await;
+                    match recorded {
+                        Ok(_) => break,
+                        Err(e) if tries < 4 => {
+                            tries += 1;
+                            tracing::warn!(delivery = %d.id, error = %e.message(), "recording a delivery failed; trying again");
+                            tokio::time::sleep(Duration::from_millis(250 * tries)).await;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
                 Ok(done(job))
             }
             other => {

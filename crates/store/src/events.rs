@@ -214,8 +214,7 @@ pub(crate) async fn append_in(tx: &mut Tx, tenant: &str, e: &NewEvent) -> Result
         return event(&first);
     };
     let stored = event(&row)?;
-    for endpoint in webhooks::wanting(tx, tenant, e.kind.name).await? {
-        webhooks::deliver_in(tx, tenant, &endpoint, &stored.id, None).await?;
-    }
+    let wanting = webhooks::wanting(tx, tenant, e.kind.name).await?;
+    webhooks::deliver_all_in(tx, tenant, &wanting, &stored.id).await?;
     Ok(stored)
 }

@@ -154,6 +154,63 @@ pub(crate) async fn wanting(tx: &mut Tx, tenant: &str, name: &str) -> Result<Vec
     Ok(out)
 }
 
+/// Makes a delivery of `event` to each of `endpoints` and its job, inside `tx`, a hundred rows
+/// to a statement (an event for a hundred endpoints is two statements, not two hundred).
+pub(crate) async fn deliver_all_in(
+    tx: &mut Tx,
+    tenant: &str,
+    endpoints: &[EndpointRow],
+    event: &str,
+) -> Result<()> {
+    let (mut jobs, mut deliveries) = (Vec::new(), Vec::new());
+    let (now, at) = (now_ms(), crate::now_rfc3339());
+    for endpoint in endpoints {
+        let id = crate::random_id("dlv_", 12)?;
+        let job = crate::random_id("job_", 12)?;
+        let input = json!({"delivery": id, "endpoint": endpoint.id, "event": event});
+        jobs.push(args![
+            &job,
+            tenant,
+            DELIVERY_KIND,
+            None::<&str>,
+            "queued",
+            0_i64,
+            1_i64,
+            0_i64,
+            input.to_string(),
+            "{}",
+            now,
+            &at,
+            &at
+        ]);
+        deliveries.push(args![
+            &id,
+            tenant,
+            endpoint.id.as_str(),
+            event,
+            &job,
+            "pending",
+            0_i64,
+            now
+        ]);
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    tx.insert_rows(
+        "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)",
+        "",
+        jobs,
+    )
+    .await?;
+    tx.insert_rows(
+        "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, job_id, status, attempts, created_ms)",
+        "",
+        deliveries,
+    )
+    .await
+}
+
 /// Makes a delivery of `event` to `endpoint` and its job, inside `tx`; the delivery's id.
 pub(crate) async fn deliver_in(
     tx: &mut Tx,

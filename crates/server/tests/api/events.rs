@@ -580,3 +580,95 @@ async fn monitor_settings_are_the_defaults_until_an_admin_changes_them_and_bad_o
     );
     assert!(v["setBy"].as_str().unwrap().contains("cred_"), "{v}");
 }
+
+#[tokio::test]
+async fn an_endpoint_failing_for_the_disable_period_is_disabled_with_an_event_and_its_deliveries_give_up()
+ {
+    let quick = pp_events::Settings {
+        dev: true,
+        first_retry: Duration::from_millis(100),
+        max_retry_gap: Duration::from_millis(400),
+        retry_for: Duration::from_secs(3),
+        disable_after: Duration::from_secs(1),
+        timeout: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let app = TestApp::start_options(Options {
+        events: quick,
+        ..Options::default()
+    })
+    .await;
+    let receiver = Receiver::start().await;
+    receiver.status.store(500, Ordering::SeqCst);
+    let admin = app
+        .token(
+            &app.credential("acme", Some(&format!("{HOOKS} account:read retail:read")))
+                .await,
+        )
+        .await;
+    let endpoint = register(&app, &admin, &receiver.url(), &["report.*"]).await;
+    let id = endpoint["endpoint"]["id"].as_str().unwrap().to_owned();
+    let acme = pp_core::TenantId::parse("acme").unwrap();
+    let told = pp_store::events::NewEvent::new(
+        &pp_core::events::REPORT_DONE,
+        json!({"reportId": "r1"}),
+        json!({}),
+    );
+    app.store.events().append(&acme, told).await.unwrap();
+    until(20, "the endpoint disabled", async || {
+        let (_, e) = app.get(&admin, &format!("/api/webhooks/{id}")).await;
+        e["enabled"] == false
+    })
+    .await;
+    let (_, e) = app.get(&admin, &format!("/api/webhooks/{id}")).await;
+    assert!(
+        e["disabledReason"].as_str().unwrap().contains("HTTP 500"),
+        "{e}"
+    );
+    let (_, feed) = app.get(&admin, "/api/events?type=webhook.*").await;
+    assert_eq!(feed["events"].as_array().unwrap().len(), 1, "{feed}");
+    assert_eq!(feed["events"][0]["subject"]["endpointId"], id.as_str());
+    until(20, "the delivery given up", async || {
+        let (_, log) = app
+            .get(&admin, &format!("/api/webhooks/{id}/deliveries"))
+            .await;
+        log["deliveries"][0]["status"] == "failed"
+    })
+    .await;
+    let attempts = receiver.ids().len();
+    assert!(attempts >= 2, "it was retried: {attempts}");
+    // a new event is not sent to a disabled endpoint; enabled again, a replay reaches it
+    receiver.status.store(200, Ordering::SeqCst);
+    let told = pp_store::events::NewEvent::new(
+        &pp_core::events::REPORT_DONE,
+        json!({"reportId": "r2"}),
+        json!({}),
+    );
+    app.store.events().append(&acme, told).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        receiver.ids().len(),
+        attempts,
+        "nothing sent while disabled"
+    );
+    let (s, _) = app
+        .post(&admin, &format!("/api/webhooks/{id}/enable"), json!({}))
+        .await;
+    assert_eq!(s, 200);
+    let (_, log) = app
+        .get(&admin, &format!("/api/webhooks/{id}/deliveries"))
+        .await;
+    let failed = log["deliveries"][0]["id"].as_str().unwrap();
+    let (s, _) = app
+        .post(
+            &admin,
+            &format!("/api/webhooks/deliveries/{failed}/replay"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    until(20, "the replay delivered", async || {
+        receiver.ids().len() == attempts + 1
+    })
+    .await;
+}

@@ -141,6 +141,18 @@ async fn a_run_answers_every_item_once_through_a_429_and_a_restart() {
     let other = app.token(&app.beta).await;
     let (s, r) = app.get(&other, &poll).await;
     assert_eq!((s, r["kind"].as_str()), (404, Some("not_found")));
+    // the run's end is told once in the feed, through the restart
+    let (_, feed) = app.get(&t, "/api/events?type=pricing.*").await;
+    let told = feed["events"].as_array().unwrap();
+    assert_eq!(told.len(), 1, "{feed}");
+    assert_eq!(told[0]["subject"]["runId"], run["runId"], "{feed}");
+    assert_eq!(
+        (
+            told[0]["data"]["status"].as_str(),
+            told[0]["data"]["done"].as_i64()
+        ),
+        (Some("succeeded"), Some(250))
+    );
 }
 
 #[tokio::test]

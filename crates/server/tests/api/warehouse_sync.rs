@@ -295,6 +295,15 @@ async fn a_managed_tenant_synced_from_the_sandbox_answers_like_the_generated_war
     let (s, b) = app.post(&t, "/api/marketplace/ads/call", call).await;
     assert_eq!(s, 200, "{b}");
     assert!(b.to_string().contains("campaignId"), "{b}");
+    // each dataset's run that loaded days is told in the feed
+    let (_, feed) = app.get(&t, "/api/events?type=warehouse.*&limit=500").await;
+    let finished = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "warehouse.sync.finished")
+        .count();
+    assert!(finished >= 10, "{finished} runs told: {feed}");
 }
 
 #[tokio::test]
@@ -877,7 +886,17 @@ async fn provider_faults_end_synced_and_a_lapsed_account_pauses_until_it_is_conn
         json!({ "merchant": "A1DEMOSELLERMX", "on": false }),
     )
     .await;
+    let (_, feed) = app.get(&t, "/api/events?type=connection.*").await;
+    assert_eq!(feed["events"][0]["type"], "connection.lapsed", "{feed}");
     app.reconnect("omega", "A1DEMOSELLERMX").await;
+    let (_, feed) = app.get(&t, "/api/events?type=connection.*").await;
+    let kinds: Vec<&str> = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"connection.restored"), "{feed}");
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
     until(&app, &t, Duration::from_secs(120), current).await;

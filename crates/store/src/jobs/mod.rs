@@ -223,21 +223,31 @@ impl Jobs<'_> {
         if ready.is_none() {
             return Ok(None);
         }
-        const TENANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id)";
-        const MERCHANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = j.tenant_id AND r.merchant IS NOT DISTINCT FROM j.merchant)";
+        // fairness is a property of a (tenant, merchant) group, not of a row: the group comes
+        // first (its running counts worked out once per group, not once per ready row), then
+        // its oldest ready row, so a claim's cost stays flat however long the queue grows
+        const TENANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = g.tenant_id)";
+        const MERCHANT_RUNNING: &str = "(SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lease_until >= ?4 AND r.tenant_id = g.tenant_id AND r.merchant IS NOT DISTINCT FROM g.merchant)";
+        const READY_ANY: &str = "((status = 'queued' AND run_after <= ?4) OR (status = 'running' AND lease_until < ?4))";
         // PostgreSQL: another instance's claim in flight holds its row; skip it, never wait
         let lock = match self.0.dialect() {
             Dialect::Sqlite => "",
-            Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+            Dialect::Postgres => " FOR UPDATE OF j SKIP LOCKED",
         };
         let rows = self
             .0
             .all(
                 format!(
                     "UPDATE jobs SET status = 'running', lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, updated_at = ?3
-                     WHERE id = (SELECT j.id FROM jobs j
-                                 WHERE {READY} AND {TENANT_RUNNING} < ?5
-                                 ORDER BY {TENANT_RUNNING}, {MERCHANT_RUNNING}, j.run_after
+                     WHERE id = (SELECT j.id FROM jobs j,
+                                   (SELECT g.tenant_id AS t, g.merchant AS m
+                                    FROM (SELECT tenant_id, merchant, MIN(run_after) AS first FROM jobs
+                                          WHERE {READY_ANY} GROUP BY tenant_id, merchant) g
+                                    WHERE {TENANT_RUNNING} < ?5
+                                    ORDER BY {TENANT_RUNNING}, {MERCHANT_RUNNING}, g.first
+                                    LIMIT 1) pick
+                                 WHERE {READY} AND j.tenant_id = pick.t AND j.merchant IS NOT DISTINCT FROM pick.m
+                                 ORDER BY j.run_after
                                  LIMIT 1{lock})
                      RETURNING {COLUMNS}"
                 ),
