@@ -434,16 +434,16 @@ pub fn gated(path: &str, method: &axum::http::Method) -> Option<&'static Endpoin
     BY_ROUTE.get(&(path, Method::reached_by(method)?)).copied()
 }
 
-/// Every declared tool with the scopes its operation needs, in listing order.
-pub fn tools() -> impl Iterator<Item = (&'static Tool, &'static [Scope])> {
+/// Every declared tool with what its operation needs, in listing order.
+pub fn tools() -> impl Iterator<Item = (&'static Tool, Needs)> {
     all()
         .iter()
-        .filter_map(|e| e.tool.as_ref().map(|t| (t, e.needs.scopes())))
+        .filter_map(|e| e.tool.as_ref().map(|t| (t, e.needs)))
 }
 
-/// The declared tool named `name`, with the scopes its operation needs.
-pub fn tool(name: &str) -> Option<(&'static Tool, &'static [Scope])> {
-    static BY_NAME: LazyLock<HashMap<&'static str, (&'static Tool, &'static [Scope])>> =
+/// The declared tool named `name`, with what its operation needs.
+pub fn tool(name: &str) -> Option<(&'static Tool, Needs)> {
+    static BY_NAME: LazyLock<HashMap<&'static str, (&'static Tool, Needs)>> =
         LazyLock::new(|| tools().map(|(t, needs)| (t.name, (t, needs))).collect());
     BY_NAME.get(name).copied()
 }

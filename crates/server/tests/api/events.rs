@@ -186,10 +186,27 @@ async fn the_feed_shows_a_credential_only_the_events_of_surfaces_it_reads() {
         feed(retail.clone()).await.is_empty(),
         "no ads or account events for retail"
     );
-    assert_eq!(feed(account).await, ["connection.lapsed"]);
+    assert_eq!(feed(account.clone()).await, ["connection.lapsed"]);
     // another tenant sees none of acme's
     let beta = app.token(&app.beta).await;
     assert!(feed(beta).await.is_empty());
+    // over MCP, one read scope is enough too, and filters alike
+    for (token, want) in [
+        (ads.clone(), "ads.write.committed"),
+        (account.clone(), "connection.lapsed"),
+    ] {
+        let mut mcp = crate::mcp::Mcp::with_token(&app, token);
+        mcp.initialize("2025-11-25").await;
+        let (result, text) = mcp.call("events_list", json!({})).await;
+        assert_eq!(result["isError"], false, "{result}");
+        let types: Vec<&str> = text["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(types, [want], "{text}");
+    }
     // the tool answers alike, and reads on from a cursor
     let (s, r) = app.get(&ads, "/api/events").await;
     assert_eq!(s, 200);

@@ -5,12 +5,12 @@
 
 use std::sync::LazyLock;
 
-use pp_core::{Error, Principal, Scope, ScopeSet};
+use pp_core::{Error, Principal, ScopeSet};
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{self, Answer, INVALID_PARAMS, RpcError};
 use crate::http::tool_text::ToolText;
-use crate::operations::{self, Tool};
+use crate::operations::{self, Needs, Tool};
 
 pub use crate::operations::Ctx;
 
@@ -27,7 +27,7 @@ pub fn can_connect(p: &Principal) -> bool {
 pub fn tool_scopes() -> ScopeSet {
     static ALL: LazyLock<ScopeSet> = LazyLock::new(|| {
         operations::tools().fold(ScopeSet::default(), |all, (_, needs)| {
-            all.union(&ScopeSet::from_scopes(needs))
+            all.union(&ScopeSet::from_scopes(needs.scopes()))
         })
     });
     *ALL
@@ -46,8 +46,12 @@ pub fn connect_options() -> Vec<String> {
 fn connect_sets() -> &'static [ScopeSet] {
     static SETS: LazyLock<Vec<ScopeSet>> = LazyLock::new(|| {
         let mut sets: Vec<ScopeSet> = Vec::new();
-        for (_, needs) in operations::tools() {
-            let needs = ScopeSet::from_scopes(needs);
+        // a tool that takes any one of its scopes connects with each of them alone
+        let each = operations::tools().flat_map(|(_, needs)| match needs {
+            Needs::Any(list) => list.iter().map(|s| ScopeSet::from_scopes(&[*s])).collect(),
+            other => vec![ScopeSet::from_scopes(other.scopes())],
+        });
+        for needs in each {
             if !sets.iter().any(|s| needs.is_superset(s)) {
                 sets.retain(|s| !s.is_superset(&needs));
                 sets.push(needs);
@@ -59,12 +63,17 @@ fn connect_sets() -> &'static [ScopeSet] {
     &SETS
 }
 
-fn scopes_text(needs: &[Scope]) -> String {
-    needs
+fn scopes_text(needs: Needs) -> String {
+    let names = needs
+        .scopes()
         .iter()
         .map(|s| s.as_str())
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    match needs {
+        Needs::Any(_) => format!("any one of {names}"),
+        _ => names,
+    }
 }
 
 /// Whether a revision knows `outputSchema`, `structuredContent` and `title` (2025-06-18 on).
@@ -136,7 +145,7 @@ pub async fn call(
             return failure(&Error::invalid_request("arguments must be an object"));
         }
     };
-    if let Err(e) = ctx.principal.require(needs) {
+    if let Err(e) = needs.check(&ctx.principal) {
         return failure(&e);
     }
     match (tool.run)(ctx, args).await {
@@ -155,7 +164,7 @@ mod tests {
         for (t, needs) in operations::tools() {
             assert!(names.insert(t.name), "{} twice", t.name);
             assert_eq!(t.input["type"], "object", "{}", t.name);
-            assert!(!needs.is_empty(), "{} checks no scope", t.name);
+            assert!(!needs.scopes().is_empty(), "{} checks no scope", t.name);
             let out = t
                 .output
                 .as_ref()
@@ -174,7 +183,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(names.len(), 32);
+        assert_eq!(names.len(), 33);
     }
 
     /// Whether a schema anywhere says `"type": [ … ]` (strict validators refuse it).
