@@ -46,7 +46,13 @@ fn operation(e: &Endpoint) -> Value {
         // a bearer token of any credential holding one tool's scopes; each tool checks its own
         Gate::Own => o["security"] = json!([{ "oauth2": [] }]),
         Gate::Token | Gate::TokenCounted => {
-            o["security"] = json!([{ "oauth2": scopes }]);
+            // any one of several scopes is one security alternative per scope
+            o["security"] = match e.needs {
+                operations::Needs::Any(_) => {
+                    Value::Array(scopes.iter().map(|s| json!({ "oauth2": [s] })).collect())
+                }
+                _ => json!([{ "oauth2": scopes }]),
+            };
             o["responses"][e.status.to_string()]["headers"] = budget_headers();
             o["x-required-scopes"] = json!(scopes);
             if matches!(e.needs, operations::Needs::Any(_)) {
