@@ -77,7 +77,8 @@ impl Delivery {
                     None => "the endpoint was removed",
                     Some(_) => "the endpoint is disabled",
                 };
-                self.settle(&d, None, why, 0, DeliveryStatus::Failed)
+                // ended without an attempt: recorded as one that failed, for the log
+                self.record(&d, None, Some(why), 0, DeliveryStatus::Failed)
                     .await?;
                 return Ok(failed(job, why));
             }
@@ -154,7 +155,7 @@ impl Delivery {
     /// The secrets that sign now: the current one, and the previous one in its grace period.
     fn secrets(&self, e: &EndpointRow) -> Result<Vec<String>> {
         let sealer = self.events.sealer()?;
-        let context = format!("webhook/{}/{}", e.tenant, e.id);
+        let context = crate::endpoints::sealing_context(&e.tenant, &e.id);
         let mut out = vec![sealer.open(&context, &e.secret)?];
         if let (Some(old), Some(until)) = (&e.previous_secret, e.previous_until_ms)
             && until > now_ms()
@@ -244,20 +245,6 @@ impl Delivery {
             duration_ms: took,
         };
         self.events.store.webhooks().record(d, attempt, next).await
-    }
-
-    /// Ends a delivery without an attempt (its endpoint is gone or disabled).
-    async fn settle(
-        &self,
-        d: &DeliveryRow,
-        status: Option<i64>,
-        why: &str,
-        took: i64,
-        next: DeliveryStatus,
-    ) -> Result<()> {
-        self.record(d, status, Some(why), took, next)
-            .await
-            .map(drop)
     }
 }
 

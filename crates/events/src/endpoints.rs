@@ -164,7 +164,7 @@ impl<'a> EndpointAdmin<'a> {
     }
 
     fn context(&self, id: &str) -> String {
-        format!("webhook/{}/{id}", self.tenant.as_str())
+        sealing_context(self.tenant.as_str(), id)
     }
 
     /// Registers an endpoint; its secret is in this answer only.
@@ -357,6 +357,12 @@ impl<'a> EndpointAdmin<'a> {
             .ok_or_else(|| not_found("delivery", delivery))?;
         self.delivery_out(&d).await
     }
+}
+
+/// What an endpoint's secret is sealed bound to: its tenant and id, so a sealed secret cannot be
+/// moved to another endpoint.
+pub(crate) fn sealing_context(tenant: &str, endpoint: &str) -> String {
+    format!("webhook/{tenant}/{endpoint}")
 }
 
 /// Type patterns must be known and few.

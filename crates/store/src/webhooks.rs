@@ -419,10 +419,22 @@ impl Webhooks<'_> {
         self.0
             .all(
                 format!(
-                    "SELECT {DELIVERY} FROM webhook_deliveries WHERE tenant_id = ?1 AND endpoint_id = ?2 AND created_ms < ?3
-                     ORDER BY created_ms DESC, id DESC LIMIT ?4"
+                    "SELECT {cols} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+                     WHERE d.tenant_id = ?1 AND d.endpoint_id = ?2 AND d.created_ms < ?3
+                     ORDER BY d.created_ms DESC, e.seq DESC, d.id DESC LIMIT ?4",
+                    // within one millisecond, the later event's delivery is the newer
+                    cols = DELIVERY
+                        .split(", ")
+                        .map(|c| format!("d.{c}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
-                args![tenant.as_str(), endpoint, before_ms.unwrap_or(i64::MAX), limit],
+                args![
+                    tenant.as_str(),
+                    endpoint,
+                    before_ms.unwrap_or(i64::MAX),
+                    limit
+                ],
             )
             .await?
             .iter()

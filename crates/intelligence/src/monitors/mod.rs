@@ -179,18 +179,7 @@ impl Monitors {
     /// Evaluates the tenant's monitors as of each merchant's last day of data (`seller`: one
     /// merchant only).
     pub async fn evaluate(&self, tenant: &TenantId, seller: Option<i64>) -> Result<Evaluated> {
-        let wh = self.wh(tenant).await?;
-        let mut out = Evaluated::default();
-        for s in self.sellers(&wh, seller).await? {
-            let Some(on) = history::last_day(&wh, &s).await? else {
-                continue;
-            };
-            let more = self.run(tenant, &wh, &s, on, on).await?;
-            out.days += more.days;
-            out.started.extend(more.started);
-            out.ended.extend(more.ended);
-        }
-        Ok(out)
+        self.over(tenant, seller, None).await
     }
 
     /// Evaluates every day from `from` to `to` in order, as after each day's sync.
@@ -201,10 +190,52 @@ impl Monitors {
         from: NaiveDate,
         to: NaiveDate,
     ) -> Result<Evaluated> {
+        self.over(tenant, seller, Some((from, to))).await
+    }
+
+    /// Each merchant's days (`days`, or without it the merchant's last day of data), with what
+    /// is the tenant's (settings, brands, open episodes) read once.
+    async fn over(
+        &self,
+        tenant: &TenantId,
+        seller: Option<i64>,
+        days: Option<(NaiveDate, NaiveDate)>,
+    ) -> Result<Evaluated> {
         let wh = self.wh(tenant).await?;
+        let (settings, _) = self.settings(tenant).await?;
+        let slugs: HashMap<String, String> = directory::brands(wh.engine.as_ref(), &wh.limits)
+            .await?
+            .into_iter()
+            .map(|b| (b.name, b.slug))
+            .collect();
+        let open = self
+            .store
+            .monitors()
+            .episodes(tenant, None, false, 100_000)
+            .await?;
         let mut out = Evaluated::default();
         for s in self.sellers(&wh, seller).await? {
-            let more = self.run(tenant, &wh, &s, from, to).await?;
+            let (from, to) = match days {
+                Some(d) => d,
+                None => match history::last_day(&wh, &s).await? {
+                    Some(on) => (on, on),
+                    None => continue,
+                },
+            };
+            let budgets = self.budgets(tenant, &s).await?;
+            let cx = Context {
+                tenant,
+                settings: &settings,
+                slugs: &slugs,
+                budgets: &budgets,
+            };
+            let prefix = format!("{}:", s.id);
+            let open = open
+                .iter()
+                .filter(|e| e.subject.starts_with(&prefix))
+                .map(|e| (e.monitor.clone(), e.subject.clone()))
+                .collect();
+            let more = self.run(&cx, &wh, &s, open, (from, to)).await?;
             out.days += more.days;
             out.started.extend(more.started);
             out.ended.extend(more.ended);
@@ -220,37 +251,15 @@ impl Monitors {
             .collect())
     }
 
-    /// One merchant's days `from..=to`, read in stretches.
+    /// One merchant's days `from..=to`, read in stretches; `open` is its open episodes.
     async fn run(
         &self,
-        tenant: &TenantId,
+        cx: &Context<'_>,
         wh: &Wh,
         seller: &Seller,
-        from: NaiveDate,
-        to: NaiveDate,
+        mut open: BTreeSet<(String, String)>,
+        (from, to): (NaiveDate, NaiveDate),
     ) -> Result<Evaluated> {
-        let (settings, _) = self.settings(tenant).await?;
-        let slugs: HashMap<String, String> = directory::brands(wh.engine.as_ref(), &wh.limits)
-            .await?
-            .into_iter()
-            .map(|b| (b.name, b.slug))
-            .collect();
-        let budgets = self.budgets(tenant, seller).await?;
-        let cx = Context {
-            tenant,
-            settings: &settings,
-            slugs: &slugs,
-            budgets: &budgets,
-        };
-        let mut open: BTreeSet<(String, String)> = self
-            .store
-            .monitors()
-            .episodes(tenant, None, false, 100_000)
-            .await?
-            .into_iter()
-            .filter(|e| e.subject.starts_with(&format!("{}:", seller.id)))
-            .map(|e| (e.monitor, e.subject))
-            .collect();
         let mut out = Evaluated::default();
         let mut start = from;
         while start <= to {
@@ -262,7 +271,7 @@ impl Monitors {
             let h = history::read(wh, seller, period).await?;
             let mut on = start;
             while on <= end {
-                for changed in self.day(&cx, &h, on, &mut open).await? {
+                for changed in self.day(cx, &h, on, &mut open).await? {
                     out.started
                         .extend(changed.started.iter().map(EpisodeView::from));
                     out.ended

@@ -178,13 +178,12 @@ impl Jobs<'_> {
         merchant: Option<&str>,
         input: &Value,
     ) -> Result<bool> {
-        let (id, sql, a) = insert(tenant.as_str(), kind, merchant, 1, input)?;
+        let (_, sql, a) = insert(tenant.as_str(), kind, merchant, 1, input)?;
         let (tenant, kind, merchant) = (
             tenant.as_str().to_owned(),
             kind.to_owned(),
             merchant.map(str::to_owned),
         );
-        let _ = id;
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
