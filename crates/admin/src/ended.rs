@@ -1,6 +1,8 @@
 //! What ending someone's access did: revoking a credential or an application, or disabling a
 //! person, also withdraws the advertising commits they asked a person to approve
-//! (`pp_marketplace::service::withdraw`): a request nobody can act for any more is never sent.
+//! (`pp_marketplace::service::withdraw`): a request nobody can act for any more is never sent;
+//! and it disables the webhook endpoints that access registered, each with a
+//! `webhook.endpoint.disabled` event: nothing is delivered for an access that has ended.
 
 use pp_core::Result;
 use pp_store::Store;
@@ -15,6 +17,8 @@ pub struct Ended {
     pub changed: bool,
     /// The approval requests withdrawn (their ids).
     pub withdrawn: Vec<String>,
+    /// The webhook endpoints disabled (their ids).
+    pub disabled_webhooks: Vec<String>,
 }
 
 impl Ended {
@@ -31,6 +35,17 @@ impl Ended {
             .into_iter()
             .map(|a| a.approval_id)
             .collect();
-        Ok(Self { changed, withdrawn })
+        let disabled_webhooks = store
+            .webhooks()
+            .disable_registered(&whose, op.actor(), why)
+            .await?
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        Ok(Self {
+            changed,
+            withdrawn,
+            disabled_webhooks,
+        })
     }
 }

@@ -116,12 +116,14 @@ pub fn s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
-/// Checks an authorization request against the registered client. `resource_base` is the
-/// service's public URL: a `resource` must be it or a URL under it.
+/// Checks an authorization request against the registered client, for `asker` (the person
+/// signed in, if anyone is). `resource_base` is the service's public URL: a `resource` must be
+/// it or a URL under it.
 pub async fn check_authorize(
     store: &Store,
     p: &AuthorizeParams,
     resource_base: &str,
+    asker: Option<&PersonRow>,
 ) -> Result<Consent, AuthorizeError> {
     let client_id = p
         .client_id
@@ -151,11 +153,20 @@ pub async fn check_authorize(
     };
     let state = p.state.clone();
     // an error goes back to the application only at an address someone vouched for: an
-    // application an operator or admin registered, or one a person has consented to (a client
-    // that registered itself belongs to a tenant from its first consent); to any other the
-    // browser is shown the error here, so the endpoint cannot be used to send people to an
-    // address anyone registered (RFC 9700, docs/auth.md)
-    let trusted = client.kind != "dynamic" || client.tenant_id.is_some();
+    // application an operator or admin registered; a client that registered itself only for
+    // the signed-in person who consented to it (anyone can register a client and consent to
+    // it once, so its consent vouches for nobody else). To any other the browser is shown the
+    // error here, so the endpoint cannot send people to an address anyone registered
+    // (RFC 9700, docs/auth.md)
+    let trusted = client.kind != "dynamic"
+        || match asker {
+            Some(person) => store
+                .grants()
+                .consented(&client.client_id, &person.id)
+                .await
+                .map_err(AuthorizeError::Server)?,
+            None => false,
+        };
     let fail = |error: &'static str, description: String| {
         if !trusted {
             return page(format!(

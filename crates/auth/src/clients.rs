@@ -14,6 +14,9 @@ use crate::secret::{SecretKey, hash_secret, random_id, random_token};
 pub const DYNAMIC_CLIENT_SCOPES: &[Scope] = pp_core::scope::PLUGIN_SCOPES;
 /// Dynamic clients that may wait for a first consent at once (older than a day are dropped).
 pub const MAX_UNBOUND_DYNAMIC: i64 = 1_000;
+/// How long a dynamic client whose consent page a signed-in person opened is kept from
+/// eviction while it waits for their answer.
+pub const PENDING_AUTHORIZATION_SECS: i64 = 30 * 60;
 /// Dynamic clients one tenant may hold (revoke one in the console to make room).
 pub const MAX_DYNAMIC_PER_TENANT: i64 = 50;
 /// Redirect URIs one client may register.
@@ -60,6 +63,10 @@ pub fn check_redirect_uri(uri: &str) -> Result<()> {
     }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(bad(format!("redirect URI '{uri}' may not name a user")));
+    }
+    // port 0 is no port a browser can be sent to
+    if url.port() == Some(0) {
+        return Err(bad(format!("redirect URI '{uri}' names port 0")));
     }
     let loopback = match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback() && ip == std::net::Ipv4Addr::LOCALHOST,
@@ -153,6 +160,9 @@ pub enum RegisterError {
     RedirectUri(String),
     /// `invalid_client_metadata`.
     Metadata(String),
+    /// Every client waiting for a first consent is in a pending authorization: nothing can
+    /// make room now (`temporarily_unavailable`).
+    Full,
     /// The store failed.
     Server(Error),
 }
@@ -163,6 +173,7 @@ impl RegisterError {
         match self {
             RegisterError::RedirectUri(_) => "invalid_redirect_uri",
             RegisterError::Metadata(_) => "invalid_client_metadata",
+            RegisterError::Full => "temporarily_unavailable",
             RegisterError::Server(_) => "server_error",
         }
     }
@@ -171,6 +182,9 @@ impl RegisterError {
     pub fn description(&self) -> String {
         match self {
             RegisterError::RedirectUri(m) | RegisterError::Metadata(m) => m.clone(),
+            RegisterError::Full => {
+                "too many clients are waiting for a person's consent right now; retry later".into()
+            }
             RegisterError::Server(_) => "the authorization server failed".into(),
         }
     }
@@ -227,11 +241,13 @@ fn check_dynamic(req: &DynamicRequest<'_>) -> Result<ScopeSet, RegisterError> {
 /// Registers a public client for an MCP client (RFC 7591). It may ask for at most
 /// [`DYNAMIC_CLIENT_SCOPES`] (the default when it names none), authenticates with no secret
 /// (`none`), and uses the authorization code and refresh grants only. `from` records who
-/// registered it (the source address).
+/// registered it (the source address) and `network` the network it is counted under (a full
+/// table makes room from the network with the most clients waiting first).
 pub async fn register_dynamic(
     store: &Store,
     req: &DynamicRequest<'_>,
     from: &str,
+    network: &str,
 ) -> Result<ClientRow, RegisterError> {
     let name = check_name(req.client_name.unwrap_or("MCP client")).map_err(metadata)?;
     let scopes = check_dynamic(req)?;
@@ -249,14 +265,16 @@ pub async fn register_dynamic(
                 scopes: &scopes.to_oauth_string(),
                 created_by: from,
             },
+            network,
             MAX_UNBOUND_DYNAMIC,
         )
         .await
-        .map_err(RegisterError::Server)?;
+        .map_err(RegisterError::Server)?
+        .ok_or(RegisterError::Full)?;
     if evicted > 0 {
         tracing::info!(
             evicted,
-            "the table of clients waiting for a first consent was full: the oldest made room"
+            "the table of clients waiting for a first consent was full: the network with the most made room"
         );
     }
     store
@@ -293,6 +311,9 @@ mod tests {
             // otherwise than the check read it
             "https://app.example/cb?x=\"<>",
             "http://[::1]evil.example/cb",
+            // issue 66, finding 9: accepted on the old main
+            "http://127.0.0.1:0/cb",
+            "https://app.example:0/cb",
             "http://localhost:80\\.evil.example/cb",
             "https://APP.example/cb",
             "http://127.0.0.2/cb",

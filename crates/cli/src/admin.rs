@@ -325,7 +325,7 @@ async fn credential((admin, op): At<'_>, cmd: CredentialCommand) -> pp_core::Res
             let (row, ended) = credentials.revoke(&id).await?;
             println!(
                 "{}",
-                json!({ "id": row.id, "revoked": true, "changed": ended.changed, "withdrawnApprovals": ended.withdrawn })
+                json!({ "id": row.id, "revoked": true, "changed": ended.changed, "withdrawnApprovals": ended.withdrawn, "disabledWebhooks": ended.disabled_webhooks })
             );
             Ok(())
         }

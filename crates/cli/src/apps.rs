@@ -110,6 +110,12 @@ pub async fn run((admin, op): At<'_>, cmd: AppCommand) -> pp_core::Result<()> {
             if !ended.withdrawn.is_empty() {
                 println!("withdrawn approval requests: {}", ended.withdrawn.join(" "));
             }
+            if !ended.disabled_webhooks.is_empty() {
+                println!(
+                    "disabled webhook endpoints: {}",
+                    ended.disabled_webhooks.join(" ")
+                );
+            }
             Ok(())
         }
     }

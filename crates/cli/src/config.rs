@@ -65,6 +65,11 @@ pub struct Settings {
     /// link-local address, comma-separated (an internal receiver the operator trusts).
     #[arg(long, env = "PARTNER_WEBHOOK_ALLOW_HOSTS", value_delimiter = ',')]
     pub webhook_allow_hosts: Vec<String>,
+    /// The proxy webhooks go out through (`http://host:port`), when deliveries must leave
+    /// through the operator's egress proxy. The environment's proxy variables are never used
+    /// for webhooks.
+    #[arg(long, env = "PARTNER_WEBHOOK_PROXY")]
+    pub webhook_proxy: Option<String>,
     /// Requires this initial access token of clients that register themselves (RFC 7591, docs/auth.md:
     /// `Authorization: Bearer <token>` on `/oauth/register`); without it anyone may register.
     #[arg(long, env = "PARTNER_REGISTRATION_TOKEN", hide_env_values = true)]
@@ -342,6 +347,7 @@ impl Config {
         pp_events::Settings {
             dev,
             allow_hosts: self.settings.webhook_allow_hosts.clone(),
+            proxy: self.settings.webhook_proxy.clone(),
             ..Default::default()
         }
     }

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use chrono::{NaiveDate, Utc};
-use pp_core::{Result, TenantId};
+use pp_core::{Result, Scope, TenantId};
 use pp_store::Store;
 use pp_world::{Scale, WorldSpec};
 use serde::{Deserialize, Serialize};
@@ -213,7 +213,7 @@ fn write_named(dir: &Path, name: &str, c: &DevCredential) -> Result<()> {
 }
 
 /// Ensures the `synced` tenant: its managed warehouse (the schema, no rows until its sync
-/// runs) and a credential with the read scopes, written to `synced-credential.json` and
+/// runs) and a credential with the read scopes and `sync:write`, written to `synced-credential.json` and
 /// `synced.env`.
 pub async fn bootstrap_synced(store: &Store, base_url: &str) -> Result<()> {
     let tenant = TenantId::parse(SYNCED_TENANT)?;
@@ -227,10 +227,17 @@ pub async fn bootstrap_synced(store: &Store, base_url: &str) -> Result<()> {
     }
     pp_sync::manage(store, &tenant, &locator).await?;
     let file = store.data_dir().join("synced-credential.json");
-    let cred = match reusable(store, &file).await {
+    // the read bundle and sync:write: the README's `sync run --wait` starts the sync
+    let reused = reusable(store, &file)
+        .await
+        .filter(|c| c.scopes.iter().any(|s| s == Scope::SyncWrite.as_str()));
+    let cred = match reused {
         Some(c) => c,
         None => {
-            let c = pp_auth::create_credential(store, &tenant, None, "dev").await?;
+            let mut scopes = pp_core::scope::DEFAULT_SERVICE_SCOPES.to_vec();
+            scopes.push(Scope::SyncWrite);
+            let scopes = pp_core::ScopeSet::from_scopes(&scopes);
+            let c = pp_auth::create_credential(store, &tenant, Some(scopes), "dev").await?;
             DevCredential {
                 tenant: SYNCED_TENANT.into(),
                 client_id: c.row.client_id,

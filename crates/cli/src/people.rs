@@ -142,7 +142,7 @@ pub async fn run((admin, op): At<'_>, cmd: PersonCommand) -> pp_core::Result<()>
             let (row, ended) = people.disable(&person).await?;
             println!(
                 "{}",
-                json!({ "id": row.id, "email": row.email, "disabled": true, "changed": ended.changed, "withdrawnApprovals": ended.withdrawn })
+                json!({ "id": row.id, "email": row.email, "disabled": true, "changed": ended.changed, "withdrawnApprovals": ended.withdrawn, "disabledWebhooks": ended.disabled_webhooks })
             );
             Ok(())
         }

@@ -67,7 +67,7 @@ event_types! {
     MONITOR_ANOMALY => "monitor.anomaly", AdsRead,
         "A metric (sales, spend, ACOS, CTR, conversion) left its own recent range, with enough samples to say so.";
     WEBHOOK_DISABLED => "webhook.endpoint.disabled", AccountRead,
-        "A webhook endpoint was disabled after its deliveries had failed for the tenant's disable period.";
+        "A webhook endpoint was disabled: its deliveries had failed for the disable period, or the access that registered it ended (data.reason).";
 }
 
 /// The type named `name`.

@@ -48,6 +48,7 @@ scopes! {
     AdsWrite => "ads:write",
     ListingsWrite => "listings:write",
     WebhooksWrite => "webhooks:write",
+    SyncWrite => "sync:write",
 }
 
 impl Scope {
@@ -81,6 +82,7 @@ impl Scope {
             Scope::WebhooksWrite => {
                 "Register webhook endpoints, rotate their secrets and replay deliveries"
             }
+            Scope::SyncWrite => "Start the warehouse sync now (it spends the provider's quota)",
         }
     }
 
@@ -88,7 +90,7 @@ impl Scope {
     pub fn admin_only(self) -> bool {
         matches!(
             self,
-            Scope::AdsWrite | Scope::ListingsWrite | Scope::WebhooksWrite
+            Scope::AdsWrite | Scope::ListingsWrite | Scope::WebhooksWrite | Scope::SyncWrite
         )
     }
 }

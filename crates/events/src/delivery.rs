@@ -23,8 +23,8 @@ use crate::{Events, signing};
 /// The delivery job kind.
 pub struct Delivery {
     events: Events,
-    /// The client every attempt goes through (or why it could not be built).
-    client: std::result::Result<reqwest::Client, String>,
+    /// What every attempt goes through (or why it could not be built).
+    sender: std::result::Result<crate::sender::Sender, String>,
 }
 
 #[derive(Deserialize)]
@@ -34,20 +34,12 @@ struct Input {
 
 impl Delivery {
     pub(crate) fn new(events: Events) -> Self {
-        // reqwest is built without a default crypto provider: ring is the process's
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(events.settings.timeout)
-            .connect_timeout(Duration::from_secs(5))
-            .redirect(reqwest::redirect::Policy::none())
-            .dns_resolver(events.guard.clone())
-            .user_agent(concat!(
-                "PartnerPlatform-Webhooks/",
-                env!("CARGO_PKG_VERSION")
-            ))
-            .build()
-            .map_err(|e| format!("the webhook client cannot be built: {e}"));
-        Self { events, client }
+        let sender = crate::sender::Sender::new(
+            events.guard.clone(),
+            events.settings.timeout,
+            events.settings.proxy.as_deref(),
+        );
+        Self { events, sender }
     }
 
     /// How long to wait after attempt `n` (1-based) failed.
@@ -132,24 +124,11 @@ impl Delivery {
         body: Vec<u8>,
     ) -> std::result::Result<i64, String> {
         let url = reqwest::Url::parse(&endpoint.url).map_err(|e| format!("url: {e}"))?;
-        self.events
-            .guard
-            .check_literal(&url)
-            .map_err(|e| format!("refused: {}", e.message()))?;
         let secrets = self.secrets(endpoint).map_err(|e| e.message().to_owned())?;
         let headers = signing::headers(id, chrono::Utc::now().timestamp(), &body, &secrets)
             .map_err(|e| e.message().to_owned())?;
-        let client = self.client.as_ref().map_err(Clone::clone)?;
-        let mut req = client
-            .post(url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json");
-        for (name, value) in headers {
-            req = req.header(name, value);
-        }
-        match req.body(body).send().await {
-            Ok(resp) => Ok(resp.status().as_u16() as i64),
-            Err(e) => Err(words(&e)),
-        }
+        let sender = self.sender.as_ref().map_err(Clone::clone)?;
+        sender.post(url, headers, body).await
     }
 
     /// The secrets that sign now: the current one, and the previous one in its grace period.
@@ -246,24 +225,6 @@ impl Delivery {
         };
         self.events.store.webhooks().record(d, attempt, next).await
     }
-}
-
-/// A transport failure in words, down its source chain (the guard's refusal is in there).
-fn words(e: &reqwest::Error) -> String {
-    let mut out = if e.is_timeout() {
-        "timed out".to_owned()
-    } else if e.is_connect() {
-        "could not connect".to_owned()
-    } else {
-        "the request failed".to_owned()
-    };
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
 }
 
 fn done(job: &Job) -> Outcome {

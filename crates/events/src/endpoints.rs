@@ -5,7 +5,7 @@
 //! period), enable or disable, remove, read the delivery log, replay a delivery.
 
 use pp_core::events;
-use pp_core::{Error, Kind, Result, TenantId};
+use pp_core::{Error, Kind, Result, ScopeSet, TenantId};
 use pp_store::webhooks::{DeliveryRow, EndpointRow, NewEndpoint};
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +17,8 @@ pub const MAX_ENDPOINTS: i64 = 100;
 pub const MAX_URL: usize = 2048;
 pub const MAX_DESCRIPTION: usize = 200;
 pub const MAX_TYPES: usize = 50;
+/// Replays one endpoint takes in a minute (more answer `429 throttled`).
+pub const REPLAYS_PER_MINUTE: i64 = 10;
 
 /// An endpoint to register.
 #[derive(Debug, Clone, Deserialize)]
@@ -141,6 +143,9 @@ pub struct EndpointAdmin<'a> {
     events: &'a Events,
     tenant: TenantId,
     actor: String,
+    /// A token's scopes and credential: it registers only the types those scopes read.
+    /// `None` for a console admin or the operator, who may register any type.
+    token: Option<(ScopeSet, String)>,
 }
 
 fn not_found(what: &str, id: &str) -> Error {
@@ -160,7 +165,14 @@ impl<'a> EndpointAdmin<'a> {
             events,
             tenant,
             actor: actor.to_owned(),
+            token: None,
         }
+    }
+
+    /// As a token holding `scopes`, minted from `credential` (a credential or a grant).
+    pub(crate) fn registering_as(mut self, scopes: ScopeSet, credential: &str) -> Self {
+        self.token = Some((scopes, credential.to_owned()));
+        self
     }
 
     fn context(&self, id: &str) -> String {
@@ -180,6 +192,9 @@ impl<'a> EndpointAdmin<'a> {
             )));
         }
         check_types(&req.types)?;
+        if let Some((scopes, _)) = &self.token {
+            check_readable(&req.types, scopes)?;
+        }
         let url = self.events.guard.check(&req.url).await?;
         let id = pp_store::random_id("we_", 12)?;
         let secret = signing::new_secret()?;
@@ -196,6 +211,7 @@ impl<'a> EndpointAdmin<'a> {
                     description,
                     types: req.types,
                     created_by: self.actor.clone(),
+                    credential_id: self.token.as_ref().map(|(_, c)| c.clone()),
                 },
                 MAX_ENDPOINTS,
             )
@@ -346,16 +362,17 @@ impl<'a> EndpointAdmin<'a> {
     }
 
     /// Sends a delivery's event to its endpoint again, as a new delivery (the same
-    /// `webhook-id`, so a receiver that kept it drops the repeat).
+    /// `webhook-id`, so a receiver that kept it drops the repeat). A delivery whose replay is
+    /// still waiting answers that replay; an endpoint takes at most [`REPLAYS_PER_MINUTE`].
     pub async fn replay(&self, delivery: &str) -> Result<DeliveryOut> {
-        let d = self
+        let replay = self
             .events
             .store
             .webhooks()
-            .replay(&self.tenant, delivery)
+            .replay(&self.tenant, delivery, REPLAYS_PER_MINUTE)
             .await?
             .ok_or_else(|| not_found("delivery", delivery))?;
-        self.delivery_out(&d).await
+        self.delivery_out(replay.row()).await
     }
 }
 
@@ -379,4 +396,29 @@ fn check_types(types: &[String]) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A token registers only what it could read in the feed: every type its patterns name must
+/// be one its scopes see; the others are named in the refusal.
+fn check_readable(patterns: &[String], scopes: &ScopeSet) -> Result<()> {
+    let unreadable: Vec<&events::EventType> = events::TYPES
+        .iter()
+        .filter(|t| patterns.iter().any(|p| events::matches(p, t.name)))
+        .filter(|t| !scopes.contains(t.scope))
+        .collect();
+    if unreadable.is_empty() {
+        return Ok(());
+    }
+    let mut needs: Vec<&str> = unreadable.iter().map(|t| t.scope.as_str()).collect();
+    needs.sort_unstable();
+    needs.dedup();
+    let names: Vec<&str> = unreadable.iter().map(|t| t.name).collect();
+    Err(bad(format!(
+        "this credential cannot read {}, so it cannot have them delivered",
+        names.join(", ")
+    ))
+    .with_fix(format!(
+        "Name only types this credential's scopes read, or use a credential that also holds {} (or register it in the console as an admin).",
+        needs.join(", ")
+    )))
 }

@@ -81,6 +81,9 @@ pub async fn read(store: &Store, p: &Principal, req: FeedRequest) -> Result<Feed
             "Name a type, a family with .* (monitor.*) or *; docs/events.md lists them.",
         ));
     }
+    // an event the caller may not read is answered as one that does not exist, so the
+    // cursor tells nothing about events beyond its scopes
+    let readable = p.scopes.to_strings();
     let after_seq = match &req.after {
         None => None,
         Some(id) => Some(
@@ -88,13 +91,14 @@ pub async fn read(store: &Store, p: &Principal, req: FeedRequest) -> Result<Feed
                 .events()
                 .get(&p.tenant, id)
                 .await?
+                .filter(|e| readable.contains(&e.scope))
                 .ok_or_else(|| bad(format!("no event '{id}' in this account to read after")))?
                 .seq,
         ),
     };
     let q = EventQuery {
         after_seq,
-        scopes: p.scopes.to_strings(),
+        scopes: readable,
         types,
         since_ms: req.since.as_deref().map(|t| time("since", t)).transpose()?,
         until_ms: req.until.as_deref().map(|t| time("until", t)).transpose()?,

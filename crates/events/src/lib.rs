@@ -11,12 +11,14 @@
 //!   the endpoint disabled (with an event saying so) after failing for the disable period;
 //! - `guard`: where a webhook may go (no loopback, private, link-local or metadata address
 //!   outside `--dev`, unless the operator allows the host), checked at registration and again
-//!   at each delivery on the address actually connected to.
+//!   at each delivery on the address actually connected to (`sender`: the client deliveries go
+//!   through, which never takes a proxy from the environment).
 
 pub mod delivery;
 pub mod endpoints;
 pub mod feed;
 pub mod guard;
+pub mod sender;
 pub mod signing;
 
 use std::sync::Arc;
@@ -49,6 +51,9 @@ pub struct Settings {
     pub rotation_grace: Duration,
     /// How long one attempt may take.
     pub timeout: Duration,
+    /// The operator's egress proxy for deliveries (`webhook_proxy`); the environment's proxy
+    /// variables are never read (`sender`).
+    pub proxy: Option<String>,
 }
 
 impl Default for Settings {
@@ -62,6 +67,7 @@ impl Default for Settings {
             disable_after: Duration::from_secs(3 * 24 * 3600),
             rotation_grace: Duration::from_secs(24 * 3600),
             timeout: Duration::from_secs(15),
+            proxy: None,
         }
     }
 }
@@ -103,14 +109,16 @@ impl Events {
         feed::read(&self.store, p, req).await
     }
 
-    /// Webhook administration, for a principal holding `webhooks:write`.
+    /// Webhook administration, for a principal holding `webhooks:write`: it registers only
+    /// event types its scopes read, and its endpoints are disabled when its access ends.
     pub fn endpoints(&self, p: &Principal) -> Result<EndpointAdmin<'_>> {
         p.require(&[Scope::WebhooksWrite])?;
-        Ok(EndpointAdmin::new(self, p.tenant.clone(), p.actor.as_str()))
+        Ok(EndpointAdmin::new(self, p.tenant.clone(), p.actor.as_str())
+            .registering_as(p.scopes.clone(), &p.credential_id))
     }
 
     /// Webhook administration for a tenant's admin in the console (the page checks the
-    /// person's role) or the operator at the command line, recorded as `actor`.
+    /// person's role) or the operator at the command line, recorded as `actor`: any type.
     pub fn endpoints_as(&self, tenant: pp_core::TenantId, actor: &str) -> EndpointAdmin<'_> {
         EndpointAdmin::new(self, tenant, actor)
     }

@@ -177,6 +177,7 @@ pub fn build<'a>(
         headers,
         body,
         media_type,
+        background: false,
     })
 }
 

@@ -192,6 +192,9 @@ pub struct Request<'a> {
     /// The media type sent as `Accept` (and `Content-Type` with a body) on the advertising
     /// API: the operation's, or the one its id names.
     pub media_type: Option<String>,
+    /// Background work (a warehouse sync): it takes only a pacing token that is there now,
+    /// so live calls never queue behind it for more than one refill interval.
+    pub background: bool,
 }
 
 /// A 2xx answer.
@@ -537,6 +540,7 @@ impl Client {
             headers: Vec::new(),
             body: None,
             media_type: op.media_type.clone(),
+            background: false,
         };
         let started = Instant::now();
         let answer = self.attempt(&req, token).await;
@@ -650,21 +654,39 @@ impl Client {
         }
     }
 
+    /// Background work's pacing: waits for a token that is there (never reserving one a later
+    /// refill owes, so a live call that comes meanwhile takes it first) for up to the policy's
+    /// longest wait; `Err(wait)` when none came by then.
+    async fn spare_slot(
+        &self,
+        store: &Store,
+        key: &str,
+        rate: f64,
+        burst: f64,
+    ) -> Result<std::result::Result<Duration, Duration>> {
+        let deadline = Instant::now() + self.policy.max_wait;
+        loop {
+            match store.pacing().take_spare(key, rate, burst).await? {
+                Ok(_) => return Ok(Ok(Duration::ZERO)),
+                Err(wait) if Instant::now() + wait <= deadline => tokio::time::sleep(wait).await,
+                Err(wait) => return Ok(Err(wait)),
+            }
+        }
+    }
+
     async fn send_inner(&self, store: &Store, sealer: &Sealer, req: &Request<'_>) -> Result<Reply> {
         let op = req.op;
         let key = format!("{}/{}/{}", req.tenant.as_str(), req.merchant, op.id);
-        let slot = if self.policy.pacing {
+        let (rate, burst) = (op.rate.unwrap_or(0.0), op.burst.unwrap_or(1.0));
+        let slot = if !self.policy.pacing {
+            Ok(Duration::ZERO)
+        } else if req.background {
+            self.spare_slot(store, &key, rate, burst).await?
+        } else {
             store
                 .pacing()
-                .take(
-                    &key,
-                    op.rate.unwrap_or(0.0),
-                    op.burst.unwrap_or(1.0),
-                    self.policy.max_wait,
-                )
+                .take(&key, rate, burst, self.policy.max_wait)
                 .await?
-        } else {
-            Ok(Duration::ZERO)
         };
         match slot {
             // a zero sleep would still wait for the timer's next tick (up to 1 ms)

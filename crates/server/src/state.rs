@@ -70,16 +70,35 @@ pub struct AppState {
     pub signin: SignInLimits,
 }
 
-/// The sign-in page's and the password form's bounds. Only failed attempts count, so nobody
-/// is locked out by signing in (or by someone else's successes): failures per address, per
-/// email and address together, and per email from every address (wide enough that one address
-/// cannot use it up: its own pair runs out first). argon2 costs ~20 ms of CPU and 19 MiB per
-/// attempt, so at most two hashes run at once.
+/// The sign-in page's and the password form's bounds (docs/security.md says what they leave
+/// an attacker). Only failed attempts count, so nobody is locked out by signing in. An address
+/// is refused when it has failed too often itself: 20 failures (then 20 a minute) in all, 5
+/// (then 5 a minute) for one email. An email that failed 50 times from everywhere (then 10 a
+/// minute) is *under attack*: it is not refused then, but every attempt waits
+/// [`UNDER_ATTACK_DELAY`], and only from an address that failed for it fewer than 3 times in
+/// the last hour — so the person, from an address that has not been guessing, still signs in
+/// with the right password, while each guessing address is down to 3 guesses an hour.
+/// argon2 costs ~20 ms of CPU and 19 MiB per attempt, so at most two hashes run at once.
 pub struct SignInLimits {
     per_address: Limiter,
     per_pair: Limiter,
+    per_pair_hour: Limiter,
     per_email: Limiter,
     pub hashing: tokio::sync::Semaphore,
+}
+
+/// How long each sign-in attempt waits while its email is under attack.
+pub const UNDER_ATTACK_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether a sign-in attempt may go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// At once.
+    Now,
+    /// After this wait (its email is under attack; this address is not the one guessing).
+    After(std::time::Duration),
+    /// Not now: this address failed too often; it may try again after this long.
+    Refused(std::time::Duration),
 }
 
 impl SignInLimits {
@@ -87,22 +106,29 @@ impl SignInLimits {
         Self {
             per_address: Limiter::new(20, 20),
             per_pair: Limiter::new(5, 5),
+            per_pair_hour: Limiter::per_hour(3, 3),
             per_email: Limiter::new(50, 10),
             hashing: tokio::sync::Semaphore::new(2),
         }
     }
 
-    /// How long `who` from `address` must wait before trying again, if they must.
-    pub fn refused(&self, who: &str, address: &str) -> Option<std::time::Duration> {
+    /// Whether `who` may try to sign in from `address` now.
+    pub fn admit(&self, who: &str, address: &str) -> Admission {
         let (who, pair) = Self::keys(who, address);
-        [
-            self.per_address.check(address),
-            self.per_pair.check(&pair),
-            self.per_email.check(&who),
-        ]
-        .into_iter()
-        .filter_map(Result::err)
-        .max()
+        let own = [self.per_address.check(address), self.per_pair.check(&pair)]
+            .into_iter()
+            .filter_map(Result::err)
+            .max();
+        if let Some(wait) = own {
+            return Admission::Refused(wait);
+        }
+        match self.per_email.check(&who) {
+            Ok(()) => Admission::Now,
+            Err(_) => match self.per_pair_hour.check(&pair) {
+                Ok(()) => Admission::After(UNDER_ATTACK_DELAY),
+                Err(wait) => Admission::Refused(wait),
+            },
+        }
     }
 
     /// Counts a failed attempt of `who` from `address`.
@@ -110,6 +136,7 @@ impl SignInLimits {
         let (who, pair) = Self::keys(who, address);
         let _ = self.per_address.take(address);
         let _ = self.per_pair.take(&pair);
+        let _ = self.per_pair_hour.take(&pair);
         let _ = self.per_email.take(&who);
     }
 

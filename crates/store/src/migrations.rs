@@ -593,6 +593,13 @@ const STEPS: &[&str] = &[
         PRIMARY KEY (tenant_id, monitor, subject, started_on)
     );
     CREATE INDEX monitor_episodes_open ON monitor_episodes (tenant_id, monitor, ended_on);",
+    // 28: who registered a webhook endpoint (the credential or grant, so ending its access
+    // disables the endpoint); the network a self-registered client came from, and until when
+    // a person's authorization of it is pending (a registration flood evicts its own first).
+    "ALTER TABLE webhook_endpoints ADD COLUMN credential_id TEXT;
+    CREATE INDEX webhook_endpoints_credential ON webhook_endpoints (credential_id);
+    ALTER TABLE oauth_clients ADD COLUMN network TEXT;
+    ALTER TABLE oauth_clients ADD COLUMN pending_until INTEGER;",
 ];
 
 /// Brings a SQLite schema up to the newest step, each step in its own transaction.
@@ -1219,4 +1226,11 @@ const PG_STEPS: &[&str] = &[
         PRIMARY KEY (tenant_id, monitor, subject, started_on)
     );
     CREATE INDEX monitor_episodes_open ON monitor_episodes (tenant_id, monitor, ended_on);",
+    // 28: who registered a webhook endpoint (the credential or grant, so ending its access
+    // disables the endpoint); the network a self-registered client came from, and until when
+    // a person's authorization of it is pending (a registration flood evicts its own first).
+    "ALTER TABLE webhook_endpoints ADD COLUMN credential_id TEXT;
+    CREATE INDEX webhook_endpoints_credential ON webhook_endpoints (credential_id);
+    ALTER TABLE oauth_clients ADD COLUMN network TEXT;
+    ALTER TABLE oauth_clients ADD COLUMN pending_until BIGINT;",
 ];

@@ -24,6 +24,30 @@ impl Pacing<'_> {
         burst: f64,
         max_wait: Duration,
     ) -> Result<std::result::Result<Duration, Duration>> {
+        self.take_as(key, rate, burst, max_wait, true).await
+    }
+
+    /// Takes a token for background work (a warehouse sync): only one that is there now,
+    /// never one a later refill owes, so a live call that comes next waits at most one refill
+    /// interval behind it. `Ok(ZERO)` to send now, or `Err(wait)` until a token is there
+    /// (nothing is taken).
+    pub async fn take_spare(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: f64,
+    ) -> Result<std::result::Result<Duration, Duration>> {
+        self.take_as(key, rate, burst, Duration::ZERO, false).await
+    }
+
+    async fn take_as(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: f64,
+        max_wait: Duration,
+        reserve: bool,
+    ) -> Result<std::result::Result<Duration, Duration>> {
         if rate <= 0.0 {
             return Ok(Ok(Duration::ZERO));
         }
@@ -55,7 +79,7 @@ impl Pacing<'_> {
                         (tokens - 1.0, Ok(Duration::ZERO))
                     } else {
                         let wait = Duration::from_secs_f64((1.0 - tokens) / rate);
-                        if wait > max_wait {
+                        if wait > max_wait || !reserve {
                             (tokens, Err(wait))
                         } else {
                             // the token we will wait for is ours

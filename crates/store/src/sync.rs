@@ -335,10 +335,31 @@ impl Sync<'_> {
     /// Brings the waiting jobs of `tenant`'s datasets (one seller's, when named) forward to
     /// now; how many moved.
     pub async fn wake(&self, tenant: &TenantId, seller_id: Option<i64>) -> Result<u64> {
+        self.wake_where(tenant, seller_id, "").await
+    }
+
+    /// A person's "sync now": brings forward only the datasets between runs (`synced`, or
+    /// `failing` and waiting to try again). One mid-run (backfilling, waiting for a report or
+    /// its usage plan's next slot) is left to its own pace — waking it would only spend the
+    /// provider's quota on an early poll — and one already due is not moved again, so
+    /// repeated starts collapse into the first. How many moved.
+    pub async fn wake_idle(&self, tenant: &TenantId, seller_id: Option<i64>) -> Result<u64> {
+        self.wake_where(tenant, seller_id, "AND state IN ('synced', 'failing')")
+            .await
+    }
+
+    async fn wake_where(
+        &self,
+        tenant: &TenantId,
+        seller_id: Option<i64>,
+        states: &str,
+    ) -> Result<u64> {
         self.0
             .exec(
-                "UPDATE jobs SET run_after = ?3 WHERE status = 'queued' AND run_after > ?3 AND id IN
-                    (SELECT job_id FROM sync_datasets WHERE tenant_id = ?1 AND (?2 IS NULL OR seller_id = ?2))",
+                format!(
+                    "UPDATE jobs SET run_after = ?3 WHERE status = 'queued' AND run_after > ?3 AND id IN
+                        (SELECT job_id FROM sync_datasets WHERE tenant_id = ?1 AND (?2 IS NULL OR seller_id = ?2) {states})"
+                ),
                 args![tenant.as_str(), seller_id, now_ms()],
             )
             .await

@@ -7,8 +7,10 @@
 use pp_core::{Error, Result, TenantId};
 use serde_json::{Value, json};
 
+use crate::approvals::Whose;
 use crate::args;
 use crate::db::{Db, Row, Tx};
+use crate::events::NewEvent;
 use crate::jobs::now_ms;
 
 /// The job kind that delivers one event to one endpoint.
@@ -33,6 +35,9 @@ pub struct EndpointRow {
     /// Since when every attempt has failed (cleared by a success).
     pub failing_since_ms: Option<i64>,
     pub created_by: String,
+    /// The credential (or a person's grant) it was registered with; `None` when a console
+    /// admin or the operator registered it. Ending that access disables it.
+    pub credential_id: Option<String>,
     pub created_ms: i64,
     pub updated_ms: i64,
 }
@@ -47,6 +52,8 @@ pub struct NewEndpoint {
     pub types: Vec<String>,
     pub secret: Vec<u8>,
     pub created_by: String,
+    /// The credential or grant of the token that registered it (none from the console).
+    pub credential_id: Option<String>,
 }
 
 /// A delivery's state.
@@ -93,7 +100,7 @@ pub struct Attempt {
     pub duration_ms: i64,
 }
 
-const ENDPOINT: &str = "id, tenant_id, url, description, types, secret, previous_secret, previous_until_ms, enabled, disabled_reason, failing_since_ms, created_by, created_ms, updated_ms";
+const ENDPOINT: &str = "id, tenant_id, url, description, types, secret, previous_secret, previous_until_ms, enabled, disabled_reason, failing_since_ms, created_by, created_ms, updated_ms, credential_id";
 const DELIVERY: &str = "id, tenant_id, endpoint_id, event_id, job_id, replay_of, status, attempts, last_status, last_error, last_attempt_ms, delivered_ms, created_ms";
 
 fn endpoint(r: &Row) -> Result<EndpointRow> {
@@ -114,6 +121,7 @@ fn endpoint(r: &Row) -> Result<EndpointRow> {
         created_by: r.text(11)?,
         created_ms: r.i64(12)?,
         updated_ms: r.i64(13)?,
+        credential_id: r.opt_text(14)?,
     })
 }
 
@@ -266,8 +274,8 @@ impl Webhooks<'_> {
                     let row = tx
                         .one(
                             format!(
-                                "INSERT INTO webhook_endpoints (id, tenant_id, url, description, types, secret, enabled, created_by, created_ms, updated_ms)
-                                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?8) RETURNING {ENDPOINT}"
+                                "INSERT INTO webhook_endpoints (id, tenant_id, url, description, types, secret, enabled, created_by, created_ms, updated_ms, credential_id)
+                                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?8, ?9) RETURNING {ENDPOINT}"
                             ),
                             args![
                                 e.id,
@@ -277,7 +285,8 @@ impl Webhooks<'_> {
                                 Value::from(e.types).to_string(),
                                 e.secret,
                                 e.created_by,
-                                now
+                                now,
+                                e.credential_id
                             ],
                         )
                         .await?
@@ -380,6 +389,61 @@ impl Webhooks<'_> {
             )
             .await?
             == 1)
+    }
+
+    /// Disables every enabled endpoint registered with the access `whose` names, as that
+    /// access ends, each with a `webhook.endpoint.disabled` event saying who ended it and why,
+    /// in one transaction. The endpoints disabled.
+    pub async fn disable_registered(
+        &self,
+        whose: &Whose<'_>,
+        by: &str,
+        why: &str,
+    ) -> Result<Vec<EndpointRow>> {
+        let (clause, key, tenant) = match whose {
+            Whose::Credential(id) => ("credential_id = ?3", (*id).to_owned(), None),
+            Whose::Person { tenant, email } => (
+                "credential_id IN (SELECT g.id FROM oauth_grants g JOIN people p ON p.id = g.person_id
+                                   WHERE p.email = ?3 AND p.tenant_id = ?4)",
+                (*email).to_owned(),
+                Some((*tenant).to_owned()),
+            ),
+            Whose::Application(client) => (
+                "credential_id IN (SELECT id FROM oauth_grants WHERE client_id = ?3)",
+                (*client).to_owned(),
+                None,
+            ),
+        };
+        let reason = format!("{why} (by {by})");
+        let (by, why) = (by.to_owned(), why.to_owned());
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    let rows = tx
+                        .all(
+                            format!(
+                                "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?1, updated_ms = ?2
+                                 WHERE enabled = 1 AND {clause} AND (?4 IS NULL OR tenant_id = ?4)
+                                 RETURNING {ENDPOINT}"
+                            ),
+                            args![&reason, now_ms(), key, tenant],
+                        )
+                        .await?
+                        .iter()
+                        .map(endpoint)
+                        .collect::<Result<Vec<_>>>()?;
+                    for e in &rows {
+                        let event = NewEvent::new(
+                            &pp_core::events::WEBHOOK_DISABLED,
+                            json!({"endpointId": e.id}),
+                            json!({"url": e.url, "reason": why, "by": by}),
+                        );
+                        crate::events::append_in(tx, &e.tenant, &event).await?;
+                    }
+                    Ok(rows)
+                })
+            })
+            .await
     }
 
     /// Removes the endpoint; its pending deliveries fail when their jobs next run. False if it
@@ -506,11 +570,18 @@ impl Webhooks<'_> {
             .await
     }
 
-    /// Sends `delivery`'s event to its endpoint again, as a new delivery with its own job;
-    /// the new delivery, or `None` if the delivery or its endpoint is not the tenant's.
-    pub async fn replay(&self, tenant: &TenantId, id: &str) -> Result<Option<DeliveryRow>> {
+    /// Sends `delivery`'s event to its endpoint again, as a new delivery with its own job,
+    /// unless a replay of it is still pending (that one is the answer) or the endpoint already
+    /// had `per_minute` replays made in the last minute. `None` if the delivery or its
+    /// endpoint is not the tenant's.
+    pub async fn replay(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        per_minute: i64,
+    ) -> Result<Option<Replay>> {
         let (tenant, original) = (tenant.as_str().to_owned(), id.to_owned());
-        let id = self
+        let made = self
             .0
             .tx(move |tx| {
                 Box::pin(async move {
@@ -534,15 +605,70 @@ impl Webhooks<'_> {
                         return Ok(None);
                     };
                     let e = endpoint(&e)?;
+                    // one replay decision per endpoint at a time, across instances
+                    tx.advisory_lock(&format!("webhook-replays/{}", e.id)).await?;
+                    let pending = tx
+                        .one(
+                            "SELECT id FROM webhook_deliveries
+                             WHERE replay_of = ?1 AND status = 'pending' ORDER BY created_ms DESC LIMIT 1",
+                            args![&original],
+                        )
+                        .await?;
+                    if let Some(p) = pending {
+                        return Ok(Some((p.text(0)?, false)));
+                    }
+                    let recent = tx
+                        .one(
+                            "SELECT count(*) FROM webhook_deliveries
+                             WHERE endpoint_id = ?1 AND created_ms > ?2 AND replay_of IS NOT NULL",
+                            args![&e.id, now_ms() - 60_000],
+                        )
+                        .await?
+                        .map(|r| r.i64(0))
+                        .transpose()?
+                        .unwrap_or(0);
+                    if recent >= per_minute {
+                        return Err(Error::new(
+                            pp_core::Kind::Throttled,
+                            format!("endpoint {} already had {recent} replays in the last minute", e.id),
+                        )
+                        .with_fix(format!("Replays are limited to {per_minute} a minute per endpoint; retry in a minute.")));
+                    }
                     deliver_in(tx, &tenant, &e, &d.event_id, Some(&original))
                         .await
-                        .map(Some)
+                        .map(|id| Some((id, true)))
                 })
             })
             .await?;
-        match id {
-            Some(id) => self.delivery(&id).await,
-            None => Ok(None),
+        let Some((id, new)) = made else {
+            return Ok(None);
+        };
+        let row = self
+            .delivery(&id)
+            .await?
+            .ok_or_else(|| Error::internal("a replayed delivery vanished"))?;
+        Ok(Some(if new {
+            Replay::Made(row)
+        } else {
+            Replay::Pending(row)
+        }))
+    }
+}
+
+/// What a replay did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replay {
+    /// A new delivery of the event.
+    Made(DeliveryRow),
+    /// The replay of it that is still waiting to be sent (nothing new was made).
+    Pending(DeliveryRow),
+}
+
+impl Replay {
+    /// The delivery either way.
+    pub fn row(&self) -> &DeliveryRow {
+        match self {
+            Replay::Made(r) | Replay::Pending(r) => r,
         }
     }
 }

@@ -296,9 +296,12 @@ impl WarehouseSync {
     }
 
     /// Adopts merchants connected since the last look, then brings the tenant's datasets (one
-    /// merchant's, when named) forward to run now (`account:read`); the status after.
+    /// merchant's, when named) that are between runs forward to run now (`sync:write` with
+    /// `account:read`: it spends the provider's quota, so it is an admin's); the status after.
+    /// A dataset mid-run keeps its pace and one already due is not moved again, so repeated
+    /// starts collapse into one.
     pub async fn run(&self, p: &Principal, req: RunRequest) -> Result<SyncStatus> {
-        p.require(&[Scope::AccountRead])?;
+        p.require(&[Scope::SyncWrite, Scope::AccountRead])?;
         if self.store.sync().loader(&p.tenant).await?.is_none() {
             return Err(Error::new(
                 pp_core::Kind::BadParams,
@@ -325,7 +328,7 @@ impl WarehouseSync {
         }
         self.store
             .sync()
-            .wake(&p.tenant, req.legacy_seller_id)
+            .wake_idle(&p.tenant, req.legacy_seller_id)
             .await?;
         self.market.wake().notify_waiters();
         self.status(p).await

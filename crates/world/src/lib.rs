@@ -74,11 +74,24 @@ pub struct Generated {
     pub truth: GroundTruth,
 }
 
-/// Writes `warehouse.sqlite` and `ground-truth.json` into `dir` (created if needed). Both are
+/// Creates `file` empty and readable by its owner alone.
+fn private_file(file: &Path) -> Result<(), String> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    opts.open(file)
+        .map(drop)
+        .map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// Writes `warehouse.sqlite` and `ground-truth.json` into `dir` (created if needed, the
+/// owner's alone: folders `0700`, files `0600`). Both are
 /// built beside their final names and renamed into place, so an interrupted run leaves
 /// nothing half-written. Refuses to overwrite an existing warehouse.
 pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // a warehouse is a tenant's business: its folders and files are the owner's alone
+    load::managed::private_dir(dir)?;
     let warehouse = dir.join("warehouse.sqlite");
     let ground_truth = dir.join("ground-truth.json");
     if warehouse.exists() {
@@ -86,9 +99,13 @@ pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String
     }
     let tmp = dir.join("warehouse.sqlite.building");
     let _ = std::fs::remove_file(&tmp);
+    // SQLite keeps the mode of the file it opens (and gives its journal the same)
+    private_file(&tmp)?;
     let truth = generate(spec, Box::new(SqliteLoader::create(&tmp)?))?;
     let json = serde_json::to_vec_pretty(&truth).map_err(|e| e.to_string())?;
     let tmp_truth = dir.join("ground-truth.json.building");
+    let _ = std::fs::remove_file(&tmp_truth);
+    private_file(&tmp_truth)?;
     std::fs::write(&tmp_truth, json).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp_truth, &ground_truth).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, &warehouse).map_err(|e| e.to_string())?;

@@ -29,6 +29,21 @@ fn same_seed_same_bytes_different_seed_differs() {
     assert!(!dir.path().join("a/warehouse.sqlite-journal").exists());
 }
 
+/// Issue 66, finding 9: the dev server's demo warehouse was readable by everyone. Reproduced
+/// on the old main: its `tenants/` folder was 0755 and its warehouse files 0644.
+#[cfg(unix)]
+#[test]
+fn a_generated_warehouse_is_its_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(7), &dir.path().join("tenants/demo")).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.path().join("tenants")), 0o700);
+    assert_eq!(mode(&dir.path().join("tenants/demo")), 0o700);
+    assert_eq!(mode(&g.warehouse), 0o600);
+    assert_eq!(mode(&g.ground_truth), 0o600);
+}
+
 #[test]
 fn three_years_of_facts_and_the_merchant_cases() {
     let dir = tempfile::tempdir().unwrap();

@@ -86,7 +86,7 @@ async fn a_sync_killed_mid_backfill_ends_with_every_row_and_every_report_once() 
             "--tenant",
             "omega",
             "--scopes",
-            "account:read",
+            "account:read,sync:write",
             "--json",
         ],
     ))

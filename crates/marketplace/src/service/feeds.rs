@@ -59,6 +59,8 @@ impl Feeds<'_> {
             Account::Ads { .. } => None,
         };
         let mut req = build(op, args, tenant, grant, token, merchant)?;
+        // a sync is background work: it never holds a live call back (pacing's take_spare)
+        req.background = true;
         if let Account::Ads {
             profile: Some(p), ..
         } = account

@@ -41,6 +41,16 @@ impl Limiter {
         }
     }
 
+    /// `burst` attempts at once, refilled at `per_hour` (a slow limit, such as failures an
+    /// address may make in an hour).
+    pub fn per_hour(burst: u32, per_hour: u32) -> Self {
+        Self {
+            burst: f64::from(burst.max(1)),
+            per_sec: f64::from(per_hour.max(1)) / 3600.0,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// Spends one attempt for `key`; when none is left, how long until one is.
     pub fn take(&self, key: &str) -> Result<(), Duration> {
         let b = self.take_budget(key);

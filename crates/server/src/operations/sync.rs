@@ -1,6 +1,7 @@
-//! Warehouse sync (`account:read`): `GET /api/warehouse/sync`, each dataset's state for the
-//! caller's tenant, and `POST /api/warehouse/sync`, which adopts newly connected merchants
-//! and brings every dataset (or one merchant's) forward to run now. The tool
+//! Warehouse sync: `GET /api/warehouse/sync` (`account:read`), each dataset's state for the
+//! caller's tenant, and `POST /api/warehouse/sync` (`sync:write` with `account:read`, an
+//! admin's: it spends the provider's quota), which adopts newly connected merchants and brings
+//! every dataset between runs (or one merchant's) forward to run now. The tool
 //! `warehouse_sync_status` reads the same status.
 
 use axum::extract::{Extension, State};
@@ -16,6 +17,7 @@ use crate::http::render;
 use crate::state::SharedState;
 
 const SCOPES: &[Scope] = &[Scope::AccountRead];
+const START: &[Scope] = &[Scope::SyncWrite, Scope::AccountRead];
 
 async fn status(
     State(app): State<SharedState>,
@@ -140,7 +142,7 @@ the provider's words) and what the provider cannot give (limits). An external wa
             run: status_tool,
         }),
         Endpoint::post("/api/warehouse/sync", "Sync the warehouse now", run)
-            .needs(SCOPES)
+            .needs(START)
             .json_body(run_input())
             .answers(200, super::schema::api(status_schema())),
     ]

@@ -85,14 +85,33 @@ pub async fn page(
     req: Request,
 ) -> Response {
     let (parts, _) = req.into_parts();
-    let consent = match check_authorize(&app.store, &p, &app.public_url).await {
+    let asker = web::session(&app, &parts).await;
+    let person = asker.as_ref().map(|s| &s.person);
+    let consent = match check_authorize(&app.store, &p, &app.public_url, person).await {
         Ok(c) => c,
         Err(e) => return refused(e),
     };
-    let s = match web::signed_in(&app, &parts).await {
-        Ok(s) => s,
-        Err(r) => return r,
+    let s = match asker {
+        Some(s) => s,
+        None => match web::signed_in(&app, &parts).await {
+            Ok(s) => s,
+            Err(r) => return r,
+        },
     };
+    // a person is answering: this client waits for them, not to be evicted by a flood
+    if consent.client.kind == "dynamic"
+        && consent.client.tenant_id.is_none()
+        && let Err(e) = app
+            .store
+            .clients()
+            .hold_pending(
+                &consent.client.client_id,
+                pp_store::now_unix() + pp_auth::clients::PENDING_AUTHORIZATION_SECS,
+            )
+            .await
+    {
+        return web::failed(&e);
+    }
     render(
         StatusCode::OK,
         &ConsentPage {
@@ -124,7 +143,7 @@ pub async fn decide(State(app): State<SharedState>, req: Request) -> Response {
         code_challenge_method: get("code_challenge_method"),
         resource: get("resource"),
     };
-    let consent = match check_authorize(&app.store, &p, &app.public_url).await {
+    let consent = match check_authorize(&app.store, &p, &app.public_url, Some(&s.person)).await {
         Ok(c) => c,
         Err(e) => return refused(e),
     };

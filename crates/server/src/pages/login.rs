@@ -10,7 +10,7 @@ use axum::response::Response;
 use serde::Deserialize;
 
 use super::web::{self, LOGIN_COOKIE, Nav, SESSION_COOKIE, message, render, see_other};
-use crate::state::SharedState;
+use crate::state::{Admission, SharedState};
 
 #[derive(Template)]
 #[template(path = "login.html")]
@@ -126,15 +126,20 @@ pub async fn submit(State(app): State<SharedState>, req: Request) -> Response {
     let address = crate::routes::oauth::peer(&parts)
         .map(|ip| ip.to_string())
         .unwrap_or_default();
-    // only failures count (a success never locks anyone out)
-    if app.signin.refused(&email, &address).is_some() {
-        return form(
-            &app,
-            StatusCode::TOO_MANY_REQUESTS,
-            &next,
-            &email,
-            Some("Too many sign-in attempts. Wait a minute and try again."),
-        );
+    // only failures count (a success never locks anyone out); an email under attack slows
+    // every attempt instead of refusing the person
+    match app.signin.admit(&email, &address) {
+        Admission::Now => {}
+        Admission::After(wait) => tokio::time::sleep(wait).await,
+        Admission::Refused(_) => {
+            return form(
+                &app,
+                StatusCode::TOO_MANY_REQUESTS,
+                &next,
+                &email,
+                Some("Too many sign-in attempts. Wait a minute and try again."),
+            );
+        }
     }
     let Ok(_slot) = tokio::time::timeout(
         std::time::Duration::from_secs(10),

@@ -107,7 +107,9 @@ impl Receiver {
     }
 }
 
-pub const HOOKS: &str = "webhooks:write";
+/// An endpoint admin's credential: `webhooks:write` and the reads every event type needs
+/// (a credential registers only the types it reads, issue 66).
+pub const HOOKS: &str = "webhooks:write account:read retail:read ads:read intelligence:read";
 /// A seller connected in the market app.
 const SELLER: &str = "A1DEMOSELLERMX";
 
@@ -229,6 +231,20 @@ async fn the_feed_shows_a_credential_only_the_events_of_surfaces_it_reads() {
     assert_eq!((s, r["kind"].as_str()), (400, Some("bad_params")), "{r}");
     let (s, r) = app.get(&ads, "/api/events?after=evt_nope").await;
     assert_eq!((s, r["kind"].as_str()), (400, Some("bad_params")), "{r}");
+    // issue 66, finding 9: an event the caller cannot read is as unknown as one that does not
+    // exist (the old main answered 200 for it, telling that it exists)
+    let hidden = first["id"].as_str().unwrap();
+    let (s, r) = app
+        .get(&retail, &format!("/api/events?after={hidden}"))
+        .await;
+    assert_eq!((s, r["kind"].as_str()), (400, Some("bad_params")), "{r}");
+    let (_, unknown) = app.get(&retail, "/api/events?after=evt_nope").await;
+    assert_eq!(
+        r["message"].as_str().map(|m| m.replace(hidden, "ID")),
+        unknown["message"]
+            .as_str()
+            .map(|m| m.replace("evt_nope", "ID"))
+    );
     // a credential with no read scope is refused outright
     let writes_only = app
         .token(&app.credential("acme", Some("timeline:read")).await)
@@ -688,4 +704,178 @@ async fn an_endpoint_failing_for_the_disable_period_is_disabled_with_an_event_an
         receiver.ids().len() == attempts + 1
     })
     .await;
+}
+
+/// Issue 66, finding 2: a `webhooks:write`-only credential received every event. Reproduced
+/// on the old main against the release binary: refused by `GET /api/events` (403), it
+/// registered an endpoint for `ads.*` and `approval.*` and got `ads.write.committed`
+/// deliveries, which went on after the credential was revoked. Now registration names the
+/// types it cannot read and stores nothing; revoking the credential that registered an
+/// endpoint disables it, with an event.
+#[tokio::test]
+async fn an_endpoint_gets_only_what_its_registrant_reads_and_ends_with_its_access() {
+    let app = TestApp::start_market().await;
+    let receiver = Receiver::start().await;
+    let hooks_only = app
+        .token(&app.credential("acme", Some("webhooks:write")).await)
+        .await;
+    let (s, r) = app
+        .post(
+            &hooks_only,
+            "/api/webhooks",
+            json!({ "url": receiver.url(), "types": ["ads.*", "approval.*"] }),
+        )
+        .await;
+    assert_eq!((s, r["kind"].as_str()), (400, Some("bad_params")), "{r}");
+    let message = r["message"].as_str().unwrap();
+    for t in [
+        "ads.write.committed",
+        "ads.write.failed",
+        "approval.requested",
+        "approval.decided",
+    ] {
+        assert!(message.contains(t), "{t} named: {message}");
+    }
+    assert!(r["fix"].as_str().unwrap().contains("ads:read"), "{r}");
+    let (_, list) = app.get(&hooks_only, "/api/webhooks").await;
+    assert_eq!(list["endpoints"], json!([]), "nothing stored");
+    // with ads:read it may have advertising events, and still not retail ones
+    let cred = app
+        .credential("acme", Some("webhooks:write ads:read"))
+        .await;
+    let ads_reader = app.token(&cred).await;
+    let (s, r) = app
+        .post(
+            &ads_reader,
+            "/api/webhooks",
+            json!({ "url": receiver.url(), "types": ["*"] }),
+        )
+        .await;
+    assert_eq!(s, 400, "{r}");
+    assert!(
+        r["message"].as_str().unwrap().contains("report.done"),
+        "{r}"
+    );
+    let endpoint = register(&app, &ads_reader, &receiver.url(), &["ads.*"]).await;
+    let id = endpoint["endpoint"]["id"].as_str().unwrap().to_owned();
+    let writer = app.token(&app.credential("acme", Some(WRITER)).await).await;
+    one_commit(&app, &writer, 0.71).await;
+    until(20, "the delivery", async || receiver.ids().len() == 1).await;
+
+    // the credential is revoked: its endpoint is disabled, with an event, and gets no more
+    let admin = pp_admin::Admin::new(app.store.clone());
+    let (_, ended) = admin
+        .credentials(&pp_admin::Operator::service("admin:test"))
+        .revoke(&cred.credential_id)
+        .await
+        .unwrap();
+    assert_eq!(ended.disabled_webhooks, [id.clone()]);
+    let reader = app.token(&app.credential("acme", Some(HOOKS)).await).await;
+    let (_, got) = app.get(&reader, &format!("/api/webhooks/{id}")).await;
+    assert_eq!(got["enabled"], false, "{got}");
+    assert!(
+        got["disabledReason"].as_str().unwrap().contains("revoked"),
+        "{got}"
+    );
+    let (_, feed) = app.get(&reader, "/api/events?type=webhook.*").await;
+    assert_eq!(
+        feed["events"][0]["subject"]["endpointId"],
+        id.as_str(),
+        "{feed}"
+    );
+    one_commit(&app, &writer, 0.72).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        receiver.ids().len(),
+        1,
+        "nothing delivered after the revocation"
+    );
+}
+
+/// Issue 66, finding 8: replays had no limit of their own. Reproduced on the old main
+/// against the release binary: 300 replays of one delivery in 2.5 s sent 300 POSTs. Now a
+/// replay of a delivery whose replay is still pending answers that one, and an endpoint
+/// takes at most 10 replays a minute.
+#[tokio::test]
+async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
+    let app = TestApp::start_market().await;
+    let receiver = Receiver::start().await;
+    let admin = app.token(&app.credential("acme", Some(HOOKS)).await).await;
+    let endpoint = register(&app, &admin, &receiver.url(), &["ads.*"]).await;
+    let id = endpoint["endpoint"]["id"].as_str().unwrap().to_owned();
+    let writer = app.token(&app.credential("acme", Some(WRITER)).await).await;
+    for n in 0..3 {
+        one_commit(&app, &writer, 0.81 + f64::from(n) / 100.0).await;
+    }
+    until(20, "three deliveries", async || receiver.ids().len() == 3).await;
+    let (_, log) = app
+        .get(&admin, &format!("/api/webhooks/{id}/deliveries"))
+        .await;
+    let deliveries: Vec<String> = log["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap().to_owned())
+        .collect();
+    // the receiver stops answering: replays wait for their next attempt
+    receiver.status.store(500, Ordering::SeqCst);
+    let replay = async |d: &str| {
+        app.post(
+            &admin,
+            &format!("/api/webhooks/deliveries/{d}/replay"),
+            json!({}),
+        )
+        .await
+    };
+    let (s, first) = replay(&deliveries[0]).await;
+    assert_eq!(s, 200, "{first}");
+    for _ in 0..30 {
+        let (s, again) = replay(&deliveries[0]).await;
+        assert_eq!(s, 200, "{again}");
+        assert_eq!(again["id"], first["id"], "the pending replay answers");
+    }
+    let mut statuses = Vec::new();
+    for _ in 0..12 {
+        for d in &deliveries[1..] {
+            statuses.push(replay(d).await.0);
+        }
+        // each replay is new once the one before it has given up
+        let (_, log) = app
+            .get(&admin, &format!("/api/webhooks/{id}/deliveries?limit=100"))
+            .await;
+        for d in log["deliveries"].as_array().unwrap() {
+            if d["status"] == "pending" {
+                app.store
+                    .webhooks()
+                    .record(
+                        &app.store
+                            .webhooks()
+                            .delivery(d["id"].as_str().unwrap())
+                            .await
+                            .unwrap()
+                            .unwrap(),
+                        pp_store::webhooks::Attempt {
+                            at_ms: pp_store::jobs::now_ms(),
+                            status: Some(500),
+                            error: Some("given up by the test".into()),
+                            duration_ms: 0,
+                        },
+                        pp_store::webhooks::DeliveryStatus::Failed,
+                    )
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+    let made = statuses.iter().filter(|s| **s == 200).count();
+    assert_eq!(
+        made, 9,
+        "ten replays a minute, the first included: {statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| matches!(s, 200 | 429)),
+        "{statuses:?}"
+    );
+    let (s, r) = replay(&deliveries[1]).await;
+    assert_eq!((s, r["kind"].as_str()), (429, Some("throttled")), "{r}");
 }

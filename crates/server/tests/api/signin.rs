@@ -683,6 +683,64 @@ async fn sign_in_limits_count_failures_and_cannot_be_turned_against_a_person() {
     assert_eq!(page.status, 303, "{}", page.body);
 }
 
+/// Issue 66, finding 1: the per-email budget could still lock a person out. Reproduced on
+/// the old main against the release binary: failures for one email from 11 addresses spent
+/// its budget (50), and then the victim's correct password from an address that had never
+/// failed answered `429`; 3 addresses failing every half second kept it so.
+#[tokio::test]
+async fn failures_from_many_addresses_slow_an_email_but_never_refuse_its_person() {
+    let app = TestApp::start().await;
+    let email = person(&app, "eve.target@acme.example", Role::Admin).await;
+    // ten addresses spend the email's budget of 50 failures, five each
+    for n in 11..=20 {
+        let from = format!("127.0.0.{n}");
+        for _ in 0..5 {
+            let page = Browser::from_address(&app, &from)
+                .sign_in(&email, "guessing wrong")
+                .await;
+            assert_eq!(page.status, 401, "{from}: {}", page.body);
+        }
+        // each guessing address is stopped by its own count
+        let page = Browser::from_address(&app, &from)
+            .sign_in(&email, "guessing wrong")
+            .await;
+        assert_eq!(page.status, 429, "{from}: {}", page.body);
+    }
+    // an eleventh: the email is under attack, so a fresh address gets three guesses
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        let page = Browser::from_address(&app, "127.0.0.21")
+            .sign_in(&email, "guessing wrong")
+            .await;
+        statuses.push(page.status);
+    }
+    assert_eq!(statuses, [401, 401, 401, 429, 429]);
+    // the person, from an address that never failed, signs in
+    let started = std::time::Instant::now();
+    let page = Browser::from_address(&app, "127.0.0.30")
+        .sign_in(&email, PASSWORD)
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(900),
+        "an attempt on an email under attack waits"
+    );
+    // another fresh guessing address gets three guesses an hour, not its own five a minute
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        let page = Browser::from_address(&app, "127.0.0.40")
+            .sign_in(&email, "another guess")
+            .await;
+        statuses.push(page.status);
+    }
+    assert_eq!(statuses, [401, 401, 401, 429, 429]);
+    // and the person still signs in, from another address of theirs
+    let page = Browser::from_address(&app, "127.0.0.31")
+        .sign_in(&email, PASSWORD)
+        .await;
+    assert_eq!(page.status, 303, "{}", page.body);
+}
+
 /// Issue 52, finding 6: the password form is limited like sign-in. Reproduced on the old
 /// main: 25 wrong current passwords, then the right one changed it.
 #[tokio::test]
@@ -811,4 +869,144 @@ async fn registration_can_require_an_initial_access_token() {
     assert_eq!(r.json::<Value>().await.unwrap()["error"], "invalid_token");
     assert_eq!(send(Some("ppreg_guess")).await.status(), 401);
     assert_eq!(send(Some("ppreg_only-for-our-clients")).await.status(), 201);
+}
+
+/// Registers an MCP client from `address`; the status and client id.
+async fn register_from(app: &TestApp, address: &str) -> (u16, String) {
+    let http = reqwest::Client::builder()
+        .local_address(Some(address.parse().unwrap()))
+        .build()
+        .unwrap();
+    let res = http
+        .post(app.url("/oauth/register"))
+        .json(&json!({ "client_name": "Flood", "redirect_uris": [REDIRECT] }))
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    (
+        status,
+        body["client_id"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// Issue 66, finding 5: a registration flood evicted a client waiting for consent.
+/// Reproduced on the old main against the release binary: 1,100 registrations from 110
+/// addresses in 33 s evicted a legitimate client that had already started its authorization
+/// (the table of 1,000 waiting clients made room from the oldest). Now a client whose consent
+/// page a person opened is held for half an hour, and room is made from the network with the
+/// most clients waiting, so a client alone on its network outlives the flood too.
+#[tokio::test]
+async fn a_registration_flood_evicts_its_own_clients_not_one_a_person_is_authorizing() {
+    let app = TestApp::start().await;
+    let email = person(&app, "olu@acme.example", Role::Member).await;
+    let (status, pending) = register_from(&app, "127.0.0.2").await;
+    assert_eq!(status, 201);
+    let (status, quiet) = register_from(&app, "127.0.0.3").await;
+    assert_eq!(status, 201);
+    let mut b = Browser::new(&app);
+    assert_eq!(b.sign_in(&email, PASSWORD).await.status, 303);
+    let (verifier, challenge) = pkce();
+    let q = authorize_query(&pending, REDIRECT, &challenge, "S256");
+    let page = b.get(&with_query("/oauth/authorize", &q)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    // they are the oldest; the flood comes a second later, 10 from each of 101 addresses
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let mut tasks = Vec::new();
+    for n in 0..101u32 {
+        let app_url = app.url("");
+        let address = format!("127.0.{}.{}", 10 + n / 200, 10 + n % 200);
+        tasks.push(tokio::spawn(async move {
+            let http = reqwest::Client::builder()
+                .local_address(Some(address.parse().unwrap()))
+                .build()
+                .unwrap();
+            let mut made = 0;
+            for _ in 0..10 {
+                let res = http
+                    .post(format!("{app_url}/oauth/register"))
+                    .json(&json!({ "client_name": "Flood", "redirect_uris": [REDIRECT] }))
+                    .send()
+                    .await
+                    .unwrap();
+                made += u32::from(res.status() == 201);
+            }
+            made
+        }));
+    }
+    let mut made = 0;
+    for t in tasks {
+        made += t.await.unwrap();
+    }
+    assert_eq!(made, 1010, "every flood registration was taken");
+    let clients = app.store.clients();
+    assert!(
+        clients.get(&quiet).await.unwrap().is_some(),
+        "the quiet network's client stays"
+    );
+    // the person answers: the client is still there and the code works
+    let csrf = page.input("csrf");
+    let mut form: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    form.push(("csrf", &csrf));
+    form.push(("decision", "allow"));
+    let back = b.post("/oauth/authorize", &form).await;
+    assert_eq!(back.status, 303, "{}", back.body);
+    let code = back.location_param("code").expect("a code");
+    let (status, tokens) = exchange(&app, &pending, &code, REDIRECT, Some(&verifier)).await;
+    assert_eq!(status, 200, "{tokens}");
+}
+
+/// Issue 66, finding 6: self-consent made an open redirector. Reproduced on the old main
+/// against the release binary: a person registered a client with an attacker's redirect URI,
+/// consented once, and afterwards errors at `/oauth/authorize` (here a missing
+/// `code_challenge`) redirected there for anyone, signed in or not. Now such an error goes to
+/// the client only for the person who consented to it.
+#[tokio::test]
+async fn an_error_for_a_self_registered_client_goes_back_only_to_the_person_who_consented() {
+    let app = TestApp::start().await;
+    let attacker = "https://attacker.example/cb";
+    let mallory = person(&app, "mallory@acme.example", Role::Member).await;
+    let bob = person(&app, "bob@acme.example", Role::Member).await;
+    let client = register(&app, attacker).await;
+    let mut m = Browser::new(&app);
+    assert_eq!(m.sign_in(&mallory, PASSWORD).await.status, 303);
+    let (_, challenge) = pkce();
+    let q = authorize_query(&client, attacker, &challenge, "S256");
+    let page = m.get(&with_query("/oauth/authorize", &q)).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let csrf = page.input("csrf");
+    let mut form: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    form.push(("csrf", &csrf));
+    form.push(("decision", "allow"));
+    let back = m.post("/oauth/authorize", &form).await;
+    assert_eq!(back.status, 303, "{}", back.body);
+    // the link the attacker sends around: a request that errors
+    let mut bad = q.clone();
+    bad.retain(|(k, _)| k != "code_challenge");
+    let link = with_query("/oauth/authorize", &bad);
+    let anyone = Browser::new(&app).get(&link).await;
+    assert_eq!(anyone.status, 400, "{:?} {}", anyone.location, anyone.body);
+    assert!(
+        anyone.location.is_none(),
+        "sent away to {:?}",
+        anyone.location
+    );
+    let mut other = Browser::new(&app);
+    assert_eq!(other.sign_in(&bob, PASSWORD).await.status, 303);
+    let signed_in = other.get(&link).await;
+    assert_eq!(signed_in.status, 400, "{:?}", signed_in.location);
+    assert!(
+        signed_in.location.is_none(),
+        "sent away to {:?}",
+        signed_in.location
+    );
+    // the person who consented is sent back to their client with the error
+    let own = m.get(&link).await;
+    assert_eq!(own.status, 303, "{}", own.body);
+    assert!(own.location.as_deref().unwrap().starts_with(attacker));
+    assert_eq!(
+        own.location_param("error").as_deref(),
+        Some("invalid_request")
+    );
 }

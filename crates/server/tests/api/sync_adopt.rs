@@ -30,7 +30,7 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
         .token(
             &app.credential(
                 "tau",
-                Some("account:read retail:read ads:read brand_analytics:read sql:query"),
+                Some("account:read retail:read ads:read brand_analytics:read sql:query sync:write"),
             )
             .await,
         )
@@ -118,7 +118,10 @@ async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
     })
     .await;
     let t = app
-        .token(&app.credential("sigma", Some("account:read")).await)
+        .token(
+            &app.credential("sigma", Some("account:read sync:write"))
+                .await,
+        )
         .await;
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");

@@ -134,9 +134,8 @@ fn same_rows(
 /// The app with omega's warehouse at `omega`, synced to the end; tokens for omega and acme.
 async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     let app = quick_market(omega).await;
-    // the default bundle and the intelligence catalog, for both tenants
-    const SCOPES: &str =
-        "account:read retail:read ads:read brand_analytics:read sql:query intelligence:read";
+    // the default bundle, the intelligence catalog and starting the sync, for both tenants
+    const SCOPES: &str = "account:read retail:read ads:read brand_analytics:read sql:query intelligence:read sync:write";
     let omega = app.credential("omega", Some(SCOPES)).await;
     let t = app.token(&omega).await;
     let acme = app.token(&app.credential("acme", Some(SCOPES)).await).await;
@@ -146,6 +145,18 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     assert_eq!((s, b["warehouse"].as_str()), (200, Some("external")), "{b}");
     let (s, b) = app.post(&acme, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 400, "{b}");
+
+    // issue 66, finding 7: starting the sync spends the provider's quota, so account:read
+    // alone may read its status but not start it (the old main let it: 50 starts in a second
+    // restarted every waiting dataset, and another credential's live call was throttled)
+    let reader = app
+        .token(&app.credential("omega", Some("account:read")).await)
+        .await;
+    let (s, b) = app.post(&reader, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 403, "{b}");
+    assert_eq!(b["kind"], "insufficient_scope", "{b}");
+    let (s, _) = app.get(&reader, "/api/warehouse/sync").await;
+    assert_eq!(s, 200);
 
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
@@ -915,10 +926,16 @@ async fn a_tenant_whose_provider_crawls_does_not_hold_up_another_tenants_sync() 
     })
     .await;
     let omega = app
-        .token(&app.credential("omega", Some("account:read")).await)
+        .token(
+            &app.credential("omega", Some("account:read sync:write"))
+                .await,
+        )
         .await;
     let sigma = app
-        .token(&app.credential("sigma", Some("account:read")).await)
+        .token(
+            &app.credential("sigma", Some("account:read sync:write"))
+                .await,
+        )
         .await;
     // the advertising API answers omega's every report call after 1.2 s (inside the
     // gateway's timeout): its 33 advertising datasets crawl. sigma only sells.

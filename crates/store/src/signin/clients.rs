@@ -85,6 +85,18 @@ fn insert_args(n: &NewClient<'_>) -> Vec<crate::db::Arg> {
     ]
 }
 
+/// Makes room for `?1` dynamic clients among those waiting for a first consent: none in a
+/// pending authorization (`pending_until` after `?2`), first from the network holding the most
+/// of them, oldest first.
+const EVICT: &str = "DELETE FROM oauth_clients WHERE client_id IN (
+     SELECT c.client_id FROM oauth_clients c
+     JOIN (SELECT coalesce(network, '') AS net, count(*) AS n FROM oauth_clients
+           WHERE kind = 'dynamic' AND tenant_id IS NULL GROUP BY coalesce(network, '')) w
+       ON w.net = coalesce(c.network, '')
+     WHERE c.kind = 'dynamic' AND c.tenant_id IS NULL
+       AND (c.pending_until IS NULL OR c.pending_until < ?2)
+     ORDER BY w.n DESC, c.created_at, c.client_id LIMIT ?1)";
+
 /// The clients aggregate.
 pub struct Clients<'a>(pub(crate) &'a Db);
 
@@ -100,13 +112,22 @@ impl Clients<'_> {
             .ok_or_else(|| Error::internal("client insert returned nothing"))?)
     }
 
-    /// Stores a dynamic client. At most `max_unbound` dynamic clients no one has consented to
-    /// are kept: those registered more than a day ago are forgotten, and when the table is
-    /// still full the oldest unused one makes room, so a flood of registrations never shuts
-    /// out the next real client. How many were forgotten to make room.
-    pub async fn insert_dynamic(&self, n: &NewClient<'_>, max_unbound: i64) -> Result<u64> {
-        let day_ago = now_unix() - 86_400;
+    /// Stores a dynamic client registered from `network`. At most `max_unbound` dynamic
+    /// clients no one has consented to are kept: those registered more than a day ago are
+    /// forgotten, and when the table is still full one makes room — never a client whose
+    /// authorization a person has started ([`Clients::hold_pending`]) and is still pending,
+    /// and first from the network with the most clients waiting, its oldest: a flood of
+    /// registrations evicts its own before anyone else's. How many were forgotten to make room,
+    /// or `None` when every waiting client is in a pending authorization (nothing stored).
+    pub async fn insert_dynamic(
+        &self,
+        n: &NewClient<'_>,
+        network: &str,
+        max_unbound: i64,
+    ) -> Result<Option<u64>> {
+        let now = now_unix();
         let args = insert_args(n);
+        let (id, network) = (n.client_id.to_owned(), network.to_owned());
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
@@ -114,8 +135,9 @@ impl Clients<'_> {
                     tx.advisory_lock("dynamic-clients:unbound").await?;
                     tx.exec(
                         "DELETE FROM oauth_clients
-                         WHERE kind = 'dynamic' AND tenant_id IS NULL AND created_at < ?1",
-                        args![day_ago],
+                         WHERE kind = 'dynamic' AND tenant_id IS NULL AND created_at < ?1
+                           AND (pending_until IS NULL OR pending_until < ?2)",
+                        args![now - 86_400, now],
                     )
                     .await?;
                     let waiting = tx
@@ -130,22 +152,36 @@ impl Clients<'_> {
                         .unwrap_or(0);
                     let over = (waiting - max_unbound + 1).max(0);
                     let evicted = if over > 0 {
-                        tx.exec(
-                            "DELETE FROM oauth_clients WHERE client_id IN (
-                                 SELECT client_id FROM oauth_clients
-                                 WHERE kind = 'dynamic' AND tenant_id IS NULL
-                                 ORDER BY created_at, client_id LIMIT ?1)",
-                            args![over],
-                        )
-                        .await?
+                        tx.exec(EVICT, args![over, now]).await?
                     } else {
                         0
                     };
+                    if (evicted as i64) < over {
+                        return Ok(None);
+                    }
                     tx.exec(INSERT, args).await?;
-                    Ok(evicted)
+                    tx.exec(
+                        "UPDATE oauth_clients SET network = ?2 WHERE client_id = ?1",
+                        args![id, network],
+                    )
+                    .await?;
+                    Ok(Some(evicted))
                 })
             })
             .await
+    }
+
+    /// Holds dynamic client `client_id`, still waiting for a first consent, until `until`
+    /// (unix seconds): a person has opened its consent page, and it is not evicted meanwhile.
+    pub async fn hold_pending(&self, client_id: &str, until: i64) -> Result<()> {
+        self.0
+            .exec(
+                "UPDATE oauth_clients SET pending_until = ?2
+                 WHERE client_id = ?1 AND kind = 'dynamic' AND tenant_id IS NULL",
+                args![client_id, until],
+            )
+            .await?;
+        Ok(())
     }
 
     /// The client with this id, revoked or not.

@@ -257,6 +257,21 @@ impl Grants<'_> {
         }))
     }
 
+    /// Whether `person` consented to `client`: a code was issued for their consent, or a
+    /// grant of theirs to it is live.
+    pub async fn consented(&self, client_id: &str, person_id: &str) -> Result<bool> {
+        Ok(self
+            .0
+            .one(
+                "SELECT 1 FROM oauth_grants WHERE client_id = ?1 AND person_id = ?2 AND revoked_at IS NULL
+                 UNION ALL
+                 SELECT 1 FROM oauth_codes WHERE client_id = ?1 AND person_id = ?2",
+                args![client_id, person_id],
+            )
+            .await?
+            .is_some())
+    }
+
     /// Exchanges a code: claims it for `grant` and stores the grant with `tokens`, all at
     /// once. A code claimed before revokes the grant its first exchange made.
     pub async fn redeem(

@@ -7,7 +7,7 @@
 
 use pp_core::events::{ADS_WRITE_COMMITTED, REPORT_DONE, SYNC_FINISHED};
 use pp_store::events::{EventQuery, NewEvent};
-use pp_store::webhooks::{Attempt, DeliveryStatus, NewEndpoint};
+use pp_store::webhooks::{Attempt, DeliveryStatus, NewEndpoint, Replay};
 use serde_json::json;
 
 use crate::{Fixture, each_engine};
@@ -20,6 +20,7 @@ fn endpoint(types: &[&str]) -> NewEndpoint {
         types: types.iter().map(|t| t.to_string()).collect(),
         secret: vec![1, 2, 3],
         created_by: "person:ana".into(),
+        credential_id: None,
     }
 }
 
@@ -219,15 +220,24 @@ async fn each_wanting_endpoint_gets_one_delivery_and_one_job() {
         assert_eq!(hooks.attempts(&d.id).await.unwrap().len(), 2);
 
         // a replay is a new delivery of the same event, with its own job
-        let again = hooks.replay(&t, &d.id).await.unwrap().unwrap();
+        let again = hooks.replay(&t, &d.id, 3).await.unwrap().unwrap();
+        let Replay::Made(again) = again else {
+            panic!("the first replay makes a delivery: {again:?}")
+        };
         assert_ne!(again.id, d.id);
         assert_eq!(
             (again.event_id.as_str(), again.replay_of.as_deref()),
             (e.id.as_str(), Some(d.id.as_str()))
         );
+        // issue 66, finding 8: while it waits, replaying the same delivery answers it (the
+        // old main made a new delivery each time: 300 replays sent 300 POSTs)
+        for _ in 0..5 {
+            let same = hooks.replay(&t, &d.id, 3).await.unwrap().unwrap();
+            assert_eq!(same, Replay::Pending(again.clone()));
+        }
         let other = f.tenant("beta").await;
         assert!(
-            hooks.replay(&other, &d.id).await.unwrap().is_none(),
+            hooks.replay(&other, &d.id, 3).await.unwrap().is_none(),
             "another tenant's delivery"
         );
     })
@@ -257,6 +267,70 @@ async fn a_rotation_keeps_the_old_secret_for_its_grace() {
         assert!(!hooks.delete(&other, &e.id).await.unwrap());
         assert!(hooks.delete(&t, &e.id).await.unwrap());
         assert!(hooks.list(&t).await.unwrap().is_empty());
+    })
+    .await;
+}
+
+/// Issue 66, finding 2: deliveries went on after the registering credential was revoked.
+/// Reproduced on the old main against the release binary. Ending the access that registered
+/// an endpoint disables it, with an event, once; an endpoint a console admin registered
+/// (no credential) stays.
+#[tokio::test]
+async fn ending_an_access_disables_the_endpoints_it_registered_with_an_event() {
+    each_engine(async |f: Fixture| {
+        let t = f.tenant("acme").await;
+        let hooks = f.store.webhooks();
+        let by_token = hooks
+            .create(
+                &t,
+                NewEndpoint {
+                    credential_id: Some("cred_x".into()),
+                    ..endpoint(&["ads.*"])
+                },
+                5,
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        let by_console = hooks
+            .create(&t, endpoint(&["*"]), 5)
+            .await
+            .unwrap()
+            .unwrap();
+        let whose = pp_store::approvals::Whose::Credential("cred_x");
+        let off = hooks
+            .disable_registered(&whose, "admin@acme", "credential cred_x was revoked")
+            .await
+            .unwrap();
+        assert_eq!(off.len(), 1, "{}", f.engine);
+        assert_eq!(off[0].id, by_token.id);
+        let row = hooks.get(&t, &by_token.id).await.unwrap().unwrap();
+        assert!(!row.enabled);
+        assert!(row.disabled_reason.unwrap().contains("revoked"));
+        assert!(
+            hooks
+                .get(&t, &by_console.id)
+                .await
+                .unwrap()
+                .unwrap()
+                .enabled
+        );
+        let told = f
+            .store
+            .events()
+            .list(&t, &query(&["account:read"]))
+            .await
+            .unwrap();
+        assert_eq!(told.len(), 1);
+        assert_eq!(told[0].kind, "webhook.endpoint.disabled");
+        assert_eq!(told[0].subject["endpointId"], by_token.id.as_str());
+        assert_eq!(told[0].data["by"], "admin@acme");
+        // once: a second revocation finds nothing enabled
+        let again = hooks
+            .disable_registered(&whose, "admin@acme", "again")
+            .await
+            .unwrap();
+        assert!(again.is_empty());
     })
     .await;
 }

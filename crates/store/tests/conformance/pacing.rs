@@ -57,3 +57,39 @@ async fn concurrent_takes_never_overspend_a_bucket() {
     })
     .await;
 }
+
+/// Issue 66, finding 7: a backfill could hold live calls back for as long as its queue of
+/// reserved tokens. Reproduced on the old main against the release binary: 50 sync starts in
+/// a second drained an operation's plan, and another credential's live call of it was
+/// throttled. Background takes now spend only the tokens that are there.
+#[tokio::test]
+async fn background_takes_never_reserve_so_a_live_call_waits_at_most_one_refill() {
+    each_engine(async |f: Fixture| {
+        let s = &f.store;
+        let (rate, burst) = (0.5, 2.0);
+        let mut sent = 0;
+        for _ in 0..10 {
+            if s.pacing()
+                .take_spare("k", rate, burst)
+                .await
+                .unwrap()
+                .is_ok()
+            {
+                sent += 1;
+            }
+        }
+        assert_eq!(sent, 2, "the burst, then nothing owed ({})", f.engine);
+        // the live call takes the next token: at most one refill (2 s) away
+        let live = s
+            .pacing()
+            .take("k", rate, burst, Duration::from_secs(5))
+            .await
+            .unwrap()
+            .expect("a live call gets a slot");
+        assert!(live <= Duration::from_secs(2), "{live:?} on {}", f.engine);
+        // with the live call's token reserved, background waits behind it
+        let held = s.pacing().take_spare("k", rate, burst).await.unwrap();
+        assert!(held.is_err(), "{held:?}");
+    })
+    .await;
+}

@@ -143,6 +143,79 @@ async fn a_refresh_token_spent_twice_revokes_its_family() {
     .await;
 }
 
+/// Issue 66, finding 5: a registration flood evicted clients waiting for consent. Reproduced
+/// on the old main against the release binary: 1,100 registrations from 110 addresses evicted
+/// a client whose authorization a person had already started. Now a client in a pending
+/// authorization is never evicted, and room is made from the network with the most waiting.
+#[tokio::test]
+async fn a_full_table_evicts_the_busiest_network_first_and_never_a_pending_client() {
+    each_engine(async |f: Fixture| {
+        setup(&f).await;
+        let c = f.store.clients();
+        let uris = ["http://127.0.0.1:9/cb".to_owned()];
+        let new = |id: &'static str| NewClient {
+            client_id: id,
+            tenant_id: None,
+            kind: "dynamic",
+            name: "MCP",
+            secret_hash: None,
+            redirect_uris: &uris,
+            scopes: "account:read",
+            created_by: "dcr:test",
+        };
+        // the person's client first (the oldest), then two from one busy network
+        assert_eq!(
+            c.insert_dynamic(&new("a"), "net-a", 3).await.unwrap(),
+            Some(0)
+        );
+        assert_eq!(
+            c.insert_dynamic(&new("b1"), "net-b", 3).await.unwrap(),
+            Some(0)
+        );
+        assert_eq!(
+            c.insert_dynamic(&new("b2"), "net-b", 3).await.unwrap(),
+            Some(0)
+        );
+        assert_eq!(
+            c.insert_dynamic(&new("c"), "net-c", 3).await.unwrap(),
+            Some(1)
+        );
+        assert!(
+            c.get("a").await.unwrap().is_some(),
+            "the oldest, alone on its network, stays"
+        );
+        assert!(
+            c.get("b1").await.unwrap().is_none(),
+            "the busy network's oldest made room"
+        );
+        // held clients are never evicted; with all held, nothing is stored
+        let later = pp_store::now_unix() + 600;
+        for id in ["a", "b2", "c"] {
+            c.hold_pending(id, later).await.unwrap();
+        }
+        assert_eq!(
+            c.insert_dynamic(&new("d"), "net-d", 3).await.unwrap(),
+            None,
+            "{}",
+            f.engine
+        );
+        assert!(c.get("d").await.unwrap().is_none());
+        for id in ["a", "b2", "c"] {
+            assert!(c.get(id).await.unwrap().is_some(), "{id} was held");
+        }
+        // a hold that has ended protects nothing
+        c.hold_pending("b2", pp_store::now_unix() - 1)
+            .await
+            .unwrap();
+        assert_eq!(
+            c.insert_dynamic(&new("d"), "net-d", 3).await.unwrap(),
+            Some(1)
+        );
+        assert!(c.get("b2").await.unwrap().is_none());
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
     each_engine(async |f: Fixture| {
@@ -160,7 +233,7 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
                 scopes: "account:read",
                 created_by: "dcr:1.2.3.4",
             };
-            assert_eq!(c.insert_dynamic(&n, 2).await.unwrap(), 0);
+            assert_eq!(c.insert_dynamic(&n, "1.2.3.4", 2).await.unwrap(), Some(0));
         }
         let n = NewClient {
             client_id: "d3",
@@ -174,7 +247,12 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
         };
         // issue 52, finding 5: a full table of unused clients forgets the oldest to make room
         // (on the old main the next registration was refused, everyone's, for a day)
-        assert_eq!(c.insert_dynamic(&n, 2).await.unwrap(), 1, "{}", f.engine);
+        assert_eq!(
+            c.insert_dynamic(&n, "x", 2).await.unwrap(),
+            Some(1),
+            "{}",
+            f.engine
+        );
         assert!(c.get("d1").await.unwrap().is_none(), "the oldest made room");
         assert!(c.get("d3").await.unwrap().is_some());
         // the test goes on with d1 as the first consented client, registered again
@@ -182,7 +260,7 @@ async fn a_dynamic_client_binds_to_one_tenant_within_its_limit() {
             client_id: "d1",
             ..n
         };
-        assert_eq!(c.insert_dynamic(&again, 2).await.unwrap(), 1);
+        assert_eq!(c.insert_dynamic(&again, "x", 2).await.unwrap(), Some(1));
         assert!(c.get("d2").await.unwrap().is_none(), "then the next oldest");
         assert!(c.bind("d1", "acme", 1).await.unwrap());
         assert!(

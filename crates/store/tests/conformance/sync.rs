@@ -125,3 +125,74 @@ async fn a_connection_added_outside_the_server_queues_one_adoption() {
     })
     .await;
 }
+
+/// Issue 66, finding 7: a start brings forward only datasets between runs, once. Reproduced
+/// on the old main against the release binary: 50 starts in a second moved every waiting
+/// dataset, mid-run ones too, each start again, and the polls spent the provider's quota.
+#[tokio::test]
+async fn a_start_wakes_only_datasets_between_runs_and_only_once() {
+    each_engine(async |f: Fixture| {
+        let t = f.tenant("acme").await;
+        let s = f.store.sync();
+        s.manage(&t, "sqlite:/tmp/w.sqlite").await.unwrap();
+        s.ensure(
+            &t,
+            vec![wanted(1, "sales"), wanted(1, "ads"), wanted(1, "inventory")],
+        )
+        .await
+        .unwrap();
+        let later = pp_store::jobs::now_ms() + 3_600_000;
+        for (name, state) in [
+            ("sales", "synced"),
+            ("ads", "backfilling"),
+            ("inventory", "failing"),
+        ] {
+            s.record(
+                &t,
+                1,
+                name,
+                Progress {
+                    state: Some(state.into()),
+                    ..Progress::default()
+                },
+            )
+            .await
+            .unwrap();
+        }
+        // each job steps once and waits an hour, as a dataset between slices or runs does
+        for _ in 0..3 {
+            let job = f
+                .store
+                .jobs()
+                .claim("w", 60_000, 10)
+                .await
+                .unwrap()
+                .unwrap();
+            let wait = pp_store::jobs::Outcome::Continue {
+                state: json!({}),
+                done: 0,
+                run_after: later,
+            };
+            assert!(
+                f.store
+                    .jobs()
+                    .finish_step(&job.id, "w", &wait, &[], None)
+                    .await
+                    .unwrap()
+            );
+        }
+        assert_eq!(
+            s.wake_idle(&t, None).await.unwrap(),
+            2,
+            "synced and failing ({})",
+            f.engine
+        );
+        for _ in 0..5 {
+            assert_eq!(s.wake_idle(&t, None).await.unwrap(), 0, "already due");
+        }
+        let mid_run = s.get(&t, 1, "ads").await.unwrap().unwrap().job_id;
+        let job = f.store.jobs().get(&t, &mid_run).await.unwrap().unwrap();
+        assert_eq!(job.run_after, later, "the backfill keeps its pace");
+    })
+    .await;
+}

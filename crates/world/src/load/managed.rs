@@ -358,7 +358,7 @@ fn sqlite_replace(path: &std::path::Path, slice: &Slice, rows: &[Vec<Cell>]) -> 
 }
 
 /// Creates `dir` (and its parents) readable by the owner alone.
-fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+pub(crate) fn private_dir(dir: &std::path::Path) -> Result<(), String> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]

@@ -8,7 +8,7 @@ use rusqlite::Connection;
 
 use crate::schema::{TABLES, Table};
 
-mod managed;
+pub(crate) mod managed;
 pub(crate) mod server;
 
 pub use managed::{Managed, Slice};

@@ -140,7 +140,7 @@ pub async fn revoke(
     };
     match app.admin.apps(&op).revoke(&id).await {
         Ok(ended) => {
-            tracing::info!(client = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, "application revoked in the console");
+            tracing::info!(client = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, webhooks_disabled = ?ended.disabled_webhooks, "application revoked in the console");
             see_other("/console/apps", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,

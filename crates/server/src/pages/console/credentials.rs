@@ -183,7 +183,7 @@ pub async fn revoke(
     };
     match app.admin.credentials(&op).revoke(&id).await {
         Ok((_, ended)) => {
-            tracing::info!(credential = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, "credential revoked in the console");
+            tracing::info!(credential = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, webhooks_disabled = ?ended.disabled_webhooks, "credential revoked in the console");
             see_other("/console/credentials", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,

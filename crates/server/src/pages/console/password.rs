@@ -8,7 +8,7 @@ use axum::response::Response;
 use pp_store::SessionRow;
 
 use crate::pages::web::{self, Nav, SESSION_COOKIE, render, see_other};
-use crate::state::SharedState;
+use crate::state::{Admission, SharedState};
 
 #[derive(Template)]
 #[template(path = "console/password.html")]
@@ -47,11 +47,15 @@ pub async fn change(State(app): State<SharedState>, req: Request) -> Response {
         Err(r) => return r,
     };
     // limited like signing in: wrong current passwords count, per person and address
-    if app.signin.refused(&s.person.email, &address).is_some() {
-        return page(
-            &s,
-            Some("Too many wrong passwords. Wait a minute and try again.".into()),
-        );
+    match app.signin.admit(&s.person.email, &address) {
+        Admission::Now => {}
+        Admission::After(wait) => tokio::time::sleep(wait).await,
+        Admission::Refused(_) => {
+            return page(
+                &s,
+                Some("Too many wrong passwords. Wait a minute and try again.".into()),
+            );
+        }
     }
     let Ok(_slot) = app.signin.hashing.acquire().await else {
         return page(

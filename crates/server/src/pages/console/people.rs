@@ -127,7 +127,7 @@ pub async fn disable(
     };
     match app.admin.people(&op).disable(&id).await {
         Ok((_, ended)) => {
-            tracing::info!(person = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, "person disabled in the console");
+            tracing::info!(person = %id, by = %s.person.email, withdrawn = ?ended.withdrawn, webhooks_disabled = ?ended.disabled_webhooks, "person disabled in the console");
             see_other("/console/people", &[])
         }
         Err(e) => page(&app, &s, None, Some(e.message().to_owned())).await,

@@ -153,7 +153,8 @@ pub async fn run(State(app): State<SharedState>, req: Request) -> Response {
         Err(r) => return r,
     };
     let ran = async {
-        let p = pp_auth::sessions::console_principal(&s, &[Scope::AccountRead])?;
+        // a tenant admin's button (admin_action checked the role)
+        let p = pp_auth::sessions::console_principal(&s, &[Scope::SyncWrite, Scope::AccountRead])?;
         app.sync.run(&p, pp_sync::RunRequest::default()).await
     };
     match ran.await {

@@ -125,7 +125,7 @@ pub async fn register(State(app): State<SharedState>, req: Request) -> Response 
         grant_types: m.grant_types.as_deref(),
         response_types: m.response_types.as_deref(),
     };
-    match register_dynamic(&app.store, &req, &format!("dcr:{from}")).await {
+    match register_dynamic(&app.store, &req, &format!("dcr:{from}"), &net).await {
         Ok(c) => no_store(
             (
                 StatusCode::CREATED,
@@ -142,6 +142,18 @@ pub async fn register(State(app): State<SharedState>, req: Request) -> Response 
             )
                 .into_response(),
         ),
+        Err(RegisterError::Full) => {
+            let mut res = refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                RegisterError::Full.code(),
+                &RegisterError::Full.description(),
+            );
+            res.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("60"),
+            );
+            res
+        }
         Err(RegisterError::Server(e)) => {
             tracing::error!(cause = %e.chain(), "client registration failed");
             refused(

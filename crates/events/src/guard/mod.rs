@@ -1,12 +1,15 @@
-//! Where a webhook may go. Outside `--dev`, an address that is loopback, private (RFC 1918,
-//! unique local, carrier-grade NAT), link-local (which holds the cloud metadata address
-//! 169.254.169.254), unspecified, multicast or otherwise not routable is refused, unless the
-//! operator allows the host by name. The URL is checked at registration, and at delivery the
+//! Where a webhook may go. Outside `--dev`, an address in the IANA special-purpose registries
+//! that is not globally reachable (loopback, private, carrier-grade NAT, link-local with the
+//! cloud metadata address 169.254.169.254, documentation, benchmarking, multicast, reserved;
+//! the table and its source are in [`special`]), or an IPv6 address carrying such an IPv4
+//! address, is refused, unless the operator allows the host by name. The URL is checked at registration, and at delivery the
 //! name is resolved by [`Guard`] as the HTTP client's resolver, so the address checked is the
 //! address connected to (a name that changed its answer since registration is refused too).
 //! Redirects are not followed.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+mod special;
+
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use pp_core::{Error, Kind, Result};
@@ -22,59 +25,11 @@ pub struct Guard {
     allow: Arc<Vec<String>>,
 }
 
-/// Why an address is refused, or `None` when it is a public one.
+/// Why an address is refused, or `None` when it is a globally reachable one ([`special`]).
 pub fn forbidden(ip: IpAddr) -> Option<&'static str> {
     match ip {
-        IpAddr::V4(v4) => forbidden_v4(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return forbidden_v4(v4);
-            }
-            let seg = v6.segments();
-            if v6.is_loopback() {
-                Some("a loopback address")
-            } else if v6.is_unspecified() {
-                Some("the unspecified address")
-            } else if v6.is_multicast() {
-                Some("a multicast address")
-            } else if seg[0] & 0xffc0 == 0xfe80 {
-                Some("a link-local address")
-            } else if seg[0] & 0xfe00 == 0xfc00 {
-                Some("a private (unique local) address")
-            } else if seg[0] == 0x64 && seg[1] == 0xff9b {
-                // NAT64 carries an IPv4 address in its last 32 bits
-                let v4 = Ipv4Addr::new(
-                    (seg[6] >> 8) as u8,
-                    seg[6] as u8,
-                    (seg[7] >> 8) as u8,
-                    seg[7] as u8,
-                );
-                forbidden_v4(v4)
-            } else {
-                None
-            }
-        }
-    }
-}
-
-fn forbidden_v4(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, ..] = ip.octets();
-    if ip == Ipv4Addr::new(169, 254, 169, 254) {
-        Some("the cloud metadata address")
-    } else if ip.is_loopback() {
-        Some("a loopback address")
-    } else if ip.is_private() {
-        Some("a private address")
-    } else if ip.is_link_local() {
-        Some("a link-local address")
-    } else if a == 100 && (64..128).contains(&b) {
-        Some("a carrier-grade NAT address")
-    } else if ip.is_unspecified() || a == 0 {
-        Some("the unspecified network")
-    } else if ip.is_broadcast() || ip.is_multicast() || a >= 240 {
-        Some("a broadcast, multicast or reserved address")
-    } else {
-        None
+        IpAddr::V4(v4) => special::v4_reason(v4),
+        IpAddr::V6(v6) => special::v6_reason(v6),
     }
 }
 
@@ -234,6 +189,14 @@ mod tests {
             "http://169.254.169.254/latest/meta-data",
             "http://[::1]/x",
             "http://localhost:8080/x",
+            // issue 66, finding 3: accepted on the old main (192.0.2.0/24 was the outside
+            // test's own host, and the event was delivered there)
+            "http://192.0.2.10/x",
+            "http://198.18.0.1/x",
+            "http://[fec0::1]/x",
+            "http://[::7f00:1]/x",
+            "http://[2002:7f00:1::1]/x",
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x",
         ] {
             let e = strict.check(url).await.unwrap_err();
             assert_eq!(e.kind, Kind::UrlRefused, "{url}: {e:?}");
