@@ -114,7 +114,7 @@ impl Events {
     pub fn endpoints(&self, p: &Principal) -> Result<EndpointAdmin<'_>> {
         p.require(&[Scope::WebhooksWrite])?;
         Ok(EndpointAdmin::new(self, p.tenant.clone(), p.actor.as_str())
-            .registering_as(p.scopes.clone(), &p.credential_id))
+            .registering_as(p.scopes, &p.credential_id))
     }
 
     /// Webhook administration for a tenant's admin in the console (the page checks the

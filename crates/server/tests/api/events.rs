@@ -769,7 +769,7 @@ async fn an_endpoint_gets_only_what_its_registrant_reads_and_ends_with_its_acces
         .revoke(&cred.credential_id)
         .await
         .unwrap();
-    assert_eq!(ended.disabled_webhooks, [id.clone()]);
+    assert_eq!(ended.disabled_webhooks, std::slice::from_ref(&id));
     let reader = app.token(&app.credential("acme", Some(HOOKS)).await).await;
     let (_, got) = app.get(&reader, &format!("/api/webhooks/{id}")).await;
     assert_eq!(got["enabled"], false, "{got}");
