@@ -707,14 +707,17 @@ async fn failures_from_many_addresses_slow_an_email_but_never_refuse_its_person(
         assert_eq!(page.status, 429, "{from}: {}", page.body);
     }
     // an eleventh: the email is under attack, so a fresh address gets three guesses
-    let mut statuses = Vec::new();
-    for _ in 0..5 {
-        let page = Browser::from_address(&app, "127.0.0.21")
-            .sign_in(&email, "guessing wrong")
-            .await;
-        statuses.push(page.status);
-    }
-    assert_eq!(statuses, [401, 401, 401, 429, 429]);
+    let guesses = async |from: &str| {
+        let mut statuses = Vec::new();
+        for _ in 0..5 {
+            let page = Browser::from_address(&app, from)
+                .sign_in(&email, "guessing wrong")
+                .await;
+            statuses.push(page.status);
+        }
+        statuses
+    };
+    assert_eq!(guesses("127.0.0.21").await, [401, 401, 401, 429, 429]);
     // the person, from an address that never failed, signs in
     let started = std::time::Instant::now();
     let page = Browser::from_address(&app, "127.0.0.30")
@@ -726,14 +729,7 @@ async fn failures_from_many_addresses_slow_an_email_but_never_refuse_its_person(
         "an attempt on an email under attack waits"
     );
     // another fresh guessing address gets three guesses an hour, not its own five a minute
-    let mut statuses = Vec::new();
-    for _ in 0..5 {
-        let page = Browser::from_address(&app, "127.0.0.40")
-            .sign_in(&email, "another guess")
-            .await;
-        statuses.push(page.status);
-    }
-    assert_eq!(statuses, [401, 401, 401, 429, 429]);
+    assert_eq!(guesses("127.0.0.40").await, [401, 401, 401, 429, 429]);
     // and the person still signs in, from another address of theirs
     let page = Browser::from_address(&app, "127.0.0.31")
         .sign_in(&email, PASSWORD)
@@ -946,11 +942,7 @@ async fn a_registration_flood_evicts_its_own_clients_not_one_a_person_is_authori
         "the quiet network's client stays"
     );
     // the person answers: the client is still there and the code works
-    let csrf = page.input("csrf");
-    let mut form: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    form.push(("csrf", &csrf));
-    form.push(("decision", "allow"));
-    let back = b.post("/oauth/authorize", &form).await;
+    let back = allow(&mut b, &page, &q).await;
     assert_eq!(back.status, 303, "{}", back.body);
     let code = back.location_param("code").expect("a code");
     let (status, tokens) = exchange(&app, &pending, &code, REDIRECT, Some(&verifier)).await;
@@ -975,11 +967,7 @@ async fn an_error_for_a_self_registered_client_goes_back_only_to_the_person_who_
     let q = authorize_query(&client, attacker, &challenge, "S256");
     let page = m.get(&with_query("/oauth/authorize", &q)).await;
     assert_eq!(page.status, 200, "{}", page.body);
-    let csrf = page.input("csrf");
-    let mut form: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    form.push(("csrf", &csrf));
-    form.push(("decision", "allow"));
-    let back = m.post("/oauth/authorize", &form).await;
+    let back = allow(&mut m, &page, &q).await;
     assert_eq!(back.status, 303, "{}", back.body);
     // the link the attacker sends around: a request that errors
     let mut bad = q.clone();

@@ -283,16 +283,22 @@ pub fn with_query(path: &str, q: &[(String, String)]) -> String {
     format!("{path}?{}", ser.finish())
 }
 
+/// Presses **Allow** on the consent `page` a signed-in browser was shown for the request
+/// `q`; where the browser is sent.
+pub async fn allow(b: &mut Browser, page: &Page, q: &[(String, String)]) -> Page {
+    let csrf = page.input("csrf");
+    let mut form: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    form.push(("csrf", &csrf));
+    form.push(("decision", "allow"));
+    b.post("/oauth/authorize", &form).await
+}
+
 /// A signed-in browser consents to `client_id`; the code it is sent back with.
 pub async fn consent(b: &mut Browser, client_id: &str, challenge: &str) -> String {
     let q = authorize_query(client_id, REDIRECT, challenge, "S256");
     let page = b.get(&with_query("/oauth/authorize", &q)).await;
     assert_eq!(page.status, 200, "{}", page.body);
-    let csrf = page.input("csrf");
-    let mut form: Vec<(&str, &str)> = q.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    form.push(("csrf", &csrf));
-    form.push(("decision", "allow"));
-    let back = b.post("/oauth/authorize", &form).await;
+    let back = allow(b, &page, &q).await;
     assert_eq!(back.status, 303, "{}", back.body);
     assert!(back.location.as_deref().unwrap().starts_with(REDIRECT));
     assert_eq!(back.location_param("state").as_deref(), Some("st-123"));
