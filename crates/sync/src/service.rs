@@ -56,7 +56,14 @@ pub struct WarehouseSync {
     pub(crate) warehouses: Warehouses,
     pub(crate) settings: SyncSettings,
     loaders: Arc<Mutex<HashMap<String, Managed>>>,
+    /// When a start last looked for newly connected merchants, per tenant (this instance's).
+    looked: Arc<Mutex<HashMap<String, std::time::Instant>>>,
 }
+
+/// How often a start looks for newly connected merchants (each look reads the provider's
+/// participations and profiles): starts within it collapse into the first. Connecting an
+/// account takes its merchants in at once anyway.
+const LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A merchant as the status names it.
 #[derive(Debug, Clone, Serialize)]
@@ -138,6 +145,7 @@ impl WarehouseSync {
             warehouses,
             settings,
             loaders: Arc::default(),
+            looked: Arc::default(),
         }
     }
 
@@ -168,6 +176,16 @@ impl WarehouseSync {
     /// each merchant with an active grant gets its datasets' jobs, and paused ones are woken.
     /// An external warehouse is left alone. The ids of the seller rows added.
     pub async fn adopt(&self, tenant: &TenantId) -> Result<Vec<i64>> {
+        let added = self.take_in(tenant).await?;
+        self.store.sync().wake(tenant, None).await?;
+        self.market.wake().notify_waiters();
+        Ok(added)
+    }
+
+    /// A managed tenant's new merchants become `seller` rows and each merchant with an active
+    /// grant gets its datasets' jobs (a new one runs at once); nothing waiting is woken. The
+    /// ids of the seller rows added.
+    async fn take_in(&self, tenant: &TenantId) -> Result<Vec<i64>> {
         let Some(loader) = self.loader(tenant).await? else {
             return Ok(Vec::new());
         };
@@ -201,8 +219,6 @@ impl WarehouseSync {
             })
             .collect();
         self.store.sync().ensure(tenant, wanted).await?;
-        self.store.sync().wake(tenant, None).await?;
-        self.market.wake().notify_waiters();
         Ok(added)
     }
 
@@ -295,6 +311,20 @@ impl WarehouseSync {
         }
     }
 
+    /// Whether a start should look for new merchants now (the first in [`LOOK_EVERY`] does),
+    /// recording that it did.
+    fn look_now(&self, tenant: &TenantId) -> bool {
+        let mut looked = self.looked.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::Instant::now();
+        match looked.get(tenant.as_str()) {
+            Some(at) if now.duration_since(*at) < LOOK_EVERY => false,
+            _ => {
+                looked.insert(tenant.as_str().to_owned(), now);
+                true
+            }
+        }
+    }
+
     /// Adopts merchants connected since the last look, then brings the tenant's datasets (one
     /// merchant's, when named) that are between runs forward to run now (`sync:write` with
     /// `account:read`: it spends the provider's quota, so it is an admin's); the status after.
@@ -311,8 +341,22 @@ impl WarehouseSync {
                 "A tenant created without a warehouse is managed; see docs/warehouse-sync.md.",
             ));
         }
-        // merchants connected since the last look join first
-        self.adopt(&p.tenant).await?;
+        // merchants connected since the last look join first (their datasets run at once);
+        // what waits is woken below only if it is between runs
+        if self.look_now(&p.tenant) {
+            match self.take_in(&p.tenant).await {
+                Ok(_) => {}
+                // the provider's plan has no slot for the look now: the start goes on, and
+                // the next one (or the connection's own adoption) takes them in
+                Err(e) if pp_marketplace::triage::held_back(&e).is_some() => {
+                    tracing::info!(
+                        tenant = p.tenant.as_str(),
+                        "a sync start's look for new merchants waits for its usage plan"
+                    );
+                }
+                Err(e) => return Err(e),
+            }
+        }
         if let Some(id) = req.legacy_seller_id
             && !self
                 .store

@@ -108,6 +108,35 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
 /// The usage plan holds a backfill back (one selling-side create a minute after a burst of
 /// 15): the gateway's own pacing says when the next slot is, and the dataset waits for it
 /// (`backfilling`), rather than show a failure that is not one.
+/// Issue 66, finding 7: repeated starts while datasets are waiting collapse into the first,
+/// and a backfill waiting for its usage plan keeps its pace. Reproduced on the old main
+/// against the release binary: 50 `POST /api/warehouse/sync` in a second restarted every
+/// waiting dataset (each start woke every queued job), and another credential's live call
+/// was then throttled.
+async fn starts_collapse(app: &TestApp, t: &str) {
+    let sigma = TenantId::parse("sigma").unwrap();
+    let waiting = async || {
+        let now = pp_store::jobs::now_ms();
+        let mut out = Vec::new();
+        for d in app.store.sync().list(&sigma).await.unwrap() {
+            let job = app.store.jobs().get(&sigma, &d.job_id).await.unwrap();
+            if let Some(j) = job.filter(|j| d.state == "backfilling" && j.run_after > now + 2_000) {
+                out.push((j.id, j.run_after));
+            }
+        }
+        out
+    };
+    let before = waiting().await;
+    assert!(!before.is_empty(), "a backfill waits for its usage plan");
+    for _ in 0..50 {
+        let (s, b) = app.post(t, "/api/warehouse/sync", json!({})).await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let mut after = waiting().await;
+    after.retain(|(id, _)| before.iter().any(|(b, _)| b == id));
+    assert_eq!(after, before, "the waiting backfills kept their pace");
+}
+
 #[tokio::test]
 async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
     let app = TestApp::start_market_options(Options {
@@ -126,10 +155,19 @@ async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
     let began = Instant::now();
-    while began.elapsed() < Duration::from_secs(40) {
+    let mut started_again = false;
+    // 40 seconds at least, and (on a loaded machine) until the burst's 15 creates are made
+    while began.elapsed() < Duration::from_secs(40)
+        || (app.sandbox_calls("reports.createReport").await < 15
+            && began.elapsed() < Duration::from_secs(180))
+    {
         let (_, b) = app.get(&t, "/api/warehouse/sync").await;
         for r in b["datasets"].as_array().unwrap() {
             assert_ne!(r["state"], "failing", "{r}");
+        }
+        if !started_again && began.elapsed() > Duration::from_secs(10) {
+            starts_collapse(&app, &t).await;
+            started_again = true;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -151,5 +189,9 @@ async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
     // the plan's burst of 15 creates and about one a minute after it, and the provider never
     // refused one (a provider's 429 would show as failing)
     let made = app.sandbox_calls("reports.createReport").await;
-    assert!((15..=17).contains(&made), "{made} creates");
+    let minutes = began.elapsed().as_secs() / 60;
+    assert!(
+        (15..=17 + minutes).contains(&made),
+        "{made} creates in {minutes} min"
+    );
 }
