@@ -338,14 +338,19 @@ impl Sync<'_> {
         self.wake_where(tenant, seller_id, "").await
     }
 
-    /// A person's "sync now": brings forward only the datasets between runs (`synced`, or
-    /// `failing` and waiting to try again). One mid-run (backfilling, waiting for a report or
+    /// A person's "sync now": brings forward only the datasets between runs (`synced`,
+    /// `failing` and waiting to try again, or `paused` until its connection works: a paused
+    /// one only reads its connection's state, no provider call). One mid-run (backfilling, waiting for a report or
     /// its usage plan's next slot) is left to its own pace — waking it would only spend the
     /// provider's quota on an early poll — and one already due is not moved again, so
     /// repeated starts collapse into the first. How many moved.
     pub async fn wake_idle(&self, tenant: &TenantId, seller_id: Option<i64>) -> Result<u64> {
-        self.wake_where(tenant, seller_id, "AND state IN ('synced', 'failing')")
-            .await
+        self.wake_where(
+            tenant,
+            seller_id,
+            "AND state IN ('synced', 'failing', 'paused')",
+        )
+        .await
     }
 
     async fn wake_where(

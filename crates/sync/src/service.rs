@@ -56,13 +56,14 @@ pub struct WarehouseSync {
     pub(crate) warehouses: Warehouses,
     pub(crate) settings: SyncSettings,
     loaders: Arc<Mutex<HashMap<String, Managed>>>,
-    /// When a start last looked for newly connected merchants, per tenant (this instance's).
-    looked: Arc<Mutex<HashMap<String, std::time::Instant>>>,
+    /// When a start last looked for newly connected merchants, per tenant (this instance's),
+    /// and the tenant's connections as they stood then.
+    looked: Arc<Mutex<HashMap<String, (std::time::Instant, String)>>>,
 }
 
 /// How often a start looks for newly connected merchants (each look reads the provider's
-/// participations and profiles): starts within it collapse into the first. Connecting an
-/// account takes its merchants in at once anyway.
+/// participations and profiles): starts within it collapse into the first, unless a
+/// connection changed since. Connecting an account takes its merchants in at once anyway.
 const LOOK_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A merchant as the status names it.
@@ -311,18 +312,31 @@ impl WarehouseSync {
         }
     }
 
-    /// Whether a start should look for new merchants now (the first in [`LOOK_EVERY`] does),
-    /// recording that it did.
-    fn look_now(&self, tenant: &TenantId) -> bool {
+    /// Whether a start should look for new merchants now: the first in [`LOOK_EVERY`] does, and
+    /// one after a connection changed (connected again, lapsed, added); recorded when it does.
+    async fn look_now(&self, tenant: &TenantId) -> Result<bool> {
+        let conns = connections::list(&self.store, tenant).await?;
+        let standing: String = conns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}/{}/{}/{};",
+                    c.kind.as_str(),
+                    c.merchant,
+                    c.status.as_str(),
+                    c.updated_at
+                )
+            })
+            .collect();
         let mut looked = self.looked.lock().unwrap_or_else(|p| p.into_inner());
         let now = std::time::Instant::now();
-        match looked.get(tenant.as_str()) {
-            Some(at) if now.duration_since(*at) < LOOK_EVERY => false,
-            _ => {
-                looked.insert(tenant.as_str().to_owned(), now);
-                true
-            }
+        let fresh = looked
+            .get(tenant.as_str())
+            .is_some_and(|(at, was)| now.duration_since(*at) < LOOK_EVERY && *was == standing);
+        if !fresh {
+            looked.insert(tenant.as_str().to_owned(), (now, standing));
         }
+        Ok(!fresh)
     }
 
     /// Adopts merchants connected since the last look, then brings the tenant's datasets (one
@@ -343,7 +357,7 @@ impl WarehouseSync {
         }
         // merchants connected since the last look join first (their datasets run at once);
         // what waits is woken below only if it is between runs
-        if self.look_now(&p.tenant) {
+        if self.look_now(&p.tenant).await? {
             match self.take_in(&p.tenant).await {
                 Ok(_) => {}
                 // the provider's plan has no slot for the look now: the start goes on, and

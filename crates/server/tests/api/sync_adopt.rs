@@ -108,31 +108,31 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
 /// The usage plan holds a backfill back (one selling-side create a minute after a burst of
 /// 15): the gateway's own pacing says when the next slot is, and the dataset waits for it
 /// (`backfilling`), rather than show a failure that is not one.
+/// The backfill jobs of sigma waiting for their usage plan (due more than 2 s from now).
+async fn waiting_backfills(app: &TestApp) -> Vec<(String, i64)> {
+    let sigma = TenantId::parse("sigma").unwrap();
+    let now = pp_store::jobs::now_ms();
+    let mut out = Vec::new();
+    for d in app.store.sync().list(&sigma).await.unwrap() {
+        let job = app.store.jobs().get(&sigma, &d.job_id).await.unwrap();
+        if let Some(j) = job.filter(|j| d.state == "backfilling" && j.run_after > now + 2_000) {
+            out.push((j.id, j.run_after));
+        }
+    }
+    out
+}
+
 /// Issue 66, finding 7: repeated starts while datasets are waiting collapse into the first,
 /// and a backfill waiting for its usage plan keeps its pace. Reproduced on the old main
 /// against the release binary: 50 `POST /api/warehouse/sync` in a second restarted every
-/// waiting dataset (each start woke every queued job), and another credential's live call
-/// was then throttled.
-async fn starts_collapse(app: &TestApp, t: &str) {
-    let sigma = TenantId::parse("sigma").unwrap();
-    let waiting = async || {
-        let now = pp_store::jobs::now_ms();
-        let mut out = Vec::new();
-        for d in app.store.sync().list(&sigma).await.unwrap() {
-            let job = app.store.jobs().get(&sigma, &d.job_id).await.unwrap();
-            if let Some(j) = job.filter(|j| d.state == "backfilling" && j.run_after > now + 2_000) {
-                out.push((j.id, j.run_after));
-            }
-        }
-        out
-    };
-    let before = waiting().await;
-    assert!(!before.is_empty(), "a backfill waits for its usage plan");
+/// waiting dataset (each start woke every queued job and read the provider's participations
+/// again), and another credential's live call was then throttled.
+async fn starts_collapse(app: &TestApp, t: &str, before: &[(String, i64)]) {
     for _ in 0..50 {
         let (s, b) = app.post(t, "/api/warehouse/sync", json!({})).await;
         assert_eq!(s, 200, "{b}");
     }
-    let mut after = waiting().await;
+    let mut after = waiting_backfills(app).await;
     after.retain(|(id, _)| before.iter().any(|(b, _)| b == id));
     assert_eq!(after, before, "the waiting backfills kept their pace");
 }
@@ -165,12 +165,16 @@ async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
         for r in b["datasets"].as_array().unwrap() {
             assert_ne!(r["state"], "failing", "{r}");
         }
-        if !started_again && began.elapsed() > Duration::from_secs(10) {
-            starts_collapse(&app, &t).await;
-            started_again = true;
+        if !started_again {
+            let before = waiting_backfills(&app).await;
+            if !before.is_empty() {
+                starts_collapse(&app, &t, &before).await;
+                started_again = true;
+            }
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    assert!(started_again, "a backfill waited for its usage plan");
     let (_, b) = app.get(&t, "/api/warehouse/sync").await;
     let sales = b["datasets"]
         .as_array()
