@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pp_core::{Error, Kind, Result};
 use rusqlite::{Connection, OpenFlags};
@@ -31,7 +31,7 @@ use crate::engine::{BoxFuture, Engine, QueryRequest, QueryResult, TableDescripti
 use crate::limits::Limits;
 
 use guard::{Calls, Denial, OwnControl};
-use reading::Pool;
+use reading::{HOLD, Pool};
 use run::Quick;
 
 /// Statements a connection remembers as calling a long function; past it the connection
@@ -93,7 +93,7 @@ pub(crate) struct Guarded {
     /// `run::QUICK_STEPS`.
     pub quick: Arc<AtomicBool>,
     /// When the read transaction the connection keeps was opened (`reading.rs`).
-    pub reading_since: Option<std::time::Instant>,
+    pub reading_since: Option<Instant>,
     /// Lets the engine's own `BEGIN` and `COMMIT` past the authorizer.
     pub own_control: OwnControl,
 }
@@ -108,6 +108,55 @@ impl Guarded {
             long.clear();
         }
         long.insert(sql.to_owned());
+    }
+
+    /// Opens a read transaction unless one under [`HOLD`] old is open (an older one is ended
+    /// first, so no statement reads under a transaction past its age, however late the sweep).
+    /// It takes the lock at its first read.
+    pub fn begin_reading(&mut self) -> Result<()> {
+        if !self.settle(false) {
+            return Err(Error::internal(
+                "a warehouse read transaction could not be ended",
+            ));
+        }
+        if !self.conn.is_autocommit() {
+            return Ok(());
+        }
+        self.own("BEGIN")
+            .map_err(|e| Error::internal_with("warehouse read transaction", e))?;
+        self.reading_since = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Ends the read transaction once it is [`HOLD`] old (or at once with `now`); whether the
+    /// connection may be kept (it holds no transaction it could not end).
+    pub fn settle(&mut self, now: bool) -> bool {
+        if self.conn.is_autocommit() {
+            // none open, or the engine ended it itself after an error
+            self.reading_since = None;
+            return true;
+        }
+        if !now && self.reading_since.is_some_and(|t| t.elapsed() < HOLD) {
+            return true;
+        }
+        if let Err(e) = self.own("COMMIT") {
+            tracing::warn!(error = %e, "ending a warehouse read transaction failed");
+        }
+        self.reading_since = None;
+        self.conn.is_autocommit()
+    }
+
+    /// Whether the connection holds a read transaction.
+    pub fn holds(&self) -> bool {
+        self.reading_since.is_some()
+    }
+
+    /// Runs the engine's own transaction control, which the authorizer allows only here.
+    fn own(&self, sql: &str) -> rusqlite::Result<()> {
+        self.own_control.set(true);
+        let out = self.conn.execute_batch(sql);
+        self.own_control.set(false);
+        out
     }
 }
 

@@ -1,5 +1,5 @@
-//! The read transaction a connection keeps across a burst of statements, and the pool of idle
-//! connections that ends it in time.
+//! The read transaction a connection keeps across a burst of statements (its methods are
+//! `Guarded`'s, in `mod.rs`), and the pool of idle connections that ends it in time.
 //!
 //! A statement run in autocommit mode takes the file's shared lock and drops it again: two
 //! `fcntl` calls, the checks for a hot journal and a WAL file, and a per-file mutex that two
@@ -16,66 +16,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, Weak};
-use std::time::{Duration, Instant};
-
-use pp_core::{Error, Result};
+use std::time::Duration;
 
 use super::Guarded;
 use crate::idle::Idle;
 
 /// Longest a connection keeps one read transaction.
 pub const HOLD: Duration = Duration::from_millis(5);
-
-impl Guarded {
-    /// Opens a read transaction unless one under [`HOLD`] old is open (an older one is ended
-    /// first, so no statement reads under a transaction past its age, however late the sweep).
-    /// It takes the lock at its first read.
-    pub fn begin_reading(&mut self) -> Result<()> {
-        if !self.settle(false) {
-            return Err(Error::internal(
-                "a warehouse read transaction could not be ended",
-            ));
-        }
-        if !self.conn.is_autocommit() {
-            return Ok(());
-        }
-        self.own("BEGIN")
-            .map_err(|e| Error::internal_with("warehouse read transaction", e))?;
-        self.reading_since = Some(Instant::now());
-        Ok(())
-    }
-
-    /// Ends the read transaction once it is [`HOLD`] old (or at once with `now`); whether the
-    /// connection may be kept (it holds no transaction it could not end).
-    pub fn settle(&mut self, now: bool) -> bool {
-        if self.conn.is_autocommit() {
-            // none open, or the engine ended it itself after an error
-            self.reading_since = None;
-            return true;
-        }
-        if !now && self.reading_since.is_some_and(|t| t.elapsed() < HOLD) {
-            return true;
-        }
-        if let Err(e) = self.own("COMMIT") {
-            tracing::warn!(error = %e, "ending a warehouse read transaction failed");
-        }
-        self.reading_since = None;
-        self.conn.is_autocommit()
-    }
-
-    /// Whether the connection holds a read transaction.
-    pub fn holds(&self) -> bool {
-        self.reading_since.is_some()
-    }
-
-    /// Runs the engine's own transaction control, which the authorizer allows only here.
-    fn own(&self, sql: &str) -> rusqlite::Result<()> {
-        self.own_control.set(true);
-        let out = self.conn.execute_batch(sql);
-        self.own_control.set(false);
-        out
-    }
-}
 
 /// An engine's idle connections, with the sweep that ends their read transactions.
 #[derive(Default)]
