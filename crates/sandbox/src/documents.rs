@@ -11,11 +11,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use crate::error::SimError;
 use crate::sim::Sim;
-use crate::store::random_hex;
 
-fn hmac(key: &[u8], msg: &[u8]) -> String {
+pub(crate) fn hmac(key: &[u8], msg: &[u8]) -> String {
     let mut k = [0u8; 64];
     if key.len() > 64 {
         k[..32].copy_from_slice(&Sha256::digest(key));
@@ -41,38 +39,6 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let _ = e.write_all(bytes);
     e.finish().unwrap_or_default()
-}
-
-impl Sim {
-    /// Stores a document; its id.
-    pub fn put_document(
-        &self,
-        content_type: &str,
-        gzipped: bool,
-        body: &[u8],
-    ) -> Result<String, SimError> {
-        let id = format!("amzn1.tortuga.4.na.{}", random_hex(12));
-        self.store.with(|c| {
-            c.execute(
-                "INSERT INTO documents (id, content_type, gzip, body) VALUES (?1, ?2, ?3, ?4)",
-                rusqlite::params![id, content_type, gzipped as i64, body],
-            )
-        })?;
-        Ok(id)
-    }
-
-    /// A presigned URL for document `id` and the unix time it expires.
-    pub fn presign(&self, id: &str) -> (String, i64) {
-        let expires = chrono::Utc::now().timestamp() + self.config.document_ttl_secs as i64;
-        let sig = hmac(&self.url_key, format!("{id}\n{expires}").as_bytes());
-        (
-            format!(
-                "{}/__documents/{id}?X-Amz-Expires={expires}&X-Amz-Signature={sig}",
-                self.config.public_url
-            ),
-            expires,
-        )
-    }
 }
 
 fn s3_error(status: StatusCode, code: &str, message: &str) -> Response {

@@ -13,7 +13,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::error::SimError;
 use crate::sim::Sim;
 use crate::store::{hash, random_hex};
 
@@ -99,72 +98,4 @@ pub async fn token(State(sim): State<Arc<Sim>>, body: Bytes) -> Response {
 }
 
 /// A grant as the token endpoint answers for it: kind, subject and refresh token.
-type Granted = Option<(String, String, String)>;
-
-impl Sim {
-    /// The live grant a refresh token names.
-    fn grant(&self, refresh: &str) -> Result<Granted, SimError> {
-        let found = self.store.with(|c| {
-            c.query_row(
-                "SELECT kind, subject FROM grants WHERE token_hash = ?1 AND revoked = 0",
-                [hash(refresh)],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-        })?;
-        Ok(found.map(|(k, s)| (k, s, refresh.to_owned())))
-    }
-
-    /// Spends an authorization code (once, unexpired, for the redirect URI it was made for)
-    /// on a new grant: its kind, subject and new refresh token.
-    fn redeem_code(&self, code: &str, redirect_uri: &str) -> Result<Granted, SimError> {
-        let now = chrono::Utc::now().timestamp();
-        let refresh = format!("Atzr|{}", random_hex(48));
-        self.store.with(|c| {
-            let tx = c.unchecked_transaction()?;
-            let spent = tx
-                .query_row(
-                    "UPDATE codes SET used = 1 WHERE code_hash = ?1 AND used = 0 AND expires_at > ?2
-                     RETURNING kind, subject, redirect_uri",
-                    rusqlite::params![hash(code), now],
-                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
-                )
-                .map(Some)
-                .or_else(|e| match e {
-                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                    e => Err(e),
-                })?;
-            // a code is spent by its first exchange, whatever that exchange's fate
-            let granted = match spent {
-                Some((kind, subject, uri)) if uri == redirect_uri => {
-                    tx.execute(
-                        "INSERT INTO grants (token_hash, kind, subject) VALUES (?1, ?2, ?3)",
-                        rusqlite::params![hash(&refresh), kind, subject],
-                    )?;
-                    Some((kind, subject, refresh))
-                }
-                _ => None,
-            };
-            tx.commit()?;
-            Ok(granted)
-        })
-    }
-
-    /// The caller an unexpired access token of `kind` speaks for.
-    pub fn caller(&self, token: &str) -> Option<Caller> {
-        let now = chrono::Utc::now().timestamp();
-        self.store
-            .with(|c| {
-                c.query_row(
-                    "SELECT kind, subject FROM access_tokens WHERE token_hash = ?1 AND expires_at > ?2",
-                    rusqlite::params![hash(token), now],
-                    |r| Ok(Caller { kind: r.get(0)?, subject: r.get(1)? }),
-                )
-            })
-            .ok()
-    }
-}
+pub(crate) type Granted = Option<(String, String, String)>;

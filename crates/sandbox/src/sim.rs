@@ -2,16 +2,21 @@
 //! fault rules, the rate limiter and the call counters. On first start it registers an LWA
 //! app and one selling-side and one advertising grant per merchant of the world, and writes
 //! their secrets to `sandbox-credentials.json` (mode 0600) — the store keeps only hashes.
+//! Every method of `Sim` is here (its LWA grants and tokens, reports, documents and the product
+//! type's version among them); the modules that serve those routes call them.
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{Value, json};
 
+use crate::documents::hmac;
 use crate::error::SimError;
 use crate::faults::Faults;
 use crate::gate::Calls;
 use crate::limits::Limits;
+use crate::lwa::{Caller, Granted};
+use crate::reports::{COLS, ReportRow, now_ms, row};
 use crate::store::{Store, hash, random_hex};
 use crate::world::World;
 
@@ -284,6 +289,249 @@ impl Sim {
                 )
             })
             .is_ok_and(|n| n > 0)
+    }
+
+    // LWA's grants, codes and access tokens (`lwa.rs` serves the token endpoint)
+
+    /// The live grant a refresh token names.
+    pub(crate) fn grant(&self, refresh: &str) -> Result<Granted, SimError> {
+        let found = self.store.with(|c| {
+            c.query_row(
+                "SELECT kind, subject FROM grants WHERE token_hash = ?1 AND revoked = 0",
+                [hash(refresh)],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+        })?;
+        Ok(found.map(|(k, s)| (k, s, refresh.to_owned())))
+    }
+
+    /// Spends an authorization code (once, unexpired, for the redirect URI it was made for)
+    /// on a new grant: its kind, subject and new refresh token.
+    pub(crate) fn redeem_code(&self, code: &str, redirect_uri: &str) -> Result<Granted, SimError> {
+        let now = chrono::Utc::now().timestamp();
+        let refresh = format!("Atzr|{}", random_hex(48));
+        self.store.with(|c| {
+            let tx = c.unchecked_transaction()?;
+            let spent = tx
+                .query_row(
+                    "UPDATE codes SET used = 1 WHERE code_hash = ?1 AND used = 0 AND expires_at > ?2
+                     RETURNING kind, subject, redirect_uri",
+                    rusqlite::params![hash(code), now],
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
+                )
+                .map(Some)
+                .or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    e => Err(e),
+                })?;
+            // a code is spent by its first exchange, whatever that exchange's fate
+            let granted = match spent {
+                Some((kind, subject, uri)) if uri == redirect_uri => {
+                    tx.execute(
+                        "INSERT INTO grants (token_hash, kind, subject) VALUES (?1, ?2, ?3)",
+                        rusqlite::params![hash(&refresh), kind, subject],
+                    )?;
+                    Some((kind, subject, refresh))
+                }
+                _ => None,
+            };
+            tx.commit()?;
+            Ok(granted)
+        })
+    }
+
+    /// The caller an unexpired access token of `kind` speaks for.
+    pub fn caller(&self, token: &str) -> Option<Caller> {
+        let now = chrono::Utc::now().timestamp();
+        self.store
+            .with(|c| {
+                c.query_row(
+                    "SELECT kind, subject FROM access_tokens WHERE token_hash = ?1 AND expires_at > ?2",
+                    rusqlite::params![hash(token), now],
+                    |r| Ok(Caller { kind: r.get(0)?, subject: r.get(1)? }),
+                )
+            })
+            .ok()
+    }
+
+    // Selling-side reports (`reports.rs`: their rows and states)
+
+    /// Stores a new report of `family` for `owner`.
+    pub fn create_report(
+        &self,
+        family: &str,
+        owner: &str,
+        id: &str,
+        key: &str,
+        request: &Value,
+        fatal: bool,
+    ) -> Result<ReportRow, SimError> {
+        let created = now_ms();
+        let r = ReportRow {
+            id: id.to_owned(),
+            created_ms: created,
+            ready_ms: created + self.config.report_ms as i64,
+            outcome: if fatal { "fatal" } else { "done" }.into(),
+            request: request.clone(),
+            document: None,
+        };
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO reports (id, family, owner, request_key, created_at, ready_at, outcome, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                rusqlite::params![r.id, family, owner, key, r.created_ms, r.ready_ms, r.outcome, request.to_string()],
+            )
+        })?;
+        Ok(r)
+    }
+
+    /// Records a report the provider made by itself (a scheduled one), done at `at_ms`;
+    /// nothing when it is recorded already.
+    pub fn schedule_report(
+        &self,
+        family: &str,
+        owner: &str,
+        id: &str,
+        request: &Value,
+        at_ms: i64,
+    ) -> Result<(), SimError> {
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO reports (id, family, owner, request_key, created_at, ready_at, outcome, request)
+                 VALUES (?1, ?2, ?3, ?1, ?4, ?4, 'done', ?5) ON CONFLICT DO NOTHING",
+                rusqlite::params![id, family, owner, at_ms, request.to_string()],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// `owner`'s report `id` of `family`.
+    pub fn report(
+        &self,
+        family: &str,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<ReportRow>, SimError> {
+        self.store.with(|c| {
+            c.query_row(
+                &format!("SELECT {COLS} FROM reports WHERE family = ?1 AND owner = ?2 AND id = ?3"),
+                rusqlite::params![family, owner, id],
+                row,
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+        })
+    }
+
+    /// `owner`'s reports of `family`, newest first; with `key`, only identical requests.
+    pub fn reports(
+        &self,
+        family: &str,
+        owner: &str,
+        key: Option<&str>,
+    ) -> Result<Vec<ReportRow>, SimError> {
+        self.store.with(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {COLS} FROM reports WHERE family = ?1 AND owner = ?2 AND (?3 IS NULL OR request_key = ?3) ORDER BY created_at DESC, id DESC"
+            ))?;
+            let rows = st.query_map(rusqlite::params![family, owner, key], row)?;
+            rows.collect()
+        })
+    }
+
+    /// How many reports the provider holds, by family (what a duplicate create would add to).
+    pub fn report_counts(&self) -> Result<Vec<(String, i64)>, SimError> {
+        self.store.with(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT family, count(*) FROM reports GROUP BY family ORDER BY family",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect()
+        })
+    }
+
+    /// Records the document built for report `id`.
+    pub fn set_report_document(&self, id: &str, document: &str) -> Result<(), SimError> {
+        self.store.with(|c| {
+            c.execute(
+                "UPDATE reports SET document = ?2 WHERE id = ?1",
+                rusqlite::params![id, document],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Cancels report `id` (only while it runs); whether it was.
+    pub fn cancel_report(&self, r: &ReportRow) -> Result<bool, SimError> {
+        if !r.in_flight(now_ms()) {
+            return Ok(false);
+        }
+        self.store.with(|c| {
+            c.execute(
+                "UPDATE reports SET outcome = 'cancelled' WHERE id = ?1",
+                [&r.id],
+            )
+        })?;
+        Ok(true)
+    }
+
+    // The product type definitions' version (`spapi/definitions.rs`)
+
+    /// The current `PRODUCT` schema version (`U1`, `U2` …).
+    pub fn product_type_version(&self) -> Result<String, SimError> {
+        let n: i64 = self.store.with(|c| {
+            c.query_row(
+                "SELECT COALESCE((SELECT value FROM counters WHERE name = 'ptd-version'), 1)",
+                [],
+                |r| r.get(0),
+            )
+        })?;
+        Ok(format!("U{n}"))
+    }
+
+    /// Moves the schema version on; the new version.
+    pub fn bump_product_type(&self) -> Result<String, SimError> {
+        self.store.next("ptd-version", 1)?;
+        self.product_type_version()
+    }
+
+    // Report documents and their presigned URLs (`documents.rs` serves them)
+
+    /// Stores a document; its id.
+    pub fn put_document(
+        &self,
+        content_type: &str,
+        gzipped: bool,
+        body: &[u8],
+    ) -> Result<String, SimError> {
+        let id = format!("amzn1.tortuga.4.na.{}", random_hex(12));
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO documents (id, content_type, gzip, body) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![id, content_type, gzipped as i64, body],
+            )
+        })?;
+        Ok(id)
+    }
+
+    /// A presigned URL for document `id` and the unix time it expires.
+    pub fn presign(&self, id: &str) -> (String, i64) {
+        let expires = chrono::Utc::now().timestamp() + self.config.document_ttl_secs as i64;
+        let sig = hmac(&self.url_key, format!("{id}\n{expires}").as_bytes());
+        (
+            format!(
+                "{}/__documents/{id}?X-Amz-Expires={expires}&X-Amz-Signature={sig}",
+                self.config.public_url
+            ),
+            expires,
+        )
     }
 }
 

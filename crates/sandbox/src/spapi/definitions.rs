@@ -68,26 +68,6 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         )
 }
 
-impl Sim {
-    /// The current `PRODUCT` schema version (`U1`, `U2` …).
-    pub fn product_type_version(&self) -> Result<String, SimError> {
-        let n: i64 = self.store.with(|c| {
-            c.query_row(
-                "SELECT COALESCE((SELECT value FROM counters WHERE name = 'ptd-version'), 1)",
-                [],
-                |r| r.get(0),
-            )
-        })?;
-        Ok(format!("U{n}"))
-    }
-
-    /// Moves the schema version on; the new version.
-    pub fn bump_product_type(&self) -> Result<String, SimError> {
-        self.store.next("ptd-version", 1)?;
-        self.product_type_version()
-    }
-}
-
 async fn search(
     State(sim): State<Arc<Sim>>,
     Extension(c): Extension<Caller>,
