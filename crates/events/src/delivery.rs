@@ -12,24 +12,18 @@ use std::time::{Duration, Instant};
 use pp_core::events::WEBHOOK_DISABLED;
 use pp_core::{Error, Result, TenantId};
 use pp_store::events::NewEvent;
-use pp_store::jobs::{Handler, Job, Outcome, StepFuture, now_ms};
-use pp_store::webhooks::{Attempt, DELIVERY_KIND, DeliveryRow, DeliveryStatus, EndpointRow};
-use serde::Deserialize;
+use pp_store::jobs::{Job, Outcome, StepFuture, Steps, now_ms};
+use pp_store::webhooks::{Attempt, DeliveryJob, DeliveryRow, DeliveryStatus, EndpointRow};
 use serde_json::json;
 
 use crate::feed::EventOut;
 use crate::{Events, signing};
 
-/// The delivery job kind.
+/// Steps each [`DeliveryJob`].
 pub struct Delivery {
     events: Events,
     /// What every attempt goes through (or why it could not be built).
     sender: std::result::Result<crate::sender::Sender, String>,
-}
-
-#[derive(Deserialize)]
-struct Input {
-    delivery: String,
 }
 
 impl Delivery {
@@ -51,9 +45,7 @@ impl Delivery {
         doubled.min(s.max_retry_gap)
     }
 
-    async fn run(&self, job: &Job) -> Result<Outcome> {
-        let input: Input = serde_json::from_value(job.input.clone())
-            .map_err(|e| Error::internal(format!("a delivery job's input: {e}")))?;
+    async fn run(&self, input: &DeliveryJob, job: &Job) -> Result<Outcome> {
         let store = &self.events.store;
         let Some(d) = store.webhooks().delivery(&input.delivery).await? else {
             return Ok(failed(job, "the delivery is gone"));
@@ -241,18 +233,16 @@ fn failed(job: &Job, why: &str) -> Outcome {
     }
 }
 
-impl Handler for Delivery {
-    fn name(&self) -> &'static str {
-        DELIVERY_KIND
-    }
+impl Steps for Delivery {
+    type Job = DeliveryJob;
 
     fn deadline(&self) -> Option<Duration> {
         Some(self.events.settings.timeout + Duration::from_secs(10))
     }
 
-    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+    fn step<'a>(&'a self, input: DeliveryJob, job: &'a Job) -> StepFuture<'a> {
         Box::pin(async move {
-            match self.run(job).await {
+            match self.run(&input, job).await {
                 Ok(outcome) => (outcome, Vec::new()),
                 // a store failure is tried again at the first retry's pace
                 Err(e) => {

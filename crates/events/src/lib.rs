@@ -125,7 +125,9 @@ impl Events {
 
     /// The job kinds this service runs: webhook deliveries.
     pub fn job_handlers(&self) -> Vec<Arc<dyn Handler>> {
-        vec![Arc::new(delivery::Delivery::new(self.clone()))]
+        vec![pp_store::jobs::handler(delivery::Delivery::new(
+            self.clone(),
+        ))]
     }
 
     fn sealer(&self) -> Result<&Sealer> {

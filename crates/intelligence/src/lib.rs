@@ -22,8 +22,8 @@ pub mod shapley;
 
 pub use forecasting::publish::{Publication, Withdrawal};
 pub use service::{
-    Catalog, Intelligence, JOB_KIND, PublishRequest, RunBody, RunId, RunRequest, RunView, Settings,
-    WithdrawRequest,
+    Catalog, Intelligence, IntelligenceRun, PublishRequest, RunBody, RunId, RunRequest, RunView,
+    Settings, WithdrawRequest,
 };
 
 /// Version of the engines serving (stamped on every result, shown by `/health`).

@@ -14,7 +14,7 @@ use pp_core::{Error, Kind, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
 use pp_store::events::NewEvent;
 use pp_store::intelligence::{Caps, NewRun, Refusal, RunRow, RunStatus};
-use pp_store::jobs::{Handler, Item, Job, Outcome, StepFuture};
+use pp_store::jobs::{BackgroundJob, Handler, Item, Job, Outcome, StepFuture, Steps};
 use pp_warehouse::Warehouses;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -28,7 +28,24 @@ use crate::registry::{self, Request, Service, Source};
 use crate::scope::{self, Scope};
 
 /// The job kind of an asynchronous run.
-pub const JOB_KIND: &str = "intelligence_run";
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntelligenceRun {
+    pub run_id: String,
+    pub request_id: String,
+    /// The first account the run reads (the pool shares workers fairly by it); kept in the
+    /// job row's own column, not in its input.
+    #[serde(skip)]
+    pub merchant: Option<String>,
+}
+
+impl BackgroundJob for IntelligenceRun {
+    const KIND: &'static str = "intelligence_run";
+
+    fn merchant(&self) -> Option<String> {
+        self.merchant.clone()
+    }
+}
 
 const SCOPES: &[Grant] = &[Grant::IntelligenceRead];
 
@@ -497,13 +514,13 @@ impl Intelligence {
         })
         .await?;
         if req.run_async {
-            let input = json!({ "runId": id, "requestId": def.id });
-            let merchant = accounts.first().map(String::as_str);
-            let job = self
-                .store
-                .jobs()
-                .enqueue(&p.tenant, JOB_KIND, merchant, 1, &input)
-                .await?;
+            let job = IntelligenceRun {
+                run_id: id.clone(),
+                request_id: def.id.to_owned(),
+                merchant: accounts.first().cloned(),
+            }
+            .enqueue(&self.store, &p.tenant)
+            .await?;
             runs.set_job(&id, &job).await?;
             self.wake.notify_waiters();
         } else {
@@ -611,7 +628,8 @@ impl Intelligence {
     /// pool's registry.
     /// A run computes in one step, under the run's own deadline (longer than the pool's).
     pub fn job_handlers(&self) -> Vec<Arc<dyn Handler>> {
-        let mut kinds: Vec<Arc<dyn Handler>> = vec![Arc::new(RunJob(self.clone()))];
+        let mut kinds: Vec<Arc<dyn Handler>> =
+            vec![pp_store::jobs::handler(RunSteps(self.clone()))];
         kinds.extend(crate::monitors::job_handlers(&self.monitors()));
         kinds
     }
@@ -622,8 +640,8 @@ impl Intelligence {
     }
 
     /// One step of an asynchronous run's job: compute it once it holds its slots.
-    async fn step(&self, job: &Job) -> (Outcome, Vec<Item>) {
-        match self.step_inner(job).await {
+    async fn step(&self, input: IntelligenceRun, job: &Job) -> (Outcome, Vec<Item>) {
+        match self.step_inner(&input.run_id, job).await {
             Ok(outcome) => (outcome, Vec::new()),
             Err(e) => {
                 if e.kind == Kind::Unknown {
@@ -640,8 +658,7 @@ impl Intelligence {
         }
     }
 
-    async fn step_inner(&self, job: &Job) -> Result<Outcome> {
-        let id = job.input["runId"].as_str().unwrap_or_default();
+    async fn step_inner(&self, id: &str, job: &Job) -> Result<Outcome> {
         let runs = self.store.intelligence();
         let row = runs
             .by_id(id)
@@ -760,23 +777,21 @@ fn busy(r: Refusal, per_account: i64) -> Error {
 }
 
 /// The asynchronous run, as the worker pool runs it.
-struct RunJob(Intelligence);
+struct RunSteps(Intelligence);
 
-impl Handler for RunJob {
-    fn name(&self) -> &'static str {
-        JOB_KIND
-    }
+impl Steps for RunSteps {
+    type Job = IntelligenceRun;
 
     fn deadline(&self) -> Option<Duration> {
         Some(self.0.settings.async_deadline + Duration::from_secs(5))
     }
 
-    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
-        Box::pin(self.0.step(job))
+    fn step<'a>(&'a self, input: IntelligenceRun, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(self.0.step(input, job))
     }
 
     /// An asynchronous run finished: its id, request and status (poll it for the answer).
-    fn ended(&self, job: &Job, outcome: &Outcome) -> Option<NewEvent> {
+    fn ended(&self, input: &IntelligenceRun, job: &Job, outcome: &Outcome) -> Option<NewEvent> {
         let (status, error) = match outcome {
             Outcome::Failed { error, .. } => ("failed", Some(error.clone())),
             _ => ("complete", None),
@@ -784,10 +799,25 @@ impl Handler for RunJob {
         Some(
             NewEvent::new(
                 &pp_core::events::INTELLIGENCE_RUN_FINISHED,
-                json!({ "runId": job.input["runId"], "merchant": job.merchant }),
-                json!({ "requestId": job.input["requestId"], "status": status, "error": error }),
+                json!({ "runId": input.run_id, "merchant": job.merchant }),
+                json!({ "requestId": input.request_id, "status": status, "error": error }),
             )
             .once(format!("job:{}:ended", job.id)),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run queued by an earlier release reads as [`IntelligenceRun`], and one queued now is
+    /// what that release wrote (its merchant is the row's column, not its input).
+    #[test]
+    fn runs_queued_before_kinds_were_types_still_read() {
+        let old = json!({ "runId": "run_1", "requestId": "sales_bridge" });
+        let run: IntelligenceRun = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!((run.run_id.as_str(), run.merchant.as_deref()), ("run_1", None));
+        assert_eq!(serde_json::to_value(&run).unwrap(), old);
     }
 }

@@ -237,6 +237,18 @@ pub struct RunInput {
     pub follows_plan: bool,
 }
 
+impl pp_store::jobs::BackgroundJob for RunInput {
+    const KIND: &'static str = "pricing_run";
+
+    fn merchant(&self) -> Option<String> {
+        Some(self.merchant.seller_id.clone())
+    }
+
+    fn total(&self) -> i64 {
+        self.items.len() as i64
+    }
+}
+
 impl RunInput {
     /// The pace now: the plan at the provider's last stated rate, or the fixed spacing.
     pub fn spacing(&self, state: &RunState) -> Duration {
@@ -266,14 +278,7 @@ pub struct RunState {
 const MAX_RETRIES: u32 = 5;
 
 /// One step of a run: the next batch, answered and recorded, or waited for.
-pub async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
-    let input: RunInput = match serde_json::from_value(job.input.clone()) {
-        Ok(i) => i,
-        Err(e) => {
-            let err = Error::internal_with("pricing run input", e);
-            return failed(RunState::default(), &err);
-        }
-    };
+pub async fn step(up: &Provider<'_>, input: RunInput, job: &Job) -> (Outcome, Vec<Item>) {
     let mut state: RunState = match serde_json::from_value(job.state.clone()) {
         Ok(s) => s,
         Err(e) => {

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use pp_core::{Error, Kind, Result, TenantId};
-use pp_store::jobs::{Item, Job, Outcome, now_ms};
+use pp_store::jobs::{BackgroundJob, Item, Job, Outcome, now_ms};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::calls::build;
@@ -315,6 +316,27 @@ async fn send(
     }
 }
 
+/// The job that follows a selling-side report to its end.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportWatch {
+    /// The ledger entry of the report's create.
+    pub ledger_id: String,
+    pub report_id: String,
+    /// The merchant it was made for.
+    pub account: String,
+    /// When the watch began (unix ms).
+    pub since: i64,
+}
+
+impl BackgroundJob for ReportWatch {
+    const KIND: &'static str = "report_watch";
+
+    fn merchant(&self) -> Option<String> {
+        Some(self.account.clone())
+    }
+}
+
 /// Starts watching a newly created selling-side report (polling is a job, not the caller's).
 async fn watch(
     up: &Provider<'_>,
@@ -326,17 +348,14 @@ async fn watch(
     if family != Family::Spapi {
         return Ok(());
     }
-    let input = json!({ "ledgerId": ledger_id, "reportId": id, "account": req.merchant, "since": now_ms() });
-    up.store
-        .jobs()
-        .enqueue(
-            req.tenant,
-            crate::service::JobKind::ReportWatch.as_str(),
-            Some(req.merchant),
-            1,
-            &input,
-        )
-        .await?;
+    ReportWatch {
+        ledger_id: ledger_id.to_owned(),
+        report_id: id.to_owned(),
+        account: req.merchant.to_owned(),
+        since: now_ms(),
+    }
+    .enqueue(up.store, req.tenant)
+    .await?;
     Ok(())
 }
 
@@ -349,13 +368,18 @@ pub fn terminal(status: &str) -> bool {
 /// when it has stayed unfinished past `stuck_after` (its reason becomes `stuck`).
 pub async fn watch_step(
     up: &Provider<'_>,
+    input: ReportWatch,
     job: &Job,
     stuck_after: Duration,
 ) -> (Outcome, Vec<Item>) {
     let polls = job.state["polls"].as_u64().unwrap_or(0) + 1;
     let state = json!({ "polls": polls });
-    let text = |k: &str| job.input[k].as_str().unwrap_or_default().to_owned();
-    let (ledger_id, id, account) = (text("ledgerId"), text("reportId"), text("account"));
+    let ReportWatch {
+        ledger_id,
+        report_id: id,
+        account,
+        since,
+    } = input;
     let looked = async {
         let tenant = TenantId::parse(&job.tenant)?;
         let op = catalog::find(catalog::spapi(), "reports.get_report")
@@ -369,7 +393,6 @@ pub async fn watch_step(
     match looked.await {
         Ok(report) => {
             let (status, reason) = normalize(&report);
-            let since = job.input["since"].as_i64().unwrap_or_else(now_ms);
             let stuck = !terminal(status) && now_ms() - since > stuck_after.as_millis() as i64;
             let reason = if stuck { Some("stuck") } else { reason };
             if let Err(e) = up
@@ -501,6 +524,16 @@ fn fatal_reason(report: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A watch queued by an earlier release reads as [`ReportWatch`], and one queued now is
+    /// what that release wrote.
+    #[test]
+    fn watches_queued_before_kinds_were_types_still_read() {
+        let old = json!({ "ledgerId": "led_1", "reportId": "r1", "account": "A1", "since": 5 });
+        let watch: ReportWatch = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!((watch.report_id.as_str(), watch.since), ("r1", 5));
+        assert_eq!(serde_json::to_value(&watch).unwrap(), old);
+    }
 
     #[test]
     fn statuses_and_reasons() {

@@ -50,6 +50,9 @@ pub struct AppState {
     pub jobs: crate::jobs::JobsConfig,
     /// Job kinds registered from outside the services built here ([`AppState::with_job_kind`]).
     more_jobs: Vec<Arc<dyn Handler>>,
+    /// The datasets warehouse sync fills: the built-in ones and any added with
+    /// [`AppState::with_dataset`].
+    datasets: pp_sync::Datasets,
     /// The abuse bounds: connections, token attempts, MCP sessions, queries.
     pub bounds: Bounds,
     /// Token requests per source address and per client id.
@@ -207,6 +210,7 @@ impl AppState {
             store,
             jobs,
             more_jobs: Vec::new(),
+            datasets: pp_sync::Datasets::default(),
             token_limits: TokenLimits::new(&bounds),
             verifier,
             credential_limit: Limiter::new(bounds.credential_burst, bounds.credential_per_minute),
@@ -239,7 +243,8 @@ impl AppState {
             self.market.clone(),
             self.warehouses.clone(),
             self.jobs.sync.clone(),
-        );
+        )
+        .with_datasets(self.datasets.clone());
     }
 
     /// Sends webhooks as `settings` say (dev, allowed hosts, retries), sealing their secrets
@@ -276,6 +281,14 @@ impl AppState {
     pub fn with_job_kind(mut self, kind: Arc<dyn Handler>) -> Self {
         self.more_jobs.push(kind);
         self
+    }
+
+    /// Also syncs `dataset` into managed warehouses (a dataset declared outside the sync crate:
+    /// its reader and its row); a name already taken is refused.
+    pub fn with_dataset(mut self, dataset: &'static pp_sync::Dataset) -> Result<Self> {
+        self.datasets = self.datasets.with(dataset)?;
+        self.rebuild_sync();
+        Ok(self)
     }
 
     /// Every job kind the worker pool runs, each handed to the service that registered it: the

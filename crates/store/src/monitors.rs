@@ -13,9 +13,21 @@ use crate::db::{Db, Row};
 use crate::events::NewEvent;
 use crate::jobs::now_ms;
 
-/// The job kind that evaluates a tenant's monitors (`pp-intelligence` runs it; a sync that
-/// finishes queues it).
-pub const KIND: &str = "monitor_run";
+/// The job that evaluates a tenant's monitors, one merchant's or (`None`) every one's
+/// (`pp-intelligence` steps it; a sync that finishes queues it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MonitorRun {
+    pub seller_id: Option<i64>,
+}
+
+impl crate::jobs::BackgroundJob for MonitorRun {
+    const KIND: &'static str = "monitor_run";
+
+    fn merchant(&self) -> Option<String> {
+        self.seller_id.map(|s| s.to_string())
+    }
+}
 
 /// An episode as stored.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,11 +10,19 @@ use serde_json::Value;
 
 use crate::args;
 use crate::db::{Db, Row};
-use crate::jobs::now_ms;
-use crate::now_rfc3339;
+use crate::jobs::{BackgroundJob, NewJob, now_ms};
 
-/// The job kind that takes a managed tenant's connections in (`pp-sync` runs it).
-pub const ADOPT_KIND: &str = "warehouse_adopt";
+/// The job that takes a managed tenant's connections in (`pp-sync` steps it).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct AdoptJob {}
+
+impl BackgroundJob for AdoptJob {
+    const KIND: &'static str = "warehouse_adopt";
+
+    fn total(&self) -> i64 {
+        0
+    }
+}
 
 /// One dataset of one merchant, as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,9 +90,8 @@ pub struct Wanted {
     pub seller_id: i64,
     pub dataset: String,
     pub merchant: String,
-    /// The job's kind and input.
-    pub kind: String,
-    pub input: Value,
+    /// The job that syncs it.
+    pub job: NewJob,
 }
 
 /// The sync aggregate.
@@ -105,11 +112,11 @@ impl Sync<'_> {
     }
 
     /// Asks the workers to take a managed tenant's connections in (a connection added outside
-    /// the server, by `admin connection add`): queues one [`ADOPT_KIND`] job unless one is
+    /// the server, by `admin connection add`): queues one [`AdoptJob`] unless one is
     /// already waiting, whichever process asks; `false` for an external warehouse.
     pub async fn request_adopt(&self, tenant: &TenantId) -> Result<bool> {
         let tenant = tenant.as_str().to_owned();
-        let kind = ADOPT_KIND;
+        let kind = AdoptJob::KIND;
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
@@ -130,13 +137,7 @@ impl Sync<'_> {
                         )
                         .await?;
                     if waiting.is_none() {
-                        let id = crate::random_id("job_", 12)?;
-                        tx.exec(
-                            "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
-                             VALUES (?1, ?2, ?3, NULL, 'queued', 0, 0, 0, '{}', '{}', ?4, ?5, ?5)",
-                            args![&id, tenant.as_str(), kind, now_ms(), now_rfc3339()],
-                        )
-                        .await?;
+                        AdoptJob {}.enqueue_in(tx, &tenant).await?;
                     }
                     Ok(true)
                 })
@@ -205,14 +206,7 @@ impl Sync<'_> {
                         if live.is_some() {
                             continue;
                         }
-                        let id = crate::random_id("job_", 12)?;
-                        let at = now_rfc3339();
-                        tx.exec(
-                            "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
-                             VALUES (?1, ?2, ?3, ?4, 'queued', 0, 0, 0, ?5, '{}', ?6, ?7, ?7)",
-                            args![&id, tenant.as_str(), w.kind.as_str(), w.merchant.as_str(), w.input.to_string(), now, at],
-                        )
-                        .await?;
+                        let id = w.job.insert_in(tx, &tenant).await?;
                         tx.exec(
                             "INSERT INTO sync_datasets (tenant_id, seller_id, dataset, merchant, state, job_id, next_run_ms, updated_ms)
                              VALUES (?1, ?2, ?3, ?4, 'backfilling', ?5, ?6, ?6)

@@ -11,10 +11,20 @@ use crate::approvals::Whose;
 use crate::args;
 use crate::db::{Db, Row, Tx};
 use crate::events::NewEvent;
-use crate::jobs::now_ms;
+use crate::jobs::{BackgroundJob, NewJob, now_ms};
 
-/// The job kind that delivers one event to one endpoint.
-pub const DELIVERY_KIND: &str = "webhook_delivery";
+/// The job that delivers one event to one endpoint (`pp-events` steps it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct DeliveryJob {
+    /// The delivery it makes.
+    pub delivery: String,
+    pub endpoint: String,
+    pub event: String,
+}
+
+impl BackgroundJob for DeliveryJob {
+    const KIND: &'static str = "webhook_delivery";
+}
 
 /// An endpoint as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,47 +180,38 @@ pub(crate) async fn deliver_all_in(
     endpoints: &[EndpointRow],
     event: &str,
 ) -> Result<()> {
-    let (mut jobs, mut deliveries) = (Vec::new(), Vec::new());
-    let (now, at) = (now_ms(), crate::now_rfc3339());
+    let (mut jobs, mut ids) = (Vec::new(), Vec::new());
     for endpoint in endpoints {
         let id = crate::random_id("dlv_", 12)?;
-        let job = crate::random_id("job_", 12)?;
-        let input = json!({"delivery": id, "endpoint": endpoint.id, "event": event});
-        jobs.push(args![
-            &job,
-            tenant,
-            DELIVERY_KIND,
-            None::<&str>,
-            "queued",
-            0_i64,
-            1_i64,
-            0_i64,
-            input.to_string(),
-            "{}",
-            now,
-            &at,
-            &at
-        ]);
-        deliveries.push(args![
-            &id,
-            tenant,
-            endpoint.id.as_str(),
-            event,
-            &job,
-            "pending",
-            0_i64,
-            now
-        ]);
+        let job = DeliveryJob {
+            delivery: id.clone(),
+            endpoint: endpoint.id.clone(),
+            event: event.to_owned(),
+        };
+        jobs.push(job.new_job()?);
+        ids.push((id, endpoint));
     }
     if jobs.is_empty() {
         return Ok(());
     }
-    tx.insert_rows(
-        "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)",
-        "",
-        jobs,
-    )
-    .await?;
+    let job_ids = NewJob::insert_all_in(tx, tenant, &jobs).await?;
+    let now = now_ms();
+    let deliveries = ids
+        .iter()
+        .zip(&job_ids)
+        .map(|((id, endpoint), job)| {
+            args![
+                id,
+                tenant,
+                endpoint.id.as_str(),
+                event,
+                job,
+                "pending",
+                0_i64,
+                now
+            ]
+        })
+        .collect();
     tx.insert_rows(
         "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, job_id, status, attempts, created_ms)",
         "",
@@ -228,9 +229,13 @@ pub(crate) async fn deliver_in(
     replay_of: Option<&str>,
 ) -> Result<String> {
     let id = crate::random_id("dlv_", 12)?;
-    let input = json!({"delivery": id, "endpoint": endpoint.id, "event": event});
-    let (job, sql, a) = crate::jobs::insert(tenant, DELIVERY_KIND, None, 1, &input)?;
-    tx.exec(sql, a).await?;
+    let job = DeliveryJob {
+        delivery: id.clone(),
+        endpoint: endpoint.id.clone(),
+        event: event.to_owned(),
+    }
+    .enqueue_in(tx, tenant)
+    .await?;
     tx.exec(
         "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, job_id, replay_of, status, attempts, created_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7)",

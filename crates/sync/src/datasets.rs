@@ -1,7 +1,20 @@
-//! The datasets a sync fills, as data: where each comes from at the provider, which merchants
-//! it applies to, the tables and natural key it writes, how far back the provider lets it be
-//! read, how many recent days the provider restates (re-read every run), and how many days
-//! one report covers. A new dataset is a row here and its reader in `rows.rs`.
+//! The datasets a sync fills, as data: its reader (`readers/`: what it asks the provider for
+//! and how the documents become rows), which merchants it applies to, the tables and natural
+//! key it writes, how far back the provider lets it be read, how many recent days the
+//! provider restates (re-read every run), and how many days one slice covers. A new dataset is
+//! a row here and its reader's module; a service can also be given datasets of its own
+//! ([`Datasets::with`]).
+
+use crate::reader::Reader;
+use crate::readers::ads_entities::AdsEntities;
+use crate::readers::ads_v3::AdsV3;
+use crate::readers::catalog::Catalog;
+use crate::readers::dsp::DspDaily;
+use crate::readers::inventory::Inventory;
+use crate::readers::sales_and_traffic::SalesAndTraffic;
+use crate::readers::search_query_performance::SearchQueryPerformance;
+use crate::readers::settlements::Settlements;
+use crate::readers::vendor::Vendor;
 
 /// Which merchants a dataset applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -15,69 +28,6 @@ pub enum Applies {
     AdsProfiles,
 }
 
-/// How the provider gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// A selling-side report of this type.
-    SpapiReport(&'static str),
-    /// The all-listings report, then each listed ASIN's catalog item (brand, product line,
-    /// parent, list price, release date).
-    Catalog,
-    /// The inventory ledger summary (daily balances), and for the latest day the
-    /// unsuppressed inventory report (units in inbound shipments).
-    Inventory,
-    /// Vendor sales (`GET_VENDOR_SALES_REPORT`) and traffic (`GET_VENDOR_TRAFFIC_REPORT`) by
-    /// ASIN and day: two reports a slice, joined by day and ASIN.
-    Vendor,
-    /// Brand analytics search query performance, weekly: asked by the catalog's ASINs (the
-    /// provider takes at most 200 characters of them a report), the brand's part summed over
-    /// them.
-    SearchQueryPerformance,
-    /// The settlement reports the provider made itself (`getReports`), each settlement's
-    /// lines replaced whole (no report is asked for: nobody can request one).
-    Settlements,
-    /// The profile's campaigns, ad groups, keywords, targets and ads, as listed today
-    /// (no report).
-    AdsEntities,
-    /// DSP line items by day: a Reporting v1 report for the merchant's DSP advertiser.
-    DspV1,
-    /// A Reporting v3 report: its type, ad product, grain (`groupBy`) and the columns asked.
-    AdsV3 {
-        report: &'static str,
-        product: &'static str,
-        group_by: &'static [&'static str],
-        columns: &'static [&'static str],
-    },
-}
-
-impl Source {
-    /// Whether the dataset is read by listing what the provider has (no report is asked for).
-    pub fn is_listed(self) -> bool {
-        matches!(self, Source::Settlements | Source::AdsEntities)
-    }
-
-    /// The source as the status shows it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Source::SpapiReport(t) => t,
-            Source::Catalog => "GET_MERCHANT_LISTINGS_ALL_DATA and catalog items",
-            Source::Inventory => {
-                "GET_LEDGER_SUMMARY_VIEW_DATA and GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA"
-            }
-            Source::Vendor => "GET_VENDOR_SALES_REPORT and GET_VENDOR_TRAFFIC_REPORT (DAY)",
-            Source::SearchQueryPerformance => {
-                "GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT (WEEK, by the catalog's ASINs)"
-            }
-            Source::Settlements => {
-                "GET_V2_SETTLEMENT_REPORT_DATA_FLAT_FILE_V2 (listed: the provider makes them)"
-            }
-            Source::AdsEntities => "sp/sb list campaigns, ad groups, keywords, targets and ads",
-            Source::DspV1 => "Reporting v1 (DSP advertiser: day, order, line item)",
-            Source::AdsV3 { report, .. } => report,
-        }
-    }
-}
-
 const SP: &str = "SPONSORED_PRODUCTS";
 const SB: &str = "SPONSORED_BRANDS";
 const SD: &str = "SPONSORED_DISPLAY";
@@ -89,16 +39,28 @@ macro_rules! measures {
     (other, $($d:literal),*) => { &["date", $($d,)* "impressions", "clicks", "cost", "purchases", "sales"] };
 }
 
-/// A Reporting v3 dataset: daily, 31 days a report, 14 days restated.
+/// A Reporting v3 dataset (`ads!`): daily, 31 days a report.
+macro_rules! ads {
+    ($name:literal, $about:literal, ($report:literal, $product:expr, $group_by:expr), $table:expr, $key:expr, $columns:expr) => {{
+        const READER: &AdsV3 = &AdsV3 {
+            report: $report,
+            product: $product,
+            group_by: $group_by,
+            columns: $columns,
+        };
+        ads($name, $about, READER, $table, $key)
+    }};
+}
+
+/// A Reporting v3 dataset of `reader`'s ad product, with that product's lookback.
 const fn ads(
     name: &'static str,
     about: &'static str,
-    (report, product, group_by): (&'static str, &'static str, &'static [&'static str]),
+    reader: &'static AdsV3,
     table: &'static [&'static str],
     key: &'static [&'static str],
-    columns: &'static [&'static str],
 ) -> Dataset {
-    let (lookback_days, limits) = match product.as_bytes()[10] {
+    let (lookback_days, limits) = match reader.product.as_bytes()[10] {
         // SPONSORED_[B]RANDS, SPONSORED_[D]ISPLAY, SPONSORED_[P]RODUCTS
         b'B' => (
             60,
@@ -116,12 +78,7 @@ const fn ads(
     Dataset {
         name,
         about,
-        source: Source::AdsV3 {
-            report,
-            product,
-            group_by,
-            columns,
-        },
+        reader,
         side: Side::Advertising,
         applies: Applies::AdsProfiles,
         tables: table,
@@ -145,11 +102,11 @@ pub enum Side {
 }
 
 /// One dataset.
-#[derive(Debug)]
 pub struct Dataset {
     pub name: &'static str,
     pub about: &'static str,
-    pub source: Source,
+    /// What it asks the provider for, and how the documents become rows.
+    pub reader: &'static dyn Reader,
     pub side: Side,
     pub applies: Applies,
     /// The tables it writes, and the natural key of their rows.
@@ -159,7 +116,7 @@ pub struct Dataset {
     pub grain: &'static str,
     /// How many days before today the provider lets it be read.
     pub lookback_days: i64,
-    /// Days one report covers.
+    /// Days one slice covers.
     pub slice_days: i64,
     /// What the provider cannot give, in words (shown in the status and the docs).
     pub limits: &'static str,
@@ -170,7 +127,7 @@ pub struct Dataset {
 pub const DATASETS: &[Dataset] = &[Dataset {
     name: "sales_and_traffic",
     about: "Daily sales and traffic for the seller and by child ASIN",
-    source: Source::SpapiReport("GET_SALES_AND_TRAFFIC_REPORT"),
+    reader: &SalesAndTraffic,
     side: Side::Retail,
     applies: Applies::Sellers,
     tables: &[
@@ -187,7 +144,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "catalog",
         about: "The seller's listed items with brand, sub-brand, parent ASIN, list price and launch date",
-        source: Source::Catalog,
+        reader: &Catalog,
         side: Side::Retail,
         applies: Applies::Sellers,
         tables: &["catalog_item"],
@@ -201,7 +158,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "fba_inventory",
         about: "Each SKU's FBA units by day: fulfillable, reserved, inbound (latest day) and days of supply",
-        source: Source::Inventory,
+        reader: &Inventory,
         side: Side::Retail,
         applies: Applies::Sellers,
         tables: &["spapi_fba_inventory"],
@@ -214,7 +171,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "vendor_sales_and_traffic",
         about: "A vendor's daily ordered and shipped revenue and units, and glance views, by ASIN",
-        source: Source::Vendor,
+        reader: &Vendor,
         side: Side::Retail,
         applies: Applies::Vendors,
         tables: &["vendor_sales_and_traffic"],
@@ -228,7 +185,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "settlements",
         about: "Settlement lines: each closed settlement period's orders, refunds and fees, with its dates and deposit",
-        source: Source::Settlements,
+        reader: &Settlements,
         side: Side::Retail,
         applies: Applies::Sellers,
         tables: &["spapi_settlement"],
@@ -242,7 +199,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "search_query_performance",
         about: "Brand analytics search query performance by week: the marketplace's totals and the brand's part",
-        source: Source::SearchQueryPerformance,
+        reader: &SearchQueryPerformance,
         side: Side::Retail,
         applies: Applies::Sellers,
         tables: &["spapi_brand_analytics_sqp"],
@@ -257,7 +214,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "ads_entities",
         about: "Campaigns, ad groups, keywords and targets as they are today, with each campaign's budget, bids, states and brand",
-        source: Source::AdsEntities,
+        reader: &AdsEntities,
         side: Side::Advertising,
         applies: Applies::AdsProfiles,
         tables: &["ads_campaign", "ads_ad_group", "ads_targeting"],
@@ -270,7 +227,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     Dataset {
         name: "dsp_daily",
         about: "DSP line items by day (orders, spend, purchases and sales with and without halo), and the DSP advertiser",
-        source: Source::DspV1,
+        reader: &DspDaily,
         side: Side::Advertising,
         applies: Applies::AdsProfiles,
         tables: &["dsp_daily", "dsp_advertiser"],
@@ -281,54 +238,80 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         slice_days: 31,
         limits: "Two years back, for a merchant whose advertising login has a DSP advertiser in its marketplace (elsewhere unavailable, saying so).",
     },
-    ads("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
+    ads!("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(sp, "campaignId", "campaignName", "campaignBudgetAmount")),
-    ads("sp_ad_groups", "Sponsored Products ad groups by day", ("spCampaigns", SP, &["campaign", "adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
+    ads!("sp_ad_groups", "Sponsored Products ad groups by day", ("spCampaigns", SP, &["campaign", "adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
         measures!(sp, "campaignId", "adGroupId")),
-    ads("sp_targeting", "Sponsored Products keywords and targets by day", ("spTargeting", SP, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
+    ads!("sp_targeting", "Sponsored Products keywords and targets by day", ("spTargeting", SP, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
         measures!(sp, "campaignId", "adGroupId", "keywordId", "keyword", "matchType")),
-    ads("sp_search_terms", "Sponsored Products customer search terms by day", ("spSearchTerm", SP, &["searchTerm"]), &["ads_search_term_daily"],
+    ads!("sp_search_terms", "Sponsored Products customer search terms by day", ("spSearchTerm", SP, &["searchTerm"]), &["ads_search_term_daily"],
         &["SellerID", "Date", "TargetingID", "SearchTerm"],
         measures!(sp, "campaignId", "adGroupId", "keywordId", "keyword", "matchType", "searchTerm")),
-    ads("sp_advertised_products", "Sponsored Products advertised products by day", ("spAdvertisedProduct", SP, &["advertiser"]), &["ads_advertised_product_daily"],
+    ads!("sp_advertised_products", "Sponsored Products advertised products by day", ("spAdvertisedProduct", SP, &["advertiser"]), &["ads_advertised_product_daily"],
         &["SellerID", "Date", "AdGroupID", "AdvertisedASIN"],
         measures!(sp, "campaignId", "adGroupId", "advertisedAsin", "advertisedSku")),
-    ads("sb_campaigns", "Sponsored Brands campaigns by day", ("sbCampaigns", SB, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
+    ads!("sb_campaigns", "Sponsored Brands campaigns by day", ("sbCampaigns", SB, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(other, "campaignId", "campaignName", "campaignBudgetAmount")),
-    ads("sb_ad_groups", "Sponsored Brands ad groups by day", ("sbAdGroup", SB, &["adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
+    ads!("sb_ad_groups", "Sponsored Brands ad groups by day", ("sbAdGroup", SB, &["adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
         measures!(other, "campaignId", "adGroupId")),
-    ads("sb_targeting", "Sponsored Brands keywords by day", ("sbTargeting", SB, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
+    ads!("sb_targeting", "Sponsored Brands keywords by day", ("sbTargeting", SB, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
         measures!(other, "campaignId", "adGroupId", "keywordId", "keyword", "matchType")),
-    ads("sd_campaigns", "Sponsored Display campaigns by day", ("sdCampaigns", SD, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
+    ads!("sd_campaigns", "Sponsored Display campaigns by day", ("sdCampaigns", SD, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,
         measures!(other, "campaignId", "campaignName", "campaignBudgetAmount")),
-    ads("sd_ad_groups", "Sponsored Display ad groups by day", ("sdAdGroup", SD, &["adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
+    ads!("sd_ad_groups", "Sponsored Display ad groups by day", ("sdAdGroup", SD, &["adGroup"]), &["ads_ad_group_daily"], AD_GROUP_KEY,
         measures!(other, "campaignId", "adGroupId")),
-    ads("sd_targeting", "Sponsored Display targets by day", ("sdTargeting", SD, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
+    ads!("sd_targeting", "Sponsored Display targets by day", ("sdTargeting", SD, &["targeting"]), &["ads_targeting_daily"], TARGET_KEY,
         measures!(other, "campaignId", "adGroupId", "targetingId", "targetingText")),
 ];
 
-/// The dataset called `name`.
-pub fn find(name: &str) -> Option<&'static Dataset> {
-    DATASETS.iter().find(|d| d.name == name)
+/// The datasets a sync service fills: [`DATASETS`], and any a service was given besides.
+#[derive(Clone)]
+pub struct Datasets(std::sync::Arc<Vec<&'static Dataset>>);
+
+impl Default for Datasets {
+    fn default() -> Self {
+        Self(std::sync::Arc::new(DATASETS.iter().collect()))
+    }
 }
 
-/// The datasets that apply to a merchant of `account_type` (`seller` or `vendor`) with the
-/// grants it has: selling-side datasets with a selling-side grant, advertising ones with an
-/// advertising login.
-pub fn for_account(
-    account_type: &str,
-    selling: bool,
-    advertising: bool,
-) -> impl Iterator<Item = &'static Dataset> {
-    let kind = if account_type == "vendor" {
-        Applies::Vendors
-    } else {
-        Applies::Sellers
-    };
-    DATASETS.iter().filter(move |d| match d.applies {
-        Applies::AdsProfiles => advertising,
-        a => selling && a == kind,
-    })
+impl Datasets {
+    /// These datasets and `more`; a name already taken is refused.
+    pub fn with(&self, more: &'static Dataset) -> pp_core::Result<Self> {
+        if self.find(more.name).is_some() {
+            return Err(pp_core::Error::internal(format!(
+                "dataset {} is declared twice",
+                more.name
+            )));
+        }
+        let mut all = self.0.as_ref().clone();
+        all.push(more);
+        Ok(Self(std::sync::Arc::new(all)))
+    }
+
+    /// The dataset called `name`.
+    pub fn find(&self, name: &str) -> Option<&'static Dataset> {
+        self.0.iter().copied().find(|d| d.name == name)
+    }
+
+    /// The datasets that apply to a merchant of `account_type` (`seller` or `vendor`) with the
+    /// grants it has: selling-side datasets with a selling-side grant, advertising ones with an
+    /// advertising login.
+    pub fn for_account(
+        &self,
+        account_type: &str,
+        selling: bool,
+        advertising: bool,
+    ) -> impl Iterator<Item = &'static Dataset> + '_ {
+        let kind = if account_type == "vendor" {
+            Applies::Vendors
+        } else {
+            Applies::Sellers
+        };
+        self.0.iter().copied().filter(move |d| match d.applies {
+            Applies::AdsProfiles => advertising,
+            a => selling && a == kind,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -337,7 +320,8 @@ mod tests {
 
     #[test]
     fn each_ad_product_has_its_own_lookback() {
-        let days = |n: &str| find(n).unwrap().lookback_days;
+        let all = Datasets::default();
+        let days = |n: &str| all.find(n).unwrap().lookback_days;
         assert_eq!(
             (
                 days("sp_campaigns"),

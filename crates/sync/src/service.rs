@@ -1,7 +1,8 @@
 //! [`WarehouseSync`]: what every front door calls. It makes a tenant's warehouse managed
 //! (the schema created, the loader's locator recorded), adopts a connected account's
 //! merchants and starts their datasets' jobs, answers the sync status a person reads, and
-//! brings the jobs forward when someone asks to sync now. The job step is `job.rs`.
+//! brings the jobs forward when someone asks to sync now. Every method of [`WarehouseSync`] is
+//! here; the job step is `job.rs` (its own type), each dataset's reader is in `readers/`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -10,14 +11,15 @@ use pp_core::{Error, Principal, Result, Scope, TenantId};
 use pp_marketplace::Marketplace;
 use pp_marketplace::connections::{self, ConnectionStatus, GrantKind};
 use pp_store::Store;
+use pp_store::jobs::{BackgroundJob, handler};
 use pp_store::sync::{DatasetRow, Wanted};
 use pp_warehouse::Warehouses;
 use pp_warehouse::directory;
 use pp_world::Managed;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use crate::datasets;
+use crate::datasets::Datasets;
+use crate::job::SyncDataset;
 use crate::settings::{ScheduleInForce, StoredSchedule, SyncSettings};
 use crate::{adopt, job};
 
@@ -55,6 +57,7 @@ pub struct WarehouseSync {
     pub(crate) market: Marketplace,
     pub(crate) warehouses: Warehouses,
     pub(crate) settings: SyncSettings,
+    pub(crate) datasets: Datasets,
     loaders: Arc<Mutex<HashMap<String, Managed>>>,
     /// When a start last looked for newly connected merchants, per tenant (this instance's),
     /// and the tenant's connections as they stood then.
@@ -145,16 +148,23 @@ impl WarehouseSync {
             market,
             warehouses,
             settings,
+            datasets: Datasets::default(),
             loaders: Arc::default(),
             looked: Arc::default(),
         }
     }
 
-    /// The job kind this service owns, for the worker pool's registry.
+    /// Fills `datasets` (the built-in ones and any given besides) instead of the built-in ones.
+    pub fn with_datasets(mut self, datasets: Datasets) -> Self {
+        self.datasets = datasets;
+        self
+    }
+
+    /// The job kinds this service owns, for the worker pool's registry.
     pub fn job_handlers(&self) -> Vec<Arc<dyn pp_store::jobs::Handler>> {
         vec![
-            Arc::new(job::SyncJob(self.clone())),
-            Arc::new(job::AdoptJob(self.clone())),
+            handler(job::DatasetSteps(self.clone())),
+            handler(job::AdoptSteps(self.clone())),
         ]
     }
 
@@ -203,22 +213,29 @@ impl WarehouseSync {
                 c.kind == kind && c.status == ConnectionStatus::Active && c.merchant == token
             })
         };
-        let wanted = sellers
-            .iter()
-            .flat_map(|s| {
-                let (selling, advertising) = (
-                    has(GrantKind::Seller, &s.token),
-                    has(GrantKind::Ads, &s.token),
-                );
-                datasets::for_account(&s.account_type, selling, advertising).map(move |d| Wanted {
+        let mut wanted = Vec::new();
+        for s in &sellers {
+            let (selling, advertising) = (
+                has(GrantKind::Seller, &s.token),
+                has(GrantKind::Ads, &s.token),
+            );
+            for d in self
+                .datasets
+                .for_account(&s.account_type, selling, advertising)
+            {
+                let job = SyncDataset {
+                    seller_id: s.id,
+                    dataset: d.name.to_owned(),
+                    merchant: Some(s.token.clone()),
+                };
+                wanted.push(Wanted {
                     seller_id: s.id,
                     dataset: d.name.to_owned(),
                     merchant: s.token.clone(),
-                    kind: job::KIND.to_owned(),
-                    input: json!({ "sellerId": s.id, "dataset": d.name }),
-                })
-            })
-            .collect();
+                    job: job.new_job()?,
+                });
+            }
+        }
         self.store.sync().ensure(tenant, wanted).await?;
         Ok(added)
     }
@@ -270,7 +287,7 @@ impl WarehouseSync {
                 .into_iter()
                 .map(|r| {
                     let marketplace = country(r.seller_id);
-                    Self::dataset_status(&settings, r, marketplace)
+                    self.dataset_status(&settings, r, marketplace)
                 })
                 .collect(),
             schedule,
@@ -284,19 +301,25 @@ impl WarehouseSync {
         Ok(self.settings.with(&own.schedule))
     }
 
+    /// When the tenant's next daily run starts (its own hour, or the service's).
+    pub(crate) async fn next_daily_run(&self, tenant: &TenantId) -> Result<i64> {
+        Ok(job::next_daily(self.settings_for(tenant).await?.daily_hour))
+    }
+
     fn dataset_status(
+        &self,
         settings: &SyncSettings,
         r: DatasetRow,
         marketplace: Option<String>,
     ) -> DatasetStatus {
-        let d = datasets::find(&r.dataset);
+        let d = self.datasets.find(&r.dataset);
         DatasetStatus {
             merchant: MerchantRef {
                 legacy_seller_id: r.seller_id,
                 seller_id: r.merchant,
                 marketplace,
             },
-            source: d.map_or("", |d| d.source.label()),
+            source: d.map_or("", |d| d.reader.label()),
             lookback_days: d.map_or(0, |d| d.lookback_days),
             restatement_days: d.map_or(0, |d| settings.restate(d.side)),
             limits: d.map_or("", |d| d.limits),

@@ -21,8 +21,8 @@ use pp_core::events::{self, EventType};
 use pp_core::{Error, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
 use pp_store::events::NewEvent;
-use pp_store::jobs::{Handler, Job, Outcome, StepFuture};
-use pp_store::monitors::{Changed, EpisodeRow, Evaluation, Firing, Told};
+use pp_store::jobs::{BackgroundJob, Handler, Job, Outcome, StepFuture, Steps};
+use pp_store::monitors::{Changed, EpisodeRow, Evaluation, Firing, MonitorRun, Told};
 use pp_warehouse::Warehouses;
 use pp_warehouse::directory::{self, Seller};
 use serde::Serialize;
@@ -34,9 +34,6 @@ use crate::params::Period;
 use history::History;
 use rules::Alert;
 pub use settings::MonitorSettings;
-
-/// The job kind that evaluates a tenant's monitors (one merchant's, or every one's).
-pub const KIND: &str = pp_store::monitors::KIND;
 
 /// The monitors, by name, with the event type each tells and the scope that reads it.
 pub const MONITORS: &[(&str, &EventType)] = &[
@@ -355,15 +352,8 @@ impl Monitors {
     /// Queues an evaluation of `tenant`'s monitors (one merchant's, or every one's), unless one
     /// is already waiting.
     pub async fn queue(&self, tenant: &TenantId, seller: Option<i64>) -> Result<()> {
-        let merchant = seller.map(|s| s.to_string());
-        self.store
-            .jobs()
-            .enqueue_once(
-                tenant,
-                KIND,
-                merchant.as_deref(),
-                &json!({ "sellerId": seller }),
-            )
+        MonitorRun { seller_id: seller }
+            .enqueue_once(&self.store, tenant)
             .await
             .map(drop)
     }
@@ -482,19 +472,16 @@ fn entry(
 
 /// The `monitor_run` job: evaluates the tenant's monitors (one merchant's, when the job names
 /// one) as of the data's last day.
-pub struct MonitorJob(pub Monitors);
+pub struct MonitorSteps(pub Monitors);
 
-impl Handler for MonitorJob {
-    fn name(&self) -> &'static str {
-        KIND
-    }
+impl Steps for MonitorSteps {
+    type Job = MonitorRun;
 
-    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+    fn step<'a>(&'a self, input: MonitorRun, job: &'a Job) -> StepFuture<'a> {
         Box::pin(async move {
             let run = async {
                 let tenant = TenantId::parse(&job.tenant)?;
-                let seller = job.input["sellerId"].as_i64();
-                self.0.evaluate(&tenant, seller).await
+                self.0.evaluate(&tenant, input.seller_id).await
             };
             let outcome = match run.await {
                 Ok(e) => Outcome::Succeeded {
@@ -518,5 +505,5 @@ impl Handler for MonitorJob {
 
 /// The monitors' job kinds.
 pub fn job_handlers(m: &Monitors) -> Vec<Arc<dyn Handler>> {
-    vec![Arc::new(MonitorJob(m.clone()))]
+    vec![pp_store::jobs::handler(MonitorSteps(m.clone()))]
 }

@@ -1,32 +1,59 @@
 //! The marketplace's job kinds and their steps, registered with the worker pool
-//! ([`pp_store::jobs::Registry`]): the pool claims a job row and hands it here; the step runs
-//! against the provider and says what to record.
+//! ([`pp_store::jobs::Registry`]): each kind is its input type ([`RunInput`], [`ReportWatch`],
+//! [`CheckInput`]); the pool claims a job row and hands it here; the step runs against the
+//! provider and says what to record, and a finished job's event is built beside it.
 
 use pp_core::Error;
 use pp_core::events;
 use std::sync::Arc;
 
 use pp_store::events::NewEvent;
-use pp_store::jobs::{Handler, Item, Job, Outcome, StepFuture};
-use serde::{Deserialize, Serialize};
+use pp_store::jobs::{BackgroundJob, Handler, Item, Job, Outcome, StepFuture, Steps};
 use serde_json::{Value, json};
 
+use super::media::CheckInput;
 use super::{Api, Marketplace};
+use crate::pricing::RunInput;
+use crate::reports::ReportWatch;
+use crate::upstream::Provider;
 
-/// The kinds of job the marketplace enqueues.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobKind {
-    /// A paced pricing run: one batch per step.
-    PricingRun,
-    /// A selling-side report followed to its end.
-    ReportWatch,
-    /// A listing commit's image slots read until they show (or an issue appears).
-    ListingMediaCheck,
+/// A job of one of the marketplace's kinds, as the worker pool steps it.
+struct Registered<J> {
+    market: Marketplace,
+    kind: std::marker::PhantomData<fn() -> J>,
 }
 
-pp_core::spelled!(JobKind, "job kind", PricingRun => "pricing_run", ReportWatch => "report_watch",
-    ListingMediaCheck => "listing_media_check");
+/// One step of `input` against the provider, and the event its end is.
+trait Step: BackgroundJob {
+    fn step(
+        up: &Provider<'_>,
+        market: &Marketplace,
+        input: Self,
+        job: &Job,
+    ) -> impl Future<Output = (Outcome, Vec<Item>)> + Send;
+    fn ended(&self, job: &Job, outcome: &Outcome) -> NewEvent;
+}
+
+impl<J: Step> Steps for Registered<J> {
+    type Job = J;
+
+    fn step<'a>(&'a self, input: J, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(async move {
+            match self.market.provider(Api::Spapi) {
+                Ok(up) => J::step(&up, &self.market, input, job).await,
+                Err(e) => failed(job, &e),
+            }
+        })
+    }
+
+    fn ended(&self, input: &J, job: &Job, outcome: &Outcome) -> Option<NewEvent> {
+        Some(
+            input
+                .ended(job, outcome)
+                .once(format!("job:{}:ended", job.id)),
+        )
+    }
+}
 
 fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
     (
@@ -38,95 +65,114 @@ fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
     )
 }
 
-/// One of the marketplace's job kinds, as the worker pool runs it.
-struct Registered {
-    market: Marketplace,
-    kind: JobKind,
-}
-
-impl Handler for Registered {
-    fn name(&self) -> &'static str {
-        self.kind.as_str()
-    }
-
-    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
-        Box::pin(step(&self.market, self.kind, job))
-    }
-
-    fn ended(&self, job: &Job, outcome: &Outcome) -> Option<NewEvent> {
-        Some(ended(self.kind, job, outcome))
-    }
-}
-
-/// The event a finished job of `kind` is: a pricing run finished, a report done or fatal, a
-/// listing change set's image check finished.
-fn ended(kind: JobKind, job: &Job, outcome: &Outcome) -> NewEvent {
-    let (state, error, done) = match outcome {
+/// A finished job's checkpoint, error and items done.
+fn end<'o>(job: &Job, outcome: &'o Outcome) -> (&'o Value, Option<Value>, i64) {
+    match outcome {
         Outcome::Failed { state, error } => (state, Some(error.clone()), job.done),
         Outcome::Succeeded { state, done } | Outcome::Continue { state, done, .. } => {
             (state, None, *done)
         }
-    };
-    let failed = error.is_some();
-    let merchant = job.merchant.clone();
-    let e = match kind {
-        JobKind::PricingRun => NewEvent::new(
+    }
+}
+
+/// A paced pricing run: one batch per step; its end is `pricing.run.finished`.
+impl Step for RunInput {
+    async fn step(
+        up: &Provider<'_>,
+        _: &Marketplace,
+        input: Self,
+        job: &Job,
+    ) -> (Outcome, Vec<Item>) {
+        crate::pricing::step(up, input, job).await
+    }
+
+    fn ended(&self, job: &Job, outcome: &Outcome) -> NewEvent {
+        let (_, error, done) = end(job, outcome);
+        let status = if error.is_some() {
+            "failed"
+        } else {
+            "succeeded"
+        };
+        NewEvent::new(
             &events::PRICING_RUN_FINISHED,
-            json!({ "runId": job.id, "merchant": merchant }),
-            json!({ "status": if failed { "failed" } else { "succeeded" }, "done": done, "total": job.total, "error": error }),
-        ),
-        JobKind::ReportWatch => {
-            let status = state["status"].as_str().unwrap_or("failed");
-            let done = !failed && status == "done";
-            NewEvent::new(
-                if done {
-                    &events::REPORT_DONE
-                } else {
-                    &events::REPORT_FATAL
-                },
-                json!({ "reportId": job.input["reportId"], "merchant": merchant }),
-                json!({
-                    "status": if failed { "failed" } else { status },
-                    "reason": state.get("reason").cloned().unwrap_or(Value::Null),
-                    "reportType": state.get("reportType").cloned().unwrap_or(Value::Null),
-                    "reportDocumentId": state.get("reportDocumentId").cloned().unwrap_or(Value::Null),
-                    "error": error,
-                }),
-            )
-        }
-        JobKind::ListingMediaCheck => NewEvent::new(
+            json!({ "runId": job.id, "merchant": job.merchant }),
+            json!({ "status": status, "done": done, "total": job.total, "error": error }),
+        )
+    }
+}
+
+/// A selling-side report followed to its end: `report.done` or `report.fatal`.
+impl Step for ReportWatch {
+    async fn step(
+        up: &Provider<'_>,
+        market: &Marketplace,
+        input: Self,
+        job: &Job,
+    ) -> (Outcome, Vec<Item>) {
+        crate::reports::watch_step(up, input, job, market.settings.report_stuck_after).await
+    }
+
+    fn ended(&self, job: &Job, outcome: &Outcome) -> NewEvent {
+        let (state, error, _) = end(job, outcome);
+        let failed = error.is_some();
+        let status = state["status"].as_str().unwrap_or("failed");
+        let done = !failed && status == "done";
+        NewEvent::new(
+            if done {
+                &events::REPORT_DONE
+            } else {
+                &events::REPORT_FATAL
+            },
+            json!({ "reportId": self.report_id, "merchant": job.merchant }),
+            json!({
+                "status": if failed { "failed" } else { status },
+                "reason": state.get("reason").cloned().unwrap_or(Value::Null),
+                "reportType": state.get("reportType").cloned().unwrap_or(Value::Null),
+                "reportDocumentId": state.get("reportDocumentId").cloned().unwrap_or(Value::Null),
+                "error": error,
+            }),
+        )
+    }
+}
+
+/// A listing commit's image slots read until they show (or an issue appears):
+/// `listing.image.checked`.
+impl Step for CheckInput {
+    async fn step(
+        up: &Provider<'_>,
+        _: &Marketplace,
+        input: Self,
+        job: &Job,
+    ) -> (Outcome, Vec<Item>) {
+        super::media::step(up, input, job).await
+    }
+
+    fn ended(&self, job: &Job, outcome: &Outcome) -> NewEvent {
+        let (state, error, _) = end(job, outcome);
+        let outcome = match error {
+            Some(_) => "failed",
+            None => state["status"].as_str().unwrap_or("failed"),
+        };
+        NewEvent::new(
             &events::LISTING_IMAGE_CHECKED,
-            json!({ "changeSetId": job.input["changeSetId"], "merchant": merchant }),
-            json!({ "outcome": if failed { "failed" } else { state["status"].as_str().unwrap_or("failed") }, "skus": state.get("skus").cloned().unwrap_or(Value::Null), "error": error }),
-        ),
-    };
-    e.once(format!("job:{}:ended", job.id))
+            json!({ "changeSetId": self.change_set_id, "merchant": job.merchant }),
+            json!({ "outcome": outcome, "skus": state.get("skus").cloned().unwrap_or(Value::Null), "error": error }),
+        )
+    }
+}
+
+fn registered<J: Step>(market: &Marketplace) -> Arc<dyn Handler> {
+    pp_store::jobs::handler(Registered::<J> {
+        market: market.clone(),
+        kind: std::marker::PhantomData,
+    })
 }
 
 /// The marketplace's job kinds, each stepping with (a clone of) `market`.
 pub(super) fn handlers(market: &Marketplace) -> Vec<Arc<dyn Handler>> {
-    JobKind::ALL
-        .iter()
-        .map(|&kind| {
-            Arc::new(Registered {
-                market: market.clone(),
-                kind,
-            }) as Arc<dyn Handler>
-        })
-        .collect()
-}
-
-/// Runs one step of `job` (of `kind`) against the provider and says what to record.
-async fn step(market: &Marketplace, kind: JobKind, job: &Job) -> (Outcome, Vec<Item>) {
-    let up = match market.provider(Api::Spapi) {
-        Ok(up) => up,
-        Err(e) => return failed(job, &e),
-    };
-    match kind {
-        JobKind::PricingRun => crate::pricing::step(&up, job).await,
-        JobKind::ReportWatch => {
-            crate::reports::watch_step(&up, job, market.settings.report_stuck_after).await
-        }
-        JobKind::ListingMediaCheck => super::media::step(&up, job).await,
-    }
+    vec![
+        registered::<RunInput>(market),
+        registered::<ReportWatch>(market),
+        registered::<CheckInput>(market),
+    ]
 }

@@ -5,12 +5,12 @@
 //! (`timed_out`). The change set's read shows the job's outcome.
 
 use pp_core::{Error, Principal, Result, TenantId};
-use pp_store::jobs::{Item, Job, Outcome, now_ms};
+use pp_store::jobs::{BackgroundJob, Item, Job, Outcome, now_ms};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::Marketplace;
 use super::listing_reads::read_listing;
-use super::{JobKind, Marketplace};
 use crate::merchants::{Merchant, Stored};
 use crate::upstream::Provider;
 use crate::writes::listings::SkuChange;
@@ -28,12 +28,24 @@ struct Slots {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CheckInput {
-    change_set_id: String,
+pub struct CheckInput {
+    pub(super) change_set_id: String,
     merchant: Stored,
     skus: Vec<Slots>,
     poll_ms: u64,
     deadline_ms: i64,
+}
+
+impl BackgroundJob for CheckInput {
+    const KIND: &'static str = "listing_media_check";
+
+    fn merchant(&self) -> Option<String> {
+        Some(self.merchant.seller_id.clone())
+    }
+
+    fn total(&self) -> i64 {
+        self.skus.len() as i64
+    }
 }
 
 /// The check's checkpoint: one entry per SKU once decided.
@@ -78,10 +90,7 @@ pub(super) async fn start(
         poll_ms: cfg.media_poll.as_millis() as u64,
         deadline_ms: now_ms() + cfg.media_verify_for.as_millis() as i64,
     };
-    let total = skus.len() as i64;
-    market
-        .enqueue(p, JobKind::ListingMediaCheck, &m.seller_id, total, &input)
-        .await
+    market.enqueue(p, &input).await
 }
 
 /// The image check's outcome so far.
@@ -117,15 +126,13 @@ fn failed(job: &Job, e: &Error) -> (Outcome, Vec<Item>) {
 }
 
 /// One look at every undecided SKU.
-pub(super) async fn step(up: &Provider<'_>, job: &Job) -> (Outcome, Vec<Item>) {
-    let read = || -> Result<(CheckInput, CheckState, TenantId)> {
-        let input = serde_json::from_value(job.input.clone())
-            .map_err(|e| Error::internal_with("image check input", e))?;
+pub(super) async fn step(up: &Provider<'_>, input: CheckInput, job: &Job) -> (Outcome, Vec<Item>) {
+    let read = || -> Result<(CheckState, TenantId)> {
         let state = serde_json::from_value(job.state.clone())
             .map_err(|e| Error::internal_with("image check checkpoint", e))?;
-        Ok((input, state, TenantId::parse(&job.tenant)?))
+        Ok((state, TenantId::parse(&job.tenant)?))
     };
-    let (input, mut state, tenant) = match read() {
+    let (mut state, tenant) = match read() {
         Ok(r) => r,
         Err(e) => return failed(job, &e),
     };

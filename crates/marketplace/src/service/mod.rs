@@ -36,6 +36,7 @@ use std::time::Duration;
 
 use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
 use pp_store::Store;
+use pp_store::jobs::BackgroundJob;
 use pp_warehouse::Warehouses;
 use pp_warehouse::directory;
 use tokio::sync::Notify;
@@ -52,7 +53,6 @@ pub use audit::Audit;
 pub use calls::Calls;
 pub use connecting::Connections;
 pub use feeds::{Account, Feeds};
-pub use jobs::JobKind;
 pub use listing_writes::ListingWrites;
 pub use listings::{Listings, MEDIA_SWITCH, TEXT_SWITCH};
 pub use pricing_runs::{Pricing, REST_RESULT_PAGE};
@@ -282,21 +282,9 @@ impl Marketplace {
             .collect())
     }
 
-    /// Queues a job of `kind` for `p`'s tenant and `merchant` and wakes the workers; its id.
-    async fn enqueue(
-        &self,
-        p: &Principal,
-        kind: JobKind,
-        merchant: &str,
-        total: i64,
-        input: &impl serde::Serialize,
-    ) -> Result<String> {
-        let input = serde_json::to_value(input).map_err(Error::internal_from)?;
-        let id = self
-            .store
-            .jobs()
-            .enqueue(&p.tenant, kind.as_str(), Some(merchant), total, &input)
-            .await?;
+    /// Queues `job` for `p`'s tenant and wakes the workers; its id.
+    async fn enqueue(&self, p: &Principal, job: &impl BackgroundJob) -> Result<String> {
+        let id = job.enqueue(&self.store, &p.tenant).await?;
         self.wake.notify_waiters();
         Ok(id)
     }

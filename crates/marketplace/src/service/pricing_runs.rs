@@ -4,12 +4,12 @@
 use std::time::Duration;
 
 use pp_core::{Error, Kind, Principal, Result};
-use pp_store::jobs::{Job, JobStatus, now_ms};
+use pp_store::jobs::{BackgroundJob, Job, JobStatus, now_ms};
 use serde_json::Value;
 
 use super::answers::{PricingAnswer, RunBatches, RunMerchant, RunResult, RunView};
 use super::requests::{PageSize, PricingRequest, ResultPage};
-use super::{Api, JobKind, Marketplace};
+use super::{Api, Marketplace};
 use crate::merchants::Merchant;
 use crate::pricing::{self, Family, RunInput, RunState};
 use crate::upstream::Provider;
@@ -158,11 +158,7 @@ impl Pricing<'_> {
             follows_plan: self.m.settings.pricing_spacing.0.is_none(),
             items,
         };
-        let total = input.items.len() as i64;
-        let id = self
-            .m
-            .enqueue(p, JobKind::PricingRun, &merchant.seller_id, total, &input)
-            .await?;
+        let id = self.m.enqueue(p, &input).await?;
         view(&self.own_run(&id).await?)
     }
 
@@ -173,7 +169,7 @@ impl Pricing<'_> {
             .jobs()
             .get(&p.tenant, id)
             .await?
-            .filter(|j| j.kind == JobKind::PricingRun.as_str())
+            .filter(|j| j.kind == RunInput::KIND)
             .ok_or_else(|| Error::not_found(format!("no pricing run {id}")))
     }
 

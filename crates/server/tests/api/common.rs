@@ -49,6 +49,8 @@ pub struct Options {
     pub omega: Option<String>,
     /// How webhooks go out (dev: any address; quick retries).
     pub events: pp_events::Settings,
+    /// Datasets the sync fills besides the built-in ones.
+    pub datasets: Vec<&'static pp_sync::Dataset>,
 }
 
 impl Default for Options {
@@ -79,6 +81,7 @@ impl Default for Options {
                 timeout: std::time::Duration::from_secs(3),
                 ..Default::default()
             },
+            datasets: Vec::new(),
         }
     }
 }
@@ -261,6 +264,9 @@ impl TestApp {
                 Some(pp_marketplace::Sealer::from_hex(&sealer_hex).unwrap()),
             )
             .unwrap();
+        for d in &options.datasets {
+            state = state.with_dataset(d).unwrap();
+        }
         let mut sandbox = None;
         let mut rebuild = None;
         if market {

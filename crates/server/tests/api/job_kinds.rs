@@ -1,6 +1,8 @@
-//! The job registry seen from outside the server crate: a kind this test declares is claimed
-//! and stepped by the gateway's worker pool like the services' own, under its own deadline; a
-//! row of a kind nobody registered fails instead of waiting.
+//! The job registry seen from outside the server crate: a kind this test declares (a type that
+//! is its own input, [`BackgroundJob`]) is queued by itself, claimed and stepped by the
+//! gateway's worker pool like the services' own, under its own deadline; a row of a kind
+//! nobody registered fails instead of waiting, and so does one whose input no longer reads as
+//! its kind.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,28 +11,60 @@ use std::time::Duration;
 use pp_core::TenantId;
 use pp_server::AppState;
 use pp_store::Store;
-use pp_store::jobs::{Handler, Job, JobStatus, Outcome, StepFuture};
+use pp_store::jobs::{BackgroundJob, Job, JobStatus, Outcome, StepFuture, Steps, handler};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+/// The test's job kind: count to `to`, on behalf of `by`.
+#[derive(Serialize, Deserialize)]
+struct Count {
+    by: String,
+    to: i64,
+}
+
+impl BackgroundJob for Count {
+    const KIND: &'static str = "test_counter";
+
+    fn total(&self) -> i64 {
+        self.to
+    }
+}
+
+/// A row of the same kind as an older release wrote it: its input does not read as [`Count`].
+#[derive(Serialize, Deserialize)]
+struct OldCount {
+    count_by: i64,
+}
+
+impl BackgroundJob for OldCount {
+    const KIND: &'static str = "test_counter";
+}
+
+/// A kind nobody registers.
+#[derive(Serialize, Deserialize)]
+struct Stray {}
+
+impl BackgroundJob for Stray {
+    const KIND: &'static str = "nobody_runs_this";
+}
 
 /// Counts to the job's total, one step at a time, keeping the count in its checkpoint.
 struct Counter {
     steps: Arc<AtomicUsize>,
 }
 
-impl Handler for Counter {
-    fn name(&self) -> &'static str {
-        "test_counter"
-    }
+impl Steps for Counter {
+    type Job = Count;
 
     fn deadline(&self) -> Option<Duration> {
         Some(Duration::from_secs(3))
     }
 
-    fn step<'a>(&'a self, job: &'a Job) -> StepFuture<'a> {
+    fn step<'a>(&'a self, input: Count, job: &'a Job) -> StepFuture<'a> {
         Box::pin(async move {
             self.steps.fetch_add(1, Ordering::SeqCst);
             let done = job.done + 1;
-            let state = json!({ "count": done, "by": job.input["by"] });
+            let state = json!({ "count": done, "by": input.by });
             let outcome = if done >= job.total {
                 Outcome::Succeeded { state, done }
             } else {
@@ -67,7 +101,7 @@ async fn a_kind_registered_from_outside_is_claimed_and_stepped() {
         .await
         .unwrap();
     let steps = Arc::new(AtomicUsize::new(0));
-    let kind = Arc::new(Counter {
+    let kind = handler(Counter {
         steps: steps.clone(),
     });
     let state = AppState::new(store.clone(), "http://127.0.0.1")
@@ -78,13 +112,14 @@ async fn a_kind_registered_from_outside_is_claimed_and_stepped() {
     assert!(registry.get("test_counter").is_some(), "{registry:?}");
     let workers = pp_server::Workers::spawn(Arc::new(state)).unwrap();
 
-    let jobs = store.jobs();
-    let counted = jobs
-        .enqueue(&tenant, "test_counter", None, 3, &json!({ "by": "test" }))
-        .await
-        .unwrap();
-    let stray = jobs
-        .enqueue(&tenant, "nobody_runs_this", None, 1, &json!({}))
+    let count = Count {
+        by: "test".into(),
+        to: 3,
+    };
+    let counted = count.enqueue(&store, &tenant).await.unwrap();
+    let stray = Stray {}.enqueue(&store, &tenant).await.unwrap();
+    let old = OldCount { count_by: 2 }
+        .enqueue(&store, &tenant)
         .await
         .unwrap();
 
@@ -98,6 +133,22 @@ async fn a_kind_registered_from_outside_is_claimed_and_stepped() {
     assert_eq!(job.status, JobStatus::Failed, "{job:?}");
     let error = job.error.unwrap();
     assert_eq!(error["kind"], "unknown", "{error}");
+
+    // a row whose input no longer reads fails, saying so, without a step
+    let job = settled(&store, &tenant, &old).await;
+    assert_eq!(job.status, JobStatus::Failed, "{job:?}");
+    let error = job.error.unwrap();
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("does not read as a test_counter job")
+            && message.contains("missing field `by`"),
+        "{error}"
+    );
+    assert_eq!(
+        steps.load(Ordering::SeqCst),
+        3,
+        "no step for the unreadable row"
+    );
     workers.stop();
 }
 
@@ -109,10 +160,10 @@ async fn a_kind_registered_twice_is_refused() {
     let state = AppState::new(store, "http://127.0.0.1")
         .await
         .unwrap()
-        .with_job_kind(Arc::new(Counter {
+        .with_job_kind(handler(Counter {
             steps: steps.clone(),
         }))
-        .with_job_kind(Arc::new(Counter { steps }));
+        .with_job_kind(handler(Counter { steps }));
     let e = pp_server::Workers::spawn(Arc::new(state)).err().unwrap();
     assert!(e.chain().contains("test_counter"), "{e:?}");
 }

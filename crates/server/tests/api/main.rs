@@ -36,6 +36,7 @@ mod signin;
 mod signin_support;
 mod surface;
 mod sync_adopt;
+mod sync_outside;
 mod sync_schedule;
 mod token_cache;
 mod twins;

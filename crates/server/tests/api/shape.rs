@@ -316,3 +316,74 @@ fn admin_doors_go_through_services() {
         found.join("\n")
     );
 }
+
+/// What a line says that has one place only: it writes a job row (an insert into the jobs
+/// table, any spacing or case), or it opens an `impl` block of the sync service. The words are put
+/// together here so this file holds neither.
+fn one_place(line: &str) -> Option<&'static str> {
+    let words: Vec<String> = line
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    // backwards, so this line is not one
+    let writes_jobs = ["jobs", "into", "insert"];
+    if words
+        .windows(3)
+        .any(|w| w.iter().rev().eq(writes_jobs.iter()))
+    {
+        return Some("a job row written");
+    }
+    let service = ["Warehouse", "Sync"].concat();
+    let code = line.split("//").next().unwrap_or("").trim_start();
+    if code.starts_with("impl") && code.split_whitespace().any(|w| w == service) {
+        return Some("a method of the sync service");
+    }
+    None
+}
+
+/// Every job row is written by one function (`crates/store/src/jobs/kind.rs`, which every
+/// kind's enqueue goes through), and every method of the sync service is in one file
+/// (`crates/sync/src/service.rs`; the job step is its own type).
+#[test]
+fn job_rows_and_the_sync_service_each_have_one_place() {
+    let insert = ["INS", "ERT INTO jo", "bs (id)"].concat();
+    assert_eq!(one_place(&insert), Some("a job row written"));
+    assert_eq!(
+        one_place(&format!("tx.exec(\"{}\")", insert.to_lowercase())),
+        Some("a job row written")
+    );
+    let service = ["Warehouse", "Sync"].concat();
+    assert_eq!(
+        one_place(&format!("impl {service} {{")),
+        Some("a method of the sync service")
+    );
+    assert_eq!(one_place(&format!("pub struct {service} {{")), None);
+    assert_eq!(one_place("INSERT INTO job_items (job_id)"), None);
+
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    rust_files(&crates, &mut files);
+    let mut found: Vec<(String, &'static str)> = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for what in text.lines().filter_map(one_place) {
+            let at = f.strip_prefix(&crates).unwrap().display().to_string();
+            found.push((at, what));
+        }
+    }
+    found.sort();
+    found.dedup();
+    assert_eq!(
+        found,
+        [
+            ("store/src/jobs/kind.rs".to_owned(), "a job row written"),
+            (
+                "sync/src/service.rs".to_owned(),
+                "a method of the sync service"
+            ),
+        ],
+        "a job is queued through pp_store::jobs::BackgroundJob; the sync service's methods \
+         live in crates/sync/src/service.rs"
+    );
+}

@@ -9,8 +9,10 @@
 //! Statuses: `queued` (waiting for `run_after`; between steps too), `running` (a worker holds
 //! it), and the terminal `succeeded`, `failed`, `cancelled` (by its tenant).
 
+mod kind;
 pub mod registry;
 
+pub use kind::{BackgroundJob, NewJob, Steps, handler};
 pub use registry::{Handler, Registry, StepFuture, Stepped};
 
 use pp_core::{Result, TenantId};
@@ -122,82 +124,36 @@ fn row(r: &Row) -> Result<Job> {
     })
 }
 
-/// The statement that queues a job (its id, SQL and arguments), for [`Jobs::enqueue`] and for
-/// the aggregates that make a job in the same transaction as the row that asks for it.
-pub(crate) fn insert(
-    tenant: &str,
-    kind: &str,
-    merchant: Option<&str>,
-    total: i64,
-    input: &Value,
-) -> Result<(String, &'static str, Vec<crate::db::Arg>)> {
-    let id = crate::random_id("job_", 12)?;
-    let now = now_rfc3339();
-    let args = args![
-        &id,
-        tenant,
-        kind,
-        merchant,
-        total,
-        input.to_string(),
-        now_ms(),
-        now
-    ];
-    Ok((
-        id,
-        "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, 'queued', 0, ?5, 0, ?6, '{}', ?7, ?8, ?8)",
-        args,
-    ))
-}
-
 /// The jobs aggregate.
 pub struct Jobs<'a>(pub(crate) &'a Db);
 
 impl Jobs<'_> {
-    /// Queues a job of `kind` for `tenant` (and `merchant`, for fairness); its id.
-    pub async fn enqueue(
-        &self,
-        tenant: &TenantId,
-        kind: &str,
-        merchant: Option<&str>,
-        total: i64,
-        input: &Value,
-    ) -> Result<String> {
-        let (id, sql, args) = insert(tenant.as_str(), kind, merchant, total, input)?;
-        self.0.exec(sql, args).await?;
+    /// Queues `job` for `tenant`; its id.
+    pub async fn enqueue<J: BackgroundJob>(&self, tenant: &TenantId, job: &J) -> Result<String> {
+        let (id, sql, values) = job.new_job()?.statement(tenant.as_str())?;
+        self.0.exec(sql, values).await?;
         Ok(id)
     }
 
-    /// Queues a job of `kind` for `tenant` and `merchant` unless one is already waiting (not
-    /// yet started); whether it queued one. Two instances asking at once queue one.
-    pub async fn enqueue_once(
-        &self,
-        tenant: &TenantId,
-        kind: &str,
-        merchant: Option<&str>,
-        input: &Value,
-    ) -> Result<bool> {
-        let (_, sql, a) = insert(tenant.as_str(), kind, merchant, 1, input)?;
-        let (tenant, kind, merchant) = (
-            tenant.as_str().to_owned(),
-            kind.to_owned(),
-            merchant.map(str::to_owned),
-        );
+    /// Queues `job` for `tenant` unless one of its kind is already waiting (not yet started)
+    /// for the same merchant; whether it queued one. Two instances asking at once queue one.
+    pub async fn enqueue_once<J: BackgroundJob>(&self, tenant: &TenantId, job: &J) -> Result<bool> {
+        let new = job.new_job()?;
+        let (tenant, merchant) = (tenant.as_str().to_owned(), job.merchant());
         self.0
             .tx(move |tx| {
                 Box::pin(async move {
-                    tx.advisory_lock(&format!("jobs/{tenant}/{kind}")).await?;
+                    tx.advisory_lock(&format!("jobs/{tenant}/{}", J::KIND)).await?;
                     let waiting = tx
                         .one(
                             "SELECT 1 FROM jobs WHERE tenant_id = ?1 AND kind = ?2 AND merchant IS NOT DISTINCT FROM ?3 AND status = 'queued'",
-                            args![&tenant, &kind, merchant],
+                            args![&tenant, J::KIND, merchant],
                         )
                         .await?;
                     if waiting.is_some() {
                         return Ok(false);
                     }
-                    tx.exec(sql, a).await?;
+                    new.insert_in(tx, &tenant).await?;
                     Ok(true)
                 })
             })

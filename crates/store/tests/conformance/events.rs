@@ -176,7 +176,10 @@ async fn each_wanting_endpoint_gets_one_delivery_and_one_job() {
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(job.kind, pp_store::webhooks::DELIVERY_KIND);
+        assert_eq!(
+            job.kind,
+            <pp_store::webhooks::DeliveryJob as pp_store::jobs::BackgroundJob>::KIND
+        );
         assert_eq!(job.input["delivery"], json!(to_ads[0].id));
         assert_eq!(to_all[0].event_id, r.id, "newest first");
 

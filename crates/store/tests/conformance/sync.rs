@@ -2,19 +2,38 @@
 //! one row and one live job however often it is asked for, from either instance; progress
 //! replaces what it names and keeps the rest; waking moves only that tenant's waiting jobs.
 
-use pp_store::jobs::JobStatus;
+use pp_store::jobs::{BackgroundJob, JobStatus};
 use pp_store::sync::{Progress, Wanted};
 use serde_json::json;
 
 use crate::{Fixture, each_engine};
 
+/// A dataset's job, as the sync service queues it.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SyncDataset {
+    seller_id: i64,
+    dataset: String,
+}
+
+impl BackgroundJob for SyncDataset {
+    const KIND: &'static str = "warehouse_sync";
+
+    fn merchant(&self) -> Option<String> {
+        Some("A1".into())
+    }
+}
+
 fn wanted(seller_id: i64, dataset: &str) -> Wanted {
+    let job = SyncDataset {
+        seller_id,
+        dataset: dataset.into(),
+    };
     Wanted {
         seller_id,
         dataset: dataset.into(),
         merchant: "A1".into(),
-        kind: "warehouse_sync".into(),
-        input: json!({ "sellerId": seller_id, "dataset": dataset }),
+        job: job.new_job().unwrap(),
     }
 }
 
@@ -114,7 +133,7 @@ async fn a_connection_added_outside_the_server_queues_one_adoption() {
         let queue = f.store.jobs().queue().await.unwrap();
         let adoptions: Vec<_> = queue
             .iter()
-            .filter(|q| q.kind == pp_store::sync::ADOPT_KIND)
+            .filter(|q| q.kind == <pp_store::sync::AdoptJob as BackgroundJob>::KIND)
             .collect();
         assert_eq!(adoptions.len(), 1, "{queue:?}");
         assert_eq!(

@@ -14,7 +14,36 @@ use pp_world::schema::table;
 use pp_world::{Cell, Slice};
 use serde_json::{Map, Value, json};
 
-use crate::rows::{Load, Seller};
+use crate::reader::{Cx, Days, Fut, Load, Reader, ReadsAs, Seller, Started};
+
+/// The reader.
+pub struct AdsEntities;
+
+impl Reader for AdsEntities {
+    fn label(&self) -> &'static str {
+        "sp/sb list campaigns, ad groups, keywords, targets and ads"
+    }
+
+    fn reads_as(&self) -> ReadsAs {
+        ReadsAs::AdsProfile
+    }
+
+    fn prepare<'a>(&'a self, cx: &'a mut Cx<'_>) -> Fut<'a, Option<String>> {
+        Box::pin(super::ads_v3::find_profile(cx))
+    }
+
+    fn start<'a>(&'a self, cx: &'a Cx<'_>, _: Days) -> Fut<'a, Started> {
+        Box::pin(async move {
+            let listed = read(&cx.feeds(), &cx.tenant, &cx.account()).await?;
+            let engine = cx.engine().await?;
+            let brands =
+                pp_warehouse::directory::asin_brands(engine.as_ref(), cx.limits(), cx.seller.id)
+                    .await?;
+            let profile = cx.profile.unwrap_or_default();
+            Ok(Started::Rows(rows(&cx.seller, profile, &listed, &brands)))
+        })
+    }
+}
 
 /// The provider's largest page.
 const PAGE: u64 = 5000;
