@@ -20,7 +20,7 @@ FULL_SECONDS="${2:-5400}"
 PARTS="${PARTS:-load plans full}"
 part() { case " $PARTS " in *" $1 "*) return 0;; *) return 1;; esac; }
 . bench/lib.sh
-cargo build --release -q -p pp-world --example managed_load
+cargo build --release -q -p pp-warehouse --example managed_load
 LOAD="$BIN/examples/managed_load"
 
 PG_ADMIN="${PP_TEST_POSTGRES:-postgres://postgres@127.0.0.1:5432/postgres}"

@@ -817,7 +817,10 @@ mod tests {
     fn runs_queued_before_kinds_were_types_still_read() {
         let old = json!({ "runId": "run_1", "requestId": "sales_bridge" });
         let run: IntelligenceRun = serde_json::from_value(old.clone()).unwrap();
-        assert_eq!((run.run_id.as_str(), run.merchant.as_deref()), ("run_1", None));
+        assert_eq!(
+            (run.run_id.as_str(), run.merchant.as_deref()),
+            ("run_1", None)
+        );
         assert_eq!(serde_json::to_value(&run).unwrap(), old);
     }
 }

@@ -18,7 +18,7 @@ mod keys;
 pub mod ledger;
 pub mod listing_writes;
 pub mod mcp_sessions;
-mod migrations;
+pub mod migrations;
 pub mod monitors;
 mod pacing;
 mod people;

@@ -11,8 +11,9 @@ use pp_marketplace::Merchant;
 use pp_marketplace::connections::{ConnectionStatus, GrantKind};
 use pp_marketplace::service::{Account, Feeds};
 use pp_warehouse::directory::Seller;
-use pp_world::schema::table;
-use pp_world::{Cell, Managed, Slice};
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
+use pp_warehouse::{Managed, Slice};
 use serde_json::{Map, Value};
 
 /// A merchant in one marketplace, as the provider describes it.

@@ -3,7 +3,7 @@
 //! tables, natural key, lookback, restatement window and slice length); each (merchant,
 //! dataset) is one job of kind [`job::SyncDataset`] that backfills as far as the provider allows,
 //! then runs daily and re-reads its restatement window. A slice (dataset × merchant × days)
-//! is loaded in one transaction that replaces its rows (`pp_world::Managed`), so a re-read
+//! is loaded in one transaction that replaces its rows (`pp_warehouse::Managed`), so a re-read
 //! corrects restated days and a retried step never duplicates; report creates go through the
 //! marketplace's ledger (`pp_marketplace::service::Feeds`), keyed by slice and run, so a step
 //! repeated after a crash reuses the report its first try made.

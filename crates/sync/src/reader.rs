@@ -16,7 +16,8 @@ use pp_marketplace::Merchant;
 use pp_marketplace::ledger::Family;
 use pp_marketplace::reports::normalize;
 use pp_marketplace::service::{Account, Feeds};
-use pp_world::{Cell, Managed, Slice};
+use pp_warehouse::schema::Cell;
+use pp_warehouse::{Managed, Slice};
 use serde_json::{Value, json};
 
 use crate::WarehouseSync;

@@ -13,9 +13,9 @@ use pp_marketplace::connections::{self, ConnectionStatus, GrantKind};
 use pp_store::Store;
 use pp_store::jobs::{BackgroundJob, handler};
 use pp_store::sync::{DatasetRow, Wanted};
+use pp_warehouse::Managed;
 use pp_warehouse::Warehouses;
 use pp_warehouse::directory;
-use pp_world::Managed;
 use serde::{Deserialize, Serialize};
 
 use crate::datasets::Datasets;

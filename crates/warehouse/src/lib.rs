@@ -1,4 +1,6 @@
-//! Read-only SQL over tenant warehouses. [`Engine`] is the small interface every backend
+//! Tenant warehouses: their schema as data ([`schema`], spelled per engine by
+//! [`schema::spelling`]), the write side of a managed warehouse ([`Managed`]), and read-only
+//! SQL over them. [`Engine`] is the small interface every backend
 //! implements (the embedded SQLite file in `sqlite/`, PostgreSQL and MySQL/MariaDB in
 //! `server/`); [`Registry`] keeps one engine per tenant warehouse, opened from its locator.
 //! Read-only is enforced by each engine itself (SQLite's authorizer, the servers' read-only
@@ -12,9 +14,11 @@ mod engine;
 mod idle;
 mod lex;
 mod limits;
+pub mod managed;
 pub mod params;
 mod registry;
 pub mod row;
+pub mod schema;
 pub mod server;
 mod slots;
 pub mod sqlite;
@@ -27,6 +31,7 @@ pub use engine::{
 };
 pub use lex::{code_words, ends_with_terminator};
 pub use limits::Limits;
+pub use managed::{Managed, Slice};
 pub use params::Params;
 pub use registry::{Registry, is_server_url, open};
 pub use row::Row;

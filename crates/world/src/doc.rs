@@ -1,7 +1,7 @@
 //! `docs/warehouse.md`, generated from the schema so the document and the tables never drift
 //! (`partner-platform world schema-doc > docs/warehouse.md`; a test compares them).
 
-use crate::schema::TABLES;
+use pp_warehouse::schema::TABLES;
 
 const HEADER: &str = r#"# Warehouse schema
 

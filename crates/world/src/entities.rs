@@ -1,11 +1,12 @@
 //! Writes the entity tables: sellers, brands, items, advertising structure, DSP advertiser.
 
-use crate::load::{Cell, Loader};
+use crate::load::Loader;
 use crate::model::{Model, brand_name, profile_id};
-use crate::schema::table;
 use crate::sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
 use crate::spec::{BRANDS, MERCHANTS, WorldSpec};
 use chrono::Duration;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 
 /// Writes every entity row.
 pub fn write(

@@ -12,7 +12,6 @@ mod events;
 mod load;
 mod model;
 mod rng;
-pub mod schema;
 mod sim;
 mod spec;
 
@@ -21,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub use doc::schema_markdown;
 pub use events::Event;
 pub use load::server::is_database_url;
-pub use load::{Cell, Loader, Managed, ServerLoader, Slice, SqliteLoader};
+pub use load::{Loader, ServerLoader, SqliteLoader};
 use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
 pub use spec::{ATTRIBUTION_DAYS, BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
@@ -91,7 +90,7 @@ fn private_file(file: &Path) -> Result<(), String> {
 /// nothing half-written. Refuses to overwrite an existing warehouse.
 pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String> {
     // a warehouse is a tenant's business: its folders and files are the owner's alone
-    load::managed::private_dir(dir)?;
+    pp_warehouse::managed::private_dir(dir)?;
     let warehouse = dir.join("warehouse.sqlite");
     let ground_truth = dir.join("ground-truth.json");
     if warehouse.exists() {

@@ -14,11 +14,12 @@
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 
 use crate::events::{Event, Plan};
-use crate::load::{Cell, Loader};
+use crate::load::Loader;
 use crate::model::{Model, brand_name, profile_id};
 use crate::rng::Rng;
-use crate::schema::{Table, table};
 use crate::spec::{DAYS, MERCHANTS, WorldSpec};
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::{Table, table};
 
 type Res = Result<(), String>;
 

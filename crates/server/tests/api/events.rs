@@ -835,6 +835,7 @@ async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
         assert_eq!(again["id"], first["id"], "the pending replay answers");
     }
     let mut statuses = Vec::new();
+    let began = std::time::Instant::now();
     for _ in 0..12 {
         for d in &deliveries[1..] {
             statuses.push(replay(d).await.0);
@@ -868,10 +869,16 @@ async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
         }
     }
     let made = statuses.iter().filter(|s| **s == 200).count();
-    assert_eq!(
-        made, 9,
-        "ten replays a minute, the first included: {statuses:?}"
-    );
+    // the window is the last minute: on a machine so loaded that the loop outlasted it, the
+    // first replays left the window and more were rightly made
+    if began.elapsed() < std::time::Duration::from_secs(55) {
+        assert_eq!(
+            made, 9,
+            "ten replays a minute, the first included: {statuses:?}"
+        );
+    } else {
+        assert!(made >= 9, "{statuses:?}");
+    }
     assert!(
         statuses.iter().all(|s| matches!(s, 200 | 429)),
         "{statuses:?}"

@@ -11,8 +11,8 @@ use pp_sync::datasets::{Applies, Side};
 use pp_sync::reader::{Cx, Days, Fut, Load, Reader, Started};
 use pp_sync::readers::days;
 use pp_sync::{Dataset, job::SyncDataset};
-use pp_world::Cell;
-use pp_world::schema::table;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};

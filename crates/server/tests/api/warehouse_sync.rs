@@ -41,7 +41,7 @@ struct Rows<'a> {
 
 /// The rows, every column but the seller id (`cols` overrides), as text in a total order.
 fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String> {
-    let all: Vec<&str> = pp_world::schema::table(r.table)
+    let all: Vec<&str> = pp_warehouse::schema::table(r.table)
         .columns
         .iter()
         .map(|c| c.name)
@@ -63,7 +63,7 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
         .unwrap()
         .column_count();
     let order: Vec<String> = (1..=selected).map(|i| i.to_string()).collect();
-    let columns = pp_world::schema::table(r.table).columns;
+    let columns = pp_warehouse::schema::table(r.table).columns;
     let days = match ["Date", "WeekStart", "Settlement-end-date"]
         .into_iter()
         .find(|d| columns.iter().any(|c| c.name == *d))
@@ -392,7 +392,7 @@ fn day(s: &str) -> chrono::NaiveDate {
 /// Every dated row of every table of a warehouse, as (day, row text), by table.
 fn everything(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<(String, String)>> {
     let c = rusqlite::Connection::open(path).unwrap();
-    pp_world::schema::TABLES
+    pp_warehouse::schema::TABLES
         .iter()
         .filter(|t| t.columns.iter().any(|c| c.name == "Date"))
         .map(|t| {

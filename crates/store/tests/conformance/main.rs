@@ -15,6 +15,7 @@ mod jobs;
 mod ledger;
 mod listing_writes;
 mod mcp_sessions;
+mod migrations;
 mod outage;
 mod pacing;
 mod people;

@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 
 use pp_core::{Result, TenantId};
 use pp_marketplace::service::{Account, Feeds};
-use pp_world::schema::table;
-use pp_world::{Cell, Slice};
+use pp_warehouse::Slice;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde_json::{Map, Value, json};
 
 use crate::reader::{Cx, Days, Fut, Load, Reader, ReadsAs, Seller, Started};

@@ -8,8 +8,8 @@ use pp_core::{Error, Kind, Result};
 use pp_marketplace::documents::ads::{self, AdsRow};
 use pp_marketplace::documents::cents;
 use pp_marketplace::ledger::Family;
-use pp_world::Cell;
-use pp_world::schema::{Table, table};
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::{Table, table};
 use serde_json::json;
 
 use super::{days, dim, id, unfit};

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use pp_core::Result;
 use pp_marketplace::ledger::Family;
-use pp_world::schema::table;
-use pp_world::{Cell, Slice};
+use pp_warehouse::Slice;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde_json::Value;
 
 use super::unreadable;

@@ -10,8 +10,9 @@ use pp_marketplace::Merchant;
 use pp_marketplace::documents::ads::{self, AdsRow};
 use pp_marketplace::ledger::Family;
 use pp_marketplace::service::{Account, Feeds};
-use pp_world::schema::table;
-use pp_world::{Cell, Slice};
+use pp_warehouse::Slice;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 

@@ -6,8 +6,8 @@ use chrono::NaiveDate;
 use pp_core::Result;
 use pp_marketplace::documents::selling;
 use pp_marketplace::ledger::Family;
-use pp_world::Cell;
-use pp_world::schema::table;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde_json::{Value, json};
 
 use super::{days, unreadable};

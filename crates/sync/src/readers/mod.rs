@@ -17,8 +17,9 @@ pub mod vendor;
 use chrono::NaiveDate;
 use pp_core::{Error, Result};
 use pp_marketplace::documents::ads::AdsRow;
-use pp_world::schema::Table;
-use pp_world::{Cell, Slice};
+use pp_warehouse::Slice;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::Table;
 
 use crate::reader::Seller;
 

@@ -5,8 +5,9 @@
 
 use pp_core::Result;
 use pp_marketplace::documents::cents;
-use pp_world::schema::table;
-use pp_world::{Cell, Slice};
+use pp_warehouse::Slice;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde_json::{Map, Value};
 
 use super::unreadable;

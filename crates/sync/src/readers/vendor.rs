@@ -5,8 +5,8 @@
 use chrono::NaiveDate;
 use pp_marketplace::documents::selling;
 use pp_marketplace::ledger::Family;
-use pp_world::Cell;
-use pp_world::schema::table;
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::table;
 use serde_json::json;
 
 use super::days;

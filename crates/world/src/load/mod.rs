@@ -1,55 +1,18 @@
 //! Loading: the generator writes rows through [`Loader`]; [`SqliteLoader`] writes a tenant
-//! warehouse file, and `server.rs` fills a PostgreSQL or MySQL/MariaDB database.
+//! warehouse file, and `server.rs` fills a PostgreSQL or MySQL/MariaDB database. The schema
+//! and each engine's spelling of it are the warehouse crate's (`pp_warehouse::schema`).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::Connection;
 
-use crate::schema::{TABLES, Table};
+use pp_warehouse::schema::spelling::{SQLITE, backticks, create_index_sql, create_table_sql};
+use pp_warehouse::schema::{Cell, TABLES, Table};
 
-pub(crate) mod managed;
 pub(crate) mod server;
 
-pub use managed::{Managed, Slice};
-
 pub use server::ServerLoader;
-
-/// One cell.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
-    /// SQL NULL.
-    Null,
-    /// Integer.
-    Int(i64),
-    /// Money in cents, written as a two-decimal number.
-    Cents(i64),
-    /// Other real numbers.
-    Real(f64),
-    /// Text.
-    Text(String),
-}
-
-impl From<i64> for Cell {
-    fn from(v: i64) -> Self {
-        Cell::Int(v)
-    }
-}
-impl From<&str> for Cell {
-    fn from(v: &str) -> Self {
-        Cell::Text(v.to_owned())
-    }
-}
-impl From<String> for Cell {
-    fn from(v: String) -> Self {
-        Cell::Text(v)
-    }
-}
-impl From<Option<String>> for Cell {
-    fn from(v: Option<String>) -> Self {
-        v.map_or(Cell::Null, Cell::Text)
-    }
-}
 
 /// Where generated rows go.
 pub trait Loader {
@@ -64,61 +27,6 @@ pub trait Loader {
 pub struct SqliteLoader {
     conn: Connection,
     sql: HashMap<&'static str, String>,
-}
-
-/// How an engine spells the schema: its table, column and index names, its types, and what
-/// follows a `CREATE TABLE`.
-pub struct Spelling {
-    pub table: fn(&str) -> String,
-    pub column: fn(&str) -> String,
-    pub index: fn(&str) -> String,
-    pub ty: fn(&str) -> String,
-    pub options: &'static str,
-}
-
-/// A name in backticks (SQLite and MySQL).
-pub fn backticks(name: &str) -> String {
-    format!("`{name}`")
-}
-
-/// SQLite takes the schema's MySQL-flavoured types as they are (it maps them by affinity).
-pub const SQLITE: Spelling = Spelling {
-    table: backticks,
-    column: backticks,
-    index: backticks,
-    ty: str::to_owned,
-    options: "",
-};
-
-/// `CREATE TABLE` for one table in an engine's spelling.
-pub fn create_table_sql(t: &Table, s: &Spelling) -> String {
-    let cols: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| format!("{} {}", (s.column)(c.name), (s.ty)(c.ty)))
-        .collect();
-    format!(
-        "CREATE TABLE {} ({}){}",
-        (s.table)(t.name),
-        cols.join(", "),
-        s.options
-    )
-}
-
-/// `CREATE INDEX` statements for one table in an engine's spelling.
-pub fn create_index_sql(t: &Table, s: &Spelling) -> Vec<String> {
-    t.indexes
-        .iter()
-        .map(|i| {
-            let cols: Vec<String> = i.columns.iter().map(|c| (s.column)(c)).collect();
-            format!(
-                "CREATE INDEX {} ON {} ({})",
-                (s.index)(i.name),
-                (s.table)(t.name),
-                cols.join(", ")
-            )
-        })
-        .collect()
 }
 
 impl SqliteLoader {

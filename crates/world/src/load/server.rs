@@ -20,8 +20,13 @@ use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{ConnectOptions, Connection, Executor};
 use tokio::runtime::Runtime;
 
-use super::{Cell, Loader, Spelling, backticks, create_index_sql, create_table_sql};
-use crate::schema::{TABLES, Table};
+use pp_warehouse::schema::spelling::{
+    MY_OPTIONS, POSTGRES, Spelling, backticks, copy_line, create_index_sql, create_table_sql,
+    pg_name, text_of,
+};
+use pp_warehouse::schema::{Cell, TABLES, Table};
+
+use super::Loader;
 
 /// Rows sent to the server at a time.
 const BATCH: usize = 1000;
@@ -52,89 +57,14 @@ pub fn is_database_url(target: &str) -> bool {
         .any(|s| target.starts_with(s))
 }
 
-fn pg_type(ty: &str) -> String {
-    match ty {
-        "INT" => "INTEGER".into(),
-        "DATETIME" => "TIMESTAMP".into(),
-        t if t.starts_with("DECIMAL") => t.replacen("DECIMAL", "NUMERIC", 1),
-        t if t.starts_with("VARCHAR") => format!("{t} COLLATE \"C\""),
-        t => t.into(),
-    }
-}
-
-pub(super) fn pg_name(name: &str) -> String {
-    format!("\"{}\"", name.to_lowercase())
-}
-
-/// PostgreSQL: lower-case names, the spec's index names as they are, byte-order text.
-pub(super) const POSTGRES: Spelling = Spelling {
-    table: pg_name,
-    column: pg_name,
-    index: |n| format!("\"{n}\""),
-    ty: pg_type,
-    options: "",
-};
-
 /// MySQL/MariaDB: the spec's names and types, tables built under [`BUILDING`].
 const MYSQL: Spelling = Spelling {
     table: |n| format!("`{BUILDING}{n}`"),
     column: backticks,
     index: backticks,
     ty: str::to_owned,
-    options: " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+    options: MY_OPTIONS,
 };
-
-/// MySQL/MariaDB with the spec's names in place (a managed warehouse's tables).
-pub(super) const MY_NAMES: Spelling = Spelling {
-    table: backticks,
-    column: backticks,
-    index: backticks,
-    ty: str::to_owned,
-    options: " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
-};
-
-/// Whole cents as an exact decimal.
-fn cents(v: i64) -> String {
-    let sign = if v < 0 { "-" } else { "" };
-    let a = v.unsigned_abs();
-    format!("{sign}{}.{:02}", a / 100, a % 100)
-}
-
-/// A cell's text for a column of type `ty` (date-times lose their `T` and `Z`).
-pub(super) fn text_of(ty: &str, c: &Cell) -> Option<String> {
-    match c {
-        Cell::Null => None,
-        Cell::Int(v) => Some(v.to_string()),
-        Cell::Cents(v) => Some(cents(*v)),
-        Cell::Real(v) => Some(v.to_string()),
-        Cell::Text(t) if ty == "DATETIME" => Some(t.trim_end_matches('Z').replacen('T', " ", 1)),
-        Cell::Text(t) => Some(t.clone()),
-    }
-}
-
-/// One row in `COPY`'s text format.
-pub(super) fn copy_line(t: &Table, row: &[Cell], out: &mut String) {
-    for (i, (c, col)) in row.iter().zip(t.columns).enumerate() {
-        if i > 0 {
-            out.push('\t');
-        }
-        match text_of(col.ty, c) {
-            None => out.push_str("\\N"),
-            Some(s) => {
-                for ch in s.chars() {
-                    match ch {
-                        '\\' => out.push_str("\\\\"),
-                        '\t' => out.push_str("\\t"),
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
-                        c => out.push(c),
-                    }
-                }
-            }
-        }
-    }
-    out.push('\n');
-}
 
 impl ServerLoader {
     /// Connects to the database at `url` and creates every table; refuses a database that
@@ -303,40 +233,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_as_the_servers_take_them() {
-        assert_eq!(cents(-5), "-0.05");
-        assert_eq!(cents(123_456), "1234.56");
-        assert_eq!(
-            text_of("DATETIME", &Cell::Text("2026-01-02T00:00:00Z".into())).unwrap(),
-            "2026-01-02 00:00:00"
-        );
+    fn tables_are_built_under_their_building_names() {
         let t = &TABLES[0];
-        let mut line = String::new();
-        let mut row: Vec<Cell> = t.columns.iter().map(|_| Cell::Null).collect();
-        row[0] = Cell::Int(3);
-        row[2] = Cell::Text("a\tb\\c".into());
-        copy_line(t, &row, &mut line);
-        assert!(line.starts_with("3\t\\N\ta\\tb\\\\c\t"), "{line}");
-        assert_eq!(pg_type("DECIMAL(12,2)"), "NUMERIC(12,2)");
-        assert!(
-            create_table_sql(t, &POSTGRES)
-                .starts_with("CREATE TABLE \"seller\" (\"id\" INTEGER, \"marketplacesellerid\" VARCHAR(32) COLLATE \"C\"")
-        );
         let my = create_table_sql(t, &MYSQL);
         assert!(
             my.starts_with("CREATE TABLE `pp_building_seller` (`ID` INT"),
             "{my}"
         );
         assert!(my.ends_with("COLLATE=utf8mb4_bin"), "{my}");
-        assert_eq!(
-            create_index_sql(t, &POSTGRES),
-            [
-                "CREATE INDEX \"seller_MarketplaceSellerID_IDX\" ON \"seller\" (\"marketplacesellerid\")"
-            ]
-        );
-        assert_eq!(
-            pg_name("Settlement-start-date"),
-            "\"settlement-start-date\""
-        );
     }
 }

@@ -1,6 +1,12 @@
 //! The warehouse schema as data: every table, column and index, with MySQL-flavoured types
-//! (the spec's tables are MySQL's). Loaders turn it into DDL for their engine, and
-//! `docs/warehouse.md` is checked against it.
+//! (the spec's tables are MySQL's). [`spelling`] turns it into each engine's DDL for the
+//! managed loader (`crate::managed`) and the demo world's generator, and `docs/warehouse.md`
+//! is checked against it. A new table is a [`Table`] here; a managed warehouse gets it the
+//! next time its schema is ensured.
+
+pub mod spelling;
+
+pub use spelling::Cell;
 
 /// A column: name, type and what it holds.
 pub struct Col {

@@ -4,15 +4,16 @@
 //! as a tab-separated file (`\N` for NULL) that the engine's own bulk load (`COPY`, `LOAD DATA`,
 //! `.import`) takes as the floor.
 //!
-//! Usage: `cargo run --release -p pp-world --example managed_load -- <world.sqlite> <seller id>
+//! Usage: `cargo run --release -p pp-warehouse --example managed_load -- <world.sqlite> <seller id>
 //! <managed locator> <tsv out>`; prints one JSON line: rows, slices, seconds.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
 
-use pp_world::schema::TABLES;
-use pp_world::{Cell, Managed, Slice};
+use pp_warehouse::schema::Cell;
+use pp_warehouse::schema::TABLES;
+use pp_warehouse::{Managed, Slice};
 use rusqlite::types::Value;
 
 const TABLE: &str = "spapi_sales_and_traffic_by_asin";

@@ -2,8 +2,9 @@
 //! (one table's rows of one seller, over a date range or whole) replaced in one transaction,
 //! so a re-read corrects what it covers and a retry never duplicates. Each engine takes the
 //! rows its bulk way: SQLite one prepared insert per row inside the transaction, PostgreSQL
-//! `COPY`, MySQL/MariaDB multi-row `INSERT`s. Names and types are spelled as the world's
-//! loaders spell them, so a synced warehouse reads exactly like a generated one.
+//! `COPY`, MySQL/MariaDB multi-row `INSERT`s. Names and types are spelled by
+//! `schema::spelling`, as the demo world's loaders spell them, so a synced warehouse reads
+//! exactly like a generated one.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -13,8 +14,10 @@ use sqlx::mysql::{MySqlConnectOptions, MySqlPool, MySqlPoolOptions};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{ConnectOptions, Executor};
 
-use super::server::{MY_NAMES, POSTGRES, copy_line, pg_name, text_of};
-use super::{Cell, SQLITE, Spelling, backticks, create_index_sql, create_table_sql};
+use crate::schema::spelling::{
+    Cell, MY_NAMES, POSTGRES, SQLITE, Spelling, backticks, copy_line, create_index_sql,
+    create_table_sql, pg_name, text_of,
+};
 use crate::schema::{TABLES, Table};
 
 /// Rows sent to a server in one statement.
@@ -358,7 +361,7 @@ fn sqlite_replace(path: &std::path::Path, slice: &Slice, rows: &[Vec<Cell>]) -> 
 }
 
 /// Creates `dir` (and its parents) readable by the owner alone.
-pub(crate) fn private_dir(dir: &std::path::Path) -> Result<(), String> {
+pub fn private_dir(dir: &std::path::Path) -> Result<(), String> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
