@@ -107,4 +107,37 @@ mod tests {
         assert!(known_pattern("monitor.*") && !known_pattern("nothing.*"));
         assert_eq!(find("report.fatal"), Some(&REPORT_FATAL));
     }
+
+    /// The rows of the markdown table in `page` whose header starts with `head`: each row's
+    /// cells, without their backticks.
+    fn table_rows(page: &str, head: &str) -> Vec<Vec<String>> {
+        page.lines()
+            .skip_while(|l| !l.starts_with(head))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| {
+                l.trim_matches('|')
+                    .split(" | ")
+                    .map(|c| c.trim().trim_matches('`').to_owned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// docs/events.md's table of types is this table: every type, in order, with its scope.
+    #[test]
+    fn the_reference_page_lists_every_type_with_its_scope() {
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.md"))
+                .unwrap();
+        let rows: Vec<(String, String)> = table_rows(&page, "| type | scope |")
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect();
+        let types: Vec<(String, String)> = TYPES
+            .iter()
+            .map(|t| (t.name.to_owned(), t.scope.as_str().to_owned()))
+            .collect();
+        assert_eq!(rows, types, "docs/events.md's type table");
+    }
 }

@@ -328,3 +328,32 @@ async fn small_campaigns(
         .map(|r| r.unwrap().to_string())
         .collect()
 }
+
+/// docs/events.md's table of monitors names every monitor, in order, and no other.
+#[test]
+fn the_reference_page_lists_every_monitor() {
+    use pp_intelligence::monitors::Monitor;
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.md"))
+            .unwrap();
+    let listed: Vec<String> = page
+        .lines()
+        .skip_while(|l| !l.starts_with("| monitor | fires for |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .trim()
+                .trim_matches('`')
+                .to_owned()
+        })
+        .collect();
+    let monitors: Vec<String> = Monitor::ALL.iter().map(|m| m.as_str().to_owned()).collect();
+    assert_eq!(listed, monitors, "docs/events.md's monitor table");
+    // each tells its own event type, named for it
+    for m in Monitor::ALL {
+        assert_eq!(m.event().name, format!("monitor.{}", m.as_str()));
+    }
+}

@@ -76,13 +76,19 @@ fn siblings(text: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
 #[test]
 fn the_service_modules_import_no_circle() {
     let mut graph = BTreeMap::new();
+    // a module is a file, or a folder whose files are read as one
     let files: Vec<(String, String)> = std::fs::read_dir(SERVICE)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|e| e == "rs"))
         .map(|p| {
             let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
+            let mut text = Vec::new();
+            match p.is_dir() {
+                true => sources(&p, &mut text),
+                false => text.push((String::new(), std::fs::read_to_string(&p).unwrap())),
+            }
+            (name, text.into_iter().map(|(_, t)| t).collect())
         })
         .collect();
     let modules: BTreeSet<String> = files

@@ -79,7 +79,7 @@ pub struct Evaluation {
     pub on: String,
     pub firing: Vec<Firing>,
     /// What an open episode's end tells, for a subject no longer firing on `on`.
-    pub ended: fn(&EpisodeRow, &str) -> Told,
+    pub ended: fn(&EpisodeRow, &str) -> Result<Told>,
 }
 
 /// Who the monitors' timeline entries are by.
@@ -221,7 +221,7 @@ impl Monitors<'_> {
                             args![&tenant, &e.monitor, &o.subject, &o.started_on, &e.on],
                         )
                         .await?;
-                        tell(tx, &tenant, &(e.ended)(&o, &e.on)).await?;
+                        tell(tx, &tenant, &(e.ended)(&o, &e.on)?).await?;
                         changed.ended.push(EpisodeRow {
                             ended_on: Some(e.on.clone()),
                             ..o

@@ -186,24 +186,11 @@ impl DatasetSteps {
             Ok(ck) => ck,
             Err(e) => return self.failing(at, job.state.clone(), None, e).await,
         };
-        let seller_id = input.seller_id;
-        let sellers = sync.sellers(&tenant).await?;
-        let Some(s) = sellers.into_iter().find(|s| s.id == seller_id) else {
-            let e = Error::not_found(format!("the warehouse has no seller {seller_id}"));
+        let Some(merchant) = self.merchant(&tenant, input.seller_id).await? else {
+            let e = Error::not_found(format!("the warehouse has no seller {}", input.seller_id));
             return Ok(gone(e));
         };
-        let seller = Seller {
-            id: s.id,
-            token: s.token.clone(),
-            currency: s.currency.clone(),
-        };
-        let mut cx = Cx::new(
-            sync,
-            tenant.clone(),
-            ds,
-            (Merchant::from(s), seller),
-            loader,
-        );
+        let mut cx = Cx::new(sync, tenant.clone(), ds, merchant, loader);
         cx.set_profile(ck.profile);
         cx.dsp = ck.dsp.clone();
         if let Some(why) = ds.reader.prepare(&mut cx).await? {
@@ -235,6 +222,23 @@ impl DatasetSteps {
                 self.failing(at, state, run, e).await
             }
         }
+    }
+
+    /// The merchant of the warehouse's seller `seller_id`, and the seller as its rows carry it.
+    async fn merchant(
+        &self,
+        tenant: &TenantId,
+        seller_id: i64,
+    ) -> Result<Option<(Merchant, Seller)>> {
+        let sellers = self.0.sellers(tenant).await?;
+        Ok(sellers.into_iter().find(|s| s.id == seller_id).map(|s| {
+            let seller = Seller {
+                id: s.id,
+                token: s.token.clone(),
+                currency: s.currency.clone(),
+            };
+            (Merchant::from(s), seller)
+        }))
     }
 
     /// Goes on with the run while the provider is quick (reports made in a moment), within a

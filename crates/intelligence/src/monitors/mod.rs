@@ -35,21 +35,30 @@ use history::History;
 use rules::Alert;
 pub use settings::MonitorSettings;
 
-/// The monitors, by name, with the event type each tells and the scope that reads it.
-pub const MONITORS: &[(&str, &EventType)] = &[
-    ("stockout", &events::MONITOR_STOCKOUT),
-    ("low_cover", &events::MONITOR_LOW_COVER),
-    ("out_of_budget", &events::MONITOR_OUT_OF_BUDGET),
-    ("spend_off_plan", &events::MONITOR_SPEND_OFF_PLAN),
-    ("anomaly", &events::MONITOR_ANOMALY),
-];
+/// The monitors (their wire names are their episodes' and settings' keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Monitor {
+    Stockout,
+    LowCover,
+    OutOfBudget,
+    SpendOffPlan,
+    Anomaly,
+}
 
-fn kind_of(monitor: &str) -> &'static EventType {
-    MONITORS
-        .iter()
-        .find(|(m, _)| *m == monitor)
-        .map(|(_, k)| *k)
-        .unwrap_or(&events::MONITOR_ANOMALY)
+pp_core::spelled!(Monitor, "monitor", Stockout => "stockout", LowCover => "low_cover",
+    OutOfBudget => "out_of_budget", SpendOffPlan => "spend_off_plan", Anomaly => "anomaly");
+
+impl Monitor {
+    /// The event type it tells (and so the scope that reads it).
+    pub fn event(self) -> &'static EventType {
+        match self {
+            Monitor::Stockout => &events::MONITOR_STOCKOUT,
+            Monitor::LowCover => &events::MONITOR_LOW_COVER,
+            Monitor::OutOfBudget => &events::MONITOR_OUT_OF_BUDGET,
+            Monitor::SpendOffPlan => &events::MONITOR_SPEND_OFF_PLAN,
+            Monitor::Anomaly => &events::MONITOR_ANOMALY,
+        }
+    }
 }
 
 /// The longest stretch before a day any rule reads.
@@ -144,7 +153,10 @@ impl Monitors {
             .episodes(&p.tenant, None, false, 500)
             .await?
             .iter()
-            .filter(|e| p.scopes.contains(kind_of(&e.monitor).scope))
+            // an episode of a monitor this release does not know is not shown
+            .filter(|e| {
+                Monitor::parse(&e.monitor).is_ok_and(|m| p.scopes.contains(m.event().scope))
+            })
             .map(EpisodeView::from)
             .collect();
         Ok(MonitorsView {
@@ -315,26 +327,30 @@ impl Monitors {
         let s = cx.settings;
         let month = format!("{:04}-{:02}", on.year(), on.month());
         let mut out = Vec::new();
-        for (name, _) in MONITORS {
-            let alerts = match *name {
-                "stockout" if s.stockout.enabled => rules::stockouts(h, on, s),
-                "low_cover" if s.low_cover.enabled => rules::low_cover(h, on, s),
-                "out_of_budget" if s.out_of_budget.enabled => rules::out_of_budget(h, on, s),
-                "spend_off_plan" if s.spend_off_plan.enabled => {
+        for &monitor in Monitor::ALL {
+            let alerts = match monitor {
+                Monitor::Stockout if s.stockout.enabled => rules::stockouts(h, on, s),
+                Monitor::LowCover if s.low_cover.enabled => rules::low_cover(h, on, s),
+                Monitor::OutOfBudget if s.out_of_budget.enabled => rules::out_of_budget(h, on, s),
+                Monitor::SpendOffPlan if s.spend_off_plan.enabled => {
                     rules::spend_off_plan(h, on, cx.budgets.get(&month).copied(), s)
                 }
-                "anomaly" if s.anomaly.enabled => rules::anomalies(h, on, s),
+                Monitor::Anomaly if s.anomaly.enabled => rules::anomalies(h, on, s),
                 _ => Vec::new(),
             };
+            let name = monitor.as_str();
             let any_open = open.iter().any(|(m, _)| m == name);
             if alerts.is_empty() && !any_open {
                 continue;
             }
             let e = Evaluation {
-                monitor: (*name).to_owned(),
+                monitor: name.to_owned(),
                 prefix: format!("{}:", h.seller),
                 on: on.to_string(),
-                firing: alerts.iter().map(|a| firing(cx, h, name, on, a)).collect(),
+                firing: alerts
+                    .iter()
+                    .map(|a| firing(cx, h, monitor, on, a))
+                    .collect(),
                 ended,
             };
             let changed = self.store.monitors().apply(cx.tenant, e).await?;
@@ -373,12 +389,12 @@ fn brands(cx: &Context<'_>, h: &History, a: &Alert) -> Vec<String> {
 }
 
 /// An alert as its episode's start: the event and the timeline entries.
-fn firing(cx: &Context<'_>, h: &History, name: &str, on: NaiveDate, a: &Alert) -> Firing {
+fn firing(cx: &Context<'_>, h: &History, monitor: Monitor, on: NaiveDate, a: &Alert) -> Firing {
     let slugs = brands(cx, h, a);
     let mut evidence = a.evidence.clone();
     evidence["summary"] = a.summary.clone().into();
     evidence["brands"] = json!(slugs);
-    let kind = kind_of(name);
+    let (kind, name) = (monitor.event(), monitor.as_str());
     let event = NewEvent::new(
         kind,
         identity(&evidence),
@@ -408,8 +424,8 @@ fn identity(evidence: &Value) -> Value {
 }
 
 /// An episode's end: the first day its subject no longer fires.
-fn ended(row: &EpisodeRow, on: &str) -> Told {
-    let kind = kind_of(&row.monitor);
+fn ended(row: &EpisodeRow, on: &str) -> Result<Told> {
+    let kind = Monitor::parse(&row.monitor)?.event();
     let summary = format!(
         "ended: {}",
         row.evidence["summary"].as_str().unwrap_or_default()
@@ -443,7 +459,7 @@ fn ended(row: &EpisodeRow, on: &str) -> Told {
             )
         })
         .collect();
-    Told { event, timeline }
+    Ok(Told { event, timeline })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -18,9 +18,9 @@ use serde_json::{Value, json};
 use super::Marketplace;
 use super::answers::{AdsAnswer, ApprovalInfo, HeldItem, HeldWrite};
 use super::held::info;
+use super::record::sending_row;
 use super::requests::{IdempotencyKey, PlanId};
 use super::target::{self, Target};
-use super::writes::sending_row;
 use crate::catalog::{self, Operation};
 use crate::writes::PlanBody;
 use crate::writes::items::at;
@@ -265,8 +265,7 @@ impl Approvals<'_> {
         self.0
             .ads_writes(&requester)?
             .commit(
-                op,
-                w,
+                (op, w),
                 &target,
                 (&id, &row.plan_hash, &plan.call_hash),
                 key,

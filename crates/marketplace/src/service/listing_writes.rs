@@ -5,19 +5,20 @@
 //! written first. SKUs that set image slots start the image check (`media`).
 
 use pp_core::{Error, Kind, Principal, Result};
-use pp_store::ads_writes::{self, AuditRow, Begin};
+use pp_store::ads_writes::{self, AuditRow, PlanRow};
 use pp_store::jobs::now_ms;
 use serde_json::{Map, Value, json};
 
 use super::answers::{Acting, ListingCommit, ListingCommitInfo, SpapiAnswer};
 use super::listing_reads::{read_listing, type_version};
 use super::listings::restated_hash;
+use super::record::{self, Recorded};
 use super::requests::{ChangeSetId, IdempotencyKey, SpapiCall};
 use super::{Api, Marketplace, media};
 use crate::catalog::Operation;
 use crate::connections::GrantKind;
 use crate::merchants::Merchant;
-use crate::writes::listings::{OPERATION, SkuChange, values_of};
+use crate::writes::listings::{ChangeSetBody, OPERATION, SkuChange, values_of};
 
 /// Guarded listing writes for one principal holding `retail:read` and `listings:write`
 /// (`Marketplace::listing_writes`): the handle is only handed out to such a principal, so no
@@ -58,8 +59,10 @@ impl ListingWrites<'_> {
         }
     }
 
-    /// The commit: checks the approval, the schema and the listings, then replays each SKU
-    /// that did not move, once.
+    /// The commit, stage by stage: the change set as approved, a repeated key answered
+    /// again, live state (the switches, the product types' schemas, the listings: a SKU that
+    /// moved is left out), the audit row written before sending (shared with advertising
+    /// writes), each standing SKU sent once, and the settle with the commit's event.
     async fn commit(
         &self,
         write: &'static Operation,
@@ -68,191 +71,273 @@ impl ListingWrites<'_> {
         restated: Option<Map<String, Value>>,
         key: Option<IdempotencyKey>,
     ) -> Result<SpapiAnswer> {
-        let p = self.p;
-        let store = self.m.store.ads_writes();
-        let (plan, body) = self.m.listings().stored(p, id).await?;
-        let mismatch = |why: String| {
-            Error::new(Kind::ApprovalMismatch, format!("{why}: nothing was applied"))
-                .with_fix("Commit the change set exactly as previewed and approved, or preview the new change.")
-        };
-        if body.seller_id != m.seller_id || body.marketplace_id != m.marketplace_id {
-            return Err(mismatch(format!(
-                "change set {} is for merchant {} in {}, not this merchant",
-                plan.id, body.seller_id, body.marketplace_id
-            )));
-        }
-        if plan.plan_hash != given_hash {
-            return Err(mismatch(
-                "changeSetHash is not the hash of that change set".into(),
-            ));
-        }
-        if restated.is_some_and(|q| restated_hash(m, &q) != plan.call_hash) {
-            return Err(mismatch(
-                "the restated query differs from the one previewed".into(),
-            ));
-        }
-        if let Some(k) = &key
-            && let Some(first) = store.by_key(&p.tenant, k.as_str()).await?
-        {
+        let (market, p) = (self.m, self.p);
+        let (plan, body) = market.listings().stored(p, id).await?;
+        as_approved(m, &plan, &body, given_hash, restated)?;
+        if let Some(first) = record::under_key(&market.store, p, key.as_ref()).await? {
             return listing_replay(m, first, &plan.id);
         }
         // `begin` decides this atomically below; asking first lets a committed set that has
         // since aged out say "already committed" rather than "expired"
-        if let Some(first) = store.by_plan(&p.tenant, &plan.id).await? {
+        if let Some(first) = market
+            .store
+            .ads_writes()
+            .by_plan(&p.tenant, &plan.id)
+            .await?
+        {
             return Err(already_committed(&plan.id, first.id));
         }
-        if plan.expires_ms <= now_ms() {
-            return Err(Error::new(
-                Kind::ChangeSetExpired,
-                format!(
-                    "change set {} expired at {}: nothing was applied",
-                    plan.id,
-                    pp_store::rfc3339_ms(plan.expires_ms)
-                ),
-            )
-            .with_fix("Propose the change again: change sets live 60 minutes."));
-        }
-        let text = body.skus.iter().any(SkuChange::touches_text);
-        let media = body.skus.iter().any(|s| !s.media().is_empty());
-        self.m.listings().gate(p, m, text, media).await?;
-        let up = self.m.provider(Api::Spapi)?;
-        for (product_type, version) in &body.product_types {
-            let now = type_version(&up, &p.tenant, m, product_type).await?;
-            if &now != version {
-                return Err(Error::new(
-                    Kind::SchemaDrift,
-                    format!("the schema of product type {product_type} moved from {version} to {now} since the preview: nothing was applied"),
-                )
-                .with_field("productType", product_type.clone())
-                .with_field("previewedVersion", version.clone())
-                .with_field("currentVersion", now)
-                .with_fix("Read the new definition, rebuild the change and preview it again."));
-            }
-        }
-        // the listings again: a SKU whose touched attributes moved fails closed
-        let mut now = Vec::new();
-        for s in &body.skus {
-            let names: Vec<String> = s.before.keys().cloned().collect();
-            now.push(
-                read_listing(&up, &p.tenant, m, &s.sku)
-                    .await?
-                    .map(|l| values_of(&l.attributes, &names)),
-            );
-        }
-        let moved: Vec<bool> = body
-            .skus
-            .iter()
-            .zip(&now)
-            .map(|(s, n)| n.as_ref() != Some(&s.before))
-            .collect();
-        if moved.iter().all(|m| *m) {
-            let skus: Vec<&str> = body.skus.iter().map(|s| s.sku.as_str()).collect();
-            return Err(Error::new(
-                Kind::StaleApproval,
-                format!("every listing in change set {} moved since the preview ({}): nothing was applied", plan.id, skus.join(", ")),
-            )
-            .with_field("skus", skus)
-            .with_fix("Re-read the listings, propose the change again and approve the new change set."));
-        }
-        let snapshot: Vec<Value> = body
-            .skus
-            .iter()
-            .zip(&now)
-            .map(|(s, n)| json!({ "sku": s.sku, "atPreview": s.before, "atCommit": n }))
-            .collect();
-        let row = super::writes::sending_row(
+        not_expired(&plan)?;
+        let live = read_live((market, p), (m, &plan.id), &body).await?;
+        let row = record::sending_row(
             p,
             &plan,
             (&m.seller_id, None),
             key.as_ref(),
-            Value::Array(snapshot),
+            live.snapshot(&body),
         )?;
-        let audit_id = row.id.clone();
-        match store.begin(row).await? {
-            Begin::Started => {}
-            Begin::Replay(first) => return listing_replay(m, first, &plan.id),
-            Begin::KeyTaken(_) => return Err(super::writes::key_taken()),
-            Begin::AlreadyCommitted(first) => return Err(already_committed(&plan.id, first.id)),
-        }
-        let mut items = Vec::new();
-        let mut sent = Vec::new();
-        let mut changes = Vec::new();
-        let mut verify = Vec::new();
-        for (i, s) in body.skus.iter().enumerate() {
-            if moved[i] {
-                items.push(json!({ "sku": s.sku, "outcome": "drifted", "before": s.before, "now": now[i] }));
-                continue;
-            }
-            sent.push(json!(s.request));
-            let req = s
-                .request
-                .upstream(write, &p.tenant, GrantKind::Seller, &m.seller_id);
-            let item = match up.client.send(up.store, up.sealer, &req).await {
-                Ok(r) if r.body["status"] == "ACCEPTED" => {
-                    let after = s.after();
-                    changes.push(
-                        json!({ "index": i, "sku": s.sku, "before": s.before, "after": after }),
-                    );
-                    let mut it = json!({ "sku": s.sku, "outcome": "succeeded", "submissionId": r.body["submissionId"] });
-                    if !s.media().is_empty() {
-                        it["media"] = "verifying".into();
-                        verify.push(s);
-                    }
-                    it
-                }
-                Ok(r) => {
-                    json!({ "sku": s.sku, "outcome": "failed", "status": r.body["status"], "issues": r.body["issues"] })
-                }
-                Err(e) => {
-                    let unknown =
-                        e.field("requestOutcome").and_then(Value::as_str) == Some("unknown");
-                    json!({ "sku": s.sku, "outcome": if unknown { "unknown" } else { "failed" }, "error": e.api_envelope(None) })
-                }
-            };
-            items.push(item);
-        }
-        let outcome = if items.iter().any(|i| i["outcome"] == "unknown") {
-            ads_writes::UNKNOWN
-        } else {
-            ads_writes::ANSWERED
+        let audit_id = match record::begin(&market.store, row).await? {
+            Recorded::Started(id) => id,
+            Recorded::Replay(first) => return listing_replay(m, first, &plan.id),
+            Recorded::AlreadyCommitted(first) => return Err(already_committed(&plan.id, first.id)),
         };
-        let media_check = match verify.is_empty() {
+        let sent = send((market, p), (write, m), &body, &live).await?;
+        let media_check = match sent.verify.is_empty() {
             true => None,
-            false => Some(media::start(self.m, p, m, &plan.id, &verify).await?),
+            false => Some(media::start(market, p, m, &plan.id, &sent.verify).await?),
         };
         let info = ListingCommitInfo {
-            audit_id: audit_id.clone(),
+            audit_id,
             change_set_id: plan.id.clone(),
             change_set_hash: plan.plan_hash.clone(),
-            outcome: outcome.into(),
+            outcome: sent.outcome().into(),
             media_check,
             replayed: false,
         };
-        let items = Value::Array(items);
-        let answer = json!({ "commit": &info, "items": &items, "changes": changes });
-        let told = pp_store::events::NewEvent::new(
-            &pp_core::events::LISTING_COMMITTED,
-            json!({ "auditId": info.audit_id, "changeSetId": info.change_set_id, "merchant": m.seller_id }),
-            json!({ "outcome": outcome, "items": items, "imageCheck": info.media_check, "actor": p.actor.as_str() }),
-        )
-        .once(format!("audit:{audit_id}"));
-        store
-            .settle_and_tell(
-                &audit_id,
-                outcome,
-                Some(&Value::Array(sent)),
-                &answer,
-                Some((&p.tenant, told)),
-            )
-            .await?;
-        Ok(SpapiAnswer::ListingCommit(ListingCommit {
-            operation: OPERATION.into(),
-            merchant: Acting::Merchant(m.clone()),
-            dry_run: false,
-            commit: info,
-            items,
-        }))
+        settle_and_tell((market, p), m, info, sent).await
     }
+}
+
+/// Stage "stored change set": refused unless it is this merchant's, `given_hash` is its hash,
+/// and a restated query is the one previewed.
+fn as_approved(
+    m: &Merchant,
+    plan: &PlanRow,
+    body: &ChangeSetBody,
+    given_hash: &str,
+    restated: Option<Map<String, Value>>,
+) -> Result<()> {
+    let mismatch = |why: String| {
+        Err(Error::new(
+            Kind::ApprovalMismatch,
+            format!("{why}: nothing was applied"),
+        )
+        .with_fix(
+            "Commit the change set exactly as previewed and approved, or preview the new change.",
+        ))
+    };
+    if body.seller_id != m.seller_id || body.marketplace_id != m.marketplace_id {
+        return mismatch(format!(
+            "change set {} is for merchant {} in {}, not this merchant",
+            plan.id, body.seller_id, body.marketplace_id
+        ));
+    }
+    if plan.plan_hash != given_hash {
+        return mismatch("changeSetHash is not the hash of that change set".into());
+    }
+    if restated.is_some_and(|q| restated_hash(m, &q) != plan.call_hash) {
+        return mismatch("the restated query differs from the one previewed".into());
+    }
+    Ok(())
+}
+
+/// A change set lives 60 minutes.
+fn not_expired(plan: &PlanRow) -> Result<()> {
+    if plan.expires_ms > now_ms() {
+        return Ok(());
+    }
+    Err(Error::new(
+        Kind::ChangeSetExpired,
+        format!(
+            "change set {} expired at {}: nothing was applied",
+            plan.id,
+            pp_store::rfc3339_ms(plan.expires_ms)
+        ),
+    )
+    .with_fix("Propose the change again: change sets live 60 minutes."))
+}
+
+/// The listings as read at commit: each SKU's touched attributes now, and whether they moved.
+struct Live {
+    now: Vec<Option<Map<String, Value>>>,
+    moved: Vec<bool>,
+}
+
+impl Live {
+    /// Each SKU at preview and at commit, for the audit row.
+    fn snapshot(&self, body: &ChangeSetBody) -> Value {
+        let at = body.skus.iter().zip(&self.now);
+        Value::Array(
+            at.map(|(s, n)| json!({ "sku": s.sku, "atPreview": s.before, "atCommit": n }))
+                .collect(),
+        )
+    }
+}
+
+/// Stage "read live state": the switches the change needs, each product type's schema
+/// version (one that moved refuses the commit), and the listings again (a SKU whose touched
+/// attributes moved is left out; all of them moved refuses the commit).
+async fn read_live(
+    (market, p): (&Marketplace, &Principal),
+    (m, id): (&Merchant, &str),
+    body: &ChangeSetBody,
+) -> Result<Live> {
+    let text = body.skus.iter().any(SkuChange::touches_text);
+    let media = body.skus.iter().any(|s| !s.media().is_empty());
+    market.listings().gate(p, m, text, media).await?;
+    let up = market.provider(Api::Spapi)?;
+    for (product_type, version) in &body.product_types {
+        let now = type_version(&up, &p.tenant, m, product_type).await?;
+        if &now != version {
+            return Err(Error::new(
+                Kind::SchemaDrift,
+                format!("the schema of product type {product_type} moved from {version} to {now} since the preview: nothing was applied"),
+            )
+            .with_field("productType", product_type.clone())
+            .with_field("previewedVersion", version.clone())
+            .with_field("currentVersion", now)
+            .with_fix("Read the new definition, rebuild the change and preview it again."));
+        }
+    }
+    let mut now = Vec::new();
+    for s in &body.skus {
+        let names: Vec<String> = s.before.keys().cloned().collect();
+        let listing = read_listing(&up, &p.tenant, m, &s.sku).await?;
+        now.push(listing.map(|l| values_of(&l.attributes, &names)));
+    }
+    let moved: Vec<bool> = body
+        .skus
+        .iter()
+        .zip(&now)
+        .map(|(s, n)| n.as_ref() != Some(&s.before))
+        .collect();
+    if moved.iter().all(|m| *m) {
+        let skus: Vec<&str> = body.skus.iter().map(|s| s.sku.as_str()).collect();
+        return Err(Error::new(
+            Kind::StaleApproval,
+            format!("every listing in change set {id} moved since the preview ({}): nothing was applied", skus.join(", ")),
+        )
+        .with_field("skus", skus)
+        .with_fix("Re-read the listings, propose the change again and approve the new change set."));
+    }
+    Ok(Live { now, moved })
+}
+
+/// What sending came to: each SKU's result, the requests sent, the changes made, and the
+/// SKUs whose images the check follows.
+struct Sent<'b> {
+    items: Vec<Value>,
+    requests: Vec<Value>,
+    changes: Vec<Value>,
+    verify: Vec<&'b SkuChange>,
+}
+
+impl Sent<'_> {
+    /// The commit's outcome: unknown when any SKU's is.
+    fn outcome(&self) -> &'static str {
+        match self.items.iter().any(|i| i["outcome"] == "unknown") {
+            true => ads_writes::UNKNOWN,
+            false => ads_writes::ANSWERED,
+        }
+    }
+}
+
+/// Stage "send": each SKU that did not move, once, in order; its result from the provider's
+/// answer or its failure.
+async fn send<'b>(
+    (market, p): (&Marketplace, &Principal),
+    (write, m): (&'static Operation, &Merchant),
+    body: &'b ChangeSetBody,
+    live: &Live,
+) -> Result<Sent<'b>> {
+    let up = market.provider(Api::Spapi)?;
+    let mut sent = Sent {
+        items: Vec::new(),
+        requests: Vec::new(),
+        changes: Vec::new(),
+        verify: Vec::new(),
+    };
+    for (i, s) in body.skus.iter().enumerate() {
+        if live.moved[i] {
+            let now = &live.now[i];
+            sent.items.push(
+                json!({ "sku": s.sku, "outcome": "drifted", "before": s.before, "now": now }),
+            );
+            continue;
+        }
+        sent.requests.push(json!(s.request));
+        let req = s
+            .request
+            .upstream(write, &p.tenant, GrantKind::Seller, &m.seller_id);
+        let item = match up.client.send(up.store, up.sealer, &req).await {
+            Ok(r) if r.body["status"] == "ACCEPTED" => {
+                let after = s.after();
+                sent.changes
+                    .push(json!({ "index": i, "sku": s.sku, "before": s.before, "after": after }));
+                let mut it = json!({ "sku": s.sku, "outcome": "succeeded", "submissionId": r.body["submissionId"] });
+                if !s.media().is_empty() {
+                    it["media"] = "verifying".into();
+                    sent.verify.push(s);
+                }
+                it
+            }
+            Ok(r) => {
+                json!({ "sku": s.sku, "outcome": "failed", "status": r.body["status"], "issues": r.body["issues"] })
+            }
+            Err(e) => {
+                let unknown = e.field("requestOutcome").and_then(Value::as_str) == Some("unknown");
+                json!({ "sku": s.sku, "outcome": if unknown { "unknown" } else { "failed" }, "error": e.api_envelope(None) })
+            }
+        };
+        sent.items.push(item);
+    }
+    Ok(sent)
+}
+
+/// Stage "settle and tell": the audit row settled with each SKU's result and the changes, with
+/// the commit's event in the same transaction; the caller's answer.
+async fn settle_and_tell(
+    (market, p): (&Marketplace, &Principal),
+    m: &Merchant,
+    info: ListingCommitInfo,
+    sent: Sent<'_>,
+) -> Result<SpapiAnswer> {
+    let items = Value::Array(sent.items);
+    let answer = json!({ "commit": &info, "items": &items, "changes": sent.changes });
+    let told = pp_store::events::NewEvent::new(
+        &pp_core::events::LISTING_COMMITTED,
+        json!({ "auditId": info.audit_id, "changeSetId": info.change_set_id, "merchant": m.seller_id }),
+        json!({ "outcome": info.outcome, "items": items, "imageCheck": info.media_check, "actor": p.actor.as_str() }),
+    )
+    .once(format!("audit:{}", info.audit_id));
+    market
+        .store
+        .ads_writes()
+        .settle_and_tell(
+            &info.audit_id,
+            &info.outcome,
+            Some(&Value::Array(sent.requests)),
+            &answer,
+            Some((&p.tenant, told)),
+        )
+        .await?;
+    Ok(SpapiAnswer::ListingCommit(ListingCommit {
+        operation: OPERATION.into(),
+        merchant: Acting::Merchant(m.clone()),
+        dry_run: false,
+        commit: info,
+        items,
+    }))
 }
 
 fn already_committed(id: &str, audit: String) -> Error {
@@ -266,7 +351,7 @@ fn already_committed(id: &str, audit: String) -> Error {
 
 /// The first commit's answer, for a repeated key.
 fn listing_replay(m: &Merchant, first: AuditRow, id: &str) -> Result<SpapiAnswer> {
-    let answer = super::writes::first_answer(
+    let answer = record::first_answer(
         first,
         id,
         "Read the listings to see whether the change applied before proposing again.",

@@ -26,6 +26,7 @@ mod listing_writes;
 mod listings;
 mod media;
 mod pricing_runs;
+mod record;
 mod reports;
 pub mod requests;
 mod target;
