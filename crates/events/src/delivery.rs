@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use pp_core::events::WEBHOOK_DISABLED;
+use pp_core::events::payloads::{EndpointDisabled, EndpointDisabledData, EndpointSubject};
 use pp_core::{Error, Result, TenantId};
 use pp_store::events::NewEvent;
 use pp_store::jobs::{Job, Outcome, StepFuture, Steps, now_ms};
@@ -189,11 +189,16 @@ impl Delivery {
                 .events()
                 .append(
                     &tenant,
-                    NewEvent::new(
-                        &WEBHOOK_DISABLED,
-                        json!({"endpointId": endpoint.id}),
-                        json!({"url": endpoint.url, "reason": reason}),
-                    ),
+                    NewEvent::of(&EndpointDisabled {
+                        subject: EndpointSubject {
+                            endpoint_id: endpoint.id.clone(),
+                        },
+                        data: EndpointDisabledData {
+                            url: endpoint.url.clone(),
+                            reason: reason.to_owned(),
+                            by: None,
+                        },
+                    }),
                 )
                 .await?;
             tracing::warn!(endpoint = %endpoint.id, tenant = %endpoint.tenant, "webhook endpoint disabled after failing");

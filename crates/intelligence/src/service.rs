@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use pp_core::events::payloads::{IntelligenceRunData, IntelligenceRunFinished, RunSubject};
 use pp_core::{Error, Kind, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
 use pp_store::events::NewEvent;
@@ -797,11 +798,17 @@ impl Steps for RunSteps {
             _ => ("complete", None),
         };
         Some(
-            NewEvent::new(
-                &pp_core::events::INTELLIGENCE_RUN_FINISHED,
-                json!({ "runId": input.run_id, "merchant": job.merchant }),
-                json!({ "requestId": input.request_id, "status": status, "error": error }),
-            )
+            NewEvent::of(&IntelligenceRunFinished {
+                subject: RunSubject {
+                    run_id: input.run_id.clone(),
+                    merchant: job.merchant.clone(),
+                },
+                data: IntelligenceRunData {
+                    request_id: input.request_id.clone(),
+                    status: status.to_owned(),
+                    error,
+                },
+            })
             .once(format!("job:{}:ended", job.id)),
         )
     }

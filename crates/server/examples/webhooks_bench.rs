@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pp_core::TenantId;
+use pp_core::events::payloads::{ReportData, ReportSubject, ReportTold};
 use pp_store::Store;
 use pp_store::events::NewEvent;
 use serde_json::{Value, json};
@@ -133,11 +134,19 @@ async fn main() {
             .events()
             .append(
                 &tenant,
-                NewEvent::new(
-                    &pp_core::events::REPORT_DONE,
-                    json!({"reportId": format!("r{i}")}),
-                    json!({"status": "done", "reportType": "GET_SALES_AND_TRAFFIC_REPORT"}),
-                ),
+                NewEvent::of(&ReportTold {
+                    subject: ReportSubject {
+                        report_id: format!("r{i}"),
+                        merchant: None,
+                    },
+                    data: ReportData {
+                        status: "done".into(),
+                        reason: serde_json::Value::Null,
+                        report_type: "GET_SALES_AND_TRAFFIC_REPORT".into(),
+                        report_document_id: serde_json::Value::Null,
+                        error: None,
+                    },
+                }),
             )
             .await
             .unwrap();

@@ -5,9 +5,9 @@
 //! the one-time `state` of each connect a person started at the provider's consent pages. The
 //! meaning of kinds and statuses lives with the marketplace (`pp_marketplace::connections`).
 
+use pp_core::events::payloads::{ConnectionData, ConnectionSubject, ConnectionTold};
 use pp_core::events::{CONNECTION_LAPSED, CONNECTION_RESTORED, EventType};
 use pp_core::{Result, TenantId};
-use serde_json::json;
 
 use crate::args;
 use crate::db::{Db, Row, Tx};
@@ -306,10 +306,19 @@ async fn told(
     grant: &str,
     merchant: &str,
 ) -> Result<()> {
-    let e = NewEvent::new(
-        kind,
-        json!({ "grant": grant, "merchant": merchant }),
-        json!({ "status": if kind.name == CONNECTION_LAPSED.name { LAPSED } else { ACTIVE } }),
-    );
+    let status = if kind.name == CONNECTION_LAPSED.name {
+        LAPSED
+    } else {
+        ACTIVE
+    };
+    let e = NewEvent::of(&ConnectionTold {
+        subject: ConnectionSubject {
+            grant: grant.to_owned(),
+            merchant: merchant.to_owned(),
+        },
+        data: ConnectionData {
+            status: status.to_owned(),
+        },
+    });
     crate::events::append_in(tx, tenant, &e).await.map(drop)
 }

@@ -4,7 +4,7 @@
 //! of the tenant that asked for the type, so each (event, endpoint) is delivered by exactly one
 //! job whichever instance appended it (the unique index on deliveries holds it).
 
-use pp_core::events::{self, EventType};
+use pp_core::events::{self, Event, EventType};
 use pp_core::{Error, Result, TenantId};
 use serde_json::Value;
 
@@ -16,22 +16,23 @@ use crate::webhooks;
 /// An event to append.
 #[derive(Debug, Clone)]
 pub struct NewEvent {
-    pub kind: &'static EventType,
+    pub(crate) kind: &'static EventType,
     /// The ids of what it is about (`{"planId": …, "merchant": …}`), an object.
-    pub subject: Value,
+    pub(crate) subject: Value,
     /// What a reader needs to act on it, an object.
-    pub data: Value,
+    pub(crate) data: Value,
     /// Names the happening, so appending it again (a job step that runs twice) adds nothing:
     /// `pricing:{job}:finished`, `monitor:stockout:{merchant}:{asin}:{day}:started`.
-    pub once: Option<String>,
+    pub(crate) once: Option<String>,
 }
 
 impl NewEvent {
-    pub fn new(kind: &'static EventType, subject: Value, data: Value) -> Self {
+    /// The event `e` tells (its type and typed payload, `pp_core::events::payloads`).
+    pub fn of(e: &impl Event) -> Self {
         Self {
-            kind,
-            subject,
-            data,
+            kind: e.kind(),
+            subject: e.subject(),
+            data: e.data(),
             once: None,
         }
     }

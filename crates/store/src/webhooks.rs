@@ -5,13 +5,14 @@
 //! (`events::append_in`) or by a replay, each attempt recorded, its state the log shows.
 
 use pp_core::{Error, Result, TenantId};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::approvals::Whose;
 use crate::args;
 use crate::db::{Db, Row, Tx};
 use crate::events::NewEvent;
 use crate::jobs::{BackgroundJob, NewJob, now_ms};
+use pp_core::events::payloads::{EndpointDisabled, EndpointDisabledData, EndpointSubject};
 
 /// The job that delivers one event to one endpoint (`pp-events` steps it).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -438,11 +439,16 @@ impl Webhooks<'_> {
                         .map(endpoint)
                         .collect::<Result<Vec<_>>>()?;
                     for e in &rows {
-                        let event = NewEvent::new(
-                            &pp_core::events::WEBHOOK_DISABLED,
-                            json!({"endpointId": e.id}),
-                            json!({"url": e.url, "reason": why, "by": by}),
-                        );
+                        let event = NewEvent::of(&EndpointDisabled {
+                            subject: EndpointSubject {
+                                endpoint_id: e.id.clone(),
+                            },
+                            data: EndpointDisabledData {
+                                url: e.url.clone(),
+                                reason: why.clone(),
+                                by: Some(by.clone()),
+                            },
+                        });
                         crate::events::append_in(tx, &e.tenant, &event).await?;
                     }
                     Ok(rows)

@@ -8,7 +8,9 @@
 //! its reader's (`readers/`); nothing here names a dataset.
 
 use chrono::{NaiveDate, Timelike};
-use pp_core::events;
+use pp_core::events::payloads::{
+    SyncFailed, SyncFailedData, SyncFinished, SyncFinishedData, SyncSubject,
+};
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Merchant;
 use pp_store::events::NewEvent;
@@ -430,12 +432,21 @@ impl DatasetSteps {
         let store = &self.0.store;
         if let Some(run) = &ck.run {
             let (tenant, seller_id, dataset) = at;
-            let e = NewEvent::new(
-                &events::SYNC_FINISHED,
-                json!({ "sellerId": seller_id, "dataset": dataset }),
-                json!({ "from": run.from, "through": run.to, "startedAt": pp_store::rfc3339_ms(run.started_ms) }),
-            )
-            .once(format!("sync:{seller_id}:{dataset}:{}:finished", run.started_ms));
+            let e = NewEvent::of(&SyncFinished {
+                subject: SyncSubject {
+                    seller_id,
+                    dataset: dataset.to_owned(),
+                },
+                data: SyncFinishedData {
+                    from: run.from.to_string(),
+                    through: run.to.to_string(),
+                    started_at: pp_store::rfc3339_ms(run.started_ms),
+                },
+            })
+            .once(format!(
+                "sync:{seller_id}:{dataset}:{}:finished",
+                run.started_ms
+            ));
             store.events().append(tenant, e).await?;
             // the monitors look at the merchant's fresh data (once, however many datasets end)
             let monitors = MonitorRun {
@@ -494,11 +505,16 @@ impl DatasetSteps {
         let envelope = e.api_envelope(None);
         // told once per run (a run failing again and again is one failure to tell)
         let run = run.unwrap_or_else(|| chrono::Utc::now().date_naive().to_string());
-        let told = NewEvent::new(
-            &events::SYNC_FAILED,
-            json!({ "sellerId": seller_id, "dataset": name }),
-            json!({ "error": envelope, "retryInSeconds": wait / 1000 }),
-        )
+        let told = NewEvent::of(&SyncFailed {
+            subject: SyncSubject {
+                seller_id,
+                dataset: name.to_owned(),
+            },
+            data: SyncFailedData {
+                error: envelope.clone(),
+                retry_in_seconds: wait / 1000,
+            },
+        })
         .once(format!("sync:{seller_id}:{name}:{run}:failed"));
         self.0.store.events().append(tenant, told).await?;
         let next = now_ms() + wait;

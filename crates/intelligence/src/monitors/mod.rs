@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use chrono::{Datelike, Duration, NaiveDate};
+use pp_core::events::payloads::{EpisodeData, MonitorTold};
 use pp_core::events::{self, EventType};
 use pp_core::{Error, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
@@ -395,11 +396,15 @@ fn firing(cx: &Context<'_>, h: &History, monitor: Monitor, on: NaiveDate, a: &Al
     evidence["summary"] = a.summary.clone().into();
     evidence["brands"] = json!(slugs);
     let (kind, name) = (monitor.event(), monitor.as_str());
-    let event = NewEvent::new(
+    let event = NewEvent::of(&MonitorTold {
         kind,
-        identity(&evidence),
-        json!({ "episode": "started", "startedOn": on, "summary": a.summary, "evidence": evidence }),
-    )
+        subject: identity(&evidence),
+        data: EpisodeData::Started {
+            started_on: on.to_string(),
+            summary: a.summary.clone(),
+            evidence: evidence.clone(),
+        },
+    })
     .once(format!("monitor:{name}:{}:{on}:started", a.subject));
     let timeline = slugs
         .iter()
@@ -413,14 +418,14 @@ fn firing(cx: &Context<'_>, h: &History, monitor: Monitor, on: NaiveDate, a: &Al
 }
 
 /// The ids an alert is about (its evidence's identifying fields).
-fn identity(evidence: &Value) -> Value {
+fn identity(evidence: &Value) -> serde_json::Map<String, Value> {
     let mut out = serde_json::Map::new();
     for k in ["sellerId", "asin", "campaignId", "metric", "month"] {
         if let Some(v) = evidence.get(k) {
             out.insert(k.into(), v.clone());
         }
     }
-    Value::Object(out)
+    out
 }
 
 /// An episode's end: the first day its subject no longer fires.
@@ -432,11 +437,16 @@ fn ended(row: &EpisodeRow, on: &str) -> Result<Told> {
     );
     let day: NaiveDate = on.parse().unwrap_or_default();
     let started: NaiveDate = row.started_on.parse().unwrap_or_default();
-    let event = NewEvent::new(
+    let event = NewEvent::of(&MonitorTold {
         kind,
-        identity(&row.evidence),
-        json!({ "episode": "ended", "startedOn": row.started_on, "endedOn": on, "lastSeenOn": row.last_seen_on, "summary": summary }),
-    )
+        subject: identity(&row.evidence),
+        data: EpisodeData::Ended {
+            started_on: row.started_on.clone(),
+            ended_on: on.to_owned(),
+            last_seen_on: row.last_seen_on.clone(),
+            summary: summary.clone(),
+        },
+    })
     .once(format!(
         "monitor:{}:{}:{}:ended",
         row.monitor, row.subject, row.started_on

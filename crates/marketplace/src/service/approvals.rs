@@ -8,6 +8,7 @@
 //! ([`withdraw`], called as the access ends, and again when a person decides): never sent, with
 //! an audit entry saying so. Unless the policy allows it, nobody approves their own request.
 
+use pp_core::events::payloads::{ApprovalDecided, ApprovalDecidedData, DecidedSubject};
 use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
 use pp_store::Store;
 use pp_store::ads_writes;
@@ -122,17 +123,21 @@ impl Approvals<'_> {
         decision: &str,
         failure: Option<&Error>,
     ) -> Result<()> {
-        let e = pp_store::events::NewEvent::new(
-            &pp_core::events::APPROVAL_DECIDED,
-            serde_json::json!({ "approvalId": row.id, "planId": row.plan_id, "operation": row.operation, "auditId": row.audit_id }),
-            serde_json::json!({
-                "decision": decision,
-                "decidedBy": row.decided_by,
-                "note": row.note,
-                "status": row.status(now_ms()),
-                "error": failure.map(|e| e.api_envelope(None)),
-            }),
-        )
+        let e = pp_store::events::NewEvent::of(&ApprovalDecided {
+            subject: DecidedSubject {
+                approval_id: row.id.clone(),
+                plan_id: row.plan_id.clone(),
+                operation: row.operation.clone(),
+                audit_id: row.audit_id.clone(),
+            },
+            data: ApprovalDecidedData {
+                decision: decision.to_owned(),
+                decided_by: row.decided_by.clone(),
+                note: row.note.clone(),
+                status: row.status(now_ms()).to_owned(),
+                error: failure.map(|e| e.api_envelope(None)),
+            },
+        })
         .once(format!("approval:{}:decided", row.id));
         self.0.store.events().append(tenant, e).await.map(drop)
     }

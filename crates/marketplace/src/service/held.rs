@@ -3,6 +3,7 @@
 //! look ([`info`], [`answer`]). Deciding is `approvals`; the send after approval is the same
 //! commit as any other (`writes`).
 
+use pp_core::events::payloads::{ApprovalRequested, ApprovalRequestedData, ApprovalSubject};
 use pp_core::{Principal, Result};
 use pp_store::ads_writes::PlanRow;
 use pp_store::approvals::{self, ApprovalRow};
@@ -108,11 +109,18 @@ pub(super) async fn hold(
         expires_ms: now + i64::from(hours) * 3_600_000,
     };
     let row = m.store.approvals().request(&row).await?;
-    let told = pp_store::events::NewEvent::new(
-        &pp_core::events::APPROVAL_REQUESTED,
-        serde_json::json!({ "approvalId": row.id, "planId": row.plan_id, "operation": row.operation }),
-        serde_json::json!({ "reason": row.reason, "requestedBy": row.actor, "expiresAt": pp_store::rfc3339_ms(row.expires_ms) }),
-    )
+    let told = pp_store::events::NewEvent::of(&ApprovalRequested {
+        subject: ApprovalSubject {
+            approval_id: row.id.clone(),
+            plan_id: row.plan_id.clone(),
+            operation: row.operation.clone(),
+        },
+        data: ApprovalRequestedData {
+            reason: row.reason.clone(),
+            requested_by: row.actor.clone(),
+            expires_at: pp_store::rfc3339_ms(row.expires_ms),
+        },
+    })
     .once(format!("approval:{}:requested", row.id));
     m.store.events().append(&p.tenant, told).await?;
     Ok(answer(op, t, &row))

@@ -4,12 +4,15 @@
 //! provider and says what to record, and a finished job's event is built beside it.
 
 use pp_core::Error;
-use pp_core::events;
+use pp_core::events::payloads::{
+    ImageCheckData, ImageCheckSubject, ImageChecked, PricingRunData, PricingRunFinished,
+    ReportData, ReportSubject, ReportTold, RunSubject,
+};
 use std::sync::Arc;
 
 use pp_store::events::NewEvent;
 use pp_store::jobs::{BackgroundJob, Handler, Item, Job, Outcome, StepFuture, Steps};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::media::CheckInput;
 use super::{Api, Marketplace};
@@ -93,11 +96,18 @@ impl Step for RunInput {
         } else {
             "succeeded"
         };
-        NewEvent::new(
-            &events::PRICING_RUN_FINISHED,
-            json!({ "runId": job.id, "merchant": job.merchant }),
-            json!({ "status": status, "done": done, "total": job.total, "error": error }),
-        )
+        NewEvent::of(&PricingRunFinished {
+            subject: RunSubject {
+                run_id: job.id.clone(),
+                merchant: job.merchant.clone(),
+            },
+            data: PricingRunData {
+                status: status.to_owned(),
+                done,
+                total: job.total,
+                error,
+            },
+        })
     }
 }
 
@@ -116,22 +126,20 @@ impl Step for ReportWatch {
         let (state, error, _) = end(job, outcome);
         let failed = error.is_some();
         let status = state["status"].as_str().unwrap_or("failed");
-        let done = !failed && status == "done";
-        NewEvent::new(
-            if done {
-                &events::REPORT_DONE
-            } else {
-                &events::REPORT_FATAL
+        let field = |k: &str| state.get(k).cloned().unwrap_or(Value::Null);
+        NewEvent::of(&ReportTold {
+            subject: ReportSubject {
+                report_id: self.report_id.clone(),
+                merchant: job.merchant.clone(),
             },
-            json!({ "reportId": self.report_id, "merchant": job.merchant }),
-            json!({
-                "status": if failed { "failed" } else { status },
-                "reason": state.get("reason").cloned().unwrap_or(Value::Null),
-                "reportType": state.get("reportType").cloned().unwrap_or(Value::Null),
-                "reportDocumentId": state.get("reportDocumentId").cloned().unwrap_or(Value::Null),
-                "error": error,
-            }),
-        )
+            data: ReportData {
+                status: if failed { "failed" } else { status }.to_owned(),
+                reason: field("reason"),
+                report_type: field("reportType"),
+                report_document_id: field("reportDocumentId"),
+                error,
+            },
+        })
     }
 }
 
@@ -153,11 +161,17 @@ impl Step for CheckInput {
             Some(_) => "failed",
             None => state["status"].as_str().unwrap_or("failed"),
         };
-        NewEvent::new(
-            &events::LISTING_IMAGE_CHECKED,
-            json!({ "changeSetId": self.change_set_id, "merchant": job.merchant }),
-            json!({ "outcome": outcome, "skus": state.get("skus").cloned().unwrap_or(Value::Null), "error": error }),
-        )
+        NewEvent::of(&ImageChecked {
+            subject: ImageCheckSubject {
+                change_set_id: self.change_set_id.clone(),
+                merchant: job.merchant.clone(),
+            },
+            data: ImageCheckData {
+                outcome: outcome.to_owned(),
+                skus: state.get("skus").cloned().unwrap_or(Value::Null),
+                error,
+            },
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 //! listings themselves, and replays each SKU that did not move, once, under the audit row
 //! written first. SKUs that set image slots start the image check (`media`).
 
+use pp_core::events::payloads::{ListingCommitted, ListingCommittedData, ListingSubject};
 use pp_core::{Error, Kind, Principal, Result};
 use pp_store::ads_writes::{self, AuditRow, PlanRow};
 use pp_store::jobs::now_ms;
@@ -314,11 +315,19 @@ async fn settle_and_tell(
 ) -> Result<SpapiAnswer> {
     let items = Value::Array(sent.items);
     let answer = json!({ "commit": &info, "items": &items, "changes": sent.changes });
-    let told = pp_store::events::NewEvent::new(
-        &pp_core::events::LISTING_COMMITTED,
-        json!({ "auditId": info.audit_id, "changeSetId": info.change_set_id, "merchant": m.seller_id }),
-        json!({ "outcome": info.outcome, "items": items, "imageCheck": info.media_check, "actor": p.actor.as_str() }),
-    )
+    let told = pp_store::events::NewEvent::of(&ListingCommitted {
+        subject: ListingSubject {
+            audit_id: info.audit_id.clone(),
+            change_set_id: info.change_set_id.clone(),
+            merchant: m.seller_id.clone(),
+        },
+        data: ListingCommittedData {
+            outcome: info.outcome.clone(),
+            items: items.clone(),
+            image_check: info.media_check.clone(),
+            actor: p.actor.as_str().to_owned(),
+        },
+    })
     .once(format!("audit:{}", info.audit_id));
     market
         .store

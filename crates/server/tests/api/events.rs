@@ -534,7 +534,7 @@ async fn outside_dev_internal_addresses_are_refused_at_registration_and_at_deliv
             .await
             .unwrap();
     }
-    let told = pp_store::events::NewEvent::new(&pp_core::events::REPORT_DONE, json!({}), json!({}));
+    let told = report_done("r0");
     app.store.events().append(&acme, told).await.unwrap();
     let (_, list) = app.get(&admin, "/api/webhooks").await;
     for e in list["endpoints"].as_array().unwrap() {
@@ -642,11 +642,7 @@ async fn an_endpoint_failing_for_the_disable_period_is_disabled_with_an_event_an
     let endpoint = register(&app, &admin, &receiver.url(), &["report.*"]).await;
     let id = endpoint["endpoint"]["id"].as_str().unwrap().to_owned();
     let acme = pp_core::TenantId::parse("acme").unwrap();
-    let told = pp_store::events::NewEvent::new(
-        &pp_core::events::REPORT_DONE,
-        json!({"reportId": "r1"}),
-        json!({}),
-    );
+    let told = report_done("r1");
     app.store.events().append(&acme, told).await.unwrap();
     until(20, "the endpoint disabled", async || {
         let (_, e) = app.get(&admin, &format!("/api/webhooks/{id}")).await;
@@ -672,11 +668,7 @@ async fn an_endpoint_failing_for_the_disable_period_is_disabled_with_an_event_an
     assert!(attempts >= 2, "it was retried: {attempts}");
     // a new event is not sent to a disabled endpoint; enabled again, a replay reaches it
     receiver.status.store(200, Ordering::SeqCst);
-    let told = pp_store::events::NewEvent::new(
-        &pp_core::events::REPORT_DONE,
-        json!({"reportId": "r2"}),
-        json!({}),
-    );
+    let told = report_done("r2");
     app.store.events().append(&acme, told).await.unwrap();
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(
@@ -885,4 +877,22 @@ async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
     );
     let (s, r) = replay(&deliveries[1]).await;
     assert_eq!((s, r["kind"].as_str()), (429, Some("throttled")), "{r}");
+}
+
+/// A `report.done` event for report `id`, as a report watch tells it.
+fn report_done(id: &str) -> pp_store::events::NewEvent {
+    use pp_core::events::payloads::{ReportData, ReportSubject, ReportTold};
+    pp_store::events::NewEvent::of(&ReportTold {
+        subject: ReportSubject {
+            report_id: id.into(),
+            merchant: None,
+        },
+        data: ReportData {
+            status: "done".into(),
+            reason: Value::Null,
+            report_type: Value::Null,
+            report_document_id: Value::Null,
+            error: None,
+        },
+    })
 }

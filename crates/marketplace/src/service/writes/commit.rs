@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use pp_core::events::payloads::{AdsWriteTold, CommitData, CommitSubject};
 use pp_core::{Error, Kind, Principal, Result};
 use pp_store::ads_writes::{self, AuditRow, PlanRow};
 use pp_store::jobs::now_ms;
@@ -268,15 +269,22 @@ fn committed(
         let n = counts.get(&key).and_then(Value::as_i64).unwrap_or(0);
         counts.insert(key, (n + 1).into());
     }
-    let kind = match info.outcome.as_str() {
-        ads_writes::ANSWERED => &pp_core::events::ADS_WRITE_COMMITTED,
-        _ => &pp_core::events::ADS_WRITE_FAILED,
-    };
-    pp_store::events::NewEvent::new(
-        kind,
-        json!({ "auditId": info.audit_id, "planId": info.plan_id, "operation": op.id, "login": t.login, "profileId": t.profile }),
-        json!({ "outcome": info.outcome, "status": info.status, "items": counts, "error": info.error, "actor": p.actor.as_str() }),
-    )
+    pp_store::events::NewEvent::of(&AdsWriteTold {
+        subject: CommitSubject {
+            audit_id: info.audit_id.clone(),
+            plan_id: info.plan_id.clone(),
+            operation: op.id.clone(),
+            login: t.login.clone(),
+            profile_id: t.profile.clone(),
+        },
+        data: CommitData {
+            outcome: info.outcome.clone(),
+            status: info.status,
+            items: counts,
+            error: info.error.clone(),
+            actor: p.actor.as_str().to_owned(),
+        },
+    })
     .once(format!("audit:{}", info.audit_id))
 }
 

@@ -5,6 +5,10 @@
 
 use crate::Scope;
 
+pub mod payloads;
+
+pub use payloads::Event;
+
 /// One event type.
 #[derive(Debug, PartialEq, Eq)]
 pub struct EventType {
