@@ -827,10 +827,18 @@ async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
         assert_eq!(again["id"], first["id"], "the pending replay answers");
     }
     let mut statuses = Vec::new();
+    // the replays made: a replay answered while an earlier one of the same delivery is still
+    // pending is that one (an attempt in flight can put a delivery the test gave up back to
+    // pending), so replays are counted by id, not by 200s
+    let mut made = std::collections::BTreeSet::new();
     let began = std::time::Instant::now();
     for _ in 0..12 {
         for d in &deliveries[1..] {
-            statuses.push(replay(d).await.0);
+            let (s, r) = replay(d).await;
+            statuses.push(s);
+            if s == 200 {
+                made.insert(r["id"].as_str().unwrap().to_owned());
+            }
         }
         // each replay is new once the one before it has given up
         let (_, log) = app
@@ -860,7 +868,8 @@ async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
             }
         }
     }
-    let made = statuses.iter().filter(|s| **s == 200).count();
+    let ids = made;
+    let made = ids.len();
     // the window is the last minute: on a machine so loaded that the loop outlasted it, the
     // first replays left the window and more were rightly made
     if began.elapsed() < std::time::Duration::from_secs(55) {
@@ -875,8 +884,16 @@ async fn replays_collapse_while_pending_and_are_limited_per_endpoint() {
         statuses.iter().all(|s| matches!(s, 200 | 429)),
         "{statuses:?}"
     );
+    assert!(statuses.contains(&429), "{statuses:?}");
     let (s, r) = replay(&deliveries[1]).await;
-    assert_eq!((s, r["kind"].as_str()), (429, Some("throttled")), "{r}");
+    match s {
+        429 => assert_eq!(r["kind"], "throttled", "{r}"),
+        // a pending replay of it answers (the race above); no new one is made
+        _ => assert!(
+            s == 200 && ids.contains(r["id"].as_str().unwrap_or_default()),
+            "{s} {r}"
+        ),
+    }
 }
 
 /// A `report.done` event for report `id`, as a report watch tells it.
