@@ -345,14 +345,7 @@ fn sqlite_replace(path: &std::path::Path, slice: &Slice, rows: &[Vec<Cell>]) -> 
             .map_err(err)?;
         for row in rows {
             for (i, c) in row.iter().enumerate() {
-                let r = match c {
-                    Cell::Null => st.raw_bind_parameter(i + 1, rusqlite::types::Null),
-                    Cell::Int(v) => st.raw_bind_parameter(i + 1, v),
-                    Cell::Cents(v) => st.raw_bind_parameter(i + 1, *v as f64 / 100.0),
-                    Cell::Real(v) => st.raw_bind_parameter(i + 1, v),
-                    Cell::Text(v) => st.raw_bind_parameter(i + 1, v),
-                };
-                r.map_err(err)?;
+                st.raw_bind_parameter(i + 1, c).map_err(err)?;
             }
             st.raw_execute().map_err(err)?;
         }

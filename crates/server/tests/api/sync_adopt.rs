@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 use crate::common::{Options, TestApp};
 use crate::warehouse_sync::quick_market;
 
-#[tokio::test]
-async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_in() {
-    let app = quick_market(None).await;
+/// A new managed tenant `tau` (an empty SQLite warehouse) connected to the demo seller's
+/// `grants` (`seller`, `ads`).
+pub(crate) async fn managed_tau(app: &TestApp, grants: &[&str]) -> TenantId {
     let tau = TenantId::parse("tau").unwrap();
     let file = app.store.default_warehouse_path(&tau);
     let locator = format!("sqlite:{}", file.display());
@@ -25,7 +25,14 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
         .await
         .unwrap();
     pp_sync::manage(&app.store, &tau, &locator).await.unwrap();
-    app.connect_grants("tau", "A2DEMOSELLER01", &["ads"]).await;
+    app.connect_grants("tau", "A2DEMOSELLER01", grants).await;
+    tau
+}
+
+#[tokio::test]
+async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_in() {
+    let app = quick_market(None).await;
+    managed_tau(&app, &["ads"]).await;
     let t = app
         .token(
             &app.credential(

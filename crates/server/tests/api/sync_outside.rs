@@ -6,7 +6,6 @@
 use std::time::{Duration, Instant};
 
 use chrono::Datelike;
-use pp_core::TenantId;
 use pp_sync::datasets::{Applies, Side};
 use pp_sync::reader::{Cx, Days, Fut, Load, Reader, Started};
 use pp_sync::readers::days;
@@ -16,6 +15,7 @@ use pp_warehouse::schema::table;
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
+use crate::sync_adopt::managed_tau;
 
 /// The ad product its rows carry (their part of `ads_campaign_daily`, which no built-in
 /// dataset writes).
@@ -83,20 +83,7 @@ async fn a_dataset_declared_outside_the_sync_is_planned_loaded_and_shown() {
         ..Options::default()
     })
     .await;
-    let tau = TenantId::parse("tau").unwrap();
-    let locator = format!(
-        "sqlite:{}",
-        app.store.default_warehouse_path(&tau).display()
-    );
-    pp_sync::create_tables(&locator).await.unwrap();
-    app.store
-        .tenants()
-        .create(&tau, "Tau", &locator)
-        .await
-        .unwrap();
-    pp_sync::manage(&app.store, &tau, &locator).await.unwrap();
-    app.connect_grants("tau", "A2DEMOSELLER01", &["seller"])
-        .await;
+    let tau = managed_tau(&app, &["seller"]).await;
     let t = app
         .token(
             &app.credential(

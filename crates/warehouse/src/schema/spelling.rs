@@ -51,6 +51,20 @@ impl From<Option<String>> for Cell {
     }
 }
 
+/// A cell as SQLite stores it (money as a two-decimal real, as the generated file has it).
+impl rusqlite::ToSql for Cell {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+        Ok(match self {
+            Cell::Null => ToSqlOutput::Owned(Value::Null),
+            Cell::Int(v) => ToSqlOutput::Owned(Value::Integer(*v)),
+            Cell::Cents(v) => ToSqlOutput::Owned(Value::Real(*v as f64 / 100.0)),
+            Cell::Real(v) => ToSqlOutput::Owned(Value::Real(*v)),
+            Cell::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
+        })
+    }
+}
+
 /// How an engine spells the schema: its table, column and index names, its types, and what
 /// follows a `CREATE TABLE`.
 pub struct Spelling {

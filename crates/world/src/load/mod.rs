@@ -63,14 +63,7 @@ impl Loader for SqliteLoader {
             .prepare_cached(&self.sql[table.name])
             .map_err(|e| e.to_string())?;
         for (i, c) in row.iter().enumerate() {
-            let r = match c {
-                Cell::Null => st.raw_bind_parameter(i + 1, rusqlite::types::Null),
-                Cell::Int(v) => st.raw_bind_parameter(i + 1, v),
-                Cell::Cents(v) => st.raw_bind_parameter(i + 1, *v as f64 / 100.0),
-                Cell::Real(v) => st.raw_bind_parameter(i + 1, v),
-                Cell::Text(v) => st.raw_bind_parameter(i + 1, v),
-            };
-            r.map_err(|e| e.to_string())?;
+            st.raw_bind_parameter(i + 1, c).map_err(|e| e.to_string())?;
         }
         st.raw_execute().map_err(|e| e.to_string())?;
         Ok(())
