@@ -65,6 +65,11 @@ impl Statement {
     }
 }
 
+/// A typed figure (an engine's result part) as a statement's JSON figure.
+pub fn figure(v: impl serde::Serialize) -> Value {
+    serde_json::to_value(v).expect("result types serialize to JSON")
+}
+
 /// A whole number with thousands separators.
 fn grouped(n: u64) -> String {
     let digits = n.to_string();

@@ -19,7 +19,7 @@ fn bad(msg: impl Into<String>) -> Error {
 }
 
 /// An inclusive range of days.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Period {
     pub start: NaiveDate,

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::data::{self, Wh};
 use crate::engines::{
-    Answer, Input, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
+    Answer, Input, Schemas, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
 };
 use crate::{forecasting, plan};
 
@@ -68,9 +68,34 @@ pub enum Source {
     Inventory,
 }
 
-/// An engine's entry point.
-pub type RunFn =
-    for<'a> fn(&'a Wh, &'a Input) -> Pin<Box<dyn Future<Output = Result<Answer>> + Send + 'a>>;
+/// An engine's entry point: its answer, the result already JSON.
+pub type RunFn = for<'a> fn(
+    &'a Wh,
+    &'a Input,
+) -> Pin<Box<dyn Future<Output = Result<Answer<Value>>> + Send + 'a>>;
+
+/// An engine: its entry point and the JSON Schema of its result, both from the engine's one
+/// result type (see [`engine!`]).
+pub struct Engine {
+    pub run: RunFn,
+    pub result: fn(&mut Schemas) -> Value,
+}
+
+/// The [`Engine`] of `run`, whose answer carries a `$result`: the result is serialized here,
+/// once, and its schema derived from the same type, so the two cannot drift apart.
+macro_rules! engine {
+    ($run:path => $result:ty) => {
+        Engine {
+            run: |wh, i| {
+                Box::pin(async move {
+                    let answer: Answer<$result> = $run(wh, i).await?;
+                    answer.into_json()
+                })
+            },
+            result: Schemas::of::<$result>,
+        }
+    };
+}
 
 /// One request of the catalog.
 pub struct Request {
@@ -85,7 +110,18 @@ pub struct Request {
     pub source: Source,
     /// Reads the retail tables item by item: large accounts must run it asynchronously.
     pub retail: bool,
-    pub run: RunFn,
+    pub engine: Engine,
+}
+
+/// Each request's result schema by id (a `$ref`), and the named types they refer to (the
+/// OpenAPI document's `components/schemas`).
+pub fn result_schemas() -> (Vec<(&'static str, Value)>, serde_json::Map<String, Value>) {
+    let mut schemas = Schemas::default();
+    let each = REQUESTS
+        .iter()
+        .map(|r| (r.id, (r.engine.result)(&mut schemas)))
+        .collect();
+    (each, schemas.definitions())
 }
 
 /// The table of a request's source for a scope.
@@ -111,7 +147,7 @@ pub static REQUESTS: &[Request] = &[
         required: &["period"],
         source: Source::Retail,
         retail: true,
-        run: |wh, i| Box::pin(ops_bridge::run(wh, i)),
+        engine: engine!(ops_bridge::run => ops_bridge::OpsBridge),
     },
     Request {
         id: "INS-ADS-BRIDGE-01",
@@ -123,7 +159,7 @@ pub static REQUESTS: &[Request] = &[
         required: &["period"],
         source: Source::Ads,
         retail: false,
-        run: |wh, i| Box::pin(ads_bridge::run(wh, i)),
+        engine: engine!(ads_bridge::run => ads_bridge::AdsBridge),
     },
     Request {
         id: "INS-DUO-01",
@@ -135,7 +171,7 @@ pub static REQUESTS: &[Request] = &[
         required: &["period"],
         source: Source::Retail,
         retail: true,
-        run: |wh, i| Box::pin(duo::run(wh, i)),
+        engine: engine!(duo::run => duo::Duo),
     },
     Request {
         id: "INS-LOSTSALES-01",
@@ -147,7 +183,7 @@ pub static REQUESTS: &[Request] = &[
         required: &[],
         source: Source::Inventory,
         retail: true,
-        run: |wh, i| Box::pin(lost_sales::run(wh, i)),
+        engine: engine!(lost_sales::run => lost_sales::LostSales),
     },
     Request {
         id: "INS-MONTHLY-01",
@@ -159,7 +195,7 @@ pub static REQUESTS: &[Request] = &[
         required: &["month"],
         source: Source::Retail,
         retail: true,
-        run: |wh, i| Box::pin(monthly::run(wh, i)),
+        engine: engine!(monthly::run => monthly::Monthly),
     },
     Request {
         id: "INS-CHANGE-OUTCOME-01",
@@ -178,7 +214,7 @@ pub static REQUESTS: &[Request] = &[
         required: &[],
         source: Source::Retail,
         retail: false,
-        run: |wh, i| Box::pin(change_outcome::run(wh, i)),
+        engine: engine!(change_outcome::run => change_outcome::ChangeOutcome),
     },
     Request {
         id: "FCT-READINESS-01",
@@ -190,7 +226,7 @@ pub static REQUESTS: &[Request] = &[
         required: &[],
         source: Source::Retail,
         retail: false,
-        run: |wh, i| Box::pin(forecasting::readiness::run(wh, i)),
+        engine: engine!(forecasting::readiness::run => forecasting::readiness::ReadinessAnswer),
     },
     Request {
         id: "FCT-BASELINE-01",
@@ -202,7 +238,7 @@ pub static REQUESTS: &[Request] = &[
         required: &[],
         source: Source::Retail,
         retail: false,
-        run: |wh, i| Box::pin(forecasting::baseline::run(wh, i)),
+        engine: engine!(forecasting::baseline::run => forecasting::baseline::BaselineAnswer),
     },
     Request {
         id: "FCT-TRACK-01",
@@ -214,7 +250,7 @@ pub static REQUESTS: &[Request] = &[
         required: &["month"],
         source: Source::Retail,
         retail: false,
-        run: |wh, i| Box::pin(forecasting::track::run(wh, i)),
+        engine: engine!(forecasting::track::run => forecasting::track::Track),
     },
     Request {
         id: "PLN-BUDGET-PACING-01",
@@ -226,7 +262,7 @@ pub static REQUESTS: &[Request] = &[
         required: &[],
         source: Source::Ads,
         retail: false,
-        run: |wh, i| Box::pin(plan::budget_pacing::run(wh, i)),
+        engine: engine!(plan::budget_pacing::run => plan::budget_pacing::BudgetPacing),
     },
 ];
 

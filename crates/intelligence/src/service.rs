@@ -433,7 +433,7 @@ impl Intelligence {
         deadline: Duration,
     ) -> Result<Value> {
         let started = Instant::now();
-        let outcome = tokio::time::timeout(deadline, (def.run)(wh, input))
+        let outcome = tokio::time::timeout(deadline, (def.engine.run)(wh, input))
             .await
             .map_err(|_| {
                 Error::new(

@@ -87,7 +87,7 @@ pub fn document(base: &str) -> Value {
         let entry = paths.entry(e.path.to_owned()).or_insert_with(|| json!({}));
         entry[e.method.as_str()] = operation(e);
     }
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": { "title": "Partner Platform", "version": pp_core::BUILD_VERSION, "description": "One OAuth 2.0 bearer credential over a tenant's warehouse and accounts. /v1 is the contract-stable partner surface; /api is not under the /v1 contract." },
         "servers": [{ "url": base }],
@@ -102,7 +102,13 @@ pub fn document(base: &str) -> Value {
                     "retryable": { "type": "boolean" }, "friendly": { "type": "string" }, "message": { "type": "string" }, "fix": { "type": "string" } } },
             },
         },
-    })
+    });
+    // the intelligence results' types, derived from the engines' result types
+    let (_, types) = pp_intelligence::registry::result_schemas();
+    if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+        schemas.extend(types);
+    }
+    doc
 }
 
 /// Every documented (method, path), for tests.

@@ -10,11 +10,12 @@
 use std::collections::BTreeMap;
 
 use pp_core::Result;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Input, add_to, money, pct, per, ratio, settle, unit_money};
+use super::{Answer, Input, Money, add_to, money, num, pct, per, ratio, settle, unit_money};
 use crate::data::{self, AdsFacts, AdsKey, Wh};
-use crate::evidence::{Rows, Statement, say_money};
+use crate::evidence::{Rows, Statement, figure, say_money};
 use crate::params::{Grain, Period};
 use crate::scope::Scope;
 use crate::shapley::{round_exact, shapley};
@@ -206,76 +207,214 @@ pub async fn read(
     Ok(compute(before, after))
 }
 
-fn named<const N: usize>(names: [&str; N], v: &[i64; N]) -> Value {
-    Value::Object(
-        names
-            .iter()
-            .zip(v)
-            .map(|(n, v)| ((*n).to_owned(), money(*v)))
-            .collect(),
-    )
+/// What `INS-ADS-BRIDGE-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdsBridge {
+    pub currency: String,
+    /// `campaign`, `ad_group`, `target`, `search_term` or `asin`.
+    pub grain: &'static str,
+    pub period: Period,
+    pub compare_period: Period,
+    pub totals: Totals,
+    pub row_count: usize,
+    /// The largest sales changes, one by one.
+    pub rows: Vec<RowView>,
+    pub other_rows: Others,
 }
 
-/// A period's advertising totals as JSON.
-pub fn facts_json(f: &AdsFacts) -> Value {
-    json!({
-        "impressions": f.impressions,
-        "clicks": f.clicks,
-        "spend": money(f.spend),
-        "purchases": f.purchases,
-        "sales": money(f.sales),
-        "ctr": ratio(f.clicks, f.impressions),
-        "cvr": ratio(f.purchases, f.clicks),
-        "cpc": unit_money(per(f.spend, f.clicks)),
-        "aov": unit_money(per(f.sales, f.purchases)),
-        "acos": acos_bp(f).map_or(Value::Null, |bp| super::num(bp as f64 / 100.0)),
-    })
+/// Sales split by impressions, CTR, CVR and AOV, in the currency.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AdsSalesEffects")]
+pub struct SalesEffects {
+    pub impressions: Money,
+    pub ctr: Money,
+    pub cvr: Money,
+    pub aov: Money,
 }
 
-fn points(bp: i64) -> Value {
-    super::num(bp as f64 / 100.0)
+impl SalesEffects {
+    pub fn of(v: &[i64; 4]) -> Self {
+        Self {
+            impressions: money(v[0]),
+            ctr: money(v[1]),
+            cvr: money(v[2]),
+            aov: money(v[3]),
+        }
+    }
 }
 
-/// The scope-level part of the bridge as JSON.
-pub fn totals_json(b: &Bridge) -> Value {
-    json!({
-        "before": facts_json(&b.before),
-        "after": facts_json(&b.after),
-        "sales": {
-            "change": money(b.after.sales - b.before.sales),
-            "changePct": pct(b.before.sales, b.after.sales),
-            "effects": named(SALES_EFFECTS, &b.sales),
-        },
-        "spend": {
-            "change": money(b.after.spend - b.before.spend),
-            "changePct": pct(b.before.spend, b.after.spend),
-            "effects": named(SPEND_EFFECTS, &b.spend),
-        },
-        "acos": b.acos.as_ref().map(|a| json!({
-            "before": points(a.before),
-            "after": points(a.after),
-            "changePoints": points(a.after - a.before),
-            "effects": Value::Object(ACOS_EFFECTS.iter().zip(a.effects).map(|(n, v)| ((*n).to_owned(), points(v))).collect()),
-        })),
-    })
+/// Spend split by impressions, CTR and CPC, in the currency.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AdsSpendEffects")]
+pub struct SpendEffects {
+    pub impressions: Money,
+    pub ctr: Money,
+    pub cpc: Money,
 }
 
-fn rows_json(b: &Bridge, top: usize) -> (Value, Value) {
+impl SpendEffects {
+    pub fn of(v: &[i64; 3]) -> Self {
+        Self {
+            impressions: money(v[0]),
+            ctr: money(v[1]),
+            cpc: money(v[2]),
+        }
+    }
+}
+
+/// A period's advertising totals.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AdsFacts")]
+pub struct Facts {
+    pub impressions: i64,
+    pub clicks: i64,
+    pub spend: Money,
+    pub purchases: i64,
+    pub sales: Money,
+    pub ctr: Option<f64>,
+    pub cvr: Option<f64>,
+    pub cpc: Option<Money>,
+    pub aov: Option<Money>,
+    /// Spend over sales, in percent; null without sales.
+    pub acos: Option<f64>,
+}
+
+impl Facts {
+    pub fn of(f: &AdsFacts) -> Self {
+        Self {
+            impressions: f.impressions,
+            clicks: f.clicks,
+            spend: money(f.spend),
+            purchases: f.purchases,
+            sales: money(f.sales),
+            ctr: ratio(f.clicks, f.impressions),
+            cvr: ratio(f.purchases, f.clicks),
+            cpc: unit_money(per(f.spend, f.clicks)),
+            aov: unit_money(per(f.sales, f.purchases)),
+            acos: acos_bp(f).and_then(points),
+        }
+    }
+}
+
+/// Hundredths of a point as percent points.
+fn points(bp: i64) -> Option<f64> {
+    num(bp as f64 / 100.0)
+}
+
+/// A change with its split.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "Change_of_{E}")]
+pub struct Change<E> {
+    pub change: Money,
+    pub change_pct: Option<f64>,
+    pub effects: E,
+}
+
+/// ACOS before and after, in percent points, its change split by CPC, CVR and AOV.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "AdsAcos")]
+pub struct AcosView {
+    pub before: Option<f64>,
+    pub after: Option<f64>,
+    pub change_points: Option<f64>,
+    pub effects: AcosEffects,
+}
+
+/// ACOS points split by CPC, CVR and AOV.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AdsAcosEffects")]
+pub struct AcosEffects {
+    pub cpc: Option<f64>,
+    pub cvr: Option<f64>,
+    pub aov: Option<f64>,
+}
+
+/// The scope-level part of the bridge.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AdsTotals")]
+pub struct Totals {
+    pub before: Facts,
+    pub after: Facts,
+    pub sales: Change<SalesEffects>,
+    pub spend: Change<SpendEffects>,
+    /// Null when a period had no clicks, purchases or sales.
+    pub acos: Option<AcosView>,
+}
+
+impl Totals {
+    pub fn of(b: &Bridge) -> Self {
+        Self {
+            before: Facts::of(&b.before),
+            after: Facts::of(&b.after),
+            sales: Change {
+                change: money(b.after.sales - b.before.sales),
+                change_pct: pct(b.before.sales, b.after.sales),
+                effects: SalesEffects::of(&b.sales),
+            },
+            spend: Change {
+                change: money(b.after.spend - b.before.spend),
+                change_pct: pct(b.before.spend, b.after.spend),
+                effects: SpendEffects::of(&b.spend),
+            },
+            acos: b.acos.as_ref().map(|a| AcosView {
+                before: points(a.before),
+                after: points(a.after),
+                change_points: points(a.after - a.before),
+                effects: AcosEffects {
+                    cpc: points(a.effects[0]),
+                    cvr: points(a.effects[1]),
+                    aov: points(a.effects[2]),
+                },
+            }),
+        }
+    }
+}
+
+/// One row's bridge.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "AdsRow")]
+pub struct RowView {
+    /// The grain's id (campaign id, keyword id, search term, ASIN …).
+    pub key: String,
+    pub name: String,
+    pub before: Facts,
+    pub after: Facts,
+    pub sales_change: Money,
+    pub sales_effects: SalesEffects,
+    pub spend_change: Money,
+    pub spend_effects: SpendEffects,
+}
+
+/// The rows past the listed ones, summed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "AdsOthers")]
+pub struct Others {
+    pub count: usize,
+    pub sales_change: Money,
+    pub sales_effects: SalesEffects,
+    pub spend_change: Money,
+    pub spend_effects: SpendEffects,
+}
+
+fn rows(b: &Bridge, top: usize) -> (Vec<RowView>, Others) {
     let listed = b
         .rows
         .iter()
         .take(top)
-        .map(|r| {
-            json!({
-                "key": r.key.key,
-                "name": r.key.name,
-                "before": facts_json(&r.before),
-                "after": facts_json(&r.after),
-                "salesChange": money(r.sales_change()),
-                "salesEffects": named(SALES_EFFECTS, &r.sales),
-                "spendChange": money(r.spend_change()),
-                "spendEffects": named(SPEND_EFFECTS, &r.spend),
-            })
+        .map(|r| RowView {
+            key: r.key.key.clone(),
+            name: r.key.name.clone(),
+            before: Facts::of(&r.before),
+            after: Facts::of(&r.after),
+            sales_change: money(r.sales_change()),
+            sales_effects: SalesEffects::of(&r.sales),
+            spend_change: money(r.spend_change()),
+            spend_effects: SpendEffects::of(&r.spend),
         })
         .collect();
     let rest = &b.rows[b.rows.len().min(top)..];
@@ -284,14 +423,14 @@ fn rows_json(b: &Bridge, top: usize) -> (Value, Value) {
         add_to(&mut s, r.sales);
         add_to(&mut p, r.spend);
     }
-    let others = json!({
-        "count": rest.len(),
-        "salesChange": money(rest.iter().map(RowBridge::sales_change).sum()),
-        "salesEffects": named(SALES_EFFECTS, &s),
-        "spendChange": money(rest.iter().map(RowBridge::spend_change).sum()),
-        "spendEffects": named(SPEND_EFFECTS, &p),
-    });
-    (Value::Array(listed), others)
+    let others = Others {
+        count: rest.len(),
+        sales_change: money(rest.iter().map(RowBridge::sales_change).sum()),
+        sales_effects: SalesEffects::of(&s),
+        spend_change: money(rest.iter().map(RowBridge::spend_change).sum()),
+        spend_effects: SpendEffects::of(&p),
+    };
+    (listed, others)
 }
 
 pub fn limitations(b: &Bridge) -> Vec<String> {
@@ -336,10 +475,10 @@ pub fn evidence(
                 say_money(b.after.spend - b.before.spend, cur, true),
             ),
             &[
-                ("salesBefore", money(b.before.sales)),
-                ("salesAfter", money(b.after.sales)),
-                ("spendBefore", money(b.before.spend)),
-                ("spendAfter", money(b.after.spend)),
+                ("salesBefore", money(b.before.sales).into()),
+                ("salesAfter", money(b.after.sales).into()),
+                ("spendBefore", money(b.before.spend).into()),
+                ("spendAfter", money(b.after.spend).into()),
             ],
             rows.clone(),
         ),
@@ -351,7 +490,7 @@ pub fn evidence(
                 say_money(b.sales[2], cur, true),
                 say_money(b.sales[3], cur, true)
             ),
-            &[("salesEffects", named(SALES_EFFECTS, &b.sales))],
+            &[("salesEffects", figure(SalesEffects::of(&b.sales)))],
             rows.clone(),
         ),
     ];
@@ -363,8 +502,8 @@ pub fn evidence(
                 a.after as f64 / 100.0
             ),
             &[
-                ("acosBefore", points(a.before)),
-                ("acosAfter", points(a.after)),
+                ("acosBefore", points(a.before).into()),
+                ("acosAfter", points(a.after).into()),
             ],
             rows,
         ));
@@ -373,22 +512,22 @@ pub fn evidence(
 }
 
 /// The request.
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<AdsBridge>> {
     let period = input.period.expect("checked by the service");
     let compare = input.compare_period.expect("filled by the service");
     let b = read(wh, &input.scope, input.grain, compare, period).await?;
-    let (rows, others) = rows_json(&b, input.top);
+    let (rows, other_rows) = rows(&b, input.top);
     Ok(Answer {
-        result: json!({
-            "currency": input.scope.currency,
-            "grain": input.grain.as_str(),
-            "period": period,
-            "comparePeriod": compare,
-            "totals": totals_json(&b),
-            "rowCount": b.rows.len(),
-            "rows": rows,
-            "otherRows": others,
-        }),
+        result: AdsBridge {
+            currency: input.scope.currency.clone(),
+            grain: input.grain.as_str(),
+            period,
+            compare_period: compare,
+            totals: Totals::of(&b),
+            row_count: b.rows.len(),
+            rows,
+            other_rows,
+        },
         limitations: limitations(&b),
         evidence: evidence(&input.scope, &b, compare, period, data::ADS_TABLE),
     })

@@ -3,28 +3,69 @@
 //! traffic) and ad AOV against the average selling price.
 
 use pp_core::Result;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Input, ads_bridge, num, ops_bridge, per, ratio, unit_money};
+use super::{Answer, Input, Money, ads_bridge, num, ops_bridge, per, ratio, unit_money};
 use crate::data::{self, AdsFacts, ItemFacts, Wh};
 use crate::evidence::{Rows, Statement};
-use crate::params::Grain;
+use crate::params::{Grain, Period};
 
-/// The joined ratios of one period.
-fn ratios(r: &ItemFacts, a: &AdsFacts) -> Value {
-    let asp = per(r.sales, r.units);
-    let ad_aov = per(a.sales, a.purchases);
-    json!({
-        "tacos": ratio(a.spend, r.sales),
-        "attributedShare": ratio(a.sales, r.sales),
-        "paidPressure": ratio(a.clicks, r.traffic),
-        "adAov": unit_money(ad_aov),
-        "averagePrice": unit_money(asp),
-        "adAovToAveragePrice": match (ad_aov, asp) {
-            (Some(x), Some(y)) if y != 0.0 => num((x / y * 10_000.0).round() / 10_000.0),
-            _ => Value::Null,
-        },
-    })
+/// What `INS-DUO-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Duo {
+    pub currency: String,
+    pub period: Period,
+    pub compare_period: Period,
+    pub retail: ops_bridge::Totals,
+    pub advertising: ads_bridge::Totals,
+    pub ratios: BeforeAfter<Ratios>,
+    /// The ten largest item changes at most.
+    pub top_items: Vec<ops_bridge::ItemView>,
+    pub other_items: ops_bridge::Others,
+}
+
+/// A figure in the compare period and in the period.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "BeforeAfter_{T}")]
+pub struct BeforeAfter<T> {
+    pub before: T,
+    pub after: T,
+}
+
+/// The joined ratios of one period; each null when its denominator is zero.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "DuoRatios")]
+pub struct Ratios {
+    /// Ad spend over ordered sales.
+    pub tacos: Option<f64>,
+    /// Ad sales over ordered sales.
+    pub attributed_share: Option<f64>,
+    /// Ad clicks over traffic.
+    pub paid_pressure: Option<f64>,
+    pub ad_aov: Option<Money>,
+    pub average_price: Option<Money>,
+    pub ad_aov_to_average_price: Option<f64>,
+}
+
+impl Ratios {
+    fn of(r: &ItemFacts, a: &AdsFacts) -> Self {
+        let asp = per(r.sales, r.units);
+        let ad_aov = per(a.sales, a.purchases);
+        Self {
+            tacos: ratio(a.spend, r.sales),
+            attributed_share: ratio(a.sales, r.sales),
+            paid_pressure: ratio(a.clicks, r.traffic),
+            ad_aov: unit_money(ad_aov),
+            average_price: unit_money(asp),
+            ad_aov_to_average_price: match (ad_aov, asp) {
+                (Some(x), Some(y)) if y != 0.0 => num((x / y * 10_000.0).round() / 10_000.0),
+                _ => None,
+            },
+        }
+    }
 }
 
 fn pct_of(a: i64, b: i64) -> String {
@@ -35,13 +76,13 @@ fn pct_of(a: i64, b: i64) -> String {
     }
 }
 
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Duo>> {
     let scope = &input.scope;
     let period = input.period.expect("checked by the service");
     let compare = input.compare_period.expect("filled by the service");
     let retail = ops_bridge::read(wh, scope, compare, period).await?;
     let ads = ads_bridge::read(wh, scope, Grain::Campaign, compare, period).await?;
-    let (items, others) = ops_bridge::items_json(&retail, input.top.min(10));
+    let (top_items, other_items) = ops_bridge::items(&retail, input.top.min(10));
     let mut limitations = ops_bridge::limitations(scope, &retail);
     limitations.extend(ads_bridge::limitations(&ads));
     limitations.push("TACOS, attributed share and paid pressure set advertising's attributed figures against the whole account's ordered sales and traffic; attributed sales can exceed what advertising caused.".into());
@@ -55,12 +96,15 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
             pct_of(ads.after.sales, retail.after.sales),
         ),
         &[
-            ("retailSalesBefore", super::money(retail.before.sales)),
-            ("retailSalesAfter", super::money(retail.after.sales)),
-            ("adSpendBefore", super::money(ads.before.spend)),
-            ("adSpendAfter", super::money(ads.after.spend)),
-            ("adSalesBefore", super::money(ads.before.sales)),
-            ("adSalesAfter", super::money(ads.after.sales)),
+            (
+                "retailSalesBefore",
+                super::money(retail.before.sales).into(),
+            ),
+            ("retailSalesAfter", super::money(retail.after.sales).into()),
+            ("adSpendBefore", super::money(ads.before.spend).into()),
+            ("adSpendAfter", super::money(ads.after.spend).into()),
+            ("adSalesBefore", super::money(ads.before.sales).into()),
+            ("adSalesAfter", super::money(ads.after.sales).into()),
         ],
         vec![
             Rows::of(scope, rtable, compare),
@@ -78,19 +122,19 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         data::ADS_TABLE,
     ));
     Ok(Answer {
-        result: json!({
-            "currency": scope.currency,
-            "period": period,
-            "comparePeriod": compare,
-            "retail": ops_bridge::totals_json(&retail),
-            "advertising": ads_bridge::totals_json(&ads),
-            "ratios": {
-                "before": ratios(&retail.before, &ads.before),
-                "after": ratios(&retail.after, &ads.after),
+        result: Duo {
+            currency: scope.currency.clone(),
+            period,
+            compare_period: compare,
+            retail: ops_bridge::Totals::of(&retail),
+            advertising: ads_bridge::Totals::of(&ads),
+            ratios: BeforeAfter {
+                before: Ratios::of(&retail.before, &ads.before),
+                after: Ratios::of(&retail.after, &ads.after),
             },
-            "topItems": items,
-            "otherItems": others,
-        }),
+            top_items,
+            other_items,
+        },
         limitations,
         evidence,
     })

@@ -10,9 +10,10 @@ use std::collections::BTreeMap;
 
 use chrono::{Duration, NaiveDate};
 use pp_core::Result;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Input, money, num, ratio, unit_money};
+use super::{Answer, Input, Money, money, num, ratio, unit_money};
 use crate::data::{self, EmptyDay, Wh};
 use crate::evidence::{Rows, Statement, say_count, say_money};
 use crate::params::Period;
@@ -163,25 +164,101 @@ pub async fn stock_outs(wh: &Wh, scope: &Scope, period: Period) -> Result<Vec<St
     Ok(out)
 }
 
-fn stock_out_json(s: &StockOut) -> Value {
-    json!({
-        "legacySellerId": s.seller_id,
-        "asin": s.asin,
-        "sku": s.sku,
-        "start": s.start,
-        "end": s.end,
-        "days": (s.end - s.start).num_days() + 1,
-        "daysInPeriod": s.days_in_period,
-        "trafficDuring": s.traffic_during,
-        "conversionAround": s.conversion.map_or(Value::Null, |c| num((c * 10_000.0).round() / 10_000.0)),
-        "averagePriceAround": unit_money(s.price),
-        "baselineDays": s.baseline_days,
-        "lostUnits": s.lost_units,
-        "lostSales": s.lost_sales.map(money),
-    })
+/// What `INS-LOSTSALES-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LostSales {
+    pub currency: String,
+    pub period: Period,
+    pub totals: LostTotals,
+    /// The largest losses first.
+    pub stock_outs: Vec<StockOutView>,
+    pub inventory: Inventory,
 }
 
-async fn inventory(wh: &Wh, scope: &Scope, on: NaiveDate, top: usize) -> Result<Value> {
+/// Every stock-out of the period, summed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "LostSalesTotals")]
+pub struct LostTotals {
+    pub stock_outs: usize,
+    pub lost_units: i64,
+    pub lost_sales: Money,
+}
+
+/// One stock-out.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "StockOut")]
+pub struct StockOutView {
+    pub legacy_seller_id: i64,
+    pub asin: String,
+    pub sku: String,
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+    pub days: i64,
+    pub days_in_period: i64,
+    pub traffic_during: i64,
+    /// Null when there was no traffic around the gap.
+    pub conversion_around: Option<f64>,
+    pub average_price_around: Option<Money>,
+    pub baseline_days: i64,
+    /// Null when the loss could not be measured.
+    pub lost_units: Option<i64>,
+    pub lost_sales: Option<Money>,
+}
+
+impl StockOutView {
+    fn of(s: &StockOut) -> Self {
+        Self {
+            legacy_seller_id: s.seller_id,
+            asin: s.asin.clone(),
+            sku: s.sku.clone(),
+            start: s.start,
+            end: s.end,
+            days: (s.end - s.start).num_days() + 1,
+            days_in_period: s.days_in_period,
+            traffic_during: s.traffic_during,
+            conversion_around: s
+                .conversion
+                .and_then(|c| num((c * 10_000.0).round() / 10_000.0)),
+            average_price_around: unit_money(s.price),
+            baseline_days: s.baseline_days,
+            lost_units: s.lost_units,
+            lost_sales: s.lost_sales.map(money),
+        }
+    }
+}
+
+/// Sellable inventory on the period's last data day, and its cover.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "LostSalesInventory")]
+pub struct Inventory {
+    pub as_of: NaiveDate,
+    pub sellable_units: i64,
+    pub inbound_units: i64,
+    pub units_last28_days: i64,
+    /// Null when nothing sold in the last 28 days.
+    pub weeks_of_cover: Option<f64>,
+    /// Least cover first; items that did not sell lately last.
+    pub items: Vec<InventoryItem>,
+}
+
+/// One item's stock and cover.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InventoryItem {
+    pub legacy_seller_id: i64,
+    pub asin: String,
+    pub sku: String,
+    pub sellable_units: i64,
+    pub inbound_units: i64,
+    pub units_last28_days: i64,
+    pub weeks_of_cover: Option<f64>,
+}
+
+async fn inventory(wh: &Wh, scope: &Scope, on: NaiveDate, top: usize) -> Result<Inventory> {
     let stock = data::stock(wh, scope, on).await?;
     let recent = data::items(
         wh,
@@ -194,7 +271,7 @@ async fn inventory(wh: &Wh, scope: &Scope, on: NaiveDate, top: usize) -> Result<
     .await?;
     let sold: BTreeMap<(i64, String), i64> =
         recent.into_iter().map(|(k, f)| (k, f.units)).collect();
-    let mut rows: Vec<(Option<f64>, Value)> = stock
+    let mut rows: Vec<(Option<f64>, InventoryItem)> = stock
         .iter()
         .map(|s| {
             let units28 = sold
@@ -205,15 +282,15 @@ async fn inventory(wh: &Wh, scope: &Scope, on: NaiveDate, top: usize) -> Result<
             let cover = (weekly > 0.0).then(|| s.fulfillable as f64 / weekly);
             (
                 cover,
-                json!({
-                    "legacySellerId": s.seller_id,
-                    "asin": s.asin,
-                    "sku": s.sku,
-                    "sellableUnits": s.fulfillable,
-                    "inboundUnits": s.inbound,
-                    "unitsLast28Days": units28,
-                    "weeksOfCover": cover.map_or(Value::Null, |c| num((c * 10.0).round() / 10.0)),
-                }),
+                InventoryItem {
+                    legacy_seller_id: s.seller_id,
+                    asin: s.asin.clone(),
+                    sku: s.sku.clone(),
+                    sellable_units: s.fulfillable,
+                    inbound_units: s.inbound,
+                    units_last28_days: units28,
+                    weeks_of_cover: cover.and_then(|c| num((c * 10.0).round() / 10.0)),
+                },
             )
         })
         .collect();
@@ -226,17 +303,17 @@ async fn inventory(wh: &Wh, scope: &Scope, on: NaiveDate, top: usize) -> Result<
     });
     let sellable: i64 = stock.iter().map(|s| s.fulfillable).sum();
     let sold_total: i64 = sold.values().sum();
-    Ok(json!({
-        "asOf": on,
-        "sellableUnits": sellable,
-        "inboundUnits": stock.iter().map(|s| s.inbound).sum::<i64>(),
-        "unitsLast28Days": sold_total,
-        "weeksOfCover": ratio(sellable * 4, sold_total),
-        "items": rows.into_iter().take(top).map(|r| r.1).collect::<Vec<_>>(),
-    }))
+    Ok(Inventory {
+        as_of: on,
+        sellable_units: sellable,
+        inbound_units: stock.iter().map(|s| s.inbound).sum::<i64>(),
+        units_last28_days: sold_total,
+        weeks_of_cover: ratio(sellable * 4, sold_total),
+        items: rows.into_iter().take(top).map(|r| r.1).collect(),
+    })
 }
 
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<LostSales>> {
     let scope = &input.scope;
     let period = input.period.expect("checked by the service");
     let found = stock_outs(wh, scope, period).await?;
@@ -268,7 +345,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         &[
             ("stockOuts", found.len().into()),
             ("lostUnits", lost_units.into()),
-            ("lostSales", money(lost_sales)),
+            ("lostSales", money(lost_sales).into()),
         ],
         vec![Rows::of(scope, table, period)],
     )];
@@ -291,13 +368,17 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         ));
     }
     Ok(Answer {
-        result: json!({
-            "currency": scope.currency,
-            "period": period,
-            "totals": { "stockOuts": found.len(), "lostUnits": lost_units, "lostSales": money(lost_sales) },
-            "stockOuts": found.iter().take(input.top).map(stock_out_json).collect::<Vec<_>>(),
-            "inventory": inv,
-        }),
+        result: LostSales {
+            currency: scope.currency.clone(),
+            period,
+            totals: LostTotals {
+                stock_outs: found.len(),
+                lost_units,
+                lost_sales: money(lost_sales),
+            },
+            stock_outs: found.iter().take(input.top).map(StockOutView::of).collect(),
+            inventory: inv,
+        },
         limitations,
         evidence,
     })

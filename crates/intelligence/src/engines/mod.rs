@@ -10,7 +10,8 @@ pub mod lost_sales;
 pub mod monthly;
 pub mod ops_bridge;
 
-use serde_json::{Number, Value};
+use schemars::JsonSchema;
+use serde_json::Value;
 
 use crate::evidence::Statement;
 use pp_core::TenantId;
@@ -66,23 +67,95 @@ impl std::fmt::Debug for StateStore {
     }
 }
 
-/// What an engine answers.
+/// What an engine answers: its own result type, its limitations and its evidence. The result
+/// becomes JSON once, when the service stores the run; its schema (the OpenAPI document's) is
+/// derived from the same type.
 #[derive(Debug, Clone)]
-pub struct Answer {
-    pub result: Value,
+pub struct Answer<R> {
+    pub result: R,
     pub limitations: Vec<String>,
     pub evidence: Vec<Statement>,
 }
 
-/// Cents as a JSON amount in the currency's major unit.
-pub fn money(cents: i64) -> Value {
-    num(cents as f64 / 100.0)
+impl<R: serde::Serialize> Answer<R> {
+    /// The answer with its result as JSON (the one place a result is serialized).
+    pub fn into_json(self) -> pp_core::Result<Answer<Value>> {
+        Ok(Answer {
+            result: serde_json::to_value(&self.result).map_err(pp_core::Error::internal_from)?,
+            limitations: self.limitations,
+            evidence: self.evidence,
+        })
+    }
 }
 
-/// An amount per unit (price, CPC, AOV) computed in cents, as JSON in major units rounded to
-/// the cent; `null` when there was nothing to divide by.
-pub fn unit_money(cents: Option<f64>) -> Value {
-    cents.map_or(Value::Null, |c| num(c.round() / 100.0))
+/// An amount in the currency's major unit (cents / 100).
+pub type Money = f64;
+
+/// The JSON Schemas of result types, drawn by one generator: a result's schema is a `$ref`
+/// into the definitions, which hold every named type once, under the OpenAPI document's
+/// `components/schemas`. Number formats are left out (JSON has one number type, and strict
+/// validators refuse formats they do not know).
+pub struct Schemas {
+    generator: schemars::SchemaGenerator,
+}
+
+impl Default for Schemas {
+    fn default() -> Self {
+        // OpenAPI 3.1 schemas are JSON Schema 2020-12
+        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+        settings.definitions_path = "/components/schemas".into();
+        settings.meta_schema = None;
+        // what the results are as written: a field always written is required, null or not
+        settings.contract = schemars::generate::Contract::Serialize;
+        settings.transforms.push(Box::new(NoFormats));
+        Self {
+            generator: settings.into_generator(),
+        }
+    }
+}
+
+impl Schemas {
+    /// The schema of `R` (a `$ref` for a named type).
+    pub fn of<R: JsonSchema>(&mut self) -> Value {
+        let mut schema = self.generator.subschema_for::<R>();
+        schemars::transform::Transform::transform(&mut NoFormats, &mut schema);
+        schema.to_value()
+    }
+
+    /// Every named type the schemas drawn so far refer to, by name.
+    pub fn definitions(mut self) -> serde_json::Map<String, Value> {
+        self.generator.take_definitions(true)
+    }
+}
+
+/// Removes `format` from number and integer schemas (`int64`, `uint`, `double` …).
+#[derive(Debug, Clone)]
+struct NoFormats;
+
+impl schemars::transform::Transform for NoFormats {
+    fn transform(&mut self, schema: &mut schemars::Schema) {
+        if let Some(o) = schema.as_object_mut() {
+            let numeric = o.get("type").is_some_and(|t| {
+                let is = |t: &Value| t == "number" || t == "integer";
+                is(t) || t.as_array().is_some_and(|a| a.iter().any(is))
+            });
+            if numeric {
+                o.remove("format");
+            }
+        }
+        schemars::transform::transform_subschemas(self, schema);
+    }
+}
+
+/// Cents as an amount in the currency's major unit.
+pub fn money(cents: i64) -> Money {
+    cents as f64 / 100.0
+}
+
+/// An amount per unit (price, CPC, AOV) computed in cents, in major units rounded to the cent;
+/// none when there was nothing to divide by.
+pub fn unit_money(cents: Option<f64>) -> Option<Money> {
+    cents.and_then(|c| num(c.round() / 100.0))
 }
 
 /// Adds one row's effects into a running total.
@@ -92,24 +165,24 @@ pub fn add_to<const N: usize>(total: &mut [i64; N], row: [i64; N]) {
     }
 }
 
-/// A finite number as JSON (`null` otherwise).
-pub fn num(x: f64) -> Value {
-    Number::from_f64(x).map_or(Value::Null, Value::Number)
+/// A finite number (none otherwise: JSON has no NaN).
+pub fn num(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
 }
 
-/// `a / b` to four decimals, `null` when `b` is 0.
-pub fn ratio(a: i64, b: i64) -> Value {
+/// `a / b` to four decimals, none when `b` is 0.
+pub fn ratio(a: i64, b: i64) -> Option<f64> {
     if b == 0 {
-        Value::Null
+        None
     } else {
         num((a as f64 / b as f64 * 10_000.0).round() / 10_000.0)
     }
 }
 
-/// The change from `before` to `after` in percent (one decimal), `null` from 0.
-pub fn pct(before: i64, after: i64) -> Value {
+/// The change from `before` to `after` in percent (one decimal), none from 0.
+pub fn pct(before: i64, after: i64) -> Option<f64> {
     if before == 0 {
-        Value::Null
+        None
     } else {
         num(((after - before) as f64 / before.abs() as f64 * 1000.0).round() / 10.0)
     }

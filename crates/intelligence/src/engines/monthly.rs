@@ -3,37 +3,93 @@
 //! is read through the last data day and compared with the same days of the other months.
 
 use pp_core::Result;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Input, ads_bridge, money, ops_bridge, pct, ratio};
+use super::{Answer, Input, Money, ads_bridge, money, ops_bridge, pct, ratio};
 use crate::data::{self, AdsFacts, ItemFacts, Wh};
-use crate::evidence::{Rows, Statement, say_money};
+use crate::evidence::{Rows, Statement, figure, say_money};
 use crate::params::{Grain, Period};
 
-fn retail_json(f: &ItemFacts) -> Value {
-    ops_bridge::facts_json(f)
+/// What `INS-MONTHLY-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Monthly {
+    pub currency: String,
+    /// `YYYY-MM`.
+    pub month: String,
+    /// Whether the warehouse holds the whole month.
+    pub complete: bool,
+    pub through: chrono::NaiveDate,
+    pub periods: Three<Period, Period>,
+    pub retail: Three<ops_bridge::Facts>,
+    pub advertising: Three<AdsMonth>,
+    pub month_over_month: Comparison,
+    /// Null when the warehouse holds no year-ago month.
+    pub year_over_year: Option<Comparison>,
 }
 
-fn ads_json(f: &AdsFacts, retail: &ItemFacts) -> Value {
-    let mut v = ads_bridge::facts_json(f);
-    v["tacos"] = ratio(f.spend, retail.sales);
-    v
+/// The month, the month before and the same days a year before (a figure null when the
+/// warehouse does not reach back a year; the period always).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "Monthly_{T}")]
+pub struct Three<T, Y = Option<T>> {
+    pub current: T,
+    pub previous_month: T,
+    pub year_ago: Y,
 }
 
-fn comparison(b: &ops_bridge::Bridge, ab: &ads_bridge::Bridge) -> Value {
-    json!({
-        "salesChange": money(b.change()),
-        "salesChangePct": pct(b.before.sales, b.after.sales),
-        "effects": ops_bridge::effects_json(&b.effects),
-        "largestEffect": b.largest(),
-        "adSpendChange": money(ab.after.spend - ab.before.spend),
-        "adSpendChangePct": pct(ab.before.spend, ab.after.spend),
-        "adSalesChange": money(ab.after.sales - ab.before.sales),
-        "adSalesChangePct": pct(ab.before.sales, ab.after.sales),
-    })
+/// A month's advertising totals with its TACOS.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "MonthlyAds")]
+pub struct AdsMonth {
+    #[serde(flatten)]
+    pub facts: ads_bridge::Facts,
+    /// Ad spend over ordered sales; null without sales.
+    pub tacos: Option<f64>,
 }
 
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+impl AdsMonth {
+    fn of(f: &AdsFacts, retail: &ItemFacts) -> Self {
+        Self {
+            facts: ads_bridge::Facts::of(f),
+            tacos: ratio(f.spend, retail.sales),
+        }
+    }
+}
+
+/// One comparison: the sales change with its bridge, and advertising's changes.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "MonthlyComparison")]
+pub struct Comparison {
+    pub sales_change: Money,
+    pub sales_change_pct: Option<f64>,
+    pub effects: ops_bridge::Effects,
+    pub largest_effect: &'static str,
+    pub ad_spend_change: Money,
+    pub ad_spend_change_pct: Option<f64>,
+    pub ad_sales_change: Money,
+    pub ad_sales_change_pct: Option<f64>,
+}
+
+impl Comparison {
+    fn of(b: &ops_bridge::Bridge, ab: &ads_bridge::Bridge) -> Self {
+        Self {
+            sales_change: money(b.change()),
+            sales_change_pct: pct(b.before.sales, b.after.sales),
+            effects: ops_bridge::Effects::of(&b.effects),
+            largest_effect: b.largest(),
+            ad_spend_change: money(ab.after.spend - ab.before.spend),
+            ad_spend_change_pct: pct(ab.before.spend, ab.after.spend),
+            ad_sales_change: money(ab.after.sales - ab.before.sales),
+            ad_sales_change_pct: pct(ab.before.sales, ab.after.sales),
+        }
+    }
+}
+
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Monthly>> {
     let scope = &input.scope;
     let month = input.month.expect("checked by the service");
     let full = month.period();
@@ -102,8 +158,8 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
             say_money(mom.change(), &scope.currency, true)
         ),
         &[
-            ("sales", money(mom.after.sales)),
-            ("previousMonthSales", money(mom.before.sales)),
+            ("sales", money(mom.after.sales).into()),
+            ("previousMonthSales", money(mom.before.sales).into()),
         ],
         vec![
             Rows::of(scope, rtable, previous),
@@ -119,8 +175,8 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
                 y.largest()
             ),
             &[
-                ("yearAgoSales", money(y.before.sales)),
-                ("effects", ops_bridge::effects_json(&y.effects)),
+                ("yearAgoSales", money(y.before.sales).into()),
+                ("effects", figure(ops_bridge::Effects::of(&y.effects))),
             ],
             vec![
                 Rows::of(scope, rtable, year_ago),
@@ -128,31 +184,36 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
             ],
         ));
     }
-    let span = |p: Period| json!({ "start": p.start, "end": p.end });
     Ok(Answer {
-        result: json!({
-            "currency": scope.currency,
-            "month": month.label(),
-            "complete": complete,
-            "through": current.end,
-            "periods": {
-                "current": span(current),
-                "previousMonth": span(previous),
-                "yearAgo": span(year_ago),
+        result: Monthly {
+            currency: scope.currency.clone(),
+            month: month.label(),
+            complete,
+            through: current.end,
+            periods: Three {
+                current,
+                previous_month: previous,
+                year_ago,
             },
-            "retail": {
-                "current": retail_json(&mom.after),
-                "previousMonth": retail_json(&mom.before),
-                "yearAgo": yoy.as_ref().map(|y| retail_json(&y.before)),
+            retail: Three {
+                current: ops_bridge::Facts::of(&mom.after),
+                previous_month: ops_bridge::Facts::of(&mom.before),
+                year_ago: yoy.as_ref().map(|y| ops_bridge::Facts::of(&y.before)),
             },
-            "advertising": {
-                "current": ads_json(&ads_mom.after, &mom.after),
-                "previousMonth": ads_json(&ads_mom.before, &mom.before),
-                "yearAgo": match (&ads_yoy, &yoy) { (Some(a), Some(y)) => ads_json(&a.before, &y.before), _ => Value::Null },
+            advertising: Three {
+                current: AdsMonth::of(&ads_mom.after, &mom.after),
+                previous_month: AdsMonth::of(&ads_mom.before, &mom.before),
+                year_ago: match (&ads_yoy, &yoy) {
+                    (Some(a), Some(y)) => Some(AdsMonth::of(&a.before, &y.before)),
+                    _ => None,
+                },
             },
-            "monthOverMonth": comparison(&mom, &ads_mom),
-            "yearOverYear": match (&yoy, &ads_yoy) { (Some(y), Some(a)) => comparison(y, a), _ => Value::Null },
-        }),
+            month_over_month: Comparison::of(&mom, &ads_mom),
+            year_over_year: match (&yoy, &ads_yoy) {
+                (Some(y), Some(a)) => Some(Comparison::of(y, a)),
+                _ => None,
+            },
+        },
         limitations,
         evidence,
     })

@@ -10,11 +10,12 @@
 use std::collections::BTreeMap;
 
 use pp_core::Result;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Answer, Input, add_to, money, pct, per, ratio, settle, unit_money};
+use super::{Answer, Input, Money, add_to, money, pct, per, ratio, settle, unit_money};
 use crate::data::{self, ItemFacts, ItemKey, Wh};
-use crate::evidence::{Rows, Statement, say_money};
+use crate::evidence::{Rows, Statement, figure, say_money};
 use crate::params::Period;
 use crate::scope::Scope;
 use crate::shapley::{round_exact, shapley};
@@ -144,49 +145,132 @@ pub async fn read(wh: &Wh, scope: &Scope, compare: Period, period: Period) -> Re
     Ok(compute(before, after))
 }
 
-/// Effects as a JSON object.
-pub fn effects_json(e: &[i64; 4]) -> Value {
-    json!({ "traffic": money(e[0]), "mix": money(e[1]), "conversion": money(e[2]), "price": money(e[3]) })
+/// What `INS-OPS-BRIDGE-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpsBridge {
+    pub currency: String,
+    pub period: Period,
+    pub compare_period: Period,
+    /// `sessions`, or `glance_views` for a vendor.
+    pub traffic_measure: &'static str,
+    pub totals: Totals,
+    pub item_count: usize,
+    /// The largest changes, one by one.
+    pub items: Vec<ItemView>,
+    pub other_items: Others,
 }
 
-/// A period's totals as JSON.
-pub fn facts_json(f: &ItemFacts) -> Value {
-    json!({
-        "sales": money(f.sales),
-        "units": f.units,
-        "traffic": f.traffic,
-        "conversion": ratio(f.units, f.traffic),
-        "averagePrice": unit_money(per(f.sales, f.units)),
-    })
+/// The sales change split four ways, in the currency; the four sum to the change.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OpsEffects")]
+pub struct Effects {
+    pub traffic: Money,
+    pub mix: Money,
+    pub conversion: Money,
+    pub price: Money,
 }
 
-/// The scope-level part of a bridge as JSON.
-pub fn totals_json(b: &Bridge) -> Value {
-    json!({
-        "before": facts_json(&b.before),
-        "after": facts_json(&b.after),
-        "change": money(b.change()),
-        "changePct": pct(b.before.sales, b.after.sales),
-        "effects": effects_json(&b.effects),
-        "largestEffect": b.largest(),
-    })
+impl Effects {
+    pub fn of(e: &[i64; 4]) -> Self {
+        Self {
+            traffic: money(e[0]),
+            mix: money(e[1]),
+            conversion: money(e[2]),
+            price: money(e[3]),
+        }
+    }
 }
 
-/// Items as JSON: the `top` largest one by one, the rest summed.
-pub fn items_json(b: &Bridge, top: usize) -> (Value, Value) {
-    let listed: Vec<Value> = b
+/// A period's ordered sales, units and traffic.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "OpsFacts")]
+pub struct Facts {
+    pub sales: Money,
+    pub units: i64,
+    pub traffic: i64,
+    /// Units per traffic; null without traffic.
+    pub conversion: Option<f64>,
+    /// Sales per unit; null without units.
+    pub average_price: Option<Money>,
+}
+
+impl Facts {
+    pub fn of(f: &ItemFacts) -> Self {
+        Self {
+            sales: money(f.sales),
+            units: f.units,
+            traffic: f.traffic,
+            conversion: ratio(f.units, f.traffic),
+            average_price: unit_money(per(f.sales, f.units)),
+        }
+    }
+}
+
+/// The scope-level part of a bridge.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "OpsTotals")]
+pub struct Totals {
+    pub before: Facts,
+    pub after: Facts,
+    pub change: Money,
+    /// Percent, one decimal; null from zero sales.
+    pub change_pct: Option<f64>,
+    pub effects: Effects,
+    /// `traffic`, `mix`, `conversion` or `price`.
+    pub largest_effect: &'static str,
+}
+
+impl Totals {
+    pub fn of(b: &Bridge) -> Self {
+        Self {
+            before: Facts::of(&b.before),
+            after: Facts::of(&b.after),
+            change: money(b.change()),
+            change_pct: pct(b.before.sales, b.after.sales),
+            effects: Effects::of(&b.effects),
+            largest_effect: b.largest(),
+        }
+    }
+}
+
+/// One item's bridge.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "OpsItem")]
+pub struct ItemView {
+    pub legacy_seller_id: i64,
+    pub asin: String,
+    pub before: Facts,
+    pub after: Facts,
+    pub change: Money,
+    pub effects: Effects,
+}
+
+/// The items past the listed ones, summed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OpsOthers")]
+pub struct Others {
+    pub count: usize,
+    pub change: Money,
+    pub effects: Effects,
+}
+
+/// Items: the `top` largest one by one, the rest summed.
+pub fn items(b: &Bridge, top: usize) -> (Vec<ItemView>, Others) {
+    let listed = b
         .items
         .iter()
         .take(top)
-        .map(|it| {
-            json!({
-                "legacySellerId": it.key.0,
-                "asin": it.key.1,
-                "before": facts_json(&it.before),
-                "after": facts_json(&it.after),
-                "change": money(it.change()),
-                "effects": effects_json(&it.effects),
-            })
+        .map(|it| ItemView {
+            legacy_seller_id: it.key.0,
+            asin: it.key.1.clone(),
+            before: Facts::of(&it.before),
+            after: Facts::of(&it.after),
+            change: money(it.change()),
+            effects: Effects::of(&it.effects),
         })
         .collect();
     let rest = &b.items[b.items.len().min(top)..];
@@ -194,12 +278,12 @@ pub fn items_json(b: &Bridge, top: usize) -> (Value, Value) {
     for it in rest {
         add_to(&mut e, it.effects);
     }
-    let others = json!({
-        "count": rest.len(),
-        "change": money(rest.iter().map(ItemBridge::change).sum()),
-        "effects": effects_json(&e),
-    });
-    (Value::Array(listed), others)
+    let others = Others {
+        count: rest.len(),
+        change: money(rest.iter().map(ItemBridge::change).sum()),
+        effects: Effects::of(&e),
+    };
+    (listed, others)
 }
 
 pub fn limitations(scope: &Scope, b: &Bridge) -> Vec<String> {
@@ -240,9 +324,9 @@ pub fn evidence(scope: &Scope, b: &Bridge, compare: Period, period: Period) -> V
             say_money(b.change(), cur, true)
         ),
         &[
-            ("salesBefore", money(b.before.sales)),
-            ("salesAfter", money(b.after.sales)),
-            ("change", money(b.change())),
+            ("salesBefore", money(b.before.sales).into()),
+            ("salesAfter", money(b.after.sales).into()),
+            ("change", money(b.change()).into()),
         ],
         rows.clone(),
     )];
@@ -257,7 +341,7 @@ pub fn evidence(scope: &Scope, b: &Bridge, compare: Period, period: Period) -> V
             named.join(", "),
             b.largest()
         ),
-        &[("effects", effects_json(&b.effects))],
+        &[("effects", figure(Effects::of(&b.effects)))],
         rows.clone(),
     ));
     out.push(Statement::new(
@@ -290,8 +374,8 @@ pub fn evidence(scope: &Scope, b: &Bridge, compare: Period, period: Period) -> V
             ),
             &[
                 ("asin", it.key.1.clone().into()),
-                ("change", money(it.change())),
-                ("effects", effects_json(&it.effects)),
+                ("change", money(it.change()).into()),
+                ("effects", figure(Effects::of(&it.effects))),
             ],
             rows.into_iter()
                 .map(|r| r.asin(it.key.0, &it.key.1))
@@ -302,22 +386,26 @@ pub fn evidence(scope: &Scope, b: &Bridge, compare: Period, period: Period) -> V
 }
 
 /// The request.
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<OpsBridge>> {
     let period = input.period.expect("checked by the service");
     let compare = input.compare_period.expect("filled by the service");
     let b = read(wh, &input.scope, compare, period).await?;
-    let (items, others) = items_json(&b, input.top);
+    let (items, other_items) = items(&b, input.top);
     Ok(Answer {
-        result: json!({
-            "currency": input.scope.currency,
-            "period": period,
-            "comparePeriod": compare,
-            "trafficMeasure": if input.scope.vendor { "glance_views" } else { "sessions" },
-            "totals": totals_json(&b),
-            "itemCount": b.items.len(),
-            "items": items,
-            "otherItems": others,
-        }),
+        result: OpsBridge {
+            currency: input.scope.currency.clone(),
+            period,
+            compare_period: compare,
+            traffic_measure: if input.scope.vendor {
+                "glance_views"
+            } else {
+                "sessions"
+            },
+            totals: Totals::of(&b),
+            item_count: b.items.len(),
+            items,
+            other_items,
+        },
         limitations: limitations(&input.scope, &b),
         evidence: evidence(&input.scope, &b, compare, period),
     })

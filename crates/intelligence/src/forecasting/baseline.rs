@@ -9,9 +9,15 @@ use std::collections::BTreeMap;
 
 use pp_core::{Error, Result};
 use pp_forecast_models::{Options, driver};
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
+use super::copy::{
+    Backtest, Band, Baseline, Cut, CutMonth, Driver, Figure, MethodScore, Model, ServedMonth,
+    corrected, round,
+};
 use super::history::History;
+use super::publish::Publication;
 use super::readiness::{self, REQUIRED, Readiness};
 use super::state::{self, Entry, MonthRow};
 use super::units;
@@ -19,18 +25,90 @@ use crate::data::Wh;
 use crate::engines::{Answer, Input, num};
 use crate::params::{Measure, Month, SpendBasis};
 
-/// A served figure rounded to cents (revenue) or whole units.
-pub fn round(measure: Measure, x: f64) -> Value {
-    match measure {
-        Measure::Revenue => num((x * 100.0).round() / 100.0),
-        Measure::Units if x.is_finite() => Value::from(x.round() as i64),
-        Measure::Units => Value::Null,
-    }
+/// What `FCT-BASELINE-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "BaselineResult")]
+pub struct BaselineAnswer {
+    /// The forecast state scope; null for a brand of several seller rows.
+    pub scope_id: Option<String>,
+    /// `revenue` or `units`.
+    pub measure: &'static str,
+    #[serde(rename = "spend_basis")]
+    pub spend_basis: &'static str,
+    pub currency: String,
+    pub readiness: readiness::View,
+    pub data_through: chrono::NaiveDate,
+    #[serde(flatten)]
+    pub served: Availability,
+}
+
+/// Whether a forecast is served, and if so which.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(rename = "BaselineAvailability")]
+pub enum Availability {
+    /// Nothing is served (`available: false`), and why.
+    Unavailable {
+        available: bool,
+        reason: String,
+    },
+    Available(Box<Available>),
+}
+
+/// The forecast served (`available: true`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "BaselineServed")]
+pub struct Available {
+    /// `published` or `computed`.
+    pub source: &'static str,
+    /// The publication served, when `source` is `published`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<PublishedRef>,
+    pub available: bool,
+    /// The last complete months (up to 24), in the measure's unit.
+    pub history: Vec<Actual>,
+    pub model: Model,
+    pub backtest: Backtest,
+    pub driver: Driver,
+    /// The served months (revenue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub months: Option<Vec<ServedMonth>>,
+    /// The units document (units).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<units::Document>,
+}
+
+/// Who published the copy served, and when.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "BaselinePublished")]
+pub struct PublishedRef {
+    pub published_at: String,
+    pub published_by: String,
+    pub data_through: String,
+    pub age_days: Option<i64>,
+}
+
+/// A complete month's actual.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "MonthActual")]
+pub struct Actual {
+    pub month: String,
+    pub actual: Figure,
 }
 
 /// A score or coefficient to three decimals.
-fn thousandths(x: f64) -> Value {
+fn thousandths(x: f64) -> Option<f64> {
     num((x * 1000.0).round() / 1000.0)
+}
+
+/// A method's name as results spell it.
+fn method_name(m: pp_forecast_models::Method) -> String {
+    serde_json::to_value(m)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .expect("a method serializes as its name")
 }
 
 /// The spend plan forecast state holds for `months` (every month's `adSpend`, with
@@ -69,7 +147,7 @@ pub fn compute(
     horizon: usize,
     basis: SpendBasis,
     rows: &BTreeMap<String, MonthRow>,
-) -> Result<Value> {
+) -> Result<Baseline> {
     let facts: Vec<_> = h
         .complete
         .iter()
@@ -94,119 +172,95 @@ pub fn compute(
         Some(plan) => {
             let x: Vec<f64> = facts.iter().map(|(_, f)| f.spend(basis)).collect();
             let d = driver::forecast(&y, &x, &plan, &opts).map_err(|e| Error::internal(e.0))?;
-            let view = json!({
-                "considered": true,
-                "used": d.used,
-                "salesPerUnitOfSpend": thousandths(d.coefficient),
-                "backtestScaledErrorWith": thousandths(d.scaled_error_with),
-                "backtestScaledErrorWithout": thousandths(d.scaled_error_without),
-                "spendBasis": basis.as_str(),
-            });
+            let view = Driver::Considered {
+                considered: true,
+                used: d.used,
+                sales_per_unit_of_spend: thousandths(d.coefficient),
+                backtest_scaled_error_with: thousandths(d.scaled_error_with),
+                backtest_scaled_error_without: thousandths(d.scaled_error_without),
+                spend_basis: basis.as_str().to_owned(),
+            };
             (d.forecast, view)
         }
         None => (
             pp_forecast_models::forecast(&y, &opts).map_err(|e| Error::internal(e.0))?,
-            json!({ "considered": false, "used": false, "reason": if measure == Measure::Units { "units are forecast from their own history" } else { "no spend plan in forecast state (adSpend replace values for every month forecast)" } }),
+            Driver::Skipped {
+                considered: false,
+                used: false,
+                reason: if measure == Measure::Units {
+                    "units are forecast from their own history"
+                } else {
+                    "no spend plan in forecast state (adSpend replace values for every month forecast)"
+                }
+                .to_owned(),
+            },
         ),
     };
-    let mut out = Map::new();
-    for (k, m) in months.iter().enumerate() {
-        out.insert(
-            m.label(),
-            json!({ "expected": round(measure, f.mean[k]), "lower": round(measure, f.lower[k]), "upper": round(measure, f.upper[k]) }),
-        );
-    }
+    let out = months
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let band = Band {
+                expected: round(measure, f.mean[k]),
+                lower: round(measure, f.lower[k]),
+                upper: round(measure, f.upper[k]),
+            };
+            (m.label(), band)
+        })
+        .collect();
     let label_of = |train: usize| facts.get(train.saturating_sub(1)).map(|(m, _)| m.label());
-    let cuts: Vec<Value> = f
+    let cuts = f
         .backtest
         .cuts
         .iter()
-        .map(|c| {
-            json!({
-                "trainedThrough": label_of(c.train),
-                "months": c.actual.iter().zip(&c.forecast).enumerate().map(|(k, (a, p))| json!({
-                    "month": facts.get(c.train + k).map(|(m, _)| m.label()),
-                    "actual": round(measure, *a),
-                    "forecast": round(measure, *p),
-                })).collect::<Vec<_>>(),
-            })
+        .map(|c| Cut {
+            trained_through: label_of(c.train),
+            months: c
+                .actual
+                .iter()
+                .zip(&c.forecast)
+                .enumerate()
+                .map(|(k, (a, p))| CutMonth {
+                    month: facts.get(c.train + k).map(|(m, _)| m.label()),
+                    actual: round(measure, *a),
+                    forecast: round(measure, *p),
+                })
+                .collect(),
         })
         .collect();
-    Ok(json!({
-        "model": {
-            "label": f.model.label,
-            "methods": f.model.methods,
-            "seasonal": f.model.seasonal,
-            "shortHistory": f.model.short_history,
-            "historyMonths": f.model.history_months,
-            "rangeLevel": 0.95,
+    Ok(Baseline {
+        model: Model {
+            label: f.model.label,
+            methods: f.model.methods.into_iter().map(method_name).collect(),
+            seasonal: f.model.seasonal,
+            short_history: f.model.short_history,
+            history_months: f.model.history_months,
+            range_level: 0.95,
         },
-        "months": out,
-        "backtest": {
-            "cuts": cuts,
-            "scaledError": thousandths(f.backtest.scaled_error),
-            "methodScores": f.backtest.scores.iter().map(|s| json!({ "method": s.method, "scaledError": thousandths(s.scaled_error) })).collect::<Vec<_>>(),
-            "rangeErrors": f.backtest.range_errors,
+        months: out,
+        backtest: Backtest {
+            cuts,
+            scaled_error: thousandths(f.backtest.scaled_error),
+            method_scores: f
+                .backtest
+                .scores
+                .iter()
+                .map(|s| MethodScore {
+                    method: method_name(s.method),
+                    scaled_error: thousandths(s.scaled_error),
+                })
+                .collect(),
+            range_errors: f.backtest.range_errors,
         },
-        "driver": driver_view,
-    }))
-}
-
-/// The served months: the copy's months with the month rows applied.
-pub fn corrected(
-    measure: Measure,
-    months: &Value,
-    rows: &BTreeMap<String, MonthRow>,
-) -> Vec<Value> {
-    let field = match measure {
-        Measure::Revenue => "sales",
-        Measure::Units => "units",
-    };
-    let Some(map) = months.as_object() else {
-        return Vec::new();
-    };
-    map.iter()
-        .map(|(key, model)| {
-            let mut out = json!({ "month": key, "expected": model["expected"], "lower": model["lower"], "upper": model["upper"], "model": model });
-            if let Some(row) = rows.get(key) {
-                let c = &row.doc[field];
-                let mode = c["mode"].as_str().unwrap_or("inherit");
-                match mode {
-                    "replace" => {
-                        // forecast state refuses a replace without a number; should one be
-                        // stored anyway, nothing is served rather than a made-up zero
-                        out["expected"] = c["value"].as_f64().map_or(Value::Null, |v| round(measure, v));
-                        out["lower"] = Value::Null;
-                        out["upper"] = Value::Null;
-                    }
-                    "suppress" => {
-                        out["expected"] = Value::Null;
-                        out["lower"] = Value::Null;
-                        out["upper"] = Value::Null;
-                        out["suppressed"] = true.into();
-                    }
-                    _ => {}
-                }
-                out["correction"] = json!({
-                    "field": field,
-                    "mode": mode,
-                    "value": c.get("value").cloned().unwrap_or(Value::Null),
-                    "status": row.doc.get("status").cloned().unwrap_or_else(|| "auto".into()),
-                    "note": row.doc.get("note").cloned().unwrap_or(Value::Null),
-                    "updatedBy": row.updated_by,
-                    "updatedAt": row.updated_at,
-                });
-            }
-            out
-        })
-        .collect()
+        driver: driver_view,
+    })
 }
 
 /// What is served for a scope now: the latest publication entry, a computed baseline, or
 /// the reason there is none.
 pub enum Served {
-    Published(Entry),
-    Computed(Value),
+    Published(Box<Publication>),
+    Computed(Box<Baseline>),
     Unavailable(String),
 }
 
@@ -226,7 +280,7 @@ pub fn choose(
                 "the published forecast was withdrawn: {why}"
             )));
         }
-        return Ok(Served::Published(latest.clone()));
+        return Ok(Served::Published(Box::new(latest.publication()?)));
     }
     if !h.complete.iter().any(|(_, f)| f.has_sales()) {
         return Ok(Served::Unavailable(
@@ -247,7 +301,7 @@ pub fn choose(
         input.forecast.spend_basis,
         rows,
     )?;
-    Ok(Served::Computed(c))
+    Ok(Served::Computed(Box::new(c)))
 }
 
 /// How many complete months an answer shows before the forecast.
@@ -255,11 +309,14 @@ const HISTORY_SHOWN: usize = 24;
 
 /// The last complete months the warehouse holds (up to [`HISTORY_SHOWN`]), in the measure's
 /// unit, so a reader sees the forecast beside what it continues.
-fn history_json(h: &History, measure: Measure) -> Value {
+fn history(h: &History, measure: Measure) -> Vec<Actual> {
     let skip = h.complete.len().saturating_sub(HISTORY_SHOWN);
     h.complete[skip..]
         .iter()
-        .map(|(m, f)| json!({ "month": m.label(), "actual": round(measure, f.measure(measure)) }))
+        .map(|(m, f)| Actual {
+            month: m.label(),
+            actual: round(measure, f.measure(measure)),
+        })
         .collect()
 }
 
@@ -269,8 +326,62 @@ fn age_days(at: &str) -> Option<i64> {
     Some((chrono::Utc::now() - t.with_timezone(&chrono::Utc)).num_days())
 }
 
+/// What is served of `copy`: its months with the month rows applied (or the units document),
+/// beside its model, backtest and driver; or why nothing is.
+fn serve(
+    copy: Served,
+    h: &History,
+    input: &Input,
+    (scope_id, rows): (Option<String>, &BTreeMap<String, MonthRow>),
+) -> Availability {
+    let measure = input.forecast.measure;
+    let (source, published, copy) = match copy {
+        Served::Unavailable(reason) => {
+            return Availability::Unavailable {
+                available: false,
+                reason,
+            };
+        }
+        Served::Published(p) => {
+            let at = p.published_at.clone();
+            let by = PublishedRef {
+                age_days: age_days(&at),
+                published_at: at,
+                published_by: p.published_by.clone(),
+                data_through: p.data_through.clone(),
+            };
+            ("published", Some(by), p.copy(measure).clone())
+        }
+        Served::Computed(c) => ("computed", None, *c),
+    };
+    let served = corrected(measure, &copy.months, rows);
+    let (months, document) = if measure == Measure::Units {
+        let about = units::About {
+            scope_id,
+            source: Some(source),
+            data_through: h.data.end,
+            spend_basis: input.forecast.spend_basis.as_str(),
+            model: Some(&copy.model),
+        };
+        (None, Some(units::document(about, &served)))
+    } else {
+        (Some(served), None)
+    };
+    Availability::Available(Box::new(Available {
+        source,
+        published,
+        available: true,
+        history: history(h, measure),
+        model: copy.model,
+        backtest: copy.backtest,
+        driver: copy.driver,
+        months,
+        document,
+    }))
+}
+
 /// The request.
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<BaselineAnswer>> {
     let (h, id) = super::load(wh, input).await?;
     let r = readiness::assess(&h);
     let measure = input.forecast.measure;
@@ -281,49 +392,22 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     if id.is_none() {
         limitations.push("A brand of several seller rows has no forecast state: corrections and published copies belong to one merchant or one sub-brand.".into());
     }
-    let mut result = json!({
-        "scopeId": id,
-        "measure": measure.as_str(),
-        "spend_basis": input.forecast.spend_basis.as_str(),
-        "currency": input.scope.currency,
-        "readiness": r.view(),
-        "dataThrough": h.data.end.to_string(),
-    });
-    let copy = match choose(&entries, &h, &r, input, &rows)? {
-        Served::Unavailable(reason) => {
-            result["available"] = false.into();
-            result["reason"] = reason.into();
-            return Ok(Answer {
-                result,
-                limitations,
-                evidence: Vec::new(),
-            });
-        }
-        Served::Published(e) => {
-            let body = e.doc[measure.as_str()].clone();
-            let at = e.doc["publishedAt"].as_str().unwrap_or_default().to_owned();
-            result["source"] = "published".into();
-            result["published"] = json!({ "publishedAt": at, "publishedBy": e.doc["publishedBy"], "dataThrough": e.doc["dataThrough"], "ageDays": age_days(&at) });
-            body
-        }
-        Served::Computed(c) => {
-            result["source"] = "computed".into();
-            c
-        }
-    };
-    result["available"] = true.into();
-    result["history"] = history_json(&h, measure);
-    let served = corrected(measure, &copy["months"], &rows);
-    result["model"] = copy["model"].clone();
-    result["backtest"] = copy["backtest"].clone();
-    result["driver"] = copy["driver"].clone();
-    if measure == Measure::Units {
-        result["document"] = units::document(&result, &served);
-    } else {
-        result["months"] = Value::Array(served);
-    }
+    let served = serve(
+        choose(&entries, &h, &r, input, &rows)?,
+        &h,
+        input,
+        (id.clone(), &rows),
+    );
     Ok(Answer {
-        result,
+        result: BaselineAnswer {
+            scope_id: id,
+            measure: measure.as_str(),
+            spend_basis: input.forecast.spend_basis.as_str(),
+            currency: input.scope.currency.clone(),
+            readiness: r.view(),
+            data_through: h.data.end,
+            served,
+        },
         limitations,
         evidence: Vec::new(),
     })

@@ -5,6 +5,7 @@
 //! document (`units`).
 
 pub mod baseline;
+pub mod copy;
 pub mod history;
 pub mod publish;
 pub mod readiness;

@@ -6,9 +6,10 @@
 
 use pp_core::{Error, Kind, Result};
 use pp_store::forecast::{DocWrite, Plan};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::copy::Baseline;
 use super::history::History;
 use super::readiness::{self, REQUIRED};
 use super::state::{self, publication_prefix};
@@ -48,7 +49,7 @@ async fn add(st: &StateStore, scope_id: &str, actor: &str, ms: i64, doc: Value) 
 }
 
 /// A published forecast, as stored and answered.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Publication {
     pub scope_id: String,
@@ -56,11 +57,21 @@ pub struct Publication {
     pub published_by: String,
     /// The last day of sales the forecast saw.
     pub data_through: String,
-    pub spend_basis: &'static str,
+    pub spend_basis: String,
     /// The revenue baseline, month by month.
-    pub revenue: Value,
+    pub revenue: Baseline,
     /// The units baseline, month by month.
-    pub units: Value,
+    pub units: Baseline,
+}
+
+impl Publication {
+    /// The copy of `measure`.
+    pub fn copy(&self, measure: Measure) -> &Baseline {
+        match measure {
+            Measure::Revenue => &self.revenue,
+            Measure::Units => &self.units,
+        }
+    }
 }
 
 /// A withdrawn forecast, as stored and answered.
@@ -93,7 +104,7 @@ pub async fn publish(
                 r.months()
             ),
         )
-        .with_field("readiness", r.view()));
+        .with_field("readiness", crate::evidence::figure(r.view())));
     }
     let rows = state::month_rows(st, scope_id).await?;
     let revenue = super::baseline::compute(h, &r, Measure::Revenue, horizon, basis, &rows)?;
@@ -104,7 +115,7 @@ pub async fn publish(
         published_at: pp_store::rfc3339_ms(ms),
         published_by: actor.to_owned(),
         data_through: h.data.end.to_string(),
-        spend_basis: basis.as_str(),
+        spend_basis: basis.as_str().to_owned(),
         revenue,
         units,
     };

@@ -4,7 +4,8 @@
 //! recommended), with the month each verdict is (or was) first read and what would close
 //! the gap.
 
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::history::History;
 use crate::engines::{Answer, Input};
@@ -13,6 +14,62 @@ use crate::params::Month;
 /// Complete months a forecast needs, and the months recommended.
 pub const REQUIRED: usize = 12;
 pub const RECOMMENDED: usize = 18;
+
+/// What `FCT-READINESS-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "ReadinessResult")]
+pub struct ReadinessAnswer {
+    /// The forecast state scope; null for a brand of several seller rows.
+    pub scope_id: Option<String>,
+    pub readiness: View,
+    pub data_through: chrono::NaiveDate,
+}
+
+/// A scope's readiness, as answers show it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "Readiness")]
+pub struct View {
+    /// `ready`, `limited` or `not_ready`.
+    pub verdict: &'static str,
+    pub forecastable: bool,
+    pub complete_months: usize,
+    pub months_of_sales: usize,
+    pub months_of_ad_spend: usize,
+    pub trainable_overlap: usize,
+    /// Null without a complete month of sales.
+    pub training_window: Option<Window>,
+    /// `YYYY-MM`.
+    pub last_complete_month: Option<String>,
+    /// The required floor (`limited`), then the recommended (`ready`).
+    pub floors: [Floor; 2],
+    pub to_close_the_gap: Vec<String>,
+}
+
+/// The training window's first and last months (`YYYY-MM`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "TrainingWindow")]
+pub struct Window {
+    pub from: String,
+    pub through: String,
+}
+
+/// One floor and whether (and when) it is reached.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "ReadinessFloor")]
+pub struct Floor {
+    pub floor: usize,
+    pub verdict: &'static str,
+    pub met: bool,
+    pub months_short: usize,
+    /// The month whose close reaches the floor (absent without a complete month).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached_with: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_forecast_month: Option<String>,
+}
 
 /// A scope's readiness.
 #[derive(Debug, Clone)]
@@ -52,18 +109,25 @@ impl Readiness {
         })
     }
 
-    fn floor(&self, floor: usize, name: &str) -> Value {
+    fn floor(&self, floor: usize, name: &'static str) -> Floor {
         let n = self.months();
         match self.reached(floor) {
-            Some((m, met)) => json!({
-                "floor": floor,
-                "verdict": name,
-                "met": met,
-                "monthsShort": floor.saturating_sub(n),
-                "reachedWith": m.label(),
-                "firstForecastMonth": m.back(-1).label(),
-            }),
-            None => json!({ "floor": floor, "verdict": name, "met": false, "monthsShort": floor }),
+            Some((m, met)) => Floor {
+                floor,
+                verdict: name,
+                met,
+                months_short: floor.saturating_sub(n),
+                reached_with: Some(m.label()),
+                first_forecast_month: Some(m.back(-1).label()),
+            },
+            None => Floor {
+                floor,
+                verdict: name,
+                met: false,
+                months_short: floor,
+                reached_with: None,
+                first_forecast_month: None,
+            },
         }
     }
 
@@ -94,20 +158,30 @@ impl Readiness {
         out
     }
 
-    /// The JSON of the verdict.
-    pub fn view(&self) -> Value {
-        json!({
-            "verdict": self.verdict(),
-            "forecastable": self.months() >= REQUIRED,
-            "completeMonths": self.months(),
-            "monthsOfSales": self.sales_months,
-            "monthsOfAdSpend": self.spend_months,
-            "trainableOverlap": self.overlap,
-            "trainingWindow": self.window.first().zip(self.window.last()).map(|(a, b)| json!({ "from": a.label(), "through": b.label() })),
-            "lastCompleteMonth": self.last_complete.map(|m| m.label()),
-            "floors": [self.floor(REQUIRED, "limited"), self.floor(RECOMMENDED, "ready")],
-            "toCloseTheGap": self.gaps(),
-        })
+    /// The verdict as answers show it.
+    pub fn view(&self) -> View {
+        View {
+            verdict: self.verdict(),
+            forecastable: self.months() >= REQUIRED,
+            complete_months: self.months(),
+            months_of_sales: self.sales_months,
+            months_of_ad_spend: self.spend_months,
+            trainable_overlap: self.overlap,
+            training_window: self
+                .window
+                .first()
+                .zip(self.window.last())
+                .map(|(a, b)| Window {
+                    from: a.label(),
+                    through: b.label(),
+                }),
+            last_complete_month: self.last_complete.map(|m| m.label()),
+            floors: [
+                self.floor(REQUIRED, "limited"),
+                self.floor(RECOMMENDED, "ready"),
+            ],
+            to_close_the_gap: self.gaps(),
+        }
     }
 }
 
@@ -140,7 +214,7 @@ pub fn assess(h: &History) -> Readiness {
 }
 
 /// The request.
-pub async fn run(wh: &crate::data::Wh, input: &Input) -> pp_core::Result<Answer> {
+pub async fn run(wh: &crate::data::Wh, input: &Input) -> pp_core::Result<Answer<ReadinessAnswer>> {
     let (h, _) = super::load(wh, input).await?;
     let r = assess(&h);
     let mut limitations = vec![
@@ -151,7 +225,11 @@ pub async fn run(wh: &crate::data::Wh, input: &Input) -> pp_core::Result<Answer>
         limitations.push("A brand is summed by month over its seller rows, its own items and campaigns only; DSP spend is not split by brand.".into());
     }
     Ok(Answer {
-        result: json!({ "scopeId": super::state::scope_id(input), "readiness": r.view(), "dataThrough": h.data.end.to_string() }),
+        result: ReadinessAnswer {
+            scope_id: super::state::scope_id(input),
+            readiness: r.view(),
+            data_through: h.data.end,
+        },
         limitations,
         evidence: Vec::new(),
     })

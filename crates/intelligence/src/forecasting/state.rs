@@ -106,6 +106,13 @@ impl Entry {
     pub fn withdrawn(&self) -> bool {
         self.doc["withdrawn"].as_bool().unwrap_or(false)
     }
+
+    /// The published copy this entry holds; an error naming why when it does not read (a
+    /// stored publication is never served half-read).
+    pub fn publication(&self) -> Result<super::publish::Publication> {
+        serde_json::from_value(self.doc.clone())
+            .map_err(|e| Error::internal_with("a stored forecast publication does not read", e))
+    }
 }
 
 /// The key prefix of a scope's publications.

@@ -8,31 +8,158 @@
 //! enabled campaigns keep their budgets and are counted as spending them. The answer is the
 //! budget updates' dry runs: plans the existing commit sends, never a write of its own.
 
-use chrono::Duration;
+use chrono::{Duration, NaiveDate};
 use pp_core::{Error, Kind, Result};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use super::Caller;
 use super::allocate::{Slot, allocate};
 use crate::daily::{self, Campaign, Pace};
 use crate::data::Wh;
-use crate::engines::{Answer, Input, money};
+use crate::engines::{Answer, Input, Money, money};
 use crate::params::{Month, Period};
 
+/// What `PLN-BUDGET-PACING-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetPacing {
+    /// `YYYY-MM`.
+    pub month: String,
+    pub budget: Money,
+    /// `request` or `forecast_state`.
+    pub budget_source: &'static str,
+    pub month_to_date_spend: Money,
+    /// Null before the month's first data day.
+    pub month_to_date_through: Option<NaiveDate>,
+    pub remaining_from: NaiveDate,
+    pub remaining_days: i64,
+    /// The proposed daily budgets, summed.
+    pub daily_total: Money,
+    pub lands_at: Money,
+    /// Where the month lands against its budget.
+    pub gap: Money,
+    pub gap_why: Vec<String>,
+    pub campaigns: Vec<CampaignPlan>,
+    /// The budget updates' dry runs: commit each to send it.
+    pub plans: Vec<Plan>,
+    pub assumptions: Vec<String>,
+}
+
+/// A campaign's proposed budget and what it stands on.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "PacedCampaign")]
+pub struct CampaignPlan {
+    pub campaign_id: String,
+    pub name: String,
+    pub ad_product: String,
+    pub current_budget: Money,
+    pub proposed_budget: Money,
+    pub changed: bool,
+    /// Whether a budget write reaches it (Sponsored Products and Brands).
+    pub writable: bool,
+    pub floor: Option<Money>,
+    pub ceiling: Option<Money>,
+    pub weight: f64,
+    pub recent: Recent,
+    pub month_to_date_spend: Money,
+}
+
+/// A campaign's recent pace.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "CampaignPace")]
+pub struct Recent {
+    pub spend: Money,
+    pub sales: Money,
+    /// Attributed sales per spend; null without spend.
+    pub roas: Option<f64>,
+    pub days: i64,
+    pub days_out_of_budget: i64,
+}
+
+/// One budget update's dry run.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "PacingPlan")]
+pub struct Plan {
+    /// `sp.update_campaigns` or `sb.update_campaigns`.
+    pub operation: &'static str,
+    pub profile_id: Option<String>,
+    pub campaign_ids: Vec<String>,
+    /// The call the dry run previewed (`marketplace_ads_call`'s arguments).
+    pub call: Call,
+    /// The marketplace's dry-run answer, as `POST /api/marketplace/ads/call` gives it: its
+    /// plan id is what a commit sends.
+    pub dry_run: Value,
+}
+
+/// An advertising call, as `marketplace_ads_call` takes it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "PacingCall")]
+pub struct Call {
+    pub operation: &'static str,
+    pub profile_id: Option<String>,
+    pub query: CallQuery,
+}
+
+/// The call's body.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "PacingCallQuery")]
+pub struct CallQuery {
+    pub body: CallBody,
+}
+
+/// The campaigns the call updates.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "PacingCallBody")]
+pub struct CallBody {
+    pub campaigns: Vec<Item>,
+}
+
+/// A campaign's budget update, as its ad product's write takes it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+#[schemars(rename = "BudgetUpdate")]
+pub enum Item {
+    /// Sponsored Products: a daily budget object.
+    Products {
+        campaign_id: String,
+        budget: DailyBudget,
+    },
+    /// Sponsored Brands: the amount.
+    Brands { campaign_id: String, budget: Money },
+}
+
+/// A Sponsored Products budget.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DailyBudget {
+    pub budget: Money,
+    /// `DAILY`.
+    pub budget_type: &'static str,
+}
+
 /// A budget update's item for a campaign id and a budget in cents.
-type Item = fn(&str, i64) -> Value;
+type MakeItem = fn(&str, i64) -> Item;
 
 /// The write that sets a campaign's daily budget, by ad product, and the item it takes.
-fn budget_write(ad_product: &str) -> Option<(&'static str, Item)> {
+fn budget_write(ad_product: &str) -> Option<(&'static str, MakeItem)> {
     match ad_product {
-        "SPONSORED_PRODUCTS" => Some((
-            "sp.update_campaigns",
-            |id, cents| json!({ "campaignId": id, "budget": { "budget": cents as f64 / 100.0, "budgetType": "DAILY" } }),
-        )),
-        "SPONSORED_BRANDS" => Some((
-            "sb.update_campaigns",
-            |id, cents| json!({ "campaignId": id, "budget": cents as f64 / 100.0 }),
-        )),
+        "SPONSORED_PRODUCTS" => Some(("sp.update_campaigns", |id, cents| Item::Products {
+            campaign_id: id.to_owned(),
+            budget: DailyBudget {
+                budget: money(cents),
+                budget_type: "DAILY",
+            },
+        })),
+        "SPONSORED_BRANDS" => Some(("sb.update_campaigns", |id, cents| Item::Brands {
+            campaign_id: id.to_owned(),
+            budget: money(cents),
+        })),
         _ => None,
     }
 }
@@ -213,7 +340,7 @@ fn bounds(policy: &pp_marketplace::policy::Policy, currency: &str, current: i64)
 }
 
 /// The request's engine.
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<BudgetPacing>> {
     let caller = input
         .caller
         .as_ref()
@@ -283,24 +410,23 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
         "Campaigns no budget write reaches (Sponsored Display) keep their budgets and count as spending them; paused campaigns are left out.".to_owned(),
         "Current budgets are the warehouse's campaign table; each dry run reads the live campaigns again and shows their values, and a commit sends only what it previewed.".to_owned(),
     ];
-    let rows: Vec<Value> = campaigns.iter().map(campaign_json).collect();
     Ok(Answer {
-        result: json!({
-            "month": m.label(),
-            "budget": money(budget),
-            "budgetSource": budget_source,
-            "monthToDateSpend": money(month_to_date),
-            "monthToDateThrough": mtd_period.map(|p| p.end.to_string()),
-            "remainingFrom": from.to_string(),
-            "remainingDays": remaining_days,
-            "dailyTotal": money(daily_total),
-            "landsAt": money(month_to_date + remaining_days * daily_total),
-            "gap": money(gap),
-            "gapWhy": why,
-            "campaigns": rows,
-            "plans": plans,
-            "assumptions": assumptions,
-        }),
+        result: BudgetPacing {
+            month: m.label(),
+            budget: money(budget),
+            budget_source,
+            month_to_date_spend: money(month_to_date),
+            month_to_date_through: mtd_period.map(|p| p.end),
+            remaining_from: from,
+            remaining_days,
+            daily_total: money(daily_total),
+            lands_at: money(month_to_date + remaining_days * daily_total),
+            gap: money(gap),
+            gap_why: why,
+            campaigns: campaigns.iter().map(campaign_plan).collect(),
+            plans,
+            assumptions,
+        },
         limitations: assumptions_short(),
         evidence: Vec::new(),
     })
@@ -313,34 +439,34 @@ fn assumptions_short() -> Vec<String> {
     ]
 }
 
-fn campaign_json(c: &Paced) -> Value {
+fn campaign_plan(c: &Paced) -> CampaignPlan {
     let roas = (c.recent.spend > 0)
         .then(|| (c.recent.sales as f64 / c.recent.spend as f64 * 100.0).round() / 100.0);
-    json!({
-        "campaignId": c.campaign.id,
-        "name": c.campaign.name,
-        "adProduct": c.campaign.ad_product,
-        "currentBudget": money(c.campaign.budget),
-        "proposedBudget": money(c.proposed),
-        "changed": c.proposed != c.campaign.budget,
-        "writable": c.operation.is_some(),
-        "floor": c.operation.map(|_| money(c.floor)),
-        "ceiling": c.operation.map(|_| money(c.ceiling)),
-        "weight": (c.weight * 100.0).round() / 100.0,
-        "recent": {
-            "spend": money(c.recent.spend),
-            "sales": money(c.recent.sales),
-            "roas": roas,
-            "days": c.recent.days,
-            "daysOutOfBudget": c.recent.out_of_budget,
+    CampaignPlan {
+        campaign_id: c.campaign.id.clone(),
+        name: c.campaign.name.clone(),
+        ad_product: c.campaign.ad_product.clone(),
+        current_budget: money(c.campaign.budget),
+        proposed_budget: money(c.proposed),
+        changed: c.proposed != c.campaign.budget,
+        writable: c.operation.is_some(),
+        floor: c.operation.map(|_| money(c.floor)),
+        ceiling: c.operation.map(|_| money(c.ceiling)),
+        weight: (c.weight * 100.0).round() / 100.0,
+        recent: Recent {
+            spend: money(c.recent.spend),
+            sales: money(c.recent.sales),
+            roas,
+            days: c.recent.days,
+            days_out_of_budget: c.recent.out_of_budget,
         },
-        "monthToDateSpend": money(c.month_to_date),
-    })
+        month_to_date_spend: money(c.month_to_date),
+    }
 }
 
 /// The dry runs of the changed budgets: one per operation and profile (and per `max_items`),
 /// made through the marketplace as the caller.
-async fn dry_runs(caller: &Caller, campaigns: &[Paced]) -> Result<Vec<Value>> {
+async fn dry_runs(caller: &Caller, campaigns: &[Paced]) -> Result<Vec<Plan>> {
     let mut groups: std::collections::BTreeMap<(&str, Option<i64>), Vec<&Paced>> =
         Default::default();
     for c in campaigns.iter().filter(|c| c.proposed != c.campaign.budget) {
@@ -356,29 +482,33 @@ async fn dry_runs(caller: &Caller, campaigns: &[Paced]) -> Result<Vec<Value>> {
         let (_, item) = budget_write(&list[0].campaign.ad_product)
             .ok_or_else(|| Error::internal("a grouped campaign has a budget write"))?;
         for chunk in list.chunks(max_items(op)) {
-            let items: Vec<Value> = chunk
-                .iter()
-                .map(|c| item(&c.campaign.id, c.proposed))
-                .collect();
-            let call = json!({
-                "operation": op,
-                "profileId": profile.map(|p| p.to_string()),
-                "query": { "body": { "campaigns": items } },
-            });
-            let req = pp_core::wire::from_value(call.clone())
+            let call = Call {
+                operation: op,
+                profile_id: profile.map(|p| p.to_string()),
+                query: CallQuery {
+                    body: CallBody {
+                        campaigns: chunk
+                            .iter()
+                            .map(|c| item(&c.campaign.id, c.proposed))
+                            .collect(),
+                    },
+                },
+            };
+            let wire = serde_json::to_value(&call).map_err(Error::internal_from)?;
+            let req = pp_core::wire::from_value(wire)
                 .map_err(|e| Error::internal(format!("a pacing call does not read: {e}")))?;
             let answer = caller
                 .market
                 .calls()
                 .ads_call(&caller.principal, req, None)
                 .await?;
-            plans.push(json!({
-                "operation": op,
-                "profileId": call["profileId"],
-                "campaignIds": chunk.iter().map(|c| c.campaign.id.clone()).collect::<Vec<_>>(),
-                "call": call,
-                "dryRun": serde_json::to_value(&answer).map_err(Error::internal_from)?,
-            }));
+            plans.push(Plan {
+                operation: op,
+                profile_id: call.profile_id.clone(),
+                campaign_ids: chunk.iter().map(|c| c.campaign.id.clone()).collect(),
+                call,
+                dry_run: serde_json::to_value(&answer).map_err(Error::internal_from)?,
+            });
         }
     }
     Ok(plans)

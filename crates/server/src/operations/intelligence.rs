@@ -169,7 +169,7 @@ fn run_schema() -> Value {
             ("engineVersion", string()),
             ("evidenceVersion", string()),
             ("merchant", any_object()),
-            ("result", any_object()),
+            ("result", result_schema()),
             ("limitations", array(string())),
             ("evidence", array(any_object())),
             ("error", any_object()),
@@ -177,6 +177,32 @@ fn run_schema() -> Value {
         ],
         &["runId", "id", "version", "status", "mode", "createdAt"],
     )
+}
+
+/// A finished run's `result`: the request's own result type, one schema per catalog entry
+/// (titled with its id), each derived from the engine's result type; the types sit in the
+/// document's `components/schemas` ([`crate::openapi`] adds them).
+fn result_schema() -> Value {
+    let (each, _) = pp_intelligence::registry::result_schemas();
+    let each: Vec<Value> = each
+        .into_iter()
+        .map(|(id, mut s)| {
+            s["title"] = id.into();
+            s
+        })
+        .collect();
+    json!({
+        "description": "The request's own result; which one follows from the run's id.",
+        "anyOf": each,
+    })
+}
+
+/// A run as a tool answers it: the result is described, not spelled out (its schema is the
+/// OpenAPI document's, and a tool list is read whole by every client).
+fn run_tool_schema() -> Value {
+    let mut s = run_schema();
+    s["properties"]["result"] = json!({ "type": "object", "description": "The request's own result: its schema is the OpenAPI document's, under the request id." });
+    s
 }
 
 fn catalog_schema() -> Value {
@@ -230,7 +256,7 @@ limitations; evidence: true adds plain statements with the figures and rows behi
 account answers account_too_large_use_async: send async: true and poll with intelligence_poll. \
 An account computes two requests at once; a third answers busy (retry shortly).",
                 input: run_input(),
-                output: None,
+                output: Some(run_tool_schema()),
                 hints: RUN,
                 run: run_tool,
             }),
@@ -252,7 +278,7 @@ result. Poll again while status is queued or computing.",
                     ],
                     &["runId"],
                 ),
-                output: None,
+                output: Some(run_tool_schema()),
                 hints: READ,
                 run: poll_tool,
             }),
@@ -266,7 +292,7 @@ result. Poll again while status is queued or computing.",
                 description: "A finished run's answer by runId, at once, as often as needed (synchronous \
 runs are kept too). A run still queued or computing answers run_not_ready: poll it instead.",
                 input: closed(&[("runId", text(RUN_ID))], &["runId"]),
-                output: None,
+                output: Some(run_tool_schema()),
                 hints: READ,
                 run: get_tool,
             }),

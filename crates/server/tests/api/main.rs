@@ -28,6 +28,7 @@ mod plans;
 mod pricing;
 mod reference_doc;
 mod reports;
+mod result_schemas;
 mod schema_fuzz;
 #[path = "../../../store/tests/support/scratch_db.rs"]
 mod scratch_db;

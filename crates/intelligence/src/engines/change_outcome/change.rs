@@ -6,15 +6,45 @@
 use chrono::NaiveDate;
 use pp_core::{Error, Kind, Result};
 use pp_store::ads_writes::ANSWERED;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::engines::Input;
+
+/// What named the change, as the result shows it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+#[schemars(rename = "OutcomeChange")]
+pub enum Named {
+    /// A day with the campaigns and items it touched.
+    Day {
+        date: NaiveDate,
+        campaign_ids: Vec<String>,
+        asins: Vec<String>,
+    },
+    /// An audited write.
+    Audit {
+        audit_id: String,
+        operation: String,
+        /// RFC 3339.
+        committed_at: String,
+        campaign_ids: Vec<String>,
+    },
+    /// A timeline stake.
+    Stake {
+        stake_id: i64,
+        category: Option<String>,
+        campaign_ids: Vec<String>,
+        asins: Vec<String>,
+    },
+}
 
 /// A change, resolved.
 #[derive(Debug, Clone)]
 pub struct Change {
     /// What named it, as the result shows it.
-    pub named: Value,
+    pub named: Named,
     /// The first day it was in force all day.
     pub first_day: NaiveDate,
     /// A day it took effect part-way through (left out of both windows).
@@ -46,7 +76,11 @@ pub async fn resolve(input: &Input) -> Result<Change> {
         ));
     };
     Ok(Change {
-        named: json!({ "date": date.to_string(), "campaignIds": c.campaign_ids, "asins": c.asins }),
+        named: Named::Day {
+            date,
+            campaign_ids: c.campaign_ids.clone(),
+            asins: c.asins.clone(),
+        },
         first_day: date,
         partial_day: None,
         campaigns: c.campaign_ids.clone(),
@@ -109,7 +143,12 @@ async fn audited(input: &Input, id: &str) -> Result<Change> {
     let campaigns = audited_campaigns(&answer, &row.snapshot);
     let first_day = pp_core::outcome::first_full_day(row.created_ms);
     Ok(Change {
-        named: json!({ "auditId": id, "operation": row.operation, "committedAt": pp_store::rfc3339_ms(row.created_ms), "campaignIds": campaigns }),
+        named: Named::Audit {
+            audit_id: id.to_owned(),
+            operation: row.operation.clone(),
+            committed_at: pp_store::rfc3339_ms(row.created_ms),
+            campaign_ids: campaigns.clone(),
+        },
         first_day,
         partial_day: first_day.pred_opt(),
         campaigns,
@@ -148,7 +187,12 @@ async fn staked(input: &Input, id: i64) -> Result<Change> {
         .map(|a| vec![a.to_owned()])
         .unwrap_or_default();
     Ok(Change {
-        named: json!({ "stakeId": id, "category": row.category, "campaignIds": campaigns, "asins": asins }),
+        named: Named::Stake {
+            stake_id: id,
+            category: row.category.clone(),
+            campaign_ids: campaigns.clone(),
+            asins: asins.clone(),
+        },
         first_day,
         partial_day: None,
         campaigns,

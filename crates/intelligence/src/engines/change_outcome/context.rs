@@ -6,7 +6,8 @@ use chrono::{Duration, NaiveDate};
 use pp_core::Result;
 use pp_store::ads_writes::{ANSWERED, AuditFilter};
 use pp_store::brand::TimelineQuery;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::change::Change;
 use crate::data::{self, Wh};
@@ -22,14 +23,46 @@ fn day_ms(d: NaiveDate) -> i64 {
         .unwrap_or_default()
 }
 
-/// The confounders over `span`, each `{ kind, … }`, and a sentence for each.
+/// Something else that happened in the windows.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schemars(rename = "OutcomeConfounder")]
+pub enum Confounder {
+    /// Another audited write for the merchant.
+    #[serde(rename_all = "camelCase")]
+    AuditedWrite {
+        audit_id: String,
+        operation: String,
+        /// RFC 3339.
+        at: String,
+        actor: String,
+    },
+    /// A timeline stake about the merchant.
+    #[serde(rename_all = "camelCase")]
+    Stake {
+        stake_id: i64,
+        category: String,
+        brand: String,
+        start: String,
+        end: String,
+        interpretation: Option<String>,
+    },
+    /// An item without sellable stock.
+    StockOut {
+        asin: String,
+        start: NaiveDate,
+        end: NaiveDate,
+    },
+}
+
+/// The confounders over `span`, and a sentence for each.
 pub async fn confounders(
     wh: &Wh,
     input: &Input,
     change: &Change,
     span: Period,
-) -> Result<(Vec<Value>, Vec<String>)> {
-    let mut found: Vec<(Value, String)> = Vec::new();
+) -> Result<(Vec<Confounder>, Vec<String>)> {
+    let mut found: Vec<(Confounder, String)> = Vec::new();
     let st = &input.state;
     let tokens: Vec<&str> = input
         .scope
@@ -59,8 +92,16 @@ pub async fn confounders(
         }
         let at = pp_store::rfc3339_ms(a.created_ms);
         found.push((
-            json!({ "kind": "audited_write", "auditId": a.id, "operation": a.operation, "at": at, "actor": a.actor }),
-            format!("Another audited write landed in the windows: {} ({}) at {at} by {}.", a.operation, a.id, a.actor),
+            Confounder::AuditedWrite {
+                audit_id: a.id.clone(),
+                operation: a.operation.clone(),
+                at: at.clone(),
+                actor: a.actor.clone(),
+            },
+            format!(
+                "Another audited write landed in the windows: {} ({}) at {at} by {}.",
+                a.operation, a.id, a.actor
+            ),
         ));
     }
     let stakes = st
@@ -95,27 +136,39 @@ pub async fn confounders(
             s.category.clone().unwrap_or_default(),
             s.ends_on.clone().unwrap_or_else(|| starts.to_owned()),
         );
+        let said = format!(
+            "A {} stake on {} runs {starts} to {end}: {}",
+            category.replace('_', " "),
+            s.brand,
+            s.interpretation.as_deref().unwrap_or("")
+        );
         found.push((
-            json!({ "kind": "stake", "stakeId": s.id, "category": category, "brand": s.brand, "start": starts, "end": end, "interpretation": s.interpretation }),
-            format!(
-                "A {} stake on {} runs {starts} to {end}: {}",
-                category.replace('_', " "),
-                s.brand,
-                s.interpretation.as_deref().unwrap_or("")
-            ),
+            Confounder::Stake {
+                stake_id: s.id,
+                category,
+                brand: s.brand.clone(),
+                start: starts.to_owned(),
+                end,
+                interpretation: s.interpretation.clone(),
+            },
+            said,
         ));
     }
     // vendors have no inventory snapshots
     if !input.scope.vendor {
         for (asin, first, last) in stock_outs(wh, input, span).await? {
             found.push((
-                json!({ "kind": "stock_out", "asin": asin, "start": first.to_string(), "end": last.to_string() }),
+                Confounder::StockOut {
+                    asin: asin.clone(),
+                    start: first,
+                    end: last,
+                },
                 format!("{asin} had no sellable stock from {first} to {last}: it sold nothing and served no ads on those days."),
             ));
         }
     }
     let more = found.len().saturating_sub(LISTED);
-    let (list, mut said): (Vec<Value>, Vec<String>) = found.into_iter().take(LISTED).unzip();
+    let (list, mut said): (Vec<Confounder>, Vec<String>) = found.into_iter().take(LISTED).unzip();
     if more > 0 {
         said.push(format!("{more} more confounders are not listed."));
     }

@@ -4,8 +4,9 @@
 //! retail sections sales, units, sessions, conversion (units per session) and price.
 
 use chrono::NaiveDate;
+use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::Number;
 
 use super::stats::{Judged, Short, judge, judgement, short_of};
 use crate::daily::Daily;
@@ -22,14 +23,17 @@ pub const MIN_ORDERS: i64 = 10;
 pub const MIN_SESSIONS: i64 = 100;
 
 /// One metric's move.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "OutcomeMetric")]
 pub struct Metric {
     pub metric: &'static str,
-    pub before: Value,
-    pub after: Value,
-    pub change: Value,
-    pub change_pct: Value,
+    /// Money in the currency's major unit, a count, or a ratio; null when a window has
+    /// nothing to divide by.
+    pub before: Option<Number>,
+    pub after: Option<Number>,
+    pub change: Option<Number>,
+    pub change_pct: Option<f64>,
     /// The direction in which it is better (`up`, `down`), or null when neither is.
     pub better: Option<&'static str>,
     #[serde(flatten)]
@@ -51,13 +55,12 @@ enum Shape {
     Ratio,
 }
 
-fn show(shape: Shape, v: Option<f64>) -> Value {
-    match (shape, v) {
-        (_, None) => Value::Null,
-        (Shape::Cents, Some(c)) => money(c.round() as i64),
-        (Shape::Count, Some(n)) => Value::from(n.round() as i64),
-        (Shape::CentsPer, c) => unit_money(c),
-        (Shape::Ratio, Some(r)) => num((r * 10_000.0).round() / 10_000.0),
+fn show(shape: Shape, v: Option<f64>) -> Option<Number> {
+    match (shape, v?) {
+        (Shape::Cents, c) => Number::from_f64(money(c.round() as i64)),
+        (Shape::Count, n) => Some(Number::from(n.round() as i64)),
+        (Shape::CentsPer, c) => unit_money(Some(c)).and_then(Number::from_f64),
+        (Shape::Ratio, r) => num((r * 10_000.0).round() / 10_000.0).and_then(Number::from_f64),
     }
 }
 
@@ -150,12 +153,12 @@ fn metric<F: 'static>(d: &Def<F>, b: &Window<F>, a: &Window<F>) -> Metric {
     };
     let change = match (before, after) {
         (Some(x), Some(y)) => show(d.shape, Some(y - x)),
-        _ => Value::Null,
+        _ => None,
     };
     let change_pct = match (d.den, before, after) {
         (None, _, _) => pct(nb, na),
         (Some(_), Some(x), Some(y)) if x != 0.0 => num(((y - x) / x.abs() * 1000.0).round() / 10.0),
-        _ => Value::Null,
+        _ => None,
     };
     Metric {
         metric: d.name,

@@ -13,7 +13,8 @@ pub mod stats;
 mod windows;
 
 use pp_core::{Error, Kind, Result};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::{Answer, Input, ads_bridge, ops_bridge};
 use crate::daily;
@@ -24,6 +25,129 @@ use metrics::Window;
 use windows::Windows;
 
 pub use metrics::{MIN_CLICKS, MIN_ORDERS, MIN_SESSIONS};
+
+/// What `INS-CHANGE-OUTCOME-01` answers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ChangeOutcome {
+    pub change: change::Named,
+    pub windows: WindowsView,
+    /// A section per campaign and item the change touched.
+    pub entities: Vec<Section>,
+    /// The account's advertising and retail sections.
+    pub account: Vec<Section>,
+    pub confounders: Vec<context::Confounder>,
+}
+
+/// The two windows compared.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "OutcomeWindows")]
+pub struct WindowsView {
+    pub before: crate::params::Period,
+    pub after: crate::params::Period,
+    pub days: i64,
+    pub left_out: Vec<windows::LeftOut>,
+}
+
+/// A section: an entity's or the account's metrics and bridge.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(rename = "OutcomeSection")]
+pub enum Section {
+    Advertising(Box<AdsSection>),
+    Retail(Box<RetailSection>),
+}
+
+/// `advertising` or `retail`.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(rename = "OutcomeFamily")]
+pub enum Family {
+    Advertising,
+    Retail,
+}
+
+/// An advertising section (a campaign's, or the account's).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OutcomeAdsSection")]
+pub struct AdsSection {
+    pub family: Family,
+    pub metrics: Vec<metrics::Metric>,
+    pub bridge: ads_bridge::Totals,
+    /// The campaign, for an entity's section.
+    #[serde(flatten)]
+    pub campaign: Option<CampaignRef>,
+}
+
+/// The campaign an entity section is about.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CampaignRef {
+    /// `campaign`.
+    pub kind: &'static str,
+    pub id: String,
+    /// The name the report rows carry; null when they carry none.
+    pub name: Option<String>,
+}
+
+/// A retail section (an item's, or the account's).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OutcomeRetailSection")]
+pub struct RetailSection {
+    pub family: Family,
+    pub metrics: Vec<metrics::Metric>,
+    pub bridge: ops_bridge::Totals,
+    /// An item's price elasticity (item sections only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elasticity: Option<Elasticity>,
+    /// The item, for an entity's section.
+    #[serde(flatten)]
+    pub item: Option<ItemRef>,
+}
+
+/// The item an entity section is about.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ItemRef {
+    /// `item`.
+    pub kind: &'static str,
+    /// The ASIN.
+    pub id: String,
+}
+
+/// Conversion's elasticity to price, or why there is none.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(rename = "OutcomeElasticity")]
+pub enum Elasticity {
+    #[serde(rename_all = "camelCase")]
+    Measured {
+        value: f64,
+        low: f64,
+        high: f64,
+        price_change_pct: Option<f64>,
+        note: &'static str,
+    },
+    Unmeasured {
+        /// Always null.
+        value: (),
+        why: &'static str,
+    },
+}
+
+impl Section {
+    /// The entity's kind and id, and the metric that leads its sentence.
+    fn lead(&self) -> Option<(&'static str, &str, &'static str, &[metrics::Metric])> {
+        match self {
+            Section::Advertising(s) => {
+                let c = s.campaign.as_ref()?;
+                Some((c.kind, c.id.as_str(), "spend", &s.metrics))
+            }
+            Section::Retail(s) => {
+                let i = s.item.as_ref()?;
+                Some((i.kind, i.id.as_str(), "sales", &s.metrics))
+            }
+        }
+    }
+}
 
 fn ads_sum(days: &[AdsFacts]) -> AdsFacts {
     days.iter().fold(AdsFacts::default(), |a, f| AdsFacts {
@@ -73,7 +197,7 @@ async fn ads_section(
     w: &Windows,
     campaigns: &[String],
     by_campaign: &Grouped<data::AdsKey, AdsFacts>,
-) -> Result<Value> {
+) -> Result<AdsSection> {
     let s = &input.scope;
     let rows_b = daily::ads(wh, s, campaigns, w.before).await?;
     let rows_a = daily::ads(wh, s, campaigns, w.after).await?;
@@ -85,11 +209,12 @@ async fn ads_section(
         campaigns.is_empty() || campaigns.contains(&k.key)
     });
     let bridge = ads_bridge::compute(before, after);
-    Ok(json!({
-        "family": "advertising",
-        "metrics": metrics::ads(&b, &a),
-        "bridge": ads_bridge::totals_json(&bridge),
-    }))
+    Ok(AdsSection {
+        family: Family::Advertising,
+        metrics: metrics::ads(&b, &a),
+        bridge: ads_bridge::Totals::of(&bridge),
+        campaign: None,
+    })
 }
 
 /// A retail section: the items' (or the account's) metrics and bridge, from the windows'
@@ -100,7 +225,7 @@ async fn retail_section(
     w: &Windows,
     asins: &[String],
     by_item: &Grouped<data::ItemKey, ItemFacts>,
-) -> Result<Value> {
+) -> Result<RetailSection> {
     let s = &input.scope;
     let rows_b = daily::retail(wh, s, asins, w.before).await?;
     let rows_a = daily::retail(wh, s, asins, w.after).await?;
@@ -110,11 +235,13 @@ async fn retail_section(
     );
     let (before, after) = kept(by_item, |k| asins.is_empty() || asins.contains(&k.1));
     let bridge = ops_bridge::compute(before, after);
-    let mut section = json!({
-        "family": "retail",
-        "metrics": metrics::retail(&b, &a),
-        "bridge": ops_bridge::totals_json(&bridge),
-    });
+    let mut section = RetailSection {
+        family: Family::Retail,
+        metrics: metrics::retail(&b, &a),
+        bridge: ops_bridge::Totals::of(&bridge),
+        elasticity: None,
+        item: None,
+    };
     if !asins.is_empty() {
         let conv = |f: &ItemFacts| crate::engines::per(f.units, f.traffic);
         let daily =
@@ -126,16 +253,22 @@ async fn retail_section(
             }
             _ => None,
         };
-        section["elasticity"] = match e {
-            Some(e) => json!({
-                "value": e.value, "low": e.low, "high": e.high,
-                "priceChangePct": crate::engines::pct(b.sum.sales * a.sum.units, a.sum.sales * b.sum.units),
-                "note": "conversion's elasticity to price: the log change of units per session over the log change of sales per unit, with its 95% range from the days' spread",
-            }),
-            None => {
-                json!({ "value": null, "why": "the price did not move by 1% or more, or a window sold nothing" })
-            }
-        };
+        section.elasticity = Some(match e {
+            Some(e) => Elasticity::Measured {
+                value: e.value,
+                low: e.low,
+                high: e.high,
+                price_change_pct: crate::engines::pct(
+                    b.sum.sales * a.sum.units,
+                    a.sum.sales * b.sum.units,
+                ),
+                note: "conversion's elasticity to price: the log change of units per session over the log change of sales per unit, with its 95% range from the days' spread",
+            },
+            None => Elasticity::Unmeasured {
+                value: (),
+                why: "the price did not move by 1% or more, or a window sold nothing",
+            },
+        });
     }
     Ok(section)
 }
@@ -147,7 +280,7 @@ struct Families {
 }
 
 /// The request's engine.
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<ChangeOutcome>> {
     let change = change::resolve(input).await?;
     let none = change.campaigns.is_empty() && change.asins.is_empty();
     let fam = Families {
@@ -198,23 +331,29 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
             .iter()
             .chain(&by_campaign.0)
             .find(|(k, _)| k.key == *c);
-        sec["kind"] = "campaign".into();
-        sec["id"] = c.clone().into();
-        sec["name"] = name.map_or(Value::Null, |(k, _)| k.name.clone().into());
-        entities.push(sec);
+        sec.campaign = Some(CampaignRef {
+            kind: "campaign",
+            id: c.clone(),
+            name: name.map(|(k, _)| k.name.clone()),
+        });
+        entities.push(Section::Advertising(Box::new(sec)));
     }
     for asin in &change.asins {
         let mut sec = retail_section(wh, input, &w, std::slice::from_ref(asin), &by_item).await?;
-        sec["kind"] = "item".into();
-        sec["id"] = asin.clone().into();
-        entities.push(sec);
+        sec.item = Some(ItemRef {
+            kind: "item",
+            id: asin.clone(),
+        });
+        entities.push(Section::Retail(Box::new(sec)));
     }
     let mut account = Vec::new();
     if fam.ads && ads_range.is_some() {
-        account.push(ads_section(wh, input, &w, &[], &by_campaign).await?);
+        let sec = ads_section(wh, input, &w, &[], &by_campaign).await?;
+        account.push(Section::Advertising(Box::new(sec)));
     }
     if fam.retail {
-        account.push(retail_section(wh, input, &w, &[], &by_item).await?);
+        let sec = retail_section(wh, input, &w, &[], &by_item).await?;
+        account.push(Section::Retail(Box::new(sec)));
     }
     let (confounders, said) = context::confounders(wh, input, &change, w.span()).await?;
     let mut limitations = vec![
@@ -226,52 +365,43 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer> {
     limitations.extend(said);
     let evidence = evidence(input, &w, &entities);
     Ok(Answer {
-        result: json!({
-            "change": change.named,
-            "windows": {
-                "before": w.before, "after": w.after, "days": w.days(), "leftOut": w.left_out,
+        result: ChangeOutcome {
+            change: change.named,
+            windows: WindowsView {
+                before: w.before,
+                after: w.after,
+                days: w.days(),
+                left_out: w.left_out,
             },
-            "entities": entities,
-            "account": account,
-            "confounders": confounders,
-        }),
+            entities,
+            account,
+            confounders,
+        },
         limitations,
         evidence,
     })
 }
 
 /// A statement per entity: how its spend or sales moved, on the rows it stands on.
-fn evidence(input: &Input, w: &Windows, entities: &[Value]) -> Vec<Statement> {
+fn evidence(input: &Input, w: &Windows, entities: &[Section]) -> Vec<Statement> {
+    let figure =
+        |v: &Option<serde_json::Number>| v.clone().map_or(serde_json::Value::Null, Into::into);
     entities
         .iter()
         .filter_map(|e| {
-            let lead = if e["kind"] == "campaign" {
-                "spend"
-            } else {
-                "sales"
+            let (kind, id, lead, metrics) = e.lead()?;
+            let m = metrics.iter().find(|m| m.metric == lead)?;
+            let table = match e {
+                Section::Advertising(_) => data::ADS_TABLE,
+                Section::Retail(_) => data::retail_source(&input.scope).table,
             };
-            let m = e["metrics"]
-                .as_array()?
-                .iter()
-                .find(|m| m["metric"] == lead)?;
-            let table = if e["kind"] == "campaign" {
-                data::ADS_TABLE
-            } else {
-                data::retail_source(&input.scope).table
-            };
+            let (before, after) = (figure(&m.before), figure(&m.after));
             Some(Statement::new(
                 format!(
-                    "{} {}'s {lead} went from {} to {} ({}).",
-                    e["kind"].as_str().unwrap_or_default(),
-                    e["id"].as_str().unwrap_or_default(),
-                    m["before"],
-                    m["after"],
-                    m["verdict"].as_str().unwrap_or_default()
+                    "{kind} {id}'s {lead} went from {before} to {after} ({}).",
+                    m.judged.verdict.as_str()
                 ),
-                &[
-                    ("before", m["before"].clone()),
-                    ("after", m["after"].clone()),
-                ],
+                &[("before", before), ("after", after)],
                 vec![Rows::of(&input.scope, table, w.span())],
             ))
         })

@@ -15,17 +15,30 @@ pub const MIN_DAYS: usize = 7;
 const Z95: f64 = 1.96;
 
 /// How a metric moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "OutcomeVerdict")]
 pub enum Verdict {
     Up,
     Down,
     Inconclusive,
 }
 
+impl Verdict {
+    /// As the result spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Up => "up",
+            Verdict::Down => "down",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
 /// A verdict with what it stands on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "OutcomeJudged")]
 pub struct Judged {
     pub verdict: Verdict,
     /// The difference over its standard error (absent when not judged).

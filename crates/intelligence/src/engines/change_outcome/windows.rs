@@ -4,9 +4,11 @@
 //! days the provider is still restating are left out and named.
 
 use chrono::Duration;
+use chrono::NaiveDate;
 use pp_core::outcome::{last_settled, readable_from};
 use pp_core::{Error, Kind, Result};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::change::Change;
 use crate::params::Period;
@@ -16,7 +18,16 @@ use crate::params::Period;
 pub struct Windows {
     pub before: Period,
     pub after: Period,
-    pub left_out: Vec<Value>,
+    pub left_out: Vec<LeftOut>,
+}
+
+/// Days left out of the windows, and why.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OutcomeLeftOut")]
+pub struct LeftOut {
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+    pub why: String,
 }
 
 impl Windows {
@@ -52,13 +63,14 @@ pub fn of(
     if let Some(a) = ads {
         let settled = last_settled(a.end);
         if settled < a.end {
-            left_out.push(json!({
-                "start": (settled + Duration::days(1)).to_string(), "end": a.end.to_string(),
-                "why": "advertising figures the provider is still restating as late attribution arrives",
-            }));
+            left_out.push(LeftOut {
+                start: settled + Duration::days(1),
+                end: a.end,
+                why: "advertising figures the provider is still restating as late attribution arrives".into(),
+            });
         }
-        last = Some(last.map_or(settled, |l: chrono::NaiveDate| l.min(settled)));
-        first = Some(first.map_or(a.start, |f: chrono::NaiveDate| f.max(a.start)));
+        last = Some(last.map_or(settled, |l: NaiveDate| l.min(settled)));
+        first = Some(first.map_or(a.start, |f: NaiveDate| f.max(a.start)));
     }
     let (Some(last), Some(data_start)) = (last, first) else {
         return Err(Error::internal(
@@ -83,17 +95,18 @@ pub fn of(
         .with_fix("Ask again from readableFrom, once the days after the change have settled."));
     }
     if days < want {
-        left_out.push(json!({
-            "start": (change.first_day + Duration::days(days)).to_string(),
-            "end": (change.first_day + Duration::days(want - 1)).to_string(),
-            "why": format!("not settled yet: the windows are shortened to {days} days (whole weeks)"),
-        }));
+        left_out.push(LeftOut {
+            start: change.first_day + Duration::days(days),
+            end: change.first_day + Duration::days(want - 1),
+            why: format!("not settled yet: the windows are shortened to {days} days (whole weeks)"),
+        });
     }
     if let Some(d) = change.partial_day {
-        left_out.push(json!({
-            "start": d.to_string(), "end": d.to_string(),
-            "why": "the change took effect part-way through this day",
-        }));
+        left_out.push(LeftOut {
+            start: d,
+            end: d,
+            why: "the change took effect part-way through this day".into(),
+        });
     }
     let after = Period {
         start: change.first_day,
