@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{Answer, Input, Money, ads_bridge, money, ops_bridge, pct, ratio};
 use crate::data::{self, AdsFacts, ItemFacts, Wh};
 use crate::evidence::{Rows, Statement, figure, say_money};
-use crate::params::{Grain, Period};
+use crate::params::{Grain, Month, Period};
 
 /// What `INS-MONTHLY-01` answers.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -89,67 +89,99 @@ impl Comparison {
     }
 }
 
-pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Monthly>> {
-    let scope = &input.scope;
-    let month = input.month.expect("checked by the service");
+/// The month's days read (through the last data day of a running month), and the same days
+/// of the month before (the whole month when this one is complete) and of a year before.
+fn periods(month: Month, data: Period) -> (bool, i64, Three<Period, Period>) {
     let full = month.period();
-    let complete = full.end <= input.data.end;
+    let complete = full.end <= data.end;
     let days = if complete {
         full.days()
     } else {
-        (input.data.end - full.start).num_days() + 1
+        (data.end - full.start).num_days() + 1
     };
-    let current = month.first_days(days);
-    let prev_month = month.back(1);
     let previous = if complete {
-        prev_month.period()
+        month.back(1).period()
     } else {
-        prev_month.first_days(days)
+        month.back(1).first_days(days)
     };
-    let year_ago = month.back(12).first_days(days);
-    let mut limitations = vec![
+    let p = Three {
+        current: month.first_days(days),
+        previous_month: previous,
+        year_ago: month.back(12).first_days(days),
+    };
+    (complete, days, p)
+}
+
+/// The month bridged against the month before and, when the warehouse reaches back, a year
+/// before: retail and advertising each.
+struct Bridges {
+    mom: ops_bridge::Bridge,
+    ads_mom: ads_bridge::Bridge,
+    yoy: Option<(ops_bridge::Bridge, ads_bridge::Bridge)>,
+}
+
+async fn bridges(wh: &Wh, input: &Input, p: &Three<Period, Period>) -> Result<Bridges> {
+    let scope = &input.scope;
+    // the month itself is read once and bridged against both comparisons
+    let items_now = data::items(wh, scope, p.current).await?;
+    let ads_now = data::ads(wh, scope, Grain::Campaign, p.current).await?;
+    let mom = ops_bridge::compute(
+        data::items(wh, scope, p.previous_month).await?,
+        items_now.clone(),
+    );
+    let ads_mom = ads_bridge::compute(
+        data::ads(wh, scope, Grain::Campaign, p.previous_month).await?,
+        ads_now.clone(),
+    );
+    let yoy = if p.year_ago.start >= input.data.start {
+        let items = data::items(wh, scope, p.year_ago).await?;
+        let ads = data::ads(wh, scope, Grain::Campaign, p.year_ago).await?;
+        Some((
+            ops_bridge::compute(items, items_now),
+            ads_bridge::compute(ads, ads_now),
+        ))
+    } else {
+        None
+    };
+    Ok(Bridges { mom, ads_mom, yoy })
+}
+
+fn limitations(
+    input: &Input,
+    month: Month,
+    (complete, days): (bool, i64),
+    b: &Bridges,
+    p: &Three<Period, Period>,
+) -> Vec<String> {
+    let mut l = vec![
         "Retail figures are ordered sales and units from the sales and traffic report; advertising figures are 7-day attributed sales and spend from the campaign report.".to_owned(),
         "Each comparison carries the sales bridge (traffic, mix, conversion, price), exact to the cent.".to_owned(),
     ];
     if !complete {
-        limitations.push(format!(
+        l.push(format!(
             "{month} is read through {} ({days} days) and compared with the same days of the other months.",
             input.data.end
         ));
     }
-    // the month itself is read once and bridged against both comparisons
-    let items_now = data::items(wh, scope, current).await?;
-    let ads_now = data::ads(wh, scope, Grain::Campaign, current).await?;
-    let mom = ops_bridge::compute(data::items(wh, scope, previous).await?, items_now.clone());
-    let ads_mom = ads_bridge::compute(
-        data::ads(wh, scope, Grain::Campaign, previous).await?,
-        ads_now.clone(),
-    );
-    let (yoy, ads_yoy) = if year_ago.start >= input.data.start {
-        (
-            Some(ops_bridge::compute(
-                data::items(wh, scope, year_ago).await?,
-                items_now,
-            )),
-            Some(ads_bridge::compute(
-                data::ads(wh, scope, Grain::Campaign, year_ago).await?,
-                ads_now,
-            )),
-        )
-    } else {
-        limitations.push(format!(
+    if b.yoy.is_none() {
+        l.push(format!(
             "The warehouse starts {}: there is no year-ago month to compare with.",
             input.data.start
         ));
-        (None, None)
-    };
-    if previous.start < input.data.start {
-        limitations.push(format!(
+    }
+    if p.previous_month.start < input.data.start {
+        l.push(format!(
             "The warehouse starts {}: the month before is partly or wholly missing.",
             input.data.start
         ));
     }
+    l
+}
+
+fn evidence(input: &Input, month: Month, b: &Bridges, p: &Three<Period, Period>) -> Vec<Statement> {
+    let scope = &input.scope;
     let rtable = data::retail_source(scope).table;
+    let mom = &b.mom;
     let mut evidence = vec![Statement::new(
         format!(
             "Ordered sales for {month} were {} against {} the month before ({}).",
@@ -162,11 +194,11 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Monthly>> {
             ("previousMonthSales", money(mom.before.sales).into()),
         ],
         vec![
-            Rows::of(scope, rtable, previous),
-            Rows::of(scope, rtable, current),
+            Rows::of(scope, rtable, p.previous_month),
+            Rows::of(scope, rtable, p.current),
         ],
     )];
-    if let Some(y) = &yoy {
+    if let Some((y, _)) = &b.yoy {
         evidence.push(Statement::new(
             format!(
                 "A year before, the same days sold {} ({} since), mostly {}.",
@@ -179,42 +211,46 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Monthly>> {
                 ("effects", figure(ops_bridge::Effects::of(&y.effects))),
             ],
             vec![
-                Rows::of(scope, rtable, year_ago),
-                Rows::of(scope, rtable, current),
+                Rows::of(scope, rtable, p.year_ago),
+                Rows::of(scope, rtable, p.current),
             ],
         ));
     }
+    evidence
+}
+
+pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Monthly>> {
+    let month = input.month.expect("checked by the service");
+    let (complete, days, periods) = periods(month, input.data);
+    let b = bridges(wh, input, &periods).await?;
+    let (mom, ads_mom) = (&b.mom, &b.ads_mom);
     Ok(Answer {
+        limitations: limitations(input, month, (complete, days), &b, &periods),
+        evidence: evidence(input, month, &b, &periods),
         result: Monthly {
-            currency: scope.currency.clone(),
+            currency: input.scope.currency.clone(),
             month: month.label(),
             complete,
-            through: current.end,
-            periods: Three {
-                current,
-                previous_month: previous,
-                year_ago,
-            },
+            through: periods.current.end,
             retail: Three {
                 current: ops_bridge::Facts::of(&mom.after),
                 previous_month: ops_bridge::Facts::of(&mom.before),
-                year_ago: yoy.as_ref().map(|y| ops_bridge::Facts::of(&y.before)),
+                year_ago: b
+                    .yoy
+                    .as_ref()
+                    .map(|(y, _)| ops_bridge::Facts::of(&y.before)),
             },
             advertising: Three {
                 current: AdsMonth::of(&ads_mom.after, &mom.after),
                 previous_month: AdsMonth::of(&ads_mom.before, &mom.before),
-                year_ago: match (&ads_yoy, &yoy) {
-                    (Some(a), Some(y)) => Some(AdsMonth::of(&a.before, &y.before)),
-                    _ => None,
-                },
+                year_ago: b
+                    .yoy
+                    .as_ref()
+                    .map(|(y, a)| AdsMonth::of(&a.before, &y.before)),
             },
-            month_over_month: Comparison::of(&mom, &ads_mom),
-            year_over_year: match (&yoy, &ads_yoy) {
-                (Some(y), Some(a)) => Some(Comparison::of(y, a)),
-                _ => None,
-            },
+            month_over_month: Comparison::of(mom, ads_mom),
+            year_over_year: b.yoy.as_ref().map(|(y, a)| Comparison::of(y, a)),
+            periods,
         },
-        limitations,
-        evidence,
     })
 }

@@ -13,8 +13,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::copy::{
-    Backtest, Band, Baseline, Cut, CutMonth, Driver, Figure, MethodScore, Model, ServedMonth,
-    corrected, round,
+    Backtest, Band, Baseline, Driver, Figure, Model, ServedMonth, corrected, round, thousandths,
 };
 use super::history::History;
 use super::publish::Publication;
@@ -22,7 +21,7 @@ use super::readiness::{self, REQUIRED, Readiness};
 use super::state::{self, Entry, MonthRow};
 use super::units;
 use crate::data::Wh;
-use crate::engines::{Answer, Input, num};
+use crate::engines::{Answer, Input};
 use crate::params::{Measure, Month, SpendBasis};
 
 /// What `FCT-BASELINE-01` answers.
@@ -96,19 +95,6 @@ pub struct PublishedRef {
 pub struct Actual {
     pub month: String,
     pub actual: Figure,
-}
-
-/// A score or coefficient to three decimals.
-fn thousandths(x: f64) -> Option<f64> {
-    num((x * 1000.0).round() / 1000.0)
-}
-
-/// A method's name as results spell it.
-fn method_name(m: pp_forecast_models::Method) -> String {
-    serde_json::to_value(m)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .expect("a method serializes as its name")
 }
 
 /// The spend plan forecast state holds for `months` (every month's `adSpend`, with
@@ -208,50 +194,11 @@ pub fn compute(
             (m.label(), band)
         })
         .collect();
-    let label_of = |train: usize| facts.get(train.saturating_sub(1)).map(|(m, _)| m.label());
-    let cuts = f
-        .backtest
-        .cuts
-        .iter()
-        .map(|c| Cut {
-            trained_through: label_of(c.train),
-            months: c
-                .actual
-                .iter()
-                .zip(&c.forecast)
-                .enumerate()
-                .map(|(k, (a, p))| CutMonth {
-                    month: facts.get(c.train + k).map(|(m, _)| m.label()),
-                    actual: round(measure, *a),
-                    forecast: round(measure, *p),
-                })
-                .collect(),
-        })
-        .collect();
+    let labels: Vec<String> = facts.iter().map(|(m, _)| m.label()).collect();
     Ok(Baseline {
-        model: Model {
-            label: f.model.label,
-            methods: f.model.methods.into_iter().map(method_name).collect(),
-            seasonal: f.model.seasonal,
-            short_history: f.model.short_history,
-            history_months: f.model.history_months,
-            range_level: 0.95,
-        },
+        backtest: Backtest::of(&f.backtest, &labels, measure),
+        model: Model::of(f.model),
         months: out,
-        backtest: Backtest {
-            cuts,
-            scaled_error: thousandths(f.backtest.scaled_error),
-            method_scores: f
-                .backtest
-                .scores
-                .iter()
-                .map(|s| MethodScore {
-                    method: method_name(s.method),
-                    scaled_error: thousandths(s.scaled_error),
-                })
-                .collect(),
-            range_errors: f.backtest.range_errors,
-        },
         driver: driver_view,
     })
 }

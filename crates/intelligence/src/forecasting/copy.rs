@@ -25,6 +25,19 @@ pub fn round(measure: Measure, x: f64) -> Figure {
     }
 }
 
+/// A score or coefficient to three decimals.
+pub fn thousandths(x: f64) -> Option<f64> {
+    num((x * 1000.0).round() / 1000.0)
+}
+
+/// A method's name as results spell it.
+fn method_name(m: pp_forecast_models::Method) -> String {
+    serde_json::to_value(m)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .expect("a method serializes as its name")
+}
+
 /// A forecast copy of one measure, computed now or read from a publication.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "ForecastCopy")]
@@ -60,6 +73,20 @@ pub struct Model {
     pub range_level: f64,
 }
 
+impl Model {
+    /// The model a forecast chose.
+    pub fn of(m: pp_forecast_models::forecaster::Model) -> Self {
+        Self {
+            label: m.label,
+            methods: m.methods.into_iter().map(method_name).collect(),
+            seasonal: m.seasonal,
+            short_history: m.short_history,
+            history_months: m.history_months,
+            range_level: 0.95,
+        }
+    }
+}
+
 /// The model's rolling-origin backtest.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -70,6 +97,47 @@ pub struct Backtest {
     pub method_scores: Vec<MethodScore>,
     /// Backtest months whose actual fell outside the range.
     pub range_errors: usize,
+}
+
+impl Backtest {
+    /// The backtest of a forecast trained on the months `labels` (`YYYY-MM`, in order).
+    pub fn of(
+        b: &pp_forecast_models::forecaster::Backtest,
+        labels: &[String],
+        measure: Measure,
+    ) -> Self {
+        let cuts = b
+            .cuts
+            .iter()
+            .map(|c| Cut {
+                trained_through: labels.get(c.train.saturating_sub(1)).cloned(),
+                months: c
+                    .actual
+                    .iter()
+                    .zip(&c.forecast)
+                    .enumerate()
+                    .map(|(k, (a, p))| CutMonth {
+                        month: labels.get(c.train + k).cloned(),
+                        actual: round(measure, *a),
+                        forecast: round(measure, *p),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Self {
+            cuts,
+            scaled_error: thousandths(b.scaled_error),
+            method_scores: b
+                .scores
+                .iter()
+                .map(|s| MethodScore {
+                    method: method_name(s.method),
+                    scaled_error: thousandths(s.scaled_error),
+                })
+                .collect(),
+            range_errors: b.range_errors,
+        }
+    }
 }
 
 /// One backtest origin: the months after it, actual against forecast.

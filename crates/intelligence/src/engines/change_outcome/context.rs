@@ -55,6 +55,9 @@ pub enum Confounder {
     },
 }
 
+/// A confounder and the sentence that tells it.
+type Found = (Confounder, String);
+
 /// The confounders over `span`, and a sentence for each.
 pub async fn confounders(
     wh: &Wh,
@@ -62,7 +65,31 @@ pub async fn confounders(
     change: &Change,
     span: Period,
 ) -> Result<(Vec<Confounder>, Vec<String>)> {
-    let mut found: Vec<(Confounder, String)> = Vec::new();
+    let mut found = audited(input, change, span).await?;
+    found.extend(staked(input, change, span).await?);
+    // vendors have no inventory snapshots
+    if !input.scope.vendor {
+        for (asin, first, last) in stock_outs(wh, input, span).await? {
+            found.push((
+                Confounder::StockOut {
+                    asin: asin.clone(),
+                    start: first,
+                    end: last,
+                },
+                format!("{asin} had no sellable stock from {first} to {last}: it sold nothing and served no ads on those days."),
+            ));
+        }
+    }
+    let more = found.len().saturating_sub(LISTED);
+    let (list, mut said): (Vec<Confounder>, Vec<String>) = found.into_iter().take(LISTED).unzip();
+    if more > 0 {
+        said.push(format!("{more} more confounders are not listed."));
+    }
+    Ok((list, said))
+}
+
+/// The merchant's other answered audited writes in `span`, oldest first.
+async fn audited(input: &Input, change: &Change, span: Period) -> Result<Vec<Found>> {
     let st = &input.state;
     let tokens: Vec<&str> = input
         .scope
@@ -83,27 +110,33 @@ pub async fn confounders(
             },
         )
         .await?;
-    for a in audits.iter().rev() {
-        if a.status != ANSWERED
-            || Some(&a.id) == change.audit_id.as_ref()
-            || !tokens.contains(&a.merchant.as_str())
-        {
-            continue;
-        }
-        let at = pp_store::rfc3339_ms(a.created_ms);
-        found.push((
-            Confounder::AuditedWrite {
-                audit_id: a.id.clone(),
-                operation: a.operation.clone(),
-                at: at.clone(),
-                actor: a.actor.clone(),
-            },
-            format!(
+    let others = audits.iter().rev().filter(|a| {
+        a.status == ANSWERED
+            && Some(&a.id) != change.audit_id.as_ref()
+            && tokens.contains(&a.merchant.as_str())
+    });
+    Ok(others
+        .map(|a| {
+            let at = pp_store::rfc3339_ms(a.created_ms);
+            let said = format!(
                 "Another audited write landed in the windows: {} ({}) at {at} by {}.",
                 a.operation, a.id, a.actor
-            ),
-        ));
-    }
+            );
+            let c = Confounder::AuditedWrite {
+                audit_id: a.id.clone(),
+                operation: a.operation.clone(),
+                at,
+                actor: a.actor.clone(),
+            };
+            (c, said)
+        })
+        .collect())
+}
+
+/// The timeline's stakes about the merchant overlapping `span`, oldest first, less the change
+/// itself.
+async fn staked(input: &Input, change: &Change, span: Period) -> Result<Vec<Found>> {
+    let st = &input.state;
     let stakes = st
         .store
         .brand()
@@ -119,6 +152,7 @@ pub async fn confounders(
         )
         .await?;
     let ids = input.scope.seller_ids();
+    let mut found = Vec::new();
     for s in stakes.iter().rev() {
         let p = &s.payload;
         let mine = p["seller_id"].as_i64().is_none_or(|id| ids.contains(&id));
@@ -142,37 +176,17 @@ pub async fn confounders(
             s.brand,
             s.interpretation.as_deref().unwrap_or("")
         );
-        found.push((
-            Confounder::Stake {
-                stake_id: s.id,
-                category,
-                brand: s.brand.clone(),
-                start: starts.to_owned(),
-                end,
-                interpretation: s.interpretation.clone(),
-            },
-            said,
-        ));
+        let c = Confounder::Stake {
+            stake_id: s.id,
+            category,
+            brand: s.brand.clone(),
+            start: starts.to_owned(),
+            end,
+            interpretation: s.interpretation.clone(),
+        };
+        found.push((c, said));
     }
-    // vendors have no inventory snapshots
-    if !input.scope.vendor {
-        for (asin, first, last) in stock_outs(wh, input, span).await? {
-            found.push((
-                Confounder::StockOut {
-                    asin: asin.clone(),
-                    start: first,
-                    end: last,
-                },
-                format!("{asin} had no sellable stock from {first} to {last}: it sold nothing and served no ads on those days."),
-            ));
-        }
-    }
-    let more = found.len().saturating_sub(LISTED);
-    let (list, mut said): (Vec<Confounder>, Vec<String>) = found.into_iter().take(LISTED).unzip();
-    if more > 0 {
-        said.push(format!("{more} more confounders are not listed."));
-    }
-    Ok((list, said))
+    Ok(found)
 }
 
 /// Each item's runs of days without sellable stock inside `span`.

@@ -279,6 +279,44 @@ struct Families {
     retail: bool,
 }
 
+/// A section per campaign and per item the change touched.
+async fn entities(
+    wh: &Wh,
+    input: &Input,
+    w: &Windows,
+    change: &change::Change,
+    (by_campaign, by_item): (
+        &Grouped<data::AdsKey, AdsFacts>,
+        &Grouped<data::ItemKey, ItemFacts>,
+    ),
+) -> Result<Vec<Section>> {
+    let mut entities = Vec::new();
+    for c in &change.campaigns {
+        let mut sec = ads_section(wh, input, w, std::slice::from_ref(c), by_campaign).await?;
+        // the name the report rows carry (the later window's first)
+        let name = by_campaign
+            .1
+            .iter()
+            .chain(&by_campaign.0)
+            .find(|(k, _)| k.key == *c);
+        sec.campaign = Some(CampaignRef {
+            kind: "campaign",
+            id: c.clone(),
+            name: name.map(|(k, _)| k.name.clone()),
+        });
+        entities.push(Section::Advertising(Box::new(sec)));
+    }
+    for asin in &change.asins {
+        let mut sec = retail_section(wh, input, w, std::slice::from_ref(asin), by_item).await?;
+        sec.item = Some(ItemRef {
+            kind: "item",
+            id: asin.clone(),
+        });
+        entities.push(Section::Retail(Box::new(sec)));
+    }
+    Ok(entities)
+}
+
 /// The request's engine.
 pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<ChangeOutcome>> {
     let change = change::resolve(input).await?;
@@ -322,30 +360,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<ChangeOutcome>> {
     } else {
         Default::default()
     };
-    let mut entities = Vec::new();
-    for c in &change.campaigns {
-        let mut sec = ads_section(wh, input, &w, std::slice::from_ref(c), &by_campaign).await?;
-        // the name the report rows carry (the later window's first)
-        let name = by_campaign
-            .1
-            .iter()
-            .chain(&by_campaign.0)
-            .find(|(k, _)| k.key == *c);
-        sec.campaign = Some(CampaignRef {
-            kind: "campaign",
-            id: c.clone(),
-            name: name.map(|(k, _)| k.name.clone()),
-        });
-        entities.push(Section::Advertising(Box::new(sec)));
-    }
-    for asin in &change.asins {
-        let mut sec = retail_section(wh, input, &w, std::slice::from_ref(asin), &by_item).await?;
-        sec.item = Some(ItemRef {
-            kind: "item",
-            id: asin.clone(),
-        });
-        entities.push(Section::Retail(Box::new(sec)));
-    }
+    let entities = entities(wh, input, &w, &change, (&by_campaign, &by_item)).await?;
     let mut account = Vec::new();
     if fam.ads && ads_range.is_some() {
         let sec = ads_section(wh, input, &w, &[], &by_campaign).await?;
