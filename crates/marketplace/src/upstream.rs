@@ -227,7 +227,13 @@ pub struct Client {
     touched: Mutex<HashMap<String, Instant>>,
     /// Tenants' connections, remembered under the auth epoch (none: read on every call).
     memory: Option<connections::Memory>,
+    /// Until when the upstream is known to say no day of its own (it is not a sandbox).
+    no_world_until: Mutex<Option<Instant>>,
 }
+
+/// How long an upstream that says no day of its own is taken at the UTC clock before it is
+/// asked again.
+const ASK_WORLD_EVERY: Duration = Duration::from_secs(3600);
 
 struct Cached {
     token: Token,
@@ -270,6 +276,7 @@ impl Client {
             tokens: Mutex::new(HashMap::new()),
             touched: Mutex::new(HashMap::new()),
             memory: None,
+            no_world_until: Mutex::new(None),
         })
     }
 
@@ -400,13 +407,33 @@ impl Client {
         }
     }
 
-    /// The provider's today: the sandbox's world's (its control call, authorized by the app's
-    /// secret) when the upstream is the sandbox, so a sync follows a world moved forward; the
-    /// UTC calendar day otherwise.
+    /// The provider's today: the day the upstream's world is at when the upstream says one
+    /// (a sandbox, whichever mode the gateway runs in: `GET /__sandbox/world`, which needs no
+    /// credentials), else the UTC day (the real provider; asked again after an hour).
     pub async fn provider_today(&self) -> Result<chrono::NaiveDate> {
-        if self.upstream.kind != "sandbox" {
-            return Ok(chrono::Utc::now().date_naive());
+        let utc = chrono::Utc::now().date_naive();
+        let known = *self
+            .no_world_until
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if known.is_some_and(|until| Instant::now() < until) {
+            return Ok(utc);
         }
+        match self.world_day().await? {
+            Some(day) => Ok(day),
+            None => {
+                *self
+                    .no_world_until
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + ASK_WORLD_EVERY);
+                Ok(utc)
+            }
+        }
+    }
+
+    /// The day the upstream's world is at, if it says one; `None` when it answers that it has
+    /// no world (any answer but a world's); an error when it cannot be asked.
+    async fn world_day(&self) -> Result<Option<chrono::NaiveDate>> {
         let url = format!(
             "{}/__sandbox/world",
             self.upstream.spapi_url.trim_end_matches('/')
@@ -414,22 +441,28 @@ impl Client {
         let unreadable = |why: String| {
             Error::new(
                 Kind::UpstreamUnavailable,
-                format!("the sandbox did not say what day its world is at: {why}"),
+                format!("the upstream could not be asked what day its world is at: {why}"),
             )
             .with_retryable(true)
         };
         let r = self
             .http
             .get(&url)
-            .bearer_auth(&self.upstream.client_secret)
             .send()
             .await
             .map_err(|e| unreadable(e.to_string()))?;
-        let v: Value = r.json().await.map_err(|e| unreadable(e.to_string()))?;
-        v["today"]
-            .as_str()
-            .and_then(|d| d.parse().ok())
-            .ok_or_else(|| unreadable(format!("it answered {v}")))
+        if !r.status().is_success() {
+            if self.upstream.kind == "sandbox" {
+                return Err(unreadable(format!("it answered {}", r.status())));
+            }
+            return Ok(None);
+        }
+        let v: Value = r.json().await.unwrap_or(Value::Null);
+        let day = v["today"].as_str().and_then(|d| d.parse().ok());
+        if day.is_none() && self.upstream.kind == "sandbox" {
+            return Err(unreadable(format!("it answered {v}")));
+        }
+        Ok(day)
     }
 
     /// The bytes at a presigned document URL (it carries its own signature: no credentials

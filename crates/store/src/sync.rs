@@ -47,9 +47,13 @@ pub struct DatasetRow {
     /// Why part of it cannot be read (outside the provider's lookback, not offered).
     pub note: Option<String>,
     pub updated_ms: i64,
+    /// The days the last finished run read (ISO dates).
+    pub last_run: Option<(String, String)>,
+    /// The oldest day the provider was still restating at the last finished run.
+    pub restating_from: Option<String>,
 }
 
-const COLUMNS: &str = "tenant_id, seller_id, dataset, merchant, state, job_id, covered_from, data_through, last_success_ms, last_rows, next_run_ms, last_error, note, updated_ms";
+const COLUMNS: &str = "tenant_id, seller_id, dataset, merchant, state, job_id, covered_from, data_through, last_success_ms, last_rows, next_run_ms, last_error, note, updated_ms, last_run_from, last_run_to, restating_from";
 
 fn dataset(r: &Row) -> Result<DatasetRow> {
     Ok(DatasetRow {
@@ -67,6 +71,8 @@ fn dataset(r: &Row) -> Result<DatasetRow> {
         last_error: r.opt_json(11)?,
         note: r.opt_text(12)?,
         updated_ms: r.i64(13)?,
+        last_run: r.opt_text(14)?.zip(r.opt_text(15)?),
+        restating_from: r.opt_text(16)?,
     })
 }
 
@@ -82,6 +88,10 @@ pub struct Progress {
     /// `Some(None)` clears the last error.
     pub error: Option<Option<Value>>,
     pub note: Option<Option<String>>,
+    /// A run finished, having read these days (ISO dates), when the provider was still
+    /// restating the days from `restating_from`.
+    pub last_run: Option<(String, String)>,
+    pub restating_from: Option<String>,
 }
 
 /// A dataset to make sure of ([`Sync::ensure`]).
@@ -270,6 +280,7 @@ impl Sync<'_> {
             Some(n) => (1, n),
             None => (0, None),
         };
+        let (run_from, run_to) = p.last_run.unzip();
         self.0
             .exec(
                 "UPDATE sync_datasets SET
@@ -281,6 +292,9 @@ impl Sync<'_> {
                     next_run_ms = COALESCE(?8, next_run_ms),
                     last_error = CASE WHEN ?9 = 1 THEN ?10 ELSE last_error END,
                     note = CASE WHEN ?11 = 1 THEN ?13 ELSE note END,
+                    last_run_from = COALESCE(?14, last_run_from),
+                    last_run_to = COALESCE(?15, last_run_to),
+                    restating_from = COALESCE(?16, restating_from),
                     updated_ms = ?12
                  WHERE tenant_id = ?1 AND seller_id = ?2 AND dataset = ?3",
                 args![
@@ -296,7 +310,10 @@ impl Sync<'_> {
                     error,
                     set_note,
                     now,
-                    note
+                    note,
+                    run_from,
+                    run_to,
+                    p.restating_from
                 ],
             )
             .await?;

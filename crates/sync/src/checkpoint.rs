@@ -18,6 +18,10 @@ pub struct RunCk {
     /// The oldest day the provider lets this run read.
     #[serde(default)]
     pub earliest: Option<NaiveDate>,
+    /// The oldest day the provider is still restating as this run reads (read again by the
+    /// run after it, however late that comes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restating_from: Option<NaiveDate>,
 }
 
 /// The slice whose reports were asked for.

@@ -79,7 +79,7 @@ impl Steps for DatasetSteps {
                     tracing::warn!(
                         tenant = job.tenant.as_str(),
                         error = e.message(),
-                        cause = e.cause().unwrap_or(""),
+                        cause = %e.chain(),
                         "warehouse sync step failed"
                     );
                     Outcome::Continue {
@@ -118,6 +118,15 @@ impl Steps for AdoptSteps {
                     done: 0,
                     run_after: now_ms() + 60_000,
                 },
+                // a connection this instance does not see yet (made on another instance or
+                // by the command line a moment ago): again shortly, for a while
+                Err(e) if e.kind == Kind::MerchantNotFound && unseen(job) < UNSEEN_TRIES => {
+                    Outcome::Continue {
+                        state: json!({ "unseenConnection": unseen(job) + 1, "why": e.message() }),
+                        done: 0,
+                        run_after: now_ms() + 5_000,
+                    }
+                }
                 Err(e) => Outcome::Failed {
                     state: job.state.clone(),
                     error: e.api_envelope(None),
@@ -126,6 +135,15 @@ impl Steps for AdoptSteps {
             (outcome, Vec::new())
         })
     }
+}
+
+/// How many times an adopt step tries again, 5 s apart, for a connection it does not see yet
+/// (two minutes) before it fails with the reason.
+const UNSEEN_TRIES: i64 = 24;
+
+/// The tries an adopt job has made for a connection it did not see.
+fn unseen(job: &Job) -> i64 {
+    job.state["unseenConnection"].as_i64().unwrap_or(0)
 }
 
 fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
@@ -155,6 +173,22 @@ pub(crate) fn next_daily(hour: u32) -> i64 {
 /// Whether `e` says the merchant's connection lapsed (it must be connected again).
 fn lapsed(e: &Error) -> bool {
     matches!(e.kind, Kind::ReauthRequired | Kind::MerchantInactive)
+}
+
+/// A load that did not land: conflicts with concurrent loads that outlasted its tries are
+/// the warehouse being busy (tried again shortly), anything else an internal fault with its
+/// cause kept for the log.
+fn load_failed(dataset: &str, table: &str, e: pp_warehouse::managed::LoadError) -> Error {
+    let context = format!("loading {dataset} into {table}");
+    if e.conflict {
+        Error::new(
+            Kind::Unavailable,
+            format!("{context}: the warehouse was busy with other loads ({e})"),
+        )
+        .with_retryable(true)
+    } else {
+        Error::internal_with(context, e)
+    }
 }
 
 /// Which dataset a step records for: tenant, seller id, dataset name.
@@ -305,14 +339,18 @@ impl DatasetSteps {
         let (tenant, seller_id, _) = at;
         let sync = &self.0;
         let row = sync.store.sync().get(tenant, seller_id, ds.name).await?;
-        let through = row
-            .as_ref()
-            .and_then(|r| r.data_through.as_deref())
-            .and_then(|d| d.parse().ok());
+        let day = |d: Option<&String>| d.and_then(|d| d.parse::<NaiveDate>().ok());
+        let through = day(row.as_ref().and_then(|r| r.data_through.as_ref()));
+        let restating_then = day(row.as_ref().and_then(|r| r.restating_from.as_ref()));
         let today = sync.market.feeds().today().await?;
         let restate = sync.settings_for(tenant).await?.restate(ds.side);
         let earliest = today.checked_sub_days(chrono::Days::new(ds.lookback_days as u64));
-        let mut days = plan::run_days(today, ds.lookback_days, restate, through);
+        let read = plan::Read {
+            today,
+            lookback_days: ds.lookback_days,
+            restate_days: restate,
+        };
+        let mut days = read.days(through, restating_then);
         if ds.grain == "week" {
             days = days.and_then(|d| plan::whole_weeks(d, earliest.unwrap_or(d.0)));
         }
@@ -325,6 +363,7 @@ impl DatasetSteps {
             to,
             cursor: from,
             earliest,
+            restating_from: read.restating_from(),
         });
         ck.report = None;
         let state = if through.is_none() {
@@ -356,12 +395,11 @@ impl DatasetSteps {
         let (tenant, seller, ds) = (&cx.tenant, &cx.seller, cx.dataset);
         let mut n = 0;
         for l in loads {
-            n += cx.loader.replace(&l.slice, l.rows).await.map_err(|e| {
-                Error::internal(format!(
-                    "loading {} into {}: {e}",
-                    ds.name, l.slice.table.name
-                ))
-            })? as i64;
+            n += cx
+                .loader
+                .replace(&l.slice, l.rows)
+                .await
+                .map_err(|e| load_failed(ds.name, l.slice.table.name, e))? as i64;
         }
         let m = pp_core::metrics::get();
         m.sync_rows
@@ -454,10 +492,21 @@ impl DatasetSteps {
             };
             monitors.enqueue_once(store, tenant).await?;
         }
+        let last_run = ck
+            .run
+            .as_ref()
+            .map(|r| (r.from.to_string(), r.to.to_string()));
+        let restating_from = ck
+            .run
+            .as_ref()
+            .and_then(|r| r.restating_from)
+            .map(|d| d.to_string());
         *ck = Checkpoint::default();
         let next = self.0.next_daily_run(at.0).await?;
         let cleared = Progress {
             error: Some(None),
+            last_run,
+            restating_from,
             ..Progress::default()
         };
         self.wait_as(at, ck, "synced", next, cleared).await
@@ -497,6 +546,15 @@ impl DatasetSteps {
         e: Error,
     ) -> Result<Outcome> {
         let (tenant, seller_id, name) = at;
+        tracing::warn!(
+            tenant = tenant.as_str(),
+            seller_id,
+            dataset = name,
+            kind = ?e.kind,
+            error = e.message(),
+            cause = %e.chain(),
+            "a dataset failed; it will try again"
+        );
         pp_core::metrics::get()
             .sync_slices
             .with_label_values(&[name, "failed"])

@@ -1,27 +1,71 @@
 //! Which days a run reads and how it cuts them into slices, as pure functions of the
 //! provider's today, the dataset's lookback and the warehouse's coverage: a first run
 //! backfills from the oldest day the provider allows; a later run reads from the oldest day
-//! the warehouse lacks or the provider still restates, through yesterday.
+//! the warehouse lacks or the provider still restates — counting the days that were still
+//! restating when the warehouse was last read, however long ago — through yesterday.
 
 use chrono::{Datelike, Days, NaiveDate, Weekday};
 
-/// The days one run reads, `from..=to`, or `None` when the warehouse is current.
+/// What a run is planned against: the provider's today, how far back it reaches, and how
+/// many days it is still restating.
+#[derive(Debug, Clone, Copy)]
+pub struct Read {
+    pub today: NaiveDate,
+    pub lookback_days: i64,
+    pub restate_days: i64,
+}
+
+impl Read {
+    /// The oldest day the provider is still restating today.
+    pub fn restating_from(&self) -> Option<NaiveDate> {
+        self.today
+            .checked_sub_days(Days::new(self.restate_days.max(0) as u64))
+    }
+
+    /// The days one run reads, `from..=to`, or `None` when the warehouse is current.
+    ///
+    /// A first run (nothing loaded) backfills from the oldest day the provider reaches. A
+    /// later one reads from the oldest of: the first day the warehouse lacks (after
+    /// `data_through`), the oldest day the provider restates now, and `restating_then`, the
+    /// oldest day it was still restating at the dataset's last finished run — however long
+    /// ago that was, so a gap of any length between runs converges to the provider's values.
+    pub fn days(
+        &self,
+        data_through: Option<NaiveDate>,
+        restating_then: Option<NaiveDate>,
+    ) -> Option<(NaiveDate, NaiveDate)> {
+        let last = self.today.pred_opt()?;
+        let earliest = self
+            .today
+            .checked_sub_days(Days::new(self.lookback_days.max(1) as u64))?;
+        let from = match data_through {
+            None => earliest,
+            Some(through) => {
+                let mut from = through.succ_opt()?.min(self.restating_from()?);
+                if let Some(then) = restating_then {
+                    from = from.min(then);
+                }
+                from.max(earliest)
+            }
+        };
+        (from <= last).then_some((from, last))
+    }
+}
+
+/// The days one run reads, with no record of the last run's restating days (see
+/// [`Read::days`]).
 pub fn run_days(
     today: NaiveDate,
     lookback_days: i64,
     restate_days: i64,
     data_through: Option<NaiveDate>,
 ) -> Option<(NaiveDate, NaiveDate)> {
-    let last = today.pred_opt()?;
-    let earliest = today.checked_sub_days(Days::new(lookback_days.max(1) as u64))?;
-    let from = match data_through {
-        None => earliest,
-        Some(through) => {
-            let restated = today.checked_sub_days(Days::new(restate_days.max(0) as u64))?;
-            through.succ_opt()?.min(restated).max(earliest)
-        }
+    let read = Read {
+        today,
+        lookback_days,
+        restate_days,
     };
-    (from <= last).then_some((from, last))
+    read.days(data_through, None)
 }
 
 /// A run's days cut to whole weeks (Sunday to Saturday) for a weekly dataset: the first
@@ -82,6 +126,31 @@ mod tests {
         assert_eq!(
             run_days(today, 60, 14, Some(d("2020-01-01"))),
             Some((d("2026-09-23"), d("2026-11-21")))
+        );
+    }
+
+    #[test]
+    fn days_still_restating_at_the_last_run_are_read_again_however_late() {
+        // read on 11-15 (restating from 11-01), then nothing for a week
+        let read = Read {
+            today: d("2026-11-22"),
+            lookback_days: 95,
+            restate_days: 14,
+        };
+        assert_eq!(
+            read.days(Some(d("2026-11-14")), Some(d("2026-11-01"))),
+            Some((d("2026-11-01"), d("2026-11-21")))
+        );
+        assert_eq!(read.restating_from(), Some(d("2026-11-08")));
+        // run daily, the window alone decides
+        assert_eq!(
+            read.days(Some(d("2026-11-21")), Some(d("2026-11-07"))),
+            Some((d("2026-11-07"), d("2026-11-21")))
+        );
+        // never older than the provider reaches
+        assert_eq!(
+            read.days(Some(d("2026-01-01")), Some(d("2025-12-01"))),
+            Some((d("2026-08-19"), d("2026-11-21")))
         );
     }
 

@@ -101,6 +101,16 @@ pub struct DatasetStatus {
     pub limits: &'static str,
     /// Why this merchant's dataset cannot be read now (no advertising profile there, …).
     pub note: Option<String>,
+    /// The days its last finished run read: the new days, and the days read again because
+    /// the provider was still restating them at the run before, however long ago.
+    pub last_run: Option<DaysRead>,
+}
+
+/// Days read, `from` through `through`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DaysRead {
+    pub from: String,
+    pub through: String,
 }
 
 /// A tenant's sync.
@@ -332,6 +342,7 @@ impl WarehouseSync {
             next_run: time(r.next_run_ms),
             last_error: r.last_error,
             note: r.note,
+            last_run: r.last_run.map(|(from, through)| DaysRead { from, through }),
         }
     }
 

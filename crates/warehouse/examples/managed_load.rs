@@ -109,7 +109,10 @@ async fn main() -> Result<(), String> {
             range: Some(("Date", day.clone(), day)),
             part: None,
         };
-        n += loader.replace(&slice, rows).await?;
+        n += loader
+            .replace(&slice, rows)
+            .await
+            .map_err(|e| e.to_string())?;
     }
     let secs = started.elapsed().as_secs_f64();
     println!(r#"{{"rows": {n}, "slices": {n_days}, "seconds": {secs:.3}}}"#);

@@ -53,6 +53,51 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// Tries a load makes in all when the engine rolls it back for a conflict with another
+/// transaction (a deadlock, a serialization failure, a lock wait given up).
+const CONFLICT_TRIES: u32 = 5;
+
+/// Why a load did not land.
+#[derive(Debug, Clone)]
+pub struct LoadError {
+    /// It met conflicting transactions on every try (concurrent loads): trying it again
+    /// later is the remedy, not a fault of the data or the warehouse.
+    pub conflict: bool,
+    message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<String> for LoadError {
+    fn from(message: String) -> Self {
+        Self {
+            conflict: false,
+            message,
+        }
+    }
+}
+
+/// A server's refusal, told apart: a conflict with another transaction (PostgreSQL's
+/// serialization failure and deadlock, MySQL/MariaDB's deadlock and lock wait timeout) or
+/// anything else.
+fn fault(e: sqlx::Error) -> LoadError {
+    let conflict = e.as_database_error().is_some_and(|d| {
+        matches!(d.code().as_deref(), Some("40001" | "40P01"))
+            || d.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>()
+                .is_some_and(|m| matches!(m.number(), 1205 | 1213))
+    });
+    LoadError {
+        conflict,
+        message: e.to_string(),
+    }
+}
+
 impl Managed {
     /// Opens the warehouse at `locator`; a server is connected on first use.
     pub fn open(locator: &str) -> Result<Self, String> {
@@ -164,8 +209,10 @@ impl Managed {
     }
 
     /// Replaces `slice` with `rows` (cells in the table's column order) in one transaction;
-    /// the number of rows written.
-    pub async fn replace(&self, slice: &Slice, rows: Vec<Vec<Cell>>) -> Result<u64, String> {
+    /// the number of rows written. A transaction the server rolls back for a conflict with
+    /// another (concurrent loads into one table deadlock on MariaDB) is tried again at once,
+    /// up to [`CONFLICT_TRIES`] times in all, each retry in the log.
+    pub async fn replace(&self, slice: &Slice, rows: Vec<Vec<Cell>>) -> Result<u64, LoadError> {
         let t = slice.table;
         if let Some(bad) = rows.iter().find(|r| r.len() != t.columns.len()) {
             return Err(format!(
@@ -173,16 +220,47 @@ impl Managed {
                 t.name,
                 bad.len(),
                 t.columns.len()
-            ));
+            )
+            .into());
         }
+        let mut tries = 1;
+        loop {
+            match self.replace_once(slice, &rows).await {
+                Err(e) if e.conflict && tries < CONFLICT_TRIES => {
+                    tracing::warn!(
+                        table = t.name,
+                        seller_id = slice.seller_id,
+                        tries,
+                        reason = %e,
+                        "a load was rolled back for a conflicting transaction; trying it again"
+                    );
+                    tokio::time::sleep(std::time::Duration::from_millis(20 * u64::from(tries)))
+                        .await;
+                    tries += 1;
+                }
+                Err(mut e) if e.conflict => {
+                    e.message = format!(
+                        "the load met conflicting transactions on all {tries} tries: {}",
+                        e.message
+                    );
+                    return Err(e);
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One try of [`Self::replace`].
+    async fn replace_once(&self, slice: &Slice, rows: &[Vec<Cell>]) -> Result<u64, LoadError> {
+        let t = slice.table;
         let n = rows.len() as u64;
         match &*self.engine {
             Engine::Sqlite(path) => {
-                let (path, slice) = (path.clone(), slice.clone());
+                let (path, slice, rows) = (path.clone(), slice.clone(), rows.to_vec());
                 blocking(move || sqlite_replace(&path, &slice, &rows)).await?
             }
             Engine::Pg(pool) => {
-                let mut tx = pool.begin().await.map_err(err)?;
+                let mut tx = pool.begin().await.map_err(fault)?;
                 let (sql, args) = delete_sql(slice, &POSTGRES, |i| format!("${i}"));
                 // PostgreSQL compares a date column with a date, not with text: the range's
                 // bounds are cast to the column's type (a text column takes them as they are)
@@ -207,7 +285,7 @@ impl Managed {
                 for a in args {
                     q = q.bind(a);
                 }
-                tx.execute(q).await.map_err(err)?;
+                tx.execute(q).await.map_err(fault)?;
                 for chunk in rows.chunks(BATCH * 10) {
                     let mut data = String::new();
                     for r in chunk {
@@ -216,20 +294,20 @@ impl Managed {
                     let mut copy = tx
                         .copy_in_raw(&format!("COPY {} FROM STDIN", pg_name(t.name)))
                         .await
-                        .map_err(err)?;
-                    copy.send(data.as_bytes()).await.map_err(err)?;
-                    copy.finish().await.map_err(err)?;
+                        .map_err(fault)?;
+                    copy.send(data.as_bytes()).await.map_err(fault)?;
+                    copy.finish().await.map_err(fault)?;
                 }
-                tx.commit().await.map_err(err)?;
+                tx.commit().await.map_err(fault)?;
             }
             Engine::My(pool) => {
-                let mut tx = pool.begin().await.map_err(err)?;
+                let mut tx = pool.begin().await.map_err(fault)?;
                 let (sql, args) = delete_sql(slice, &MY_NAMES, |_| "?".into());
                 let mut q = sqlx::query(&sql).bind(slice.seller_id);
                 for a in args {
                     q = q.bind(a);
                 }
-                tx.execute(q).await.map_err(err)?;
+                tx.execute(q).await.map_err(fault)?;
                 let marks = format!("({})", vec!["?"; t.columns.len()].join(", "));
                 for chunk in rows.chunks(BATCH) {
                     let sql = format!(
@@ -247,9 +325,9 @@ impl Managed {
                             };
                         }
                     }
-                    tx.execute(q).await.map_err(err)?;
+                    tx.execute(q).await.map_err(fault)?;
                 }
-                tx.commit().await.map_err(err)?;
+                tx.commit().await.map_err(fault)?;
             }
         }
         Ok(n)
@@ -436,6 +514,6 @@ mod tests {
             .replace(&slice(1, days[0], days[2]), vec![vec![Cell::Int(1)]])
             .await
             .unwrap_err();
-        assert!(bad.contains("cells"), "{bad}");
+        assert!(bad.to_string().contains("cells"), "{bad}");
     }
 }

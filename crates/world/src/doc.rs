@@ -41,7 +41,11 @@ the advertising days still inside the attribution window: a day's attributed pur
 sales (`Purchases7d`/`Sales7d` of the `ads_*_daily` tables, and DSP's `Purchases`, `Sales`
 and their `*Promoted` parts) are reported at 70% of their final values the next day, growing
 evenly to all of them once 14 days have passed, as the provider restates recent days while
-late attribution arrives. The final values are the ground truth; the retail side sells them
+late attribution arrives. Purchases arrive whole: the world draws the order in which a
+merchant's purchases of the day arrive, and reports those whose sales before them are under
+the day's share, so each merchant's reported sales are at least that share of the final ones
+and each row only grows; DSP reports the share of each line item's purchases rounded up.
+Rollups stay the exact sums of their rows. The final values are the ground truth; the retail side sells them
 (it is not restated). A settlement period appears once it has closed (every 14 days from the
 origin), and a seasonal peak under way at `today` counts for its days so far.
 

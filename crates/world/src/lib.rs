@@ -6,6 +6,7 @@
 //! warehouse file and its `ground-truth.json`, [`generate_server`] fills a PostgreSQL or
 //! MySQL/MariaDB database.
 
+mod arrival;
 mod doc;
 mod entities;
 mod events;

@@ -13,6 +13,7 @@
 
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 
+use crate::arrival::{Arrival, CellKey};
 use crate::events::{Event, Plan};
 use crate::load::Loader;
 use crate::model::{Model, brand_name, profile_id};
@@ -103,6 +104,7 @@ struct DayTotals {
     buy_box_weighted: f64,
 }
 
+#[derive(Clone)]
 struct ItemDay {
     active: bool,
     oos: bool,
@@ -191,13 +193,29 @@ pub fn run(
             }
         }
         let reported = spec.attributed_share(date);
+        let mut arrival = if reported < 1.0 {
+            // the first pass, over copies and the same draws: the day's final purchases
+            let (mut copy, mut draws) = (days.clone(), rng.clone());
+            let mut seen = Arrival::Record(Vec::new());
+            for (ci, c) in model.campaigns.iter().enumerate() {
+                let mut day = AdsDay {
+                    budget: budgets[ci],
+                    arrival: &mut seen,
+                    ds: &ds,
+                };
+                ads_day(&t, model, c, &mut day, &mut copy, &mut draws, &mut Discard)?;
+            }
+            seen.drawn(d, reported)
+        } else {
+            Arrival::All
+        };
         for (ci, c) in model.campaigns.iter().enumerate() {
-            let day = AdsDay {
+            let mut day = AdsDay {
                 budget: budgets[ci],
-                reported,
+                arrival: &mut arrival,
                 ds: &ds,
             };
-            let spend = ads_day(&t, model, c, &day, &mut days, rng, out)?;
+            let spend = ads_day(&t, model, c, &mut day, &mut days, rng, out)?;
             settle[c.merchant] += spend;
         }
         let mut seller_day = vec![DayTotals::default(); MERCHANTS.len()];
@@ -333,23 +351,36 @@ fn item_day(
     }
 }
 
-/// A campaign's day: its budget in force, the share of the day's final attribution the
-/// provider reports as of today, and the date.
+/// A campaign's day: its budget in force, the purchases the provider reports as of today
+/// ([`Arrival`]), and the date.
 struct AdsDay<'a> {
     budget: i64,
-    reported: f64,
+    arrival: &'a mut Arrival,
     ds: &'a str,
 }
 
+/// A loader that keeps nothing: the first pass of a day inside the attribution window.
+struct Discard;
+
+impl Loader for Discard {
+    fn insert(&mut self, _: &'static Table, _: &[Cell]) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// One campaign's day of advertising: demand, the budget's cap, and every row from targets up
-/// to the campaign. Attributed purchases and sales are reported at `day.reported` of their
-/// final values, taken at the finest grain (a target's clicks on one item) so every rollup is
-/// still the sum of its parts; the retail side sells the final ones.
+/// to the campaign. Attributed purchases and sales are those that have arrived
+/// (`day.arrival`), taken at the finest grain (a target's clicks on one item) so every rollup
+/// is still the sum of its parts; the retail side sells the final ones.
 fn ads_day(
     t: &Tables,
     model: &Model,
     c: &crate::model::Campaign,
-    day: &AdsDay<'_>,
+    day: &mut AdsDay<'_>,
     days: &mut [ItemDay],
     rng: &mut Rng,
     out: &mut dyn Loader,
@@ -419,7 +450,15 @@ fn ads_day(
                 let ck = clicks_by_item[k];
                 let purchases = stochastic_round(ck as f64 * days[i].cvr, rng);
                 days[i].paid_purchases += purchases;
-                let purchases = (purchases as f64 * day.reported).floor() as i64;
+                let cell = CellKey {
+                    campaign: c.id,
+                    ad_group: g.id,
+                    target: tg.id,
+                    item: i,
+                };
+                let purchases = day
+                    .arrival
+                    .reported(c.merchant, cell, purchases, days[i].price);
                 let share = Perf {
                     impressions: imps_by_item[k],
                     clicks: ck,
@@ -874,8 +913,8 @@ fn sqp_week(
     Ok(())
 }
 
-/// DSP for the vendor: two line items with daily budgets; halo above promoted. Purchases and
-/// sales are reported at `reported` of their final values, as for sponsored ads.
+/// DSP for the vendor: two line items with daily budgets; halo above promoted. Of each line
+/// item's purchases, the `reported` share has arrived, rounded up to whole purchases.
 fn dsp_day(
     t: &Tables,
     (ds, d, reported): (&str, i64, f64),
@@ -902,9 +941,11 @@ fn dsp_day(
         let cost = impressions * (450 + 150 * k as i64) / 1_000;
         let promoted = clicks * (6 - 2 * k as i64) / 100;
         let halo = promoted + promoted / 2 + rng.range(0, 3);
+        // whole purchases: of each kind, the reported share rounded up, halo above promoted
+        let arrived = |n: i64| ((n as f64 * reported).ceil() as i64).min(n);
         let (promoted, halo) = (
-            (promoted as f64 * reported).floor() as i64,
-            (halo as f64 * reported).floor() as i64,
+            arrived(promoted),
+            arrived(promoted) + arrived(halo - promoted),
         );
         let row = [
             m.id.into(),

@@ -68,6 +68,13 @@ fn status_schema() -> Value {
             ("restatementDays", int()),
             ("limits", string()),
             ("note", nullable(string())),
+            (
+                "lastRun",
+                nullable(object(
+                    &[("from", string()), ("through", string())],
+                    &["from", "through"],
+                )),
+            ),
         ],
         &["merchant", "dataset", "state"],
     );
@@ -132,8 +139,9 @@ pub fn endpoints() -> Vec<Endpoint> {
             description: "How fresh the tenant's warehouse is. For a managed warehouse (one the \
 gateway fills from the connected accounts), one row per merchant and dataset: its state \
 (backfilling, syncing, synced, paused when the connection lapsed, failing), coveredFrom and \
-dataThrough (the days the warehouse holds), lastSuccess, rowsLastLoad, nextRun, lastError (with \
-the provider's words) and what the provider cannot give (limits). An external warehouse \
+dataThrough (the days the warehouse holds), lastSuccess, rowsLastLoad, lastRun (the days the last \
+run read, restated days included), nextRun, lastError (with the provider's words) and what the \
+provider cannot give (limits). An external warehouse \
 (filled by someone else) answers warehouse: external and no rows. Same answer as GET \
 /api/warehouse/sync.",
             input: closed(&[], &[]),

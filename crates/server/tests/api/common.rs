@@ -51,6 +51,9 @@ pub struct Options {
     pub events: pp_events::Settings,
     /// Datasets the sync fills besides the built-in ones.
     pub datasets: Vec<&'static pp_sync::Dataset>,
+    /// The gateway is set up as for the real provider (`kind` `provider`), pointed at the
+    /// sandbox, as a production gateway pointed at a standalone `sim` is.
+    pub as_provider: bool,
 }
 
 impl Default for Options {
@@ -82,6 +85,7 @@ impl Default for Options {
                 ..Default::default()
             },
             datasets: Vec::new(),
+            as_provider: false,
         }
     }
 }
@@ -312,7 +316,12 @@ impl TestApp {
                 }
             }
             let mut upstream = pp_marketplace::Upstream {
-                kind: "sandbox".into(),
+                kind: if options.as_provider {
+                    "provider"
+                } else {
+                    "sandbox"
+                }
+                .into(),
                 token_url: format!("{sim_base}/auth/o2/token"),
                 spapi_url: sim_base.clone(),
                 ads_url: sim_base.clone(),
@@ -579,6 +588,19 @@ impl TestApp {
     /// Connects `tenant` to the sandbox's grants of `merchant` of the given kinds (`seller`,
     /// `ads`).
     pub async fn connect_grants(&self, tenant: &str, merchant: &str, kinds: &[&str]) {
+        self.connect_grants_through(&self.store, tenant, merchant, kinds)
+            .await;
+    }
+
+    /// As [`Self::connect_grants`], written through `store` (another process's store over the
+    /// same state, as the command line's).
+    pub async fn connect_grants_through(
+        &self,
+        store: &Store,
+        tenant: &str,
+        merchant: &str,
+        kinds: &[&str],
+    ) {
         let r = self.rebuild.as_ref().expect("a market test app");
         let sealer = pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap();
         let creds = &self.sandbox.as_ref().unwrap().creds;
@@ -600,7 +622,7 @@ impl TestApp {
                     connected_by: "test",
                     reach: &[],
                 };
-                pp_marketplace::connections::connect(&self.store, &sealer, &tenant, &grant)
+                pp_marketplace::connections::connect(store, &sealer, &tenant, &grant)
                     .await
                     .unwrap();
             }

@@ -209,3 +209,101 @@ async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
         "{made} creates in {minutes} min"
     );
 }
+
+/// Merchants connected while the gateway runs, one after another, by another process with
+/// its own store (as `admin connection add` does), are each adopted and synced without a
+/// restart: a new connection moves the auth epoch, so the gateway's memory of tau's
+/// connections (read when the first merchant was adopted) is not served again.
+/// Reproduction: with connections added by INSERT not moving the epoch, the second
+/// merchant's adopt job failed with `merchant_not_found` ("… has no seller connection").
+#[tokio::test]
+async fn merchants_connected_by_another_process_are_synced_without_a_restart() {
+    let app = quick_market(None).await;
+    let tau = managed_tau(&app, &[]).await;
+    let cred = app
+        .credential("tau", Some("account:read retail:read sql:query sync:write"))
+        .await;
+    let t = app.token(&cred).await;
+    // another process: its own store over the same state
+    let other = pp_store::Store::open(app.dir.path()).unwrap();
+    for (merchant, markets) in [("A2DEMOSELLER01", 2), ("A1DEMOSELLERMX", 3)] {
+        app.connect_grants_through(&other, "tau", merchant, &["seller"])
+            .await;
+        assert!(other.sync().request_adopt(&tau).await.unwrap());
+        let began = Instant::now();
+        loop {
+            let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+            let rows = b["datasets"].as_array().cloned().unwrap_or_default();
+            let sellers: std::collections::BTreeSet<String> = rows
+                .iter()
+                .filter(|r| r["dataset"] == "sales_and_traffic")
+                .map(|r| format!("{}", r["merchant"]["legacySellerId"]))
+                .collect();
+            if sellers.len() == markets {
+                break;
+            }
+            assert!(
+                began.elapsed() < Duration::from_secs(120),
+                "{merchant} is not synced: {b:#}"
+            );
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+}
+
+/// Issue 70, finding 5: a gateway set up for the real provider but pointed at a sandbox (a
+/// production gateway and a standalone `sim`) dated its sync by the UTC clock, so every
+/// lookback started days late against the world and its first days never loaded. It takes
+/// the world's day now, as from any upstream that says one.
+#[tokio::test]
+async fn a_gateway_set_up_for_the_provider_dates_its_sync_by_the_sandbox_world() {
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        report_ms: 0,
+        as_provider: true,
+        ..Options::default()
+    })
+    .await;
+    managed_tau(&app, &["seller"]).await;
+    let t = app
+        .token(
+            &app.credential("tau", Some("account:read retail:read sql:query sync:write"))
+                .await,
+        )
+        .await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let began = Instant::now();
+    let rows = loop {
+        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+        let rows: Vec<Value> = b["datasets"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r["dataset"] == "sales_and_traffic")
+            .collect();
+        if rows.len() == 2 && rows.iter().all(|r| r["state"] == "synced") {
+            break rows;
+        }
+        assert!(began.elapsed() < Duration::from_secs(240), "{b:#}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    // the world's today is 2026-11-22 (the UTC clock's is later): through its yesterday,
+    // from the oldest day the provider reaches back from it
+    for r in &rows {
+        assert_eq!(r["dataThrough"], "2026-11-21", "{r}");
+        assert_eq!(r["lastRun"]["through"], "2026-11-21", "{r}");
+        let from: chrono::NaiveDate = r["lastRun"]["from"].as_str().unwrap().parse().unwrap();
+        let reach = r["lookbackDays"].as_i64().unwrap();
+        assert_eq!(
+            from,
+            chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap()
+                - chrono::Days::new(reach as u64),
+            "{r}"
+        );
+    }
+}

@@ -351,11 +351,12 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
         .path()
         .join("sim/worlds/2026-11-23/warehouse.sqlite");
     same_tables(&moved, &synced, &pairs, day("2026-11-23"));
-    // and the rows no re-read covers are the rows that were there
+    // and the rows no re-read covers are the rows that were there: the re-read starts at the
+    // oldest day the provider was restating at the run before (11-22 less 14 and 3 days)
     let after = everything(&synced);
     let restated = |table: &str| match table {
-        t if t.starts_with("ads_") || t.starts_with("dsp_") => "2026-11-09",
-        _ => "2026-11-20",
+        t if t.starts_with("ads_") || t.starts_with("dsp_") => "2026-11-08",
+        _ => "2026-11-19",
     };
     let mut corrected = 0;
     for (table, rows) in &before {
@@ -383,6 +384,56 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
         corrected > 0,
         "the provider restated advertising days, and the sync took them in"
     );
+}
+
+/// Issue 70, finding 2: runs more than a day apart left the days that were still restating at
+/// the run before, and are older now than the window, as they were (152 advertising rows
+/// wrong after a three-day gap). With the world moved 3, then 10, then 20 days between runs,
+/// every table equals the world generated at the later day, to the cent.
+#[tokio::test]
+async fn gaps_of_3_10_and_20_days_between_runs_end_equal_to_the_world() {
+    let (app, t, acme) = synced(None).await;
+    let pairs = pairs(&app, &acme, &t).await;
+    let synced = app.warehouse_file("omega");
+    let mut today = day("2026-11-22");
+    for gap in [3, 10, 20] {
+        app.sandbox(
+            reqwest::Method::POST,
+            "/__sandbox/world",
+            json!({ "days": gap }),
+        )
+        .await;
+        today = today + chrono::Days::new(gap);
+        let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+        assert_eq!(s, 200, "{b}");
+        let yesterday = (today - chrono::Days::new(1)).to_string();
+        let (status, _) = until(&app, &t, Duration::from_secs(600), |r| {
+            r["state"] == "unavailable"
+                || (r["state"] == "synced"
+                    && (r["dataThrough"] == yesterday.as_str()
+                        || r["dataset"] == "search_query_performance"))
+        })
+        .await;
+        let moved = app
+            .dir
+            .path()
+            .join(format!("sim/worlds/{today}/warehouse.sqlite"));
+        same_tables(&moved, &synced, &pairs, today);
+        // the status says which days the run read: the restated days of the run before too
+        let ads = status["datasets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["dataset"] == "sp_campaigns")
+            .cloned()
+            .unwrap_or_else(|| panic!("an advertising dataset: {status:#}"));
+        let before = today - chrono::Days::new(gap);
+        let from: chrono::NaiveDate = ads["lastRun"]["from"].as_str().unwrap().parse().unwrap();
+        assert!(
+            from <= before - chrono::Days::new(14),
+            "{gap} days on, the run read again from the days restating at the run before: {ads}"
+        );
+    }
 }
 
 fn day(s: &str) -> chrono::NaiveDate {

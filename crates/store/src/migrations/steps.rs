@@ -657,4 +657,18 @@ pub(super) const STEPS: &[Step] = &[
     CREATE INDEX webhook_endpoints_credential ON webhook_endpoints (credential_id);
     ALTER TABLE oauth_clients ADD COLUMN network TEXT;
     ALTER TABLE oauth_clients ADD COLUMN pending_until INTEGER;"),
+
+    // 29: a connection added moves the auth epoch too, so every instance sees a merchant
+    // connected on another (a second gateway, or the command line) at its next read.
+    Each {
+        sqlite: "CREATE TRIGGER auth_epoch_connections_i AFTER INSERT ON marketplace_connections BEGIN UPDATE auth_epoch SET epoch = epoch + 1 WHERE id = 1; END;",
+        postgres: "CREATE TRIGGER auth_epoch_connections_i AFTER INSERT ON marketplace_connections FOR EACH ROW EXECUTE FUNCTION auth_epoch_bump();",
+    },
+
+    // 30: the days a dataset's last finished run read (its restated days and the new ones),
+    // so its status shows what was read again, and the oldest day the provider was still
+    // restating at that run, which the next run reads again however late it comes.
+    Both("ALTER TABLE sync_datasets ADD COLUMN last_run_from TEXT;
+    ALTER TABLE sync_datasets ADD COLUMN last_run_to TEXT;
+    ALTER TABLE sync_datasets ADD COLUMN restating_from TEXT;"),
 ];

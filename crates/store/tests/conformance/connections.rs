@@ -143,15 +143,18 @@ async fn a_connect_state_is_taken_once() {
 }
 
 #[tokio::test]
-async fn a_grant_changing_moves_the_auth_epoch_and_a_recorded_call_does_not() {
+async fn a_grant_added_or_changing_moves_the_auth_epoch_and_a_recorded_call_does_not() {
     each_engine(async |f: Fixture| {
         let a = f.tenant("acme").await;
         let c = f.store.connections();
         let epoch = async || f.store.tokens().epochs().await.unwrap().auth;
+        let before = epoch().await;
         c.upsert(&a, &conn("seller", "na", "active", b"sealed-1"))
             .await
             .unwrap();
         let at = epoch().await;
+        // a merchant connected on another instance (or by the command line) is seen at once
+        assert!(at > before, "a new connection: {}", f.engine);
         c.touch(&a, "seller", "M1").await.unwrap();
         assert_eq!(epoch().await, at, "a recorded call: {}", f.engine);
         c.upsert(&a, &conn("seller", "na", "active", b"sealed-2"))
