@@ -177,8 +177,8 @@ async fn a_sync_killed_mid_backfill_ends_with_every_row_and_every_report_once() 
         );
         assert_eq!(dup, 0, "{table} holds a row twice");
     }
-    // the gateway is configured as for the real provider, so its today is the UTC day, and
-    // the days from the world's today on are empty at the provider too
+    // the gateway is configured as for the real provider and takes its today from the
+    // sandbox's world (issue 70), so it reads through the world's yesterday
     let through: chrono::NaiveDate = done["datasets"][0]["dataThrough"]
         .as_str()
         .unwrap()
@@ -234,6 +234,48 @@ async fn a_sync_killed_mid_backfill_ends_with_every_row_and_every_report_once() 
         keys as u64,
         "the provider made one report per slice"
     );
+
+    // issue 70, finding 1: a second merchant connected by the command line while both
+    // gateways run, with the first one's connections in their memory, is taken in and
+    // synced without a restart (the new connection moves the auth epoch on PostgreSQL too)
+    let mx = p.creds["merchants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["merchant"] == "A1DEMOSELLERMX")
+        .unwrap();
+    p.admin(
+        d,
+        &[
+            "connection",
+            "add",
+            "--tenant",
+            "omega",
+            "--merchant",
+            mx["merchant"].as_str().unwrap(),
+            "--refresh-token",
+            mx["refresh_token"].as_str().unwrap(),
+            "--secret-key",
+            &p.key,
+        ],
+    );
+    let began = Instant::now();
+    loop {
+        let s = status(&b.base, &t).await;
+        let synced = s["datasets"].as_array().unwrap().iter().any(|r| {
+            r["merchant"]["sellerId"] == "A1DEMOSELLERMX"
+                && r["dataset"] == "sales_and_traffic"
+                && r["state"] == "synced"
+        });
+        if synced {
+            break;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(300),
+            "the Mexican merchant is not synced: {s:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     a.stop();
     b.stop();
 }
