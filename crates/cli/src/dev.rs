@@ -3,10 +3,10 @@
 //! after. The credential and the admin's password are written to
 //! `<data-dir>/dev-credential.json` (and `dev.env` for shells), readable by the owner only.
 //!
-//! Beside it, a second tenant, `synced`, whose warehouse is managed: empty until its sync fills
-//! it from the same sandbox accounts (`source <data-dir>/synced.env && partner-platform sync
-//! run --wait`, docs/warehouse-sync.md). Its credential is in `synced-credential.json` and
-//! `synced.env`.
+//! Beside it, a second tenant, `synced`, whose warehouse is managed: its sync starts by itself
+//! on the first start and fills it from the same sandbox accounts, last month first
+//! (`source <data-dir>/synced.env && partner-platform sync run --wait` waits for it,
+//! docs/warehouse-sync.md). Its credential is in `synced-credential.json` and `synced.env`.
 
 use std::path::Path;
 
@@ -264,7 +264,7 @@ pub fn print_banner(b: &Boot, data_dir: &Path) {
     let c = &b.cred;
     println!(
         "\nPartner Platform dev server is up at {base}\n\
-         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  console        {base}/console  (sign in as {admin} with password {password};\n                 Accounts connects marketplace accounts at the sandbox's consent pages)\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n  synced tenant  a managed warehouse the sync fills from the sandbox: source {d}/synced.env,\n                 then partner-platform sync run --wait (docs/warehouse-sync.md)\n\
+         \n  tenant         {tenant}{fresh}\n  warehouse      {wh}\n                 (demo world: sellers in US, CA and MX and a vendor, three years of daily data)\n  client_id      {id}\n  client_secret  {secret}\n  scopes         {scopes}\n  saved in       {d}/dev-credential.json and {d}/dev.env\n  MCP server     {base}/mcp (Streamable HTTP; legacy SSE at {base}/mcp/sse), same bearer token\n  console        {base}/console  (sign in as {admin} with password {password};\n                 Accounts connects marketplace accounts at the sandbox's consent pages)\n  sandbox        {sandbox} (the provider's LWA, selling-side and advertising APIs over the demo world;\n                 its app secret and refresh tokens are under \"sandbox\" in dev-credential.json)\n  synced tenant  a managed warehouse its sync fills from the sandbox, started by itself (last month\n                 first): source {d}/synced.env; partner-platform sync status (docs/warehouse-sync.md)\n\
          \nTry it from another terminal:\n\
          \n  source {d}/dev.env\n  TOKEN=$(curl -s -u \"$PP_CLIENT_ID:$PP_CLIENT_SECRET\" -d grant_type=client_credentials \"$PP_TOKEN_URL\" | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')\n  curl -s -H \"Authorization: Bearer $TOKEN\" \"$PP_BASE_URL/v1/me\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"sql\":\"SELECT ID, MarketplaceSellerID, Marketplace FROM seller\"}}' \"$PP_BASE_URL/api/query\"\n  curl -s -H \"Authorization: Bearer $TOKEN\" -H 'content-type: application/json' \\\n       -d '{{\"operation\":\"sellers.get_marketplace_participations\",\"legacySellerId\":1}}' \"$PP_BASE_URL/api/marketplace/spapi/call\"\n\
          \nMore in README.md. Stop with Ctrl-C; the next start reuses this data and credential.\n",
@@ -374,7 +374,8 @@ pub async fn connect_demo(
     Ok(())
 }
 
-/// Connects the sandbox's grants for `tenant` (those not connected yet).
+/// Connects the sandbox's grants for `tenant` (those not connected yet); a managed tenant's
+/// sync takes new ones in by itself (the workers run its adoption, last month first).
 async fn connect(
     store: &Store,
     sealer: &pp_marketplace::Sealer,
@@ -382,6 +383,7 @@ async fn connect(
     tenant: &TenantId,
 ) -> Result<()> {
     let tenant = tenant.clone();
+    let mut connected = false;
     for (list, key, kind) in [
         ("merchants", "merchant", "seller"),
         ("advertising", "account", "ads"),
@@ -420,6 +422,7 @@ async fn connect(
                 reach: &reach,
             };
             pp_marketplace::connections::connect(store, sealer, &tenant, &grant).await?;
+            connected = true;
             // the sandbox's listings are the demo's to edit: listing writes are on for them
             if kind == "seller" {
                 store
@@ -428,6 +431,10 @@ async fn connect(
                     .await?;
             }
         }
+    }
+    if connected {
+        // (the demo tenant's warehouse is generated, not managed: nothing is queued for it)
+        store.sync().request_adopt(&tenant).await?;
     }
     Ok(())
 }

@@ -348,6 +348,12 @@ impl Error {
                 self.detail.required_scopes.clone().into(),
             );
         }
+        // the days the data holds, when the period asked for lies outside them
+        for (field, name) in [("dataFrom", "data_from"), ("dataThrough", "data_through")] {
+            if let Some(v) = self.detail.extra.get(field) {
+                err.insert(name.into(), v.clone());
+            }
+        }
         serde_json::json!({ "error": Value::Object(err) })
     }
 }

@@ -48,6 +48,10 @@ pub struct Metrics {
     /// `pp_sync_slices_total{dataset, outcome}`: slices a sync loaded (`loaded`) or could not
     /// (`failed`).
     pub sync_slices: IntCounterVec,
+    /// `pp_warehouse_load_retries_total{table, engine}`: loads into a managed warehouse the
+    /// engine rolled back for a conflicting transaction (a deadlock, a serialization failure)
+    /// and that were tried again.
+    pub load_retries: IntCounterVec,
 }
 
 fn must<T>(r: prometheus::Result<T>) -> T {
@@ -137,6 +141,11 @@ impl Metrics {
             "Slices a warehouse sync loaded or could not, by dataset and outcome",
             &["dataset", "outcome"],
         );
+        let load_retries = counter(
+            "pp_warehouse_load_retries_total",
+            "Loads into a managed warehouse rolled back for a conflicting transaction and tried again, by table and engine",
+            &["table", "engine"],
+        );
         Self {
             registry,
             http_requests,
@@ -152,6 +161,7 @@ impl Metrics {
             store_up,
             sync_rows,
             sync_slices,
+            load_retries,
         }
     }
 

@@ -178,6 +178,7 @@ pub fn build<'a>(
         body,
         media_type,
         background: false,
+        ahead: false,
     })
 }
 

@@ -195,6 +195,8 @@ pub struct Request<'a> {
     /// Background work (a warehouse sync): it takes only a pacing token that is there now,
     /// so live calls never queue behind it for more than one refill interval.
     pub background: bool,
+    /// Background work asked for ahead of its turn: only while the plan has room to spare.
+    pub ahead: bool,
 }
 
 /// A 2xx answer.
@@ -574,6 +576,7 @@ impl Client {
             body: None,
             media_type: op.media_type.clone(),
             background: false,
+            ahead: false,
         };
         let started = Instant::now();
         let answer = self.attempt(&req, token).await;
@@ -689,14 +692,21 @@ impl Client {
 
     /// Background work's pacing: waits for a token that is there (never reserving one a later
     /// refill owes, so a live call that comes meanwhile takes it first) for up to the policy's
-    /// longest wait; `Err(wait)` when none came by then.
+    /// longest wait; `Err(wait)` when none came by then. Work asked for `ahead` of its turn
+    /// takes one only if the plan has room now, and never waits.
     async fn spare_slot(
         &self,
         store: &Store,
         key: &str,
         rate: f64,
         burst: f64,
+        ahead: bool,
     ) -> Result<std::result::Result<Duration, Duration>> {
+        if ahead {
+            // asked for ahead of its turn: now or not at all
+            let taken = store.pacing().take_ahead(key, rate, burst).await?;
+            return Ok(taken.map(|_| Duration::ZERO));
+        }
         let deadline = Instant::now() + self.policy.max_wait;
         loop {
             match store.pacing().take_spare(key, rate, burst).await? {
@@ -707,14 +717,24 @@ impl Client {
         }
     }
 
-    async fn send_inner(&self, store: &Store, sealer: &Sealer, req: &Request<'_>) -> Result<Reply> {
+    /// The usage plan `req` is paced under: the provider keeps one per account it acts for
+    /// and operation, whichever tenant calls (two tenants connected to one merchant share it).
+    fn plan_key(req: &Request<'_>) -> String {
+        format!("{}/{}/{}", req.grant.as_str(), req.merchant, req.op.id)
+    }
+
+    /// Waits for `req`'s slot in its usage plan (a live call up to the policy's longest wait,
+    /// background work only for a token that is there); `Throttled` with `retryAfter` when
+    /// none comes in time. Every attempt that reaches the provider takes one, retries too.
+    async fn pace(&self, store: &Store, req: &Request<'_>) -> Result<()> {
+        if !self.policy.pacing {
+            return Ok(());
+        }
         let op = req.op;
-        let key = format!("{}/{}/{}", req.tenant.as_str(), req.merchant, op.id);
+        let key = Self::plan_key(req);
         let (rate, burst) = (op.rate.unwrap_or(0.0), op.burst.unwrap_or(1.0));
-        let slot = if !self.policy.pacing {
-            Ok(Duration::ZERO)
-        } else if req.background {
-            self.spare_slot(store, &key, rate, burst).await?
+        let slot = if req.background {
+            self.spare_slot(store, &key, rate, burst, req.ahead).await?
         } else {
             store
                 .pacing()
@@ -723,33 +743,37 @@ impl Client {
         };
         match slot {
             // a zero sleep would still wait for the timer's next tick (up to 1 ms)
-            Ok(wait) if wait.is_zero() => {}
+            Ok(wait) if wait.is_zero() => Ok(()),
             Ok(wait) => {
                 let m = pp_core::metrics::get();
                 m.pacing_waits.with_label_values(&[op.id.as_str()]).inc();
                 m.pacing_wait_seconds
                     .with_label_values(&[op.id.as_str()])
                     .inc_by(wait.as_secs_f64());
-                tokio::time::sleep(wait).await
+                tokio::time::sleep(wait).await;
+                Ok(())
             }
-            Err(wait) => {
-                return Err(Error::new(
-                    Kind::Throttled,
-                    format!(
-                        "{} is paced to the provider's usage plan; the next slot is in {} s",
-                        op.id,
-                        wait.as_secs() + 1
-                    ),
-                )
-                .with_field("retryAfter", wait.as_secs() + 1));
-            }
+            Err(wait) => Err(Error::new(
+                Kind::Throttled,
+                format!(
+                    "{} is paced to the provider's usage plan; the next slot is in {} s",
+                    op.id,
+                    wait.as_secs() + 1
+                ),
+            )
+            .with_field("retryAfter", wait.as_secs() + 1)),
         }
+    }
+
+    async fn send_inner(&self, store: &Store, sealer: &Sealer, req: &Request<'_>) -> Result<Reply> {
+        let op = req.op;
         let mut fresh_token_tried = false;
         let mut attempt = 0;
         loop {
             let token = self
                 .access_token(store, sealer, req.tenant, req.grant, req.merchant)
                 .await?;
+            self.pace(store, req).await?;
             let started = Instant::now();
             let answer = self.attempt(req, &token).await;
             record_attempt(&op.id, &answer, started.elapsed());
@@ -790,6 +814,7 @@ impl Client {
                     }
                 }
                 Ok(a) if a.status == 429 && retryable_read => {
+                    self.throttled_by_provider(store, req, a.retry_after).await;
                     let wait = Duration::from_secs(a.retry_after.unwrap_or(1));
                     if wait > self.policy.max_wait {
                         return Err(triage(op, &a));
@@ -802,6 +827,9 @@ impl Client {
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
                 }
                 Ok(a) => {
+                    if a.status == 429 {
+                        self.throttled_by_provider(store, req, a.retry_after).await;
+                    }
                     let e = triage(op, &a);
                     if e.kind == Kind::ReauthRequired {
                         connections::set_status(
@@ -817,6 +845,28 @@ impl Client {
                     return Err(e);
                 }
             }
+        }
+    }
+}
+
+impl Client {
+    /// The provider refused `req` for its usage plan: the plan's bucket here is emptied up to
+    /// the provider's `Retry-After` (else one refill), so the next attempt waits for the slot
+    /// the provider has instead of the tokens the gateway counted.
+    async fn throttled_by_provider(
+        &self,
+        store: &Store,
+        req: &Request<'_>,
+        retry_after: Option<u64>,
+    ) {
+        let rate = req.op.rate.unwrap_or(0.0);
+        if !self.policy.pacing || rate <= 0.0 {
+            return;
+        }
+        let next_in = retry_after.map_or(Duration::from_secs_f64(1.0 / rate), Duration::from_secs);
+        let key = Self::plan_key(req);
+        if let Err(e) = store.pacing().empty(&key, rate, next_in).await {
+            tracing::warn!(error = %e, op = req.op.id.as_str(), "could not empty a pacing bucket after a 429");
         }
     }
 }

@@ -77,9 +77,10 @@ pub async fn clear_faults(State(sim): State<Arc<Sim>>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-/// `GET /__sandbox/calls`: calls received per operation.
+/// `GET /__sandbox/calls`: calls received per operation, and (`throttled`) those its usage
+/// plan answered with a 429.
 pub async fn calls(State(sim): State<Arc<Sim>>) -> Json<Value> {
-    Json(json!({ "calls": sim.calls.snapshot() }))
+    Json(json!({ "calls": sim.calls.snapshot(), "throttled": sim.calls.throttled() }))
 }
 
 /// `GET /__sandbox/reports`: how many reports the provider holds, by family (`spapi`,

@@ -45,28 +45,43 @@ fn in_dialect(op: &Op, mut e: SimError) -> SimError {
     }
 }
 
-/// Calls received per operation.
+/// Calls received per operation, and those the operation's usage plan refused (429s of the
+/// plan, not of a fault rule).
 #[derive(Default)]
-pub struct Calls(Mutex<BTreeMap<&'static str, u64>>);
+pub struct Calls(Mutex<Counts>);
+
+#[derive(Default, Clone)]
+struct Counts {
+    received: BTreeMap<&'static str, u64>,
+    throttled: BTreeMap<&'static str, u64>,
+}
 
 impl Calls {
-    fn bump(&self, op: &'static str) {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(op)
-            .or_default() += 1;
+    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The counts so far.
+    fn bump(&self, op: &'static str) {
+        *self.counts().received.entry(op).or_default() += 1;
+    }
+
+    fn throttle(&self, op: &'static str) {
+        *self.counts().throttled.entry(op).or_default() += 1;
+    }
+
+    /// The calls received so far.
     pub fn snapshot(&self) -> BTreeMap<&'static str, u64> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.counts().received.clone()
+    }
+
+    /// The calls the usage plans refused so far.
+    pub fn throttled(&self) -> BTreeMap<&'static str, u64> {
+        self.counts().throttled.clone()
     }
 
     /// Starts counting again.
     pub fn reset(&self) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        *self.counts() = Counts::default();
     }
 }
 
@@ -163,6 +178,7 @@ pub async fn gate(
         .limits
         .take(&caller.subject, op.name, sim.limits.rate(op.rate), op.burst)
     {
+        sim.calls.throttle(op.name);
         return finish(&sim, op, throttled(op, None));
     }
     let mut garbage = false;

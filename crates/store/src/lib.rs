@@ -20,7 +20,7 @@ pub mod listing_writes;
 pub mod mcp_sessions;
 pub mod migrations;
 pub mod monitors;
-mod pacing;
+pub mod pacing;
 mod people;
 mod policies;
 pub mod sealing;

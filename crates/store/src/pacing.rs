@@ -11,6 +11,29 @@ use crate::args;
 use crate::db::Db;
 use crate::jobs::now_ms;
 
+/// How long after this count says a refilled token is there a call takes it (tokens of the
+/// burst go at once): the provider counts tokens at the call's arrival, and calls granted in
+/// order here can arrive at it closer together than they were granted (a reserved call
+/// against the sandbox arrived with its bucket at 0.9998 tokens). 50 ms is a tenth of the
+/// refill interval of the fastest plan the sync uses (2/s).
+pub const MARGIN: Duration = Duration::from_millis(50);
+
+/// The tokens of a bucket of `burst` that background work leaves for live calls: a third,
+/// whole (5 of a selling-side create's 15; none of a plan of one or two). Background work
+/// still takes every refill once they are there, so it loses only the share, once.
+pub fn live_share(burst: f64) -> f64 {
+    (burst / 3.0).floor()
+}
+
+/// Who takes a token: a live call (may reserve one a refill owes), background work (only
+/// one there now, beyond the live share), or background work asked for ahead of its turn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Take {
+    Live,
+    Spare,
+    Ahead,
+}
+
 /// The pacing aggregate.
 pub struct Pacing<'a>(pub(crate) &'a Db);
 
@@ -24,20 +47,61 @@ impl Pacing<'_> {
         burst: f64,
         max_wait: Duration,
     ) -> Result<std::result::Result<Duration, Duration>> {
-        self.take_as(key, rate, burst, max_wait, true).await
+        self.take_as(key, rate, burst, max_wait, Take::Live).await
     }
 
     /// Takes a token for background work (a warehouse sync): only one that is there now,
-    /// never one a later refill owes, so a live call that comes next waits at most one refill
-    /// interval behind it. `Ok(ZERO)` to send now, or `Err(wait)` until a token is there
-    /// (nothing is taken).
+    /// never one a later refill owes, and never one of the burst's [`live_share`], so a live
+    /// call that comes next finds a token (while live calls have not spent their share) or
+    /// waits at most one refill interval behind it. `Ok(ZERO)` to send now, or `Err(wait)`
+    /// until a token is there (nothing is taken).
     pub async fn take_spare(
         &self,
         key: &str,
         rate: f64,
         burst: f64,
     ) -> Result<std::result::Result<Duration, Duration>> {
-        self.take_as(key, rate, burst, Duration::ZERO, false).await
+        self.take_as(key, rate, burst, Duration::ZERO, Take::Spare)
+            .await
+    }
+
+    /// Empties `key`'s bucket (refilled at `rate`/s) so that its next token comes `next_in`
+    /// from now: the provider refused a call for its plan, so the tokens the gateway counted
+    /// there are not there (a call it did not pace, another process or a tighter plan spent
+    /// them), and it said when to come back (else one refill interval). A debt a live call
+    /// already reserved beyond that is kept.
+    pub async fn empty(&self, key: &str, rate: f64, next_in: Duration) -> Result<()> {
+        if rate <= 0.0 {
+            return Ok(());
+        }
+        let key = key.to_owned();
+        let tokens = 1.0 - next_in.as_secs_f64() * rate;
+        self.0
+            .tx(move |tx| {
+                Box::pin(async move {
+                    tx.exec(
+                        "UPDATE pacing_buckets SET tokens = ?2, at_ms = ?3 WHERE key = ?1 AND tokens > ?2",
+                        args![key.as_str(), tokens, now_ms()],
+                    )
+                    .await?;
+                    Ok(())
+                })
+            })
+            .await
+    }
+
+    /// As [`Self::take_spare`], for work asked for ahead of its turn (a sync's next slices
+    /// while one is being made): only while the bucket also holds half its burst beyond the
+    /// live share, so what is asked for in turn (another dataset's first slice) finds its
+    /// token first.
+    pub async fn take_ahead(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: f64,
+    ) -> Result<std::result::Result<Duration, Duration>> {
+        self.take_as(key, rate, burst, Duration::ZERO, Take::Ahead)
+            .await
     }
 
     async fn take_as(
@@ -46,7 +110,7 @@ impl Pacing<'_> {
         rate: f64,
         burst: f64,
         max_wait: Duration,
-        reserve: bool,
+        how: Take,
     ) -> Result<std::result::Result<Duration, Duration>> {
         if rate <= 0.0 {
             return Ok(Ok(Duration::ZERO));
@@ -73,22 +137,33 @@ impl Pacing<'_> {
                         )
                         .await?
                         .ok_or_else(|| pp_core::Error::internal("pacing bucket vanished"))?;
-                    let (tokens, at) = (row.f64(0)?, row.i64(1)?);
-                    let tokens = (tokens + (now - at).max(0) as f64 / 1000.0 * rate).min(cap);
-                    let (left, answer) = if tokens >= 1.0 {
-                        (tokens - 1.0, Ok(Duration::ZERO))
+                    let (stored, at) = (row.f64(0)?, row.i64(1)?);
+                    let since = (now - at).max(0) as f64 / 1000.0;
+                    let count = |late: f64| (stored + (since - late).max(0.0) * rate).min(cap);
+                    // a refilled token counts as there a margin after this count says so;
+                    // background work leaves live calls their share of the burst
+                    let reserve = how == Take::Live;
+                    let kept = match how {
+                        Take::Live => 0.0,
+                        Take::Spare => live_share(cap),
+                        Take::Ahead => live_share(cap) + (cap / 2.0).floor(),
+                    };
+                    let margin = MARGIN.as_secs_f64();
+                    let answer = if count(margin) - kept >= 1.0 {
+                        Ok(Duration::ZERO)
                     } else {
-                        let wait = Duration::from_secs_f64((1.0 - tokens) / rate);
+                        let short = 1.0 + kept - stored;
+                        let wait =
+                            Duration::from_secs_f64((short / rate + margin - since).max(0.0));
                         if wait > max_wait || !reserve {
-                            (tokens, Err(wait))
-                        } else {
-                            // the token we will wait for is ours
-                            (tokens - 1.0, Ok(wait))
+                            return Ok(Err(wait));
                         }
+                        // the token we will wait for is ours
+                        Ok(wait)
                     };
                     tx.exec(
                         "UPDATE pacing_buckets SET tokens = ?2, at_ms = ?3 WHERE key = ?1",
-                        args![key.as_str(), left, now],
+                        args![key.as_str(), count(0.0) - 1.0, now],
                     )
                     .await?;
                     Ok(answer)

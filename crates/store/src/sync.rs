@@ -51,9 +51,13 @@ pub struct DatasetRow {
     pub last_run: Option<(String, String)>,
     /// The oldest day the provider was still restating at the last finished run.
     pub restating_from: Option<String>,
+    /// When the dataset first loaded rows.
+    pub first_load_ms: Option<i64>,
+    /// The oldest day the provider lets it read, as of its last run (ISO date).
+    pub reach_from: Option<String>,
 }
 
-const COLUMNS: &str = "tenant_id, seller_id, dataset, merchant, state, job_id, covered_from, data_through, last_success_ms, last_rows, next_run_ms, last_error, note, updated_ms, last_run_from, last_run_to, restating_from";
+const COLUMNS: &str = "tenant_id, seller_id, dataset, merchant, state, job_id, covered_from, data_through, last_success_ms, last_rows, next_run_ms, last_error, note, updated_ms, last_run_from, last_run_to, restating_from, first_load_ms, reach_from";
 
 fn dataset(r: &Row) -> Result<DatasetRow> {
     Ok(DatasetRow {
@@ -73,6 +77,8 @@ fn dataset(r: &Row) -> Result<DatasetRow> {
         updated_ms: r.i64(13)?,
         last_run: r.opt_text(14)?.zip(r.opt_text(15)?),
         restating_from: r.opt_text(16)?,
+        first_load_ms: r.opt_i64(17)?,
+        reach_from: r.opt_text(18)?,
     })
 }
 
@@ -92,6 +98,8 @@ pub struct Progress {
     /// restating the days from `restating_from`.
     pub last_run: Option<(String, String)>,
     pub restating_from: Option<String>,
+    /// A run was planned when the provider reached back to this day.
+    pub reach_from: Option<String>,
 }
 
 /// A dataset to make sure of ([`Sync::ensure`]).
@@ -289,12 +297,14 @@ impl Sync<'_> {
                     data_through = COALESCE(?6, data_through),
                     last_rows = COALESCE(?7, last_rows),
                     last_success_ms = CASE WHEN ?7 IS NULL THEN last_success_ms ELSE ?12 END,
+                    first_load_ms = CASE WHEN ?7 IS NULL THEN first_load_ms ELSE COALESCE(first_load_ms, ?12) END,
                     next_run_ms = COALESCE(?8, next_run_ms),
                     last_error = CASE WHEN ?9 = 1 THEN ?10 ELSE last_error END,
                     note = CASE WHEN ?11 = 1 THEN ?13 ELSE note END,
                     last_run_from = COALESCE(?14, last_run_from),
                     last_run_to = COALESCE(?15, last_run_to),
                     restating_from = COALESCE(?16, restating_from),
+                    reach_from = COALESCE(?17, reach_from),
                     updated_ms = ?12
                  WHERE tenant_id = ?1 AND seller_id = ?2 AND dataset = ?3",
                 args![
@@ -313,7 +323,8 @@ impl Sync<'_> {
                     note,
                     run_from,
                     run_to,
-                    p.restating_from
+                    p.restating_from,
+                    p.reach_from
                 ],
             )
             .await?;

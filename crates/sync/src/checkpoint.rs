@@ -14,7 +14,15 @@ pub struct RunCk {
     pub started_ms: i64,
     pub from: NaiveDate,
     pub to: NaiveDate,
+    /// The next slice's first day (its last day when the run goes newest first).
     pub cursor: NaiveDate,
+    /// Newest slice first: a first run and a backfill (runs of an earlier release went
+    /// oldest first).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub backwards: bool,
+    /// A backfill: days older than any the warehouse held when it began.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub backfill: bool,
     /// The oldest day the provider lets this run read.
     #[serde(default)]
     pub earliest: Option<NaiveDate>,
@@ -22,6 +30,39 @@ pub struct RunCk {
     /// run after it, however late that comes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restating_from: Option<NaiveDate>,
+}
+
+impl RunCk {
+    /// The next slice's days, `slice_days` long, or `None` when the run has read them all.
+    pub fn next_slice(&self, slice_days: i64) -> Option<(NaiveDate, NaiveDate)> {
+        match self.backwards {
+            true => (self.cursor >= self.from)
+                .then(|| crate::plan::slice_back(self.cursor, self.from, slice_days)),
+            false => (self.cursor <= self.to)
+                .then(|| crate::plan::slice(self.cursor, self.to, slice_days)),
+        }
+    }
+
+    /// The slice after `days` in the run's order (older when it goes newest first), or
+    /// `None` when `days` is its last.
+    pub fn after(
+        &self,
+        days: (NaiveDate, NaiveDate),
+        slice_days: i64,
+    ) -> Option<(NaiveDate, NaiveDate)> {
+        let mut rest = self.clone();
+        rest.past(days);
+        rest.next_slice(slice_days)
+    }
+
+    /// Moves the cursor past the slice `from..=to` just loaded.
+    pub fn past(&mut self, (from, to): (NaiveDate, NaiveDate)) {
+        self.cursor = match self.backwards {
+            // (a run that reaches the provider's first day ends below it)
+            true => from.pred_opt().unwrap_or(NaiveDate::MIN),
+            false => to.succ_opt().unwrap_or(NaiveDate::MAX),
+        };
+    }
 }
 
 /// The slice whose reports were asked for.
@@ -38,6 +79,13 @@ pub struct ReportCk {
     /// The slice's further reports (search query performance: one per list of ASINs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<String>,
+    /// How many times the slice's reports were looked at and found still being made.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub looks: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl ReportCk {
@@ -49,6 +97,7 @@ impl ReportCk {
             to,
             also: None,
             parts: Vec::new(),
+            looks: 0,
         }
     }
 
@@ -63,7 +112,12 @@ impl ReportCk {
 #[serde(rename_all = "camelCase")]
 pub struct Checkpoint {
     pub run: Option<RunCk>,
+    /// The slice loaded next, its reports asked for.
     pub report: Option<ReportCk>,
+    /// The slices after it whose reports were asked for too (in the run's order), made by
+    /// the provider meanwhile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ahead: Vec<ReportCk>,
     /// The advertising profile an advertising dataset reads (found once).
     pub profile: Option<i64>,
     /// The DSP advertiser the DSP dataset reads (found once).

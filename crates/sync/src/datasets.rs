@@ -8,7 +8,7 @@
 use crate::reader::Reader;
 use crate::readers::ads_entities::AdsEntities;
 use crate::readers::ads_v3::AdsV3;
-use crate::readers::catalog::Catalog;
+use crate::readers::catalog::{Catalog, VendorCatalog};
 use crate::readers::dsp::DspDaily;
 use crate::readers::inventory::Inventory;
 use crate::readers::sales_and_traffic::SalesAndTraffic;
@@ -156,6 +156,19 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         limits: "Today's listings only (the provider keeps no history of them); an item no longer listed leaves the table.",
     },
     Dataset {
+        name: "vendor_catalog",
+        about: "The vendor's items with brand, its own brand label, product line, parent ASIN, list price and launch date",
+        reader: &VendorCatalog,
+        side: Side::Retail,
+        applies: Applies::Vendors,
+        tables: &["catalog_item"],
+        key: &["SellerID", "ASIN"],
+        grain: "snapshot",
+        lookback_days: 1,
+        slice_days: 1,
+        limits: "The provider lists no vendor catalog: the items are those of the ASINs in the vendor's synced sales and traffic over the last 35 days, so it starts once those days are loaded, and an item without sales or glance views for 35 days leaves the table. No SKUs (vendors have none).",
+    },
+    Dataset {
         name: "fba_inventory",
         about: "Each SKU's FBA units by day: fulfillable, reserved, inbound (latest day) and days of supply",
         reader: &Inventory,
@@ -222,7 +235,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         grain: "snapshot",
         lookback_days: 1,
         slice_days: 1,
-        limits: "Today's entities only (the provider keeps no history of them). Sponsored Products and Sponsored Brands: the operation catalog lists no Sponsored Display entities. A campaign's brand is the brand most of its advertised products have in the synced catalog, empty while the catalog does not know them.",
+        limits: "Today's entities only (the provider keeps no history of them). A campaign's brand is the brand most of its advertised products have in the synced catalog, empty while the catalog does not know them; Sponsored Display lists no products, so its campaigns have no brand, and neither they nor Sponsored Brands campaigns carry a targeting type.",
     },
     Dataset {
         name: "dsp_daily",

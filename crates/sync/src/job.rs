@@ -1,6 +1,7 @@
 //! The job step of one (merchant, dataset): plan a run, ask the dataset's reader for a slice,
 //! look at its reports until they are done, and load its rows in one transaction that
-//! replaces the slice; then the next slice, and once the run reaches yesterday, wait for the
+//! replaces the slice (with the slices asked for ahead whose reports are done too); then the
+//! next slice, and once the run reaches yesterday, wait for the
 //! next day. Every step is safe to repeat: the checkpoint names the run and the slice's
 //! reports, a create is keyed by slice and run (a repeated create gets the first one's
 //! report), and a repeated load replaces the same rows. A lapsed connection pauses the dataset
@@ -59,6 +60,10 @@ const STEP_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The longest wait a step sleeps through itself rather than hand the job back.
 const MAX_WAIT_IN_STEP: std::time::Duration = std::time::Duration::from_millis(600);
+
+/// How many slices of one dataset the provider may be making at once (the one loaded next
+/// and those asked for ahead of it), within what the usage plan lets through.
+const IN_FLIGHT: usize = 4;
 
 /// Steps each [`SyncDataset`].
 pub(crate) struct DatasetSteps(pub(crate) WarehouseSync);
@@ -291,7 +296,10 @@ impl DatasetSteps {
                 // would ask for its slices again
                 (None, _) => return self.plan_run(at, ds, ck).await,
                 (Some(run), None) => {
-                    let days = plan::slice(run.cursor, run.to, ds.slice_days);
+                    let Some(days) = run.next_slice(ds.slice_days) else {
+                        // (a run kept with nothing left to read)
+                        return self.run_over(at, ds, ck).await;
+                    };
                     match ds.reader.start(cx, days).await? {
                         Started::Asked(r) => {
                             ck.report = Some(r);
@@ -316,9 +324,19 @@ impl DatasetSteps {
                 }
                 (Some(_), Some(r)) => {
                     let r = r.clone();
+                    self.ask_ahead(cx, ck).await?;
                     match ds.reader.collect(cx, &r).await? {
-                        None => cont(ck, now_ms() + self.0.settings.poll.as_millis() as i64),
-                        Some(loads) => self.load(cx, r.days(), loads, ck).await?,
+                        None => {
+                            let looks = r.looks + 1;
+                            if let Some(head) = ck.report.as_mut() {
+                                head.looks = looks;
+                            }
+                            cont(ck, now_ms() + cx.look_after(looks).as_millis() as i64)
+                        }
+                        Some(loads) => {
+                            let (days, loads) = self.with_done_ahead(cx, ck, r.days(), loads).await;
+                            self.load(cx, days, loads, ck).await?
+                        }
                     }
                 }
             };
@@ -334,39 +352,123 @@ impl DatasetSteps {
         }
     }
 
-    /// Plans the next run from the warehouse's coverage, or waits for tomorrow.
+    /// Asks for the run's next slices while the one loaded next is being made, up to
+    /// [`IN_FLIGHT`] slices at once, so the provider makes them side by side; they are loaded
+    /// in the run's order. Their creates go only while the usage plan has room to spare
+    /// (half its burst beyond the live calls' share: a slice asked for in turn, such as
+    /// another dataset's first, finds its token first); it stops at the first it has none
+    /// for, and at one that is not a report to wait for (its turn decides).
+    async fn ask_ahead(&self, cx: &mut Cx<'_>, ck: &mut Checkpoint) -> Result<()> {
+        let ds = cx.dataset;
+        while ck.ahead.len() + 1 < IN_FLIGHT {
+            let (Some(run), Some(head)) = (&ck.run, &ck.report) else {
+                return Ok(());
+            };
+            let last = ck.ahead.last().unwrap_or(head).days();
+            let Some(days) = run.after(last, ds.slice_days) else {
+                return Ok(());
+            };
+            cx.ahead = true;
+            let asked = ds.reader.start(cx, days).await;
+            cx.ahead = false;
+            match asked {
+                Ok(Started::Asked(r)) => ck.ahead.push(r),
+                Ok(_) => return Ok(()),
+                Err(e) if pp_marketplace::triage::held_back(&e).is_some() => return Ok(()),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The slice just collected (`days`, `loads`) with the slices asked for ahead of it whose
+    /// reports are done too, collected in the run's order, so their days load in one
+    /// transaction (on a server the commit, not a day's rows, is most of a load's cost): the
+    /// days they cover together and their loads. Stops at the first not done yet; one that
+    /// fails is left to fail in its turn, as the slice loaded next.
+    async fn with_done_ahead(
+        &self,
+        cx: &mut Cx<'_>,
+        ck: &mut Checkpoint,
+        (mut from, mut to): (NaiveDate, NaiveDate),
+        mut loads: Vec<Load>,
+    ) -> ((NaiveDate, NaiveDate), Vec<Load>) {
+        while let Some(next) = ck.ahead.first().cloned() {
+            match cx.dataset.reader.collect(cx, &next).await {
+                Ok(Some(more)) => {
+                    loads.extend(more);
+                    ck.ahead.remove(0);
+                    (from, to) = (from.min(next.from), to.max(next.to));
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::debug!(error = %e.chain(), "a slice asked for ahead waits for its turn");
+                    break;
+                }
+            }
+        }
+        ((from, to), loads)
+    }
+
+    /// Plans the next run from what the warehouse holds (last month first, then older days;
+    /// see [`plan::Read::next`]), or waits for tomorrow when it is current and whole.
     async fn plan_run(&self, at: At<'_>, ds: &Dataset, ck: &mut Checkpoint) -> Result<Outcome> {
+        match self.next_run(at, ds).await? {
+            Some((read, run)) => self.begin(at, ds, ck, &read, run).await,
+            None => self.synced(at, ck).await,
+        }
+    }
+
+    /// The run that comes next for what the warehouse holds of the dataset, with what it was
+    /// planned against.
+    async fn next_run(&self, at: At<'_>, ds: &Dataset) -> Result<Option<(plan::Read, plan::Run)>> {
         let (tenant, seller_id, _) = at;
         let sync = &self.0;
         let row = sync.store.sync().get(tenant, seller_id, ds.name).await?;
         let day = |d: Option<&String>| d.and_then(|d| d.parse::<NaiveDate>().ok());
-        let through = day(row.as_ref().and_then(|r| r.data_through.as_ref()));
-        let restating_then = day(row.as_ref().and_then(|r| r.restating_from.as_ref()));
-        let today = sync.market.feeds().today().await?;
-        let restate = sync.settings_for(tenant).await?.restate(ds.side);
-        let earliest = today.checked_sub_days(chrono::Days::new(ds.lookback_days as u64));
+        let held = plan::Held {
+            data_through: day(row.as_ref().and_then(|r| r.data_through.as_ref())),
+            covered_from: day(row.as_ref().and_then(|r| r.covered_from.as_ref())),
+            restating_then: day(row.as_ref().and_then(|r| r.restating_from.as_ref())),
+        };
         let read = plan::Read {
-            today,
+            today: sync.market.feeds().today().await?,
             lookback_days: ds.lookback_days,
-            restate_days: restate,
+            restate_days: sync.settings_for(tenant).await?.restate(ds.side),
         };
-        let mut days = read.days(through, restating_then);
-        if ds.grain == "week" {
-            days = days.and_then(|d| plan::whole_weeks(d, earliest.unwrap_or(d.0)));
-        }
-        let Some((from, to)) = days else {
-            return self.synced(at, ck).await;
-        };
+        let chunk = plan::chunk_days(ds.slice_days);
+        Ok(read
+            .next(held, chunk, ds.grain == "week")
+            .map(|run| (read, run)))
+    }
+
+    /// Starts `run`, its checkpoint kept before its first ask; the dataset is `backfilling`
+    /// while it reads newest first (a first run, older days), `syncing` otherwise.
+    async fn begin(
+        &self,
+        (tenant, seller_id, name): At<'_>,
+        ds: &Dataset,
+        ck: &mut Checkpoint,
+        read: &plan::Read,
+        run: plan::Run,
+    ) -> Result<Outcome> {
         ck.run = Some(RunCk {
             started_ms: now_ms(),
-            from,
-            to,
-            cursor: from,
-            earliest,
-            restating_from: read.restating_from(),
+            from: run.from,
+            to: run.to,
+            cursor: if run.backwards { run.to } else { run.from },
+            backwards: run.backwards,
+            backfill: run.backfill,
+            earliest: read.earliest(),
+            // a backfill reads no restated day
+            restating_from: if run.backfill {
+                None
+            } else {
+                read.restating_from()
+            },
         });
         ck.report = None;
-        let state = if through.is_none() {
+        let state = if run.backwards {
             "backfilling"
         } else {
             "syncing"
@@ -374,17 +476,19 @@ impl DatasetSteps {
         let p = Progress {
             state: Some(state.into()),
             next_run_ms: Some(now_ms()),
+            reach_from: read.reach(ds.grain == "week").map(|d| d.to_string()),
             ..Progress::default()
         };
-        sync.store
+        self.0
+            .store
             .sync()
-            .record(tenant, seller_id, ds.name, p)
+            .record(tenant, seller_id, name, p)
             .await?;
         Ok(cont(ck, now_ms()))
     }
 
-    /// Loads a slice's rows (each table's part in one transaction), records the progress and
-    /// moves the run's cursor past the slice.
+    /// Loads the rows of the slices `from..=to` in one transaction, records the progress and
+    /// moves the run's cursor past them.
     async fn load(
         &self,
         cx: &Cx<'_>,
@@ -393,14 +497,14 @@ impl DatasetSteps {
         ck: &mut Checkpoint,
     ) -> Result<Outcome> {
         let (tenant, seller, ds) = (&cx.tenant, &cx.seller, cx.dataset);
-        let mut n = 0;
-        for l in loads {
-            n += cx
-                .loader
-                .replace(&l.slice, l.rows)
-                .await
-                .map_err(|e| load_failed(ds.name, l.slice.table.name, e))? as i64;
-        }
+        let mut tables: Vec<&str> = loads.iter().map(|l| l.slice.table.name).collect();
+        tables.sort_unstable();
+        tables.dedup();
+        let n = cx
+            .loader
+            .replace_all(&loads)
+            .await
+            .map_err(|e| load_failed(ds.name, &tables.join(", "), e))? as i64;
         let m = pp_core::metrics::get();
         m.sync_rows
             .with_label_values(&[ds.name, cx.loader.engine_name()])
@@ -425,6 +529,8 @@ impl DatasetSteps {
             covered_from: Some(covered.map_or(from, |d| d.min(from)).to_string()),
             loaded: Some(n),
             error: Some(None),
+            // whatever it waited for (the catalog's ASINs) has come
+            note: Some(None),
             ..Progress::default()
         };
         store.record(tenant, seller.id, ds.name, p).await?;
@@ -432,13 +538,27 @@ impl DatasetSteps {
             .run
             .as_mut()
             .ok_or_else(|| Error::internal("a slice without its run"))?;
-        run.cursor = to.succ_opt().unwrap_or(to);
-        ck.report = None;
-        if run.cursor <= run.to {
+        run.past((from, to));
+        // the next slice asked for ahead, if any, is loaded next
+        ck.report = (!ck.ahead.is_empty()).then(|| ck.ahead.remove(0));
+        if run.next_slice(ds.slice_days).is_some() {
             return Ok(cont(ck, now_ms()));
         }
-        // the run reached yesterday: the next one plans tomorrow (or when woken)
-        self.synced((tenant, seller.id, ds.name), ck).await
+        self.run_over((tenant, seller.id, ds.name), ds, ck).await
+    }
+
+    /// The run has read its days: while older days are still to fetch the next run starts at
+    /// once (the next backfill month, or a day that passed meanwhile); the feed is told of the
+    /// first run, of forward runs and of the backfill's last part. Otherwise the dataset is
+    /// synced until tomorrow.
+    async fn run_over(&self, at: At<'_>, ds: &Dataset, ck: &mut Checkpoint) -> Result<Outcome> {
+        let next = self.next_run(at, ds).await?;
+        let Some((read, run)) = next.filter(|(_, r)| r.backfill || r.older_left) else {
+            return self.synced(at, ck).await;
+        };
+        let part = ck.run.as_ref().is_some_and(|r| r.backfill);
+        self.finished(at, ck, !part).await?;
+        self.begin(at, ds, ck, &read, run).await
     }
 
     /// Records that the dataset waits in `state` until `next` (with what else `p` says: the
@@ -467,9 +587,18 @@ impl DatasetSteps {
     /// The run is over (or there is none to make): synced, nothing failing, the next run
     /// tomorrow (or when woken).
     async fn synced(&self, at: At<'_>, ck: &mut Checkpoint) -> Result<Outcome> {
+        self.finished(at, ck, true).await?;
+        let next = self.0.next_daily_run(at.0).await?;
+        self.wait_as(at, ck, "synced", next, Progress::default())
+            .await
+    }
+
+    /// Records the run in `ck` as read (its days, the days it found restating; its error and
+    /// note cleared), tells the feed and the monitors when `tell`, and clears the checkpoint.
+    async fn finished(&self, at: At<'_>, ck: &mut Checkpoint, tell: bool) -> Result<()> {
         let store = &self.0.store;
-        if let Some(run) = &ck.run {
-            let (tenant, seller_id, dataset) = at;
+        let (tenant, seller_id, dataset) = at;
+        if let Some(run) = ck.run.as_ref().filter(|_| tell) {
             let e = NewEvent::of(&SyncFinished {
                 subject: SyncSubject {
                     seller_id,
@@ -492,24 +621,23 @@ impl DatasetSteps {
             };
             monitors.enqueue_once(store, tenant).await?;
         }
-        let last_run = ck
-            .run
-            .as_ref()
-            .map(|r| (r.from.to_string(), r.to.to_string()));
-        let restating_from = ck
-            .run
-            .as_ref()
-            .and_then(|r| r.restating_from)
-            .map(|d| d.to_string());
+        let run = ck.run.take();
+        // (the profile and DSP advertiser are found again by the next run)
         *ck = Checkpoint::default();
-        let next = self.0.next_daily_run(at.0).await?;
         let cleared = Progress {
             error: Some(None),
-            last_run,
-            restating_from,
+            note: Some(None),
+            last_run: run.as_ref().map(|r| (r.from.to_string(), r.to.to_string())),
+            restating_from: run
+                .as_ref()
+                .and_then(|r| r.restating_from)
+                .map(|d| d.to_string()),
             ..Progress::default()
         };
-        self.wait_as(at, ck, "synced", next, cleared).await
+        store
+            .sync()
+            .record(tenant, seller_id, dataset, cleared)
+            .await
     }
 
     /// The connection lapsed: the dataset waits, with the provider's words, until it is

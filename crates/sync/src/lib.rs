@@ -29,5 +29,7 @@ pub mod service;
 pub mod settings;
 
 pub use datasets::{Dataset, Datasets};
-pub use service::{Overview, RunRequest, SyncStatus, WarehouseSync, create_tables, manage};
+pub use service::{
+    Backfill, DatasetStatus, Overview, RunRequest, SyncStatus, WarehouseSync, create_tables, manage,
+};
 pub use settings::{ScheduleInForce, StoredSchedule, SyncSettings, TenantSchedule};

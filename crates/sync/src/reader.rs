@@ -15,9 +15,8 @@ use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Merchant;
 use pp_marketplace::ledger::Family;
 use pp_marketplace::reports::normalize;
-use pp_marketplace::service::{Account, Feeds};
-use pp_warehouse::schema::Cell;
-use pp_warehouse::{Managed, Slice};
+use pp_marketplace::service::{Account, Feeds, SliceCreate};
+use pp_warehouse::Managed;
 use serde_json::{Value, json};
 
 use crate::WarehouseSync;
@@ -38,11 +37,7 @@ pub struct Seller {
     pub currency: String,
 }
 
-/// The rows of one table's slice: loading it replaces what the slice held.
-pub struct Load {
-    pub slice: Slice,
-    pub rows: Vec<Vec<Cell>>,
-}
+pub use pp_warehouse::Load;
 
 /// Which account a dataset reads as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +113,9 @@ pub struct Cx<'s> {
     /// The DSP advertiser, once found.
     pub dsp: Option<crate::readers::dsp::Dsp>,
     profile_text: Option<String>,
+    /// The slice being asked for is ahead of its turn (its creates go only while the usage
+    /// plan has room to spare).
+    pub(crate) ahead: bool,
 }
 
 impl<'s> Cx<'s> {
@@ -139,6 +137,7 @@ impl<'s> Cx<'s> {
             profile: None,
             dsp: None,
             profile_text: None,
+            ahead: false,
         }
     }
 
@@ -211,8 +210,11 @@ impl<'s> Cx<'s> {
                 &self.account(),
                 family,
                 body,
-                &key,
-                run.started_ms,
+                SliceCreate {
+                    key: &key,
+                    fresh_since: run.started_ms,
+                    ahead: self.ahead,
+                },
             )
             .await
     }
@@ -254,8 +256,23 @@ impl<'s> Cx<'s> {
     }
 
     /// How long after asking for reports the step first looks at them.
+    /// How long a dataset that waits for another's rows (the catalog's ASINs) waits before it
+    /// looks again: a minute at the default poll.
+    pub fn look_again(&self) -> Duration {
+        self.sync.settings.poll * 30
+    }
+
     pub fn first_look(&self) -> Duration {
         self.sync.settings.poll / 4
+    }
+
+    /// When a report found still being made `looks` times is looked at again: the first
+    /// look's interval doubled each time, up to eight polls (16 s at the default 2 s poll),
+    /// so a report made in a moment is fetched in a moment and one the provider takes minutes
+    /// over costs a few looks, not one every poll.
+    pub fn look_after(&self, looks: u32) -> Duration {
+        let first = self.first_look();
+        (first * 2u32.saturating_pow(looks.min(16))).min(self.sync.settings.poll * 8)
     }
 }
 

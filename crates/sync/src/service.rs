@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use chrono::NaiveDate;
 use pp_core::{Error, Principal, Result, Scope, TenantId};
 use pp_marketplace::Marketplace;
 use pp_marketplace::connections::{self, ConnectionStatus, GrantKind};
@@ -104,6 +105,52 @@ pub struct DatasetStatus {
     /// The days its last finished run read: the new days, and the days read again because
     /// the provider was still restating them at the run before, however long ago.
     pub last_run: Option<DaysRead>,
+    /// How far the backfill has come while older days are still to fetch (none once the
+    /// warehouse holds every day the provider lets it read).
+    pub backfill: Option<Backfill>,
+}
+
+/// A backfill's progress: the newest days come first, then older ones back to `reachesFrom`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Backfill {
+    /// The oldest day the provider lets the dataset read: where the backfill ends.
+    pub reaches_from: String,
+    /// The days held (coveredFrom through dataThrough) of the days within reach.
+    pub days_held: i64,
+    pub days_in_reach: i64,
+    /// When it should reach `reachesFrom` at the pace it has kept since its first load; none
+    /// until it has a pace.
+    pub estimated_end: Option<String>,
+}
+
+impl Backfill {
+    /// The backfill of a dataset's row: `None` before its first load and once it is whole.
+    fn of(r: &DatasetRow, now_ms: i64) -> Option<Self> {
+        let day = |d: &Option<String>| d.as_deref().and_then(|d| d.parse::<NaiveDate>().ok());
+        let reach = day(&r.reach_from)?;
+        let (covered, through) = (day(&r.covered_from)?, day(&r.data_through)?);
+        if covered <= reach {
+            return None;
+        }
+        let held = (through - covered).num_days() + 1;
+        let in_reach = (through - reach).num_days() + 1;
+        // the pace since the first load (the first slice's days come with it)
+        let estimated_end = match (r.first_load_ms, r.last_success_ms) {
+            (Some(first), Some(last)) if held > 1 && last > first => {
+                let per_day = (last - first) as f64 / (held - 1) as f64;
+                let left = (in_reach - held).max(0) as f64;
+                time(Some(now_ms.max(last) + (left * per_day) as i64))
+            }
+            _ => None,
+        };
+        Some(Self {
+            reaches_from: reach.to_string(),
+            days_held: held,
+            days_in_reach: in_reach,
+            estimated_end,
+        })
+    }
 }
 
 /// Days read, `from` through `through`.
@@ -122,6 +169,9 @@ pub struct SyncStatus {
     /// The schedule and restatement windows in force (a managed warehouse's).
     pub schedule: Option<ScheduleInForce>,
     pub datasets: Vec<DatasetStatus>,
+    /// Merchants connected for the selling side whose datasets the sync has not taken in yet
+    /// (a start takes them in): their provider tokens.
+    pub not_taken_in: Vec<String>,
 }
 
 /// Every tenant's sync in numbers, for `/health`: no tenant is named.
@@ -291,7 +341,18 @@ impl WarehouseSync {
                 .find(|s| s.id == id)
                 .map(|s| s.marketplace.clone())
         };
+        let not_taken_in = match managed {
+            true => connections::list(&self.store, &p.tenant)
+                .await?
+                .into_iter()
+                .filter(|c| c.kind == GrantKind::Seller && c.status == ConnectionStatus::Active)
+                .map(|c| c.merchant)
+                .filter(|m| !rows.iter().any(|r| &r.merchant == m))
+                .collect(),
+            false => Vec::new(),
+        };
         Ok(SyncStatus {
+            not_taken_in,
             warehouse: if managed { "managed" } else { "external" },
             datasets: rows
                 .into_iter()
@@ -323,6 +384,7 @@ impl WarehouseSync {
         marketplace: Option<String>,
     ) -> DatasetStatus {
         let d = self.datasets.find(&r.dataset);
+        let backfill = Backfill::of(&r, pp_store::jobs::now_ms());
         DatasetStatus {
             merchant: MerchantRef {
                 legacy_seller_id: r.seller_id,
@@ -342,6 +404,7 @@ impl WarehouseSync {
             next_run: time(r.next_run_ms),
             last_error: r.last_error,
             note: r.note,
+            backfill,
             last_run: r.last_run.map(|(from, through)| DaysRead { from, through }),
         }
     }

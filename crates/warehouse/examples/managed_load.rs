@@ -1,11 +1,13 @@
 //! The sync's load path timed on its own, for `bench/sync.sh`: one seller's daily sales and
 //! traffic rows (by child ASIN) read from a generated world, loaded into a managed warehouse
-//! through `Managed::replace` one day's slice at a time (as a sync loads them), and written out
-//! as a tab-separated file (`\N` for NULL) that the engine's own bulk load (`COPY`, `LOAD DATA`,
-//! `.import`) takes as the floor.
+//! through `Managed::replace_all` one day's slice each, `days` slices to a transaction (the
+//! sync loads up to four days' reports together when the provider made them side by side),
+//! and written out as a tab-separated file (`\N` for NULL) that the engine's own bulk load
+//! (`COPY`, `LOAD DATA`, `.import`) takes as the floor.
 //!
 //! Usage: `cargo run --release -p pp-warehouse --example managed_load -- <world.sqlite> <seller id>
-//! <managed locator> <tsv out>`; prints one JSON line: rows, slices, seconds.
+//! <managed locator> <tsv out> [days]`; prints one JSON line: rows, slices, transactions,
+//! seconds.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -13,7 +15,7 @@ use std::time::Instant;
 
 use pp_warehouse::schema::Cell;
 use pp_warehouse::schema::TABLES;
-use pp_warehouse::{Managed, Slice};
+use pp_warehouse::{Load, Managed, Slice};
 use rusqlite::types::Value;
 
 const TABLE: &str = "spapi_sales_and_traffic_by_asin";
@@ -48,8 +50,14 @@ fn tsv(c: &Cell, out: &mut String) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [world, seller, locator, out] = args.as_slice() else {
-        return Err("usage: managed_load <world.sqlite> <seller id> <locator> <tsv out>".into());
+    let (world, seller, locator, out, days_per_tx) = match args.as_slice() {
+        [w, s, l, o] => (w, s, l, o, 1),
+        [w, s, l, o, d] => (w, s, l, o, d.parse().map_err(|e| format!("days: {e}"))?),
+        _ => {
+            return Err(
+                "usage: managed_load <world.sqlite> <seller id> <locator> <tsv out> [days]".into(),
+            );
+        }
     };
     let seller: i64 = seller.parse().map_err(|e| format!("seller id: {e}"))?;
     let table = TABLES
@@ -101,20 +109,26 @@ async fn main() -> Result<(), String> {
     let loader = Managed::open(locator)?;
     loader.ensure_schema().await?;
     let (n_days, started) = (days.len(), Instant::now());
-    let mut n = 0;
-    for (day, rows) in days {
-        let slice = Slice {
-            table,
-            seller_id: seller,
-            range: Some(("Date", day.clone(), day)),
-            part: None,
-        };
-        n += loader
-            .replace(&slice, rows)
-            .await
-            .map_err(|e| e.to_string())?;
+    let slices: Vec<Load> = days
+        .into_iter()
+        .map(|(day, rows)| Load {
+            slice: Slice {
+                table,
+                seller_id: seller,
+                range: Some(("Date", day.clone(), day)),
+                part: None,
+            },
+            rows,
+        })
+        .collect();
+    let (mut n, mut transactions) = (0, 0);
+    for group in slices.chunks(days_per_tx.max(1)) {
+        n += loader.replace_all(group).await.map_err(|e| e.to_string())?;
+        transactions += 1;
     }
     let secs = started.elapsed().as_secs_f64();
-    println!(r#"{{"rows": {n}, "slices": {n_days}, "seconds": {secs:.3}}}"#);
+    println!(
+        r#"{{"rows": {n}, "slices": {n_days}, "transactions": {transactions}, "seconds": {secs:.3}}}"#
+    );
     Ok(())
 }

@@ -176,6 +176,29 @@ pub async fn listed_asins(
     .collect()
 }
 
+/// The ASINs with a row in a vendor's sales and traffic (`vendor_sales_and_traffic`) on or
+/// after `since` (ISO day), in order; none while the table is missing.
+pub async fn vendor_asins_since(
+    engine: &dyn Engine,
+    limits: &Limits,
+    seller_id: i64,
+    since: &str,
+) -> Result<Vec<String>> {
+    if !has_table(engine, "vendor_sales_and_traffic").await? {
+        return Ok(Vec::new());
+    }
+    rows(
+        engine,
+        limits,
+        "SELECT DISTINCT ASIN AS asin FROM vendor_sales_and_traffic WHERE SellerID = ? AND Date >= ? ORDER BY ASIN",
+        vec![Scalar::Int(seller_id), Scalar::Text(since.to_owned())],
+    )
+    .await?
+    .iter()
+    .map(|r| Ok(r.text("asin")?.to_owned()))
+    .collect()
+}
+
 /// Each listed ASIN's brand (`catalog_item`); none while the table is missing.
 pub async fn asin_brands(
     engine: &dyn Engine,

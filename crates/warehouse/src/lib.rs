@@ -31,7 +31,7 @@ pub use engine::{
 };
 pub use lex::{code_words, ends_with_terminator};
 pub use limits::Limits;
-pub use managed::{Managed, Slice};
+pub use managed::{Load, Managed, Slice};
 pub use params::Params;
 pub use registry::{Registry, is_server_url, open};
 pub use row::Row;

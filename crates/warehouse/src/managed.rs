@@ -1,10 +1,14 @@
 //! A managed warehouse's write side: the schema created where it is missing, and a *slice*
 //! (one table's rows of one seller, over a date range or whole) replaced in one transaction,
-//! so a re-read corrects what it covers and a retry never duplicates. Each engine takes the
+//! so a re-read corrects what it covers and a retry never duplicates; several slices (a
+//! report's tables, or the sync's consecutive days) go in one transaction together, since on
+//! a server the commit, not the rows, is most of a small slice's cost. Each engine takes the
 //! rows its bulk way: SQLite one prepared insert per row inside the transaction, PostgreSQL
 //! `COPY`, MySQL/MariaDB multi-row `INSERT`s. Names and types are spelled by
 //! `schema::spelling`, as the demo world's loaders spell them, so a synced warehouse reads
-//! exactly like a generated one.
+//! exactly like a generated one. The one table no slice holds, the tenant's `brand` list, is
+//! kept by the catalog's loads: a load into `catalog_item` adds the brands its rows name (see
+//! [`brands`]) in the same transaction.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -34,6 +38,12 @@ pub struct Slice {
     /// Only the rows whose column holds this value (the ad product of a table that holds
     /// every ad product's rows).
     pub part: Option<(&'static str, String)>,
+}
+
+/// The rows of one slice: loading it replaces what the slice held.
+pub struct Load {
+    pub slice: Slice,
+    pub rows: Vec<Vec<Cell>>,
 }
 
 enum Engine {
@@ -209,27 +219,47 @@ impl Managed {
     }
 
     /// Replaces `slice` with `rows` (cells in the table's column order) in one transaction;
-    /// the number of rows written. A transaction the server rolls back for a conflict with
-    /// another (concurrent loads into one table deadlock on MariaDB) is tried again at once,
-    /// up to [`CONFLICT_TRIES`] times in all, each retry in the log.
+    /// the number of rows written. See [`Self::replace_all`].
     pub async fn replace(&self, slice: &Slice, rows: Vec<Vec<Cell>>) -> Result<u64, LoadError> {
-        let t = slice.table;
-        if let Some(bad) = rows.iter().find(|r| r.len() != t.columns.len()) {
-            return Err(format!(
-                "a row of {} has {} cells, the table {} columns",
-                t.name,
-                bad.len(),
-                t.columns.len()
-            )
-            .into());
+        let load = Load {
+            slice: slice.clone(),
+            rows,
+        };
+        self.replace_all(std::slice::from_ref(&load)).await
+    }
+
+    /// Replaces each load's slice with its rows, all in one transaction (every slice landed
+    /// or none); the number of rows written. A transaction the server rolls back for a
+    /// conflict with another (concurrent loads into one table deadlock on MariaDB) is tried
+    /// again at once, up to [`CONFLICT_TRIES`] times in all, each retry in the log.
+    pub async fn replace_all(&self, loads: &[Load]) -> Result<u64, LoadError> {
+        for Load { slice, rows } in loads {
+            let t = slice.table;
+            if let Some(bad) = rows.iter().find(|r| r.len() != t.columns.len()) {
+                return Err(format!(
+                    "a row of {} has {} cells, the table {} columns",
+                    t.name,
+                    bad.len(),
+                    t.columns.len()
+                )
+                .into());
+            }
         }
+        let Some(first) = loads.first() else {
+            return Ok(0);
+        };
         let mut tries = 1;
         loop {
-            match self.replace_once(slice, &rows).await {
+            match self.replace_once(loads).await {
                 Err(e) if e.conflict && tries < CONFLICT_TRIES => {
+                    pp_core::metrics::get()
+                        .load_retries
+                        .with_label_values(&[first.slice.table.name, self.engine_name()])
+                        .inc();
                     tracing::warn!(
-                        table = t.name,
-                        seller_id = slice.seller_id,
+                        table = first.slice.table.name,
+                        seller_id = first.slice.seller_id,
+                        slices = loads.len(),
                         tries,
                         reason = %e,
                         "a load was rolled back for a conflicting transaction; trying it again"
@@ -250,88 +280,249 @@ impl Managed {
         }
     }
 
-    /// One try of [`Self::replace`].
-    async fn replace_once(&self, slice: &Slice, rows: &[Vec<Cell>]) -> Result<u64, LoadError> {
-        let t = slice.table;
-        let n = rows.len() as u64;
+    /// One try of [`Self::replace_all`].
+    async fn replace_once(&self, loads: &[Load]) -> Result<u64, LoadError> {
+        let n = loads.iter().map(|l| l.rows.len() as u64).sum();
         match &*self.engine {
             Engine::Sqlite(path) => {
-                let (path, slice, rows) = (path.clone(), slice.clone(), rows.to_vec());
-                blocking(move || sqlite_replace(&path, &slice, &rows)).await?
+                let path = path.clone();
+                let loads: Vec<Load> = loads
+                    .iter()
+                    .map(|l| Load {
+                        slice: l.slice.clone(),
+                        rows: l.rows.clone(),
+                    })
+                    .collect();
+                blocking(move || sqlite_replace(&path, &loads)).await?
             }
             Engine::Pg(pool) => {
                 let mut tx = pool.begin().await.map_err(fault)?;
-                let (sql, args) = delete_sql(slice, &POSTGRES, |i| format!("${i}"));
-                // PostgreSQL compares a date column with a date, not with text: the range's
-                // bounds are cast to the column's type (a text column takes them as they are)
-                let ty = slice
-                    .range
-                    .as_ref()
-                    .and_then(|(col, _, _)| t.columns.iter().find(|c| c.name == *col))
-                    .map(|c| c.ty);
-                let sql = match ty {
-                    Some("DATE" | "DATETIME") => {
-                        let ty = if ty == Some("DATETIME") {
-                            "TIMESTAMP"
-                        } else {
-                            "DATE"
-                        };
-                        sql.replace("$2", &format!("CAST($2 AS {ty})"))
-                            .replace("$3", &format!("CAST($3 AS {ty})"))
-                    }
-                    _ => sql,
-                };
-                let mut q = sqlx::query(&sql).bind(slice.seller_id);
-                for a in args {
-                    q = q.bind(a);
-                }
-                tx.execute(q).await.map_err(fault)?;
-                for chunk in rows.chunks(BATCH * 10) {
-                    let mut data = String::new();
-                    for r in chunk {
-                        copy_line(t, r, &mut data);
-                    }
-                    let mut copy = tx
-                        .copy_in_raw(&format!("COPY {} FROM STDIN", pg_name(t.name)))
-                        .await
-                        .map_err(fault)?;
-                    copy.send(data.as_bytes()).await.map_err(fault)?;
-                    copy.finish().await.map_err(fault)?;
+                for batch in batches(loads) {
+                    pg_replace(&mut tx, batch).await?;
                 }
                 tx.commit().await.map_err(fault)?;
             }
             Engine::My(pool) => {
                 let mut tx = pool.begin().await.map_err(fault)?;
-                let (sql, args) = delete_sql(slice, &MY_NAMES, |_| "?".into());
-                let mut q = sqlx::query(&sql).bind(slice.seller_id);
-                for a in args {
-                    q = q.bind(a);
-                }
-                tx.execute(q).await.map_err(fault)?;
-                let marks = format!("({})", vec!["?"; t.columns.len()].join(", "));
-                for chunk in rows.chunks(BATCH) {
-                    let sql = format!(
-                        "INSERT INTO {} VALUES {}",
-                        backticks(t.name),
-                        vec![marks.as_str(); chunk.len()].join(", ")
-                    );
-                    let mut q = sqlx::query(&sql);
-                    for r in chunk {
-                        for (cell, col) in r.iter().zip(t.columns) {
-                            q = match cell {
-                                Cell::Int(v) => q.bind(*v),
-                                Cell::Real(v) => q.bind(*v),
-                                other => q.bind(text_of(col.ty, other)),
-                            };
-                        }
-                    }
-                    tx.execute(q).await.map_err(fault)?;
+                for batch in batches(loads) {
+                    my_replace(&mut tx, batch).await?;
                 }
                 tx.commit().await.map_err(fault)?;
             }
         }
         Ok(n)
     }
+}
+
+/// The loads in runs that replace together: consecutive loads of one table whose slices do
+/// not overlap (a day's report each, or a report's ad products), so each run deletes its
+/// slices and then sends all its rows at once. A load whose slice overlaps one before it in
+/// the run starts the next run, so the rows it replaces are the ones loaded before it.
+fn batches(loads: &[Load]) -> Vec<&[Load]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..loads.len() {
+        let run = &loads[start..i];
+        let next = &loads[i].slice;
+        let joins = run[0].slice.table.name == next.table.name
+            && run.iter().all(|l| disjoint(&l.slice, next));
+        if !joins {
+            out.push(run);
+            start = i;
+        }
+    }
+    if start < loads.len() {
+        out.push(&loads[start..]);
+    }
+    out
+}
+
+/// Whether two slices of one table surely hold no row in common: other values of the same
+/// part column, or date ranges of the same column that do not meet.
+fn disjoint(a: &Slice, b: &Slice) -> bool {
+    let parts =
+        matches!((&a.part, &b.part), (Some((ca, va)), Some((cb, vb))) if ca == cb && va != vb);
+    let ranges = matches!((&a.range, &b.range),
+        (Some((ca, fa, ta)), Some((cb, fb, tb))) if ca == cb && (ta < fb || tb < fa));
+    parts || ranges
+}
+
+/// A run of slices of one table replaced inside a PostgreSQL transaction: each slice's rows
+/// deleted, then all the new rows sent through one `COPY`, written a piece at a time so the
+/// server takes one piece while the next is written; the brands a catalog load names added.
+async fn pg_replace(tx: &mut sqlx::PgConnection, batch: &[Load]) -> Result<(), LoadError> {
+    let t = batch[0].slice.table;
+    for l in batch {
+        pg_delete(tx, &l.slice).await?;
+    }
+    let mut copy = tx
+        .copy_in_raw(&format!("COPY {} FROM STDIN", pg_name(t.name)))
+        .await
+        .map_err(fault)?;
+    let mut data = String::with_capacity(COPY_PIECE + 4096);
+    for r in batch.iter().flat_map(|l| &l.rows) {
+        copy_line(t, r, &mut data);
+        if data.len() >= COPY_PIECE {
+            copy.send(data.as_bytes()).await.map_err(fault)?;
+            data.clear();
+        }
+    }
+    if !data.is_empty() {
+        copy.send(data.as_bytes()).await.map_err(fault)?;
+    }
+    copy.finish().await.map_err(fault)?;
+    let named: Vec<_> = batch.iter().flat_map(|l| brands(t, &l.rows)).collect();
+    if !named.is_empty() {
+        // one brand-adding load at a time: the next id is the highest plus one
+        let lock = format!(
+            "LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE",
+            pg_name("brand")
+        );
+        tx.execute(lock.as_str()).await.map_err(fault)?;
+        let sql = add_brand_sql(&POSTGRES, |i| format!("${i}"));
+        for (slug, name) in named {
+            tx.execute(sqlx::query(&sql).bind(slug).bind(name))
+                .await
+                .map_err(fault)?;
+        }
+    }
+    Ok(())
+}
+
+/// How much `COPY` text is written before it is sent.
+const COPY_PIECE: usize = 64 * 1024;
+
+/// A slice's rows deleted inside a PostgreSQL transaction.
+async fn pg_delete(tx: &mut sqlx::PgConnection, slice: &Slice) -> Result<(), LoadError> {
+    let t = slice.table;
+    let (sql, args) = delete_sql(slice, &POSTGRES, |i| format!("${i}"));
+    // PostgreSQL compares a date column with a date, not with text: the range's bounds are
+    // cast to the column's type (a text column takes them as they are)
+    let ty = slice
+        .range
+        .as_ref()
+        .and_then(|(col, _, _)| t.columns.iter().find(|c| c.name == *col))
+        .map(|c| c.ty);
+    let sql = match ty {
+        Some(ty @ ("DATE" | "DATETIME")) => {
+            let ty = if ty == "DATETIME" {
+                "TIMESTAMP"
+            } else {
+                "DATE"
+            };
+            sql.replace("$2", &format!("CAST($2 AS {ty})"))
+                .replace("$3", &format!("CAST($3 AS {ty})"))
+        }
+        _ => sql,
+    };
+    let mut q = sqlx::query(&sql).bind(slice.seller_id);
+    for a in args {
+        q = q.bind(a);
+    }
+    tx.execute(q).await.map_err(fault)?;
+    Ok(())
+}
+
+/// A run of slices of one table replaced inside a MySQL/MariaDB transaction: each slice's
+/// rows deleted, then all the new rows sent in multi-row `INSERT`s of [`BATCH`] (fewer for a
+/// wide table: a statement takes at most 65,535 parameters); the brands a catalog load names
+/// added.
+async fn my_replace(tx: &mut sqlx::MySqlConnection, batch: &[Load]) -> Result<(), LoadError> {
+    let t = batch[0].slice.table;
+    for l in batch {
+        let (sql, args) = delete_sql(&l.slice, &MY_NAMES, |_| "?".into());
+        let mut q = sqlx::query(&sql).bind(l.slice.seller_id);
+        for a in args {
+            q = q.bind(a);
+        }
+        tx.execute(q).await.map_err(fault)?;
+    }
+    let marks = format!("({})", vec!["?"; t.columns.len()].join(", "));
+    let rows: Vec<&Vec<Cell>> = batch.iter().flat_map(|l| &l.rows).collect();
+    for chunk in rows.chunks(BATCH.min(65_535 / t.columns.len().max(1))) {
+        let sql = format!(
+            "INSERT INTO {} VALUES {}",
+            backticks(t.name),
+            vec![marks.as_str(); chunk.len()].join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for r in chunk {
+            for (cell, col) in r.iter().zip(t.columns) {
+                q = match cell {
+                    Cell::Int(v) => q.bind(*v),
+                    Cell::Real(v) => q.bind(*v),
+                    other => q.bind(text_of(col.ty, other)),
+                };
+            }
+        }
+        tx.execute(q).await.map_err(fault)?;
+    }
+    // (two loads adding brands at once may deadlock: the conflict is tried again)
+    let sql = add_brand_sql(&MY_NAMES, |_| "?".into());
+    for (slug, name) in batch.iter().flat_map(|l| brands(t, &l.rows)) {
+        let q = sqlx::query(&sql).bind(slug.clone()).bind(name).bind(slug);
+        tx.execute(q).await.map_err(fault)?;
+    }
+    Ok(())
+}
+
+/// The brands (slug, name) the rows of a `catalog_item` load name, each once; none for any
+/// other table. A brand's slug is its name in lower case with every run of other characters
+/// a hyphen (`Sierra Casa` is `sierra-casa`), as brand memory keys brands.
+pub fn brands(t: &Table, rows: &[Vec<Cell>]) -> Vec<(String, String)> {
+    if t.name != "catalog_item" {
+        return Vec::new();
+    }
+    let col = t.col("Brand");
+    let mut out: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        if let Some(Cell::Text(name)) = r.get(col)
+            && !out.iter().any(|(_, n)| n == name)
+        {
+            let slug = slug(name);
+            if !slug.is_empty() {
+                out.push((slug, name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// `name`'s slug: lower-case letters and digits, every other run a hyphen, none at the ends.
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for ch in name.chars().flat_map(char::to_lowercase) {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_owned()
+}
+
+/// Adds one brand (slug, name; the slug again as the third parameter where marks are not
+/// numbered: MySQL's `?`) numbered after the highest, unless a brand with that slug is there: a brand
+/// keeps its id and name once added, and stays when the catalog no longer names it (brand
+/// memory keys on its slug).
+fn add_brand_sql(s: &Spelling, mark: fn(usize) -> String) -> String {
+    let (t, c) = (s.table, s.column);
+    // (an aggregate answers one row even when nothing matches: the test is outside it)
+    format!(
+        "INSERT INTO {b} ({id}, {slug}, {name}) \
+         SELECT n.nid, {m1}, {m2} FROM (SELECT COALESCE(MAX({id}), 0) + 1 AS nid FROM {b}) n \
+         WHERE NOT EXISTS (SELECT 1 FROM {b} WHERE {slug} = {m3})",
+        b = t("brand"),
+        id = c("ID"),
+        slug = c("Slug"),
+        name = c("Name"),
+        m1 = mark(1),
+        m2 = mark(2),
+        m3 = match mark(3).as_str() {
+            "?" => "?".to_owned(),
+            _ => mark(1),
+        },
+    )
 }
 
 /// A table's `CREATE TABLE` and `CREATE INDEX` statements.
@@ -402,33 +593,50 @@ fn sqlite(path: &std::path::Path) -> Result<rusqlite::Connection, String> {
     Ok(c)
 }
 
-fn sqlite_replace(path: &std::path::Path, slice: &Slice, rows: &[Vec<Cell>]) -> Result<(), String> {
-    let t = slice.table;
+/// Every load's slice replaced in one SQLite transaction.
+fn sqlite_replace(path: &std::path::Path, loads: &[Load]) -> Result<(), String> {
     let mut c = sqlite(path)?;
     let tx = c
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(err)?;
+    for Load { slice, rows } in loads {
+        sqlite_slice(&tx, slice, rows)?;
+    }
+    tx.commit().map_err(err)
+}
+
+/// One slice replaced inside an SQLite transaction (immediate: one writer at a time numbers
+/// the brands).
+fn sqlite_slice(
+    tx: &rusqlite::Transaction,
+    slice: &Slice,
+    rows: &[Vec<Cell>],
+) -> Result<(), String> {
+    let t = slice.table;
     let (sql, args) = delete_sql(slice, &SQLITE, |i| format!("?{i}"));
     let mut params: Vec<rusqlite::types::Value> = vec![slice.seller_id.into()];
     params.extend(args.into_iter().map(rusqlite::types::Value::from));
     tx.execute(&sql, rusqlite::params_from_iter(params))
         .map_err(err)?;
-    {
-        let marks = vec!["?"; t.columns.len()].join(", ");
-        let mut st = tx
-            .prepare(&format!(
-                "INSERT INTO {} VALUES ({marks})",
-                backticks(t.name)
-            ))
-            .map_err(err)?;
-        for row in rows {
-            for (i, c) in row.iter().enumerate() {
-                st.raw_bind_parameter(i + 1, c).map_err(err)?;
-            }
-            st.raw_execute().map_err(err)?;
+    let marks = vec!["?"; t.columns.len()].join(", ");
+    let mut st = tx
+        .prepare_cached(&format!(
+            "INSERT INTO {} VALUES ({marks})",
+            backticks(t.name)
+        ))
+        .map_err(err)?;
+    for row in rows {
+        for (i, c) in row.iter().enumerate() {
+            st.raw_bind_parameter(i + 1, c).map_err(err)?;
         }
+        st.raw_execute().map_err(err)?;
     }
-    tx.commit().map_err(err)
+    let add = add_brand_sql(&SQLITE, |i| format!("?{i}"));
+    for (slug, name) in brands(t, rows) {
+        tx.execute(&add, rusqlite::params![slug, name])
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Creates `dir` (and its parents) readable by the owner alone.

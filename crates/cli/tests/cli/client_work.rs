@@ -307,6 +307,23 @@ async fn throttling_outages_and_a_broken_gateway_exit_by_family() {
     ];
     succeeded(&client(d, env, &call));
 
+    // the provider is down through every retry: 17
+    faults(
+        cred,
+        Some(json!([{ "op": "sellers.getMarketplaceParticipations", "effect": "status", "status": 503 }])),
+    )
+    .await;
+    let down = client(d, env, &call);
+    assert_eq!(
+        code_of(&down),
+        17,
+        "{}",
+        String::from_utf8_lossy(&down.stderr)
+    );
+    assert_eq!(stdout_json(&down)["kind"], "upstream_unavailable");
+    faults(cred, None).await;
+    succeeded(&client(d, env, &call));
+
     // the provider throttles past what the gateway waits out: 16
     faults(
         cred,
@@ -324,23 +341,16 @@ async fn throttling_outages_and_a_broken_gateway_exit_by_family() {
         String::from_utf8_lossy(&throttled.stderr)
     );
     assert_eq!(stdout_json(&throttled)["kind"], "throttled");
-
-    // the provider is down through every retry: 17
-    faults(
-        cred,
-        Some(json!([{ "op": "sellers.getMarketplaceParticipations", "effect": "status", "status": 503 }])),
-    )
-    .await;
-    let down = client(d, env, &call);
-    assert_eq!(
-        code_of(&down),
-        17,
-        "{}",
-        String::from_utf8_lossy(&down.stderr)
+    // issue 67: and the gateway keeps to the provider's Retry-After: the next call is not
+    // sent before it, the gateway tells when to come back (16 again)
+    let held = client(d, env, &call);
+    assert_eq!(code_of(&held), 16);
+    let held = stdout_json(&held);
+    assert!(
+        held["amazon"].is_null(),
+        "the provider was not asked: {held}"
     );
-    assert_eq!(stdout_json(&down)["kind"], "upstream_unavailable");
-    faults(cred, None).await;
-    succeeded(&client(d, env, &call));
+    assert!(held["retryAfter"].as_u64().unwrap() > 100, "{held}");
 
     // the gateway's own store loses a table under it: 18
     let timeline = ["timeline", "list", "--limit", "1", "--json"];

@@ -39,6 +39,19 @@ impl Account<'_> {
 /// The provider's reads for a warehouse sync (`Marketplace::feeds`).
 pub struct Feeds<'a>(pub(super) &'a Marketplace);
 
+/// Which sync slice a report create is for.
+pub struct SliceCreate<'a> {
+    /// Names the slice and its run, so a step repeated after a crash gets the report its
+    /// first try made.
+    pub key: &'a str,
+    /// An identical request is otherwise reused only when it was sent after this (the run's
+    /// start, ms), so a re-read reads the provider afresh.
+    pub fresh_since: i64,
+    /// Asked for ahead of its turn: created only if the usage plan has room now (else
+    /// `Throttled`, nothing sent).
+    pub ahead: bool,
+}
+
 impl Feeds<'_> {
     fn api(a: &Account<'_>) -> Api {
         match a {
@@ -120,19 +133,20 @@ impl Feeds<'_> {
         Ok(up.client.send(up.store, up.sealer, &req).await?.body)
     }
 
-    /// Creates a report through the ledger; its id. `key` names the slice and its run, so a
-    /// step repeated after a crash gets the report its first try made; an identical request is
-    /// otherwise reused only when it was sent after `fresh_since` (the run's start), so a
-    /// re-read reads the provider afresh.
+    /// Creates a report for `slice` through the ledger; its id.
     pub async fn create_report(
         &self,
         tenant: &TenantId,
         account: &Account<'_>,
         family: Family,
         body: Value,
-        key: &str,
-        fresh_since: i64,
+        slice: SliceCreate<'_>,
     ) -> Result<String> {
+        let SliceCreate {
+            key,
+            fresh_since,
+            ahead,
+        } = slice;
         let api = Self::api(account);
         let up = self.0.provider(api)?;
         let op_id = match family {
@@ -143,7 +157,8 @@ impl Feeds<'_> {
         let op = Self::operation(api, op_id)?;
         let mut args = Map::new();
         args.insert("body".into(), body);
-        let req = Self::request(op, &args, tenant, account)?;
+        let mut req = Self::request(op, &args, tenant, account)?;
+        req.ahead = ahead;
         let merchant = match account {
             Account::Seller(m) => Some(*m),
             Account::Ads { .. } => None,

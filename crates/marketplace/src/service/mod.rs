@@ -53,7 +53,7 @@ pub use approvals::{Approvals, withdraw};
 pub use audit::Audit;
 pub use calls::Calls;
 pub use connecting::Connections;
-pub use feeds::{Account, Feeds};
+pub use feeds::{Account, Feeds, SliceCreate};
 pub use listing_writes::ListingWrites;
 pub use listings::{Listings, MEDIA_SWITCH, TEXT_SWITCH};
 pub use pricing_runs::{Pricing, REST_RESULT_PAGE};

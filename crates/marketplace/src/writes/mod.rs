@@ -75,6 +75,7 @@ impl PlannedRequest {
             body: self.body.clone(),
             media_type: self.media_type.clone(),
             background: false,
+            ahead: false,
         }
     }
 }

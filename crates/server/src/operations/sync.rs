@@ -75,6 +75,18 @@ fn status_schema() -> Value {
                     &["from", "through"],
                 )),
             ),
+            (
+                "backfill",
+                nullable(object(
+                    &[
+                        ("reachesFrom", string()),
+                        ("daysHeld", int()),
+                        ("daysInReach", int()),
+                        ("estimatedEnd", nullable(string())),
+                    ],
+                    &["reachesFrom", "daysHeld", "daysInReach", "estimatedEnd"],
+                )),
+            ),
         ],
         &["merchant", "dataset", "state"],
     );
@@ -115,8 +127,9 @@ fn status_schema() -> Value {
             ("warehouse", string()),
             ("schedule", nullable(schedule)),
             ("datasets", array(dataset)),
+            ("notTakenIn", array(string())),
         ],
-        &["warehouse", "datasets"],
+        &["warehouse", "datasets", "notTakenIn"],
     )
 }
 
@@ -139,9 +152,12 @@ pub fn endpoints() -> Vec<Endpoint> {
             description: "How fresh the tenant's warehouse is. For a managed warehouse (one the \
 gateway fills from the connected accounts), one row per merchant and dataset: its state \
 (backfilling, syncing, synced, paused when the connection lapsed, failing), coveredFrom and \
-dataThrough (the days the warehouse holds), lastSuccess, rowsLastLoad, lastRun (the days the last \
-run read, restated days included), nextRun, lastError (with the provider's words) and what the \
-provider cannot give (limits). An external warehouse \
+dataThrough (the days the warehouse holds; a new merchant's last month comes first, then older \
+days), backfill (while older days are still to come: the oldest day the provider reaches, days \
+held of days in reach, and the estimated end at the pace so far), lastSuccess, rowsLastLoad, \
+lastRun (the days the last run read, restated days included), nextRun, lastError (with the provider's words) and what the \
+provider cannot give (limits); notTakenIn names merchants connected for the selling side whose \
+datasets no start has taken in yet. An external warehouse \
 (filled by someone else) answers warehouse: external and no rows. Same answer as GET \
 /api/warehouse/sync.",
             input: closed(&[], &[]),

@@ -93,9 +93,16 @@ fn data() -> Value {
                         ("start_date", date()),
                         ("end_date", date()),
                         ("days", int()),
+                        ("data_from", date()),
                         ("data_through", date()),
                     ],
-                    &["start_date", "end_date", "days", "data_through"],
+                    &[
+                        "start_date",
+                        "end_date",
+                        "days",
+                        "data_from",
+                        "data_through",
+                    ],
                 ),
             ),
             (

@@ -578,6 +578,13 @@ impl TestApp {
             .unwrap_or(0)
     }
 
+    /// The calls the sandbox's usage plans refused with a 429, per operation.
+    pub async fn sandbox_throttled(&self) -> Value {
+        self.sandbox(reqwest::Method::GET, "/__sandbox/calls", Value::Null)
+            .await["throttled"]
+            .clone()
+    }
+
     /// Connects `merchant`'s grants (selling and advertising, where the sandbox has them) to
     /// `tenant` again, as a person reconnecting the account would.
     pub async fn reconnect(&self, tenant: &str, merchant: &str) {
@@ -637,6 +644,12 @@ impl TestApp {
             serde_json::json!({ "rules": rules }),
         )
         .await;
+    }
+
+    /// `GET /metrics`, the Prometheus text as served (no credentials).
+    pub async fn metrics_text(&self) -> String {
+        let res = self.http.get(self.url("/metrics")).send().await.unwrap();
+        res.text().await.unwrap()
     }
 
     pub fn url(&self, path: &str) -> String {

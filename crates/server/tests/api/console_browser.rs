@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::common::{TestApp, external_tool, run_external};
+use crate::common::{Options, TestApp, external_tool, run_external};
 use crate::signin_support::{PASSWORD, person};
 
 /// The Python with Selenium and Debian's browser, or why the test is skipped (never under CI).
@@ -101,4 +101,37 @@ async fn an_approver_approves_an_ai_clients_held_write_in_the_browser_and_exactl
         record["actor"].as_str().unwrap().starts_with("svc:"),
         "{audit}"
     );
+}
+
+/// Issue 67: the Sync page mid-backfill, in a browser. sigma's selling account is connected
+/// but not taken in: the page says so, Sync now takes it in, and while its backfill goes on
+/// the page groups the datasets by merchant, draws the coverage and tells the backfill's
+/// progress and estimated end, inside the page's width on a desktop and a phone. The page
+/// as the browser drew it is saved as `sync-page.png` in the test's directory.
+#[tokio::test]
+async fn the_sync_page_draws_each_merchants_coverage_while_the_backfill_goes_on() {
+    let Some(python) = browser_python() else {
+        return;
+    };
+    // reports take the sandbox's usual while, so the backfill lasts long enough to be seen
+    // however fast the machine (plans and pacing off: the sync goes at its own speed)
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        ..Options::default()
+    })
+    .await;
+    let email =
+        crate::signin_support::person_in(&app, "sigma", "sam@sigma.example", pp_auth::Role::Admin)
+            .await;
+    let shot = app.dir.path().join("sync-page.png");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/sync_page.py");
+    let mut cmd = Command::new(python);
+    cmd.args([script, &app.base, &email, PASSWORD, shot.to_str().unwrap()]);
+    let stdout = run_external(cmd, "the sync page browser test failed").await;
+    assert!(stdout.contains("PASS"), "{stdout}");
+    assert!(shot.exists(), "the screenshot was saved");
+    if let Ok(keep) = std::env::var("PP_KEEP_SCREENSHOTS") {
+        std::fs::copy(&shot, std::path::Path::new(&keep).join("sync-page.png")).unwrap();
+    }
 }

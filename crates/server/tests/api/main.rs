@@ -37,6 +37,7 @@ mod signin;
 mod signin_support;
 mod surface;
 mod sync_adopt;
+mod sync_deadlock;
 mod sync_outside;
 mod sync_schedule;
 mod token_cache;

@@ -32,30 +32,69 @@ impl Reader for Daily {
 
     fn start<'a>(&'a self, cx: &'a Cx<'_>, (from, to): Days) -> Fut<'a, Started> {
         Box::pin(async move {
-            let t = table("ads_campaign_daily");
-            let mut rows = Vec::new();
-            for day in from.iter_days().take_while(|d| *d <= to) {
-                let row = t
-                    .columns
-                    .iter()
-                    .map(|c| match c.name {
-                        "SellerID" | "Impressions" => Cell::Int(cx.seller.id),
-                        "MarketplaceSellerID" => Cell::Text(cx.seller.token.clone()),
-                        "Date" => Cell::Text(day.to_string()),
-                        "AdProduct" => Cell::Text(PRODUCT.into()),
-                        "CampaignID" => Cell::Int(day.day() as i64),
-                        "Currency" => Cell::Text(cx.seller.currency.clone()),
-                        _ if c.ty.starts_with("DECIMAL") => Cell::Cents(0),
-                        _ if c.ty.contains("INT") => Cell::Int(0),
-                        _ => Cell::Text(String::new()),
-                    })
-                    .collect();
-                rows.push(row);
-            }
-            let mut slice = days(t, &cx.seller, from, to, "Date");
-            slice.part = Some(("AdProduct", PRODUCT.to_owned()));
-            Ok(Started::Rows(vec![Load { slice, rows }]))
+            let rows = campaign_rows(cx, (from, to), PRODUCT, |day| {
+                (day.day() as i64, cx.seller.id)
+            });
+            Ok(Started::Rows(vec![rows]))
         })
+    }
+}
+
+/// One `ads_campaign_daily` row a day of `product` (its own part of the table, which no
+/// built-in dataset writes), each day's campaign and impressions from `pick`.
+pub(crate) fn campaign_rows(
+    cx: &Cx<'_>,
+    (from, to): Days,
+    product: &str,
+    pick: impl Fn(chrono::NaiveDate) -> (i64, i64),
+) -> Load {
+    let t = table("ads_campaign_daily");
+    let rows = from
+        .iter_days()
+        .take_while(|d| *d <= to)
+        .map(|day| {
+            let (campaign, impressions) = pick(day);
+            t.columns
+                .iter()
+                .map(|c| match c.name {
+                    "SellerID" => Cell::Int(cx.seller.id),
+                    "Impressions" => Cell::Int(impressions),
+                    "MarketplaceSellerID" => Cell::Text(cx.seller.token.clone()),
+                    "Date" => Cell::Text(day.to_string()),
+                    "AdProduct" => Cell::Text(product.into()),
+                    "CampaignID" => Cell::Int(campaign),
+                    "Currency" => Cell::Text(cx.seller.currency.clone()),
+                    _ if c.ty.starts_with("DECIMAL") => Cell::Cents(0),
+                    _ if c.ty.contains("INT") => Cell::Int(0),
+                    _ => Cell::Text(String::new()),
+                })
+                .collect()
+        })
+        .collect();
+    let mut slice = days(t, &cx.seller, from, to, "Date");
+    slice.part = Some(("AdProduct", product.to_owned()));
+    Load { slice, rows }
+}
+
+/// Waits (up to `limit`) until dataset `name` is in `state`; its status row.
+pub(crate) async fn until_state(
+    app: &TestApp,
+    t: &str,
+    name: &str,
+    state: &str,
+    limit: Duration,
+) -> Value {
+    let began = Instant::now();
+    loop {
+        let (_, b) = app.get(t, "/api/warehouse/sync").await;
+        let rows = b["datasets"].as_array().cloned().unwrap_or_default();
+        if let Some(r) = rows.iter().find(|r| r["dataset"] == name)
+            && r["state"] == state
+        {
+            return r.clone();
+        }
+        assert!(began.elapsed() < limit, "{b:#}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
 
@@ -96,18 +135,7 @@ async fn a_dataset_declared_outside_the_sync_is_planned_loaded_and_shown() {
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
 
-    let began = Instant::now();
-    let row = loop {
-        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
-        let rows = b["datasets"].as_array().cloned().unwrap_or_default();
-        if let Some(r) = rows.iter().find(|r| r["dataset"] == OUTSIDE.name)
-            && r["state"] == "synced"
-        {
-            break r.clone();
-        }
-        assert!(began.elapsed() < Duration::from_secs(120), "{b:#}");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    };
+    let row = until_state(&app, &t, OUTSIDE.name, "synced", Duration::from_secs(120)).await;
     // shown with what its row and its reader say, planned over its own lookback
     assert_eq!(row["source"], "this test's own reader", "{row}");
     assert_eq!(row["limits"], OUTSIDE.limits, "{row}");
@@ -172,18 +200,7 @@ async fn a_dataset_declared_outside_the_sync_is_planned_loaded_and_shown() {
         )
         .await
         .unwrap();
-    let began = Instant::now();
-    let row = loop {
-        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
-        let rows = b["datasets"].as_array().cloned().unwrap_or_default();
-        if let Some(r) = rows.iter().find(|r| r["dataset"] == OUTSIDE.name)
-            && r["state"] == "failing"
-        {
-            break r.clone();
-        }
-        assert!(began.elapsed() < Duration::from_secs(60), "{b:#}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let row = until_state(&app, &t, OUTSIDE.name, "failing", Duration::from_secs(60)).await;
     let message = row["lastError"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("checkpoint does not read"), "{row}");
     assert!(message.contains("missing field `from`"), "{row}");

@@ -45,7 +45,7 @@ async fn ads_totals_equal_sql_sums() {
     .await;
     assert_eq!(
         body["window"],
-        json!({"start_date": "2026-09-01", "end_date": "2026-10-31", "days": 61, "data_through": "2026-11-21"})
+        json!({"start_date": "2026-09-01", "end_date": "2026-10-31", "days": 61, "data_from": "2023-11-22", "data_through": "2026-11-21"})
     );
     let s = sql(&app, &t, "SELECT SUM(Impressions) i, SUM(Clicks) c, ROUND(SUM(Cost), 2) cost, SUM(Purchases7d) p, ROUND(SUM(Sales7d), 2) s FROM ads_campaign_daily WHERE SellerID = ? AND Date BETWEEN ? AND ?", win(&body)).await;
     let tot = &body["totals"];
@@ -487,4 +487,42 @@ async fn data_endpoints_check_their_scopes() {
             .0,
         403
     );
+}
+
+/// Issue 67: every window names the first day its data holds (on a managed warehouse whose
+/// backfill goes on, older days are not known yet rather than zero), and a window that ends
+/// before it is `no_data_for_period` (`not_found` in the partner envelope) with the days
+/// held; one reaching into them is answered.
+#[tokio::test]
+async fn windows_name_the_first_day_held_and_one_before_it_has_no_data() {
+    let app = TestApp::start().await;
+    let t = app.token(&app.acme).await;
+    for (path, table) in [
+        ("/v1/retail/sales", "spapi_sales_and_traffic_by_date"),
+        ("/v1/ads/campaign-performance", "ads_campaign_daily"),
+    ] {
+        let q = format!("SELECT MIN(Date) AS d FROM {table} WHERE SellerID = 1");
+        let first = sql(&app, &t, &q, json!([])).await["d"].clone();
+        let body = v1(&app, &t, &format!("{path}?account_id={ACCT}")).await;
+        assert_eq!(body["window"]["data_from"], first, "{path}: {body}");
+        let through = body["window"]["data_through"].clone();
+        let old = format!("{path}?account_id={ACCT}&start_date=2020-01-01&end_date=2020-01-31");
+        let (s, e) = app.get(&t, &old).await;
+        let e = &e["error"];
+        assert_eq!((s, e["code"].as_str()), (404, Some("not_found")), "{e}");
+        assert_eq!(
+            (&e["data_from"], &e["data_through"]),
+            (&first, &through),
+            "{e}"
+        );
+        let says = e["message"].as_str().unwrap_or_default();
+        assert!(says.contains("ends before the data's first day"), "{e}");
+        let first_day: chrono::NaiveDate = first.as_str().unwrap().parse().unwrap();
+        let reaching = format!(
+            "{path}?account_id={ACCT}&start_date={}&end_date={first_day}",
+            first_day - chrono::Days::new(10)
+        );
+        let body = v1(&app, &t, &reaching).await;
+        assert_eq!(body["window"]["data_from"], first, "{body}");
+    }
 }

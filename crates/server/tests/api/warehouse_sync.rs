@@ -161,7 +161,7 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["warehouse"], "managed");
-    let status = until_synced(&app, &t, Duration::from_secs(600)).await;
+    let status = last_month_first(&app, &t).await;
     let (datasets, vendor): (Vec<&Value>, Vec<&Value>) = status["datasets"]
         .as_array()
         .unwrap()
@@ -172,11 +172,16 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     // seller has); the vendor's login has no sponsored ads profile, and its advertising
     // datasets say so, but it has a DSP advertiser
     assert_eq!(datasets.len(), 3 * 18, "{status:#}");
-    // the vendor: its sales and traffic, three years back, and DSP, two
-    assert_eq!(vendor.len(), 14, "{status:#}");
+    // the vendor: its sales and traffic, three years back, its catalog, and DSP, two
+    assert_eq!(vendor.len(), 15, "{status:#}");
     for r in vendor {
         let reach = match r["dataset"].as_str() {
             Some("vendor_sales_and_traffic") => "2023-11-23",
+            Some("vendor_catalog") => {
+                assert_eq!(r["state"], "synced", "{r}");
+                assert!(r["note"].is_null(), "{r}");
+                continue;
+            }
             Some("dsp_daily") => "2024-11-22",
             _ => {
                 assert_eq!(r["state"], "unavailable", "{r}");
@@ -241,24 +246,163 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     assert_eq!(health["sync"]["managedWarehouses"], 2, "{health}");
     assert_eq!(
         health["sync"]["datasets"]["synced"],
-        3 * 18 - 1 - 3 + 2,
+        3 * 18 - 1 - 3 + 3,
         "{health}"
     );
     assert!(!health.to_string().contains("omega"), "{health}");
-    let metrics = app
-        .http
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics_text().await;
     assert!(
         metrics.contains("pp_sync_rows_loaded_total{dataset=\"sales_and_traffic\",engine="),
         "{metrics}"
     );
     (app, t, acme)
+}
+
+/// Waits until every dataset is `synced` or `unavailable` (the last status), watching the US
+/// seller's sales and traffic on the way (issue 67): its last month comes first, current
+/// through yesterday from its first load, then older days newest first, `coveredFrom` moving
+/// back without a hole down to the provider's first day, with the backfill's progress and
+/// estimated end in the status while it lasts.
+/// Issue 67: while the backfill goes on, `/v1/retail/sales` over the last 30 days (its
+/// default window) answers for omega's US seller (`id`) what it answers over the generated
+/// warehouse of the same world (acme's, where the US seller is 1), account ids aside, and
+/// its window's `data_from` is the first day loaded so far (`from`, or older by then).
+async fn last_30_days_as_generated(app: &TestApp, t: &str, id: i64, from: &str) {
+    let acme = app
+        .token(&app.credential("acme", Some("retail:read")).await)
+        .await;
+    let (s, mut synced) = app
+        .get(t, &format!("/v1/retail/sales?account_id=omega:{id}"))
+        .await;
+    assert_eq!(s, 200, "{synced}");
+    // (the backfill may have loaded an older month since `from` was read)
+    let data_from = synced["window"]["data_from"].as_str().unwrap_or_default();
+    assert!(!data_from.is_empty() && data_from <= from, "{synced}");
+    let (s, mut generated) = app.get(&acme, "/v1/retail/sales?account_id=acme:1").await;
+    assert_eq!(s, 200, "{generated}");
+    for answer in [&mut synced, &mut generated] {
+        answer["window"]["data_from"].take();
+    }
+    assert_eq!(
+        synced.to_string().replace(&format!("omega:{id}"), "acme:1"),
+        generated.to_string(),
+        "the last 30 days while the backfill goes on"
+    );
+    assert_eq!(
+        synced["series"].as_array().map(Vec::len),
+        Some(30),
+        "{synced}"
+    );
+}
+
+/// The most rows one day of a seller's sales and traffic holds (its ASINs' rows and the
+/// day's total).
+async fn most_rows_of_a_day(app: &TestApp, t: &str, seller: i64) -> i64 {
+    let sql = format!(
+        "SELECT MAX(n) + 1 AS n FROM (SELECT Date, COUNT(*) AS n FROM spapi_sales_and_traffic_by_asin WHERE SellerID = {seller} GROUP BY Date) d"
+    );
+    let (s, q) = app.query(t, json!({ "sql": sql })).await;
+    assert_eq!(s, 200, "{q}");
+    q["rows"][0]["n"].as_i64().unwrap()
+}
+
+async fn last_month_first(app: &TestApp, t: &str) -> Value {
+    let began = Instant::now();
+    let mut covered: Vec<String> = Vec::new();
+    let (mut estimated, mut looked_for_holes) = (false, false);
+    // the most rows one load of the US sales and traffic wrote while it backfilled
+    let (mut most_loaded, mut us_seller) = (0, 0);
+    loop {
+        let (s, b) = app.get(t, "/api/warehouse/sync").await;
+        assert_eq!(s, 200, "{b}");
+        let rows = b["datasets"].as_array().unwrap();
+        let us = rows
+            .iter()
+            .find(|r| r["dataset"] == "sales_and_traffic" && r["merchant"]["marketplace"] == "US");
+        if let Some(r) = us
+            && let Some(from) = r["coveredFrom"].as_str()
+        {
+            assert_eq!(
+                r["dataThrough"], "2026-11-21",
+                "current from the first load: {r}"
+            );
+            assert!(
+                covered.last().is_none_or(|c| from <= c.as_str()),
+                "coveredFrom only moves back: {covered:?} then {r}"
+            );
+            covered.push(from.to_owned());
+            let backfill = &r["backfill"];
+            us_seller = r["merchant"]["legacySellerId"].as_i64().unwrap();
+            if from > "2024-11-22" {
+                most_loaded = most_loaded.max(r["rowsLastLoad"].as_i64().unwrap_or(0));
+                assert_eq!(backfill["reachesFrom"], "2024-11-22", "{r}");
+                assert_eq!(backfill["daysInReach"], 730, "{r}");
+                let held = backfill["daysHeld"].as_i64().unwrap();
+                estimated |= backfill["estimatedEnd"].is_string();
+                // every day between coveredFrom and dataThrough is there
+                if !looked_for_holes && held > 60 {
+                    looked_for_holes = true;
+                    let id = r["merchant"]["legacySellerId"].as_i64().unwrap();
+                    last_30_days_as_generated(app, t, id, from).await;
+                    let id = r["merchant"]["legacySellerId"].as_i64().unwrap();
+                    let sql = format!(
+                        "SELECT COUNT(DISTINCT Date) AS n FROM spapi_sales_and_traffic_by_date WHERE SellerID = {id} AND Date BETWEEN '{from}' AND '2026-11-21'"
+                    );
+                    let (s, q) = app.query(t, json!({ "sql": sql })).await;
+                    assert_eq!(s, 200, "{q}");
+                    assert!(
+                        q["rows"][0]["n"].as_i64().unwrap() >= held,
+                        "no hole: {q} {r}"
+                    );
+                }
+            } else {
+                assert!(backfill.is_null(), "a whole dataset has no backfill: {r}");
+            }
+        }
+        let done = |r: &Value| r["state"] == "synced" || r["state"] == "unavailable";
+        if !rows.is_empty() && rows.iter().all(done) {
+            covered.dedup();
+            assert!(
+                covered.len() >= 3,
+                "the backfill was seen moving: {covered:?}"
+            );
+            assert!(estimated, "the backfill's end was estimated on the way");
+            // issue 67, items 2 and 4: the provider made several of a dataset's slices at
+            // once (up to 4), and those it had made by the time the first was loaded were
+            // loaded with it, in one transaction: a load wrote more than one day's rows, and
+            // never more than four days'
+            let day = most_rows_of_a_day(app, t, us_seller).await;
+            assert!(
+                most_loaded > day && most_loaded <= 4 * day,
+                "the most rows in one load, {most_loaded}, are two to four days' (a day is at most {day})"
+            );
+            assert!(looked_for_holes, "the backfill was seen half way");
+            // the first run read the last 35 days; the backfill told the feed when it ended
+            let (_, feed) = app
+                .get(t, "/api/events?type=warehouse.sync.finished&limit=500")
+                .await;
+            let runs: Vec<(String, String)> = feed["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["subject"]["dataset"] == "sales_and_traffic")
+                .map(|e| {
+                    let d = &e["data"];
+                    (
+                        d["from"].as_str().unwrap().into(),
+                        d["through"].as_str().unwrap().into(),
+                    )
+                })
+                .collect();
+            for run in [("2026-10-18", "2026-11-21"), ("2024-11-22", "2024-12-04")] {
+                let run = (run.0.to_owned(), run.1.to_owned());
+                assert!(runs.contains(&run), "{run:?} among {runs:?}");
+            }
+            return b;
+        }
+        assert!(began.elapsed() < Duration::from_secs(600), "{b:#}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
 }
 
 /// The sellers' ids in acme's warehouse and in omega's, paired by token and marketplace (a
@@ -389,12 +533,34 @@ async fn a_day_later_the_sync_adds_that_day_and_corrects_the_restated_days_only(
 /// Issue 70, finding 2: runs more than a day apart left the days that were still restating at
 /// the run before, and are older now than the window, as they were (152 advertising rows
 /// wrong after a three-day gap). With the world moved 3, then 10, then 20 days between runs,
-/// every table equals the world generated at the later day, to the cent.
+/// every table equals the world generated at the later day, to the cent: on SQLite here, on
+/// PostgreSQL and MariaDB below.
 #[tokio::test]
 async fn gaps_of_3_10_and_20_days_between_runs_end_equal_to_the_world() {
-    let (app, t, acme) = synced(None).await;
+    gaps_end_equal_to_the_world(None).await;
+}
+
+#[tokio::test]
+async fn gaps_between_runs_end_equal_to_the_world_on_postgresql() {
+    let Some(pg) = ScratchDb::create("pp_sync_gaps_pg").await else {
+        return;
+    };
+    gaps_end_equal_to_the_world(Some(pg.url.clone())).await;
+}
+
+#[tokio::test]
+async fn gaps_between_runs_end_equal_to_the_world_on_mariadb() {
+    let Some(my) = ScratchDb::create_mysql("pp_sync_gaps_my").await else {
+        return;
+    };
+    gaps_end_equal_to_the_world(Some(my.url.replacen("mysql://", "mariadb://", 1))).await;
+}
+
+/// Synced with omega's warehouse at `omega` (SQLite when `None`), then moved 3, 10 and 20
+/// days with a run after each: every table equals the world's.
+async fn gaps_end_equal_to_the_world(omega: Option<String>) {
+    let (app, t, acme) = synced(omega.clone()).await;
     let pairs = pairs(&app, &acme, &t).await;
-    let synced = app.warehouse_file("omega");
     let mut today = day("2026-11-22");
     for gap in [3, 10, 20] {
         app.sandbox(
@@ -418,6 +584,14 @@ async fn gaps_of_3_10_and_20_days_between_runs_end_equal_to_the_world() {
             .dir
             .path()
             .join(format!("sim/worlds/{today}/warehouse.sqlite"));
+        let synced = match &omega {
+            None => app.warehouse_file("omega"),
+            Some(url) => {
+                let file = app.dir.path().join(format!("omega-{today}.sqlite"));
+                as_sqlite(url, &file).await;
+                file
+            }
+        };
         same_tables(&moved, &synced, &pairs, today);
         // the status says which days the run read: the restated days of the run before too
         let ads = status["datasets"]
@@ -432,6 +606,141 @@ async fn gaps_of_3_10_and_20_days_between_runs_end_equal_to_the_world() {
         assert!(
             from <= before - chrono::Days::new(14),
             "{gap} days on, the run read again from the days restating at the run before: {ads}"
+        );
+    }
+}
+
+/// A server warehouse's connections.
+enum Pool {
+    Pg(sqlx::PgPool),
+    My(sqlx::MySqlPool),
+}
+
+impl Pool {
+    /// Every row of `sql`, its `n` columns read as text.
+    async fn texts(&self, sql: &str, n: usize) -> Vec<Vec<Option<String>>> {
+        use sqlx::Row;
+        fn cells<R: Row>(r: &R, n: usize) -> Vec<Option<String>>
+        where
+            for<'a> Option<String>: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+            usize: sqlx::ColumnIndex<R>,
+        {
+            (0..n).map(|i| r.get(i)).collect()
+        }
+        match self {
+            Pool::Pg(p) => sqlx::query(sql)
+                .fetch_all(p)
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| cells(r, n))
+                .collect(),
+            Pool::My(p) => sqlx::query(sql)
+                .fetch_all(p)
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| cells(r, n))
+                .collect(),
+        }
+    }
+}
+
+/// A server warehouse (`postgres://…`, `mariadb://…`) copied into a new SQLite file at `path`
+/// made with the warehouse's own SQLite schema, every value as the server's text (an instant
+/// as the generated warehouse writes it): SQLite's column types read numbers back as a
+/// generated warehouse holds them, so the comparisons above hold any engine to the world,
+/// each money column at its scale.
+async fn as_sqlite(url: &str, path: &std::path::Path) {
+    use pp_warehouse::schema::spelling::{SQLITE, backticks, create_table_sql, pg_name};
+    let pg = url.starts_with("postgres");
+    let pool = match pg {
+        true => Pool::Pg(sqlx::PgPool::connect(url).await.unwrap()),
+        false => Pool::My(
+            sqlx::MySqlPool::connect(&url.replacen("mariadb://", "mysql://", 1))
+                .await
+                .unwrap(),
+        ),
+    };
+    let mut c = rusqlite::Connection::open(path).unwrap();
+    let tx = c.transaction().unwrap();
+    for t in pp_warehouse::schema::TABLES {
+        tx.execute_batch(&create_table_sql(t, &SQLITE)).unwrap();
+        let cols: Vec<String> = t
+            .columns
+            .iter()
+            .map(|col| match (pg, col.ty) {
+                // an instant as the generated warehouse writes it
+                (true, "DATETIME") => format!(
+                    "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+                    pg_name(col.name)
+                ),
+                (false, "DATETIME") => {
+                    format!("DATE_FORMAT({}, '%Y-%m-%dT%H:%i:%sZ')", backticks(col.name))
+                }
+                (true, _) => format!("{}::text", pg_name(col.name)),
+                (false, _) => format!("CAST({} AS CHAR)", backticks(col.name)),
+            })
+            .collect();
+        let name = if pg {
+            pg_name(t.name)
+        } else {
+            backticks(t.name)
+        };
+        let sql = format!("SELECT {} FROM {name}", cols.join(", "));
+        let rows = pool.texts(&sql, t.columns.len()).await;
+        let marks = vec!["?"; t.columns.len()].join(", ");
+        let mut st = tx
+            .prepare(&format!(
+                "INSERT INTO {} VALUES ({marks})",
+                backticks(t.name)
+            ))
+            .unwrap();
+        for r in rows {
+            st.execute(rusqlite::params_from_iter(r)).unwrap();
+        }
+    }
+    tx.commit().unwrap();
+}
+
+/// Issue 70, finding 6: search query performance is asked by the catalog's ASINs, so it waits
+/// for the catalog's first load and says so; once the catalog has come, the note goes (it
+/// stayed on a merchant whose datasets had both synced).
+#[tokio::test]
+async fn a_dataset_waiting_for_the_catalog_says_so_only_until_it_has_come() {
+    let app = quick_market(None).await;
+    let scopes = Some("account:read sync:write");
+    let t = app.token(&app.credential("omega", scopes).await).await;
+    // the sellers' first catalog searches fail (a step tries three times): each catalog's
+    // first load comes half a minute late
+    app.faults(json!([
+        { "op": "catalogItems.searchCatalogItems", "times": 9, "effect": "status", "status": 500 },
+    ]))
+    .await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    let done = |r: &Value| r["state"] == "synced" || r["state"] == "unavailable";
+    let (end, seen) = until(&app, &t, Duration::from_secs(600), done).await;
+    let sqp = |r: &&Value| r["dataset"] == "search_query_performance";
+    assert!(
+        seen.iter().filter(sqp).any(|r| r["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("waits for the catalog"))),
+        "search query performance waited for the catalog, saying so"
+    );
+    let rows = end["datasets"].as_array().unwrap();
+    assert_eq!(
+        rows.iter()
+            .filter(sqp)
+            .filter(|r| r["state"] == "synced")
+            .count(),
+        2,
+        "{end:#}"
+    );
+    for r in rows.iter().filter(|r| r["state"] == "synced") {
+        assert!(
+            r["note"].is_null(),
+            "a synced dataset waits for nothing: {r}"
         );
     }
 }
@@ -530,6 +839,27 @@ fn same_tables(
         product: None,
     };
     same_rows(world, synced, vendors, advertiser, None);
+    // its catalog (no SKUs), and the brands every catalog names (numbered by the tenant)
+    let vendor_items = Rows {
+        table: "catalog_item",
+        seller: 0,
+        from: &to,
+        to: &to,
+        product: None,
+    };
+    same_rows(world, synced, vendors, vendor_items, None);
+    let brands = |path: &std::path::Path| -> Vec<(String, String)> {
+        let c = rusqlite::Connection::open(path).unwrap();
+        let mut st = c
+            .prepare("SELECT Slug, Name FROM brand ORDER BY Slug")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert!(!brands(world).is_empty());
+    assert_eq!(brands(world), brands(synced), "the brands");
     for &pair in pairs {
         let retail = |table| Rows {
             table,
@@ -608,7 +938,8 @@ fn same_tables(
             same_rows(world, synced, pair, rows, None);
         }
         // the entities as listed today: Sponsored Products whole; Sponsored Brands without
-        // what its lists do not carry (a brand, targeting type, ad groups' default bids)
+        // what its lists do not carry (a brand, targeting type, ad groups' default bids);
+        // Sponsored Display without a brand and targeting type (it lists no products)
         let entity = |table, product| Rows {
             table,
             seller: 0,
@@ -618,15 +949,26 @@ fn same_tables(
         };
         const SP: Option<&str> = Some("SPONSORED_PRODUCTS");
         const SB: Option<&str> = Some("SPONSORED_BRANDS");
+        const SD: Option<&str> = Some("SPONSORED_DISPLAY");
         same_rows(world, synced, pair, entity("ads_profile", None), None);
         for table in ["ads_campaign", "ads_ad_group", "ads_targeting"] {
             same_rows(world, synced, pair, entity(table, SP), None);
         }
+        let listed = "MarketplaceSellerID, ProfileID, CampaignID, AdProduct, Name, State, DailyBudget, StartDate";
+        same_rows(
+            world,
+            synced,
+            pair,
+            entity("ads_campaign", SD),
+            Some(listed),
+        );
+        for table in ["ads_ad_group", "ads_targeting"] {
+            same_rows(world, synced, pair, entity(table, SD), None);
+        }
         // (a merchant may have no Sponsored Brands campaigns)
-        let sb_campaign = "MarketplaceSellerID, ProfileID, CampaignID, AdProduct, Name, State, DailyBudget, StartDate";
         let sb_group = "MarketplaceSellerID, CampaignID, AdGroupID, Name, State";
         for (table, cols) in [
-            ("ads_campaign", Some(sb_campaign)),
+            ("ads_campaign", Some(listed)),
             ("ads_ad_group", Some(sb_group)),
             ("ads_targeting", None),
         ] {
@@ -690,6 +1032,14 @@ async fn same_answers(app: &TestApp, acme: &str, t: &str, pairs: &[(i64, i64)]) 
                     let (s1, mut x) = app.get(acme, &q("acme", w)).await;
                     let (s2, mut y) = app.get(t, &q("omega", o)).await;
                     assert_eq!((s1, s2), (200, 200), "{x} {y}");
+                    // the synced data starts at the provider's lookback, the generated
+                    // world's a year before it: the windows say so, and read the same
+                    let (from_x, from_y) = (
+                        x["window"]["data_from"].take(),
+                        y["window"]["data_from"].take(),
+                    );
+                    let (fx, fy) = (from_x.as_str(), from_y.as_str());
+                    assert!(fx.is_some() && fx <= fy, "{from_x} {from_y}");
                     for v in [&mut x, &mut y] {
                         let m = v.as_object_mut().unwrap();
                         m.remove("account");
@@ -790,7 +1140,7 @@ async fn a_managed_warehouse_on_mariadb_answers_like_the_generated_one() {
 }
 
 /// Every page of a `/v1` answer, without the parts that name the tenant (its account id and
-/// the cursors, which are bound to it).
+/// the cursors, which are bound to it) or where its warehouse's data starts.
 async fn pages(app: &TestApp, token: &str, first: &str) -> Vec<Value> {
     let mut out = Vec::new();
     let mut url = first.to_owned();
@@ -801,6 +1151,10 @@ async fn pages(app: &TestApp, token: &str, first: &str) -> Vec<Value> {
         let m = b.as_object_mut().unwrap();
         for k in ["account", "account_id", "next_cursor"] {
             m.remove(k);
+        }
+        // (where each warehouse's data starts: the synced one at the provider's lookback)
+        if let Some(w) = m.get_mut("window").and_then(Value::as_object_mut) {
+            w.remove("data_from");
         }
         out.push(b);
         match next {

@@ -671,4 +671,10 @@ pub(super) const STEPS: &[Step] = &[
     Both("ALTER TABLE sync_datasets ADD COLUMN last_run_from TEXT;
     ALTER TABLE sync_datasets ADD COLUMN last_run_to TEXT;
     ALTER TABLE sync_datasets ADD COLUMN restating_from TEXT;"),
+
+    // 31: when a dataset first loaded rows and the oldest day the provider lets it read (as
+    // of its last run), so its status can tell how far its backfill has come, its pace and
+    // when it should end.
+    Both("ALTER TABLE sync_datasets ADD COLUMN first_load_ms INTEGER;
+    ALTER TABLE sync_datasets ADD COLUMN reach_from TEXT;"),
 ];

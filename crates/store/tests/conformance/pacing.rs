@@ -16,7 +16,8 @@ async fn a_burst_then_short_waits_then_refusals_shared_by_every_instance() {
         assert_eq!(take(&b, "k").await, Ok(Duration::ZERO));
         let w = take(&a, "k").await.unwrap();
         assert!(
-            w > Duration::from_millis(400) && w <= Duration::from_millis(500),
+            w > Duration::from_millis(400)
+                && w <= Duration::from_millis(500) + pp_store::pacing::MARGIN,
             "{w:?} on {}",
             f.engine
         );
@@ -79,17 +80,88 @@ async fn background_takes_never_reserve_so_a_live_call_waits_at_most_one_refill(
             }
         }
         assert_eq!(sent, 2, "the burst, then nothing owed ({})", f.engine);
-        // the live call takes the next token: at most one refill (2 s) away
+        // the live call takes the next token: at most one refill (2 s) and the margin away
         let live = s
             .pacing()
             .take("k", rate, burst, Duration::from_secs(5))
             .await
             .unwrap()
             .expect("a live call gets a slot");
-        assert!(live <= Duration::from_secs(2), "{live:?} on {}", f.engine);
+        let refill = Duration::from_secs(2) + pp_store::pacing::MARGIN;
+        assert!(live <= refill, "{live:?} on {}", f.engine);
         // with the live call's token reserved, background waits behind it
         let held = s.pacing().take_spare("k", rate, burst).await.unwrap();
         assert!(held.is_err(), "{held:?}");
+        // Issue 67: of a selling-side create's burst of 15, background work takes 10 and
+        // leaves 5 to live calls, which take them at once
+        let (rate, burst) = (0.0167, 15.0);
+        let mut spare = 0;
+        for _ in 0..15 {
+            if s.pacing()
+                .take_spare("c", rate, burst)
+                .await
+                .unwrap()
+                .is_ok()
+            {
+                spare += 1;
+            }
+        }
+        assert_eq!(spare, 10, "{}", f.engine);
+        // work asked for ahead of its turn takes only from a plan half full beyond that
+        // share: 3 of a fresh 15, after which background work in turn still finds 7
+        let take = async |ahead: bool| {
+            let p = s.pacing();
+            let t = if ahead {
+                p.take_ahead("a", rate, burst).await
+            } else {
+                p.take_spare("a", rate, burst).await
+            };
+            t.unwrap().is_ok()
+        };
+        let mut ahead = 0;
+        while take(true).await {
+            ahead += 1;
+        }
+        let mut in_turn = 0;
+        while take(false).await {
+            in_turn += 1;
+        }
+        assert_eq!((ahead, in_turn), (3, 7), "{}", f.engine);
+        for n in 0..5 {
+            let live = s.pacing().take("c", rate, burst, Duration::ZERO).await;
+            assert_eq!(
+                live.unwrap(),
+                Ok(Duration::ZERO),
+                "live call {n} on {}",
+                f.engine
+            );
+        }
+    })
+    .await;
+}
+
+/// Issue 67, item 3: a token the refill brings is taken a margin after the count says it is
+/// there (the provider counts at the call's arrival); the burst's tokens go at once.
+#[tokio::test]
+async fn refilled_tokens_are_taken_a_margin_late() {
+    each_engine(async |f: Fixture| {
+        let s = &f.store;
+        let max = Duration::from_secs(5);
+        for _ in 0..2 {
+            let now = s.pacing().take("m", 2.0, 2.0, max).await.unwrap();
+            assert_eq!(now, Ok(Duration::ZERO), "{}", f.engine);
+        }
+        let w = s.pacing().take("m", 2.0, 2.0, max).await.unwrap().unwrap();
+        let (least, most) = (Duration::from_millis(500), Duration::from_millis(550));
+        assert!(
+            w > least - Duration::from_millis(20) && w <= most,
+            "{w:?} on {}",
+            f.engine
+        );
+        assert!(
+            w >= pp_store::pacing::MARGIN + Duration::from_millis(400),
+            "{w:?}"
+        );
     })
     .await;
 }

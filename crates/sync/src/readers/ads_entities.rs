@@ -1,10 +1,12 @@
-//! Advertising entities: a merchant's Sponsored Products and Sponsored Brands campaigns, ad
-//! groups, keywords and product targets as the provider lists them today (every page of the
-//! catalogued list operations), written whole as its `ads_campaign`, `ads_ad_group` and
-//! `ads_targeting` rows. The provider names no brand on a campaign: a campaign's brand is the
-//! brand most of its advertised products have in the synced catalog (a Sponsored Products
-//! campaign's product ads, a Sponsored Brands campaign's ads' ASINs), empty when none is known.
-//! Sponsored Display entities are not read: the operation catalog has no list for them.
+//! Advertising entities: a merchant's Sponsored Products, Sponsored Brands and Sponsored
+//! Display campaigns, ad groups, keywords and targets as the provider lists them today (every
+//! page of the catalogued list operations), written whole as its `ads_campaign`,
+//! `ads_ad_group` and `ads_targeting` rows. The provider names no brand on a campaign: a
+//! campaign's brand is the brand most of its advertised products have in the synced catalog (a
+//! Sponsored Products campaign's product ads, a Sponsored Brands campaign's ads' ASINs), empty
+//! when none is known (a Sponsored Display campaign lists no products). A target's expression
+//! is written as text, one `type=value` a clause (an audience clause as its type and first
+//! value, then its other parts: `views=B0-northwind lookback=30`).
 
 use std::collections::BTreeMap;
 
@@ -22,7 +24,7 @@ pub struct AdsEntities;
 
 impl Reader for AdsEntities {
     fn label(&self) -> &'static str {
-        "sp/sb list campaigns, ad groups, keywords, targets and ads"
+        "sp/sb/sd list campaigns, ad groups, keywords, targets and ads"
     }
 
     fn reads_as(&self) -> ReadsAs {
@@ -87,20 +89,20 @@ async fn pages(
     }
 }
 
-/// Every Sponsored Brands keyword (a `GET` paged by `startIndex` and `count`).
-async fn sb_keywords(
+/// Every entity of a `GET` list paged by `startIndex` and `count` (Sponsored Brands keywords,
+/// Sponsored Display's lists), answered as a bare array.
+async fn indexed(
     feeds: &Feeds<'_>,
     tenant: &TenantId,
     account: &Account<'_>,
+    op: &str,
 ) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     loop {
         let mut args = Map::new();
         args.insert("startIndex".into(), out.len().into());
         args.insert("count".into(), PAGE.into());
-        let page = feeds
-            .read(tenant, account, "sb.list_keywords", &args)
-            .await?;
+        let page = feeds.read(tenant, account, op, &args).await?;
         let got = page.as_array().cloned().unwrap_or_default();
         let n = got.len() as u64;
         out.extend(got);
@@ -133,7 +135,7 @@ pub async fn read(feeds: &Feeds<'_>, tenant: &TenantId, account: &Account<'_>) -
     for k in pages(feeds, tenant, account, "sp.list_keywords", "keywords").await? {
         l.targets.push(("KEYWORD", k));
     }
-    for k in sb_keywords(feeds, tenant, account).await? {
+    for k in indexed(feeds, tenant, account, "sb.list_keywords").await? {
         l.targets.push(("KEYWORD", k));
     }
     for t in pages(
@@ -148,6 +150,14 @@ pub async fn read(feeds: &Feeds<'_>, tenant: &TenantId, account: &Account<'_>) -
         l.targets.push(("PRODUCT", t));
     }
     for t in pages(feeds, tenant, account, "sb.list_targets", "targets").await? {
+        l.targets.push(("PRODUCT", t));
+    }
+    for c in indexed(feeds, tenant, account, "sd.list_campaigns").await? {
+        l.campaigns.push(("SPONSORED_DISPLAY", c));
+    }
+    l.ad_groups
+        .extend(indexed(feeds, tenant, account, "sd.list_ad_groups").await?);
+    for t in indexed(feeds, tenant, account, "sd.list_targets").await? {
         l.targets.push(("PRODUCT", t));
     }
     for a in pages(feeds, tenant, account, "sp.list_product_ads", "productAds").await? {
@@ -185,6 +195,47 @@ fn upper(v: &Value) -> Cell {
 
 fn opt(v: &Value) -> Cell {
     v.as_str().map_or(Cell::Null, |s| Cell::Text(s.to_owned()))
+}
+
+/// A day as ISO text (Sponsored Display writes `20241122`).
+fn date(v: &Value) -> Cell {
+    match v.as_str() {
+        Some(d) if d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit()) => {
+            Cell::Text(format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..]))
+        }
+        _ => opt(v),
+    }
+}
+
+/// A target's expression as text: a plain clause's value (an ASIN, a category), or, for
+/// clauses that nest (Sponsored Display audiences), `type=value` a clause, an audience as its
+/// type and first value followed by its other parts.
+fn expression(t: &Value) -> Cell {
+    let Some(clauses) = t["expression"].as_array().or(t["expressions"].as_array()) else {
+        return Cell::Null;
+    };
+    if let [only] = clauses.as_slice()
+        && !only["value"].is_array()
+    {
+        return opt(&only["value"]);
+    }
+    let parts: Vec<String> = clauses
+        .iter()
+        .flat_map(|c| match c["value"].as_array() {
+            Some(inner) => {
+                let head = inner.first().map(|i| text(&i["value"])).unwrap_or_default();
+                let rest = inner
+                    .iter()
+                    .skip(1)
+                    .map(|i| format!("{}={}", text(&i["type"]), text(&i["value"])));
+                std::iter::once(format!("{}={head}", text(&c["type"])))
+                    .chain(rest)
+                    .collect::<Vec<_>>()
+            }
+            None => vec![format!("{}={}", text(&c["type"]), text(&c["value"]))],
+        })
+        .collect();
+    Cell::Text(parts.join(" "))
 }
 
 /// The brand most of a campaign's ASINs have (ties to the first by name).
@@ -231,7 +282,7 @@ pub fn rows(
                 upper(&c["targetingType"]),
                 upper(&c["state"]),
                 budget,
-                opt(&c["startDate"]),
+                date(&c["startDate"]),
             ]);
             r
         })
@@ -261,19 +312,11 @@ pub fn rows(
                     opt(&t["keywordText"]),
                     upper(&t["matchType"]),
                 ),
-                _ => {
-                    let expr = t["expression"]
-                        .as_array()
-                        .or(t["expressions"].as_array())
-                        .and_then(|e| e.first())
-                        .map(|e| opt(&e["value"]))
-                        .unwrap_or(Cell::Null);
-                    (
-                        id(&t["targetId"]),
-                        expr,
-                        Cell::Text("TARGETING_EXPRESSION".into()),
-                    )
-                }
+                _ => (
+                    id(&t["targetId"]),
+                    expression(t),
+                    Cell::Text("TARGETING_EXPRESSION".into()),
+                ),
             };
             let mut r = who().to_vec();
             r.extend([

@@ -1,6 +1,10 @@
-//! The catalog: the all-listings report (`GET_MERCHANT_LISTINGS_ALL_DATA`), then each listed
-//! ASIN's catalog item, twenty to a call (brand, product line, parent, list price, release
-//! date): today's listings, replaced whole.
+//! The catalog: a seller's all-listings report (`GET_MERCHANT_LISTINGS_ALL_DATA`), then each
+//! listed ASIN's catalog item, twenty to a call (brand, product line, parent, list price,
+//! release date): today's listings, replaced whole. A vendor has no listings: its catalog is
+//! the catalog items of the ASINs in its synced sales and traffic over the last
+//! [`VENDOR_RECENT_DAYS`] days (with the vendor's own brand label), waiting until those days
+//! are loaded. Each load adds the brands it names to the tenant's `brand` table (the loader
+//! does, in the same transaction).
 
 use std::collections::BTreeMap;
 
@@ -42,18 +46,67 @@ impl Reader for Catalog {
                 Some(t) => pp_marketplace::documents::tsv("all-listings", t)?,
                 None => Vec::new(),
             };
-            let items = items(cx, &listings).await?;
-            Ok(Some(vec![rows(&cx.seller, &listings, &items)?]))
+            let listed = listed(&listings)?;
+            let items = items(cx, &listed).await?;
+            Ok(Some(vec![rows(&cx.seller, &listed, &items)?]))
         })
     }
 }
 
-/// The catalog items of the listed ASINs, twenty to a call.
-async fn items(cx: &Cx<'_>, listings: &[BTreeMap<String, String>]) -> Result<Vec<Value>> {
-    let mut asins: Vec<&str> = listings
+/// How many days of a vendor's sales and traffic name the items of its catalog.
+pub const VENDOR_RECENT_DAYS: u64 = 35;
+
+/// A vendor's catalog.
+pub struct VendorCatalog;
+
+impl Reader for VendorCatalog {
+    fn label(&self) -> &'static str {
+        "catalog items of the ASINs in the vendor's recent sales and traffic"
+    }
+
+    fn start<'a>(&'a self, cx: &'a Cx<'_>, (_, last): Days) -> Fut<'a, Started> {
+        Box::pin(async move {
+            let since = last - chrono::Days::new(VENDOR_RECENT_DAYS - 1);
+            let engine = cx.engine().await?;
+            let asins = pp_warehouse::directory::vendor_asins_since(
+                engine.as_ref(),
+                cx.limits(),
+                cx.seller.id,
+                &since.to_string(),
+            )
+            .await?;
+            if asins.is_empty() {
+                return Ok(Started::Wait {
+                    note: format!(
+                        "waits for the vendor's sales and traffic since {since}: the provider lists a vendor's items by ASIN"
+                    ),
+                    after: cx.look_again(),
+                });
+            }
+            let listed: Vec<(String, Option<String>)> =
+                asins.into_iter().map(|a| (a, None)).collect();
+            let items = items(cx, &listed).await?;
+            Ok(Started::Rows(vec![rows(&cx.seller, &listed, &items)?]))
+        })
+    }
+}
+
+/// Each listing's ASIN and SKU.
+fn listed(listings: &[BTreeMap<String, String>]) -> Result<Vec<(String, Option<String>)>> {
+    let field = |l: &BTreeMap<String, String>, k: &str| -> Result<String> {
+        l.get(k)
+            .cloned()
+            .ok_or_else(|| unreadable("all-listings", format!("a listing has no {k}")))
+    };
+    listings
         .iter()
-        .filter_map(|l| l.get("asin1").map(String::as_str))
-        .collect();
+        .map(|l| Ok((field(l, "asin1")?, Some(field(l, "seller-sku")?))))
+        .collect()
+}
+
+/// The catalog items of the listed ASINs, twenty to a call.
+async fn items(cx: &Cx<'_>, listed: &[(String, Option<String>)]) -> Result<Vec<Value>> {
+    let mut asins: Vec<&str> = listed.iter().map(|(a, _)| a.as_str()).collect();
     asins.sort_unstable();
     asins.dedup();
     let (feeds, account) = (cx.feeds(), cx.account());
@@ -75,22 +128,13 @@ async fn items(cx: &Cx<'_>, listings: &[BTreeMap<String, String>]) -> Result<Vec
     Ok(items)
 }
 
-/// The catalog: one row per listed SKU, its item's attributes from catalog items (`items`,
-/// by ASIN). A listing whose item the provider did not return is left out.
-pub fn rows(
-    seller: &Seller,
-    listings: &[std::collections::BTreeMap<String, String>],
-    items: &[Value],
-) -> Result<Load> {
+/// The catalog: one row per listed ASIN and SKU (a vendor's without), its item's attributes
+/// from catalog items (`items`, by ASIN). A listing whose item the provider did not return is
+/// left out.
+pub fn rows(seller: &Seller, listed: &[(String, Option<String>)], items: &[Value]) -> Result<Load> {
     let t = table("catalog_item");
-    let field = |l: &std::collections::BTreeMap<String, String>, k: &str| -> Result<String> {
-        l.get(k)
-            .cloned()
-            .ok_or_else(|| unreadable("all-listings", format!("a listing has no {k}")))
-    };
     let mut rows = Vec::new();
-    for l in listings {
-        let asin = field(l, "asin1")?;
+    for (asin, sku) in listed {
         let Some(item) = items.iter().find(|i| i["asin"] == asin.as_str()) else {
             continue;
         };
@@ -99,7 +143,7 @@ pub fn rows(
             |v: &Value| -> Cell { v.as_str().map_or(Cell::Null, |s| Cell::Text(s.to_owned())) };
         let parent = item["relationships"][0]["relationships"][0]["parentAsins"][0]
             .as_str()
-            .unwrap_or(&asin)
+            .unwrap_or(asin)
             .to_owned();
         let price = &item["attributes"]["list_price"][0]["value"];
         rows.push(vec![
@@ -107,7 +151,7 @@ pub fn rows(
             Cell::Text(seller.token.clone()),
             Cell::Text(asin.clone()),
             Cell::Text(parent),
-            Cell::Text(field(l, "seller-sku")?),
+            sku.clone().map_or(Cell::Null, Cell::Text),
             text(&summary["brand"]),
             text(&item["vendorDetails"][0]["brandCode"]),
             text(&item["attributes"]["model_name"][0]["value"]),

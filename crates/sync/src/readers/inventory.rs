@@ -34,7 +34,7 @@ impl Reader for Inventory {
             );
             let id = cx.create(Family::Spapi, ledger, (from, to), "").await?;
             // the run's last day: today's inbound units
-            let also = match to == run.to {
+            let also = match to == run.to && !run.backfill {
                 true => {
                     let body = cx.spapi_request(
                         "GET_FBA_MYI_UNSUPPRESSED_INVENTORY_DATA",

@@ -5,8 +5,6 @@
 //! documents per week and query. A seller without brand analytics is told so by the provider
 //! at the first create; the dataset then shows `unavailable` with the provider's words.
 
-use std::time::Duration;
-
 use chrono::NaiveDate;
 use pp_core::Kind;
 use pp_marketplace::documents::selling;
@@ -43,7 +41,7 @@ impl Reader for SearchQueryPerformance {
             if asins.is_empty() {
                 return Ok(Started::Wait {
                     note: "waits for the catalog's first load: the provider answers by ASIN".into(),
-                    after: Duration::from_secs(60),
+                    after: cx.look_again(),
                 });
             }
             let mut ids = Vec::new();

@@ -145,28 +145,52 @@ pub fn text_of(ty: &str, c: &Cell) -> Option<String> {
     }
 }
 
-/// One row in PostgreSQL `COPY`'s text format.
+/// One row in PostgreSQL `COPY`'s text format, written straight into `out` (the text
+/// [`text_of`] gives, escaped, without a string made for each cell).
 pub fn copy_line(t: &Table, row: &[Cell], out: &mut String) {
+    use std::fmt::Write;
     for (i, (c, col)) in row.iter().zip(t.columns).enumerate() {
         if i > 0 {
             out.push('\t');
         }
-        match text_of(col.ty, c) {
-            None => out.push_str("\\N"),
-            Some(s) => {
-                for ch in s.chars() {
-                    match ch {
-                        '\\' => out.push_str("\\\\"),
-                        '\t' => out.push_str("\\t"),
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
-                        c => out.push(c),
-                    }
-                }
+        // (writing into a String cannot fail)
+        match c {
+            Cell::Null => out.push_str("\\N"),
+            Cell::Int(v) => {
+                let _ = write!(out, "{v}");
             }
+            Cell::Cents(v) => {
+                let sign = if *v < 0 { "-" } else { "" };
+                let a = v.unsigned_abs();
+                let _ = write!(out, "{sign}{}.{:02}", a / 100, a % 100);
+            }
+            Cell::Real(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Cell::Text(s) if col.ty == "DATETIME" => {
+                escaped(&s.trim_end_matches('Z').replacen('T', " ", 1), out)
+            }
+            Cell::Text(s) => escaped(s, out),
         }
     }
     out.push('\n');
+}
+
+/// `s` with `COPY`'s text-format escapes (backslash, tab, newline, carriage return).
+fn escaped(s: &str, out: &mut String) {
+    if !s.contains(['\\', '\t', '\n', '\r']) {
+        out.push_str(s);
+        return;
+    }
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
 }
 
 /// `CREATE TABLE` for one table in an engine's spelling.

@@ -91,16 +91,45 @@ pub async fn data_through(
     column: &str,
     seller_id: i64,
 ) -> Result<Option<NaiveDate>> {
+    Ok(data_held(ctx, table, column, seller_id)
+        .await?
+        .map(|h| h.through))
+}
+
+/// The first and the latest day of data in `table` for a seller (`column` holds the day):
+/// each its own subquery, so every engine reads it from the (seller, day) index's ends.
+pub async fn data_held(
+    ctx: &Ctx<'_>,
+    table: &str,
+    column: &str,
+    seller_id: i64,
+) -> Result<Option<Held>> {
     let r = rows(
         ctx,
-        &format!("SELECT MAX({column}) AS d FROM {table} WHERE SellerID = ?"),
-        vec![int(seller_id)],
+        &format!(
+            "SELECT (SELECT MIN({column}) FROM {table} WHERE SellerID = ?) AS f, \
+             (SELECT MAX({column}) FROM {table} WHERE SellerID = ?) AS d"
+        ),
+        vec![int(seller_id), int(seller_id)],
     )
     .await?;
-    Ok(r.first()
-        .and_then(|row| row.get("d"))
-        .and_then(Value::as_str)
-        .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()))
+    let day = |k: &str| {
+        r.first()
+            .and_then(|row| row.get(k))
+            .and_then(Value::as_str)
+            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+    };
+    Ok(day("f")
+        .zip(day("d"))
+        .map(|(from, through)| Held { from, through }))
+}
+
+/// The days a table holds for an account: its first and its latest (the latest complete
+/// data day). On a managed warehouse whose backfill goes on, `from` moves back as it loads.
+#[derive(Debug, Clone, Copy)]
+pub struct Held {
+    pub from: NaiveDate,
+    pub through: NaiveDate,
 }
 
 /// The response's `availability` block when a domain has no data for the account.

@@ -6,7 +6,7 @@ use pp_core::{Error, Result};
 use serde_json::{Map, Value, json};
 
 use super::Ctx;
-use super::account::{Account, account, data_through, no_data};
+use super::account::{Account, Held, account, data_held, no_data};
 use super::args::Args;
 use super::money::{money, ratio};
 use super::rows::{Row, day, i, int, rows, s, text};
@@ -62,13 +62,13 @@ fn metrics(r: &Row, currency: &str) -> Result<Map<String, Value>> {
     Ok(m)
 }
 
-/// The account and its ads data-through day, or the `no_data` answer.
+/// The account and the days its ads data holds, or the `no_data` answer.
 async fn ads_account(
     ctx: &Ctx<'_>,
     args: &Args,
-) -> Result<std::result::Result<(Account, NaiveDate), Value>> {
+) -> Result<std::result::Result<(Account, Held), Value>> {
     let a = account(ctx, args).await?;
-    match data_through(ctx, "ads_campaign_daily", "Date", a.seller_id).await? {
+    match data_held(ctx, "ads_campaign_daily", "Date", a.seller_id).await? {
         Some(d) => Ok(Ok((a, d))),
         None => Ok(Err(no_data(
             &a,
@@ -84,11 +84,11 @@ fn base(a: &Account, w: &Window) -> Vec<Scalar> {
 
 pub async fn account_summary(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     args.only(&["account_id", "start_date", "end_date"])?;
-    let (a, through) = match ads_account(ctx, args).await? {
+    let (a, held) = match ads_account(ctx, args).await? {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
-    let w = window(args, through, 30)?;
+    let w = window(args, held, 30)?;
     let from = "FROM ads_campaign_daily WHERE SellerID = ? AND Date BETWEEN ? AND ?";
     let m = metrics_sql(ctx.engine.dialect());
     let total = rows(ctx, &format!("SELECT {m} {from}"), base(&a, &w)).await?;
@@ -117,10 +117,11 @@ pub async fn account_summary(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
 
 pub async fn account_pacing(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     args.only(&["account_id", "month"])?;
-    let (a, through) = match ads_account(ctx, args).await? {
+    let (a, held) = match ads_account(ctx, args).await? {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
+    let through = held.through;
     let month_start = match args.str("month") {
         None => through.with_day(1).unwrap_or(through),
         Some(m) => NaiveDate::parse_from_str(&format!("{m}-01"), "%Y-%m-%d")
@@ -255,11 +256,11 @@ fn with(m: &Map<String, Value>, fields: Value) -> Value {
 
 pub async fn campaign_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     args.only(&[PAGED, &["ad_product"]].concat())?;
-    let (a, through) = match ads_account(ctx, args).await? {
+    let (a, held) = match ads_account(ctx, args).await? {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
-    let w = window(args, through, 30)?;
+    let w = window(args, held, 30)?;
     let mut filters = Vec::new();
     if let Some(p) = args.choice("ad_product", AD_PRODUCTS)? {
         filters.push(("AdProduct = ?", text(p.clone()), p));
@@ -280,11 +281,11 @@ pub async fn campaign_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
 
 pub async fn search_terms(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     args.only(&[PAGED, &["campaign_id"]].concat())?;
-    let (a, through) = match ads_account(ctx, args).await? {
+    let (a, held) = match ads_account(ctx, args).await? {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
-    let w = window(args, through, 30)?;
+    let w = window(args, held, 30)?;
     let mut filters = Vec::new();
     if let Some(c) = args.int("campaign_id", 1, i64::MAX)? {
         filters.push(("CampaignID = ?", int(c), c.to_string()));
@@ -310,11 +311,11 @@ pub async fn search_terms(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
 
 pub async fn asin_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     args.only(PAGED)?;
-    let (a, through) = match ads_account(ctx, args).await? {
+    let (a, held) = match ads_account(ctx, args).await? {
         Ok(x) => x,
         Err(v) => return Ok(v),
     };
-    let w = window(args, through, 30)?;
+    let w = window(args, held, 30)?;
     listing(
         ctx,
         args,

@@ -5,7 +5,7 @@ use pp_core::Result;
 use serde_json::{Value, json};
 
 use super::Ctx;
-use super::account::{account, data_through, no_data};
+use super::account::{account, data_held, no_data};
 use super::args::Args;
 use super::money::ratio;
 use super::rows::{Row, day, i, int, rows, s, text};
@@ -34,8 +34,7 @@ pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Valu
         "cursor",
     ])?;
     let a = account(ctx, args).await?;
-    let Some(through) =
-        data_through(ctx, "spapi_brand_analytics_sqp", "WeekEnd", a.seller_id).await?
+    let Some(held) = data_held(ctx, "spapi_brand_analytics_sqp", "WeekEnd", a.seller_id).await?
     else {
         let mut v = no_data(
             &a,
@@ -45,7 +44,7 @@ pub async fn search_query_performance(ctx: &Ctx<'_>, args: &Args) -> Result<Valu
         v["metric_definitions"] = definitions();
         return Ok(v);
     };
-    let w = window(args, through, 84)?;
+    let w = window(args, held, 84)?;
     let q = args.str("search_query").unwrap_or_default();
     let p = page(
         ctx,

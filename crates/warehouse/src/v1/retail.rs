@@ -5,7 +5,7 @@ use pp_core::Result;
 use serde_json::{Value, json};
 
 use super::Ctx;
-use super::account::{Account, account, data_through, no_data};
+use super::account::{Account, account, data_held, data_through, no_data};
 use super::args::Args;
 use super::money::{money, ratio};
 use super::rows::{Row, day, i, int, rows, s, text};
@@ -73,14 +73,14 @@ async fn series_scope(
     args.only(SERIES)?;
     let a = account(ctx, args).await?;
     let src = source(&a, args.str("asin").is_some());
-    let Some(through) = data_through(ctx, src.table, "Date", a.seller_id).await? else {
+    let Some(held) = data_held(ctx, src.table, "Date", a.seller_id).await? else {
         return Ok(Err(no_data(
             &a,
             "retail",
             "no sales and traffic data for this account",
         )));
     };
-    let w = window(args, through, 30)?;
+    let w = window(args, held, 30)?;
     let mut params = vec![int(a.seller_id), day(w.start), day(w.end)];
     let mut filter = format!(
         "FROM {} WHERE SellerID = ? AND Date BETWEEN ? AND ?",
@@ -291,10 +291,10 @@ pub async fn inventory(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
 pub async fn inventory_history(ctx: &Ctx<'_>, args: &Args) -> Result<Value> {
     args.only(SERIES)?;
     let a = account(ctx, args).await?;
-    let Some(through) = data_through(ctx, "spapi_fba_inventory", "Date", a.seller_id).await? else {
+    let Some(held) = data_held(ctx, "spapi_fba_inventory", "Date", a.seller_id).await? else {
         return Ok(no_data(&a, "retail", "no FBA inventory for this account"));
     };
-    let w = window(args, through, 30)?;
+    let w = window(args, held, 30)?;
     let mut sql = String::from(
         "SELECT Date AS date, SUM(Fulfillable) AS fulfillable, SUM(Inbound) AS inbound, SUM(Reserved) AS reserved \
          FROM spapi_fba_inventory WHERE SellerID = ? AND Date BETWEEN ? AND ?",

@@ -2,17 +2,19 @@
 //! cursors.
 
 use chrono::{Duration, NaiveDate};
-use pp_core::{Error, Result};
+use pp_core::{Error, Kind, Result};
 use serde_json::{Value, json};
 
 use super::Ctx;
+use super::account::Held;
 use super::args::Args;
 use super::rows::Row;
 
-/// An inclusive window of days.
+/// An inclusive window of days, and the days the data holds.
 pub struct Window {
     pub start: NaiveDate,
     pub end: NaiveDate,
+    pub data_from: NaiveDate,
     pub data_through: NaiveDate,
 }
 
@@ -20,8 +22,14 @@ pub struct Window {
 pub const MAX_WINDOW_DAYS: i64 = 366;
 
 /// `start_date`/`end_date` with defaults: the `default_days` ending on the latest complete
-/// data day; an end past that day is moved back to it.
-pub fn window(args: &Args, data_through: NaiveDate, default_days: i64) -> Result<Window> {
+/// data day; an end past that day is moved back to it. A window that ends before the data's
+/// first day (older days a managed warehouse's backfill has not loaded yet, or days before
+/// the account's history) is `no_data_for_period` with the days held.
+pub fn window(args: &Args, held: Held, default_days: i64) -> Result<Window> {
+    let Held {
+        from: data_from,
+        through: data_through,
+    } = held;
     let end = args
         .date("end_date")?
         .map_or(data_through, |e| e.min(data_through));
@@ -38,9 +46,20 @@ pub fn window(args: &Args, data_through: NaiveDate, default_days: i64) -> Result
             "the window is longer than {MAX_WINDOW_DAYS} days; split it"
         )));
     }
+    if end < data_from {
+        return Err(Error::new(
+            Kind::NoDataForPeriod,
+            format!(
+                "the window {start} to {end} ends before the data's first day {data_from} (data is held {data_from} to {data_through})"
+            ),
+        )
+        .with_field("dataFrom", data_from.to_string())
+        .with_field("dataThrough", data_through.to_string()));
+    }
     Ok(Window {
         start,
         end,
+        data_from,
         data_through,
     })
 }
@@ -48,7 +67,7 @@ pub fn window(args: &Args, data_through: NaiveDate, default_days: i64) -> Result
 impl Window {
     /// The response's `window` block.
     pub fn json(&self) -> Value {
-        json!({ "start_date": self.start.to_string(), "end_date": self.end.to_string(), "days": (self.end - self.start).num_days() + 1, "data_through": self.data_through.to_string() })
+        json!({ "start_date": self.start.to_string(), "end_date": self.end.to_string(), "days": (self.end - self.start).num_days() + 1, "data_from": self.data_from.to_string(), "data_through": self.data_through.to_string() })
     }
 }
 

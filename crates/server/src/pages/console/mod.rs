@@ -7,6 +7,7 @@ mod approvals;
 mod apps;
 mod audit;
 pub(crate) mod connections;
+mod coverage;
 mod credentials;
 mod password;
 mod people;

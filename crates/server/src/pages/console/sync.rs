@@ -1,6 +1,8 @@
-//! Warehouse sync in the console: each merchant's datasets with their state, the days the
-//! warehouse holds, the last load, the next run and the last error in the provider's words
-//! (read through the sync service as the admin); a button that syncs now; and the tenant's own
+//! Warehouse sync in the console: the datasets grouped by merchant, each merchant's coverage
+//! drawn (`coverage.rs`: held, re-read every run, still to come) above its datasets' state,
+//! days held, backfill progress and estimated end, last load, next run and the last error in
+//! the provider's words (read through the sync service as the admin); the accounts connected
+//! but not yet taken in, with the button that takes them in (sync now); and the tenant's own
 //! schedule (daily hour, restatement windows) over the service's settings, changed through the
 //! administration service like the command line's `admin tenant sync-schedule`.
 
@@ -9,23 +11,30 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use pp_core::Scope;
-use pp_sync::{SyncStatus, TenantSchedule};
+use pp_sync::{DatasetStatus, SyncStatus, TenantSchedule};
 
-use super::{admin_action, admin_page, operator};
+use super::{admin_action, admin_page, coverage, operator};
 use crate::pages::web::{self, Nav, render};
 use crate::state::SharedState;
 
 pub struct Row {
-    merchant: String,
     dataset: String,
     state: String,
     covered: String,
-    rows: String,
+    /// How far a backfill has come and when it should end.
+    progress: Option<String>,
     last_success: String,
     next_run: String,
     /// The last error's message, or why the dataset cannot be read.
     problem: Option<String>,
     limits: &'static str,
+}
+
+/// One merchant's datasets and their coverage chart.
+pub struct Group {
+    merchant: String,
+    chart: Option<String>,
+    rows: Vec<Row>,
 }
 
 /// The schedule form's values: in force, and whether the tenant set each.
@@ -45,7 +54,9 @@ struct Page {
     nav: Option<Nav>,
     csrf: String,
     managed: bool,
-    rows: Vec<Row>,
+    groups: Vec<Group>,
+    /// Accounts connected but not taken in yet.
+    not_taken_in: Vec<String>,
     schedule: Option<Schedule>,
     notice: Option<String>,
     error: Option<String>,
@@ -55,35 +66,83 @@ fn or_dash(v: Option<String>) -> String {
     v.unwrap_or_else(|| "—".into())
 }
 
-fn rows(status: &SyncStatus) -> Vec<Row> {
-    status
-        .datasets
-        .iter()
-        .map(|d| {
-            let problem = d
-                .last_error
-                .as_ref()
-                .and_then(|e| e["message"].as_str().map(str::to_owned))
-                .or_else(|| d.note.clone());
-            Row {
-                merchant: format!(
-                    "{} {}",
-                    d.merchant.seller_id,
-                    d.merchant.marketplace.clone().unwrap_or_default()
-                ),
-                dataset: d.dataset.clone(),
-                state: d.state.clone(),
-                covered: match (&d.covered_from, &d.data_through) {
-                    (Some(f), Some(t)) => format!("{f} to {t}"),
-                    _ => "nothing yet".into(),
-                },
-                rows: d
-                    .rows_last_load
-                    .map_or_else(|| "—".into(), |n| n.to_string()),
-                last_success: or_dash(d.last_success.clone()),
-                next_run: or_dash(d.next_run.clone()),
-                problem,
-                limits: d.limits,
+/// An RFC 3339 instant as the page shows it (`2026-12-02 14:05 UTC`).
+fn short(at: &Option<String>) -> String {
+    match at {
+        Some(t) if t.len() >= 16 => format!("{} {} UTC", &t[..10], &t[11..16]),
+        other => or_dash(other.clone()),
+    }
+}
+
+fn row(d: &DatasetStatus) -> Row {
+    let problem = d
+        .last_error
+        .as_ref()
+        .and_then(|e| e["message"].as_str().map(str::to_owned))
+        .or_else(|| d.note.clone());
+    let progress = d.backfill.as_ref().map(|b| {
+        let end = match &b.estimated_end {
+            Some(_) => format!(", ends about {}", short(&b.estimated_end)),
+            None => String::new(),
+        };
+        format!(
+            "{} of {} days back to {}{end}",
+            b.days_held, b.days_in_reach, b.reaches_from
+        )
+    });
+    Row {
+        dataset: d.dataset.clone(),
+        state: d.state.clone(),
+        covered: match (&d.covered_from, &d.data_through) {
+            (Some(f), Some(t)) if f == t => f.clone(),
+            (Some(f), Some(t)) => format!("{f} to {t}"),
+            _ => "nothing yet".into(),
+        },
+        progress,
+        last_success: short(&d.last_success),
+        next_run: short(&d.next_run),
+        problem,
+        limits: d.limits,
+    }
+}
+
+/// The datasets by merchant (in the status's order), each merchant's coverage drawn.
+fn groups(status: &SyncStatus) -> Vec<Group> {
+    let mut out: Vec<(String, Vec<&DatasetStatus>)> = Vec::new();
+    for d in &status.datasets {
+        let name = format!(
+            "{} {}",
+            d.merchant.seller_id,
+            d.merchant.marketplace.clone().unwrap_or_default()
+        );
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, ds)) => ds.push(d),
+            None => out.push((name, vec![d])),
+        }
+    }
+    let day = |d: &Option<String>| d.as_deref().and_then(|d| d.parse().ok());
+    out.into_iter()
+        .map(|(merchant, ds)| {
+            let bars: Vec<coverage::Bar> = ds
+                .iter()
+                .filter(|d| d.state != "unavailable")
+                .map(|d| coverage::Bar {
+                    dataset: d.dataset.clone(),
+                    reach: day(&d.backfill.as_ref().map(|b| b.reaches_from.clone()))
+                        .or(day(&d.covered_from)),
+                    covered: day(&d.covered_from),
+                    through: day(&d.data_through),
+                    restate_days: d.restatement_days,
+                })
+                .collect();
+            let chart = coverage::svg(&bars).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the sync page's coverage chart could not be drawn");
+                None
+            });
+            Group {
+                merchant,
+                chart,
+                rows: ds.into_iter().map(row).collect(),
             }
         })
         .collect()
@@ -131,7 +190,8 @@ async fn page(
             nav: Nav::of(s, "sync"),
             csrf: s.csrf.clone(),
             managed: status.warehouse == "managed",
-            rows: rows(&status),
+            groups: groups(&status),
+            not_taken_in: status.not_taken_in.clone(),
             schedule: schedule(&status),
             notice,
             error,
