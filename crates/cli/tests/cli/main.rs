@@ -23,8 +23,13 @@ mod sync;
 mod webhooks;
 
 /// An HTTP client for the tests. The workspace builds reqwest with rustls but without a
-/// default crypto provider, so the process installs ring's before its first client.
+/// default crypto provider, so the process installs ring's before its first client. A request
+/// the server never answers fails its test after three minutes, naming the request, instead
+/// of holding the whole run until CI gives up on it.
 pub fn http() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
+    reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(180))
+        .build()
+        .unwrap()
 }

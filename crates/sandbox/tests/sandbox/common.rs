@@ -58,7 +58,12 @@ impl SimApp {
             http: {
                 // reqwest is built without a default crypto provider; install ring's.
                 let _ = rustls::crypto::ring::default_provider().install_default();
-                reqwest::Client::new()
+                // a request the server never answers fails the test, naming the request,
+                // instead of holding the whole run until CI gives up on it
+                reqwest::Client::builder()
+                    .timeout(std::time::Duration::from_secs(180))
+                    .build()
+                    .unwrap()
             },
             creds,
             sim,
