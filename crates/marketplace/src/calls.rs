@@ -179,6 +179,7 @@ pub fn build<'a>(
         media_type,
         background: false,
         ahead: false,
+        older: false,
     })
 }
 

@@ -197,6 +197,9 @@ pub struct Request<'a> {
     pub background: bool,
     /// Background work asked for ahead of its turn: only while the plan has room to spare.
     pub ahead: bool,
+    /// Background work for days older than the last month (a backfill's): after every
+    /// dataset's recent days while the plan's tokens are scarce.
+    pub older: bool,
 }
 
 /// A 2xx answer.
@@ -577,6 +580,7 @@ impl Client {
             media_type: op.media_type.clone(),
             background: false,
             ahead: false,
+            older: false,
         };
         let started = Instant::now();
         let answer = self.attempt(&req, token).await;
@@ -693,23 +697,28 @@ impl Client {
     /// Background work's pacing: waits for a token that is there (never reserving one a later
     /// refill owes, so a live call that comes meanwhile takes it first) for up to the policy's
     /// longest wait; `Err(wait)` when none came by then. Work asked for `ahead` of its turn
-    /// takes one only if the plan has room now, and never waits.
+    /// takes one only if the plan has room now, and never waits; work on `older` days leaves
+    /// one token more (recent days first).
     async fn spare_slot(
         &self,
         store: &Store,
         key: &str,
-        rate: f64,
-        burst: f64,
-        ahead: bool,
+        (rate, burst): (f64, f64),
+        req: &Request<'_>,
     ) -> Result<std::result::Result<Duration, Duration>> {
-        if ahead {
+        if req.ahead {
             // asked for ahead of its turn: now or not at all
             let taken = store.pacing().take_ahead(key, rate, burst).await?;
             return Ok(taken.map(|_| Duration::ZERO));
         }
         let deadline = Instant::now() + self.policy.max_wait;
         loop {
-            match store.pacing().take_spare(key, rate, burst).await? {
+            let pacing = store.pacing();
+            let taken = match req.older {
+                true => pacing.take_older(key, rate, burst).await?,
+                false => pacing.take_spare(key, rate, burst).await?,
+            };
+            match taken {
                 Ok(_) => return Ok(Ok(Duration::ZERO)),
                 Err(wait) if Instant::now() + wait <= deadline => tokio::time::sleep(wait).await,
                 Err(wait) => return Ok(Err(wait)),
@@ -734,7 +743,7 @@ impl Client {
         let key = Self::plan_key(req);
         let (rate, burst) = (op.rate.unwrap_or(0.0), op.burst.unwrap_or(1.0));
         let slot = if req.background {
-            self.spare_slot(store, &key, rate, burst, req.ahead).await?
+            self.spare_slot(store, &key, (rate, burst), req).await?
         } else {
             store
                 .pacing()

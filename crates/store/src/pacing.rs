@@ -26,11 +26,13 @@ pub fn live_share(burst: f64) -> f64 {
 }
 
 /// Who takes a token: a live call (may reserve one a refill owes), background work (only
-/// one there now, beyond the live share), or background work asked for ahead of its turn.
+/// one there now, beyond the live share), background work for older days (one more beyond
+/// it), or background work asked for ahead of its turn.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Take {
     Live,
     Spare,
+    Older,
     Ahead,
 }
 
@@ -62,6 +64,21 @@ impl Pacing<'_> {
         burst: f64,
     ) -> Result<std::result::Result<Duration, Duration>> {
         self.take_as(key, rate, burst, Duration::ZERO, Take::Spare)
+            .await
+    }
+
+    /// As [`Self::take_spare`], for background work on days older than the last month (a
+    /// backfill's): only while the bucket holds one token more than the live share, so that
+    /// while tokens are scarce every dataset's recent days (taken at the live share) come
+    /// before any dataset's older ones; when none waits for them, the next refill is taken
+    /// here, so the plan is spent as fast as before.
+    pub async fn take_older(
+        &self,
+        key: &str,
+        rate: f64,
+        burst: f64,
+    ) -> Result<std::result::Result<Duration, Duration>> {
+        self.take_as(key, rate, burst, Duration::ZERO, Take::Older)
             .await
     }
 
@@ -146,6 +163,7 @@ impl Pacing<'_> {
                     let kept = match how {
                         Take::Live => 0.0,
                         Take::Spare => live_share(cap),
+                        Take::Older => (live_share(cap) + 1.0).min(cap - 1.0),
                         Take::Ahead => live_share(cap) + (cap / 2.0).floor(),
                     };
                     let margin = MARGIN.as_secs_f64();

@@ -214,6 +214,8 @@ impl<'s> Cx<'s> {
                     key: &key,
                     fresh_since: run.started_ms,
                     ahead: self.ahead,
+                    // a backfill's days wait for every dataset's recent ones
+                    older: run.backfill,
                 },
             )
             .await

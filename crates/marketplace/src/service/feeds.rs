@@ -50,6 +50,9 @@ pub struct SliceCreate<'a> {
     /// Asked for ahead of its turn: created only if the usage plan has room now (else
     /// `Throttled`, nothing sent).
     pub ahead: bool,
+    /// For days older than the last month (a backfill's): after every recent slice while the
+    /// usage plan's tokens are scarce.
+    pub older: bool,
 }
 
 impl Feeds<'_> {
@@ -146,6 +149,7 @@ impl Feeds<'_> {
             key,
             fresh_since,
             ahead,
+            older,
         } = slice;
         let api = Self::api(account);
         let up = self.0.provider(api)?;
@@ -159,6 +163,7 @@ impl Feeds<'_> {
         args.insert("body".into(), body);
         let mut req = Self::request(op, &args, tenant, account)?;
         req.ahead = ahead;
+        req.older = older;
         let merchant = match account {
             Account::Seller(m) => Some(*m),
             Account::Ads { .. } => None,

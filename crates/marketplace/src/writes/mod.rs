@@ -76,6 +76,7 @@ impl PlannedRequest {
             media_type: self.media_type.clone(),
             background: false,
             ahead: false,
+            older: false,
         }
     }
 }
