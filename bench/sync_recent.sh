@@ -14,10 +14,11 @@ mkdir -p "$OUT"
 WORK=$(mktemp -d)
 trap 'pkill -f -- "--listen 127.0.0.1:1829" || true; rm -rf "$WORK"' EXIT
 
-run() { # name binary port: one row of the table
-  local name=$1 bin=$2 port=$3 d="$WORK/$1"
+run() { # name binary port: one row of the table; the server is stopped after it
+  local name=$1 bin=$2 port=$3 d="$WORK/$1" server
   mkdir -p "$d"
-  (cd "$d" && PARTNER_LOG=warn "$bin" server --dev --listen "127.0.0.1:$port" > "$d/server.log" 2>&1 &)
+  (cd "$d" && PARTNER_LOG=warn exec "$bin" server --dev --listen "127.0.0.1:$port") > "$d/server.log" 2>&1 &
+  server=$!
   for _ in $(seq 1200); do curl -sf "http://127.0.0.1:$port/health" > /dev/null && break; sleep 0.1; done
   python3 - "$name" "http://127.0.0.1:$port" "$d/.partner-dev/synced-credential.json" "$CAP" <<'PY'
 import base64, datetime, json, sys, time, urllib.request
@@ -50,6 +51,7 @@ each = ", ".join(f"{m} {seen[m]:.0f} s" if m in seen else f"{m} not yet" for m i
 last = f"{max(seen.values()):.0f} s" if merchants and len(seen) == len(merchants) else f"over {cap:.0f} s"
 print(f"| {name} | {last} | {each} |", flush=True)
 PY
+  kill "$server" 2>/dev/null || true
 }
 
 {
