@@ -24,12 +24,12 @@ pub const RUN_MAX: usize = 20_000;
 /// The two families.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Family {
+pub enum PricingFamily {
     FeaturedOfferExpectedPrice,
     CompetitiveSummary,
 }
 
-impl Family {
+impl PricingFamily {
     /// From its name in paths and tool arguments; anything else is `not_found`.
     pub fn parse(s: &str) -> Result<Self> {
         match s {
@@ -103,13 +103,13 @@ pub struct Spacing(pub Option<Duration>);
 
 impl Spacing {
     /// The pace for `family`, given the rate the provider last stated.
-    pub fn of(self, family: Family, provider_rate: Option<f64>) -> Duration {
+    pub fn of(self, family: PricingFamily, provider_rate: Option<f64>) -> Duration {
         self.0.unwrap_or_else(|| family.plan_spacing(provider_rate))
     }
 }
 
 /// The request's item list: present, non-empty, well formed, de-duplicated (first wins).
-pub fn items(family: Family, list: Option<&[Value]>, max: usize) -> Result<Vec<String>> {
+pub fn items(family: PricingFamily, list: Option<&[Value]>, max: usize) -> Result<Vec<String>> {
     let (field, _) = family.field();
     let list = list.ok_or_else(|| {
         Error::invalid_request(format!("{field} must be a list of at least one item"))
@@ -123,7 +123,7 @@ pub fn items(family: Family, list: Option<&[Value]>, max: usize) -> Result<Vec<S
             .ok_or_else(|| {
                 Error::invalid_request(format!("every entry of {field} must be a non-empty string"))
             })?;
-        if family == Family::CompetitiveSummary
+        if family == PricingFamily::CompetitiveSummary
             && !(s.len() == 10 && s.chars().all(|c| c.is_ascii_alphanumeric()))
         {
             return Err(Error::invalid_request(format!(
@@ -155,15 +155,15 @@ pub fn items(family: Family, list: Option<&[Value]>, max: usize) -> Result<Vec<S
     Ok(out)
 }
 
-fn batch_body(family: Family, marketplace_id: &str, batch: &[String]) -> Value {
+fn batch_body(family: PricingFamily, marketplace_id: &str, batch: &[String]) -> Value {
     let requests: Vec<Value> = batch
         .iter()
         .map(|item| match family {
-            Family::FeaturedOfferExpectedPrice => json!({
+            PricingFamily::FeaturedOfferExpectedPrice => json!({
                 "uri": "/products/pricing/2022-05-01/offer/featuredOfferExpectedPrice",
                 "method": "GET", "marketplaceId": marketplace_id, "sku": item,
             }),
-            Family::CompetitiveSummary => json!({
+            PricingFamily::CompetitiveSummary => json!({
                 "uri": "/products/pricing/2022-05-01/items/competitiveSummary",
                 "method": "GET", "marketplaceId": marketplace_id, "asin": item,
                 "includedData": ["featuredBuyingOptions", "referencePrices", "lowestPricedOffers"],
@@ -185,7 +185,7 @@ pub async fn send_batch(
     up: &Provider<'_>,
     tenant: &TenantId,
     merchant: &Merchant,
-    family: Family,
+    family: PricingFamily,
     batch: &[String],
 ) -> Result<Batch> {
     let op = family.operation()?;
@@ -225,7 +225,7 @@ pub async fn send_batch(
 /// What a run's job keeps as input.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RunInput {
-    pub family: Family,
+    pub family: PricingFamily,
     pub merchant: Stored,
     pub items: Vec<String>,
     /// The pace when the run started.
@@ -401,7 +401,7 @@ mod tests {
 
     #[test]
     fn items_are_checked_deduplicated_and_capped() {
-        let f = Family::CompetitiveSummary;
+        let f = PricingFamily::CompetitiveSummary;
         let body = |v: Value| v.as_array().unwrap().clone();
         let ok = items(
             f,
@@ -428,7 +428,7 @@ mod tests {
             fix(&e)
         );
         let skus = items(
-            Family::FeaturedOfferExpectedPrice,
+            PricingFamily::FeaturedOfferExpectedPrice,
             Some(&body(json!(["a b"]))),
             200,
         );
@@ -437,10 +437,14 @@ mod tests {
 
     #[test]
     fn batches_follow_the_provider_sizes() {
-        let b = batch_body(Family::CompetitiveSummary, "M", &vec!["A".to_owned(); 3]);
+        let b = batch_body(
+            PricingFamily::CompetitiveSummary,
+            "M",
+            &vec!["A".to_owned(); 3],
+        );
         assert_eq!(b["requests"].as_array().unwrap().len(), 3);
         assert_eq!(b["requests"][0]["marketplaceId"], "M");
-        assert_eq!(Family::CompetitiveSummary.batch(), 20);
-        assert_eq!(Family::FeaturedOfferExpectedPrice.batch(), 40);
+        assert_eq!(PricingFamily::CompetitiveSummary.batch(), 20);
+        assert_eq!(PricingFamily::FeaturedOfferExpectedPrice.batch(), 40);
     }
 }

@@ -216,7 +216,7 @@ pub struct AdsBridge {
     pub grain: &'static str,
     pub period: Period,
     pub compare_period: Period,
-    pub totals: Totals,
+    pub totals: AdsTotals,
     pub row_count: usize,
     /// The largest sales changes, one by one.
     pub rows: Vec<RowView>,
@@ -266,7 +266,7 @@ impl SpendEffects {
 /// A period's advertising totals.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[schemars(rename = "AdsFacts")]
-pub struct Facts {
+pub struct AdsPeriodFacts {
     pub impressions: i64,
     pub clicks: i64,
     pub spend: Money,
@@ -280,7 +280,7 @@ pub struct Facts {
     pub acos: Option<f64>,
 }
 
-impl Facts {
+impl AdsPeriodFacts {
     pub fn of(f: &AdsFacts) -> Self {
         Self {
             impressions: f.impressions,
@@ -335,20 +335,20 @@ pub struct AcosEffects {
 /// The scope-level part of the bridge.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[schemars(rename = "AdsTotals")]
-pub struct Totals {
-    pub before: Facts,
-    pub after: Facts,
+pub struct AdsTotals {
+    pub before: AdsPeriodFacts,
+    pub after: AdsPeriodFacts,
     pub sales: Change<SalesEffects>,
     pub spend: Change<SpendEffects>,
     /// Null when a period had no clicks, purchases or sales.
     pub acos: Option<AcosView>,
 }
 
-impl Totals {
+impl AdsTotals {
     pub fn of(b: &Bridge) -> Self {
         Self {
-            before: Facts::of(&b.before),
-            after: Facts::of(&b.after),
+            before: AdsPeriodFacts::of(&b.before),
+            after: AdsPeriodFacts::of(&b.after),
             sales: Change {
                 change: money(b.after.sales - b.before.sales),
                 change_pct: pct(b.before.sales, b.after.sales),
@@ -381,8 +381,8 @@ pub struct RowView {
     /// The grain's id (campaign id, keyword id, search term, ASIN …).
     pub key: String,
     pub name: String,
-    pub before: Facts,
-    pub after: Facts,
+    pub before: AdsPeriodFacts,
+    pub after: AdsPeriodFacts,
     pub sales_change: Money,
     pub sales_effects: SalesEffects,
     pub spend_change: Money,
@@ -409,8 +409,8 @@ fn rows(b: &Bridge, top: usize) -> (Vec<RowView>, Others) {
         .map(|r| RowView {
             key: r.key.key.clone(),
             name: r.key.name.clone(),
-            before: Facts::of(&r.before),
-            after: Facts::of(&r.after),
+            before: AdsPeriodFacts::of(&r.before),
+            after: AdsPeriodFacts::of(&r.after),
             sales_change: money(r.sales_change()),
             sales_effects: SalesEffects::of(&r.sales),
             spend_change: money(r.spend_change()),
@@ -523,7 +523,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<AdsBridge>> {
             grain: input.grain.as_str(),
             period,
             compare_period: compare,
-            totals: Totals::of(&b),
+            totals: AdsTotals::of(&b),
             row_count: b.rows.len(),
             rows,
             other_rows,

@@ -18,8 +18,8 @@ pub struct Duo {
     pub currency: String,
     pub period: Period,
     pub compare_period: Period,
-    pub retail: ops_bridge::Totals,
-    pub advertising: ads_bridge::Totals,
+    pub retail: ops_bridge::OpsTotals,
+    pub advertising: ads_bridge::AdsTotals,
     pub ratios: BeforeAfter<Ratios>,
     /// The ten largest item changes at most.
     pub top_items: Vec<ops_bridge::ItemView>,
@@ -126,8 +126,8 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Duo>> {
             currency: scope.currency.clone(),
             period,
             compare_period: compare,
-            retail: ops_bridge::Totals::of(&retail),
-            advertising: ads_bridge::Totals::of(&ads),
+            retail: ops_bridge::OpsTotals::of(&retail),
+            advertising: ads_bridge::AdsTotals::of(&ads),
             ratios: BeforeAfter {
                 before: Ratios::of(&retail.before, &ads.before),
                 after: Ratios::of(&retail.after, &ads.after),

@@ -22,7 +22,7 @@ pub struct Monthly {
     pub complete: bool,
     pub through: chrono::NaiveDate,
     pub periods: Three<Period, Period>,
-    pub retail: Three<ops_bridge::Facts>,
+    pub retail: Three<ops_bridge::OpsFacts>,
     pub advertising: Three<AdsMonth>,
     pub month_over_month: Comparison,
     /// Null when the warehouse holds no year-ago month.
@@ -45,7 +45,7 @@ pub struct Three<T, Y = Option<T>> {
 #[schemars(rename = "MonthlyAds")]
 pub struct AdsMonth {
     #[serde(flatten)]
-    pub facts: ads_bridge::Facts,
+    pub facts: ads_bridge::AdsPeriodFacts,
     /// Ad spend over ordered sales; null without sales.
     pub tacos: Option<f64>,
 }
@@ -53,7 +53,7 @@ pub struct AdsMonth {
 impl AdsMonth {
     fn of(f: &AdsFacts, retail: &ItemFacts) -> Self {
         Self {
-            facts: ads_bridge::Facts::of(f),
+            facts: ads_bridge::AdsPeriodFacts::of(f),
             tacos: ratio(f.spend, retail.sales),
         }
     }
@@ -233,12 +233,12 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<Monthly>> {
             complete,
             through: periods.current.end,
             retail: Three {
-                current: ops_bridge::Facts::of(&mom.after),
-                previous_month: ops_bridge::Facts::of(&mom.before),
+                current: ops_bridge::OpsFacts::of(&mom.after),
+                previous_month: ops_bridge::OpsFacts::of(&mom.before),
                 year_ago: b
                     .yoy
                     .as_ref()
-                    .map(|(y, _)| ops_bridge::Facts::of(&y.before)),
+                    .map(|(y, _)| ops_bridge::OpsFacts::of(&y.before)),
             },
             advertising: Three {
                 current: AdsMonth::of(&ads_mom.after, &mom.after),

@@ -154,7 +154,7 @@ pub struct OpsBridge {
     pub compare_period: Period,
     /// `sessions`, or `glance_views` for a vendor.
     pub traffic_measure: &'static str,
-    pub totals: Totals,
+    pub totals: OpsTotals,
     pub item_count: usize,
     /// The largest changes, one by one.
     pub items: Vec<ItemView>,
@@ -186,7 +186,7 @@ impl Effects {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "OpsFacts")]
-pub struct Facts {
+pub struct OpsFacts {
     pub sales: Money,
     pub units: i64,
     pub traffic: i64,
@@ -196,7 +196,7 @@ pub struct Facts {
     pub average_price: Option<Money>,
 }
 
-impl Facts {
+impl OpsFacts {
     pub fn of(f: &ItemFacts) -> Self {
         Self {
             sales: money(f.sales),
@@ -212,9 +212,9 @@ impl Facts {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "OpsTotals")]
-pub struct Totals {
-    pub before: Facts,
-    pub after: Facts,
+pub struct OpsTotals {
+    pub before: OpsFacts,
+    pub after: OpsFacts,
     pub change: Money,
     /// Percent, one decimal; null from zero sales.
     pub change_pct: Option<f64>,
@@ -223,11 +223,11 @@ pub struct Totals {
     pub largest_effect: &'static str,
 }
 
-impl Totals {
+impl OpsTotals {
     pub fn of(b: &Bridge) -> Self {
         Self {
-            before: Facts::of(&b.before),
-            after: Facts::of(&b.after),
+            before: OpsFacts::of(&b.before),
+            after: OpsFacts::of(&b.after),
             change: money(b.change()),
             change_pct: pct(b.before.sales, b.after.sales),
             effects: Effects::of(&b.effects),
@@ -243,8 +243,8 @@ impl Totals {
 pub struct ItemView {
     pub legacy_seller_id: i64,
     pub asin: String,
-    pub before: Facts,
-    pub after: Facts,
+    pub before: OpsFacts,
+    pub after: OpsFacts,
     pub change: Money,
     pub effects: Effects,
 }
@@ -267,8 +267,8 @@ pub fn items(b: &Bridge, top: usize) -> (Vec<ItemView>, Others) {
         .map(|it| ItemView {
             legacy_seller_id: it.key.0,
             asin: it.key.1.clone(),
-            before: Facts::of(&it.before),
-            after: Facts::of(&it.after),
+            before: OpsFacts::of(&it.before),
+            after: OpsFacts::of(&it.after),
             change: money(it.change()),
             effects: Effects::of(&it.effects),
         })
@@ -401,7 +401,7 @@ pub async fn run(wh: &Wh, input: &Input) -> Result<Answer<OpsBridge>> {
             } else {
                 "sessions"
             },
-            totals: Totals::of(&b),
+            totals: OpsTotals::of(&b),
             item_count: b.items.len(),
             items,
             other_items,

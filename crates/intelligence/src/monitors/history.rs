@@ -29,7 +29,7 @@ pub struct CampaignDay {
 
 /// A merchant's rows over a run of days.
 #[derive(Debug, Clone, Default)]
-pub struct History {
+pub struct MonitorHistory {
     pub seller: i64,
     /// Item (ASIN) → day → sellable units (summed over its SKUs).
     pub stock: HashMap<String, BTreeMap<NaiveDate, i64>>,
@@ -42,7 +42,7 @@ pub struct History {
     pub campaign_brand: HashMap<i64, String>,
 }
 
-impl History {
+impl MonitorHistory {
     /// Units of `asin` sold over `from..=to`.
     pub fn sold(&self, asin: &str, from: NaiveDate, to: NaiveDate) -> i64 {
         self.units
@@ -53,10 +53,10 @@ impl History {
 }
 
 /// Reads `seller`'s rows over `period`.
-pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<History> {
-    let mut h = History {
+pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHistory> {
+    let mut h = MonitorHistory {
         seller: seller.id,
-        ..History::default()
+        ..MonitorHistory::default()
     };
     let d = wh.dialect();
     let p = |s: &Seller| vec![Scalar::Int(s.id), day(period.start), day(period.end)];

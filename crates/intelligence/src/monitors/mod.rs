@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 use crate::data::Wh;
 use crate::engines::StateStore;
 use crate::params::Period;
-use history::History;
+use history::MonitorHistory;
 use rules::Alert;
 pub use settings::MonitorSettings;
 
@@ -321,7 +321,7 @@ impl Monitors {
     async fn day(
         &self,
         cx: &Context<'_>,
-        h: &History,
+        h: &MonitorHistory,
         on: NaiveDate,
         open: &mut BTreeSet<(String, String)>,
     ) -> Result<Vec<Changed>> {
@@ -378,7 +378,7 @@ impl Monitors {
 
 /// The slugs of the brands an alert is about: its own, or (an account-wide alert) every
 /// brand the merchant sells.
-fn brands(cx: &Context<'_>, h: &History, a: &Alert) -> Vec<String> {
+fn brands(cx: &Context<'_>, h: &MonitorHistory, a: &Alert) -> Vec<String> {
     let names: BTreeSet<&String> = match &a.brand {
         Some(b) => [b].into_iter().collect(),
         None => h.item_brand.values().collect(),
@@ -390,7 +390,13 @@ fn brands(cx: &Context<'_>, h: &History, a: &Alert) -> Vec<String> {
 }
 
 /// An alert as its episode's start: the event and the timeline entries.
-fn firing(cx: &Context<'_>, h: &History, monitor: Monitor, on: NaiveDate, a: &Alert) -> Firing {
+fn firing(
+    cx: &Context<'_>,
+    h: &MonitorHistory,
+    monitor: Monitor,
+    on: NaiveDate,
+    a: &Alert,
+) -> Firing {
     let slugs = brands(cx, h, a);
     let mut evidence = a.evidence.clone();
     evidence["summary"] = a.summary.clone().into();

@@ -1,11 +1,11 @@
-//! The monitors' rules: pure functions of a merchant's [`History`] on one day, each answering
+//! The monitors' rules: pure functions of a merchant's [`MonitorHistory`] on one day, each answering
 //! the subjects firing that day with the rows they read (the evidence). Whether a firing is a
 //! new episode, and when one ends, is the episodes' business (`pp_store::monitors`).
 
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};
 
-use super::history::{CampaignDay, History};
+use super::history::{CampaignDay, MonitorHistory};
 use super::settings::MonitorSettings;
 
 /// One subject a monitor fires for on a day.
@@ -25,7 +25,7 @@ fn money(cents: i64) -> String {
 }
 
 /// Items with recent sales and no sellable unit on `on`.
-pub fn stockouts(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
+pub fn stockouts(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
     let c = &s.stockout;
     let recent = (on - Duration::days(c.recent_days), on - Duration::days(1));
     let mut out = Vec::new();
@@ -57,7 +57,7 @@ pub fn stockouts(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> 
 }
 
 /// Items whose sellable units cover fewer weeks of recent sales than the threshold.
-pub fn low_cover(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
+pub fn low_cover(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
     let c = &s.low_cover;
     let from = on - Duration::days(c.recent_days - 1);
     let mut out = Vec::new();
@@ -89,7 +89,7 @@ pub fn low_cover(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> 
 }
 
 /// Campaigns that spent their whole daily budget each of the last `days` days.
-pub fn out_of_budget(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
+pub fn out_of_budget(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
     let c = &s.out_of_budget;
     let from = on - Duration::days(c.days - 1);
     let mut out = Vec::new();
@@ -116,7 +116,7 @@ pub fn out_of_budget(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Ale
 
 /// The merchant's month-to-date spend against the month's plan (`budget`, cents).
 pub fn spend_off_plan(
-    h: &History,
+    h: &MonitorHistory,
     on: NaiveDate,
     budget: Option<i64>,
     s: &MonitorSettings,
@@ -198,7 +198,7 @@ const METRICS: &[Metric] = &[
 
 /// A campaign's metric on `on` outside its own range over the window before, each with enough
 /// samples on the day and on enough days of the window.
-pub fn anomalies(h: &History, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
+pub fn anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
     let c = &s.anomaly;
     let from = on - Duration::days(c.window_days);
     let mut out = Vec::new();
@@ -261,9 +261,9 @@ mod tests {
 
     #[test]
     fn a_stockout_needs_recent_sales_and_a_campaign_needs_its_samples() {
-        let mut h = History {
+        let mut h = MonitorHistory {
             seller: 1,
-            ..History::default()
+            ..MonitorHistory::default()
         };
         let stock = h.stock.entry("B1".into()).or_default();
         stock.insert(d("2026-03-10"), 0);

@@ -11,7 +11,7 @@ use super::answers::{PricingAnswer, RunBatches, RunMerchant, RunResult, RunView}
 use super::requests::{PageSize, PricingRequest, ResultPage};
 use super::{Api, Marketplace};
 use crate::merchants::Merchant;
-use crate::pricing::{self, Family, RunInput, RunState};
+use crate::pricing::{self, PricingFamily, RunInput, RunState};
 use crate::upstream::Provider;
 
 /// The longest a throttled inline batch waits (twice at most) before the call gives up.
@@ -28,7 +28,7 @@ async fn send_waiting(
     up: &Provider<'_>,
     p: &Principal,
     merchant: &Merchant,
-    f: Family,
+    f: PricingFamily,
     batch: &[String],
 ) -> Result<pricing::Batch> {
     let mut waited = 0;
@@ -101,14 +101,14 @@ impl Pricing<'_> {
     /// The request's merchant and items, checked before anything is sent.
     async fn pricing_items(
         &self,
-        f: Family,
+        f: PricingFamily,
         req: &PricingRequest,
         max: usize,
     ) -> Result<(Merchant, Vec<String>)> {
         let p = self.p;
         let (list, other, other_name) = match f {
-            Family::CompetitiveSummary => (&req.asins, &req.skus, "skus"),
-            Family::FeaturedOfferExpectedPrice => (&req.skus, &req.asins, "asins"),
+            PricingFamily::CompetitiveSummary => (&req.asins, &req.skus, "skus"),
+            PricingFamily::FeaturedOfferExpectedPrice => (&req.skus, &req.asins, "asins"),
         };
         if other.is_some() {
             return Err(Error::invalid_request(format!(
@@ -123,7 +123,11 @@ impl Pricing<'_> {
     }
 
     /// Every batch sent in turn, paced, answered in one response (`retail:read`).
-    pub async fn price_inline(&self, f: Family, req: PricingRequest) -> Result<PricingAnswer> {
+    pub async fn price_inline(
+        &self,
+        f: PricingFamily,
+        req: PricingRequest,
+    ) -> Result<PricingAnswer> {
         let p = self.p;
         let (merchant, items) = self.pricing_items(f, &req, f.sync_max()).await?;
         let up = self.m.provider(Api::Spapi)?;
@@ -148,7 +152,7 @@ impl Pricing<'_> {
     }
 
     /// Starts a background run of up to `RUN_MAX` items (`retail:read`); its first view.
-    pub async fn start(&self, f: Family, req: PricingRequest) -> Result<RunView> {
+    pub async fn start(&self, f: PricingFamily, req: PricingRequest) -> Result<RunView> {
         let p = self.p;
         let (merchant, items) = self.pricing_items(f, &req, pricing::RUN_MAX).await?;
         let input = RunInput {

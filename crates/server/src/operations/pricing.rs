@@ -8,7 +8,7 @@ use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use pp_core::wire::scalar_text;
 use pp_core::{Principal, Scope};
-use pp_marketplace::pricing::Family;
+use pp_marketplace::pricing::PricingFamily;
 use pp_marketplace::service::REST_RESULT_PAGE;
 use pp_marketplace::service::requests::{PageSize, PricingRequest, ResultPage};
 use serde::Deserialize;
@@ -38,7 +38,7 @@ async fn inline(
     Path(family): Path<String>,
     Body(req): Body<PricingRequest>,
 ) -> Result<render::Rendered, ApiError> {
-    let f = Family::parse(&family)?;
+    let f = PricingFamily::parse(&family)?;
     Ok(render::api(
         app.market.pricing(&p)?.price_inline(f, req).await?,
     )?)
@@ -50,7 +50,7 @@ async fn start(
     Path(family): Path<String>,
     Body(req): Body<PricingRequest>,
 ) -> Result<(StatusCode, render::Rendered), ApiError> {
-    let f = Family::parse(&family)?;
+    let f = PricingFamily::parse(&family)?;
     let run = app.market.pricing(&p)?.start(f, req).await?;
     Ok((StatusCode::ACCEPTED, render::api(run)?))
 }
@@ -95,7 +95,7 @@ struct StartArgs {
 fn start_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
     written(async move {
         let StartArgs { family, request } = args(a)?;
-        let f = Family::parse(&family)?;
+        let f = PricingFamily::parse(&family)?;
         ctx.app
             .market
             .pricing(&ctx.principal)?

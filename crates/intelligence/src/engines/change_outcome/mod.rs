@@ -73,7 +73,7 @@ pub enum Family {
 pub struct AdsSection {
     pub family: Family,
     pub metrics: Vec<metrics::Metric>,
-    pub bridge: ads_bridge::Totals,
+    pub bridge: ads_bridge::AdsTotals,
     /// The campaign, for an entity's section.
     #[serde(flatten)]
     pub campaign: Option<CampaignRef>,
@@ -95,7 +95,7 @@ pub struct CampaignRef {
 pub struct RetailSection {
     pub family: Family,
     pub metrics: Vec<metrics::Metric>,
-    pub bridge: ops_bridge::Totals,
+    pub bridge: ops_bridge::OpsTotals,
     /// An item's price elasticity (item sections only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elasticity: Option<Elasticity>,
@@ -212,7 +212,7 @@ async fn ads_section(
     Ok(AdsSection {
         family: Family::Advertising,
         metrics: metrics::ads(&b, &a),
-        bridge: ads_bridge::Totals::of(&bridge),
+        bridge: ads_bridge::AdsTotals::of(&bridge),
         campaign: None,
     })
 }
@@ -238,7 +238,7 @@ async fn retail_section(
     let mut section = RetailSection {
         family: Family::Retail,
         metrics: metrics::retail(&b, &a),
-        bridge: ops_bridge::Totals::of(&bridge),
+        bridge: ops_bridge::OpsTotals::of(&bridge),
         elasticity: None,
         item: None,
     };
