@@ -35,10 +35,8 @@ pub(crate) async fn managed_tau_at(app: &TestApp, grants: &[&str], locator: &str
     tau
 }
 
-#[tokio::test]
-async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_in() {
-    let app = quick_market(None).await;
-    managed_tau(&app, &["ads"]).await;
+/// A token of `tau` with the read scopes and `sync:write`, after starting its sync.
+pub(crate) async fn tau_sync_started(app: &TestApp) -> String {
     let t = app
         .token(
             &app.credential(
@@ -48,9 +46,16 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
             .await,
         )
         .await;
-
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
+    t
+}
+
+#[tokio::test]
+async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_in() {
+    let app = quick_market(None).await;
+    managed_tau(&app, &["ads"]).await;
+    let t = tau_sync_started(&app).await;
     let began = Instant::now();
     let done = loop {
         let (_, b) = app.get(&t, "/api/warehouse/sync").await;

@@ -170,17 +170,7 @@ async fn a_load_deadlocked_on_mariadb_is_tried_again_and_the_dataset_ends_synced
     let before = retries(&app).await;
     let locator = my.url.replacen("mysql://", "mariadb://", 1);
     managed_tau_at(&app, &["seller"], &locator).await;
-    let t = app
-        .token(
-            &app.credential(
-                "tau",
-                Some("account:read retail:read ads:read brand_analytics:read sql:query sync:write"),
-            )
-            .await,
-        )
-        .await;
-    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
-    assert_eq!(s, 200, "{b}");
+    let t = crate::sync_adopt::tau_sync_started(&app).await;
 
     let row = until_state(
         &app,

@@ -123,17 +123,7 @@ async fn a_dataset_declared_outside_the_sync_is_planned_loaded_and_shown() {
     })
     .await;
     let tau = managed_tau(&app, &["seller"]).await;
-    let t = app
-        .token(
-            &app.credential(
-                "tau",
-                Some("account:read retail:read ads:read brand_analytics:read sql:query sync:write"),
-            )
-            .await,
-        )
-        .await;
-    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
-    assert_eq!(s, 200, "{b}");
+    let t = crate::sync_adopt::tau_sync_started(&app).await;
 
     let row = until_state(&app, &t, OUTSIDE.name, "synced", Duration::from_secs(120)).await;
     // shown with what its row and its reader say, planned over its own lookback
