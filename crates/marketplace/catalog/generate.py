@@ -213,7 +213,7 @@ def write_spec(action, items, entity, answer, current=None, forbidden=None, modi
 SB_MAX_ITEMS = 10
 
 
-def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None, max_items=200, write=None):
+def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=None, required=None, notes="", profile=True, item_key=None, checks=None, answer=None, media_by_id=None, max_items=200, write=None, pace=None):
     # "create" is a read-scoped operation that makes a report, query or execution; anything
     # that changes the account (entity creates included) is a "write" for the audited flow
     if kind == "create" and scope == "ads:write":
@@ -236,6 +236,10 @@ def ad(id_, method, path, media, kind, scope="ads:read", paging=None, params=Non
     # the media type follows the kind a path id encodes (base64url of "<uuid>,<letter>")
     if media_by_id:
         e["mediaTypeById"] = media_by_id
+    # the Ads API publishes no usage plans (it throttles per login, answering 429); a sync
+    # makes these calls in bursts, so they are paced at the plan the sandbox enforces
+    if pace:
+        e["rate"], e["burst"] = pace
     ads.append(e)
 
 
@@ -300,14 +304,25 @@ ad("sb.list_negative_targets", "POST", "/sb/negativeTargets/list", "application/
 ad("sb.update_negative_targets", "PUT", "/sb/negativeTargets", "application/json", "write", "ads:write", required=["targetId", "adGroupId"], params=BODY, item_key="negativeTargets", max_items=100, notes="A negative target is identified by targetId, not negativeTargetId; adGroupId is needed too.",
    write=write_spec("update", "key", "targetId", "indexed", {"operation": "sb.list_negative_targets", "by": "adGroupFilter", "key": "negativeTargets"}))
 ad("sb.campaigns_budget_usage", "POST", "/sb/campaigns/budget/usage", "application/vnd.sbcampaignbudgetusage.v1+json", "read", params=BODY)
-ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.createasyncreportrequest.v3+json", "create", params=BODY,
+def sd_query(*filters):
+    return [{"name": n, "in": "query", "required": False, "type": t}
+            for n, t in [("startIndex", "integer"), ("count", "integer"), ("stateFilter", "string")] + [(f, "string") for f in filters]]
+
+
+ad("sd.list_campaigns", "GET", "/sd/campaigns", "application/json", "read", params=sd_query("campaignIdFilter"),
+   notes="Sponsored Display campaigns (a JSON array). Page with startIndex and count (at most 5000); stateFilter and campaignIdFilter take comma-separated values.")
+ad("sd.list_ad_groups", "GET", "/sd/adGroups", "application/json", "read", params=sd_query("campaignIdFilter", "adGroupIdFilter"),
+   notes="Sponsored Display ad groups (a JSON array). Page with startIndex and count (at most 5000); the filters take comma-separated values.")
+ad("sd.list_targets", "GET", "/sd/targets", "application/json", "read", params=sd_query("campaignIdFilter", "adGroupIdFilter"),
+   notes="Sponsored Display targets (a JSON array): each an audience or product expression. Page with startIndex and count (at most 5000); the filters take comma-separated values.")
+ad("reporting.create_report", "POST", "/reporting/reports", "application/vnd.createasyncreportrequest.v3+json", "create", params=BODY, pace=(1.0, 10.0),
    notes="Never retried automatically. An identical request while the first is in flight answers 425 naming the original reportId: poll that one. 31 days per request within a 95-day lookback. Placement performance: groupBy campaignPlacement only, with placementClassification requested.")
-ad("reporting.get_report", "GET", "/reporting/reports/{reportId}", "application/vnd.getasyncreportresponse.v3+json", "read", params=[{"name": "reportId", "in": "path", "required": True, "type": "string"}])
-ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False, answer="multi_status_capped",
+ad("reporting.get_report", "GET", "/reporting/reports/{reportId}", "application/vnd.getasyncreportresponse.v3+json", "read", params=[{"name": "reportId", "in": "path", "required": True, "type": "string"}], pace=(5.0, 20.0))
+ad("reporting_v1.create_report", "POST", "/adsApi/v1/create/reports", "application/json", "create", params=BODY, profile=False, answer="multi_status_capped", pace=(5.0, 10.0),
    checks={"bodyArrays": {"accessRequestedAccounts": [1, 5], "reports": [1, 1]},
            "distinct": {"accessRequestedAccounts": ["advertiserAccountId", "managerAccountId"]}},
    notes="Not profile-scoped: up to 5 accounts in accessRequestedAccounts (advertiserAccountId or managerAccountId). For DSP pass the numeric dspAdvertiserId, not the seat id (accountId), which fails as a permissions error. One report per call; answers 207 — branch on a non-empty error array. No deduplication; a 429 is the concurrency cap. month.value and week.value carry no year. Spend is metric.totalCost; metric.sales needs budgetCurrency.value.")
-ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
+ad("reporting_v1.retrieve_report", "POST", "/adsApi/v1/retrieve/reports", "application/json", "read", params=BODY, profile=False, answer="multi_status", pace=(10.0, 20.0), notes="One report id per call. completedReportParts URLs must be fetched without an Authorization header.")
 ad("reporting_v1.delete_report", "POST", "/adsApi/v1/delete/reports", "application/json", "cancel", params=BODY, profile=False, answer="multi_status", notes="Deletes the caller's own report and frees a concurrency slot; never retried.")
 for what, media in [("campaigns", "campaignsexport"), ("adGroups", "adgroupsexport"), ("targets", "targetsexport"), ("ads", "adsexport")]:
     ad(f"exports.{snake(what)}_export", "POST", f"/{what}/export", f"application/vnd.{media}.v1+json", "read", params=BODY, notes="Answers 202 with an exportId; poll exports.get_export.")

@@ -177,9 +177,7 @@ pub fn build<'a>(
         headers,
         body,
         media_type,
-        background: false,
-        ahead: false,
-        older: false,
+        background: None,
     })
 }
 

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_store::Store;
+use pp_store::pacing::Turn;
 use serde_json::Value;
 
 use crate::Sealer;
@@ -192,14 +193,10 @@ pub struct Request<'a> {
     /// The media type sent as `Accept` (and `Content-Type` with a body) on the advertising
     /// API: the operation's, or the one its id names.
     pub media_type: Option<String>,
-    /// Background work (a warehouse sync): it takes only a pacing token that is there now,
-    /// so live calls never queue behind it for more than one refill interval.
-    pub background: bool,
-    /// Background work asked for ahead of its turn: only while the plan has room to spare.
-    pub ahead: bool,
-    /// Background work for days older than the last month (a backfill's): after every
-    /// dataset's recent days while the plan's tokens are scarce.
-    pub older: bool,
+    /// Background work (a warehouse sync) and its turn: it takes only a pacing token that is
+    /// there now, so live calls never queue behind it for more than one refill interval, and
+    /// while tokens are scarce earlier turns take them first (`None`: a live call).
+    pub background: Option<Turn>,
 }
 
 /// A 2xx answer.
@@ -578,9 +575,7 @@ impl Client {
             headers: Vec::new(),
             body: None,
             media_type: op.media_type.clone(),
-            background: false,
-            ahead: false,
-            older: false,
+            background: None,
         };
         let started = Instant::now();
         let answer = self.attempt(&req, token).await;
@@ -694,32 +689,27 @@ impl Client {
         }
     }
 
-    /// Background work's pacing: waits for a token that is there (never reserving one a later
-    /// refill owes, so a live call that comes meanwhile takes it first) for up to the policy's
-    /// longest wait; `Err(wait)` when none came by then. Work asked for `ahead` of its turn
-    /// takes one only if the plan has room now, and never waits; work on `older` days leaves
-    /// one token more (recent days first).
+    /// Background work's pacing: waits for a token that is there for its `turn` (never
+    /// reserving one a later refill owes, so a live call that comes meanwhile takes it first)
+    /// for up to the policy's longest wait; `Err(wait)` when none came by then. Work asked
+    /// for ahead of its turn takes one only if the plan has room now, and never waits.
     async fn spare_slot(
         &self,
         store: &Store,
         key: &str,
         (rate, burst): (f64, f64),
-        req: &Request<'_>,
+        turn: Turn,
     ) -> Result<std::result::Result<Duration, Duration>> {
-        if req.ahead {
-            // asked for ahead of its turn: now or not at all
-            let taken = store.pacing().take_ahead(key, rate, burst).await?;
-            return Ok(taken.map(|_| Duration::ZERO));
-        }
         let deadline = Instant::now() + self.policy.max_wait;
         loop {
-            let pacing = store.pacing();
-            let taken = match req.older {
-                true => pacing.take_older(key, rate, burst).await?,
-                false => pacing.take_spare(key, rate, burst).await?,
-            };
+            let taken = store
+                .pacing()
+                .take_background(key, rate, burst, turn)
+                .await?;
             match taken {
                 Ok(_) => return Ok(Ok(Duration::ZERO)),
+                // asked for ahead of its turn: now or not at all
+                Err(wait) if turn == Turn::Ahead => return Ok(Err(wait)),
                 Err(wait) if Instant::now() + wait <= deadline => tokio::time::sleep(wait).await,
                 Err(wait) => return Ok(Err(wait)),
             }
@@ -742,8 +732,8 @@ impl Client {
         let op = req.op;
         let key = Self::plan_key(req);
         let (rate, burst) = (op.rate.unwrap_or(0.0), op.burst.unwrap_or(1.0));
-        let slot = if req.background {
-            self.spare_slot(store, &key, (rate, burst), req).await?
+        let slot = if let Some(turn) = req.background {
+            self.spare_slot(store, &key, (rate, burst), turn).await?
         } else {
             store
                 .pacing()

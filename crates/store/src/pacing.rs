@@ -25,15 +25,44 @@ pub fn live_share(burst: f64) -> f64 {
     (burst / 3.0).floor()
 }
 
-/// Who takes a token: a live call (may reserve one a refill owes), background work (only
-/// one there now, beyond the live share), background work for older days (one more beyond
-/// it), or background work asked for ahead of its turn.
+/// Which background work takes a token, first to last while a plan's tokens are scarce: each
+/// leaves one token more than the one before it, so while tokens come one at a time the
+/// earlier turns take every one they wait for, and a later turn takes only what they leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// The recent days of a dataset read first (sales and traffic: what `/v1` and the
+    /// intelligence read first): only one there now beyond the [`live_share`].
+    Leading,
+    /// The recent days of any other dataset: one more.
+    Recent,
+    /// A backfill's days older than the last month: one more again, so every dataset's
+    /// last month comes before any older day.
+    Older,
+    /// Work asked for ahead of its turn (a sync's next slices while one is being made): only
+    /// while the bucket also holds half its burst beyond the live share.
+    Ahead,
+}
+
+impl Turn {
+    /// The tokens of a bucket of `cap` this turn leaves to the turns before it and to live
+    /// calls (never the plan's last one: a plan of one token is still used).
+    fn kept(self, cap: f64) -> f64 {
+        let live = live_share(cap);
+        match self {
+            Turn::Leading => live,
+            Turn::Recent => (live + 1.0).min(cap - 1.0),
+            Turn::Older => (live + 2.0).min(cap - 1.0),
+            Turn::Ahead => live + (cap / 2.0).floor(),
+        }
+    }
+}
+
+/// Who takes a token: a live call (may reserve one a refill owes) or background work in its
+/// turn (only one there now).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Take {
     Live,
-    Spare,
-    Older,
-    Ahead,
+    Background(Turn),
 }
 
 /// The pacing aggregate.
@@ -52,33 +81,19 @@ impl Pacing<'_> {
         self.take_as(key, rate, burst, max_wait, Take::Live).await
     }
 
-    /// Takes a token for background work (a warehouse sync): only one that is there now,
-    /// never one a later refill owes, and never one of the burst's [`live_share`], so a live
-    /// call that comes next finds a token (while live calls have not spent their share) or
-    /// waits at most one refill interval behind it. `Ok(ZERO)` to send now, or `Err(wait)`
-    /// until a token is there (nothing is taken).
-    pub async fn take_spare(
+    /// Takes a token for background work (a warehouse sync) in its `turn`: only one that is
+    /// there now, never one a later refill owes, and never one of the burst's [`live_share`],
+    /// so a live call that comes next finds a token (while live calls have not spent their
+    /// share) or waits at most one refill interval behind it. `Ok(ZERO)` to send now, or
+    /// `Err(wait)` until a token is there for this turn (nothing is taken).
+    pub async fn take_background(
         &self,
         key: &str,
         rate: f64,
         burst: f64,
+        turn: Turn,
     ) -> Result<std::result::Result<Duration, Duration>> {
-        self.take_as(key, rate, burst, Duration::ZERO, Take::Spare)
-            .await
-    }
-
-    /// As [`Self::take_spare`], for background work on days older than the last month (a
-    /// backfill's): only while the bucket holds one token more than the live share, so that
-    /// while tokens are scarce every dataset's recent days (taken at the live share) come
-    /// before any dataset's older ones; when none waits for them, the next refill is taken
-    /// here, so the plan is spent as fast as before.
-    pub async fn take_older(
-        &self,
-        key: &str,
-        rate: f64,
-        burst: f64,
-    ) -> Result<std::result::Result<Duration, Duration>> {
-        self.take_as(key, rate, burst, Duration::ZERO, Take::Older)
+        self.take_as(key, rate, burst, Duration::ZERO, Take::Background(turn))
             .await
     }
 
@@ -104,20 +119,6 @@ impl Pacing<'_> {
                     Ok(())
                 })
             })
-            .await
-    }
-
-    /// As [`Self::take_spare`], for work asked for ahead of its turn (a sync's next slices
-    /// while one is being made): only while the bucket also holds half its burst beyond the
-    /// live share, so what is asked for in turn (another dataset's first slice) finds its
-    /// token first.
-    pub async fn take_ahead(
-        &self,
-        key: &str,
-        rate: f64,
-        burst: f64,
-    ) -> Result<std::result::Result<Duration, Duration>> {
-        self.take_as(key, rate, burst, Duration::ZERO, Take::Ahead)
             .await
     }
 
@@ -162,9 +163,7 @@ impl Pacing<'_> {
                     let reserve = how == Take::Live;
                     let kept = match how {
                         Take::Live => 0.0,
-                        Take::Spare => live_share(cap),
-                        Take::Older => (live_share(cap) + 1.0).min(cap - 1.0),
-                        Take::Ahead => live_share(cap) + (cap / 2.0).floor(),
+                        Take::Background(turn) => turn.kept(cap),
                     };
                     let margin = MARGIN.as_secs_f64();
                     let answer = if count(margin) - kept >= 1.0 {

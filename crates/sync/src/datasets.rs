@@ -86,6 +86,7 @@ const fn ads(
         grain: "day",
         lookback_days,
         slice_days: 31,
+        leads: false,
         limits,
     }
 }
@@ -118,6 +119,9 @@ pub struct Dataset {
     pub lookback_days: i64,
     /// Days one slice covers.
     pub slice_days: i64,
+    /// Read first: while a usage plan's tokens are scarce, its recent days take them before
+    /// other datasets' (sales and traffic, what `/v1` and the intelligence answer from).
+    pub leads: bool,
     /// What the provider cannot give, in words (shown in the status and the docs).
     pub limits: &'static str,
 }
@@ -139,6 +143,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
     lookback_days: 730,
     // the by-ASIN part sums over a report's whole window, so a report covers one day
     slice_days: 1,
+    leads: true,
     limits: "Two years back. ItemPrice is the day's sales over its units; a day without units has none (no document carries the price then).",
 },
     Dataset {
@@ -153,6 +158,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         // the listings as they are today, re-read every day
         lookback_days: 1,
         slice_days: 1,
+        leads: false,
         limits: "Today's listings only (the provider keeps no history of them); an item no longer listed leaves the table.",
     },
     Dataset {
@@ -166,6 +172,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         grain: "snapshot",
         lookback_days: 1,
         slice_days: 1,
+        leads: false,
         limits: "The provider lists no vendor catalog: the items are those of the ASINs in the vendor's synced sales and traffic over the last 35 days, so it starts once those days are loaded, and an item without sales or glance views for 35 days leaves the table. No SKUs (vendors have none).",
     },
     Dataset {
@@ -179,6 +186,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         grain: "day",
         lookback_days: 548,
         slice_days: 31,
+        leads: false,
         limits: "18 months back (the ledger's reach). Inbound units are known only for the day before each run (the unsuppressed inventory report is today's); earlier days have none. DaysOfSupply needs the 28 days of sales through a day: the first 27 days of the reach, and of a SKU's life, have none.",
     },
     Dataset {
@@ -193,6 +201,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         lookback_days: 1095,
         // the provider's most days in one DAY report
         slice_days: 15,
+        leads: true,
         limits: "Three years back, vendors only. A day and ASIN one of the two reports leaves out has that report's figures empty.",
     },
     Dataset {
@@ -207,6 +216,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         // the provider keeps a settlement report 90 days after its period closes
         lookback_days: 90,
         slice_days: 90,
+        leads: false,
         limits: "The provider makes a settlement report itself when a period closes and keeps it 90 days: settlements that closed earlier cannot be read, and the open period arrives once it closes. Every run reads each settlement still kept again, whole.",
     },
     Dataset {
@@ -222,6 +232,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         lookback_days: 728,
         // four weeks a report (Sunday to Saturday)
         slice_days: 28,
+        leads: false,
         limits: "Whole weeks (Sunday to Saturday), two years back, for brand-registered sellers only: elsewhere the dataset is unavailable with the provider's words. Asked by the ASINs of the synced catalog, so it starts after the catalog's first load; a query shows the brand's part over the ASINs listed today.",
     },
     Dataset {
@@ -235,6 +246,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         grain: "snapshot",
         lookback_days: 1,
         slice_days: 1,
+        leads: false,
         limits: "Today's entities only (the provider keeps no history of them). A campaign's brand is the brand most of its advertised products have in the synced catalog, empty while the catalog does not know them; Sponsored Display lists no products, so its campaigns have no brand, and neither they nor Sponsored Brands campaigns carry a targeting type.",
     },
     Dataset {
@@ -249,6 +261,7 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         // Reporting v1's daily reports reach back 24 months
         lookback_days: 730,
         slice_days: 31,
+        leads: false,
         limits: "Two years back, for a merchant whose advertising login has a DSP advertiser in its marketplace (elsewhere unavailable, saying so).",
     },
     ads!("sp_campaigns", "Sponsored Products campaigns by day", ("spCampaigns", SP, &["campaign"]), &["ads_campaign_daily"], CAMPAIGN_KEY,

@@ -16,6 +16,7 @@ use pp_marketplace::Merchant;
 use pp_marketplace::ledger::Family;
 use pp_marketplace::reports::normalize;
 use pp_marketplace::service::{Account, Feeds, SliceCreate};
+use pp_store::pacing::Turn;
 use pp_warehouse::Managed;
 use serde_json::{Value, json};
 
@@ -163,9 +164,21 @@ impl<'s> Cx<'s> {
         }
     }
 
-    /// The provider's reports and reads.
+    /// The provider's reports and reads, paced in this step's turn.
     pub fn feeds(&self) -> Feeds<'_> {
-        self.sync.market.feeds()
+        self.sync.market.feeds().in_turn(self.turn())
+    }
+
+    /// When this step's calls take a scarce usage plan's tokens: a slice asked for ahead of
+    /// its turn only while the plan has room; a backfill's older days after every dataset's
+    /// recent ones; a leading dataset's recent days (sales and traffic) before the others'.
+    pub fn turn(&self) -> Turn {
+        match &self.run {
+            _ if self.ahead => Turn::Ahead,
+            Some(run) if run.backfill => Turn::Older,
+            _ if self.dataset.leads => Turn::Leading,
+            _ => Turn::Recent,
+        }
     }
 
     /// The warehouse engine of the tenant (to read what earlier loads wrote).
@@ -213,9 +226,6 @@ impl<'s> Cx<'s> {
                 SliceCreate {
                     key: &key,
                     fresh_since: run.started_ms,
-                    ahead: self.ahead,
-                    // a backfill's days wait for every dataset's recent ones
-                    older: run.backfill,
                 },
             )
             .await

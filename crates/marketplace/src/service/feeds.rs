@@ -15,6 +15,7 @@ use crate::documents;
 use crate::ledger::Family;
 use crate::merchants::Merchant;
 use crate::reports;
+use pp_store::pacing::Turn;
 
 /// Who a feed reads as: a selling-side merchant, or an advertising login (the account that
 /// owns the profile) with the profile it names.
@@ -36,8 +37,9 @@ impl Account<'_> {
     }
 }
 
-/// The provider's reads for a warehouse sync (`Marketplace::feeds`).
-pub struct Feeds<'a>(pub(super) &'a Marketplace);
+/// The provider's reads for a warehouse sync (`Marketplace::feeds`), paced as background
+/// work in one turn ([`Feeds::in_turn`]; recent days unless told).
+pub struct Feeds<'a>(pub(super) &'a Marketplace, pub(super) Turn);
 
 /// Which sync slice a report create is for.
 pub struct SliceCreate<'a> {
@@ -47,15 +49,16 @@ pub struct SliceCreate<'a> {
     /// An identical request is otherwise reused only when it was sent after this (the run's
     /// start, ms), so a re-read reads the provider afresh.
     pub fresh_since: i64,
-    /// Asked for ahead of its turn: created only if the usage plan has room now (else
-    /// `Throttled`, nothing sent).
-    pub ahead: bool,
-    /// For days older than the last month (a backfill's): after every recent slice while the
-    /// usage plan's tokens are scarce.
-    pub older: bool,
 }
 
-impl Feeds<'_> {
+impl<'a> Feeds<'a> {
+    /// These reads in `turn`: what a sync asks for first while a plan's tokens are scarce
+    /// (sales and traffic's recent days, then other recent days, then older ones), or ahead
+    /// of its turn (only if the plan has room now, else `Throttled`, nothing sent).
+    pub fn in_turn(self, turn: Turn) -> Feeds<'a> {
+        Feeds(self.0, turn)
+    }
+
     fn api(a: &Account<'_>) -> Api {
         match a {
             Account::Seller(_) => Api::Spapi,
@@ -64,6 +67,7 @@ impl Feeds<'_> {
     }
 
     fn request<'r>(
+        &self,
         op: &'r crate::catalog::Operation,
         args: &Map<String, Value>,
         tenant: &'r TenantId,
@@ -75,8 +79,8 @@ impl Feeds<'_> {
             Account::Ads { .. } => None,
         };
         let mut req = build(op, args, tenant, grant, token, merchant)?;
-        // a sync is background work: it never holds a live call back (pacing's take_spare)
-        req.background = true;
+        // a sync is background work: it never holds a live call back
+        req.background = Some(self.1);
         if let Account::Ads {
             profile: Some(p), ..
         } = account
@@ -132,7 +136,7 @@ impl Feeds<'_> {
         let api = Self::api(account);
         let up = self.0.provider(api)?;
         let op = Self::operation(api, op)?;
-        let req = Self::request(op, args, tenant, account)?;
+        let req = self.request(op, args, tenant, account)?;
         Ok(up.client.send(up.store, up.sealer, &req).await?.body)
     }
 
@@ -145,12 +149,7 @@ impl Feeds<'_> {
         body: Value,
         slice: SliceCreate<'_>,
     ) -> Result<String> {
-        let SliceCreate {
-            key,
-            fresh_since,
-            ahead,
-            older,
-        } = slice;
+        let SliceCreate { key, fresh_since } = slice;
         let api = Self::api(account);
         let up = self.0.provider(api)?;
         let op_id = match family {
@@ -161,9 +160,7 @@ impl Feeds<'_> {
         let op = Self::operation(api, op_id)?;
         let mut args = Map::new();
         args.insert("body".into(), body);
-        let mut req = Self::request(op, &args, tenant, account)?;
-        req.ahead = ahead;
-        req.older = older;
+        let req = self.request(op, &args, tenant, account)?;
         let merchant = match account {
             Account::Seller(m) => Some(*m),
             Account::Ads { .. } => None,

@@ -231,9 +231,10 @@ impl Marketplace {
         Audit(self)
     }
 
-    /// The provider's reads for a warehouse sync, as the tenant's own connections.
+    /// The provider's reads for a warehouse sync, as the tenant's own connections (paced as
+    /// recent days' background work until [`Feeds::in_turn`] says otherwise).
     pub fn feeds(&self) -> Feeds<'_> {
-        Feeds(self)
+        Feeds(self, pp_store::pacing::Turn::Recent)
     }
 
     /// The account's write policy (the default when it never set one). A stored policy that no

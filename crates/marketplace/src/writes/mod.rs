@@ -74,9 +74,7 @@ impl PlannedRequest {
             headers: self.headers.clone(),
             body: self.body.clone(),
             media_type: self.media_type.clone(),
-            background: false,
-            ahead: false,
-            older: false,
+            background: None,
         }
     }
 }

@@ -123,6 +123,42 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
     assert_eq!(s, 200, "{b}");
 }
 
+/// Issue 67, item 3, the advertising side: an advertising login's whole backfill (two
+/// profiles, eleven Reporting v3 datasets each, a month a report) under the sandbox's plans
+/// (report creates one a second after a burst of ten, per login) meets no provider 429: the
+/// Ads API publishes no plans, so the catalog paces its report operations at the sandbox's.
+/// Reproduced on the dev server before: 51 of the sync's creates refused in its first two
+/// minutes.
+#[tokio::test]
+async fn an_advertising_backfill_under_the_providers_plans_meets_no_429() {
+    let app = TestApp::start_market_options(Options {
+        pacing: true,
+        sim_limits: true,
+        report_ms: 0,
+        ..Options::default()
+    })
+    .await;
+    managed_tau(&app, &["ads"]).await;
+    let t = tau_sync_started(&app).await;
+    let began = Instant::now();
+    loop {
+        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
+        let rows = b["datasets"].as_array().cloned().unwrap_or_default();
+        let done = |r: &Value| r["state"] == "synced" || r["state"] == "unavailable";
+        if !rows.is_empty() && rows.iter().all(done) {
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(420), "{b:#}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert!(app.sandbox_calls("reporting.createAsyncReport").await > 20);
+    assert_eq!(
+        app.sandbox_throttled().await,
+        json!({}),
+        "the provider's 429s"
+    );
+}
+
 /// The usage plan holds a backfill back (one selling-side create a minute after a burst of
 /// 15): the gateway's own pacing says when the next slot is, and the dataset waits for it
 /// (`backfilling`), rather than show a failure that is not one.

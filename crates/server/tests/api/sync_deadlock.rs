@@ -103,6 +103,7 @@ static DEADLOCKING: Dataset = Dataset {
     grain: "day",
     lookback_days: 6,
     slice_days: 3,
+    leads: false,
     limits: "Six days back, made up by the test.",
 };
 

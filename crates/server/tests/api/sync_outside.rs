@@ -109,6 +109,7 @@ static OUTSIDE: Dataset = Dataset {
     grain: "day",
     lookback_days: 5,
     slice_days: 2,
+    leads: false,
     limits: "Five days back, made up by the test.",
 };
 

@@ -2,7 +2,25 @@
 
 use std::time::Duration;
 
+use pp_store::Store;
+use pp_store::pacing::Turn;
+
 use crate::{Fixture, each_engine};
+
+/// Whether background work in `turn` took a token of `key`'s plan now.
+async fn took(s: &Store, key: &str, (rate, burst): (f64, f64), turn: Turn) -> bool {
+    let taken = s.pacing().take_background(key, rate, burst, turn).await;
+    taken.unwrap().is_ok()
+}
+
+/// How many tokens background work in `turn` takes of `key`'s plan now, one after another.
+async fn drain(s: &Store, key: &str, plan: (f64, f64), turn: Turn) -> usize {
+    let mut n = 0;
+    while took(s, key, plan, turn).await {
+        n += 1;
+    }
+    n
+}
 
 #[tokio::test]
 async fn a_burst_then_short_waits_then_refusals_shared_by_every_instance() {
@@ -70,12 +88,7 @@ async fn background_takes_never_reserve_so_a_live_call_waits_at_most_one_refill(
         let (rate, burst) = (0.5, 2.0);
         let mut sent = 0;
         for _ in 0..10 {
-            if s.pacing()
-                .take_spare("k", rate, burst)
-                .await
-                .unwrap()
-                .is_ok()
-            {
+            if took(s, "k", (rate, burst), Turn::Leading).await {
                 sent += 1;
             }
         }
@@ -90,60 +103,38 @@ async fn background_takes_never_reserve_so_a_live_call_waits_at_most_one_refill(
         let refill = Duration::from_secs(2) + pp_store::pacing::MARGIN;
         assert!(live <= refill, "{live:?} on {}", f.engine);
         // with the live call's token reserved, background waits behind it
-        let held = s.pacing().take_spare("k", rate, burst).await.unwrap();
-        assert!(held.is_err(), "{held:?}");
+        let held = took(s, "k", (rate, burst), Turn::Leading).await;
+        assert!(!held, "background took the live call's token");
         // Issue 67: of a selling-side create's burst of 15, background work takes 10 and
         // leaves 5 to live calls, which take them at once
         let (rate, burst) = (0.0167, 15.0);
         let mut spare = 0;
         for _ in 0..15 {
-            if s.pacing()
-                .take_spare("c", rate, burst)
-                .await
-                .unwrap()
-                .is_ok()
-            {
+            if took(s, "c", (rate, burst), Turn::Leading).await {
                 spare += 1;
             }
         }
         assert_eq!(spare, 10, "{}", f.engine);
         // work asked for ahead of its turn takes only from a plan half full beyond that
-        // share: 3 of a fresh 15, after which background work in turn still finds 7
-        let take = async |ahead: bool| {
-            let p = s.pacing();
-            let t = if ahead {
-                p.take_ahead("a", rate, burst).await
-            } else {
-                p.take_spare("a", rate, burst).await
-            };
-            t.unwrap().is_ok()
-        };
-        let mut ahead = 0;
-        while take(true).await {
-            ahead += 1;
-        }
-        let mut in_turn = 0;
-        while take(false).await {
-            in_turn += 1;
-        }
+        // share: 3 of a fresh 15, after which the leading dataset in turn still finds 7
+        let plan = (rate, burst);
+        let ahead = drain(s, "a", plan, Turn::Ahead).await;
+        let in_turn = drain(s, "a", plan, Turn::Leading).await;
         assert_eq!((ahead, in_turn), (3, 7), "{}", f.engine);
-        // a backfill's older days leave one token more than the live share, so while tokens
-        // are scarce every dataset's recent days are asked for first: 9 of a fresh 15, after
-        // which recent days still find one (and a plan of one token is still used)
-        let mut older = 0;
-        while s
-            .pacing()
-            .take_older("o", rate, burst)
-            .await
-            .unwrap()
-            .is_ok()
-        {
-            older += 1;
+        // each turn leaves one token more than the one before, so while tokens are scarce a
+        // backfill's older days wait for every dataset's recent ones, and other datasets'
+        // recent days for the leading one's (sales and traffic): of a fresh 15, older days
+        // take 8, then other recent days 1, then the leading dataset 1, and a plan of one
+        // token is still used
+        let turns = [Turn::Older, Turn::Recent, Turn::Leading];
+        let mut taken = Vec::new();
+        for turn in turns {
+            taken.push(drain(s, "o", plan, turn).await);
         }
-        let recent = s.pacing().take_spare("o", rate, burst).await.unwrap();
-        assert_eq!((older, recent.is_ok()), (9, true), "{}", f.engine);
-        let single = s.pacing().take_older("one", 0.5, 1.0).await.unwrap();
-        assert!(single.is_ok(), "{single:?} on {}", f.engine);
+        assert_eq!(taken, [8, 1, 1], "{}", f.engine);
+        for turn in turns {
+            assert!(took(s, &format!("one {turn:?}"), (0.5, 1.0), turn).await);
+        }
         for n in 0..5 {
             let live = s.pacing().take("c", rate, burst, Duration::ZERO).await;
             assert_eq!(
