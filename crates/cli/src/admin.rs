@@ -96,8 +96,12 @@ enum TenantCommand {
         /// Recent advertising days every run re-reads (0–60).
         #[arg(long)]
         restate_ads_days: Option<i64>,
+        /// How many days back the sync reaches (35–1095; each dataset at most its provider
+        /// lookback).
+        #[arg(long)]
+        history_days: Option<i64>,
         /// Drop the tenant's own values.
-        #[arg(long, conflicts_with_all = ["daily_hour_utc", "restate_retail_days", "restate_ads_days"])]
+        #[arg(long, conflicts_with_all = ["daily_hour_utc", "restate_retail_days", "restate_ads_days", "history_days"])]
         clear: bool,
     },
 }
@@ -232,12 +236,14 @@ async fn tenant((admin, op): At<'_>, cmd: TenantCommand) -> pp_core::Result<()> 
             daily_hour_utc,
             restate_retail_days,
             restate_ads_days,
+            history_days,
             clear,
         } => {
             let given = pp_sync::TenantSchedule {
                 daily_hour_utc,
                 restate_retail_days,
                 restate_ads_days,
+                history_days,
             };
             let shown = if clear {
                 tenants.set_sync_schedule(&id, given).await?
@@ -250,6 +256,7 @@ async fn tenant((admin, op): At<'_>, cmd: TenantCommand) -> pp_core::Result<()> 
                     daily_hour_utc: given.daily_hour_utc.or(had.daily_hour_utc),
                     restate_retail_days: given.restate_retail_days.or(had.restate_retail_days),
                     restate_ads_days: given.restate_ads_days.or(had.restate_ads_days),
+                    history_days: given.history_days.or(had.history_days),
                 };
                 tenants.set_sync_schedule(&id, merged).await?
             };

@@ -159,6 +159,11 @@ pub struct Settings {
     /// about 14 days).
     #[arg(long, env = "PARTNER_SYNC_RESTATE_ADS_DAYS", default_value_t = 14)]
     pub sync_restate_ads_days: i64,
+    /// Warehouse sync: how many days back every managed tenant's sync reaches (35–1095; each
+    /// dataset at most its provider lookback); a tenant's own schedule may set its own.
+    /// Default: all the provider allows.
+    #[arg(long, env = "PARTNER_SYNC_HISTORY_DAYS")]
+    pub sync_history_days: Option<i64>,
     /// Warehouse sync: the UTC hour (0–23) each dataset's daily run starts.
     #[arg(long, env = "PARTNER_SYNC_DAILY_HOUR", default_value_t = 6)]
     pub sync_daily_hour: u32,
@@ -284,6 +289,12 @@ impl Config {
                 "public_url '{u}' must start with http:// or https://"
             ));
         }
+        if let Some(d) = settings.sync_history_days {
+            let (min, max) = (pp_sync::MIN_HISTORY_DAYS, pp_sync::MAX_HISTORY_DAYS);
+            if !(min..=max).contains(&d) {
+                return Err(format!("sync_history_days is {min} to {max} days, not {d}"));
+            }
+        }
         let data_dir = data_dir.expect("checked");
         Ok(Self {
             state_url: state_url_of(settings.state_url.as_deref(), &data_dir)?,
@@ -315,6 +326,7 @@ impl Config {
                 restate_ads_days: s.sync_restate_ads_days.max(0),
                 daily_hour: s.sync_daily_hour.min(23),
                 poll: std::time::Duration::from_millis(s.sync_poll_ms.max(50)),
+                history_days: s.sync_history_days,
             },
             ..Default::default()
         }

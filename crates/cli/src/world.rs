@@ -40,6 +40,11 @@ enum WorldCommand {
         /// before --today.
         #[arg(long)]
         origin: Option<NaiveDate>,
+        /// Tiny sellers to add after the demo merchants, each its own selling partner in the
+        /// US marketplace with one brand and an advertising profile (load tests of many
+        /// tenants: `sim` serves them all, each with its own grants and usage plans).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=5000))]
+        fleet: u16,
     },
     /// Print the warehouse schema as Markdown (the source of docs/warehouse.md).
     SchemaDoc,
@@ -58,12 +63,14 @@ pub fn run(args: WorldArgs) -> Result<(), String> {
             truth,
             today,
             origin,
+            fleet,
         } => {
             let mut spec = WorldSpec::new(
                 seed,
                 Scale::parse(&scale)?,
                 today.unwrap_or_else(|| chrono::Utc::now().date_naive()),
-            );
+            )
+            .with_fleet(fleet.into());
             if let Some(origin) = origin {
                 if origin >= spec.today {
                     return Err(format!(

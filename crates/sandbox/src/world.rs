@@ -30,7 +30,8 @@ fn spec_of(truth: &Value) -> Option<pp_world::WorldSpec> {
     let (first, last) = (day("first_day")?, day("last_day")?);
     let mut spec = pp_world::WorldSpec::new(truth["seed"].as_u64()?, scale, last.succ_opt()?);
     spec.origin = first;
-    Some(spec)
+    let fleet = truth.get("fleet").map_or(Some(0), |f| f.as_u64())?;
+    Some(spec.with_fleet(fleet as usize))
 }
 
 impl World {

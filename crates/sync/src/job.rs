@@ -431,10 +431,11 @@ impl DatasetSteps {
             covered_from: day(row.as_ref().and_then(|r| r.covered_from.as_ref())),
             restating_then: day(row.as_ref().and_then(|r| r.restating_from.as_ref())),
         };
+        let settings = sync.settings_for(tenant).await?;
         let read = plan::Read {
             today: sync.market.feeds().today().await?,
-            lookback_days: ds.lookback_days,
-            restate_days: sync.settings_for(tenant).await?.restate(ds.side),
+            lookback_days: settings.reach_days(ds.lookback_days),
+            restate_days: settings.restate(ds.side),
         };
         let chunk = plan::chunk_days(ds.slice_days);
         Ok(read

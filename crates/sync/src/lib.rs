@@ -32,4 +32,7 @@ pub use datasets::{Dataset, Datasets};
 pub use service::{
     Backfill, DatasetStatus, Overview, RunRequest, SyncStatus, WarehouseSync, create_tables, manage,
 };
-pub use settings::{ScheduleInForce, StoredSchedule, SyncSettings, TenantSchedule};
+pub use settings::{
+    MAX_HISTORY_DAYS, MIN_HISTORY_DAYS, ScheduleInForce, StoredSchedule, SyncSettings,
+    TenantSchedule,
+};

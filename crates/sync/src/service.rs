@@ -392,7 +392,7 @@ impl WarehouseSync {
                 marketplace,
             },
             source: d.map_or("", |d| d.reader.label()),
-            lookback_days: d.map_or(0, |d| d.lookback_days),
+            lookback_days: d.map_or(0, |d| settings.reach_days(d.lookback_days)),
             restatement_days: d.map_or(0, |d| settings.restate(d.side)),
             limits: d.map_or("", |d| d.limits),
             dataset: r.dataset,

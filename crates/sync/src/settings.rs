@@ -22,6 +22,9 @@ pub struct SyncSettings {
     pub daily_hour: u32,
     /// How often a report still being made is looked at.
     pub poll: Duration,
+    /// How many days back the sync reaches (each dataset at most its provider lookback);
+    /// `None`: all the provider gives.
+    pub history_days: Option<i64>,
 }
 
 impl Default for SyncSettings {
@@ -31,6 +34,7 @@ impl Default for SyncSettings {
             restate_ads_days: 14,
             daily_hour: 6,
             poll: Duration::from_secs(2),
+            history_days: None,
         }
     }
 }
@@ -44,6 +48,12 @@ impl SyncSettings {
         }
     }
 
+    /// How many days back a dataset the provider keeps `lookback_days` is read.
+    pub fn reach_days(&self, lookback_days: i64) -> i64 {
+        self.history_days
+            .map_or(lookback_days, |h| h.min(lookback_days))
+    }
+
     /// These settings with a tenant's own schedule over them.
     pub fn with(&self, own: &TenantSchedule) -> Self {
         Self {
@@ -51,12 +61,19 @@ impl SyncSettings {
             restate_ads_days: own.restate_ads_days.unwrap_or(self.restate_ads_days),
             daily_hour: own.daily_hour_utc.unwrap_or(self.daily_hour),
             poll: self.poll,
+            history_days: own.history_days.or(self.history_days),
         }
     }
 }
 
 /// The most recent days a run may re-read: the longest lookback a restated dataset has.
 pub const MAX_RESTATE_DAYS: i64 = 60;
+
+/// The fewest days a tenant's history may reach: the last month a first run reads.
+pub const MIN_HISTORY_DAYS: i64 = crate::plan::RECENT_DAYS as i64;
+
+/// The most: the longest lookback any dataset has (three years).
+pub const MAX_HISTORY_DAYS: i64 = 1_095;
 
 /// A managed tenant's own schedule; a value left out takes the service's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +88,10 @@ pub struct TenantSchedule {
     /// Recent advertising days every run re-reads (0–60).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restate_ads_days: Option<i64>,
+    /// How many days back the sync reaches (35–1,095; each dataset at most its provider
+    /// lookback): a tenant that needs only recent history skips the rest of the backfill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_days: Option<i64>,
 }
 
 impl TenantSchedule {
@@ -96,6 +117,14 @@ impl TenantSchedule {
                     format!("{name} is 0 to {MAX_RESTATE_DAYS} days, not {d}"),
                 ));
             }
+        }
+        if let Some(d) = self.history_days
+            && !(MIN_HISTORY_DAYS..=MAX_HISTORY_DAYS).contains(&d)
+        {
+            return Err(Error::new(
+                Kind::BadParams,
+                format!("historyDays is {MIN_HISTORY_DAYS} to {MAX_HISTORY_DAYS} days, not {d}"),
+            ));
         }
         Ok(())
     }
@@ -170,6 +199,9 @@ pub struct ScheduleInForce {
     pub daily_hour_utc: u32,
     pub restate_retail_days: i64,
     pub restate_ads_days: i64,
+    /// How many days back the sync reaches; absent: each dataset's whole provider lookback.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_days: Option<i64>,
     /// What the tenant set itself (the rest are the service's settings), by whom and when.
     pub tenant_set: StoredSchedule,
 }
@@ -181,6 +213,7 @@ impl ScheduleInForce {
             daily_hour_utc: s.daily_hour,
             restate_retail_days: s.restate_retail_days,
             restate_ads_days: s.restate_ads_days,
+            history_days: s.history_days,
             tenant_set: own,
         }
     }
@@ -203,11 +236,19 @@ mod tests {
             r#"{"dailyHourUtc": 24}"#,
             r#"{"restateRetailDays": -1}"#,
             r#"{"restateAdsDays": 61}"#,
+            r#"{"historyDays": 34}"#,
+            r#"{"historyDays": 1096}"#,
         ] {
             let t: TenantSchedule = serde_json::from_str(bad).unwrap();
             assert_eq!(t.check().unwrap_err().kind, Kind::BadParams, "{bad}");
         }
         assert!(serde_json::from_str::<TenantSchedule>(r#"{"hour": 3}"#).is_err());
         assert!(TenantSchedule::default().is_empty());
+        // a tenant's history cuts each dataset's reach, never lengthens it
+        let own: TenantSchedule = serde_json::from_str(r#"{"historyDays": 90}"#).unwrap();
+        own.check().unwrap();
+        let s = service.with(&own);
+        assert_eq!((s.reach_days(730), s.reach_days(60)), (90, 60));
+        assert_eq!(service.reach_days(730), 730);
     }
 }

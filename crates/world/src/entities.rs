@@ -3,7 +3,7 @@
 use crate::load::Loader;
 use crate::model::{Model, brand_name, profile_id};
 use crate::sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
-use crate::spec::{BRANDS, MERCHANTS, WorldSpec};
+use crate::spec::{BRANDS, WorldSpec};
 use chrono::Duration;
 use pp_warehouse::schema::Cell;
 use pp_warehouse::schema::table;
@@ -15,7 +15,7 @@ pub fn write(
     plan: &crate::events::Plan,
     out: &mut dyn Loader,
 ) -> Result<(), String> {
-    for m in MERCHANTS {
+    for m in spec.merchants() {
         let row = [
             m.id.into(),
             m.token.into(),
@@ -34,7 +34,7 @@ pub fn write(
         )?;
     }
     for it in &model.items {
-        let m = &MERCHANTS[it.merchant];
+        let m = &spec.merchants()[it.merchant];
         let custom = m.vendor.then(|| format!("{} Pro", brand_name(it.brand)));
         let launch = (spec.first_day() + Duration::days(it.launch_day)).to_string();
         let row = [
@@ -52,7 +52,7 @@ pub fn write(
         ];
         out.insert(table("catalog_item"), &row)?;
     }
-    for m in MERCHANTS.iter().filter(|m| !m.vendor) {
+    for m in spec.merchants().iter().filter(|m| !m.vendor) {
         let row = [
             m.id.into(),
             m.token.into(),
@@ -65,7 +65,7 @@ pub fn write(
         out.insert(table("ads_profile"), &row)?;
     }
     for (ci, c) in model.campaigns.iter().enumerate() {
-        let m = &MERCHANTS[c.merchant];
+        let m = &spec.merchants()[c.merchant];
         // the budget in force on the last day: the campaign table and the daily table agree
         let budget = plan
             .budget_changes
@@ -128,7 +128,7 @@ pub fn write(
             }
         }
     }
-    if let Some(m) = MERCHANTS.iter().find(|m| m.vendor) {
+    if let Some(m) = spec.merchants().iter().find(|m| m.vendor) {
         out.insert(
             table("dsp_advertiser"),
             &[

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::model::Model;
 use crate::rng::Rng;
-use crate::spec::{DAYS, MERCHANTS, WorldSpec};
+use crate::spec::{DAYS, WorldSpec};
 
 /// One event, as recorded in the ground truth.
 #[derive(Debug, Clone, Serialize)]
@@ -123,7 +123,7 @@ fn peaks(spec: &WorldSpec, plan: &mut Plan) {
 pub fn plan(spec: &WorldSpec, model: &Model, rng: &mut Rng) -> Plan {
     let mut plan = Plan::default();
     peaks(spec, &mut plan);
-    for (mi, m) in MERCHANTS.iter().enumerate() {
+    for (mi, m) in spec.merchants().iter().enumerate() {
         let items: Vec<usize> = (0..model.items.len())
             .filter(|&i| model.items[i].merchant == mi && model.items[i].launch_day == 0)
             .collect();

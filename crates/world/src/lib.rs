@@ -24,7 +24,9 @@ pub use load::server::is_database_url;
 pub use load::{Loader, ServerLoader, SqliteLoader};
 use rng::Rng;
 pub use sim::{DSP_ADVERTISER_ID, DSP_SEAT_ID};
-pub use spec::{ATTRIBUTION_DAYS, BRANDS, DAYS, MERCHANTS, Scale, WorldSpec};
+pub use spec::{
+    ATTRIBUTION_DAYS, BRANDS, DAYS, MERCHANTS, MerchantDef, Scale, WorldSpec, fleet_merchant,
+};
 
 /// The ground truth of a generated world.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -37,8 +39,15 @@ pub struct GroundTruth {
     pub first_day: chrono::NaiveDate,
     /// Last complete data day.
     pub last_day: chrono::NaiveDate,
+    /// Tiny sellers after the fixed merchants (written only when there are some).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fleet: usize,
     /// Every injected event.
     pub events: Vec<Event>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Generates the world of `spec` into `loader`.
@@ -54,6 +63,7 @@ pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundT
         scale: format!("{:?}", spec.scale).to_lowercase(),
         first_day: spec.first_day(),
         last_day: spec.last_day(),
+        fleet: spec.fleet,
         events: plan.events,
     })
 }

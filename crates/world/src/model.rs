@@ -2,7 +2,7 @@
 //! advertising structure (profiles, campaigns, ad groups, keywords and targets).
 
 use crate::rng::Rng;
-use crate::spec::{BRANDS, DAYS, MERCHANTS, MerchantDef, WorldSpec};
+use crate::spec::{BRANDS, DAYS, MerchantDef, WorldSpec};
 
 /// One item of one merchant.
 pub struct Item {
@@ -58,6 +58,8 @@ pub struct Campaign {
 
 /// Everything but the daily facts.
 pub struct Model {
+    /// The world's merchants (an item's and a campaign's `merchant` index them).
+    pub merchants: &'static [MerchantDef],
     pub items: Vec<Item>,
     pub campaigns: Vec<Campaign>,
 }
@@ -86,7 +88,7 @@ fn asin(n: u64) -> String {
 fn items(spec: &WorldSpec, rng: &mut Rng) -> Vec<Item> {
     let mut out = Vec::new();
     let per = spec.scale.items_per_brand();
-    for (mi, m) in MERCHANTS.iter().enumerate() {
+    for (mi, m) in spec.merchants().iter().enumerate() {
         for &slug in m.brands {
             let (_, name, nouns, groups) = *BRANDS.iter().find(|b| b.0 == slug).expect("brand");
             for k in 0..per {
@@ -126,14 +128,14 @@ fn items(spec: &WorldSpec, rng: &mut Rng) -> Vec<Item> {
     out
 }
 
-fn campaigns(items: &[Item], rng: &mut Rng) -> Vec<Campaign> {
+fn campaigns(merchants: &[MerchantDef], items: &[Item], rng: &mut Rng) -> Vec<Campaign> {
     let mut out = Vec::new();
     let mut next_id = 100_000_i64;
     let mut id = || {
         next_id += 1;
         next_id
     };
-    for (mi, m) in MERCHANTS.iter().enumerate() {
+    for (mi, m) in merchants.iter().enumerate() {
         if m.vendor {
             continue;
         }
@@ -237,6 +239,10 @@ fn campaigns(items: &[Item], rng: &mut Rng) -> Vec<Campaign> {
 /// Draws the model from the spec's seed.
 pub fn build(spec: &WorldSpec, rng: &mut Rng) -> Model {
     let items = items(spec, rng);
-    let campaigns = campaigns(&items, rng);
-    Model { items, campaigns }
+    let campaigns = campaigns(spec.merchants(), &items, rng);
+    Model {
+        merchants: spec.merchants(),
+        items,
+        campaigns,
+    }
 }

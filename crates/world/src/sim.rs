@@ -175,7 +175,7 @@ pub fn run(
         .collect();
     let mut budgets: Vec<i64> = model.campaigns.iter().map(|c| c.budget_cents).collect();
     let mut week = vec![(0_i64, 0_i64); model.items.len()];
-    let mut settle = vec![0_i64; MERCHANTS.len()];
+    let mut settle = vec![0_i64; spec.merchants().len()];
     // Units and principal per item since the settlement period began.
     let mut period = vec![(0_i64, 0_i64); model.items.len()];
     for d in 0..spec.days() {
@@ -218,7 +218,7 @@ pub fn run(
             let spend = ads_day(&t, model, c, &mut day, &mut days, rng, out)?;
             settle[c.merchant] += spend;
         }
-        let mut seller_day = vec![DayTotals::default(); MERCHANTS.len()];
+        let mut seller_day = vec![DayTotals::default(); spec.merchants().len()];
         for i in 0..model.items.len() {
             let merchant = model.items[i].merchant;
             let (units, sessions) = retail_day(
@@ -239,7 +239,7 @@ pub fn run(
             period[i].0 += units;
             period[i].1 += units * days[i].price;
         }
-        for (mi, m) in MERCHANTS.iter().enumerate() {
+        for (mi, m) in spec.merchants().iter().enumerate() {
             let tot = &seller_day[mi];
             if !m.vendor && tot.rows > 0 {
                 let bb = if tot.sessions > 0 {
@@ -270,9 +270,11 @@ pub fn run(
         if (d + 1) % 14 == 0 {
             for (i, it) in model.items.iter().enumerate() {
                 let (units, principal) = std::mem::take(&mut period[i]);
-                if let (false, Some(sku), true) =
-                    (MERCHANTS[it.merchant].vendor, it.sku.as_deref(), units > 0)
-                {
+                if let (false, Some(sku), true) = (
+                    spec.merchants()[it.merchant].vendor,
+                    it.sku.as_deref(),
+                    units > 0,
+                ) {
                     settlement_lines(&t, spec, it.merchant, sku, units, principal, d, rng, out)?;
                 }
             }
@@ -386,7 +388,7 @@ fn ads_day(
     out: &mut dyn Loader,
 ) -> Result<i64, String> {
     let (budget, ds) = (day.budget, day.ds);
-    let m = &MERCHANTS[c.merchant];
+    let m = &model.merchants[c.merchant];
     let pid = profile_id(m);
     // Demand per target: (impressions, clicks, cpc cents), zero when no item of its ad group can serve.
     let mut demand: Vec<Vec<(i64, i64, i64)>> = Vec::new();
@@ -641,7 +643,7 @@ fn retail_day(
         return Ok((0, 0));
     }
     let it = &model.items[i];
-    let m = &MERCHANTS[it.merchant];
+    let m = &model.merchants[it.merchant];
     let sessions = day.organic.round() as i64 + day.paid_clicks;
     let noise = 0.9 + 0.2 * rng.unit();
     let mut units = ((sessions as f64 * day.cvr * noise).round() as i64).max(day.paid_purchases);
@@ -780,7 +782,7 @@ fn settlement_lines(
     rng: &mut Rng,
     out: &mut dyn Loader,
 ) -> Res {
-    let m = &MERCHANTS[mi];
+    let m = &spec.merchants()[mi];
     let (p, start, end) = settlement_period(spec, d);
     let date = spec.first_day() + Duration::days(d);
     let posted = format!(
@@ -824,7 +826,7 @@ fn ad_fee_line(
     d: i64,
     out: &mut dyn Loader,
 ) -> Res {
-    let m = &MERCHANTS[mi];
+    let m = &spec.merchants()[mi];
     let (p, start, end) = settlement_period(spec, d);
     let row = [
         m.id.into(),
@@ -855,7 +857,7 @@ fn sqp_week(
     out: &mut dyn Loader,
 ) -> Res {
     let sunday = saturday - Duration::days(6);
-    for (mi, m) in MERCHANTS.iter().enumerate() {
+    for (mi, m) in model.merchants.iter().enumerate() {
         if !m.brand_analytics {
             continue;
         }
@@ -922,6 +924,7 @@ fn dsp_day(
     rng: &mut Rng,
     out: &mut dyn Loader,
 ) -> Res {
+    // the vendor is one of the fixed merchants (a fleet has none)
     let Some(m) = MERCHANTS.iter().find(|m| m.vendor) else {
         return Ok(());
     };

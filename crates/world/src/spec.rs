@@ -1,6 +1,10 @@
-//! What a world is made from: a seed, a scale and the "today" it is anchored to. The merchants
-//! are fixed so that every world has the cases the product must handle (one merchant token in
-//! two marketplaces, a marketplace without brand analytics, a vendor with DSP).
+//! What a world is made from: a seed, a scale, the "today" it is anchored to and a fleet. The
+//! merchants are fixed so that every world has the cases the product must handle (one merchant
+//! token in two marketplaces, a marketplace without brand analytics, a vendor with DSP); a
+//! fleet adds that many tiny sellers after them (load tests of many tenants).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use chrono::{Duration, NaiveDate};
 
@@ -57,6 +61,9 @@ pub struct WorldSpec {
     /// forward: the days it had stay as they were (but for advertising days still inside the
     /// attribution window), and new days follow.
     pub origin: NaiveDate,
+    /// Tiny sellers after the fixed merchants ([`fleet_merchant`]); 0 in every world but a
+    /// load test's.
+    pub fleet: usize,
 }
 
 impl WorldSpec {
@@ -67,7 +74,32 @@ impl WorldSpec {
             scale,
             today,
             origin: today - Duration::days(DAYS),
+            fleet: 0,
         }
+    }
+
+    /// The same world with `fleet` tiny sellers after the fixed merchants.
+    pub fn with_fleet(self, fleet: usize) -> Self {
+        Self { fleet, ..self }
+    }
+
+    /// The world's merchants: [`MERCHANTS`], then the fleet's.
+    pub fn merchants(&self) -> &'static [MerchantDef] {
+        if self.fleet == 0 {
+            return MERCHANTS;
+        }
+        // made once per fleet size in a process, and kept (their names are `&'static str`,
+        // as the fixed merchants' are)
+        static MADE: Mutex<BTreeMap<usize, &'static [MerchantDef]>> = Mutex::new(BTreeMap::new());
+        let mut made = MADE.lock().unwrap_or_else(|p| p.into_inner());
+        made.entry(self.fleet).or_insert_with(|| {
+            let all: Vec<MerchantDef> = MERCHANTS
+                .iter()
+                .map(MerchantDef::clone)
+                .chain((1..=self.fleet).map(fleet_merchant))
+                .collect();
+            Vec::leak(all)
+        })
     }
 
     /// The same world `days` days later.
@@ -108,6 +140,7 @@ impl WorldSpec {
 }
 
 /// A merchant every world has.
+#[derive(Clone)]
 pub struct MerchantDef {
     pub id: i64,
     pub token: &'static str,
@@ -203,3 +236,22 @@ pub const MERCHANTS: &[MerchantDef] = &[
         brand_analytics: false,
     },
 ];
+
+/// The `n`th (from 1) seller of a fleet: its own selling partner in the US marketplace, one
+/// brand (the fleet's brands in turn), no brand analytics, an advertising profile.
+pub fn fleet_merchant(n: usize) -> MerchantDef {
+    const FLEET_BRANDS: &[&[&str]] = &[&["trailhead"], &["acme-kitchen"], &["northwind"]];
+    let leak = |s: String| -> &'static str { String::leak(s) };
+    MerchantDef {
+        id: 100 + n as i64,
+        token: leak(format!("AFLEET{n:06}")),
+        name: leak(format!("Fleet Seller {n}")),
+        vendor: false,
+        country: "US",
+        marketplace_id: "ATVPDKIKX0DER",
+        currency: "USD",
+        timezone: "America/Los_Angeles",
+        brands: FLEET_BRANDS[n % FLEET_BRANDS.len()],
+        brand_analytics: false,
+    }
+}

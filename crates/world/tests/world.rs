@@ -504,3 +504,42 @@ fn late_attribution_arrives_whole_and_grows_to_the_final_values() {
         );
     }
 }
+
+/// Issue 67, item 5: a fleet adds that many tiny sellers after the fixed merchants, each its
+/// own selling partner with items, sales, an advertising profile and campaigns, no brand
+/// analytics; the ground truth records the fleet (what the sandbox moves the world forward
+/// with), and a world without one writes no `fleet` at all.
+#[test]
+fn a_fleet_adds_tiny_sellers_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate_sqlite(&spec(3).with_fleet(5), dir.path()).unwrap();
+    let db = Connection::open(&g.warehouse).unwrap();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(count("SELECT COUNT(*) FROM seller"), 4 + 5);
+    assert_eq!(
+        count("SELECT COUNT(DISTINCT MarketplaceSellerID) FROM seller WHERE ID > 100"),
+        5
+    );
+    for table in [
+        "catalog_item",
+        "ads_profile",
+        "ads_campaign",
+        "spapi_sales_and_traffic_by_asin",
+    ] {
+        let sellers = count(&format!(
+            "SELECT COUNT(DISTINCT SellerID) FROM {table} WHERE SellerID > 100"
+        ));
+        assert_eq!(sellers, 5, "{table}");
+    }
+    assert_eq!(
+        count("SELECT COUNT(*) FROM spapi_brand_analytics_sqp WHERE SellerID > 100"),
+        0
+    );
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&g.ground_truth).unwrap()).unwrap();
+    assert_eq!(truth["fleet"], 5);
+    let plain = generate_sqlite(&spec(3), &dir.path().join("plain")).unwrap();
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&plain.ground_truth).unwrap()).unwrap();
+    assert!(truth.get("fleet").is_none(), "{}", truth["fleet"]);
+}

@@ -95,6 +95,7 @@ fn status_schema() -> Value {
             ("dailyHourUtc", int()),
             ("restateRetailDays", int()),
             ("restateAdsDays", int()),
+            ("historyDays", int()),
         ],
         &[],
     );
@@ -103,6 +104,7 @@ fn status_schema() -> Value {
             ("dailyHourUtc", int()),
             ("restateRetailDays", int()),
             ("restateAdsDays", int()),
+            ("historyDays", int()),
             (
                 "tenantSet",
                 object(

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use pp_auth::Role;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::TestApp;
 use crate::signin_support::{Browser, PASSWORD, person_in};
@@ -51,6 +51,7 @@ async fn an_admin_syncs_now_and_sets_the_schedule_in_the_console() {
         ("restateRetailDays", "61", "0 to 60"),
         ("dailyHourUtc", "24", "0 to 23"),
         ("restateAdsDays", "two", "whole number"),
+        ("historyDays", "20", "35 to 1095"),
     ] {
         let csrf = b.csrf("/console/sync").await;
         let page = b
@@ -71,6 +72,7 @@ async fn an_admin_syncs_now_and_sets_the_schedule_in_the_console() {
                 ("dailyHourUtc", "23"),
                 ("restateRetailDays", ""),
                 ("restateAdsDays", "30"),
+                ("historyDays", "40"),
             ],
         )
         .await;
@@ -92,6 +94,12 @@ async fn an_admin_syncs_now_and_sets_the_schedule_in_the_console() {
         "{s}"
     );
     assert_eq!(s["tenantSet"]["updatedBy"], "sam@sigma.example", "{s}");
+    assert_eq!(s["historyDays"], 40, "{s}");
+    assert!(
+        page.body.contains("reaches back <strong>40</strong> days"),
+        "{}",
+        page.body
+    );
     assert!(
         s["tenantSet"]["schedule"]
             .get("restateRetailDays")
@@ -126,6 +134,13 @@ async fn an_admin_syncs_now_and_sets_the_schedule_in_the_console() {
             "{r}"
         );
         assert_eq!(r["restatementDays"], 3, "{r}");
+        // (issue 67: the tenant's 40 days of history are the reach, the provider's longer
+        // lookback is not read; a dataset whose lookback is shorter keeps its own)
+        assert!(r["lookbackDays"].as_i64().unwrap() <= 40, "{r}");
+        if r["dataset"] == "sales_and_traffic" {
+            let held = (&r["coveredFrom"], &r["dataThrough"]);
+            assert_eq!(held, (&json!("2026-10-13"), &json!("2026-11-21")), "{r}");
+        }
     }
     let page = b.get("/console/sync").await;
     assert!(page.body.contains("sales_and_traffic"), "{}", page.body);

@@ -42,9 +42,11 @@ pub struct Schedule {
     hour: u32,
     retail: i64,
     ads: i64,
+    history: Option<i64>,
     own_hour: String,
     own_retail: String,
     own_ads: String,
+    own_history: String,
     set_by: Option<String>,
 }
 
@@ -156,9 +158,11 @@ fn schedule(status: &SyncStatus) -> Option<Schedule> {
         hour: s.daily_hour_utc,
         retail: s.restate_retail_days,
         ads: s.restate_ads_days,
+        history: s.history_days,
         own_hour: text(own.schedule.daily_hour_utc.map(|v| v.to_string())),
         own_retail: text(own.schedule.restate_retail_days.map(|v| v.to_string())),
         own_ads: text(own.schedule.restate_ads_days.map(|v| v.to_string())),
+        own_history: text(own.schedule.history_days.map(|v| v.to_string())),
         set_by: match (&own.updated_by, &own.updated_at) {
             (Some(by), Some(at)) => Some(format!("{by} at {at}")),
             _ => None,
@@ -248,6 +252,7 @@ pub async fn save_schedule(State(app): State<SharedState>, req: Request) -> Resp
             daily_hour_utc: field(&form, "dailyHourUtc")?,
             restate_retail_days: field(&form, "restateRetailDays")?,
             restate_ads_days: field(&form, "restateAdsDays")?,
+            history_days: field(&form, "historyDays")?,
         })
     })();
     let schedule = match typed {
