@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use prometheus::{
-    CounterVec, Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGauge,
+    CounterVec, Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
@@ -38,6 +38,11 @@ pub struct Metrics {
     pub jobs: IntGaugeVec,
     /// `pp_jobs_oldest_age_seconds{kind, status}`: age of the oldest such job.
     pub jobs_oldest: GaugeVec,
+    /// `pp_job_claim_seconds`: how long a worker's claim of the next job took (the state
+    /// store's query, a claim that found nothing included).
+    pub job_claim: Histogram,
+    /// `pp_job_claim_delay_seconds{kind}`: how long after it was due a job was claimed.
+    pub job_claim_delay: HistogramVec,
     /// `pp_mcp_sessions`: live MCP sessions (handshake era), read when scraped.
     pub mcp_sessions: IntGauge,
     /// `pp_store_up`: 1 when the last scrape could read the state store, else 0 (the jobs and
@@ -124,6 +129,19 @@ impl Metrics {
             &["kind", "status"],
         ));
         must(registry.register(Box::new(jobs_oldest.clone())));
+        let job_claim = must(Histogram::with_opts(
+            HistogramOpts::new(
+                "pp_job_claim_seconds",
+                "Time a worker's claim of the next job took in the state store",
+            )
+            .buckets(BUCKETS.to_vec()),
+        ));
+        must(registry.register(Box::new(job_claim.clone())));
+        let job_claim_delay = histogram(
+            "pp_job_claim_delay_seconds",
+            "How long after it was due a job was claimed, by kind",
+            &["kind"],
+        );
         let mcp_sessions = must(IntGauge::new("pp_mcp_sessions", "Live MCP sessions"));
         must(registry.register(Box::new(mcp_sessions.clone())));
         let store_up = must(IntGauge::new(
@@ -157,6 +175,8 @@ impl Metrics {
             sql_duration,
             jobs,
             jobs_oldest,
+            job_claim,
+            job_claim_delay,
             mcp_sessions,
             store_up,
             sync_rows,

@@ -117,8 +117,19 @@ async fn work(pool: Pool, owner: String) {
     let lease_ms = app.jobs.lease.as_millis() as i64;
     loop {
         let per_tenant = app.jobs.per_tenant.max(1) as i64;
-        match app.store.jobs().claim(&owner, lease_ms, per_tenant).await {
-            Ok(Some(job)) => run(&pool, &owner, job).await,
+        let began = std::time::Instant::now();
+        let claimed = app.store.jobs().claim(&owner, lease_ms, per_tenant).await;
+        let m = pp_core::metrics::get();
+        m.job_claim.observe(began.elapsed().as_secs_f64());
+        match claimed {
+            Ok(Some(job)) => {
+                // (one taken up again after a lost lease counts from when it was first due)
+                let late = pp_store::jobs::now_ms() - job.run_after;
+                m.job_claim_delay
+                    .with_label_values(&[job.kind.as_str()])
+                    .observe(late.max(0) as f64 / 1000.0);
+                run(&pool, &owner, job).await
+            }
             Ok(None) => idle(app).await,
             Err(e) => {
                 tracing::error!(error = %e, "claiming a job failed");
