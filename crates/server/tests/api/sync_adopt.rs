@@ -10,7 +10,19 @@ use pp_core::TenantId;
 use serde_json::{Value, json};
 
 use crate::common::{Options, TestApp};
-use crate::warehouse_sync::quick_market;
+use crate::warehouse_sync::{quick_market, until_synced};
+
+/// A market app whose sandbox makes reports at once and enforces the provider's usage plans,
+/// with the gateway pacing to them.
+async fn plans_on_market() -> TestApp {
+    TestApp::start_market_options(Options {
+        pacing: true,
+        sim_limits: true,
+        report_ms: 0,
+        ..Options::default()
+    })
+    .await
+}
 
 /// A new managed tenant `tau` (an empty SQLite warehouse) connected to the demo seller's
 /// `grants` (`seller`, `ads`).
@@ -131,26 +143,10 @@ async fn an_advertising_login_alone_brings_its_merchants_and_their_advertising_i
 /// minutes.
 #[tokio::test]
 async fn an_advertising_backfill_under_the_providers_plans_meets_no_429() {
-    let app = TestApp::start_market_options(Options {
-        pacing: true,
-        sim_limits: true,
-        report_ms: 0,
-        ..Options::default()
-    })
-    .await;
+    let app = plans_on_market().await;
     managed_tau(&app, &["ads"]).await;
     let t = tau_sync_started(&app).await;
-    let began = Instant::now();
-    loop {
-        let (_, b) = app.get(&t, "/api/warehouse/sync").await;
-        let rows = b["datasets"].as_array().cloned().unwrap_or_default();
-        let done = |r: &Value| r["state"] == "synced" || r["state"] == "unavailable";
-        if !rows.is_empty() && rows.iter().all(done) {
-            break;
-        }
-        assert!(began.elapsed() < Duration::from_secs(420), "{b:#}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    until_synced(&app, &t, Duration::from_secs(420)).await;
     assert!(app.sandbox_calls("reporting.createAsyncReport").await > 20);
     assert_eq!(
         app.sandbox_throttled().await,
@@ -193,13 +189,7 @@ async fn starts_collapse(app: &TestApp, t: &str, before: &[(String, i64)]) {
 
 #[tokio::test]
 async fn a_backfill_held_back_by_the_usage_plan_waits_instead_of_failing() {
-    let app = TestApp::start_market_options(Options {
-        pacing: true,
-        sim_limits: true,
-        report_ms: 0,
-        ..Options::default()
-    })
-    .await;
+    let app = plans_on_market().await;
     let t = app
         .token(
             &app.credential("sigma", Some("account:read sync:write"))

@@ -24,7 +24,7 @@ pub(crate) async fn quick_market(omega: Option<String>) -> TestApp {
 }
 
 /// Waits until every dataset of the tenant is `synced` (or `unavailable`); the last status.
-async fn until_synced(app: &TestApp, token: &str, limit: Duration) -> Value {
+pub(crate) async fn until_synced(app: &TestApp, token: &str, limit: Duration) -> Value {
     let done = |r: &Value| r["state"] == "synced" || r["state"] == "unavailable";
     until(app, token, limit, done).await.0
 }
