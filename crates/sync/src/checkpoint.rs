@@ -30,6 +30,15 @@ pub struct RunCk {
     /// run after it, however late that comes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restating_from: Option<NaiveDate>,
+    /// How many times this run asked for a slice's report again (the provider could not make
+    /// it, or no longer had its document): the creates after it carry the count in their key,
+    /// so the ledger sends a new request rather than hand back the report that failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub asked_again: u32,
+    /// When it last asked again (unix ms): an identical request sent before then is not
+    /// reused either.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_again_ms: Option<i64>,
 }
 
 impl RunCk {

@@ -15,7 +15,7 @@ use pp_core::events::payloads::{
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Merchant;
 use pp_store::events::NewEvent;
-use pp_store::jobs::{BackgroundJob, Job, Outcome, StepFuture, Steps, now_ms};
+use pp_store::jobs::{BackgroundJob, Job, Lane, Outcome, StepFuture, Steps, now_ms};
 use pp_store::monitors::MonitorRun;
 use pp_store::sync::{AdoptJob, Progress};
 use serde::{Deserialize, Serialize};
@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use crate::checkpoint::{Checkpoint, RunCk};
 use crate::datasets::Dataset;
 use crate::plan;
-use crate::reader::{Cx, Load, Seller, Started};
+use crate::reader::{Cx, Load, Seller, Started, is_document_gone};
 use crate::service::WarehouseSync;
 
 /// The job that syncs one merchant's dataset (its row in `sync_datasets` names it).
@@ -41,6 +41,9 @@ pub struct SyncDataset {
 
 impl BackgroundJob for SyncDataset {
     const KIND: &'static str = "warehouse_sync";
+    /// A backfill is thousands of steps; webhook deliveries and runs a person started go
+    /// before them.
+    const LANE: Lane = Lane::Background;
 
     fn merchant(&self) -> Option<String> {
         self.merchant.clone()
@@ -151,6 +154,24 @@ fn unseen(job: &Job) -> i64 {
     job.state["unseenConnection"].as_i64().unwrap_or(0)
 }
 
+/// How many times a run asks again at once for a report whose document was gone, before
+/// the dataset fails with the reason (and asks again when it tries again).
+const ASK_AGAIN_AT_ONCE: u32 = 3;
+
+/// How many times the run in `ck` asked for a slice's report again.
+fn asked_again(ck: &Checkpoint) -> u32 {
+    ck.run.as_ref().map_or(0, |r| r.asked_again)
+}
+
+/// Drops the slice's report so it is asked for again, under a new key.
+fn ask_again(ck: &mut Checkpoint) {
+    ck.report = None;
+    if let Some(run) = ck.run.as_mut() {
+        run.asked_again += 1;
+        run.asked_again_ms = Some(now_ms());
+    }
+}
+
 fn cont(ck: &Checkpoint, run_after: i64) -> Outcome {
     Outcome::Continue {
         state: serde_json::to_value(ck).unwrap_or(Value::Null),
@@ -255,8 +276,9 @@ impl DatasetSteps {
             }
             Err(e) => {
                 if e.kind == Kind::ReportFatal {
-                    // the report is dropped, to be asked for again
-                    ck.report = None;
+                    // the report is dropped, to be asked for again (a new request: the one
+                    // that failed would be handed back under the same key)
+                    ask_again(&mut ck);
                 }
                 let state = serde_json::to_value(&ck).map_err(Error::internal_from)?;
                 let run = ck.run.as_ref().map(|r| r.started_ms.to_string());
@@ -325,15 +347,27 @@ impl DatasetSteps {
                 (Some(_), Some(r)) => {
                     let r = r.clone();
                     self.ask_ahead(cx, ck).await?;
-                    match ds.reader.collect(cx, &r).await? {
-                        None => {
+                    match ds.reader.collect(cx, &r).await {
+                        // a document the provider no longer has: its report again, at once,
+                        // a few times a run (a provider that keeps losing them fails)
+                        Err(e) if is_document_gone(&e) && asked_again(ck) < ASK_AGAIN_AT_ONCE => {
+                            tracing::info!(
+                                dataset = ds.name,
+                                error = e.message(),
+                                "a slice's report is asked for again"
+                            );
+                            ask_again(ck);
+                            cont(ck, now_ms())
+                        }
+                        Err(e) => return Err(e),
+                        Ok(None) => {
                             let looks = r.looks + 1;
                             if let Some(head) = ck.report.as_mut() {
                                 head.looks = looks;
                             }
                             cont(ck, now_ms() + cx.look_after(looks).as_millis() as i64)
                         }
-                        Some(loads) => {
+                        Ok(Some(loads)) => {
                             let (days, loads) = self.with_done_ahead(cx, ck, r.days(), loads).await;
                             self.load(cx, days, loads, ck).await?
                         }
@@ -467,6 +501,8 @@ impl DatasetSteps {
             } else {
                 read.restating_from()
             },
+            asked_again: 0,
+            asked_again_ms: None,
         });
         ck.report = None;
         let state = if run.backwards {

@@ -217,6 +217,9 @@ impl<'s> Cx<'s> {
         if !part.is_empty() {
             key = format!("{key}|{part}");
         }
+        if run.asked_again > 0 {
+            key = format!("{key}|again{}", run.asked_again);
+        }
         self.feeds()
             .create_report(
                 &self.tenant,
@@ -225,7 +228,7 @@ impl<'s> Cx<'s> {
                 body,
                 SliceCreate {
                     key: &key,
-                    fresh_since: run.started_ms,
+                    fresh_since: run.asked_again_ms.unwrap_or(run.started_ms),
                 },
             )
             .await
@@ -259,9 +262,13 @@ impl<'s> Cx<'s> {
             "queued" | "running" => Ok(None),
             "failed" | "cancelled" => Err(fatal(r, reason.unwrap_or("provider_fatal"), report)),
             _ => match report["reportDocumentId"].as_str() {
-                Some(doc) => Ok(Some(Some(
-                    feeds.spapi_document(&self.tenant, &account, doc).await?,
-                ))),
+                Some(doc) => match feeds.spapi_document(&self.tenant, &account, doc).await {
+                    Ok(text) => Ok(Some(Some(text))),
+                    Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => {
+                        Err(document_gone(r, doc, e))
+                    }
+                    Err(e) => Err(e),
+                },
                 None => Ok(Some(None)),
             },
         }
@@ -298,6 +305,25 @@ pub fn fatal(r: &ReportCk, reason: &str, report: Value) -> Error {
         ),
     )
     .with_field("provider", report)
+}
+
+/// A done report whose document the provider no longer has (documents expire; a report
+/// reused from earlier in a run may outlive its own): the slice asks for its report again.
+fn document_gone(r: &ReportCk, doc: &str, e: Error) -> Error {
+    Error::new(
+        Kind::ReportFatal,
+        format!(
+            "the provider no longer has document {doc} of report {} for {}..{}",
+            r.id, r.from, r.to
+        ),
+    )
+    .with_field("documentGone", true)
+    .with_source(e)
+}
+
+/// Whether `e` is a done report's document the provider no longer has ([`document_gone`]).
+pub fn is_document_gone(e: &Error) -> bool {
+    e.field("documentGone") == Some(&Value::Bool(true))
 }
 
 /// A document that should be JSON.

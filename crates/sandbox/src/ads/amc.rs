@@ -384,8 +384,7 @@ async fn download_urls(
                 ));
             }
             let d = sim.put_document("text/csv", false, csv.as_bytes())?;
-            sim.set_report_document(&r.id, &d)?;
-            d
+            sim.set_report_document(&r.id, &d)?
         }
     };
     Ok(answer(

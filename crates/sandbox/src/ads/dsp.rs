@@ -263,8 +263,7 @@ async fn get_report(
                                 .as_bytes(),
                         ),
                     )?;
-                    sim.set_report_document(&r.id, &d)?;
-                    d
+                    sim.set_report_document(&r.id, &d)?
                 }
             };
             let (url, expires) = sim.presign(&doc);

@@ -190,8 +190,7 @@ async fn status(
                         true,
                         &gzip(Value::Array(all).to_string().as_bytes()),
                     )?;
-                    sim.set_report_document(&r.id, &d)?;
-                    d
+                    sim.set_report_document(&r.id, &d)?
                 }
             };
             let (url, expires) = sim.presign(&doc);

@@ -453,8 +453,7 @@ fn describe(sim: &Sim, profile: i64, r: &ReportRow) -> Result<Value, SimError> {
                         true,
                         &gzip(rows.to_string().as_bytes()),
                     )?;
-                    sim.set_report_document(&r.id, &d)?;
-                    d
+                    sim.set_report_document(&r.id, &d)?
                 }
             };
             let (url, expires) = sim.presign(&doc);

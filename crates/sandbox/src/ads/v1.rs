@@ -283,8 +283,7 @@ fn describe(sim: &Sim, c: &Caller, r: &ReportRow) -> Result<Value, SimError> {
                 None => {
                     let (ct, gz, bytes) = build(sim, c, &r.request)?;
                     let d = sim.put_document(ct, gz, &bytes)?;
-                    sim.set_report_document(&r.id, &d)?;
-                    d
+                    sim.set_report_document(&r.id, &d)?
                 }
             };
             let (url, expires) = sim.presign(&doc);

@@ -179,8 +179,7 @@ fn describe(sim: &Sim, c: &Caller, r: &ReportRow) -> Result<Value, SimError> {
                         )?
                     ),
                 };
-                sim.set_report_document(&r.id, &d)?;
-                d
+                sim.set_report_document(&r.id, &d)?
             }
         };
         match doc.split_once(':') {

@@ -209,8 +209,7 @@ fn describe(sim: &Sim, owner: &str, r: &ReportRow) -> Result<Value, SimError> {
             None => {
                 let (ct, body) = build(sim, owner, &r.request)?;
                 let d = sim.put_document(ct, true, &gzip(body.as_bytes()))?;
-                sim.set_report_document(&r.id, &d)?;
-                d
+                sim.set_report_document(&r.id, &d)?
             }
         };
         v["reportDocumentId"] = doc.into();

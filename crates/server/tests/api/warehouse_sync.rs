@@ -102,6 +102,18 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
 }
 
 /// Both warehouses' rows are the same, and there are some.
+/// The warehouse's id of the vendor in the SQLite warehouse at `path`.
+fn vendor_seller(path: &std::path::Path) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row(
+            "SELECT ID FROM seller WHERE AccountType = 'vendor'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
 fn same_rows(
     world: &std::path::Path,
     synced: &std::path::Path,
@@ -803,16 +815,6 @@ fn same_tables(
         ("ads_targeting_daily", &sd, Some("SPONSORED_DISPLAY")),
     ];
     // the vendor's sales and traffic, three years back
-    let vendor = |path: &std::path::Path| -> i64 {
-        rusqlite::Connection::open(path)
-            .unwrap()
-            .query_row(
-                "SELECT ID FROM seller WHERE AccountType = 'vendor'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap()
-    };
     let vendor_days = Rows {
         table: "vendor_sales_and_traffic",
         seller: 0,
@@ -820,7 +822,7 @@ fn same_tables(
         to: &to,
         product: None,
     };
-    let vendors = (vendor(world), vendor(synced));
+    let vendors = (vendor_seller(world), vendor_seller(synced));
     same_rows(world, synced, vendors, vendor_days, None);
     // its DSP line items, two years back, and its DSP advertiser
     let dsp_days = Rows {
@@ -1214,6 +1216,77 @@ fn current(r: &Value) -> bool {
         _ => "2026-11-22",
     };
     r["state"] == "unavailable" || (r["state"] == "synced" && r["dataThrough"] == through)
+}
+
+#[tokio::test]
+async fn a_done_report_whose_document_is_gone_is_asked_for_again_and_nothing_fails() {
+    let (app, t, _) = synced(None).await;
+    let file = app.warehouse_file("omega");
+    let vendor_of = |r: &Value| r["merchant"]["sellerId"] == "ENTITY2DEMOVENDOR";
+    let (_, status) = app.get(&t, "/api/warehouse/sync").await;
+    let vendor = status["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| vendor_of(r));
+    let vendor = vendor.unwrap()["merchant"]["legacySellerId"].clone();
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/world",
+        json!({ "days": 1 }),
+    )
+    .await;
+    // the provider no longer has the documents of the vendor's next two done reports (its
+    // documents expire; the vendor's run reads no other document): each slice they belong
+    // to asks for its reports again, at once, instead of failing for a quarter of an hour
+    app.faults(json!([{ "op": "reports.getReportDocument", "effect": "status", "status": 404, "times": 2 }]))
+        .await;
+    let creates = app.sandbox_calls("reports.createReport").await;
+    let (s, b) = app
+        .post(
+            &t,
+            "/api/warehouse/sync",
+            json!({ "legacySellerId": vendor }),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let (_, seen) = until(&app, &t, Duration::from_secs(300), |r| {
+        !vendor_of(r)
+            || r["dataset"] != "vendor_sales_and_traffic"
+            || (r["state"] == "synced" && r["dataThrough"] == "2026-11-22")
+    })
+    .await;
+    let left = app
+        .sandbox(reqwest::Method::GET, "/__sandbox/faults", Value::Null)
+        .await;
+    assert_eq!(left["rules"][0]["times"], 0, "both 404s served: {left}");
+    let failed: Vec<&Value> = seen
+        .iter()
+        .filter(|r| vendor_of(r) && r["state"] == "failing")
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    // the sales report and its traffic report, asked for once more each time
+    let asked = app.sandbox_calls("reports.createReport").await - creates;
+    assert!(asked >= 2 + 4, "{asked} creates");
+    // and the vendor's days equal the moved world's
+    let moved = app
+        .dir
+        .path()
+        .join("sim/worlds/2026-11-23/warehouse.sqlite");
+    let days = Rows {
+        table: "vendor_sales_and_traffic",
+        seller: 0,
+        from: "2026-11-01",
+        to: "2026-11-22",
+        product: None,
+    };
+    same_rows(
+        &moved,
+        &file,
+        (vendor_seller(&moved), vendor_seller(&file)),
+        days,
+        None,
+    );
 }
 
 #[tokio::test]

@@ -20,10 +20,35 @@ use crate::args;
 use crate::db::{Arg, Tx};
 use crate::events::NewEvent;
 
+/// Which jobs a claim takes first: those someone is waiting for (a webhook's receiver, a
+/// person who started a run or asked for a report) before the background's long queue (a
+/// warehouse backfill's thousands of report steps), whatever their age. Stored as the row's
+/// `lane` (0 and 1), so the claim orders by it without knowing kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Someone waits for it: claimed before any background job.
+    Waited,
+    /// Nobody waits for it by the minute: claimed when no waited-for job is ready.
+    Background,
+}
+
+impl Lane {
+    /// The value the row stores.
+    fn stored(self) -> i64 {
+        match self {
+            Self::Waited => 0,
+            Self::Background => 1,
+        }
+    }
+}
+
 /// A kind of job, as the type that is its input.
 pub trait BackgroundJob: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The name its rows carry.
     const KIND: &'static str;
+
+    /// Its lane in the claim ([`Lane`]): someone waits for it, unless the kind says not.
+    const LANE: Lane = Lane::Waited;
 
     /// The merchant it counts against when the pool shares workers fairly (`None`: the
     /// tenant's as a whole).
@@ -40,6 +65,7 @@ pub trait BackgroundJob: Serialize + DeserializeOwned + Send + Sync + 'static {
     fn new_job(&self) -> Result<NewJob> {
         Ok(NewJob {
             kind: Self::KIND,
+            lane: Self::LANE,
             merchant: self.merchant(),
             total: self.total(),
             input: serde_json::to_string(self).map_err(Error::internal_from)?,
@@ -82,13 +108,14 @@ pub trait BackgroundJob: Serialize + DeserializeOwned + Send + Sync + 'static {
 #[derive(Debug, Clone)]
 pub struct NewJob {
     kind: &'static str,
+    lane: Lane,
     merchant: Option<String>,
     total: i64,
     input: String,
 }
 
 /// The columns a new job row fills, in [`NewJob::values`]'s order.
-const INSERT: &str = "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at)";
+const INSERT: &str = "INSERT INTO jobs (id, tenant_id, kind, merchant, status, progress_done, progress_total, attempts, input, state, run_after, created_at, updated_at, lane)";
 
 impl NewJob {
     /// The kind it queues.
@@ -113,7 +140,8 @@ impl NewJob {
             "{}",
             now_ms(),
             &now,
-            &now
+            &now,
+            self.lane.stored()
         ];
         Ok((id, values))
     }

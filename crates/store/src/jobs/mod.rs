@@ -12,7 +12,7 @@
 mod kind;
 pub mod registry;
 
-pub use kind::{BackgroundJob, NewJob, Steps, handler};
+pub use kind::{BackgroundJob, Lane, NewJob, Steps, handler};
 pub use registry::{Handler, Registry, StepFuture, Stepped};
 
 use pp_core::{Result, TenantId};
@@ -162,8 +162,9 @@ impl Jobs<'_> {
 
     /// Claims the fairest ready job for `owner` under a lease of `lease_ms`: a queued job
     /// whose time has come, or a running one whose lease ran out. A tenant already running
-    /// `per_tenant` jobs waits; among the rest, the tenant (then the merchant) with the fewest
-    /// running goes first, then the oldest.
+    /// `per_tenant` jobs waits; among the rest, a job someone waits for ([`Lane::Waited`])
+    /// goes before the background's, then the tenant (then the merchant) with the fewest
+    /// running, then the oldest.
     pub async fn claim(&self, owner: &str, lease_ms: i64, per_tenant: i64) -> Result<Option<Job>> {
         let now = now_ms();
         const READY: &str = "((j.status = 'queued' AND j.run_after <= ?4) OR (j.status = 'running' AND j.lease_until < ?4))";
@@ -200,18 +201,18 @@ impl Jobs<'_> {
                                         WHERE status = 'running' AND lease_until >= ?4
                                         GROUP BY tenant_id, merchant),
                             by_tenant AS (SELECT tenant_id, sum(n) AS n FROM running GROUP BY tenant_id),
-                            ready AS (SELECT tenant_id, merchant, MIN(run_after) AS first FROM jobs
+                            ready AS (SELECT tenant_id, merchant, MIN(lane) AS lane, MIN(run_after) AS first FROM jobs
                                       WHERE {READY_ANY} GROUP BY tenant_id, merchant),
                             pick AS (SELECT g.tenant_id AS t, g.merchant AS m FROM ready g
                                      LEFT JOIN by_tenant bt ON bt.tenant_id = g.tenant_id
                                      LEFT JOIN running bm ON bm.tenant_id = g.tenant_id
                                                          AND bm.merchant IS NOT DISTINCT FROM g.merchant
                                      WHERE COALESCE(bt.n, 0) < ?5
-                                     ORDER BY COALESCE(bt.n, 0), COALESCE(bm.n, 0), g.first
+                                     ORDER BY g.lane, COALESCE(bt.n, 0), COALESCE(bm.n, 0), g.first
                                      LIMIT 1)
                        SELECT j.id FROM jobs j, pick
                        WHERE {READY} AND j.tenant_id = pick.t AND j.merchant IS NOT DISTINCT FROM pick.m
-                       ORDER BY j.run_after
+                       ORDER BY j.lane, j.run_after
                        LIMIT 1{lock})
                      RETURNING {COLUMNS}"
                 ),

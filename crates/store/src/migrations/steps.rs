@@ -677,4 +677,10 @@ pub(super) const STEPS: &[Step] = &[
     // when it should end.
     Both("ALTER TABLE sync_datasets ADD COLUMN first_load_ms INTEGER;
     ALTER TABLE sync_datasets ADD COLUMN reach_from TEXT;"),
+
+    // 32: a job's lane (issue 67): 0 when someone waits for it (a webhook delivery, a run a
+    // person started), 1 for the background (a warehouse sync's steps), so a claim takes the
+    // first before the second's long queue. Sync steps queued before this step are background.
+    Both("ALTER TABLE jobs ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
+    UPDATE jobs SET lane = 1 WHERE kind = 'warehouse_sync';"),
 ];

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use pp_store::jobs::{BackgroundJob, Item, JobStatus, Outcome, now_ms};
+use pp_store::jobs::{BackgroundJob, Item, JobStatus, Lane, Outcome, now_ms};
 use serde_json::json;
 
 use crate::{Fixture, each_engine};
@@ -34,6 +34,22 @@ struct Other {}
 
 impl BackgroundJob for Other {
     const KIND: &'static str = "other";
+}
+
+/// A background kind (a warehouse backfill's steps).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Backfill {
+    #[serde(skip)]
+    merchant: Option<String>,
+}
+
+impl BackgroundJob for Backfill {
+    const KIND: &'static str = "backfill";
+    const LANE: Lane = Lane::Background;
+
+    fn merchant(&self) -> Option<String> {
+        self.merchant.clone()
+    }
 }
 
 fn test(merchant: Option<&str>, total: i64) -> Test {
@@ -71,6 +87,38 @@ async fn claims_are_fair_between_tenants_and_merchants() {
         // a is at its cap of 2: its remaining jobs wait though a worker is free
         assert!(
             jobs.claim("w4", 60_000, 2).await.unwrap().is_none(),
+            "{}",
+            f.engine
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_job_someone_waits_for_goes_before_an_older_background_queue() {
+    each_engine(async |f: Fixture| {
+        let (a, b) = (f.tenant("a").await, f.tenant("b").await);
+        let jobs = f.store.jobs();
+        for (t, m) in [(&a, "m1"), (&a, "m2"), (&b, "m9")] {
+            let backfill = Backfill {
+                merchant: Some(m.to_owned()),
+            };
+            jobs.enqueue(t, &backfill).await.unwrap();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        // a's first backfill step is running: its waited-for job still goes before b's
+        // background, though b has nothing running and its step is older
+        let step = jobs.claim("w1", 60_000, 2).await.unwrap().unwrap();
+        assert_eq!(step.kind, "backfill", "{}", f.engine);
+        let waited = jobs.enqueue(&a, &test(None, 1)).await.unwrap();
+        let next = jobs.claim("w2", 60_000, 2).await.unwrap().unwrap();
+        assert_eq!(next.id, waited, "{}", f.engine);
+        // the tenant's cap still holds for it: a's next waits, b's background goes
+        jobs.enqueue(&a, &test(None, 1)).await.unwrap();
+        let third = jobs.claim("w3", 60_000, 2).await.unwrap().unwrap();
+        assert_eq!(
+            (third.tenant.as_str(), third.kind.as_str()),
+            ("b", "backfill"),
             "{}",
             f.engine
         );

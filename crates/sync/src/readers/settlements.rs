@@ -3,7 +3,7 @@
 //! marketplace are listed (`getReports`, every page) and each document read into that
 //! settlement's lines, one slice per settlement, replaced whole.
 
-use pp_core::Result;
+use pp_core::{Error, Kind, Result};
 use pp_marketplace::documents::cents;
 use pp_warehouse::Slice;
 use pp_warehouse::schema::Cell;
@@ -68,7 +68,19 @@ async fn read(cx: &Cx<'_>) -> Result<Vec<Load>> {
             let Some(doc) = r["reportDocumentId"].as_str() else {
                 continue;
             };
-            let text = feeds.spapi_document(tenant, &account, doc).await?;
+            let text = match feeds.spapi_document(tenant, &account, doc).await {
+                Ok(text) => text,
+                // listed a moment ago, its document gone: the list is read again shortly
+                Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => {
+                    return Err(Error::new(
+                        Kind::UpstreamUnavailable,
+                        format!("the provider listed a settlement report whose document {doc} it no longer has"),
+                    )
+                    .with_retryable(true)
+                    .with_source(e));
+                }
+                Err(e) => return Err(e),
+            };
             loads.push(rows(&cx.seller, &text)?);
         }
         match page["nextToken"].as_str() {
