@@ -681,6 +681,8 @@ pub(super) const STEPS: &[Step] = &[
     // 32: a job's lane (issue 67): 0 when someone waits for it (a webhook delivery, a run a
     // person started), 1 for the background (a warehouse sync's steps), so a claim takes the
     // first before the second's long queue. Sync steps queued before this step are background.
+    // A claim reads the ready jobs in this index's order (waited-for first, then the oldest).
     Both("ALTER TABLE jobs ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
-    UPDATE jobs SET lane = 1 WHERE kind = 'warehouse_sync';"),
+    UPDATE jobs SET lane = 1 WHERE kind = 'warehouse_sync';
+    CREATE INDEX jobs_claim ON jobs (status, lane, run_after);"),
 ];

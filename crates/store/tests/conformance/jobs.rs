@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use pp_store::jobs::{BackgroundJob, Item, JobStatus, Lane, Outcome, now_ms};
+use pp_store::jobs::{BackgroundJob, Item, JobStatus, Lane, Outcome, WINDOW, now_ms};
 use serde_json::json;
 
 use crate::{Fixture, each_engine};
@@ -119,6 +119,33 @@ async fn a_job_someone_waits_for_goes_before_an_older_background_queue() {
         assert_eq!(
             (third.tenant.as_str(), third.kind.as_str()),
             ("b", "backfill"),
+            "{}",
+            f.engine
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_tenant_at_its_cap_with_a_long_queue_does_not_hide_another_tenants_job() {
+    each_engine(async |f: Fixture| {
+        let (a, b) = (f.tenant("a").await, f.tenant("b").await);
+        let jobs = f.store.jobs();
+        // more of a's jobs than a claim weighs, all older than b's one
+        for _ in 0..WINDOW + 10 {
+            jobs.enqueue(&a, &test(Some("m1"), 1)).await.unwrap();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        let theirs = jobs.enqueue(&b, &test(Some("m9"), 1)).await.unwrap();
+        for w in ["w1", "w2"] {
+            let claimed = jobs.claim(w, 60_000, 2).await.unwrap().unwrap();
+            assert_eq!(claimed.tenant, "a", "{}", f.engine);
+        }
+        // a is at its cap: b's job, behind all of a's, is the next
+        let next = jobs.claim("w3", 60_000, 2).await.unwrap().unwrap();
+        assert_eq!(next.id, theirs, "{}", f.engine);
+        assert!(
+            jobs.claim("w4", 60_000, 2).await.unwrap().is_none(),
             "{}",
             f.engine
         );
