@@ -57,7 +57,7 @@ def psql(db, sql):
     return r.stdout.strip()
 
 
-def call(method, url, body=None, token=None, basic=None, form=None):
+def call(method, url, body=None, token=None, basic=None, form=None, timeout=120):
     headers = {}
     data = None
     if body is not None:
@@ -70,7 +70,7 @@ def call(method, url, body=None, token=None, basic=None, form=None):
         import base64
         headers["authorization"] = "Basic " + base64.b64encode(basic.encode()).decode()
     req = urllib.request.Request(url, data=data, headers=headers, method=method)
-    with urllib.request.urlopen(req, timeout=120) as r:
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         text = r.read().decode()
     return json.loads(text) if text.startswith(("{", "[")) else text
 
@@ -159,6 +159,12 @@ def main():
     ap.add_argument("--no-plans", action="store_true", help="no usage plans: the sandbox enforces none and the gateway paces to none (a quick try)")
     a = ap.parse_args()
     binary = os.path.abspath(a.binary)
+    # the jobs table is rewritten by every claim and step: without autovacuum its dead rows
+    # and stale statistics, not the gateway, decide how long a claim takes (this project's
+    # CI machines turn it off: `ALTER SYSTEM SET autovacuum = on; SELECT pg_reload_conf();`)
+    autovacuum = psql("postgres", "SHOW autovacuum")
+    if autovacuum != "on":
+        log("warning: PostgreSQL's autovacuum is off; the state database's claims will slow down as the run goes")
     work = tempfile.mkdtemp(prefix="fleet-")
     procs = []
     dbs = [f"{PREFIX}_state"] + [f"{PREFIX}_w{i}" for i in range(1, a.tenants + 1)] + [f"{PREFIX}_tpl"]
@@ -338,7 +344,8 @@ token_per_minute_per_address = 1000000000
 
     # phase 2: a day later, every dataset's daily run due at once
     secret = creds["client_secret"]
-    call("POST", f"{sim_url}/__sandbox/world", {"days": 1}, token=secret)
+    # (the sandbox generates the moved world: a minute or more for a thousand sellers)
+    call("POST", f"{sim_url}/__sandbox/world", {"days": 1}, token=secret, timeout=900)
     new_last = today
     began2 = time.monotonic()
     psql(state, "UPDATE jobs SET run_after = (extract(epoch FROM now()) * 1000)::bigint "
@@ -371,7 +378,7 @@ token_per_minute_per_address = 1000000000
     lines = [
         f"Run: {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())} on {os.cpu_count()} cores; {a.tenants} tenants "
         f"({fleet} merchants, {rows} datasets), {a.instances} instances of {a.workers} workers on one PostgreSQL "
-        f"state, warehouses on PostgreSQL (a database each), history {a.history} days, the sandbox's plans "
+        f"state (autovacuum {autovacuum}), warehouses on PostgreSQL (a database each), history {a.history} days, the sandbox's plans "
         f"{'off' if a.no_plans else 'on'}, "
         f"reports made in {a.report_ms} ms; world generated in {world_s:.0f} s",
         "",
