@@ -152,6 +152,12 @@ pub fn triage(op: &Operation, a: &Answer) -> Error {
     }
 }
 
+/// Whether `e` is the provider's own 404 (the thing asked about is not there), as opposed to
+/// a failure to reach it.
+pub fn provider_not_found(e: &Error) -> bool {
+    e.field("status").and_then(Value::as_u64) == Some(404)
+}
+
 /// A throttled answer's extras: the delay, and for creates the docs/reports-and-pricing.md refusal (never resent by
 /// us); Reporting v1's create is a concurrency cap that waiting alone does not clear.
 /// When a `throttled` error the gateway answered itself (its pacing had no slot for the call,

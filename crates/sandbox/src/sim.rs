@@ -461,26 +461,24 @@ impl Sim {
     /// (two looks at a report made at once both build it; the provider has one document a
     /// report): the document the report has, the loser's dropped.
     pub fn set_report_document(&self, id: &str, document: &str) -> Result<String, SimError> {
-        let kept: String = self.store.with(|c| {
+        self.store.with(|c| {
             c.execute(
                 "UPDATE reports SET document = ?2 WHERE id = ?1 AND document IS NULL",
                 rusqlite::params![id, document],
             )?;
-            c.query_row(
+            let kept: String = c.query_row(
                 "SELECT document FROM reports WHERE id = ?1",
                 rusqlite::params![id],
                 |r| r.get(0),
-            )
-        })?;
-        if kept != document {
-            self.store.with(|c| {
+            )?;
+            if kept != document {
                 c.execute(
                     "DELETE FROM documents WHERE id = ?1",
                     rusqlite::params![document],
-                )
-            })?;
-        }
-        Ok(kept)
+                )?;
+            }
+            Ok(kept)
+        })
     }
 
     /// Cancels report `id` (only while it runs); whether it was.

@@ -264,7 +264,7 @@ impl<'s> Cx<'s> {
             _ => match report["reportDocumentId"].as_str() {
                 Some(doc) => match feeds.spapi_document(&self.tenant, &account, doc).await {
                     Ok(text) => Ok(Some(Some(text))),
-                    Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => {
+                    Err(e) if pp_marketplace::triage::provider_not_found(&e) => {
                         Err(document_gone(r, doc, e))
                     }
                     Err(e) => Err(e),

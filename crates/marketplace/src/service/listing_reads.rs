@@ -83,7 +83,7 @@ pub(super) async fn read_listing(
             attributes: r.body["attributes"].clone(),
             issues: r.body["issues"].as_array().cloned().unwrap_or_default(),
         })),
-        Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => Ok(None),
+        Err(e) if crate::triage::provider_not_found(&e) => Ok(None),
         Err(e) => Err(e),
     }
 }

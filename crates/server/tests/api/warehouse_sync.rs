@@ -101,7 +101,6 @@ fn rows(path: &std::path::Path, r: &Rows<'_>, cols: Option<&str>) -> Vec<String>
     .unwrap()
 }
 
-/// Both warehouses' rows are the same, and there are some.
 /// The warehouse's id of the vendor in the SQLite warehouse at `path`.
 fn vendor_seller(path: &std::path::Path) -> i64 {
     rusqlite::Connection::open(path)
@@ -114,6 +113,7 @@ fn vendor_seller(path: &std::path::Path) -> i64 {
         .unwrap()
 }
 
+/// Both warehouses' rows are the same, and there are some.
 fn same_rows(
     world: &std::path::Path,
     synced: &std::path::Path,

@@ -71,7 +71,7 @@ async fn read(cx: &Cx<'_>) -> Result<Vec<Load>> {
             let text = match feeds.spapi_document(tenant, &account, doc).await {
                 Ok(text) => text,
                 // listed a moment ago, its document gone: the list is read again shortly
-                Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => {
+                Err(e) if pp_marketplace::triage::provider_not_found(&e) => {
                     return Err(Error::new(
                         Kind::UpstreamUnavailable,
                         format!("the provider listed a settlement report whose document {doc} it no longer has"),

@@ -45,7 +45,7 @@ pub(super) async fn current(
                     out.insert(id, reply.body);
                 }
                 // the provider has no such entity: the item says entity_not_found
-                Err(e) if e.field("status").and_then(Value::as_u64) == Some(404) => {}
+                Err(e) if crate::triage::provider_not_found(&e) => {}
                 Err(e) => return Err(e),
             }
         }
