@@ -3,14 +3,14 @@
 # server's `synced` tenant (embedded SQLite warehouse, the demo world's three sellers and vendor
 # with their advertising logins) synced from its sandbox with the sandbox's usage plans and the
 # gateway's pacing off, 16 job workers and 50 ms polls, as the issue measured it. "Before" is
-# the release binary of $BEFORE (default c5bd563, the main this issue's second part started
-# from), "after" this checkout's. Each runs in a fresh data folder; the time is from the
+# the release binary of $BEFORE (default 0ec493c, the main this issue's second part started
+# from: c5bd563 before stop 74's work was landed again), "after" this checkout's. Each runs in a fresh data folder; the time is from the
 # gateway answering to `sync run --wait` ending (every dataset synced or unavailable), or the
 # cap. Usage: bench/sync_small.sh [cap-seconds, default 2400]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CAP="${1:-2400}"
-BEFORE="${BEFORE:-c5bd563}"
+BEFORE="${BEFORE:-0ec493c}"
 . bench/lib.sh
 cp "$BIN/partner-platform" "$WORK/pp-after"
 git worktree add -q --detach "$WORK/before-src" "$BEFORE"
