@@ -145,6 +145,53 @@ def quantile(buckets, q):
     return next(le for le, n in items if n >= want)
 
 
+def provider_toml(creds, sim_url):
+    """A gateway config's lines that make the sandbox at `sim_url` its provider (the app's LWA
+    client and every region's advertising token endpoint)."""
+    token_url = f"{sim_url}/auth/o2/token"
+    return f"""lwa_client_id = "{creds['client_id']}"
+lwa_client_secret = "{creds['client_secret']}"
+lwa_token_url = "{token_url}"
+spapi_url = "{sim_url}"
+ads_url = "{sim_url}"
+""", f"""
+[ads_token_urls]
+na = "{token_url}"
+eu = "{token_url}"
+fe = "{token_url}"
+"""
+
+
+def admin_runner(admin, env):
+    """`run(args, extra_env)`: the `admin` command line `admin` with `args`, its output (raises
+    with its error when it fails)."""
+    def run(args, extra_env=None):
+        r = subprocess.run(admin + args, env=dict(env, **(extra_env or {})), capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(f"{' '.join(args)}: {r.stderr.strip()}")
+        return r.stdout
+    return run
+
+
+def stop(procs):
+    """Terminates the processes, killing any still there after 10 s."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def publish(lines, name):
+    """Prints the report and writes it to bench/out/<name>."""
+    report = "\n".join(lines)
+    print(report)
+    os.makedirs("bench/out", exist_ok=True)
+    open(f"bench/out/{name}", "w").write(report + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -173,13 +220,7 @@ def main():
         if a.keep:
             log(f"kept: {work}, databases {PREFIX}_*; the processes still run")
             return
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
         for db in dbs:
             subprocess.run(["psql", ADMIN_URL, "-qc", f"DROP DATABASE IF EXISTS {db} WITH (FORCE)"],
                            capture_output=True)
@@ -214,24 +255,15 @@ def main():
         psql("postgres", f"CREATE DATABASE {PREFIX}_w{i} TEMPLATE {PREFIX}_tpl")
     log(f"{a.tenants + 2} databases in {time.monotonic() - t:.0f} s")
 
-    token_url = f"{sim_url}/auth/o2/token"
+    key = secrets.token_hex(32)
+    provider, regions = provider_toml(creds, sim_url)
     config = f"""state_url = "{BASE}/{PREFIX}_state"
-secret_key = "{secrets.token_hex(32)}"
-lwa_client_id = "{creds['client_id']}"
-lwa_client_secret = "{creds['client_secret']}"
-lwa_token_url = "{token_url}"
-spapi_url = "{sim_url}"
-ads_url = "{sim_url}"
-sync_history_days = {a.history}
+secret_key = "{key}"
+{provider}sync_history_days = {a.history}
 job_workers = {a.workers}
 upstream_pacing = {'false' if a.no_plans else 'true'}
 webhook_allow_hosts = ["localhost"]
-
-[ads_token_urls]
-na = "{token_url}"
-eu = "{token_url}"
-fe = "{token_url}"
-
+{regions}
 [limits]
 credential_burst = 1000000000
 credential_per_minute = 1000000000
@@ -240,15 +272,8 @@ token_per_minute_per_address = 1000000000
 """
     cfg = f"{work}/gateway.toml"
     open(cfg, "w").write(config)
-    key = config.split('secret_key = "')[1].split('"')[0]
     env = dict(os.environ, PARTNER_CONFIG=cfg, PARTNER_LOG="warn")
-    admin = [binary, "admin", "--data-dir", f"{work}/admin", "--state-url", f"{BASE}/{PREFIX}_state"]
-
-    def run(args, extra_env=None):
-        r = subprocess.run(admin + args, env=dict(env, **(extra_env or {})), capture_output=True, text=True)
-        if r.returncode:
-            raise RuntimeError(f"{' '.join(args)}: {r.stderr.strip()}")
-        return r.stdout
+    run = admin_runner([binary, "admin", "--data-dir", f"{work}/admin", "--state-url", f"{BASE}/{PREFIX}_state"], env)
 
     # the state's schema once, before the tenants are made side by side
     run(["tenant", "list"])
@@ -401,10 +426,7 @@ token_per_minute_per_address = 1000000000
     lines += ["", f"Provider 429s: {json.dumps(throttled)}. Dataset states after the first sync: "
               f"{json.dumps(first_counts)}; at the end: {json.dumps(daily_counts)} (failing: ended with "
               f"the provider's or the warehouse's reason, to be tried again)."]
-    report = "\n".join(lines)
-    print(report)
-    os.makedirs("bench/out", exist_ok=True)
-    open("bench/out/fleet-latest.md", "w").write(report + "\n")
+    publish(lines, "fleet-latest.md")
 
 
 if __name__ == "__main__":

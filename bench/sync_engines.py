@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fleet import log, psql, wait_up  # noqa: E402
+from fleet import admin_runner, log, provider_toml, psql, publish, stop, wait_up  # noqa: E402
 
 PG = os.environ.get("PP_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres").rsplit("/", 1)[0]
 MY = os.environ.get("PP_TEST_MARIADB", "mysql://root@127.0.0.1:3306/test").rsplit("/", 1)[0]
@@ -59,31 +59,15 @@ def backfill(name, binary, engine, cap):
                                       stdout=open(f"{work}/sim.log", "w"), stderr=subprocess.STDOUT))
         wait_up(f"{sim_url}/__sandbox/world")
         creds = json.load(open(f"{work}/sim/sandbox-credentials.json"))
-        token_url = f"{sim_url}/auth/o2/token"
         key = secrets.token_hex(32)
+        provider, regions = provider_toml(creds, sim_url)
         open(f"{work}/gateway.toml", "w").write(f"""secret_key = "{key}"
-lwa_client_id = "{creds['client_id']}"
-lwa_client_secret = "{creds['client_secret']}"
-lwa_token_url = "{token_url}"
-spapi_url = "{sim_url}"
-ads_url = "{sim_url}"
-job_workers = 16
+{provider}job_workers = 16
 sync_poll_ms = 50
 upstream_pacing = false
-
-[ads_token_urls]
-na = "{token_url}"
-eu = "{token_url}"
-fe = "{token_url}"
-""")
+{regions}""")
         env = dict(os.environ, PARTNER_CONFIG=f"{work}/gateway.toml", PARTNER_LOG="warn", PARTNER_SECRET_KEY=key)
-        admin = [binary, "admin", "--data-dir", f"{work}/gw"]
-
-        def run(args, extra=None):
-            r = subprocess.run(admin + args, env=dict(env, **(extra or {})), capture_output=True, text=True)
-            if r.returncode:
-                raise RuntimeError(f"{' '.join(args)}: {r.stderr.strip()}")
-            return r.stdout
+        run = admin_runner([binary, "admin", "--data-dir", f"{work}/gw"], env)
 
         where = []
         if engine == "postgres":
@@ -125,13 +109,7 @@ fe = "{token_url}"
         log(f"{name} on {engine}: {secs:.0f} s, {ended}")
         return secs, ended
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
         if engine == "postgres":
             subprocess.run(["psql", f"{PG}/postgres", "-qc", f"DROP DATABASE IF EXISTS {db} WITH (FORCE)"],
                            capture_output=True)
@@ -155,10 +133,7 @@ def main():
         for name, binary in bins:
             secs, ended = backfill(name, binary, engine, a.cap)
             lines.append(f"| {engine} | {name} | {secs:.0f} s | {ended} |")
-    report = "\n".join(lines)
-    print(report)
-    os.makedirs("bench/out", exist_ok=True)
-    open("bench/out/sync-engines-latest.md", "w").write(report + "\n")
+    publish(lines, "sync-engines-latest.md")
 
 
 if __name__ == "__main__":
