@@ -27,8 +27,8 @@ Conventions:
 ## The demo world
 
 `partner-platform world generate --scale tiny|small|large --seed N --out DIR [--today YYYY-MM-DD] [--origin YYYY-MM-DD]`
-writes `DIR/warehouse.sqlite` and `DIR/ground-truth.json`. Same seed, origin and today, same
-bytes. Data covers the days from `origin` (by default 1,096 days before `today`) through the
+writes `DIR/warehouse.sqlite`, `DIR/ground-truth.json` and `DIR/reference-rates.csv`. Same
+seed, origin and today, same bytes. Data covers the days from `origin` (by default 1,096 days before `today`) through the
 day before `today`. Merchants: `Northwind Goods` in US (ID 1) and CA
 (ID 2) under one token, `Sierra Casa` in MX (ID 3, no brand analytics), and the vendor
 `Acme Kitchen Vendor US` (ID 4, DSP advertiser with a distinct seat id). Scales: tiny = 3 items
@@ -46,7 +46,7 @@ merchant's purchases of the day arrive, and reports those whose sales before the
 the day's share, so each merchant's reported sales are at least that share of the final ones
 and each row only grows; DSP reports the share of each line item's purchases rounded up.
 Rollups stay the exact sums of their rows. The final values are the ground truth; the retail side sells them
-(it is not restated). A settlement period appears once it has closed (every 14 days from the
+(it is not restated). A settlement appears once its period has closed (every 14 days from the
 origin), and a seasonal peak under way at `today` counts for its days so far.
 
 Demand model (`crates/world/src/sim.rs`):
@@ -71,7 +71,84 @@ Injected events, all in `ground-truth.json`: a stock-out a year per seller (10�
 units lost), a 28-day price test per seller in the last year (±10%, with the elasticity
 used), two week-long promotions a year per brand (`DEAL` with a 1.3× traffic lift,
 `PRICE_DISCOUNT` with 1.1×; 15–25% off), the seasonal peaks, a budget change on one campaign
-per seller, and one product launch per brand (270 days before `today`).
+per seller, and one product launch per brand (270 days before `today`). A `PRICE_DISCOUNT` is
+a coupon, taken off at checkout (the shelf price stays); a `DEAL` lowers the shelf price.
+
+## The demo world's economics
+
+What each sale earned after the marketplace's charges, what the goods cost, and how it became
+each payout (`crates/world/src/economics/`). The economics draw from streams of their own, so
+every other fact of a seed is the same as before they existed. Sellers only: the vendor sells
+to the retailer and has no settlements.
+
+- **Orders.** One order line per SKU and day: the day's units at the day's price, posted that
+  day (a time between 08:00 and 19:59 UTC). `Principal` is units × the shelf price; a coupon's
+  rebate is a `Promotion` line (units × (shelf − price paid)) with a `CouponRedemptionFee` of
+  0.60 a unit.
+- **Referral fees** by category on the price paid, at least 0.30 a unit: Kitchen & Dining
+  (Northwind) 15%, Clothing & Accessories (Trailhead) 17%, or 10% at or under 20.00, Home &
+  Kitchen (Sierra Casa) 15%.
+- **FBA fulfillment fees** by size tier (small standard: socks, caps, gaiters; large bulky:
+  molcajetes; large standard: the rest) from 3.22, 4.75 and 6.89 at the origin, each raised 2–7%
+  every 15 January (the changes are in the ground truth's `fee_changes`).
+- **Storage**: each month's average fulfillable units × the tier's cubic feet (0.06, 0.28,
+  0.72) × 0.78 a cubic foot (2.40 from October to December), charged on the 7th of the next
+  month (`Storage Fee`); units beyond 180 days of supply at the month's end add 1.50 a cubic
+  foot (`StorageRenewalBilling`; the demo's stock seldom ages that long).
+- **Refunds**: 3.5% of Kitchen units, 8% of Clothing, 4.5% of Home & Kitchen, posted 4–30
+  days after the sale: the principal back to the buyer (less the coupon's rebate), the
+  commission returned and a `RefundCommission` of 20% of it (at most 5.00 a unit). Of the
+  refunded units 65% return to sellable stock (their landed cost comes back), 25% are damaged
+  by the buyer (lost), and 10% are reimbursed three weeks after the refund
+  (`CUSTOMER_RETURN`, half the list price a unit); `spapi_fba_returns` lists each refund's units
+  by disposition (`SELLABLE`, `CUSTOMER_DAMAGED`, `CARRIER_DAMAGED`) on the refund's day. A warehouse damages 1–3 units of a SKU in 4%
+  of SKU-months (`WAREHOUSE_DAMAGE`, reimbursed on the 15th).
+- **Other fees**: the professional selling plan on each month's first day (39.99 US, 29.99
+  CAD, 600.00 MXN) and a deal's fee on its first day (70.00 US).
+- **Advertising** is invoiced to the payout (US and MX: one `Cost of Advertising` line per
+  settlement, the period's spend) or charged to a card (CA: no line); the P&L takes
+  advertising from the advertising reports either way.
+- **Settlements** close every 14 days from the origin, deposited three days after. Each holds
+  the proceeds of its last 7 days' orders (10 in MX) as a reserve (`Current Reserve Amount`,
+  negative) and releases the previous one (`Previous Reserve Amount Balance`); refunds of
+  orders from earlier periods settle in the period they post in. A settlement's lines add up
+  to its deposit (the flat file's `total-amount`). Until its period closes, what was posted is
+  in `spapi_finance_transaction`, the provider's transaction list: 180 days but the last 48
+  hours, an order's proceeds deferred for the reserve days, each amount with its settlement.
+- Fees scale from the US amounts by 1.35 in CAD and 17 in MXN.
+- **Landed cost** per SKU, in the merchant's currency: a unit cost of 22–34% of the list price,
+  inbound freight of 3–6%, duties of 0–8% of the unit cost (none in MX), each brand's unit
+  costs rising 4–12% once a year on a drawn date (`cost_changes`, and the periods in `costs`).
+- **Exchange rates**: reference rates against the euro for every working day (weekends and
+  the days before the first keep the last one), written beside the warehouse as
+  `reference-rates.csv` in the ECB's historical format (`Date,USD,CAD,MXN`, newest first, four
+  decimals). An amount converts on its posted date as `amount × rate(to) ÷ rate(from)`, rounded
+  half away from zero to the cent, each settlement line (and each SKU-day's cost) on its own.
+
+Settlement lines and the P&L lines they are:
+
+| transaction type | amount type | amount description | P&L line |
+|---|---|---|---|
+| Order | ItemPrice | Principal | sales |
+| Order | Promotion | Principal | promotions |
+| Refund | ItemPrice, Promotion | Principal | refunds |
+| Order, Refund | ItemFees | Commission, RefundCommission | referral fees |
+| Order | ItemFees | FBAPerUnitFulfillmentFee | fulfillment fees |
+| other-transaction | other-transaction | Storage Fee, StorageRenewalBilling | storage fees |
+| other-transaction | other-transaction | Subscription Fee, DealFee, CouponRedemptionFee | other fees |
+| other-transaction | FBA Inventory Reimbursement | CUSTOMER_RETURN, WAREHOUSE_DAMAGE | reimbursements |
+| ServiceFee | Cost of Advertising | TransactionTotalAmount | (advertising taken from the payout) |
+| other-transaction | other-transaction | Current Reserve Amount, Previous Reserve Amount Balance | (reserve) |
+
+The ground truth's `economics` (every amount integer cents, signed: money in is positive):
+`months` — per SKU and month of posted date (UTC), and per merchant and month for the lines no
+SKU carries (`sku` null: advertising by product, the selling plan, deal fees), the P&L lines
+in the merchant's currency and in `reporting_currency` (USD), `settled` once every day of the
+month is in a closed settlement; cost of goods is units × the unit cost in force on the sale
+day, inbound units × freight and duties, both credited back for units returned to stock at the
+cost in force on the refund's day. `settlements` — each one's lines by P&L line, its refunds
+of earlier periods' orders, advertising, reserve released and held, and deposit. `costs`,
+`fee_changes`, `cost_changes` and `rates` (units per euro × 10,000 of USD, CAD and MXN).
 "#;
 
 /// The whole document.

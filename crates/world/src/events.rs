@@ -72,8 +72,9 @@ pub struct Plan {
     pub stock_outs: Vec<(usize, i64, i64, usize)>,
     /// (item, first day, last day, price multiplier).
     pub price_tests: Vec<(usize, i64, i64, f64)>,
-    /// (merchant, brand, first day, last day, price multiplier, traffic lift).
-    pub promotions: Vec<(usize, &'static str, i64, i64, f64, f64)>,
+    /// (merchant, brand, first day, last day, price multiplier, traffic lift, a coupon: taken
+    /// off at checkout rather than off the shelf price).
+    pub promotions: Vec<(usize, &'static str, i64, i64, f64, f64, bool)>,
     /// (first day, last day, multiplier).
     pub peaks: Vec<(i64, i64, f64)>,
     /// (campaign, from day, new budget cents).
@@ -191,6 +192,7 @@ pub fn plan(spec: &WorldSpec, model: &Model, rng: &mut Rng) -> Plan {
                         start + 6,
                         1.0 - pct as f64 / 100.0,
                         lift,
+                        kind == "PRICE_DISCOUNT",
                     ));
                     plan.events.push(Event::Promotion {
                         seller_id: m.id,

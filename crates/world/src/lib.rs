@@ -8,6 +8,7 @@
 
 mod arrival;
 mod doc;
+mod economics;
 mod entities;
 mod events;
 mod load;
@@ -19,6 +20,9 @@ mod spec;
 use std::path::{Path, PathBuf};
 
 pub use doc::schema_markdown;
+pub use economics::rates::{CURRENCIES, convert};
+pub use economics::truth::{CostPeriod, Economics, Month, Pnl, REPORTING, Settlement};
+pub use economics::{FeeEstimate, Fees};
 pub use events::Event;
 pub use load::server::is_database_url;
 pub use load::{Loader, ServerLoader, SqliteLoader};
@@ -44,6 +48,8 @@ pub struct GroundTruth {
     pub fleet: usize,
     /// Every injected event.
     pub events: Vec<Event>,
+    /// What the sellers earned: P&L truth, settlements, costs, fees and exchange rates.
+    pub economics: economics::truth::Economics,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -56,7 +62,7 @@ pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundT
     let model = model::build(spec, &mut rng);
     let mut plan = events::plan(spec, &model, &mut rng);
     entities::write(spec, &model, &plan, loader.as_mut())?;
-    sim::run(spec, &model, &mut plan, &mut rng, loader.as_mut())?;
+    let economics = sim::run(spec, &model, &mut plan, &mut rng, loader.as_mut())?;
     loader.finish()?;
     Ok(GroundTruth {
         seed: spec.seed,
@@ -65,6 +71,7 @@ pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundT
         last_day: spec.last_day(),
         fleet: spec.fleet,
         events: plan.events,
+        economics,
     })
 }
 
@@ -80,8 +87,26 @@ pub struct Generated {
     pub warehouse: PathBuf,
     /// The ground truth file.
     pub ground_truth: PathBuf,
+    /// The world's reference exchange rates (`reference-rates.csv`, [`reference_rates_csv`]).
+    pub rates: PathBuf,
     /// The ground truth itself.
     pub truth: GroundTruth,
+}
+
+/// The world's exchange rates as a reference-rate file in the ECB's historical format: a
+/// header `Date,USD,CAD,MXN`, then one line per working day, newest first, each rate the units
+/// of that currency per euro with four decimals.
+pub fn reference_rates_csv(truth: &GroundTruth) -> String {
+    let mut out = format!("Date,{}\n", CURRENCIES.join(","));
+    for day in truth.economics.rates.iter().rev() {
+        let rates: Vec<String> = day
+            .per_eur_e4
+            .iter()
+            .map(|r| format!("{}.{:04}", r / 10_000, r % 10_000))
+            .collect();
+        out.push_str(&format!("{},{}\n", day.date, rates.join(",")));
+    }
+    out
 }
 
 /// Creates `file` empty and readable by its owner alone.
@@ -95,7 +120,7 @@ fn private_file(file: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", file.display()))
 }
 
-/// Writes `warehouse.sqlite` and `ground-truth.json` into `dir` (created if needed, the
+/// Writes `warehouse.sqlite`, `ground-truth.json` and `reference-rates.csv` into `dir` (created if needed, the
 /// owner's alone: folders `0700`, files `0600`). Both are
 /// built beside their final names and renamed into place, so an interrupted run leaves
 /// nothing half-written. Refuses to overwrite an existing warehouse.
@@ -104,6 +129,7 @@ pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String
     pp_warehouse::managed::private_dir(dir)?;
     let warehouse = dir.join("warehouse.sqlite");
     let ground_truth = dir.join("ground-truth.json");
+    let rates = dir.join("reference-rates.csv");
     if warehouse.exists() {
         return Err(format!("{} already exists", warehouse.display()));
     }
@@ -118,10 +144,16 @@ pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String
     private_file(&tmp_truth)?;
     std::fs::write(&tmp_truth, json).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp_truth, &ground_truth).map_err(|e| e.to_string())?;
+    let tmp_rates = dir.join("reference-rates.csv.building");
+    let _ = std::fs::remove_file(&tmp_rates);
+    private_file(&tmp_rates)?;
+    std::fs::write(&tmp_rates, reference_rates_csv(&truth)).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp_rates, &rates).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, &warehouse).map_err(|e| e.to_string())?;
     Ok(Generated {
         warehouse,
         ground_truth,
+        rates,
         truth,
     })
 }

@@ -14,6 +14,7 @@
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 
 use crate::arrival::{Arrival, CellKey};
+use crate::economics::{Economics, SoldDay, truth};
 use crate::events::{Event, Plan};
 use crate::load::Loader;
 use crate::model::{Model, brand_name, profile_id};
@@ -109,6 +110,8 @@ struct ItemDay {
     active: bool,
     oos: bool,
     price: i64,
+    /// The shelf price: `price` before a coupon.
+    shelf: i64,
     cvr: f64,
     organic: f64,
     paid_clicks: i64,
@@ -133,19 +136,18 @@ struct Tables {
     search_term: &'static Table,
     product: &'static Table,
     sqp: &'static Table,
-    settlement: &'static Table,
     dsp: &'static Table,
 }
 
 /// Runs the simulation, writing every daily fact through `out`; fills in the stock-outs' lost
-/// units in `plan.events`.
+/// units in `plan.events`, and returns the economics' truth.
 pub fn run(
     spec: &WorldSpec,
     model: &Model,
     plan: &mut Plan,
     rng: &mut Rng,
     out: &mut dyn Loader,
-) -> Res {
+) -> Result<truth::Economics, String> {
     let t = Tables {
         sales: table("spapi_sales_and_traffic_by_asin"),
         by_date: table("spapi_sales_and_traffic_by_date"),
@@ -157,7 +159,6 @@ pub fn run(
         search_term: table("ads_search_term_daily"),
         product: table("ads_advertised_product_daily"),
         sqp: table("spapi_brand_analytics_sqp"),
-        settlement: table("spapi_settlement"),
         dsp: table("dsp_daily"),
     };
     let mut stock: Vec<Stock> = model
@@ -175,12 +176,19 @@ pub fn run(
         .collect();
     let mut budgets: Vec<i64> = model.campaigns.iter().map(|c| c.budget_cents).collect();
     let mut week = vec![(0_i64, 0_i64); model.items.len()];
-    let mut settle = vec![0_i64; spec.merchants().len()];
-    // Units and principal per item since the settlement period began.
-    let mut period = vec![(0_i64, 0_i64); model.items.len()];
+    let deals = plan
+        .promotions
+        .iter()
+        .filter(|p| !p.6)
+        .map(|p| (p.0, p.2))
+        .collect();
+    let mut econ = Economics::new(spec, model, deals);
+    // Units per item since the settlement period began.
+    let mut period = vec![0_i64; model.items.len()];
     for d in 0..spec.days() {
         let date = spec.first_day() + Duration::days(d);
         let ds = date.to_string();
+        econ.start_of_day(model, d);
         let mut days: Vec<ItemDay> = model
             .items
             .iter()
@@ -216,7 +224,7 @@ pub fn run(
                 ds: &ds,
             };
             let spend = ads_day(&t, model, c, &mut day, &mut days, rng, out)?;
-            settle[c.merchant] += spend;
+            econ.ad_spend(model, c.merchant, c.ad_product, d, spend);
         }
         let mut seller_day = vec![DayTotals::default(); spec.merchants().len()];
         for i in 0..model.items.len() {
@@ -236,8 +244,18 @@ pub fn run(
             )?;
             week[i].0 += units;
             week[i].1 += sessions;
-            period[i].0 += units;
-            period[i].1 += units * days[i].price;
+            period[i] += units;
+            let sold = SoldDay {
+                units,
+                price: days[i].price,
+                shelf: days[i].shelf,
+            };
+            econ.sale(model, i, d, &sold);
+            if days[i].active && !spec.merchants()[merchant].vendor {
+                let s = &stock[i];
+                let avg = s.recent.iter().sum::<i64>() as f64 / 28.0;
+                econ.stock(d, i, s.fulfillable, avg);
+            }
         }
         for (mi, m) in spec.merchants().iter().enumerate() {
             let tot = &seller_day[mi];
@@ -266,28 +284,28 @@ pub fn run(
             sqp_week(&t, model, &week, date, rng, out)?;
             week.iter_mut().for_each(|w| *w = (0, 0));
         }
-        // a settlement period is settled (and its lines written) once it has closed
         if (d + 1) % 14 == 0 {
             for (i, it) in model.items.iter().enumerate() {
-                let (units, principal) = std::mem::take(&mut period[i]);
-                if let (false, Some(sku), true) = (
-                    spec.merchants()[it.merchant].vendor,
-                    it.sku.as_deref(),
-                    units > 0,
-                ) {
-                    settlement_lines(&t, spec, it.merchant, sku, units, principal, d, rng, out)?;
+                let units = std::mem::take(&mut period[i]);
+                if !spec.merchants()[it.merchant].vendor && it.sku.is_some() && units > 0 {
+                    keep_the_streams_draws(rng);
                 }
-            }
-            for (mi, spent) in settle.iter_mut().enumerate() {
-                if *spent > 0 {
-                    ad_fee_line(&t, spec, mi, *spent, d, out)?;
-                }
-                *spent = 0;
             }
         }
+        econ.end_of_day(model, d, out)?;
         dsp_day(&t, (&ds, d, reported), plan, rng, out)?;
     }
-    Ok(())
+    econ.write_transactions(model, spec.days(), out)?;
+    Ok(econ.finish(model, spec.days()))
+}
+
+/// The world's settlements once drew three numbers from the world's stream for each SKU with
+/// sales at each period's close; the economics draw from their own stream now, and these draws
+/// are kept so that every other fact of a seed stays what it was.
+fn keep_the_streams_draws(rng: &mut Rng) {
+    rng.range(0, 12);
+    rng.range(0, 59);
+    rng.range(0, 9_999_999);
 }
 
 fn in_window(d: i64, s: i64, e: i64) -> bool {
@@ -305,16 +323,22 @@ fn item_day(
     let it = &model.items[i];
     let active = d >= it.launch_day;
     let mut price_mult = 1.0;
+    // the price multiplier without coupons: the shelf price's
+    let mut shelf_mult = 1.0;
     let mut lift = 1.0;
-    for &(mi, brand, s, e, pm, l) in &plan.promotions {
+    for &(mi, brand, s, e, pm, l, coupon) in &plan.promotions {
         if mi == it.merchant && brand == it.brand && in_window(d, s, e) {
             price_mult *= pm;
+            if !coupon {
+                shelf_mult *= pm;
+            }
             lift *= l;
         }
     }
     for &(item, s, e, pm) in &plan.price_tests {
         if item == i && in_window(d, s, e) {
             price_mult *= pm;
+            shelf_mult *= pm;
         }
     }
     let peak = plan
@@ -342,6 +366,7 @@ fn item_day(
             .iter()
             .any(|&(item, s, e, _)| item == i && in_window(d, s, e)),
         price: (it.list_cents as f64 * price_mult).round() as i64,
+        shelf: (it.list_cents as f64 * shelf_mult).round() as i64,
         cvr: it.base_cvr * price_mult.powf(it.elasticity),
         organic: if active {
             it.base_sessions * weekday * trend * peak * lift * ramp * noise
@@ -761,91 +786,6 @@ fn retail_day(
     ];
     out.insert(t.sales, &row)?;
     Ok((units, sessions))
-}
-
-fn settlement_period(spec: &WorldSpec, d: i64) -> (i64, NaiveDate, NaiveDate) {
-    let p = d / 14;
-    let start = spec.first_day() + Duration::days(p * 14);
-    (p, start, start + Duration::days(14))
-}
-
-#[allow(clippy::too_many_arguments)]
-/// One order line set per SKU and settlement period (units and principal summed over it).
-fn settlement_lines(
-    t: &Tables,
-    spec: &WorldSpec,
-    mi: usize,
-    sku: &str,
-    units: i64,
-    principal: i64,
-    d: i64,
-    rng: &mut Rng,
-    out: &mut dyn Loader,
-) -> Res {
-    let m = &spec.merchants()[mi];
-    let (p, start, end) = settlement_period(spec, d);
-    let date = spec.first_day() + Duration::days(d);
-    let posted = format!(
-        "{date}T{:02}:{:02}:00Z",
-        8 + rng.range(0, 12),
-        rng.range(0, 59)
-    );
-    let order = format!("1{:02}-{:07}-{:07}", m.id, d, rng.range(0, 9_999_999));
-    for (kind, desc, amount) in [
-        ("ItemPrice", "Principal", principal),
-        ("ItemFees", "Commission", -(principal * 15 / 100)),
-        ("ItemFees", "FBAPerUnitFulfillmentFee", -(units * 350)),
-    ] {
-        let row = [
-            m.id.into(),
-            m.token.into(),
-            format!("{}{:06}", m.id, p).into(),
-            format!("{start}T00:00:00Z").into(),
-            format!("{end}T00:00:00Z").into(),
-            format!("{}T00:00:00Z", end + Duration::days(3)).into(),
-            posted.as_str().into(),
-            "Order".into(),
-            order.as_str().into(),
-            sku.into(),
-            units.into(),
-            kind.into(),
-            desc.into(),
-            Cell::Cents(amount),
-            m.currency.into(),
-        ];
-        out.insert(t.settlement, &row)?;
-    }
-    Ok(())
-}
-
-fn ad_fee_line(
-    t: &Tables,
-    spec: &WorldSpec,
-    mi: usize,
-    spent: i64,
-    d: i64,
-    out: &mut dyn Loader,
-) -> Res {
-    let m = &spec.merchants()[mi];
-    let (p, start, end) = settlement_period(spec, d);
-    let row = [
-        m.id.into(),
-        m.token.into(),
-        format!("{}{:06}", m.id, p).into(),
-        format!("{start}T00:00:00Z").into(),
-        format!("{end}T00:00:00Z").into(),
-        format!("{}T00:00:00Z", end + Duration::days(3)).into(),
-        format!("{}T23:00:00Z", end - Duration::days(1)).into(),
-        "ServiceFee".into(),
-        Cell::Null,
-        Cell::Null,
-        Cell::Null,
-        "Cost of Advertising".into(),
-        "TransactionTotalAmount".into(),
-        Cell::Cents(-spent),
-        m.currency.into(),
-    ];
-    out.insert(t.settlement, &row)
 }
 
 fn sqp_week(

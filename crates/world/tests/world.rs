@@ -358,7 +358,8 @@ const DAILY: &[(&str, &str, &[&str])] = &[
     ("vendor_sales_and_traffic", "Date", &[]),
     ("spapi_fba_inventory", "Date", &[]),
     ("spapi_brand_analytics_sqp", "WeekEnd", &[]),
-    ("spapi_settlement", "\"Posted-date-time\"", &[]),
+    // a settlement's lines are posted through its period and appear when it closes
+    ("spapi_settlement", "\"Settlement-end-date\"", &[]),
     ("ads_campaign_daily", "Date", &["Purchases7d", "Sales7d"]),
     ("ads_ad_group_daily", "Date", &["Purchases7d", "Sales7d"]),
     ("ads_targeting_daily", "Date", &["Purchases7d", "Sales7d"]),
