@@ -21,6 +21,8 @@ pub struct World {
     /// What the world was generated from (seed, scale, origin and today), read from
     /// `ground-truth.json`: what moving it forward regenerates it with.
     pub spec: Option<pp_world::WorldSpec>,
+    /// The world's fee rules (from its spec): what a fee estimate answers.
+    pub fees: Option<pp_world::Fees>,
 }
 
 /// The spec a ground truth records.
@@ -61,6 +63,7 @@ impl World {
             last_day: chrono::NaiveDate::MIN,
             events: Vec::new(),
             spec: None,
+            fees: None,
         };
         let truth = std::fs::read(path.with_file_name("ground-truth.json"))
             .ok()
@@ -83,6 +86,7 @@ impl World {
         Ok(Self {
             last_day,
             events,
+            fees: spec.as_ref().map(pp_world::Fees::new),
             spec,
             ..w
         })

@@ -1,5 +1,7 @@
-//! Product fees v0: fee estimates for a SKU, an ASIN, or a batch of up to 20. Referral fee
-//! 15% of the listing price plus shipping, and (when Amazon fulfils) an FBA fee by price band.
+//! Product fees v0: fee estimates for a SKU, an ASIN, or a batch of up to 20, by the world's
+//! own fee rules (`pp_world::Fees`): the item's category's referral fee on the listing price
+//! (and shipping), and when Amazon fulfils, its size tier's fulfillment fee in force today —
+//! what the world charges a unit sold at that price today.
 
 use std::sync::Arc;
 
@@ -68,21 +70,16 @@ fn estimate(sim: &Sim, c: &Caller, req: &Value, id_type: &str, id_value: &str) -
         "MarketplaceId": market, "SellerId": c.subject, "IdType": id_type, "IdValue": id_value,
         "IsAmazonFulfilled": fba, "PriceToEstimateFees": req["PriceToEstimateFees"], "SellerInputIdentifier": req["Identifier"],
     });
+    // the world's own fee rules, for the seller's item at that price, today
+    let world = sim.world();
     let known = seller_in(sim, c, market).ok().and_then(|s| {
-        let col = if id_type == "SellerSKU" {
-            "SKU"
-        } else {
-            "ASIN"
-        };
-        sim.world()
-            .rows(
-                &format!("SELECT ASIN FROM catalog_item WHERE SellerID = ?1 AND {col} = ?2"),
-                &[&s.id, &id_value],
-            )
-            .ok()
-            .filter(|r| !r.is_empty())
+        let cents = amount.map(|a| (a * 100.0).round() as i64)?;
+        world
+            .fees
+            .as_ref()?
+            .estimate(s.id, id_value, cents, world.today())
     });
-    let (Some(amount), Some(_)) = (amount, known) else {
+    let (Some(amount), Some(fees)) = (amount, known) else {
         return json!({
             "Status": "ClientError", "FeesEstimateIdentifier": identifier,
             "Error": { "Type": "Sender", "Code": "InvalidParameterValue", "Message": format!("No fee estimate for {id_type} {id_value} with that price in {market}"), "Detail": [] },
@@ -91,15 +88,18 @@ fn estimate(sim: &Sim, c: &Caller, req: &Value, id_type: &str, id_value: &str) -
     let shipping = req["PriceToEstimateFees"]["Shipping"]["Amount"]
         .as_f64()
         .unwrap_or(0.0);
-    let referral = ((amount + shipping) * 0.15).max(0.30);
-    let fulfillment = if !fba {
-        0.0
-    } else if amount < 10.0 {
-        3.22
-    } else if amount < 50.0 {
-        4.75
+    // the referral fee is the category's rate of what the buyer pays, shipping included
+    let referral = if shipping > 0.0 {
+        let with_shipping = ((amount + shipping) * 100.0).round() as i64;
+        let rate = fees.referral as f64 / (amount * 100.0).max(1.0);
+        (with_shipping as f64 * rate).round() / 100.0
     } else {
-        6.10
+        fees.referral as f64 / 100.0
+    };
+    let fulfillment = if fba {
+        fees.fulfillment as f64 / 100.0
+    } else {
+        0.0
     };
     let mut details = vec![
         json!({ "FeeType": "ReferralFee", "FeeAmount": money(referral, currency), "FinalFee": money(referral, currency) }),

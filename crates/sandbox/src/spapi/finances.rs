@@ -1,6 +1,6 @@
 //! Finances v0 from the world's settlements: event groups (one per settlement), and the
-//! shipment and service-fee events of a group, an order or a posting window, each paged with
-//! `NextToken`.
+//! shipment, refund, adjustment and service-fee events of a group, an order or a posting
+//! window, each paged with `NextToken`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -75,45 +75,111 @@ fn currency(amount: f64, cur: &Value) -> Value {
     json!({ "CurrencyCode": cur, "CurrencyAmount": (amount * 100.0).round() / 100.0 })
 }
 
-/// Events of settlement lines, as the API groups them.
-fn to_events(lines: &[Map<String, Value>]) -> (Vec<Value>, Vec<Value>) {
-    let mut shipments: BTreeMap<(String, String), Vec<&Map<String, Value>>> = BTreeMap::new();
-    let mut fees = Vec::new();
-    for l in lines {
-        if l["ttype"] == "Order" {
-            let key = (
-                l["posted"].as_str().unwrap_or_default().to_owned(),
-                l["oid"].as_str().unwrap_or_default().to_owned(),
-            );
-            shipments.entry(key).or_default().push(l);
-        } else {
-            fees.push(json!({
+/// The amount of a line, as the API writes money.
+fn money(l: &Map<String, Value>) -> Value {
+    currency(l["amount"].as_f64().unwrap_or(0.0), &l["cur"])
+}
+
+/// An order's or a refund's item: its charges, fees and promotions, under the names the event
+/// kind gives them (`ItemChargeList` or `ItemChargeAdjustmentList`, …).
+fn item(ls: &[&Map<String, Value>], adjustment: bool) -> Value {
+    let list = |atype: &str, name: &str, amount: &str| -> Value {
+        ls.iter()
+            .filter(|l| l["atype"] == atype)
+            .map(|l| json!({ name: l["adesc"], amount: money(l) }))
+            .collect()
+    };
+    let sfx = if adjustment { "AdjustmentList" } else { "List" };
+    json!({
+        "SellerSKU": ls[0]["sku"],
+        "QuantityShipped": ls[0]["qty"],
+        format!("ItemCharge{sfx}"): list("ItemPrice", "ChargeType", "ChargeAmount"),
+        format!("ItemFee{sfx}"): list("ItemFees", "FeeType", "FeeAmount"),
+        format!("Promotion{sfx}"): list("Promotion", "PromotionType", "PromotionAmount"),
+    })
+}
+
+/// Events of settlement lines, as the API groups them, in the order of the lines: an order's
+/// lines are a shipment event, a refund's a refund event, a reimbursement an adjustment event,
+/// any other charge a service-fee event. A reserve is not an event (the group's total holds
+/// it).
+fn to_events(lines: &[Map<String, Value>]) -> Vec<(&'static str, Value)> {
+    // an order's or a refund's lines: (posted, type, order id)
+    type Key = (String, String, String);
+    let mut orders: BTreeMap<Key, Vec<&Map<String, Value>>> = BTreeMap::new();
+    let mut order_at: Vec<(usize, Key)> = Vec::new();
+    let mut out: Vec<(usize, (&'static str, Value))> = Vec::new();
+    for (k, l) in lines.iter().enumerate() {
+        let text = |f: &str| l[f].as_str().unwrap_or_default().to_owned();
+        let ttype = text("ttype");
+        if ttype == "Order" || ttype == "Refund" {
+            let key = (text("posted"), ttype, text("oid"));
+            if !orders.contains_key(&key) {
+                order_at.push((k, key.clone()));
+            }
+            orders.entry(key).or_default().push(l);
+        } else if l["atype"] == "FBA Inventory Reimbursement" {
+            out.push((k, ("AdjustmentEventList", json!({
+                "AdjustmentType": l["adesc"],
+                "PostedDate": l["posted"],
+                "StoreName": l["store"],
+                "AdjustmentAmount": money(l),
+                "AdjustmentItemList": [{ "SellerSKU": l["sku"], "Quantity": l["qty"].to_string(), "TotalAmount": money(l) }],
+            }))));
+        } else if !text("adesc").contains("Reserve") {
+            let mut e = json!({
                 "FeeReason": l["atype"],
                 "FeeDescription": l["adesc"],
                 "StoreName": l["store"],
-                "FeeList": [{ "FeeType": l["adesc"], "FeeAmount": currency(l["amount"].as_f64().unwrap_or(0.0), &l["cur"]) }],
-            }));
+                "FeeList": [{ "FeeType": l["adesc"], "FeeAmount": money(l) }],
+            });
+            if l["sku"].is_string() {
+                e["SellerSKU"] = l["sku"].clone();
+            }
+            out.push((k, ("ServiceFeeEventList", e)));
         }
     }
-    let shipment_events = shipments
-        .into_iter()
-        .map(|((posted, order), ls)| {
-            let first = ls[0];
-            let charges: Vec<Value> = ls.iter().filter(|l| l["atype"] == "ItemPrice").map(|l| json!({ "ChargeType": l["adesc"], "ChargeAmount": currency(l["amount"].as_f64().unwrap_or(0.0), &l["cur"]) })).collect();
-            let item_fees: Vec<Value> = ls.iter().filter(|l| l["atype"] == "ItemFees").map(|l| json!({ "FeeType": l["adesc"], "FeeAmount": currency(l["amount"].as_f64().unwrap_or(0.0), &l["cur"]) })).collect();
-            json!({
-                "AmazonOrderId": order,
-                "MarketplaceName": first["store"],
-                "StoreName": first["store"],
-                "PostedDate": posted,
-                "ShipmentItemList": [{ "SellerSKU": first["sku"], "QuantityShipped": first["qty"], "ItemChargeList": charges, "ItemFeeList": item_fees }],
-            })
-        })
-        .collect();
-    (shipment_events, fees)
+    for (k, key) in order_at {
+        let ls = &orders[&key];
+        let (posted, ttype, order) = key;
+        let refund = ttype == "Refund";
+        let mut e = json!({
+            "AmazonOrderId": order,
+            "MarketplaceName": ls[0]["store"],
+            "StoreName": ls[0]["store"],
+            "PostedDate": posted,
+        });
+        let list = if refund {
+            "ShipmentItemAdjustmentList"
+        } else {
+            "ShipmentItemList"
+        };
+        e[list] = json!([item(ls, refund)]);
+        out.push((
+            k,
+            (
+                if refund {
+                    "RefundEventList"
+                } else {
+                    "ShipmentEventList"
+                },
+                e,
+            ),
+        ));
+    }
+    out.sort_by_key(|(k, _)| *k);
+    out.into_iter().map(|(_, e)| e).collect()
 }
 
-/// One page of events: shipment events first, then service fees.
+/// The event lists a page has, each present even when empty.
+const LISTS: [&str; 4] = [
+    "ShipmentEventList",
+    "RefundEventList",
+    "AdjustmentEventList",
+    "ServiceFeeEventList",
+];
+
+/// One page of events, in the order of their lines.
 fn page_of_events(q: &Q, lines: &[Map<String, Value>]) -> Result<Value, SimError> {
     let size = q.int("MaxResultsPerPage", 1, 100, 100)? as usize;
     let start = q
@@ -121,17 +187,19 @@ fn page_of_events(q: &Q, lines: &[Map<String, Value>]) -> Result<Value, SimError
         .map(|t| offset("fe.", t))
         .transpose()?
         .unwrap_or(0);
-    let (ships, fees) = to_events(lines);
-    let all: Vec<(bool, Value)> = ships
-        .into_iter()
-        .map(|e| (true, e))
-        .chain(fees.into_iter().map(|e| (false, e)))
-        .collect();
-    let page: Vec<&(bool, Value)> = all.iter().skip(start).take(size).collect();
-    let mut payload = json!({ "FinancialEvents": {
-        "ShipmentEventList": page.iter().filter(|(s, _)| *s).map(|(_, e)| e.clone()).collect::<Vec<_>>(),
-        "ServiceFeeEventList": page.iter().filter(|(s, _)| !*s).map(|(_, e)| e.clone()).collect::<Vec<_>>(),
-    } });
+    let all = to_events(lines);
+    let mut events = Map::new();
+    for name in LISTS {
+        let list: Vec<Value> = all
+            .iter()
+            .skip(start)
+            .take(size)
+            .filter(|(n, _)| *n == name)
+            .map(|(_, e)| e.clone())
+            .collect();
+        events.insert(name.into(), list.into());
+    }
+    let mut payload = json!({ "FinancialEvents": events });
     if start + size < all.len() {
         payload["NextToken"] = token("fe.", start + size).into();
     }

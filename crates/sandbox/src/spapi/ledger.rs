@@ -51,10 +51,7 @@ pub fn check(sim: &Sim, start: Option<NaiveDate>, req: &Value) -> Result<(), Sim
             "reportOptions: the sandbox keeps the ledger DAILY by COUNTRY (aggregatedByTimePeriod, aggregateByLocation)",
         ));
     }
-    let Some(start) = start else {
-        return Err(SimError::invalid("dataStartTime is required"));
-    };
-    super::reports::within(sim, start, LOOKBACK_DAYS)
+    super::reports::started_within(sim, start, LOOKBACK_DAYS)
 }
 
 /// The ledger's TSV for `start..=end`.

@@ -15,9 +15,11 @@ mod promotions;
 pub mod q;
 mod report_docs;
 mod reports;
+mod returns;
 mod sellers;
 mod settlements;
 mod sqp;
+mod transactions;
 mod vendor;
 
 use std::sync::Arc;
@@ -83,5 +85,6 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(orders::routes(sim))
         .merge(fees::routes(sim))
         .merge(finances::routes(sim))
+        .merge(transactions::routes(sim))
         .merge(kiosk::routes(sim))
 }

@@ -19,7 +19,7 @@ use crate::op;
 use crate::reports::{Phase, ReportRow, iso, now_ms};
 use crate::sim::Sim;
 
-use super::{ledger, settlements, sqp, vendor};
+use super::{ledger, returns, settlements, sqp, vendor};
 
 static CREATE: Op = Op {
     name: "reports.createReport",
@@ -66,6 +66,7 @@ pub const TYPES: &[&str] = &[
     vendor::TRAFFIC,
     sqp::SQP,
     ledger::LEDGER,
+    returns::RETURNS,
 ];
 
 const FAMILY: &str = "sp";
@@ -82,6 +83,18 @@ pub(super) fn within(sim: &Sim, start: NaiveDate, days: u64) -> Result<(), SimEr
         )));
     }
     Ok(())
+}
+
+/// Refuses a request without a start, or one that starts more than `days` ago.
+pub(super) fn started_within(
+    sim: &Sim,
+    start: Option<NaiveDate>,
+    days: u64,
+) -> Result<(), SimError> {
+    let Some(start) = start else {
+        return Err(SimError::invalid("dataStartTime is required"));
+    };
+    within(sim, start, days)
 }
 
 pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
@@ -175,6 +188,7 @@ fn checked(sim: &Sim, subject: &str, spec: &Value) -> Result<(), SimError> {
         vendor::SALES | vendor::TRAFFIC => vendor::check(sim, seller, start, end, spec),
         sqp::SQP => sqp::check(sim, seller, start, end, spec),
         ledger::LEDGER => ledger::check(sim, start, spec),
+        returns::RETURNS => returns::check(sim, start),
         "GET_SALES_AND_TRAFFIC_REPORT" => {
             start.map_or(Ok(()), |s| within(sim, s, SALES_TRAFFIC_DAYS))
         }
@@ -354,6 +368,9 @@ fn build(sim: &Sim, owner: &str, req: &Value) -> Result<(&'static str, String), 
         }
         ledger::LEDGER => {
             ledger::document(sim, &seller, (start, end)).map(|t| ("text/tab-separated-values", t))
+        }
+        returns::RETURNS => {
+            returns::document(sim, &seller, (start, end)).map(|t| ("text/tab-separated-values", t))
         }
         sqp::SQP => sqp::document(sim, &seller, (start, end), req)
             .map(|v| ("application/json", v.to_string())),

@@ -19,5 +19,6 @@ mod spapi_reads;
 mod spapi_reports;
 mod spapi_writes;
 mod sqp;
+mod transactions;
 mod vendor_reports;
 mod world;

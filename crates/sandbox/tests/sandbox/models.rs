@@ -523,6 +523,23 @@ async fn money_cases(app: &SimApp, t: &str, c: &mut Cases) {
         "/finances/v0/orders/NOPE/financialEvents",
     )
     .await;
+    let tx = "finances_2024-06-19.json";
+    c.get(
+        app,
+        t,
+        tx,
+        "/finances/2024-06-19/transactions",
+        "/finances/2024-06-19/transactions?postedAfter=2026-10-01T00:00:00Z&postedBefore=2026-10-15T00:00:00Z",
+    )
+    .await;
+    c.get(
+        app,
+        t,
+        tx,
+        "/finances/2024-06-19/transactions",
+        "/finances/2024-06-19/transactions?postedAfter=2026-11-10T00:00:00Z&transactionStatus=DEFERRED",
+    )
+    .await;
     let fees = "productFeesV0.json";
     let sku = crate::spapi_writes::a_sku(app);
     let body = json!({"FeesEstimateRequest": {"MarketplaceId": US, "IsAmazonFulfilled": true, "Identifier": "q1", "PriceToEstimateFees": {"ListingPrice": {"CurrencyCode": "USD", "Amount": 20.0}}}});

@@ -321,44 +321,75 @@ async fn finances_fees_and_data_kiosk_answer_from_the_world() {
     assert!(g["payload"]["NextToken"].is_string(), "{g}");
     let group = &g["payload"]["FinancialEventGroupList"][1];
     let id = group["FinancialEventGroupId"].as_str().unwrap();
-    let (_, ev) = get(
-        &app,
-        &t,
-        &format!("/finances/v0/financialEventGroups/{id}/financialEvents"),
-    )
-    .await;
-    let sum = |list: &Value, f: &dyn Fn(&Value) -> f64| {
-        list.as_array().unwrap().iter().map(f).sum::<f64>()
-    };
-    let ships = sum(
-        &ev["payload"]["FinancialEvents"]["ShipmentEventList"],
-        &|e| {
-            let item = &e["ShipmentItemList"][0];
-            sum(&item["ItemChargeList"], &|c| {
-                c["ChargeAmount"]["CurrencyAmount"].as_f64().unwrap()
-            }) + sum(&item["ItemFeeList"], &|c| {
-                c["FeeAmount"]["CurrencyAmount"].as_f64().unwrap()
-            })
-        },
-    );
-    let fees = sum(
-        &ev["payload"]["FinancialEvents"]["ServiceFeeEventList"],
-        &|e| {
-            e["FeeList"][0]["FeeAmount"]["CurrencyAmount"]
-                .as_f64()
-                .unwrap()
-        },
-    );
+    // every page of the group's events; their amounts and the reserve the settlement moved
+    // (not an event) add up to its total
+    let mut amounts = 0.0;
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut path = format!("/finances/v0/financialEventGroups/{id}/financialEvents");
+    loop {
+        let (s, ev) = get(&app, &t, &path).await;
+        assert_eq!(s, 200, "{ev}");
+        for (list, events) in ev["payload"]["FinancialEvents"].as_object().unwrap() {
+            for e in events.as_array().unwrap() {
+                kinds.insert(list.clone());
+                amounts += event_amount(e);
+            }
+        }
+        match ev["payload"]["NextToken"].as_str() {
+            Some(next) => {
+                path = format!(
+                    "/finances/v0/financialEventGroups/{id}/financialEvents?NextToken={next}"
+                )
+            }
+            None => break,
+        }
+    }
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let reserve: f64 = world
+        .query_row(
+            "SELECT COALESCE(SUM(Amount), 0) FROM spapi_settlement
+             WHERE \"Settlement-id\" = ?1 AND \"Amount-description\" LIKE '%Reserve%'",
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap();
     let total = group["OriginalTotal"]["CurrencyAmount"].as_f64().unwrap();
     assert!(
-        (ships + fees - total).abs() < 0.05,
-        "{ships} + {fees} vs {total}"
+        (amounts + reserve - total).abs() < 0.005,
+        "{amounts} + {reserve} vs {total}"
     );
+    for k in [
+        "ShipmentEventList",
+        "RefundEventList",
+        "ServiceFeeEventList",
+    ] {
+        assert!(kinds.contains(k), "{k}: {kinds:?}");
+    }
     let (s, _) = get(&app, &t, "/finances/v0/financialEvents").await;
     assert_eq!(s, 400, "PostedAfter is required");
-    // fees
+    // fees: what the world charged a unit of the SKU at the price of its latest order (without
+    // a coupon) is what an estimate at that price answers
     let sku = crate::spapi_writes::a_sku(&app);
-    let body = json!({"FeesEstimateRequest": {"MarketplaceId": US, "IsAmazonFulfilled": true, "Identifier": "q1", "PriceToEstimateFees": {"ListingPrice": {"CurrencyCode": "USD", "Amount": 20.0}}}});
+    let world = rusqlite::Connection::open(app.dir.path().join("world/warehouse.sqlite")).unwrap();
+    let per_unit = |desc: &str| -> f64 {
+        world
+            .query_row(
+                "SELECT Amount / Quantity FROM spapi_finance_transaction t WHERE Sku = ?1
+                   AND \"Transaction-type\" = 'Shipment' AND \"Amount-description\" = ?2
+                   AND NOT EXISTS (SELECT 1 FROM spapi_finance_transaction p
+                                   WHERE p.\"Transaction-id\" = t.\"Transaction-id\" AND p.\"Amount-type\" = 'Promotion')
+                 ORDER BY \"Posted-date-time\" DESC LIMIT 1",
+                [&sku, desc],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let (price, referral, fba) = (
+        per_unit("Principal"),
+        -per_unit("Commission"),
+        -per_unit("FBAPerUnitFulfillmentFee"),
+    );
+    let body = json!({"FeesEstimateRequest": {"MarketplaceId": US, "IsAmazonFulfilled": true, "Identifier": "q1", "PriceToEstimateFees": {"ListingPrice": {"CurrencyCode": "USD", "Amount": price}}}});
     let (s, _, f) = parts(
         app.sp(
             Method::POST,
@@ -372,11 +403,23 @@ async fn finances_fees_and_data_kiosk_answer_from_the_world() {
     )
     .await;
     assert_eq!(s, 200);
-    assert_eq!(f["payload"]["FeesEstimateResult"]["Status"], "Success");
-    assert_eq!(
-        f["payload"]["FeesEstimateResult"]["FeesEstimate"]["TotalFeesEstimate"]["Amount"],
-        7.75
+    let estimate = &f["payload"]["FeesEstimateResult"];
+    assert_eq!(estimate["Status"], "Success", "{f}");
+    let fee = |kind: &str| -> f64 {
+        estimate["FeesEstimate"]["FeeDetailList"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["FeeType"] == kind)
+            .unwrap()["FeeAmount"]["Amount"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        (fee("ReferralFee") - referral).abs() < 0.005,
+        "{f} vs {referral}"
     );
+    assert!((fee("FBAFees") - fba).abs() < 0.005, "{f} vs {fba}");
     // data kiosk: a query walks to DONE and its document holds the world's days
     let q = format!(
         "query {{ analytics_salesAndTraffic_2024_04_24 {{ salesAndTrafficByDate(startDate: \"2026-10-01\" endDate: \"2026-10-10\" aggregateBy: DAY marketplaceIds: [\"{US}\"]) {{ startDate sales {{ unitsOrdered }} }} }} }}"
@@ -424,4 +467,34 @@ async fn finances_fees_and_data_kiosk_answer_from_the_world() {
     let (_, r) = get(&app, &t, &format!("/dataKiosk/2023-11-15/queries/{bad_id}")).await;
     assert_eq!(r["processingStatus"], "FATAL");
     assert!(r["errorDocumentId"].is_string());
+}
+
+/// The money of one Finances v0 event: its items' charges, fees and promotions (or their
+/// adjustments), an adjustment's amount, or a service fee's.
+fn event_amount(e: &Value) -> f64 {
+    let amount = |m: &Value| m["CurrencyAmount"].as_f64().unwrap();
+    let mut sum = 0.0;
+    for items in ["ShipmentItemList", "ShipmentItemAdjustmentList"] {
+        for item in e[items].as_array().into_iter().flatten() {
+            for (list, field) in [
+                ("ItemChargeList", "ChargeAmount"),
+                ("ItemFeeList", "FeeAmount"),
+                ("PromotionList", "PromotionAmount"),
+                ("ItemChargeAdjustmentList", "ChargeAmount"),
+                ("ItemFeeAdjustmentList", "FeeAmount"),
+                ("PromotionAdjustmentList", "PromotionAmount"),
+            ] {
+                for c in item[list].as_array().into_iter().flatten() {
+                    sum += amount(&c[field]);
+                }
+            }
+        }
+    }
+    if e["AdjustmentAmount"].is_object() {
+        sum += amount(&e["AdjustmentAmount"]);
+    }
+    for f in e["FeeList"].as_array().into_iter().flatten() {
+        sum += amount(&f["FeeAmount"]);
+    }
+    sum
 }
