@@ -10,7 +10,9 @@ use crate::readers::ads_entities::AdsEntities;
 use crate::readers::ads_v3::AdsV3;
 use crate::readers::catalog::{Catalog, VendorCatalog};
 use crate::readers::dsp::DspDaily;
+use crate::readers::finance_transactions::FinanceTransactions;
 use crate::readers::inventory::Inventory;
+use crate::readers::returns::Returns;
 use crate::readers::sales_and_traffic::SalesAndTraffic;
 use crate::readers::search_query_performance::SearchQueryPerformance;
 use crate::readers::settlements::Settlements;
@@ -190,6 +192,20 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         limits: "18 months back (the ledger's reach). Inbound units are known only for the day before each run (the unsuppressed inventory report is today's); earlier days have none. DaysOfSupply needs the 28 days of sales through a day: the first 27 days of the reach, and of a SKU's life, have none.",
     },
     Dataset {
+        name: "fba_returns",
+        about: "Customer returns by day: each refund's returned units by disposition (back in stock, damaged by the buyer, damaged on the way)",
+        reader: &Returns,
+        side: Side::Retail,
+        applies: Applies::Sellers,
+        tables: &["spapi_fba_returns"],
+        key: &["SellerID", "Date", "Order-id", "SKU", "Detailed-disposition"],
+        grain: "day",
+        lookback_days: 548,
+        slice_days: 31,
+        leads: false,
+        limits: "18 months back.",
+    },
+    Dataset {
         name: "vendor_sales_and_traffic",
         about: "A vendor's daily ordered and shipped revenue and units, and glance views, by ASIN",
         reader: &Vendor,
@@ -218,6 +234,21 @@ pub const DATASETS: &[Dataset] = &[Dataset {
         slice_days: 90,
         leads: false,
         limits: "The provider makes a settlement report itself when a period closes and keeps it 90 days: settlements that closed earlier cannot be read, and the open period arrives once it closes. Every run reads each settlement still kept again, whole.",
+    },
+    Dataset {
+        name: "finance_transactions",
+        about: "Financial transactions of the last 35 days: each amount posted to the seller's account, with its transaction's status (deferred, released) and settlement",
+        reader: &FinanceTransactions,
+        side: Side::Retail,
+        applies: Applies::Sellers,
+        tables: &["spapi_finance_transaction"],
+        key: &["SellerID", "Date", "Transaction-id", "Amount-type", "Amount-description"],
+        grain: "day",
+        // the window every run reads whole: the open settlement, and the weeks before it
+        lookback_days: 35,
+        slice_days: 35,
+        leads: false,
+        limits: "The last 35 days, read whole every run: a transaction's status and settlement are as the provider lists them now; older days keep what they were when last read (earlier days are the settlements'). The provider lists nothing from the last 48 hours.",
     },
     Dataset {
         name: "search_query_performance",

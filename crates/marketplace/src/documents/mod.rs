@@ -9,6 +9,7 @@
 //! - `ads`: Reporting v3 and v1 rows.
 
 pub mod ads;
+pub mod finances;
 pub mod selling;
 
 use std::collections::BTreeMap;

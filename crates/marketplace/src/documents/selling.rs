@@ -1,6 +1,6 @@
 //! The selling side's report documents, read into rows: settlements (the V2 flat file), the
-//! inventory ledger summary, vendor sales and traffic, and brand analytics search query
-//! performance.
+//! inventory ledger summary, customer returns, vendor sales and traffic, and brand analytics
+//! search query performance.
 
 use chrono::NaiveDate;
 use pp_core::Result;
@@ -76,6 +76,50 @@ pub fn settlement(text: &str) -> Result<Settlement> {
         currency: field(summary, "currency")?,
         lines,
     })
+}
+
+/// Units of one refund returned with one disposition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Return {
+    /// The return's day (UTC).
+    pub date: NaiveDate,
+    /// When it was returned, written `…Z`.
+    pub returned: String,
+    pub order_id: String,
+    pub sku: String,
+    pub asin: String,
+    pub quantity: i64,
+    pub disposition: String,
+    pub reason: String,
+}
+
+/// `GET_FBA_FULFILLMENT_CUSTOMER_RETURNS_DATA`: one line per order, SKU and disposition.
+pub fn returns(text: &str) -> Result<Vec<Return>> {
+    const WHAT: &str = "customer returns";
+    tsv(WHAT, text)?
+        .iter()
+        .map(|r| {
+            let f = |k: &str| {
+                r.get(k)
+                    .cloned()
+                    .ok_or_else(|| unreadable(WHAT, format!("it has no {k} column")))
+            };
+            let at = f("return-date")?;
+            let returned = chrono::DateTime::parse_from_rfc3339(&at)
+                .map_err(|_| unreadable(WHAT, format!("'{at}' is not a time")))?
+                .with_timezone(&chrono::Utc);
+            Ok(Return {
+                date: returned.date_naive(),
+                returned: returned.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                order_id: f("order-id")?,
+                sku: f("sku")?,
+                asin: f("asin")?,
+                quantity: count(WHAT, &f("quantity")?)?,
+                disposition: f("detailed-disposition")?,
+                reason: f("reason")?,
+            })
+        })
+        .collect()
 }
 
 /// One SKU's day in the inventory ledger.
