@@ -40,7 +40,7 @@ async fn status(base: &str, token: &str) -> Value {
 }
 
 /// The natural key of each table the selling-side datasets fill.
-const KEYS: [(&str, &str); 5] = [
+const KEYS: [(&str, &str); 7] = [
     ("spapi_sales_and_traffic_by_date", "SellerID, Date"),
     (
         "spapi_sales_and_traffic_by_asin",
@@ -51,6 +51,14 @@ const KEYS: [(&str, &str); 5] = [
     (
         "spapi_brand_analytics_sqp",
         "SellerID, WeekStart, SearchQuery",
+    ),
+    (
+        "spapi_finance_transaction",
+        "SellerID, Date, `Transaction-id`, `Amount-type`, `Amount-description`",
+    ),
+    (
+        "spapi_fba_returns",
+        "SellerID, Date, `Order-id`, SKU, `Detailed-disposition`",
     ),
 ];
 
@@ -148,12 +156,12 @@ async fn a_sync_killed_mid_backfill_ends_with_every_row_and_every_report_once() 
     let a = gateway(&p, d);
 
     // both finish it: the US and Canadian merchants' catalog, sales and traffic, inventory,
-    // settlements and search query performance
+    // returns, settlements, finance transactions and search query performance
     let began = Instant::now();
     let done = loop {
         let s = status(&b.base, &t).await;
         let rows = s["datasets"].as_array().unwrap();
-        if rows.len() == 10 && rows.iter().all(|r| r["state"] == "synced") {
+        if rows.len() == 14 && rows.iter().all(|r| r["state"] == "synced") {
             break s;
         }
         assert!(

@@ -179,11 +179,11 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
         .unwrap()
         .iter()
         .partition(|r| r["merchant"]["sellerId"] != "ENTITY2DEMOVENDOR");
-    // per seller: the catalog, sales and traffic, FBA inventory, settlements, search query
-    // performance, the advertising entities, eleven advertising reports and DSP (which no
-    // seller has); the vendor's login has no sponsored ads profile, and its advertising
-    // datasets say so, but it has a DSP advertiser
-    assert_eq!(datasets.len(), 3 * 18, "{status:#}");
+    // per seller: the catalog, sales and traffic, FBA inventory, customer returns,
+    // settlements, finance transactions, search query performance, the advertising entities,
+    // eleven advertising reports and DSP (which no seller has); the vendor's login has no
+    // sponsored ads profile, and its advertising datasets say so, but it has a DSP advertiser
+    assert_eq!(datasets.len(), 3 * 20, "{status:#}");
     // the vendor: its sales and traffic, three years back, its catalog, and DSP, two
     assert_eq!(vendor.len(), 15, "{status:#}");
     for r in vendor {
@@ -258,7 +258,7 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     assert_eq!(health["sync"]["managedWarehouses"], 2, "{health}");
     assert_eq!(
         health["sync"]["datasets"]["synced"],
-        3 * 18 - 1 - 3 + 3,
+        3 * 20 - 1 - 3 + 3,
         "{health}"
     );
     assert!(!health.to_string().contains("omega"), "{health}");
@@ -1452,9 +1452,9 @@ async fn a_tenant_whose_provider_crawls_does_not_hold_up_another_tenants_sync() 
     assert_eq!(s, 200, "{b}");
     let done = until_synced(&app, &sigma, Duration::from_secs(240)).await;
     let took = began.elapsed();
-    // the Mexican merchant: catalog, sales and traffic, FBA inventory, settlements (no brand
-    // analytics)
-    assert_eq!(done["datasets"].as_array().unwrap().len(), 5, "{done:#}");
+    // the Mexican merchant: catalog, sales and traffic, FBA inventory, customer returns,
+    // settlements, finance transactions (no brand analytics)
+    assert_eq!(done["datasets"].as_array().unwrap().len(), 7, "{done:#}");
     let (_, o) = app.get(&omega, "/api/warehouse/sync").await;
     let crawling = o["datasets"]
         .as_array()

@@ -15,6 +15,7 @@ mod costs;
 mod estimate;
 mod fees;
 mod ledger;
+mod lines;
 pub mod rates;
 mod returns;
 mod transactions;
@@ -32,6 +33,7 @@ use costs::Costs;
 pub use estimate::{FeeEstimate, Fees};
 use fees::{Money, Schedule, Tier};
 use ledger::{Close, Posting, Terms};
+use lines::{merchant_fee, reimbursement, sku_fee};
 use pp_warehouse::schema::{Table, table};
 use rates::Rates;
 use truth::{Line, Months};
@@ -188,64 +190,17 @@ impl Economics {
         let fba = money.local(self.schedule.usd_cents(Tier::of(it.noun), date));
         let posted = self.at(d);
         let order = format!("1{:02}-{:07}-{:07}", m.id, d, self.rng.range(0, 9_999_999));
-        let line = |ttype, atype, adesc, amount, line| Posting {
+        let postings = lines::order(&lines::Sale {
             posted,
-            ttype,
-            order: Some(order.clone()),
-            sku: Some(sku.to_owned()),
-            qty: Some(units),
-            atype,
-            adesc,
-            amount,
-            line: Some(line),
-            order_day: None,
-        };
-        let rebate = day.shelf - day.price;
-        let mut postings = vec![line(
-            "Order",
-            "ItemPrice",
-            "Principal",
-            units * day.shelf,
-            Line::Sales,
-        )];
-        if rebate > 0 {
-            postings.push(line(
-                "Order",
-                "Promotion",
-                "Principal",
-                -units * rebate,
-                Line::Promotions,
-            ));
-        }
-        postings.push(line(
-            "Order",
-            "ItemFees",
-            "Commission",
-            -units * referral,
-            Line::ReferralFees,
-        ));
-        postings.push(line(
-            "Order",
-            "ItemFees",
-            "FBAPerUnitFulfillmentFee",
-            -units * fba,
-            Line::FulfillmentFees,
-        ));
-        if rebate > 0 {
-            postings.push(Posting {
-                ttype: "other-transaction",
-                order: None,
-                qty: None,
-                atype: "other-transaction",
-                ..line(
-                    "",
-                    "",
-                    "CouponRedemptionFee",
-                    -units * money.local(fees::COUPON_FEE_USD_CENTS),
-                    Line::OtherFees,
-                )
-            });
-        }
+            order: &order,
+            sku,
+            units,
+            shelf: day.shelf,
+            price: day.price,
+            referral,
+            fba,
+            coupon_fee: money.local(fees::COUPON_FEE_USD_CENTS),
+        });
         let cost = *self.costs.on(i, date).expect("a seller item has a cost");
         let atoms = [
             Atom {
@@ -297,45 +252,17 @@ impl Economics {
         }
         let [restocked, _, reimbursed] = fates;
         let at = self.at(r);
-        let refund = |atype, adesc, amount, line| Posting {
+        let due = lines::refund(&lines::Refund {
             posted: at,
-            ttype: "Refund",
-            order: Some(s.order.clone()),
-            sku: Some(sku.to_owned()),
-            qty: Some(refunded),
-            atype,
-            adesc,
-            amount,
-            line: Some(line),
-            order_day: Some(s.day),
-        };
-        let rebate = s.shelf - s.price;
-        let mut due = vec![refund(
-            "ItemPrice",
-            "Principal",
-            -refunded * s.shelf,
-            Line::Refunds,
-        )];
-        if rebate > 0 {
-            due.push(refund(
-                "Promotion",
-                "Principal",
-                refunded * rebate,
-                Line::Refunds,
-            ));
-        }
-        due.push(refund(
-            "ItemFees",
-            "Commission",
-            refunded * s.referral,
-            Line::ReferralFees,
-        ));
-        due.push(refund(
-            "ItemFees",
-            "RefundCommission",
-            -refunded * fees::refund_commission(&money, s.referral),
-            Line::ReferralFees,
-        ));
+            order: &s.order,
+            order_day: s.day,
+            sku,
+            units: refunded,
+            shelf: s.shelf,
+            price: s.price,
+            referral: s.referral,
+            refund_commission: fees::refund_commission(&money, s.referral),
+        });
         let back = *self.costs.on(s.item, self.date(r)).expect("a cost");
         let entry = self.due.entry(r).or_default();
         entry
@@ -641,47 +568,4 @@ fn stream(spec: &WorldSpec) -> Rng {
 fn stochastic(x: f64, rng: &mut Rng) -> i64 {
     let floor = x.floor();
     floor as i64 + i64::from(rng.unit() < x - floor)
-}
-
-fn other(
-    posted: chrono::NaiveDateTime,
-    sku: Option<&str>,
-    adesc: &'static str,
-    amount: i64,
-    line: Line,
-) -> Posting {
-    Posting {
-        posted,
-        ttype: "other-transaction",
-        order: None,
-        sku: sku.map(str::to_owned),
-        qty: None,
-        atype: "other-transaction",
-        adesc,
-        amount,
-        line: Some(line),
-        order_day: None,
-    }
-}
-
-fn merchant_fee(posted: chrono::NaiveDateTime, adesc: &'static str, amount: i64) -> Posting {
-    other(posted, None, adesc, amount, Line::OtherFees)
-}
-
-fn sku_fee(posted: chrono::NaiveDateTime, sku: &str, adesc: &'static str, amount: i64) -> Posting {
-    other(posted, Some(sku), adesc, amount, Line::StorageFees)
-}
-
-fn reimbursement(
-    posted: chrono::NaiveDateTime,
-    sku: &str,
-    units: i64,
-    adesc: &'static str,
-    amount: i64,
-) -> Posting {
-    Posting {
-        atype: "FBA Inventory Reimbursement",
-        qty: Some(units),
-        ..other(posted, Some(sku), adesc, amount, Line::Reimbursements)
-    }
 }
