@@ -16,8 +16,9 @@ pub struct TransactionLine {
     pub transaction_id: String,
     pub transaction_type: String,
     pub status: String,
-    /// When it was posted, as the provider writes it.
+    /// When it was posted, in UTC, written `…Z`.
     pub posted: String,
+    /// When a deferred transaction is released, written the same way.
     pub maturity: Option<String>,
     pub settlement_id: Option<String>,
     pub order_id: Option<String>,
@@ -27,6 +28,18 @@ pub struct TransactionLine {
     pub amount_description: String,
     pub amount: i64,
     pub currency: String,
+}
+
+/// An instant in UTC, written `2026-11-10T09:00:00Z`.
+fn instant(v: &Value, what: &str) -> Result<String> {
+    let t = text(v, what)?;
+    chrono::DateTime::parse_from_rfc3339(&t)
+        .map(|at| {
+            at.with_timezone(&chrono::Utc)
+                .format("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        })
+        .map_err(|_| unreadable(WHAT, format!("'{t}' is not a time")))
 }
 
 fn text(v: &Value, what: &str) -> Result<String> {
@@ -80,10 +93,10 @@ pub fn transactions(page: &Value) -> Result<(Vec<TransactionLine>, Option<String
                     transaction_id: id.clone(),
                     transaction_type: text(&t["transactionType"], "transactionType")?,
                     status: text(&t["transactionStatus"], "transactionStatus")?,
-                    posted: text(&t["postedDate"], "postedDate")?,
+                    posted: instant(&t["postedDate"], "postedDate")?,
                     maturity: context("DeferredContext", "maturityDate")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
+                        .map(|m| instant(m, "maturityDate"))
+                        .transpose()?,
                     settlement_id: related("SETTLEMENT_ID")
                         .or_else(|| related("FINANCIAL_EVENT_GROUP_ID")),
                     order_id: related("ORDER_ID"),

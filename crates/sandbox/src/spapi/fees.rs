@@ -70,32 +70,26 @@ fn estimate(sim: &Sim, c: &Caller, req: &Value, id_type: &str, id_value: &str) -
         "MarketplaceId": market, "SellerId": c.subject, "IdType": id_type, "IdValue": id_value,
         "IsAmazonFulfilled": fba, "PriceToEstimateFees": req["PriceToEstimateFees"], "SellerInputIdentifier": req["Identifier"],
     });
-    // the world's own fee rules, for the seller's item at that price, today
+    let shipping = req["PriceToEstimateFees"]["Shipping"]["Amount"]
+        .as_f64()
+        .unwrap_or(0.0);
+    // the world's own fee rules, for the seller's item at what the buyer pays (shipping
+    // included: the referral fee is charged on it), today
     let world = sim.world();
     let known = seller_in(sim, c, market).ok().and_then(|s| {
-        let cents = amount.map(|a| (a * 100.0).round() as i64)?;
+        let cents = amount.map(|a| ((a + shipping) * 100.0).round() as i64)?;
         world
             .fees
             .as_ref()?
             .estimate(s.id, id_value, cents, world.today())
     });
-    let (Some(amount), Some(fees)) = (amount, known) else {
+    let (Some(_), Some(fees)) = (amount, known) else {
         return json!({
             "Status": "ClientError", "FeesEstimateIdentifier": identifier,
             "Error": { "Type": "Sender", "Code": "InvalidParameterValue", "Message": format!("No fee estimate for {id_type} {id_value} with that price in {market}"), "Detail": [] },
         });
     };
-    let shipping = req["PriceToEstimateFees"]["Shipping"]["Amount"]
-        .as_f64()
-        .unwrap_or(0.0);
-    // the referral fee is the category's rate of what the buyer pays, shipping included
-    let referral = if shipping > 0.0 {
-        let with_shipping = ((amount + shipping) * 100.0).round() as i64;
-        let rate = fees.referral as f64 / (amount * 100.0).max(1.0);
-        (with_shipping as f64 * rate).round() / 100.0
-    } else {
-        fees.referral as f64 / 100.0
-    };
+    let referral = fees.referral as f64 / 100.0;
     let fulfillment = if fba {
         fees.fulfillment as f64 / 100.0
     } else {

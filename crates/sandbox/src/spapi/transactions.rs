@@ -39,21 +39,22 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
     )
 }
 
-/// A query's instant as the world writes it (`2026-11-01T00:00:00Z`).
-fn instant(q: &Q, name: &str) -> Result<Option<String>, SimError> {
+/// A query's instant, in UTC.
+fn instant(q: &Q, name: &str) -> Result<Option<DateTime<Utc>>, SimError> {
     q.get(name)
         .map(|v| {
             DateTime::parse_from_rfc3339(v)
-                .map(|t| {
-                    t.with_timezone(&Utc)
-                        .format("%Y-%m-%dT%H:%M:%SZ")
-                        .to_string()
-                })
+                .map(|t| t.with_timezone(&Utc))
                 .map_err(|_| {
                     SimError::invalid(format!("{name} '{v}' is not an ISO 8601 date-time"))
                 })
         })
         .transpose()
+}
+
+/// An instant as the world writes it (`2026-11-01T00:00:00Z`).
+fn written(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 async fn list(
@@ -85,18 +86,28 @@ async fn list(
             "postedAfter is required without a related identifier",
         ));
     }
-    let before = instant(&q, "postedBefore")?;
     // postedBefore defaults to now: the world's today
-    let now = format!("{}T00:00:00Z", sim.world().today());
-    let (after, before) = (
-        after.unwrap_or_else(|| "0000-01-01T00:00:00Z".into()),
-        before.unwrap_or(now),
-    );
-    if before <= after {
+    let today = sim
+        .world()
+        .today()
+        .and_hms_opt(0, 0, 0)
+        .expect("midnight")
+        .and_utc();
+    let before = instant(&q, "postedBefore")?.unwrap_or(today);
+    if after.is_some_and(|a| before <= a) {
         return Err(SimError::invalid(
             "postedBefore must be later than postedAfter",
         ));
     }
+    // more than 180 days apart: the provider answers with nothing (an order's or a
+    // settlement's transactions are listed whenever they were posted)
+    if related.is_none() && after.is_some_and(|a| before - a > Duration::days(180)) {
+        return Ok(Json(json!({ "payload": { "transactions": [] } })));
+    }
+    let (after, before) = (
+        after.map_or_else(|| "0000-01-01T00:00:00Z".to_owned(), written),
+        written(before),
+    );
     let sellers = match q.get("marketplaceId") {
         Some(m) => vec![seller_in(&sim, &c, m)?],
         None => sim.world().seller_rows(&c.subject)?,
@@ -106,15 +117,6 @@ async fn list(
         .map(|t| offset("tx.", t))
         .transpose()?
         .unwrap_or(0);
-    let apart = |a: &str, b: &str| -> Option<Duration> {
-        let p = |s: &str| DateTime::parse_from_rfc3339(s).ok();
-        Some(p(b)? - p(a)?)
-    };
-    // more than 180 days apart: the provider answers with nothing (an order's or a
-    // settlement's transactions are listed whenever they were posted)
-    if related.is_none() && apart(&after, &before).is_some_and(|d| d > Duration::days(180)) {
-        return Ok(Json(json!({ "payload": { "transactions": [] } })));
-    }
     let mut rows = Vec::new();
     for s in &sellers {
         let mut sql = String::from(

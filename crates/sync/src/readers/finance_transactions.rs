@@ -4,7 +4,7 @@
 //! transaction that moved from deferred to released, or into a settlement that closed, is
 //! stored as it is now. Days older than the window keep what they were when last read.
 
-use chrono::{Duration, NaiveDate};
+use chrono::Duration;
 use pp_core::Result;
 use pp_marketplace::documents::finances::{TransactionLine, transactions};
 use pp_warehouse::schema::{Cell, table};
@@ -74,32 +74,18 @@ async fn read(cx: &Cx<'_>) -> Result<Load> {
     })
 }
 
-/// A time as the warehouse writes it (`…Z`).
-fn instant(t: &str) -> String {
-    match chrono::DateTime::parse_from_rfc3339(t) {
-        Ok(at) => at
-            .with_timezone(&chrono::Utc)
-            .format("%Y-%m-%dT%H:%M:%SZ")
-            .to_string(),
-        Err(_) => t.to_owned(),
-    }
-}
-
 fn row(seller: &Seller, l: &TransactionLine) -> Vec<Cell> {
-    let posted = instant(&l.posted);
-    let day = posted
-        .get(..10)
-        .and_then(|d| d.parse::<NaiveDate>().ok())
-        .map_or(Cell::Null, |d| Cell::Text(d.to_string()));
+    // the document reader writes every instant `YYYY-MM-DDTHH:MM:SSZ`
+    let day = Cell::Text(l.posted[..10].to_owned());
     vec![
         Cell::Int(seller.id),
         Cell::Text(seller.token.clone()),
         day,
         Cell::Text(l.transaction_id.clone()),
-        Cell::Text(posted),
+        Cell::Text(l.posted.clone()),
         Cell::Text(l.transaction_type.clone()),
         Cell::Text(l.status.clone()),
-        l.maturity.as_deref().map(instant).into(),
+        l.maturity.clone().into(),
         l.settlement_id.clone().into(),
         l.order_id.clone().into(),
         l.sku.clone().into(),
