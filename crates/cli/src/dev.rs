@@ -105,6 +105,8 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
     if truth.exists() {
         pp_brand::seed::from_world(store, DEMO_TENANT, &path, &truth).await?;
     }
+    let world_dir = path.parent().unwrap_or(store.data_dir());
+    pp_profit::seed::from_world(store, &tenant, world_dir).await?;
     let file = store.data_dir().join("dev-credential.json");
     let saved: Option<DevCredential> = std::fs::read(&file)
         .ok()

@@ -49,6 +49,7 @@ scopes! {
     ListingsWrite => "listings:write",
     WebhooksWrite => "webhooks:write",
     SyncWrite => "sync:write",
+    CostsWrite => "costs:write",
 }
 
 impl Scope {
@@ -83,6 +84,9 @@ impl Scope {
                 "Register webhook endpoints, rotate their secrets and replay deliveries"
             }
             Scope::SyncWrite => "Start the warehouse sync now (it spends the provider's quota)",
+            Scope::CostsWrite => {
+                "Enter product costs, exchange rates and the reporting currency (audited)"
+            }
         }
     }
 

@@ -46,6 +46,8 @@ pub struct AppState {
     pub sync: pp_sync::WarehouseSync,
     /// Outbound events: the feed, webhook endpoints and their deliveries.
     pub events: pp_events::Events,
+    /// Profit's tenant data: landed costs, exchange rates, the reporting currency.
+    pub profit: pp_profit::Profit,
     /// How the job workers run.
     pub jobs: crate::jobs::JobsConfig,
     /// Job kinds registered from outside the services built here ([`AppState::with_job_kind`]).
@@ -199,6 +201,7 @@ impl AppState {
                 pp_sync::SyncSettings::default(),
             ),
             events: pp_events::Events::new(store.clone(), pp_events::Settings::default())?,
+            profit: pp_profit::Profit::new(store.clone(), warehouses.clone()),
             market,
             brand: BrandMemory::new(store.clone(), warehouses.clone(), cursors.clone()),
             admin: pp_admin::Admin::new(store.clone()),

@@ -8,6 +8,7 @@ pub mod ads_writes;
 pub mod approvals;
 pub mod brand;
 mod connections;
+pub mod costs;
 mod credentials;
 pub mod db;
 pub mod events;
@@ -221,6 +222,11 @@ impl Store {
 
     pub fn intelligence(&self) -> Intelligence<'_> {
         Intelligence(&self.db)
+    }
+
+    /// Profit's tenant data: cost periods, exchange rates, the reporting currency, their log.
+    pub fn costs(&self) -> costs::Costs<'_> {
+        costs::Costs(&self.db)
     }
 
     pub fn policies(&self) -> Policies<'_> {

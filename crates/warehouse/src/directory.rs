@@ -241,3 +241,67 @@ pub async fn existing_sellers(
     .map(|r| r.int("id"))
     .collect()
 }
+
+/// A SKU a seller sold in a window (`spapi_sales_and_traffic_by_asin`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SoldSku {
+    pub sku: String,
+    pub asin: String,
+    /// The first and last day with units ordered in the window.
+    pub first: String,
+    pub last: String,
+    pub units: i64,
+    /// Ordered product sales, in cents of the seller's currency.
+    pub sales_cents: i64,
+}
+
+/// The SKUs seller row `seller_id` sold on the days `from..=to`, by SKU; none while the
+/// table is missing.
+pub async fn sold_skus(
+    engine: &dyn Engine,
+    limits: &Limits,
+    seller_id: i64,
+    from: &str,
+    to: &str,
+) -> Result<Vec<SoldSku>> {
+    if !has_table(engine, "spapi_sales_and_traffic_by_asin").await? {
+        return Ok(Vec::new());
+    }
+    let d = engine.dialect();
+    let sql = format!(
+        "SELECT SKU AS sku, MIN(ChildASIN) AS asin, MIN(Date) AS first_day, MAX(Date) AS last_day,
+         {} AS units, {} AS sales
+         FROM spapi_sales_and_traffic_by_asin
+         WHERE SellerID = ? AND Date >= ? AND Date <= ? AND UnitsOrdered > 0 AND SKU IS NOT NULL
+         GROUP BY SKU ORDER BY SKU",
+        d.int("SUM(UnitsOrdered)"),
+        d.sum_cents("OrderedProductSales")
+    );
+    let day = |r: &RowMap, c: &str| -> Result<String> {
+        let s = r.text(c)?;
+        Ok(s[..s.len().min(10)].to_owned())
+    };
+    rows(
+        engine,
+        limits,
+        &sql,
+        vec![
+            Scalar::Int(seller_id),
+            Scalar::Text(from.to_owned()),
+            Scalar::Text(to.to_owned()),
+        ],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(SoldSku {
+            sku: r.text("sku")?.to_owned(),
+            asin: r.text("asin")?.to_owned(),
+            first: day(r, "first_day")?,
+            last: day(r, "last_day")?,
+            units: r.int("units")?,
+            sales_cents: r.int("sales")?,
+        })
+    })
+    .collect()
+}

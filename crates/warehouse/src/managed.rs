@@ -412,6 +412,8 @@ async fn pg_delete(tx: &mut sqlx::PgConnection, slice: &Slice) -> Result<(), Loa
         .as_ref()
         .and_then(|(col, _, _)| t.columns.iter().find(|c| c.name == *col))
         .map(|c| c.ty);
+    // the range's bounds are the two marks after the seller's (when the table has one)
+    let first = 1 + usize::from(matches!(args.first(), Some(Key::Int(_))));
     let sql = match ty {
         Some(ty @ ("DATE" | "DATETIME")) => {
             let ty = if ty == "DATETIME" {
@@ -419,14 +421,19 @@ async fn pg_delete(tx: &mut sqlx::PgConnection, slice: &Slice) -> Result<(), Loa
             } else {
                 "DATE"
             };
-            sql.replace("$2", &format!("CAST($2 AS {ty})"))
-                .replace("$3", &format!("CAST($3 AS {ty})"))
+            let (a, b) = (format!("${first}"), format!("${}", first + 1));
+            // (at most four marks: `$1` is never the start of another)
+            sql.replace(&a, &format!("CAST({a} AS {ty})"))
+                .replace(&b, &format!("CAST({b} AS {ty})"))
         }
         _ => sql,
     };
-    let mut q = sqlx::query(&sql).bind(slice.seller_id);
+    let mut q = sqlx::query(&sql);
     for a in args {
-        q = q.bind(a);
+        q = match a {
+            Key::Int(v) => q.bind(v),
+            Key::Text(v) => q.bind(v),
+        };
     }
     tx.execute(q).await.map_err(fault)?;
     Ok(())
@@ -440,9 +447,12 @@ async fn my_replace(tx: &mut sqlx::MySqlConnection, batch: &[Load]) -> Result<()
     let t = batch[0].slice.table;
     for l in batch {
         let (sql, args) = delete_sql(&l.slice, &MY_NAMES, |_| "?".into());
-        let mut q = sqlx::query(&sql).bind(l.slice.seller_id);
+        let mut q = sqlx::query(&sql);
         for a in args {
-            q = q.bind(a);
+            q = match a {
+                Key::Int(v) => q.bind(v),
+                Key::Text(v) => q.bind(v),
+            };
         }
         tx.execute(q).await.map_err(fault)?;
     }
@@ -558,36 +568,37 @@ fn my_create(t: &Table) -> String {
 }
 
 /// The slice's `DELETE` (seller as the first parameter, the range's ends after it).
-fn delete_sql(slice: &Slice, s: &Spelling, mark: fn(usize) -> String) -> (String, Vec<String>) {
-    // seller-scoped tables carry `SellerID`; the `seller` table is keyed by its `ID`
-    let key = match slice.table.columns.iter().any(|c| c.name == "SellerID") {
-        true => "SellerID",
-        false => "ID",
-    };
-    let mut sql = format!(
-        "DELETE FROM {} WHERE {} = {}",
-        (s.table)(slice.table.name),
-        (s.column)(key),
-        mark(1)
-    );
+/// A value a slice's delete binds.
+enum Key {
+    Int(i64),
+    Text(String),
+}
+
+/// The delete of a slice's rows and its bound values, in order: seller-scoped tables carry
+/// `SellerID`, the `seller` table is keyed by its `ID`, and a table with neither (the
+/// tenant's exchange rates) is one slice whole, its `seller_id` unused.
+fn delete_sql(slice: &Slice, s: &Spelling, mark: fn(usize) -> String) -> (String, Vec<Key>) {
+    let has = |name: &str| slice.table.columns.iter().any(|c| c.name == name);
+    let key = ["SellerID", "ID"].into_iter().find(|k| has(k));
+    let mut sql = format!("DELETE FROM {} WHERE 1 = 1", (s.table)(slice.table.name));
     let mut args = Vec::new();
+    if let Some(key) = key {
+        args.push(Key::Int(slice.seller_id));
+        sql.push_str(&format!(" AND {} = {}", (s.column)(key), mark(args.len())));
+    }
     if let Some((col, from, to)) = &slice.range {
         sql.push_str(&format!(
             " AND {c} >= {} AND {c} <= {}",
-            mark(2),
-            mark(3),
+            mark(args.len() + 1),
+            mark(args.len() + 2),
             c = (s.column)(col)
         ));
-        args.push(from.clone());
-        args.push(to.clone());
+        args.push(Key::Text(from.clone()));
+        args.push(Key::Text(to.clone()));
     }
     if let Some((col, value)) = &slice.part {
-        sql.push_str(&format!(
-            " AND {} = {}",
-            (s.column)(col),
-            mark(args.len() + 2)
-        ));
-        args.push(value.clone());
+        args.push(Key::Text(value.clone()));
+        sql.push_str(&format!(" AND {} = {}", (s.column)(col), mark(args.len())));
     }
     (sql, args)
 }
@@ -623,8 +634,13 @@ fn sqlite_slice(
 ) -> Result<(), String> {
     let t = slice.table;
     let (sql, args) = delete_sql(slice, &SQLITE, |i| format!("?{i}"));
-    let mut params: Vec<rusqlite::types::Value> = vec![slice.seller_id.into()];
-    params.extend(args.into_iter().map(rusqlite::types::Value::from));
+    let params: Vec<rusqlite::types::Value> = args
+        .into_iter()
+        .map(|a| match a {
+            Key::Int(v) => v.into(),
+            Key::Text(v) => v.into(),
+        })
+        .collect();
     tx.execute(&sql, rusqlite::params_from_iter(params))
         .map_err(err)?;
     let marks = vec!["?"; t.columns.len()].join(", ");

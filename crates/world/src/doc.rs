@@ -27,7 +27,8 @@ Conventions:
 ## The demo world
 
 `partner-platform world generate --scale tiny|small|large --seed N --out DIR [--today YYYY-MM-DD] [--origin YYYY-MM-DD]`
-writes `DIR/warehouse.sqlite`, `DIR/ground-truth.json` and `DIR/reference-rates.csv`. Same
+writes `DIR/warehouse.sqlite`, `DIR/ground-truth.json`, `DIR/reference-rates.csv` and
+`DIR/landed-costs.csv` (the sellers' cost periods as the gateway's cost file, docs/profit.md). Same
 seed, origin and today, same bytes. Data covers the days from `origin` (by default 1,096 days before `today`) through the
 day before `today`. Merchants: `Northwind Goods` in US (ID 1) and CA
 (ID 2) under one token, `Sierra Casa` in MX (ID 3, no brand analytics), and the vendor
@@ -118,11 +119,13 @@ to the retailer and has no settlements.
 - Fees scale from the US amounts by 1.35 in CAD and 17 in MXN.
 - **Landed cost** per SKU, in the merchant's currency: a unit cost of 22–34% of the list price,
   inbound freight of 3–6%, duties of 0–8% of the unit cost (none in MX), each brand's unit
-  costs rising 4–12% once a year on a drawn date (`cost_changes`, and the periods in `costs`).
+  costs rising 4–12% once a year on a drawn date (`cost_changes`, and the periods in `costs`);
+  the warehouse's `cost_period` holds the periods and `landed-costs.csv` gives them as the
+  gateway's cost file, as a tenant who entered them would have them.
 - **Exchange rates**: reference rates against the euro for every working day (weekends and
   the days before the first keep the last one), written beside the warehouse as
   `reference-rates.csv` in the ECB's historical format (`Date,USD,CAD,MXN`, newest first, four
-  decimals). An amount converts on its posted date as `amount × rate(to) ÷ rate(from)`, rounded
+  decimals), and in the warehouse's `exchange_rate`. An amount converts on its posted date as `amount × rate(to) ÷ rate(from)`, rounded
   half away from zero to the cent, each settlement line (and each SKU-day's cost) on its own.
 
 Settlement lines and the P&L lines they are:

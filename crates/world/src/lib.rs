@@ -89,6 +89,8 @@ pub struct Generated {
     pub ground_truth: PathBuf,
     /// The world's reference exchange rates (`reference-rates.csv`, [`reference_rates_csv`]).
     pub rates: PathBuf,
+    /// The sellers' landed costs as the gateway's cost file (`landed-costs.csv`).
+    pub costs: PathBuf,
     /// The ground truth itself.
     pub truth: GroundTruth,
 }
@@ -120,8 +122,8 @@ fn private_file(file: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", file.display()))
 }
 
-/// Writes `warehouse.sqlite`, `ground-truth.json` and `reference-rates.csv` into `dir` (created if needed, the
-/// owner's alone: folders `0700`, files `0600`). Both are
+/// Writes `warehouse.sqlite`, `ground-truth.json`, `reference-rates.csv` and `landed-costs.csv`
+/// into `dir` (created if needed, the owner's alone: folders `0700`, files `0600`). Each is
 /// built beside their final names and renamed into place, so an interrupted run leaves
 /// nothing half-written. Refuses to overwrite an existing warehouse.
 pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String> {
@@ -149,11 +151,19 @@ pub fn generate_sqlite(spec: &WorldSpec, dir: &Path) -> Result<Generated, String
     private_file(&tmp_rates)?;
     std::fs::write(&tmp_rates, reference_rates_csv(&truth)).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp_rates, &rates).map_err(|e| e.to_string())?;
+    let costs = dir.join("landed-costs.csv");
+    let tmp_costs = dir.join("landed-costs.csv.building");
+    let _ = std::fs::remove_file(&tmp_costs);
+    private_file(&tmp_costs)?;
+    let text = economics::tenant::costs_csv(&truth.economics, spec.merchants());
+    std::fs::write(&tmp_costs, text).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp_costs, &costs).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, &warehouse).map_err(|e| e.to_string())?;
     Ok(Generated {
         warehouse,
         ground_truth,
         rates,
+        costs,
         truth,
     })
 }

@@ -296,7 +296,10 @@ pub fn run(
         dsp_day(&t, (&ds, d, reported), plan, rng, out)?;
     }
     econ.write_transactions(model, spec.days(), out)?;
-    Ok(econ.finish(model, spec.days()))
+    let truth = econ.finish(model, spec.days());
+    let tables = (table("cost_period"), table("exchange_rate"));
+    crate::economics::tenant::write(&truth, spec.merchants(), tables, out)?;
+    Ok(truth)
 }
 
 /// The world's settlements once drew three numbers from the world's stream for each SKU with

@@ -8,6 +8,7 @@
 mod args;
 mod chart;
 mod context;
+mod costs;
 mod events;
 pub mod exit;
 mod forecast;
@@ -118,6 +119,12 @@ pub enum ClientCommand {
     /// Webhook endpoints: add, list, rotate, enable, disable, remove, deliveries, replay.
     #[command(subcommand)]
     Webhooks(events::WebhooksCommand),
+    /// Landed costs per SKU: list, import a cost file, missing, changes, reporting currency.
+    #[command(subcommand)]
+    Costs(costs::CostsCommand),
+    /// Euro reference rates: import a published file (the ECB's CSV), list.
+    #[command(subcommand)]
+    Rates(costs::RatesCommand),
 }
 
 impl ClientCommand {
@@ -140,6 +147,8 @@ impl ClientCommand {
             Self::Sync(x) => x.common(),
             Self::Events(x) => x.common(),
             Self::Webhooks(x) => x.common(),
+            Self::Costs(x) => x.common(),
+            Self::Rates(x) => x.common(),
         }
     }
 }
@@ -240,6 +249,8 @@ async fn dispatch(cmd: ClientCommand, c: &Common) -> Result<(), Failure> {
         ClientCommand::Sync(x) => sync::run(x, c).await,
         ClientCommand::Events(x) => events::list(x, c).await,
         ClientCommand::Webhooks(x) => events::webhooks(x, c).await,
+        ClientCommand::Costs(x) => costs::costs(x, c).await,
+        ClientCommand::Rates(x) => costs::rates(x, c).await,
     }
 }
 

@@ -13,6 +13,7 @@
 //! have it. The snapshot test of `/openapi.json` shows the change to the public surface.
 
 mod brand;
+mod costs;
 mod events;
 mod forecast;
 mod intelligence;
@@ -409,6 +410,7 @@ static ALL: LazyLock<Vec<Endpoint>> = LazyLock::new(|| {
     v.extend(intelligence::endpoints());
     v.extend(sync::endpoints());
     v.extend(events::endpoints());
+    v.extend(costs::endpoints());
     for e in &mut v {
         e.derive_tool_output();
     }

@@ -126,7 +126,7 @@ async fn every_tool_answers_like_its_rest_twin() {
     let app = TestApp::start_market_options(o).await;
     let c = app.credential(
         "acme",
-        Some("account:read retail:read listings:write ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write intelligence:read"),
+        Some("account:read retail:read listings:write ads:read ads:write brand_analytics:read sql:query context:read context:write timeline:read timeline:write intelligence:read costs:write"),
     ).await;
     let token = app.token(&c).await;
     let mut mcp = Mcp::with_token(&app, token.clone());
@@ -160,6 +160,36 @@ async fn every_tool_answers_like_its_rest_twin() {
         "events_list",
         json!({"type": "ads.*", "limit": 5}),
         get("/api/events?type=ads.*&limit=5"),
+    )
+    .await;
+
+    // profit's tenant data: a batch set once, then sent to both (each answers it unchanged)
+    let batch = json!({"periods": [{
+        "sellerId": "A2DEMOSELLER01", "marketplaceId": "ATVPDKIKX0DER", "sku": "TWIN-SKU-1",
+        "validFrom": "2026-01-01", "currency": "USD", "unitCost": 4.5, "freight": "0.40", "duties": 0
+    }]});
+    let (status, set) = t.rest(&post("/api/costs", batch.clone())).await;
+    assert_eq!((status, set["added"].as_i64()), (200, Some(1)), "{set}");
+    let again = t
+        .same("costs_write", batch.clone(), post("/api/costs", batch))
+        .await;
+    assert_eq!(again["unchanged"], 1, "{again}");
+    t.same(
+        "costs_list",
+        json!({"sellerId": "A2DEMOSELLER01", "marketplaceId": "ATVPDKIKX0DER"}),
+        get("/api/costs?sellerId=A2DEMOSELLER01&marketplaceId=ATVPDKIKX0DER"),
+    )
+    .await;
+    t.same(
+        "costs_missing",
+        json!({"sellerId": "A2DEMOSELLER01", "marketplaceId": "ATVPDKIKX0DER", "from": "2026-10-01", "to": "2026-11-21"}),
+        get("/api/costs/missing?sellerId=A2DEMOSELLER01&marketplaceId=ATVPDKIKX0DER&from=2026-10-01&to=2026-11-21"),
+    )
+    .await;
+    t.same(
+        "exchange_rates_list",
+        json!({"from": "2026-10-01", "to": "2026-11-21"}),
+        get("/api/exchange-rates?from=2026-10-01&to=2026-11-21"),
     )
     .await;
 

@@ -685,4 +685,51 @@ pub(super) const STEPS: &[Step] = &[
     Both("ALTER TABLE jobs ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET lane = 1 WHERE kind = 'warehouse_sync';
     CREATE INDEX jobs_claim ON jobs (status, lane, run_after);"),
+
+    // 33: profit's tenant data (issue 68): dated landed-cost periods per merchant, marketplace
+    // and SKU (a period runs until the next one's start), euro reference rates per day and
+    // currency (rate × 10^6), the tenant's reporting currency, and the audit log of every
+    // change to them (who, when, before and after, why).
+    Both("CREATE TABLE cost_periods (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        seller_id TEXT BYTEWISE NOT NULL,
+        marketplace_id TEXT BYTEWISE NOT NULL,
+        sku TEXT BYTEWISE NOT NULL,
+        valid_from TEXT BYTEWISE NOT NULL,
+        currency TEXT NOT NULL,
+        unit_cents INTEGER NOT NULL,
+        freight_cents INTEGER NOT NULL,
+        duties_cents INTEGER NOT NULL,
+        updated_by TEXT NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, seller_id, marketplace_id, sku, valid_from)
+    ) WITHOUT ROWID;
+    CREATE TABLE exchange_rates (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        day TEXT BYTEWISE NOT NULL,
+        currency TEXT BYTEWISE NOT NULL,
+        per_eur_e6 INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, currency, day)
+    ) WITHOUT ROWID;
+    CREATE TABLE profit_settings (
+        tenant_id TEXT BYTEWISE PRIMARY KEY REFERENCES tenants(id),
+        reporting_currency TEXT NOT NULL,
+        updated_by TEXT NOT NULL,
+        updated_ms INTEGER NOT NULL
+    );
+    CREATE TABLE profit_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        at_ms INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        what TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        before TEXT,
+        after TEXT,
+        reason TEXT
+    );
+    CREATE INDEX profit_changes_tenant ON profit_changes (tenant_id, id);"),
 ];

@@ -7,6 +7,7 @@ mod approvals;
 mod auth;
 mod brand;
 mod connections;
+mod costs;
 mod events;
 mod fixture;
 mod forecast;

@@ -270,6 +270,36 @@ pub const TABLES: &[Table] = &[
         }],
     },
     Table {
+        name: "cost_period",
+        doc: "The tenant's landed cost per unit of each SKU from a day on (entered in the gateway: `POST /api/costs`, `costs import`, the console's Costs page); a copy the gateway keeps for SQL, its state store holding the original.",
+        columns: seller_scoped![
+            "SKU" "VARCHAR(64)" "Seller SKU",
+            "ValidFrom" "DATE" "First day the cost applies (a sale's or return's posted day)",
+            "ValidThrough" "DATE" "Last day it applies (the day before the SKU's next period); null while it is the latest",
+            "Currency" "VARCHAR(3)" "Currency of the three amounts (converted at the posted day's rate where it is not the seller's)",
+            "UnitCost" "DECIMAL(12,2)" "What a unit costs from the supplier",
+            "Freight" "DECIMAL(12,2)" "Inbound freight per unit",
+            "Duties" "DECIMAL(12,2)" "Duties per unit",
+        ],
+        indexes: &[Index {
+            name: "cost_period_SellerID_SKU_IDX",
+            columns: &["SellerID", "SKU", "ValidFrom"],
+        }],
+    },
+    Table {
+        name: "exchange_rate",
+        doc: "The tenant's euro reference rates (imported from a published reference-rate file: `POST /api/exchange-rates`, `rates import`): one euro in each currency on each working day; a day without a rate takes the latest before it. A copy kept for SQL, as `cost_period`.",
+        columns: cols![
+            "Date" "DATE" "Day the rate was published for",
+            "Currency" "VARCHAR(3)" "Currency",
+            "PerEuro" "DECIMAL(18,6)" "Units of the currency one euro buys",
+        ],
+        indexes: &[Index {
+            name: "exchange_rate_Currency_Date_IDX",
+            columns: &["Currency", "Date"],
+        }],
+    },
+    Table {
         name: "ads_profile",
         doc: "Advertising profiles (one per seller or vendor account and marketplace).",
         columns: seller_scoped![

@@ -18,6 +18,7 @@ mod ledger;
 mod lines;
 pub mod rates;
 mod returns;
+pub mod tenant;
 mod transactions;
 pub mod truth;
 

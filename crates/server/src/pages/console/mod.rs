@@ -1,12 +1,13 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
 //! applications, connected accounts (connected through the provider's consent pages), people, the write policy, the audit log of committed writes and the warehouse sync; for
-//! everyone, setup codes for the plugin and changing their own password.
+//! everyone, the costs profit needs (`costs.rs`; admins change them), setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
 mod approvals;
 mod apps;
 mod audit;
 pub(crate) mod connections;
+pub(crate) mod costs;
 mod coverage;
 mod credentials;
 mod password;
@@ -68,6 +69,8 @@ pub fn router() -> Router<SharedState> {
         .route("/console/sync/run", post(sync::run))
         .route("/console/sync/schedule", post(sync::save_schedule))
         .route("/console/webhooks", get(webhooks::list).post(webhooks::add))
+        .route("/console/costs", get(costs::show).post(costs::add))
+        .route("/console/costs/currency", post(costs::currency))
         .route("/console/webhooks/{id}/{action}", post(webhooks::act))
         .route(
             "/console/password",
