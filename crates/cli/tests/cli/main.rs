@@ -8,6 +8,7 @@ mod client;
 mod client_work;
 mod connect_browser;
 mod connection;
+mod costs;
 mod crash;
 mod dev_server;
 mod docs_examples;

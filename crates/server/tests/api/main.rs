@@ -7,6 +7,7 @@ mod brand;
 mod common;
 mod connecting;
 mod console_browser;
+mod costs;
 mod engine_guards;
 mod engines;
 mod events;
