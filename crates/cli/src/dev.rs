@@ -116,10 +116,11 @@ pub async fn bootstrap(store: &Store, base_url: &str, today: Option<NaiveDate>) 
     let (client_id, client_secret, scopes) = match reusable(store, &file).await {
         Some(c) => (c.client_id, c.client_secret, c.scopes),
         None => {
-            // the default bundle, and intelligence:read, which an administrator grants (docs/concepts/scopes.md):
-            // the dev server is the demo tenant's administrator
+            // the default bundle, and intelligence:read and costs:write, which an administrator
+            // grants (docs/concepts/scopes.md): the dev server is the demo tenant's administrator
             let mut scopes = pp_core::scope::DEFAULT_SERVICE_SCOPES.to_vec();
             scopes.push(pp_core::Scope::IntelligenceRead);
+            scopes.push(pp_core::Scope::CostsWrite);
             let scopes = pp_core::ScopeSet::from_scopes(&scopes);
             let c = pp_auth::create_credential(store, &tenant, Some(scopes), "dev").await?;
             (

@@ -451,3 +451,16 @@ pub async fn stock(wh: &Wh, scope: &Scope, on: NaiveDate) -> Result<Vec<Stock>> 
         })
         .collect()
 }
+
+/// Each listed SKU's brand (`catalog_item`) of seller row `seller`.
+pub async fn sku_brands(wh: &Wh, seller: i64) -> Result<Vec<(String, String)>> {
+    let rows = wh
+        .rows(
+            "SELECT SKU AS sku, Brand AS brand FROM catalog_item WHERE SellerID = ? AND SKU IS NOT NULL AND Brand IS NOT NULL",
+            vec![Scalar::Int(seller)],
+        )
+        .await?;
+    rows.iter()
+        .map(|r| Ok((r.text("sku")?.to_owned(), r.text("brand")?.to_owned())))
+        .collect()
+}

@@ -149,6 +149,24 @@ pub enum Grain {
 pp_core::spelled!(Grain, "grain", Campaign => "campaign", AdGroup => "ad_group",
     Target => "target", SearchTerm => "search_term", Asin => "asin");
 
+/// The rows of a P&L's series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Interval {
+    Day,
+    #[default]
+    Month,
+}
+
+pp_core::spelled!(Interval, "interval", Day => "day", Month => "month");
+
+/// What a profit request is asked for besides its merchant and period.
+#[derive(Debug, Clone, Default)]
+pub struct ProfitChoices {
+    /// One SKU's P&L (the merchant's, every SKU's, without).
+    pub sku: Option<String>,
+    pub interval: Interval,
+}
+
 /// What a forecast counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Measure {
@@ -195,6 +213,8 @@ struct Raw {
     window_days: Option<u64>,
     budget: Option<f64>,
     lookback_days: Option<u64>,
+    sku: Option<String>,
+    interval: Option<String>,
 }
 
 /// An id sent as a string or a number (campaign ids are both, depending on the API).
@@ -374,6 +394,8 @@ pub struct Params {
     pub change: ChangeChoices,
     /// What a pacing plan is asked for.
     pub pacing: PacingChoices,
+    /// What a profit request is asked for.
+    pub profit: ProfitChoices,
 }
 
 impl Params {
@@ -444,9 +466,26 @@ impl Params {
                 "scopeKey names a sub-brand of one merchant: send it with sellerId (and marketplaceId)",
             ));
         }
+        if raw
+            .sku
+            .as_ref()
+            .is_some_and(|s| s.is_empty() || s.len() > 64)
+        {
+            return Err(bad("sku is 1 to 64 characters"));
+        }
+        let profit = ProfitChoices {
+            sku: raw.sku.take(),
+            interval: raw
+                .interval
+                .as_deref()
+                .map(Interval::parse)
+                .transpose()?
+                .unwrap_or_default(),
+        };
         Ok(Self {
             change,
             pacing,
+            profit,
             scope_key: raw.scope_key,
             measure: raw
                 .measure

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::data::{self, Wh};
 use crate::engines::{
     Answer, Input, Schemas, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
+    profit,
 };
 use crate::{forecasting, plan};
 
@@ -217,6 +218,18 @@ pub static REQUESTS: &[Request] = &[
         engine: engine!(change_outcome::run => change_outcome::ChangeOutcome),
     },
     Request {
+        id: "INS-PROFIT-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "The P&L of a seller, a brand or one SKU over a period: sales, promotions, refunds, referral and fulfillment fees, storage and other fees, reimbursements, advertising by product, cost of goods and inbound, each line settled, posted or estimated with its parts, the contribution margins CM1-CM3, in the merchant's and the reporting currency, by day or month and SKU by SKU; a SKU without a cost is named and its margins are null",
+        accepts: &["period", "interval", "sku", "top"],
+        required: &[],
+        source: Source::Retail,
+        retail: true,
+        engine: engine!(profit::run => profit::Profit),
+    },
+    Request {
         id: "FCT-READINESS-01",
         version: "1.0.0",
         content_revision: 1,
@@ -306,6 +319,12 @@ pub fn params_schema(r: &Request) -> Value {
             } else {
                 "The period explained."
             }),
+            "interval" => {
+                json!({ "type": "string", "enum": ["day", "month"], "description": "The series' rows (default month)." })
+            }
+            "sku" => {
+                json!({ "type": "string", "description": "One seller SKU: its P&L alone." })
+            }
             "comparePeriod" => period_schema(
                 "The period it is compared with (default: the same number of days just before).",
             ),

@@ -383,6 +383,7 @@ impl Intelligence {
             change: params.change,
             pacing: params.pacing,
             caller: None,
+            profit: params.profit,
         })
     }
 

@@ -116,6 +116,7 @@ fn outcome_of(w: &World, seller: i64, change: ChangeChoices) -> Value {
         change,
         pacing: PacingChoices::default(),
         caller: None,
+        profit: Default::default(),
     };
     let a = w.rt.block_on(change_outcome::run(&w.wh, &input)).unwrap();
     // as the service stores and serves it

@@ -291,11 +291,21 @@ impl Profit {
         from: NaiveDate,
         to: NaiveDate,
     ) -> Result<RateBook> {
+        Self::rate_book_of(&self.store, tenant, currencies, from, to).await
+    }
+
+    /// [`Self::rate_book`] from a store (for the engines that read it without the service).
+    pub async fn rate_book_of(
+        store: &pp_store::Store,
+        tenant: &TenantId,
+        currencies: &[&str],
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> Result<RateBook> {
         let mut book = RateBook::default();
         let since = (from - Duration::days(CARRY_DAYS)).to_string();
         for c in currencies.iter().filter(|c| **c != "EUR") {
-            let rates = self
-                .store
+            let rates = store
                 .costs()
                 .rates(tenant, Some(c), &since, &to.to_string())
                 .await?;

@@ -42,6 +42,16 @@ impl Dialect {
         format!("SUM({})", self.cents(column))
     }
 
+    /// A column whose name needs quoting (the settlement's `Posted-date-time`): backticks on
+    /// SQLite and MySQL, lower case in double quotes on PostgreSQL (as `schema::spelling`
+    /// created it).
+    pub fn column(self, name: &str) -> String {
+        match self {
+            Dialect::Postgres => format!("\"{}\"", name.to_lowercase()),
+            Dialect::Sqlite | Dialect::MySql => format!("`{name}`"),
+        }
+    }
+
     /// An integer NULL (a bare `NULL` has no type on PostgreSQL, so `SUM(NULL)` is ambiguous).
     pub fn null_int(self) -> String {
         self.int("NULL")

@@ -10,8 +10,8 @@ use serde_json::Value;
 use crate::client::{Dev, client, code_of, stdout_json, succeeded};
 use crate::process::run_ok;
 
-/// A credential of the demo tenant that may enter costs, in the environment's form.
-fn writer(dev: &Dev) -> Value {
+/// A credential of the demo tenant with `scopes`, in the environment's form.
+fn credential(dev: &Dev, scopes: &str) -> Value {
     let made = run_ok(
         dev.dir.path(),
         &[
@@ -23,7 +23,7 @@ fn writer(dev: &Dev) -> Value {
             "--tenant",
             "demo",
             "--scopes",
-            "account:read,retail:read,costs:write",
+            scopes,
             "--json",
         ],
     );
@@ -42,7 +42,7 @@ fn lines(text: &str) -> BTreeSet<String> {
 async fn the_demo_tenants_costs_export_edit_and_import_and_a_bad_file_changes_nothing() {
     let dev = Dev::start();
     let d = dev.dir.path();
-    let cred = writer(&dev);
+    let cred = credential(&dev, "account:read,retail:read,costs:write");
     let env = Some(&cred);
 
     // the demo tenant starts with the world's costs: the US seller's sales all have one
@@ -141,7 +141,7 @@ async fn the_demo_tenants_costs_export_edit_and_import_and_a_bad_file_changes_no
     std::fs::write(&good, &exported).unwrap();
     let out = client(
         d,
-        Some(&dev.cred),
+        Some(&credential(&dev, "account:read,retail:read")),
         &["costs", "import", good.to_str().unwrap()],
     );
     assert_eq!(

@@ -9,6 +9,7 @@ pub mod duo;
 pub mod lost_sales;
 pub mod monthly;
 pub mod ops_bridge;
+pub mod profit;
 
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -17,7 +18,9 @@ use crate::evidence::Statement;
 use pp_core::TenantId;
 use pp_store::Store;
 
-use crate::params::{ChangeChoices, Grain, Measure, Month, PacingChoices, Period, SpendBasis};
+use crate::params::{
+    ChangeChoices, Grain, Measure, Month, PacingChoices, Period, ProfitChoices, SpendBasis,
+};
 use crate::scope::Scope;
 
 /// What an engine is given: the resolved scope, the periods (defaults filled, checked against
@@ -43,6 +46,8 @@ pub struct Input {
     pub pacing: PacingChoices,
     /// Who asked, with the marketplace a plan's dry run goes through (plan requests only).
     pub caller: Option<crate::plan::Caller>,
+    /// What a profit request is asked for.
+    pub profit: ProfitChoices,
 }
 
 /// What a forecasting request was asked for.

@@ -45,6 +45,11 @@ fn requests(campaigns: &Value) -> Vec<(&'static str, Value)> {
             "INS-CHANGE-OUTCOME-01",
             seller(json!({ "date": "2026-10-05" })),
         ),
+        ("INS-PROFIT-01", seller(json!({}))),
+        (
+            "INS-PROFIT-01",
+            seller(json!({ "period": sept, "interval": "day", "top": 3 })),
+        ),
         ("FCT-READINESS-01", seller(json!({}))),
         ("FCT-BASELINE-01", seller(json!({}))),
         ("FCT-BASELINE-01", seller(json!({ "measure": "units" }))),

@@ -1,0 +1,313 @@
+//! The warehouse reads a P&L is made of, for one seller row and a span of days: every posted
+//! amount (closed settlements' lines, and the transaction list's amounts not in a closed
+//! settlement yet), the units returned to stock, advertising spend by campaign and day, the
+//! ordered sales of the days nothing is posted for yet, and how far each source reaches.
+//! Amounts are read one by one (a conversion is per amount), a month at a time so no read
+//! passes the row cap.
+
+use chrono::{Datelike, Duration, NaiveDate};
+use pp_core::{Error, Result};
+use pp_warehouse::directory;
+use pp_warehouse::params::Scalar;
+use pp_warehouse::row::{Row, RowMap};
+
+use super::lines::{Line, Origin, classify};
+use crate::data::{self, Wh};
+
+/// One posted amount.
+#[derive(Debug, Clone)]
+pub struct Posting {
+    pub sku: Option<String>,
+    pub day: NaiveDate,
+    pub line: Line,
+    /// The amount's description (named when its line is unclassified).
+    pub desc: String,
+    /// Units, on a sale's principal.
+    pub units: i64,
+    /// Part of a refund (its commission returned, say), not of a sale.
+    pub refund: bool,
+    pub cents: i64,
+    pub origin: Origin,
+}
+
+/// How far each source reaches for a seller.
+#[derive(Debug, Clone, Copy)]
+pub struct Reach {
+    /// The first day no closed settlement covers (none: nothing has settled yet).
+    pub open_from: Option<NaiveDate>,
+    /// The last day the transaction list holds.
+    pub listed_through: Option<NaiveDate>,
+}
+
+fn day_of(r: &RowMap, column: &str) -> Result<NaiveDate> {
+    data::date(r, column)
+}
+
+/// `(from, to)` cut into calendar months.
+fn months(from: NaiveDate, to: NaiveDate) -> Vec<(NaiveDate, NaiveDate)> {
+    let mut out = Vec::new();
+    let mut start = from;
+    while start <= to {
+        let next = NaiveDate::from_ymd_opt(start.year(), start.month(), 1)
+            .and_then(|d| d.checked_add_months(chrono::Months::new(1)))
+            .expect("a month");
+        let end = (next - Duration::days(1)).min(to);
+        out.push((start, end));
+        start = end + Duration::days(1);
+    }
+    out
+}
+
+async fn has(wh: &Wh, table: &str) -> Result<bool> {
+    directory::has_table(wh.engine.as_ref(), table).await
+}
+
+/// How far the settlements and the transaction list reach for `seller`.
+pub async fn reach(wh: &Wh, seller: i64) -> Result<Reach> {
+    let d = wh.dialect();
+    let mut r = Reach {
+        open_from: None,
+        listed_through: None,
+    };
+    if has(wh, "spapi_settlement").await? {
+        let sql = format!(
+            "SELECT MAX({}) AS e FROM spapi_settlement WHERE SellerID = ?",
+            d.column("Settlement-end-date")
+        );
+        let rows = wh.rows(&sql, vec![Scalar::Int(seller)]).await?;
+        if let Some(t) = rows.first().and_then(|r| r.opt_text("e").ok().flatten()) {
+            // the days before the latest period's end are settled (a period ending later than
+            // midnight leaves its last day open too)
+            let end = NaiveDate::parse_from_str(&t[..t.len().min(10)], "%Y-%m-%d")
+                .map_err(|e| Error::internal_with(format!("settlement end {t}"), e))?;
+            r.open_from = Some(end);
+        }
+    }
+    if has(wh, "spapi_finance_transaction").await? {
+        let rows = wh
+            .rows(
+                "SELECT MAX(Date) AS d FROM spapi_finance_transaction WHERE SellerID = ?",
+                vec![Scalar::Int(seller)],
+            )
+            .await?;
+        if let Some(row) = rows.first()
+            && row.opt_text("d")?.is_some()
+        {
+            r.listed_through = Some(day_of(row, "d")?);
+        }
+    }
+    Ok(r)
+}
+
+fn posting(r: &RowMap, origin: Origin) -> Result<Option<Posting>> {
+    let (ttype, atype, desc) = (r.text("ttype")?, r.text("atype")?, r.text("adesc")?);
+    let Some(line) = classify(ttype, atype, desc) else {
+        return Ok(None);
+    };
+    Ok(Some(Posting {
+        sku: r.opt_text("sku")?.map(str::to_owned),
+        day: day_of(r, "posted")?,
+        line,
+        desc: desc.to_owned(),
+        units: if line == Line::Sales {
+            r.opt_int("qty")?.unwrap_or(0)
+        } else {
+            0
+        },
+        cents: r.int("cents")?,
+        refund: ttype == "Refund",
+        origin,
+    }))
+}
+
+/// Every amount posted on the days `from..=to`: closed settlements' lines, then the
+/// transaction list's amounts whose settlement has not closed.
+pub async fn postings(
+    wh: &Wh,
+    seller: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<Posting>> {
+    let d = wh.dialect();
+    let c = |n: &str| d.column(n);
+    let (settled, listed) = (
+        has(wh, "spapi_settlement").await?,
+        has(wh, "spapi_finance_transaction").await?,
+    );
+    let mut out = Vec::new();
+    for (a, b) in months(from, to) {
+        let (lo, hi) = (a.to_string(), (b + Duration::days(1)).to_string());
+        if settled {
+            let sql = format!(
+                "SELECT Sku AS sku, {posted} AS posted, {tt} AS ttype, {at} AS atype, {ad} AS adesc,
+                 {q} AS qty, {cents} AS cents FROM spapi_settlement
+                 WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?",
+                posted = c("Posted-date-time"),
+                tt = c("Transaction-type"),
+                at = c("Amount-type"),
+                ad = c("Amount-description"),
+                q = c("Quantity-purchased"),
+                cents = d.cents("Amount"),
+            );
+            let args = vec![
+                Scalar::Int(seller),
+                Scalar::Text(lo.clone()),
+                Scalar::Text(hi.clone()),
+            ];
+            for r in wh.rows(&sql, args).await? {
+                out.extend(posting(&r, Origin::Settled)?);
+            }
+        }
+        if listed {
+            // an amount of a closed settlement is among that settlement's lines, posted at
+            // the same moment: the list's amounts of settlements with a line in these days
+            // are already counted
+            let closed = if settled {
+                format!(
+                    " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
+                    sid = c("Settlement-id"),
+                    posted = c("Posted-date-time"),
+                )
+            } else {
+                String::new()
+            };
+            let sql = format!(
+                "SELECT Sku AS sku, {posted} AS posted, {tt} AS ttype, {at} AS atype, {ad} AS adesc,
+                 Quantity AS qty, {cents} AS cents FROM spapi_finance_transaction
+                 WHERE SellerID = ? AND Date >= ? AND Date <= ?{closed}",
+                posted = c("Posted-date-time"),
+                tt = c("Transaction-type"),
+                at = c("Amount-type"),
+                ad = c("Amount-description"),
+                cents = d.cents("Amount"),
+            );
+            let mut args = vec![
+                Scalar::Int(seller),
+                Scalar::Text(lo.clone()),
+                Scalar::Text(b.to_string()),
+            ];
+            if settled {
+                args.extend([Scalar::Int(seller), Scalar::Text(lo), Scalar::Text(hi)]);
+            }
+            for r in wh.rows(&sql, args).await? {
+                out.extend(posting(&r, Origin::Posted)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Units returned to stock (SELLABLE) by SKU and day, one row per return.
+pub async fn restocked(
+    wh: &Wh,
+    seller: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<(String, NaiveDate, i64)>> {
+    if !has(wh, "spapi_fba_returns").await? {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT SKU AS sku, Date AS d, Quantity AS q FROM spapi_fba_returns
+         WHERE SellerID = ? AND Date >= ? AND Date <= ? AND {} = 'SELLABLE'",
+        wh.dialect().column("Detailed-disposition")
+    );
+    let args = vec![
+        Scalar::Int(seller),
+        Scalar::Text(from.to_string()),
+        Scalar::Text(to.to_string()),
+    ];
+    wh.rows(&sql, args)
+        .await?
+        .iter()
+        .map(|r| Ok((r.text("sku")?.to_owned(), day_of(r, "d")?, r.int("q")?)))
+        .collect()
+}
+
+/// Advertising spend by campaign (or DSP line item) and day.
+pub async fn advertising(
+    wh: &Wh,
+    seller: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<(NaiveDate, Line, i64)>> {
+    let d = wh.dialect();
+    let args = || {
+        vec![
+            Scalar::Int(seller),
+            Scalar::Text(from.to_string()),
+            Scalar::Text(to.to_string()),
+        ]
+    };
+    let mut out = Vec::new();
+    if has(wh, "ads_campaign_daily").await? {
+        let sql = format!(
+            "SELECT Date AS d, AdProduct AS p, {} AS c FROM ads_campaign_daily
+             WHERE SellerID = ? AND Date >= ? AND Date <= ? AND Cost <> 0",
+            d.cents("Cost")
+        );
+        for r in wh.rows(&sql, args()).await? {
+            out.push((
+                day_of(&r, "d")?,
+                Line::advertising(r.text("p")?),
+                -r.int("c")?,
+            ));
+        }
+    }
+    if has(wh, "dsp_daily").await? {
+        let sql = format!(
+            "SELECT Date AS d, {} AS c FROM dsp_daily WHERE SellerID = ? AND Date >= ? AND Date <= ? AND TotalCost <> 0",
+            d.cents("TotalCost")
+        );
+        for r in wh.rows(&sql, args()).await? {
+            out.push((day_of(&r, "d")?, Line::AdvertisingDsp, -r.int("c")?));
+        }
+    }
+    Ok(out)
+}
+
+/// Ordered units and sales by SKU and day (the days nothing is posted for yet).
+pub async fn ordered(
+    wh: &Wh,
+    seller: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<(String, NaiveDate, i64, i64)>> {
+    let d = wh.dialect();
+    let sql = format!(
+        "SELECT SKU AS sku, Date AS d, UnitsOrdered AS u, {} AS c FROM spapi_sales_and_traffic_by_asin
+         WHERE SellerID = ? AND Date >= ? AND Date <= ? AND UnitsOrdered > 0 AND SKU IS NOT NULL",
+        d.cents("OrderedProductSales")
+    );
+    let args = vec![
+        Scalar::Int(seller),
+        Scalar::Text(from.to_string()),
+        Scalar::Text(to.to_string()),
+    ];
+    wh.rows(&sql, args)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok((
+                r.text("sku")?.to_owned(),
+                day_of(r, "d")?,
+                r.int("u")?,
+                r.int("c")?,
+            ))
+        })
+        .collect()
+}
+
+/// The last day of ordered sales the warehouse holds for `seller`.
+pub async fn sales_through(wh: &Wh, seller: i64) -> Result<Option<NaiveDate>> {
+    let rows = wh
+        .rows(
+            "SELECT MAX(Date) AS d FROM spapi_sales_and_traffic_by_asin WHERE SellerID = ?",
+            vec![Scalar::Int(seller)],
+        )
+        .await?;
+    match rows.first() {
+        Some(r) if r.opt_text("d")?.is_some() => Ok(Some(day_of(r, "d")?)),
+        _ => Ok(None),
+    }
+}
