@@ -165,6 +165,8 @@ pub struct ProfitChoices {
     /// One SKU's P&L (the merchant's, every SKU's, without).
     pub sku: Option<String>,
     pub interval: Interval,
+    /// The settlement a payout reconciliation is of (the latest closed one without).
+    pub settlement_id: Option<String>,
 }
 
 /// What a forecast counts.
@@ -215,6 +217,7 @@ struct Raw {
     lookback_days: Option<u64>,
     sku: Option<String>,
     interval: Option<String>,
+    settlement_id: Option<String>,
 }
 
 /// An id sent as a string or a number (campaign ids are both, depending on the API).
@@ -481,6 +484,7 @@ impl Params {
                 .map(Interval::parse)
                 .transpose()?
                 .unwrap_or_default(),
+            settlement_id: raw.settlement_id.take(),
         };
         Ok(Self {
             change,

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::data::{self, Wh};
 use crate::engines::{
     Answer, Input, Schemas, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
-    profit,
+    payout, profit,
 };
 use crate::{forecasting, plan};
 
@@ -230,6 +230,18 @@ pub static REQUESTS: &[Request] = &[
         engine: engine!(profit::run => profit::Profit),
     },
     Request {
+        id: "INS-PAYOUT-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "A seller's settlement reconciled from its P&L lines to its deposit, to the cent: what was sold in it, its fees and charges, refunds of its own and of earlier periods' orders, advertising taken from the payout, reserves released and held; with the seller's recent settlements",
+        accepts: &["settlementId"],
+        required: &[],
+        source: Source::Retail,
+        retail: false,
+        engine: engine!(payout::run => payout::Payout),
+    },
+    Request {
         id: "FCT-READINESS-01",
         version: "1.0.0",
         content_revision: 1,
@@ -321,6 +333,9 @@ pub fn params_schema(r: &Request) -> Value {
             }),
             "interval" => {
                 json!({ "type": "string", "enum": ["day", "month"], "description": "The series' rows (default month)." })
+            }
+            "settlementId" => {
+                json!({ "type": "string", "description": "A closed settlement's id (default: the latest)." })
             }
             "sku" => {
                 json!({ "type": "string", "description": "One seller SKU: its P&L alone." })

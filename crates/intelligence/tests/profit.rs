@@ -203,8 +203,8 @@ fn lines_of(w: &World, seller: i64, p: Period) -> Pnl {
         seller,
         Some(p),
         ProfitChoices {
-            sku: None,
             interval: Interval::Day,
+            ..Default::default()
         },
     );
     let (b, _) = w.rt.block_on(profit::books(&w.wh, &i, p)).unwrap();
@@ -462,4 +462,88 @@ fn a_sku_without_a_cost_is_named_and_its_margins_are_null_not_computed_on_zero()
         "{}",
         json["total"]
     );
+}
+
+#[test]
+fn every_settlement_of_the_demo_world_reconciles_to_its_deposit_to_the_cent() {
+    use pp_intelligence::engines::payout;
+    let w = generate(DEMO_SEED, pp_world::Scale::Small, today());
+    let cents = |m: f64| (m * 100.0).round() as i64;
+    let mut checked = 0;
+    for seller in [1, 2, 3] {
+        for s in w
+            .truth
+            .economics
+            .settlements
+            .iter()
+            .filter(|s| s.seller_id == seller)
+        {
+            let choices = ProfitChoices {
+                settlement_id: Some(s.id.clone()),
+                ..Default::default()
+            };
+            let i = input(&w, seller, None, choices);
+            let r = w.rt.block_on(payout::run(&w.wh, &i)).unwrap().result;
+            assert!(r.reconciles, "{}: {:?}", s.id, r.steps);
+            assert_eq!(
+                (
+                    cents(r.deposit),
+                    cents(r.earlier_orders),
+                    cents(r.advertising),
+                    cents(r.reserve_released),
+                    cents(r.reserve_held)
+                ),
+                (
+                    s.deposit,
+                    s.earlier_orders,
+                    s.advertising,
+                    s.reserve_released,
+                    s.reserve_held
+                ),
+                "settlement {}",
+                s.id
+            );
+            let truth = serde_json::to_value(s.lines).unwrap();
+            for l in &r.lines {
+                assert_eq!(
+                    cents(l.amount),
+                    truth[truth_field(l.line)].as_i64().unwrap_or(0),
+                    "{} {:?}",
+                    s.id,
+                    l.line
+                );
+            }
+            assert_eq!(
+                cents(r.steps.last().unwrap().running),
+                s.deposit,
+                "the steps walk to the deposit"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 150, "{checked}");
+    // without an id: the latest, and the list of the seller's settlements
+    let r =
+        w.rt.block_on(payout::run(
+            &w.wh,
+            &input(&w, 1, None, ProfitChoices::default()),
+        ))
+        .unwrap()
+        .result;
+    assert_eq!(r.settlement.settlement_id, r.settlements[0].settlement_id);
+    let e =
+        w.rt.block_on(payout::run(
+            &w.wh,
+            &input(
+                &w,
+                1,
+                None,
+                ProfitChoices {
+                    settlement_id: Some("nope".into()),
+                    ..Default::default()
+                },
+            ),
+        ))
+        .unwrap_err();
+    assert_eq!(e.kind, pp_core::Kind::NotFound);
 }

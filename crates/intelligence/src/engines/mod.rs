@@ -9,6 +9,7 @@ pub mod duo;
 pub mod lost_sales;
 pub mod monthly;
 pub mod ops_bridge;
+pub mod payout;
 pub mod profit;
 
 use schemars::JsonSchema;

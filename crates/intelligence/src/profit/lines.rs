@@ -52,6 +52,27 @@ impl Line {
         self as usize
     }
 
+    /// The line as people read it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Line::Sales => "Sales",
+            Line::Promotions => "Promotions",
+            Line::Refunds => "Refunds",
+            Line::ReferralFees => "Referral fees",
+            Line::FulfillmentFees => "Fulfillment fees",
+            Line::StorageFees => "Storage fees",
+            Line::OtherFees => "Other fees",
+            Line::Reimbursements => "Reimbursements",
+            Line::AdvertisingSp => "Sponsored Products",
+            Line::AdvertisingSb => "Sponsored Brands",
+            Line::AdvertisingSd => "Sponsored Display",
+            Line::AdvertisingDsp => "DSP",
+            Line::CostOfGoods => "Cost of goods",
+            Line::Inbound => "Inbound",
+            Line::Unclassified => "Unclassified",
+        }
+    }
+
     /// The advertising line of an ad product.
     pub fn advertising(product: &str) -> Line {
         match product {

@@ -311,3 +311,84 @@ pub async fn sales_through(wh: &Wh, seller: i64) -> Result<Option<NaiveDate>> {
         _ => Ok(None),
     }
 }
+
+/// One line of a settlement, as the payout reconciliation reads it.
+#[derive(Debug, Clone)]
+pub struct SettlementLine {
+    pub ttype: String,
+    pub atype: String,
+    pub desc: String,
+    pub order: Option<String>,
+    pub units: i64,
+    pub cents: i64,
+}
+
+/// A closed settlement of a seller: its id, period and deposit day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettlementHead {
+    pub id: String,
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+    pub deposit_date: NaiveDate,
+}
+
+/// The seller's closed settlements, newest first (at most `limit`).
+pub async fn settlements(wh: &Wh, seller: i64, limit: usize) -> Result<Vec<SettlementHead>> {
+    if !has(wh, "spapi_settlement").await? {
+        return Ok(Vec::new());
+    }
+    let d = wh.dialect();
+    let c = |n: &str| d.column(n);
+    let sql = format!(
+        "SELECT {sid} AS sid, MIN({s}) AS s, MAX({e}) AS e, MAX({dd}) AS dd FROM spapi_settlement
+         WHERE SellerID = ? GROUP BY {sid} ORDER BY MAX({e}) DESC",
+        sid = c("Settlement-id"),
+        s = c("Settlement-start-date"),
+        e = c("Settlement-end-date"),
+        dd = c("Deposit-date"),
+    );
+    let rows = wh.rows(&sql, vec![Scalar::Int(seller)]).await?;
+    rows.iter()
+        .take(limit)
+        .map(|r| {
+            Ok(SettlementHead {
+                id: data::key(r, "sid")?,
+                start: day_of(r, "s")?,
+                end: day_of(r, "e")?,
+                deposit_date: day_of(r, "dd")?,
+            })
+        })
+        .collect()
+}
+
+/// Every line of settlement `id` of the seller.
+pub async fn settlement_lines(wh: &Wh, seller: i64, id: &str) -> Result<Vec<SettlementLine>> {
+    let d = wh.dialect();
+    let c = |n: &str| d.column(n);
+    let sql = format!(
+        "SELECT {tt} AS ttype, {at} AS atype, {ad} AS adesc, {o} AS o, {q} AS qty, {cents} AS cents
+         FROM spapi_settlement WHERE SellerID = ? AND {sid} = ?",
+        tt = c("Transaction-type"),
+        at = c("Amount-type"),
+        ad = c("Amount-description"),
+        o = c("Order-id"),
+        q = c("Quantity-purchased"),
+        sid = c("Settlement-id"),
+        cents = d.cents("Amount"),
+    );
+    let rows = wh
+        .rows(&sql, vec![Scalar::Int(seller), Scalar::Text(id.to_owned())])
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(SettlementLine {
+                ttype: r.text("ttype")?.to_owned(),
+                atype: r.text("atype")?.to_owned(),
+                desc: r.text("adesc")?.to_owned(),
+                order: r.opt_text("o")?.map(str::to_owned),
+                units: r.opt_int("qty")?.unwrap_or(0),
+                cents: r.int("cents")?,
+            })
+        })
+        .collect()
+}

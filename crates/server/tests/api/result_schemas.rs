@@ -50,6 +50,7 @@ fn requests(campaigns: &Value) -> Vec<(&'static str, Value)> {
             "INS-PROFIT-01",
             seller(json!({ "period": sept, "interval": "day", "top": 3 })),
         ),
+        ("INS-PAYOUT-01", seller(json!({}))),
         ("FCT-READINESS-01", seller(json!({}))),
         ("FCT-BASELINE-01", seller(json!({}))),
         ("FCT-BASELINE-01", seller(json!({ "measure": "units" }))),
