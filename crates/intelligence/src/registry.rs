@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::data::{self, Wh};
 use crate::engines::{
     Answer, Input, Schemas, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
-    payout, profit,
+    payout, profit, profit_bridge,
 };
 use crate::{forecasting, plan};
 
@@ -228,6 +228,18 @@ pub static REQUESTS: &[Request] = &[
         source: Source::Retail,
         retail: true,
         engine: engine!(profit::run => profit::Profit),
+    },
+    Request {
+        id: "INS-PROFIT-BRIDGE-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Why contribution (CM3) moved between two periods: volume, mix, price, fee rates, cost of goods, refunds, advertising and exchange rate, SKU by SKU and in total, summing to the change to the cent, with the audited writes, cost changes and timeline stakes inside the periods beside the part each most touches",
+        accepts: &["period", "comparePeriod", "sku", "top"],
+        required: &[],
+        source: Source::Retail,
+        retail: true,
+        engine: engine!(profit_bridge::run => profit_bridge::ProfitBridge),
     },
     Request {
         id: "INS-PAYOUT-01",

@@ -547,3 +547,179 @@ fn every_settlement_of_the_demo_world_reconciles_to_its_deposit_to_the_cent() {
         .unwrap_err();
     assert_eq!(e.kind, pp_core::Kind::NotFound);
 }
+
+fn bridge(
+    w: &World,
+    seller: i64,
+    period: Period,
+    compare: Period,
+) -> pp_intelligence::engines::profit_bridge::ProfitBridge {
+    let mut i = input(w, seller, Some(period), ProfitChoices::default());
+    i.compare_period = Some(compare);
+    i.top = 5;
+    w.rt.block_on(pp_intelligence::engines::profit_bridge::run(&w.wh, &i))
+        .unwrap()
+        .result
+}
+
+fn c(m: f64) -> i64 {
+    (m * 100.0).round() as i64
+}
+
+#[test]
+fn every_profit_bridges_parts_sum_to_its_change_to_the_cent() {
+    let w = generate(DEMO_SEED, pp_world::Scale::Small, today());
+    let d = |s: &str| s.parse::<NaiveDate>().unwrap();
+    let pairs = [
+        (("2026-10-01", "2026-10-31"), ("2026-09-01", "2026-09-30")),
+        (("2026-07-01", "2026-09-30"), ("2026-04-01", "2026-06-30")),
+        (("2025-12-01", "2025-12-31"), ("2024-12-01", "2024-12-31")),
+        (("2026-11-01", "2026-11-21"), ("2026-10-11", "2026-10-31")),
+    ];
+    for seller in [1, 2, 3] {
+        for ((a0, a1), (b0, b1)) in pairs {
+            let (p, q) = (
+                Period {
+                    start: d(a0),
+                    end: d(a1),
+                },
+                Period {
+                    start: d(b0),
+                    end: d(b1),
+                },
+            );
+            let r = bridge(&w, seller, p, q);
+            let label = format!("seller {seller} {a0}..{a1} against {b0}..{b1}");
+            let reporting: i64 = r.parts.iter().map(|x| c(x.amount.unwrap())).sum();
+            assert_eq!(
+                reporting,
+                c(r.change.reporting.unwrap()),
+                "{label}: {:?}",
+                r.parts
+            );
+            let local: i64 = r.parts.iter().filter_map(|x| x.local).map(c).sum();
+            assert_eq!(local, c(r.change.local), "{label}");
+            assert_eq!(
+                c(r.after.local) - c(r.before.local),
+                c(r.change.local),
+                "{label}"
+            );
+            let mut items_change = 0;
+            for it in r.items.iter().chain(&r.other_items) {
+                let parts = [
+                    it.volume,
+                    it.mix,
+                    it.price,
+                    it.fee_rates,
+                    it.cost_of_goods,
+                    it.refunds,
+                ];
+                assert_eq!(
+                    parts.iter().map(|v| c(*v)).sum::<i64>(),
+                    c(it.change),
+                    "{label} {}",
+                    it.sku
+                );
+                items_change += c(it.change);
+            }
+            let account: i64 = r
+                .parts
+                .iter()
+                .filter(|x| x.part == "advertising")
+                .map(|x| c(x.local.unwrap()))
+                .sum();
+            assert!(items_change != 0 && account != 0, "{label}");
+            if seller == 2 {
+                let fx = r.parts.iter().find(|x| x.part == "exchangeRate").unwrap();
+                assert_ne!(fx.amount, Some(0.0), "{label}: CAD moves against USD");
+            }
+            assert!(r.left_out.is_empty());
+        }
+    }
+}
+
+#[test]
+fn a_cost_change_on_a_known_date_shows_in_the_cost_of_goods_part_and_not_in_price_or_volume() {
+    let w = generate(4_711, pp_world::Scale::Tiny, today());
+    let tenant = pp_core::TenantId::parse("acme").unwrap();
+    let (p, q) = (
+        Period {
+            start: NaiveDate::from_ymd_opt(2026, 10, 1).unwrap(),
+            end: NaiveDate::from_ymd_opt(2026, 10, 31).unwrap(),
+        },
+        Period {
+            start: NaiveDate::from_ymd_opt(2026, 9, 1).unwrap(),
+            end: NaiveDate::from_ymd_opt(2026, 9, 30).unwrap(),
+        },
+    );
+    let before = bridge(&w, 1, p, q);
+    // every SKU of the seller costs 10% more from 1 October
+    let m = MERCHANTS.iter().find(|m| m.id == 1).unwrap();
+    let held =
+        w.rt.block_on(
+            w.store
+                .costs()
+                .periods(&tenant, Some((m.token, m.marketplace_id)), None),
+        )
+        .unwrap();
+    let mut raised = Vec::new();
+    for r in &held {
+        let in_force = held
+            .iter()
+            .rfind(|x| x.key.sku == r.key.sku && x.key.valid_from.as_str() <= "2026-10-01");
+        if in_force.map(|x| &x.key) == Some(&r.key) {
+            let mut key = r.key.clone();
+            key.valid_from = "2026-10-01".into();
+            let mut cost = r.cost.clone();
+            cost.unit_cents = cost.unit_cents * 11 / 10;
+            raised.push((key, cost));
+        }
+    }
+    assert!(!raised.is_empty());
+    w.rt.block_on(w.store.costs().write(
+        &tenant,
+        raised,
+        vec![],
+        "test",
+        Some("supplier +10%".into()),
+    ))
+    .unwrap();
+    let after = bridge(&w, 1, p, q);
+    let part = |r: &pp_intelligence::engines::profit_bridge::ProfitBridge, name: &str| {
+        c(r.parts
+            .iter()
+            .find(|x| x.part == name)
+            .unwrap()
+            .local
+            .unwrap())
+    };
+    for name in [
+        "volume",
+        "mix",
+        "price",
+        "feeRates",
+        "refunds",
+        "advertising",
+    ] {
+        assert_eq!(
+            part(&before, name),
+            part(&after, name),
+            "{name} did not move"
+        );
+    }
+    let moved = part(&after, "costOfGoods") - part(&before, "costOfGoods");
+    assert!(moved < 0, "the cost part carries the rise: {moved}");
+    assert_eq!(
+        moved,
+        c(after.change.local) - c(before.change.local),
+        "and all of it"
+    );
+    assert!(
+        after
+            .happened
+            .iter()
+            .any(|h| h.kind == "cost_change" && h.part == "costOfGoods"),
+        "{:?}",
+        after.happened
+    );
+}

@@ -11,6 +11,7 @@ pub mod monthly;
 pub mod ops_bridge;
 pub mod payout;
 pub mod profit;
+pub mod profit_bridge;
 
 use schemars::JsonSchema;
 use serde_json::Value;

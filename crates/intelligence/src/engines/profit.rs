@@ -305,6 +305,9 @@ fn merge(into: &mut Book, b: Book) {
             e.last = e.last.max(u.last);
         }
     }
+    for (sku, u) in b.units {
+        *into.units.entry(sku).or_default() += u;
+    }
     into.missing_rates.extend(b.missing_rates);
     into.unclassified.extend(b.unclassified);
     into.no_fee_rate.extend(b.no_fee_rate);

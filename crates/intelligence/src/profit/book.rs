@@ -73,6 +73,8 @@ pub struct Ask<'a> {
 pub struct Book {
     pub rows: BTreeMap<(Option<String>, String), Pnl>,
     pub uncosted: BTreeMap<String, Uncosted>,
+    /// Units sold by SKU (posted and estimated), over the whole span.
+    pub units: BTreeMap<String, i64>,
     pub missing_rates: BTreeSet<MissingRate>,
     /// Descriptions of amounts no line knows.
     pub unclassified: BTreeSet<String>,
@@ -125,7 +127,7 @@ impl Book {
                 first: day,
                 last: day,
             });
-            u.units += units;
+            u.units += units.max(0);
             u.first = u.first.min(day);
             u.last = u.last.max(day);
             return;
@@ -169,6 +171,7 @@ impl Book {
         }
         self.put(a, p.sku.as_deref(), p.day, p.line, p.origin, p.cents);
         if let (Line::Sales, Some(sku)) = (p.line, &p.sku) {
+            *self.units.entry(sku.clone()).or_default() += p.units;
             self.cost(a, sku, p.day, p.units, p.origin);
         }
     }
@@ -273,6 +276,7 @@ async fn estimate(
             continue;
         }
         book.put(a, Some(&sku), day, Line::Sales, Origin::Estimated, cents);
+        *book.units.entry(sku.clone()).or_default() += units;
         match rates.get(&sku).filter(|r| r.units > 0 && r.net_sales > 0) {
             Some(r) => {
                 let referral =

@@ -62,6 +62,7 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             "INS-MONTHLY-01",
             "INS-CHANGE-OUTCOME-01",
             "INS-PROFIT-01",
+            "INS-PROFIT-BRIDGE-01",
             "INS-PAYOUT-01",
             "FCT-READINESS-01",
             "FCT-BASELINE-01",
@@ -92,7 +93,7 @@ async fn the_catalog_and_health_list_the_engines_serving() {
         .await
         .unwrap();
     assert_eq!(health["engine_version"], cat["engineVersion"]);
-    assert_eq!(health["engines"].as_array().unwrap().len(), 12, "{health}");
+    assert_eq!(health["engines"].as_array().unwrap().len(), 13, "{health}");
     let services: Vec<(&str, &str)> = health["services"]
         .as_array()
         .unwrap()

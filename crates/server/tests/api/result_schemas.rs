@@ -51,6 +51,10 @@ fn requests(campaigns: &Value) -> Vec<(&'static str, Value)> {
             seller(json!({ "period": sept, "interval": "day", "top": 3 })),
         ),
         ("INS-PAYOUT-01", seller(json!({}))),
+        (
+            "INS-PROFIT-BRIDGE-01",
+            seller(json!({ "period": sept, "top": 2 })),
+        ),
         ("FCT-READINESS-01", seller(json!({}))),
         ("FCT-BASELINE-01", seller(json!({}))),
         ("FCT-BASELINE-01", seller(json!({ "measure": "units" }))),
