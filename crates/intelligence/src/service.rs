@@ -636,6 +636,11 @@ impl Intelligence {
         kinds
     }
 
+    /// `/v1/profit`'s daily read over this service's store and warehouses.
+    pub fn profit_daily(&self) -> crate::profit::daily::ProfitDaily {
+        crate::profit::daily::ProfitDaily::new(self.store.clone(), self.warehouses.clone())
+    }
+
     /// The monitors over this service's store and warehouses.
     pub fn monitors(&self) -> crate::monitors::Monitors {
         crate::monitors::Monitors::new(self.store.clone(), self.warehouses.clone())

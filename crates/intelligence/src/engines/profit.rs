@@ -220,23 +220,29 @@ pub fn default_period(data: Period) -> Period {
 
 /// The book of every seller of the input's scope, merged.
 pub async fn books(wh: &Wh, input: &Input, period: Period) -> Result<(Book, String)> {
-    let scope = &input.scope;
+    books_of(wh, &input.scope, &input.state, &input.profit, period).await
+}
+
+/// The book of every seller of `scope`, merged, with the tenant's reporting currency.
+pub async fn books_of(
+    wh: &Wh,
+    scope: &crate::scope::Scope,
+    state: &super::StateStore,
+    choices: &crate::params::ProfitChoices,
+    period: Period,
+) -> Result<(Book, String)> {
     if scope.vendor {
         return Err(Error::new(
             Kind::BadParams,
             "a vendor's P&L is not the seller's: the retailer buys its goods (INS-PROFIT-01 answers for sellers)",
         ));
     }
-    let store = &input.state.store;
-    let reporting = match store
-        .costs()
-        .reporting_currency(&input.state.tenant)
-        .await?
-    {
+    let store = &state.store;
+    let reporting = match store.costs().reporting_currency(&state.tenant).await? {
         Some((c, _, _)) => c,
         None => pp_profit::rates::DEFAULT_REPORTING.to_owned(),
     };
-    let mut skus: Option<BTreeSet<String>> = input.profit.sku.clone().map(|s| BTreeSet::from([s]));
+    let mut skus: Option<BTreeSet<String>> = choices.sku.clone().map(|s| BTreeSet::from([s]));
     if let Some(b) = &scope.brand {
         let mut of_brand = BTreeSet::new();
         for s in &scope.sellers {
@@ -255,11 +261,7 @@ pub async fn books(wh: &Wh, input: &Input, period: Period) -> Result<(Book, Stri
     for s in &scope.sellers {
         let rows = store
             .costs()
-            .periods(
-                &input.state.tenant,
-                Some((&s.token, &s.marketplace_id)),
-                None,
-            )
+            .periods(&state.tenant, Some((&s.token, &s.marketplace_id)), None)
             .await?;
         let currencies: BTreeSet<String> = rows
             .iter()
@@ -267,14 +269,9 @@ pub async fn books(wh: &Wh, input: &Input, period: Period) -> Result<(Book, Stri
             .chain([s.currency.clone(), reporting.clone()])
             .collect();
         let list: Vec<&str> = currencies.iter().map(String::as_str).collect();
-        let rates = pp_profit::Profit::rate_book_of(
-            store,
-            &input.state.tenant,
-            &list,
-            period.start,
-            period.end,
-        )
-        .await?;
+        let rates =
+            pp_profit::Profit::rate_book_of(store, &state.tenant, &list, period.start, period.end)
+                .await?;
         let costs = Costs::new(rows);
         let ask = Ask {
             seller: s.id,
@@ -282,7 +279,7 @@ pub async fn books(wh: &Wh, input: &Input, period: Period) -> Result<(Book, Stri
             reporting: &reporting,
             from: period.start,
             to: period.end,
-            interval: input.profit.interval,
+            interval: choices.interval,
             skus: skus.as_ref(),
             costs: &costs,
             rates: &rates,

@@ -80,6 +80,15 @@ read!(inventory, v1::inventory);
 read!(inventory_history, v1::inventory_history);
 read!(search_query_performance, v1::search_query_performance);
 
+async fn profit(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Query(args): Query<Args>,
+) -> Result<render::Rendered, V1Error> {
+    let daily = app.intelligence.profit_daily();
+    Ok(render::v1(daily.read(&p, &args, &app.cursors).await?)?)
+}
+
 /// Every data answer names its account; windowed ones carry the window and availability.
 fn data() -> Value {
     object(
@@ -186,6 +195,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             .query("days_of_supply_lte", false, number(), "Only SKUs with at most this many days of supply")
             .needs(&[Scope::RetailRead]).answers(200, data()),
         asin(window(account(Endpoint::get("/v1/retail/inventory-history", "Daily on-hand series", inventory_history))))
+            .needs(&[Scope::RetailRead]).answers(200, data()),
+        window(account(Endpoint::get("/v1/profit", "Daily P&L: net sales, marketplace fees, advertising, cost of goods and CM1-CM3, each day settled, posted or estimated, with window totals (docs/profit.md)", profit)))
             .needs(&[Scope::RetailRead]).answers(200, data()),
         paged(window(account(Endpoint::get("/v1/brand-analytics/search-query-performance", "Weekly search query performance with shares", search_query_performance))))
             .query("search_query", false, string(), "Only this query")

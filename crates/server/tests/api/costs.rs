@@ -467,3 +467,52 @@ async fn the_costs_page_names_the_skus_without_a_cost_and_an_admin_enters_one() 
         "{p:?}"
     );
 }
+
+#[tokio::test]
+async fn v1_profit_is_a_daily_series_whose_margins_wait_for_costs() {
+    let app = TestApp::start().await;
+    let t = app
+        .token(&app.credential("acme", Some("retail:read")).await)
+        .await;
+    let path = "/v1/profit?account_id=acme:1&start_date=2026-11-01&end_date=2026-11-21";
+    let (s, v) = app.get(&t, path).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["series"].as_array().unwrap().len(), 21, "{v}");
+    assert!(
+        !v["missing_costs"].as_array().unwrap().is_empty(),
+        "no costs yet: {v}"
+    );
+    assert!(
+        v["totals"]["cm1"].is_null() && v["totals"]["net_sales"]["amount"].as_f64().unwrap() > 0.0,
+        "{v}"
+    );
+    // the world's costs and rates entered: every day has its margins, and its status
+    let acme = pp_core::TenantId::parse("acme").unwrap();
+    let dir = app.store.default_warehouse_path(&acme);
+    pp_profit::seed::from_world(&app.store, &acme, dir.parent().unwrap())
+        .await
+        .unwrap();
+    let (_, v) = app.get(&t, path).await;
+    assert_eq!(v["missing_costs"], serde_json::json!([]), "{v}");
+    assert_eq!(v["totals"]["cm3"]["currency"], "USD", "{v}");
+    let statuses: std::collections::BTreeSet<&str> = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.contains("settled") && statuses.contains("estimated"),
+        "{statuses:?}"
+    );
+    let cm = |k: &str| v["totals"][k]["amount"].as_f64().unwrap();
+    assert!(cm("cm1") > cm("cm2") && cm("net_sales") > cm("cm1"), "{v}");
+    // a vendor has no P&L of its own; a reader without retail:read is refused
+    let (_, v) = app.get(&t, "/v1/profit?account_id=acme:4").await;
+    assert_eq!(v["availability"]["status"], "no_data", "{v}");
+    let ads = app
+        .token(&app.credential("acme", Some("ads:read")).await)
+        .await;
+    let (s, _) = app.get(&ads, path).await;
+    assert_eq!(s, 403);
+}

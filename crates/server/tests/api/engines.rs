@@ -28,6 +28,7 @@ pub async fn small_world_everywhere() -> Option<Engines> {
         chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
     );
     let dir = app.dir.path().join("small");
+    let world_dir = dir.clone();
     let (pg_url, my_url) = (pg.url.clone(), my.url.clone());
     let file = tokio::task::spawn_blocking(move || {
         pp_world::generate_server(&spec, &pg_url).unwrap();
@@ -46,6 +47,10 @@ pub async fn small_world_everywhere() -> Option<Engines> {
         app.store
             .tenants()
             .create(&tid, id, &locator)
+            .await
+            .unwrap();
+        // the world's costs and rates, as the dev tenant has them (`/v1/profit`)
+        pp_profit::seed::from_world(&app.store, &tid, &world_dir)
             .await
             .unwrap();
         let token = app.token(&app.credential(id, None).await).await;
@@ -99,6 +104,10 @@ const PATHS: &[&str] = &[
     "/v1/retail/inventory?account_id={a}2&days_of_supply_lte=45.5",
     "/v1/retail/inventory-history?account_id={a}1",
     "/v1/retail/inventory-history?account_id={a}1&asin={asin}",
+    "/v1/profit?account_id={a}1",
+    "/v1/profit?account_id={a}2&start_date=2026-09-01&end_date=2026-09-30",
+    "/v1/profit?account_id={a}3&start_date=2025-03-01&end_date=2025-04-15",
+    "/v1/profit?account_id={a}4",
     "/v1/brand-analytics/search-query-performance?account_id={a}1&limit=11",
     "/v1/brand-analytics/search-query-performance?account_id={a}4",
 ];
