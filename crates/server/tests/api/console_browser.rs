@@ -135,3 +135,64 @@ async fn the_sync_page_draws_each_merchants_coverage_while_the_backfill_goes_on(
         std::fs::copy(&shot, std::path::Path::new(&keep).join("sync-page.png")).unwrap();
     }
 }
+
+/// Issue 68: the Profit page in a browser, as a tenant member sees it — acme's US seller with
+/// the world's costs and rates but one SKU's cost removed: the month's P&L line by line, the
+/// levels (CM3 unknown while a cost is missing), the bridge from the month before as a
+/// waterfall, and the SKU named. The page as drawn is saved as `profit-page.png`.
+#[tokio::test]
+async fn the_profit_page_draws_the_months_bridge_as_a_waterfall_and_names_the_sku_without_a_cost() {
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let app = TestApp::start().await;
+    let acme = pp_core::TenantId::parse("acme").unwrap();
+    let dir = app.store.default_warehouse_path(&acme);
+    pp_profit::seed::from_world(&app.store, &acme, dir.parent().unwrap())
+        .await
+        .unwrap();
+    // the tiny world's today is 2026-11-22: the last whole month is October
+    let periods = app
+        .store
+        .costs()
+        .periods(&acme, Some(("A2DEMOSELLER01", "ATVPDKIKX0DER")), None)
+        .await
+        .unwrap();
+    let sku = periods[0].key.sku.clone();
+    let remove: Vec<_> = periods
+        .iter()
+        .filter(|p| p.key.sku == sku)
+        .map(|p| p.key.clone())
+        .collect();
+    app.store
+        .costs()
+        .write(&acme, vec![], remove, "test", None)
+        .await
+        .unwrap();
+    let email = person(&app, "mo@acme.example", pp_auth::Role::Member).await;
+    let shot = app.dir.path().join("profit-page.png");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser/profit_page.py");
+    let mut cmd = Command::new(python);
+    cmd.args([
+        script,
+        &app.base,
+        &email,
+        PASSWORD,
+        "2026-10",
+        "2026-09",
+        &sku,
+        shot.to_str().unwrap(),
+    ]);
+    let stdout = run_external(cmd, "the profit page browser test failed").await;
+    assert!(stdout.contains("PASS"), "{stdout}");
+    assert!(shot.exists(), "the screenshot was saved");
+    if let Ok(keep) = std::env::var("PP_KEEP_SCREENSHOTS") {
+        for name in ["profit-page.png", "profit-page-chart.png"] {
+            std::fs::copy(
+                shot.with_file_name(name),
+                std::path::Path::new(&keep).join(name),
+            )
+            .unwrap();
+        }
+    }
+}

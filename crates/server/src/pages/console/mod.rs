@@ -1,6 +1,6 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
 //! applications, connected accounts (connected through the provider's consent pages), people, the write policy, the audit log of committed writes and the warehouse sync; for
-//! everyone, the costs profit needs (`costs.rs`; admins change them), setup codes for the plugin and changing their own password.
+//! everyone, a merchant's month of profit (`profit.rs`, its waterfall drawn by `waterfall.rs`), the costs profit needs (`costs.rs`; admins change them), setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
 mod approvals;
@@ -13,8 +13,10 @@ mod credentials;
 mod password;
 mod people;
 mod policy;
+mod profit;
 mod setup_codes;
 mod sync;
+mod waterfall;
 mod webhooks;
 
 use askama::Template;
@@ -70,6 +72,7 @@ pub fn router() -> Router<SharedState> {
         .route("/console/sync/schedule", post(sync::save_schedule))
         .route("/console/webhooks", get(webhooks::list).post(webhooks::add))
         .route("/console/costs", get(costs::show).post(costs::add))
+        .route("/console/profit", get(profit::show))
         .route("/console/costs/currency", post(costs::currency))
         .route("/console/webhooks/{id}/{action}", post(webhooks::act))
         .route(
