@@ -52,6 +52,15 @@ impl Dialect {
         }
     }
 
+    /// The calendar month (`YYYY-MM`) of a date or date-time column, as text.
+    pub fn month(self, column: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("substr({column}, 1, 7)"),
+            Dialect::Postgres => format!("to_char({column}, 'YYYY-MM')"),
+            Dialect::MySql => format!("DATE_FORMAT({column}, '%Y-%m')"),
+        }
+    }
+
     /// An integer NULL (a bare `NULL` has no type on PostgreSQL, so `SUM(NULL)` is ambiguous).
     pub fn null_int(self) -> String {
         self.int("NULL")

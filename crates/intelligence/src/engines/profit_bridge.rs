@@ -496,9 +496,11 @@ async fn happened(input: &Input, compare: Period, period: Period) -> Result<Vec<
         let Some(day) = c.subject.rsplit('@').next() else {
             continue;
         };
-        let mine = tokens
-            .iter()
-            .any(|t| c.subject.starts_with(&format!("{t}/")));
+        // a cost change's subject is `seller/marketplace/sku@day`
+        let mine = input.scope.sellers.iter().any(|s| {
+            c.subject
+                .starts_with(&format!("{}/{}/", s.token, s.marketplace_id))
+        });
         if mine && day >= lo.as_str() && day <= hi.as_str() {
             out.push(Happened {
                 part: "costOfGoods",
@@ -543,6 +545,10 @@ async fn happened(input: &Input, compare: Period, period: Period) -> Result<Vec<
             ),
         });
     }
-    out.sort_by(|a, b| a.at.cmp(&b.at).then(a.id.cmp(&b.id)));
+    out.sort_by(|a, b| {
+        a.at.cmp(&b.at)
+            .then(a.what.cmp(&b.what))
+            .then(a.id.cmp(&b.id))
+    });
     Ok(out)
 }

@@ -189,14 +189,104 @@ struct FeeRates {
     refund_fees: i64,
 }
 
+/// Whether the monthly read serves `a`: monthly rows, and every amount already in the
+/// reporting currency (the merchant's, and every cost's), so nothing is converted per amount.
+fn monthly(a: &Ask) -> bool {
+    a.interval == Interval::Month
+        && a.currency == a.reporting
+        && a.costs
+            .by_sku
+            .values()
+            .flatten()
+            .all(|r| r.cost.currency == a.currency)
+}
+
+impl Costs {
+    /// Whether a period of `sku` starts on a day of `from..=to` after `from` (its cost changes
+    /// inside those days).
+    fn changes_within(&self, sku: &str, from: NaiveDate, to: NaiveDate) -> bool {
+        let (f, t) = (from.to_string(), to.to_string());
+        self.by_sku.get(sku).is_some_and(|rows| {
+            rows.iter()
+                .any(|r| r.key.valid_from > f && r.key.valid_from <= t)
+        })
+    }
+}
+
+/// The posted amounts of `a` summed by month (see [`monthly`]): each SKU-month's units at the
+/// cost in force that month, or day by day in a month its cost changes.
+async fn posted_by_month(wh: &Wh, a: &Ask<'_>, book: &mut Book) -> Result<()> {
+    let mut units: BTreeMap<(String, NaiveDate, u8), i64> = BTreeMap::new();
+    for s in read::postings_by_month(wh, a.seller, a.from, a.to).await? {
+        if !Book::wanted(a, s.sku.as_deref()) {
+            continue;
+        }
+        if s.line == Line::Unclassified {
+            book.unclassified.insert(s.desc.clone());
+        }
+        let day = s.month.max(a.from);
+        book.put(a, s.sku.as_deref(), day, s.line, s.origin, s.cents);
+        if let (Line::Sales, Some(sku)) = (s.line, &s.sku) {
+            *book.units.entry(sku.clone()).or_default() += s.units;
+            *units
+                .entry((sku.clone(), s.month, s.origin as u8))
+                .or_default() += s.units;
+        }
+    }
+    let end_of = |m: NaiveDate| {
+        (m.checked_add_months(chrono::Months::new(1)).unwrap_or(m) - Duration::days(1)).min(a.to)
+    };
+    let origin = |o: u8| {
+        if o == 0 {
+            Origin::Settled
+        } else {
+            Origin::Posted
+        }
+    };
+    let mut by_day: BTreeMap<NaiveDate, Vec<String>> = BTreeMap::new();
+    for ((sku, month, o), n) in units {
+        let (first, last) = (month.max(a.from), end_of(month));
+        if a.costs.changes_within(&sku, first, last) {
+            by_day.entry(month).or_default().push(sku);
+            continue;
+        }
+        match a.costs.on(&sku, first) {
+            Some(_) => book.cost(a, &sku, first, n, origin(o)),
+            None => {
+                let u = book.uncosted.entry(sku).or_insert(Uncosted {
+                    units: 0,
+                    first,
+                    last,
+                });
+                u.units += n.max(0);
+                u.first = u.first.min(first);
+                u.last = u.last.max(last);
+            }
+        }
+    }
+    for (month, mut skus) in by_day {
+        skus.sort();
+        skus.dedup();
+        let (first, last) = (month.max(a.from), end_of(month));
+        for (sku, day, n, o) in read::units_by_day(wh, a.seller, &skus, first, last).await? {
+            book.cost(a, &sku, day, n, o);
+        }
+    }
+    Ok(())
+}
+
 /// Reads and assembles one seller's P&L.
 pub async fn build(wh: &Wh, a: &Ask<'_>) -> Result<Book> {
     let mut book = Book::default();
     let reach = read::reach(wh, a.seller).await?;
     book.reach = Some(reach);
     let open_from = reach.open_from;
-    for p in read::postings(wh, a.seller, a.from, a.to).await? {
-        book.posting(a, &p);
+    if monthly(a) {
+        posted_by_month(wh, a, &mut book).await?;
+    } else {
+        for p in read::postings(wh, a.seller, a.from, a.to).await? {
+            book.posting(a, &p);
+        }
     }
     let origin_of = |day: NaiveDate| match open_from {
         Some(o) if day < o => Origin::Settled,

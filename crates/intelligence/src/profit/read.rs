@@ -392,3 +392,204 @@ pub async fn settlement_lines(wh: &Wh, seller: i64, id: &str) -> Result<Vec<Sett
         })
         .collect()
 }
+
+/// Posted amounts summed by SKU, calendar month and kind (the monthly read of a merchant whose
+/// amounts need no conversion: a few rows per SKU and month instead of one per amount).
+#[derive(Debug, Clone)]
+pub struct Summed {
+    pub sku: Option<String>,
+    /// The month's first day.
+    pub month: NaiveDate,
+    pub line: Line,
+    pub desc: String,
+    pub units: i64,
+    pub cents: i64,
+    pub refund: bool,
+    pub origin: Origin,
+}
+
+fn summed(r: &RowMap, origin: Origin) -> Result<Option<Summed>> {
+    let Some(p) = posting_kind(r)? else {
+        return Ok(None);
+    };
+    let m = r.text("m")?;
+    let month = NaiveDate::parse_from_str(&format!("{}-01", &m[..m.len().min(7)]), "%Y-%m-%d")
+        .map_err(|e| Error::internal_with(format!("month {m}"), e))?;
+    Ok(Some(Summed {
+        sku: r.opt_text("sku")?.map(str::to_owned),
+        month,
+        units: if p.0 == Line::Sales {
+            r.opt_int("qty")?.unwrap_or(0)
+        } else {
+            0
+        },
+        line: p.0,
+        desc: p.1,
+        cents: r.int("cents")?,
+        refund: p.2,
+        origin,
+    }))
+}
+
+/// A row's line, description and whether it is a refund's (`None`: no P&L line).
+fn posting_kind(r: &RowMap) -> Result<Option<(Line, String, bool)>> {
+    let (ttype, atype, desc) = (r.text("ttype")?, r.text("atype")?, r.text("adesc")?);
+    Ok(classify(ttype, atype, desc).map(|l| (l, desc.to_owned(), ttype == "Refund")))
+}
+
+/// Every amount posted on the days `from..=to`, summed by SKU, month and kind: closed
+/// settlements' lines, then the transaction list's amounts whose settlement has not closed.
+pub async fn postings_by_month(
+    wh: &Wh,
+    seller: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<Summed>> {
+    let d = wh.dialect();
+    let c = |n: &str| d.column(n);
+    let (settled, listed) = (
+        has(wh, "spapi_settlement").await?,
+        has(wh, "spapi_finance_transaction").await?,
+    );
+    let (lo, hi) = (from.to_string(), (to + Duration::days(1)).to_string());
+    let (posted, tt, at, ad) = (
+        c("Posted-date-time"),
+        c("Transaction-type"),
+        c("Amount-type"),
+        c("Amount-description"),
+    );
+    let month = d.month(&posted);
+    let mut out = Vec::new();
+    if settled {
+        let sql = format!(
+            "SELECT Sku AS sku, {month} AS m, {tt} AS ttype, {at} AS atype, {ad} AS adesc,
+             {qty} AS qty, {cents} AS cents FROM spapi_settlement
+             WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?
+             GROUP BY Sku, {month}, {tt}, {at}, {ad}",
+            qty = d.int(&format!("SUM({})", c("Quantity-purchased"))),
+            cents = d.sum_cents("Amount"),
+        );
+        let args = vec![
+            Scalar::Int(seller),
+            Scalar::Text(lo.clone()),
+            Scalar::Text(hi.clone()),
+        ];
+        for r in wh.rows(&sql, args).await? {
+            out.extend(summed(&r, Origin::Settled)?);
+        }
+    }
+    if listed {
+        let closed = if settled {
+            format!(
+                " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
+                sid = c("Settlement-id"),
+            )
+        } else {
+            String::new()
+        };
+        let sql = format!(
+            "SELECT Sku AS sku, {month} AS m, {tt} AS ttype, {at} AS atype, {ad} AS adesc,
+             {qty} AS qty, {cents} AS cents FROM spapi_finance_transaction
+             WHERE SellerID = ? AND Date >= ? AND Date <= ?{closed}
+             GROUP BY Sku, {month}, {tt}, {at}, {ad}",
+            qty = d.int("SUM(Quantity)"),
+            cents = d.sum_cents("Amount"),
+        );
+        let mut args = vec![
+            Scalar::Int(seller),
+            Scalar::Text(lo.clone()),
+            Scalar::Text(to.to_string()),
+        ];
+        if settled {
+            args.extend([Scalar::Int(seller), Scalar::Text(lo), Scalar::Text(hi)]);
+        }
+        for r in wh.rows(&sql, args).await? {
+            out.extend(summed(&r, Origin::Posted)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The units each of `skus` sold on each day of `from..=to` (a sale's principal), settled and
+/// posted: the days of a month in which a SKU's cost changes.
+pub async fn units_by_day(
+    wh: &Wh,
+    seller: i64,
+    skus: &[String],
+    from: NaiveDate,
+    to: NaiveDate,
+) -> Result<Vec<(String, NaiveDate, i64, Origin)>> {
+    if skus.is_empty() {
+        return Ok(Vec::new());
+    }
+    let d = wh.dialect();
+    let c = |n: &str| d.column(n);
+    let (lo, hi) = (from.to_string(), (to + Duration::days(1)).to_string());
+    let marks = vec!["?"; skus.len()].join(", ");
+    let sale = format!(
+        "{tt} IN ('Order', 'Shipment') AND {at} = 'ItemPrice' AND {ad} = 'Principal' AND Sku IN ({marks})",
+        tt = c("Transaction-type"),
+        at = c("Amount-type"),
+        ad = c("Amount-description"),
+    );
+    let posted = c("Posted-date-time");
+    let args = |extra: Vec<Scalar>| {
+        let mut a = vec![
+            Scalar::Int(seller),
+            Scalar::Text(lo.clone()),
+            Scalar::Text(hi.clone()),
+        ];
+        a.extend(skus.iter().map(|s| Scalar::Text(s.clone())));
+        a.extend(extra);
+        a
+    };
+    let mut out = Vec::new();
+    if has(wh, "spapi_settlement").await? {
+        let sql = format!(
+            "SELECT Sku AS sku, {posted} AS posted, {q} AS qty FROM spapi_settlement
+             WHERE SellerID = ? AND {posted} >= ? AND {posted} < ? AND {sale}",
+            q = c("Quantity-purchased"),
+        );
+        for r in wh.rows(&sql, args(Vec::new())).await? {
+            out.push((
+                r.text("sku")?.to_owned(),
+                day_of(&r, "posted")?,
+                r.opt_int("qty")?.unwrap_or(0),
+                Origin::Settled,
+            ));
+        }
+    }
+    let settled = has(wh, "spapi_settlement").await?;
+    if has(wh, "spapi_finance_transaction").await? {
+        let closed = if settled {
+            format!(
+                " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
+                sid = c("Settlement-id"),
+            )
+        } else {
+            String::new()
+        };
+        let sql = format!(
+            "SELECT Sku AS sku, {posted} AS posted, Quantity AS qty FROM spapi_finance_transaction
+             WHERE SellerID = ? AND {posted} >= ? AND {posted} < ? AND {sale}{closed}"
+        );
+        let extra = if settled {
+            vec![
+                Scalar::Int(seller),
+                Scalar::Text(lo.clone()),
+                Scalar::Text(hi.clone()),
+            ]
+        } else {
+            Vec::new()
+        };
+        for r in wh.rows(&sql, args(extra)).await? {
+            out.push((
+                r.text("sku")?.to_owned(),
+                day_of(&r, "posted")?,
+                r.opt_int("qty")?.unwrap_or(0),
+                Origin::Posted,
+            ));
+        }
+    }
+    Ok(out)
+}
