@@ -70,9 +70,13 @@ pub async fn reach(wh: &Wh, seller: i64) -> Result<Reach> {
         listed_through: None,
     };
     if has(wh, "spapi_settlement").await? {
+        // the latest line posted is in the latest settlement (periods follow each other): one
+        // step down the (SellerID, Posted-date-time) index, where a MAX of the end would read
+        // every line the seller ever had
         let sql = format!(
-            "SELECT MAX({}) AS e FROM spapi_settlement WHERE SellerID = ?",
-            d.column("Settlement-end-date")
+            "SELECT {} AS e FROM spapi_settlement WHERE SellerID = ? ORDER BY {} DESC LIMIT 1",
+            d.column("Settlement-end-date"),
+            d.column("Posted-date-time")
         );
         let rows = wh.rows(&sql, vec![Scalar::Int(seller)]).await?;
         if let Some(t) = rows.first().and_then(|r| r.opt_text("e").ok().flatten()) {
