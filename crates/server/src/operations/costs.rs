@@ -112,7 +112,7 @@ fn rates_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
 
 /// A money amount: a number or decimal text, at most two decimals.
 fn amount() -> Value {
-    json!({ "type": ["number", "string"], "description": "Per unit, at most two decimals (12.34)" })
+    json!({ "anyOf": [{ "type": "number" }, { "type": "string" }], "description": "Per unit, at most two decimals (12.34)" })
 }
 
 fn period_input() -> Value {
@@ -292,7 +292,7 @@ fn rates_input() -> Value {
             ("currency", text("Three capital letters; not EUR, the base")),
             (
                 "perEur",
-                json!({ "type": ["number", "string"], "description": "Units of the currency one euro buys, at most six decimals" }),
+                json!({ "anyOf": [{ "type": "number" }, { "type": "string" }], "description": "Units of the currency one euro buys, at most six decimals" }),
             ),
         ],
         &["date", "currency", "perEur"],

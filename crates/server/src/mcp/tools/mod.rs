@@ -183,7 +183,7 @@ mod tests {
                 t.name
             );
         }
-        assert_eq!(names.len(), 33);
+        assert_eq!(names.len(), 37);
     }
 
     /// Whether a schema anywhere says `"type": [ … ]` (strict validators refuse it).
