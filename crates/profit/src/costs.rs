@@ -2,24 +2,22 @@
 //! cost, inbound freight, duties, in a currency), read, written in audited batches, and the
 //! SKUs that sold on a day no period covers — the ones whose margin cannot be known.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use chrono::{Duration, NaiveDate, Utc};
-use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
-use pp_store::costs::{Cost, CostKey, CostRow, CostsWritten};
-use pp_warehouse::directory::{self, Seller};
+use chrono::{Duration, NaiveDate};
+use pp_core::{Error, Kind, Result};
+use pp_store::costs::{Cost, CostKey, CostRow};
+use pp_warehouse::directory::Seller;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::WarehouseCopy;
 use crate::money::{self, major};
-use crate::{Profit, WarehouseCopy};
 
 /// The most periods (set and removed) one batch may carry.
 pub const MAX_BATCH: usize = 5000;
 /// The longest SKU (the warehouse's column).
 const MAX_SKU: usize = 64;
 /// The longest reason kept with a batch.
-const MAX_REASON: usize = 500;
+pub(crate) const MAX_REASON: usize = 500;
 
 /// One cost period as a caller gives it (REST, MCP, a CSV row).
 #[derive(Debug, Clone, Deserialize)]
@@ -156,11 +154,11 @@ pub struct MissingAnswer {
     pub missing: Vec<MissingSku>,
 }
 
-fn bad(msg: impl Into<String>) -> Error {
+pub(crate) fn bad(msg: impl Into<String>) -> Error {
     Error::new(Kind::BadParams, msg)
 }
 
-fn day(what: &str, text: &str) -> Result<NaiveDate> {
+pub(crate) fn day(what: &str, text: &str) -> Result<NaiveDate> {
     pp_core::wire::calendar_date(text)
         .filter(|d| *d >= NaiveDate::from_ymd_opt(2000, 1, 1).expect("a date"))
         .ok_or_else(|| {
@@ -170,7 +168,7 @@ fn day(what: &str, text: &str) -> Result<NaiveDate> {
         })
 }
 
-fn key(
+pub(crate) fn key(
     seller_id: &str,
     marketplace_id: &str,
     sku: &str,
@@ -254,179 +252,6 @@ pub fn views(rows: &[CostRow]) -> Vec<PeriodView> {
             }
         })
         .collect()
-}
-
-impl Profit {
-    /// The tenant's cost periods, narrowed to a merchant (both ids) and a SKU.
-    pub async fn costs(&self, p: &Principal, q: CostsQuery) -> Result<CostsAnswer> {
-        p.require(&[Scope::RetailRead])?;
-        let merchant = match (&q.seller_id, &q.marketplace_id) {
-            (Some(s), Some(m)) => Some((s.as_str(), m.as_str())),
-            (None, None) => None,
-            _ => return Err(bad("give sellerId and marketplaceId together, or neither")),
-        };
-        let rows = self
-            .store
-            .costs()
-            .periods(&p.tenant, merchant, q.sku.as_deref())
-            .await?;
-        Ok(CostsAnswer {
-            periods: views(&rows),
-        })
-    }
-
-    /// Sets and removes cost periods in one audited batch, as the caller.
-    pub async fn write_costs(&self, p: &Principal, req: CostsWrite) -> Result<CostsWriteAnswer> {
-        p.require(&[Scope::CostsWrite, Scope::RetailRead])?;
-        self.write_costs_as(&p.tenant, &p.actor, req).await
-    }
-
-    /// [`Self::write_costs`] recorded as `by` (the console's person, the dev server's seed):
-    /// the batch is checked whole — every row's fields, each merchant a seller row of the
-    /// tenant's warehouse, no period named twice — before anything is written.
-    pub async fn write_costs_as(
-        &self,
-        tenant: &TenantId,
-        by: &str,
-        req: CostsWrite,
-    ) -> Result<CostsWriteAnswer> {
-        let n = req.periods.len() + req.remove.len();
-        if n == 0 || n > MAX_BATCH {
-            return Err(bad(format!(
-                "a batch sets or removes 1 to {MAX_BATCH} periods; this one has {n}"
-            )));
-        }
-        let reason = req
-            .reason
-            .map(|r| r.trim().to_owned())
-            .filter(|r| !r.is_empty());
-        if reason
-            .as_ref()
-            .is_some_and(|r| r.len() > MAX_REASON || r.contains('\n'))
-        {
-            return Err(bad(format!(
-                "reason is one line of at most {MAX_REASON} characters"
-            )));
-        }
-        let mut put = Vec::with_capacity(req.periods.len());
-        for (i, c) in req.periods.iter().enumerate() {
-            put.push(c.checked(&format!("periods[{i}]"))?);
-        }
-        let mut remove = Vec::with_capacity(req.remove.len());
-        for (i, r) in req.remove.iter().enumerate() {
-            let at = format!("remove[{i}]");
-            remove.push(key(
-                &r.seller_id,
-                &r.marketplace_id,
-                &r.sku,
-                &r.valid_from,
-                &at,
-            )?);
-        }
-        let mut seen = BTreeSet::new();
-        for k in put.iter().map(|(k, _)| k).chain(&remove) {
-            if !seen.insert(k) {
-                return Err(bad(format!(
-                    "the period {} {} {} from {} is named twice in the batch",
-                    k.seller_id, k.marketplace_id, k.sku, k.valid_from
-                )));
-            }
-        }
-        let sellers = self.sellers(tenant).await?;
-        for k in &seen {
-            merchant(&sellers, &k.seller_id, &k.marketplace_id)?;
-        }
-        let w: CostsWritten = self
-            .store
-            .costs()
-            .write(tenant, put, remove, by, reason)
-            .await?;
-        let warehouse_copy = self.copy_costs(tenant, &sellers).await;
-        Ok(CostsWriteAnswer {
-            added: w.added,
-            changed: w.changed,
-            removed: w.removed,
-            unchanged: w.unchanged,
-            warehouse_copy,
-        })
-    }
-
-    /// The SKUs of one merchant that sold in a window on a day no cost period covers.
-    pub async fn missing(&self, p: &Principal, q: MissingQuery) -> Result<MissingAnswer> {
-        p.require(&[Scope::RetailRead])?;
-        let to = match &q.to {
-            Some(t) => day("to", t)?,
-            None => Utc::now().date_naive(),
-        };
-        let from = match &q.from {
-            Some(f) => day("from", f)?,
-            None => to - Duration::days(90),
-        };
-        if from > to {
-            return Err(bad("from must not be after to"));
-        }
-        let sellers = self.sellers(&p.tenant).await?;
-        let s = merchant(&sellers, &q.seller_id, &q.marketplace_id)?;
-        let engine = self.warehouses.of(p).await?;
-        let sold = directory::sold_skus(
-            engine.as_ref(),
-            &self.warehouses.limits,
-            s.id,
-            &from.to_string(),
-            &to.to_string(),
-        )
-        .await?;
-        let periods = self
-            .store
-            .costs()
-            .periods(&p.tenant, Some((&s.token, &s.marketplace_id)), None)
-            .await?;
-        let mut first_cost: BTreeMap<&str, &str> = BTreeMap::new();
-        for r in &periods {
-            first_cost.entry(&r.key.sku).or_insert(&r.key.valid_from);
-        }
-        let missing: Vec<MissingSku> = sold
-            .iter()
-            .filter_map(|x| {
-                let from = first_cost.get(x.sku.as_str()).copied();
-                let covered = from.is_some_and(|f| f <= x.first.as_str());
-                (!covered).then(|| MissingSku {
-                    sku: x.sku.clone(),
-                    asin: x.asin.clone(),
-                    first_sold: x.first.clone(),
-                    last_sold: x.last.clone(),
-                    units: x.units,
-                    sales: major(x.sales_cents),
-                    cost_from: from.map(str::to_owned),
-                })
-            })
-            .collect();
-        Ok(MissingAnswer {
-            seller_id: s.token.clone(),
-            marketplace_id: s.marketplace_id.clone(),
-            currency: s.currency.clone(),
-            from: from.to_string(),
-            to: to.to_string(),
-            skus_sold: sold.len(),
-            skus_costed: sold.len() - missing.len(),
-            missing,
-        })
-    }
-
-    /// The merchants costs can be entered for: the warehouse's seller rows that are not a
-    /// vendor's (a vendor sells to the retailer, and its margin is not the P&L's).
-    pub async fn merchants(&self, p: &Principal) -> Result<Vec<Seller>> {
-        p.require(&[Scope::RetailRead])?;
-        let mut all = self.sellers(&p.tenant).await?;
-        all.retain(|s| !s.is_vendor());
-        Ok(all)
-    }
-
-    /// The tenant warehouse's seller rows.
-    pub(crate) async fn sellers(&self, tenant: &TenantId) -> Result<Vec<Seller>> {
-        let engine = self.warehouses.of_tenant(tenant).await?;
-        directory::sellers(engine.as_ref(), &self.warehouses.limits).await
-    }
 }
 
 /// The seller row of a merchant token in a marketplace, or `merchant_not_found`.

@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{Duration, NaiveDate, Utc};
-use pp_core::{Error, Kind, Principal, Result, Scope, TenantId};
+use chrono::{Duration, NaiveDate};
+use pp_core::{Error, Kind, Result};
 use pp_store::costs::Rate;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::WarehouseCopy;
 use crate::money;
-use crate::{Profit, WarehouseCopy};
 
 /// The most rates one import may carry (a year of thirty currencies is 7,800).
 pub const MAX_RATES: usize = 20_000;
@@ -114,17 +114,17 @@ pub struct SettingsWrite {
     pub reporting_currency: String,
 }
 
-fn bad(msg: impl Into<String>) -> Error {
+pub(crate) fn bad(msg: impl Into<String>) -> Error {
     Error::new(Kind::BadParams, msg)
 }
 
-fn day(what: &str, text: &str) -> Result<NaiveDate> {
+pub(crate) fn day(what: &str, text: &str) -> Result<NaiveDate> {
     pp_core::wire::calendar_date(text)
         .ok_or_else(|| bad(format!("{what}: '{text}' is not a day (YYYY-MM-DD)")))
 }
 
 impl RateInput {
-    fn checked(&self, at: &str) -> Result<Rate> {
+    pub(crate) fn checked(&self, at: &str) -> Result<Rate> {
         let currency = money::currency(&format!("{at}: currency"), &self.currency)?;
         if currency == "EUR" {
             return Err(bad(format!("{at}: EUR is the base; its rate is always 1")));
@@ -142,184 +142,6 @@ impl RateInput {
     }
 }
 
-impl Profit {
-    /// Imports rates in one audited transaction, as the caller.
-    pub async fn import_rates(&self, p: &Principal, req: RatesImport) -> Result<RatesImportAnswer> {
-        p.require(&[Scope::CostsWrite, Scope::RetailRead])?;
-        self.import_rates_as(&p.tenant, &p.actor, req).await
-    }
-
-    /// [`Self::import_rates`] recorded as `by`; checked whole before anything is written.
-    pub async fn import_rates_as(
-        &self,
-        tenant: &TenantId,
-        by: &str,
-        req: RatesImport,
-    ) -> Result<RatesImportAnswer> {
-        let source = req.source.trim().to_owned();
-        if source.is_empty() || source.len() > 200 || source.chars().any(char::is_control) {
-            return Err(bad(
-                "source names where the rates come from: one line of 1 to 200 characters",
-            ));
-        }
-        let n = req.rates.len();
-        if n == 0 || n > MAX_RATES {
-            return Err(bad(format!(
-                "an import carries 1 to {MAX_RATES} rates; this one has {n}"
-            )));
-        }
-        let mut rates = Vec::with_capacity(n);
-        let mut seen = std::collections::BTreeSet::new();
-        for (i, r) in req.rates.iter().enumerate() {
-            let r = r.checked(&format!("rates[{i}]"))?;
-            if !seen.insert((r.currency.clone(), r.day.clone())) {
-                return Err(bad(format!(
-                    "rates[{i}]: {} on {} is given twice",
-                    r.currency, r.day
-                )));
-            }
-            rates.push(r);
-        }
-        let w = self
-            .store
-            .costs()
-            .put_rates(tenant, rates, source, by)
-            .await?;
-        let warehouse_copy = self.copy_rates(tenant).await;
-        Ok(RatesImportAnswer {
-            added: w.added,
-            changed: w.changed,
-            unchanged: w.unchanged,
-            warehouse_copy,
-        })
-    }
-
-    /// The tenant's rates in a window, and the days held of every currency.
-    pub async fn rates(&self, p: &Principal, q: RatesQuery) -> Result<RatesAnswer> {
-        p.require(&[Scope::RetailRead])?;
-        let to = match &q.to {
-            Some(t) => day("to", t)?,
-            None => Utc::now().date_naive(),
-        };
-        let from = match &q.from {
-            Some(f) => day("from", f)?,
-            None => to - Duration::days(31),
-        };
-        if from > to || to - from > Duration::days(3660) {
-            return Err(bad("from must be on or before to, at most ten years apart"));
-        }
-        let currency = q
-            .currency
-            .as_deref()
-            .map(|c| money::currency("currency", c))
-            .transpose()?;
-        let costs = self.store.costs();
-        let rates = costs
-            .rates(
-                &p.tenant,
-                currency.as_deref(),
-                &from.to_string(),
-                &to.to_string(),
-            )
-            .await?;
-        let coverage = costs.rate_coverage(&p.tenant).await?;
-        Ok(RatesAnswer {
-            base: "EUR",
-            from: from.to_string(),
-            to: to.to_string(),
-            rates: rates
-                .into_iter()
-                .map(|r| RateView {
-                    date: r.day,
-                    currency: r.currency,
-                    per_eur: money::rate_text(r.per_eur_e6),
-                })
-                .collect(),
-            coverage: coverage
-                .into_iter()
-                .map(|(currency, from, through, days)| Coverage {
-                    currency,
-                    from,
-                    through,
-                    days,
-                })
-                .collect(),
-        })
-    }
-
-    /// The tenant's reporting currency.
-    pub async fn settings(&self, p: &Principal) -> Result<ProfitSettings> {
-        p.require(&[Scope::RetailRead])?;
-        self.settings_of(&p.tenant).await
-    }
-
-    /// A tenant's reporting currency, for work done on its behalf.
-    pub async fn settings_of(&self, tenant: &TenantId) -> Result<ProfitSettings> {
-        Ok(match self.store.costs().reporting_currency(tenant).await? {
-            Some((c, by, ms)) => ProfitSettings {
-                reporting_currency: c,
-                set: true,
-                updated_by: Some(by),
-                updated_at: chrono::DateTime::from_timestamp_millis(ms)
-                    .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
-            },
-            None => ProfitSettings {
-                reporting_currency: DEFAULT_REPORTING.into(),
-                set: false,
-                updated_by: None,
-                updated_at: None,
-            },
-        })
-    }
-
-    /// Sets the tenant's reporting currency (audited), as the caller.
-    pub async fn set_settings(&self, p: &Principal, req: SettingsWrite) -> Result<ProfitSettings> {
-        p.require(&[Scope::CostsWrite, Scope::RetailRead])?;
-        let c = money::currency("reportingCurrency", &req.reporting_currency)?;
-        self.store
-            .costs()
-            .set_reporting_currency(&p.tenant, &c, &p.actor)
-            .await?;
-        self.settings_of(&p.tenant).await
-    }
-
-    /// The rates of `currencies` a conversion over `from..=to` may need.
-    pub async fn rate_book(
-        &self,
-        tenant: &TenantId,
-        currencies: &[&str],
-        from: NaiveDate,
-        to: NaiveDate,
-    ) -> Result<RateBook> {
-        Self::rate_book_of(&self.store, tenant, currencies, from, to).await
-    }
-
-    /// [`Self::rate_book`] from a store (for the engines that read it without the service).
-    pub async fn rate_book_of(
-        store: &pp_store::Store,
-        tenant: &TenantId,
-        currencies: &[&str],
-        from: NaiveDate,
-        to: NaiveDate,
-    ) -> Result<RateBook> {
-        let mut book = RateBook::default();
-        let since = (from - Duration::days(CARRY_DAYS)).to_string();
-        for c in currencies.iter().filter(|c| **c != "EUR") {
-            let rates = store
-                .costs()
-                .rates(tenant, Some(c), &since, &to.to_string())
-                .await?;
-            let days = book.days.entry((*c).to_owned()).or_default();
-            for r in rates {
-                if let Ok(d) = NaiveDate::parse_from_str(&r.day, "%Y-%m-%d") {
-                    days.insert(d, r.per_eur_e6);
-                }
-            }
-        }
-        Ok(book)
-    }
-}
-
 /// A conversion that has no rate: the currency and the day.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -331,7 +153,7 @@ pub struct MissingRate {
 /// Rates by currency and day, read once for an answer.
 #[derive(Debug, Clone, Default)]
 pub struct RateBook {
-    days: BTreeMap<String, BTreeMap<NaiveDate, i64>>,
+    pub(crate) days: BTreeMap<String, BTreeMap<NaiveDate, i64>>,
 }
 
 impl RateBook {
