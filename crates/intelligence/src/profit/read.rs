@@ -124,6 +124,28 @@ fn posting(r: &RowMap, origin: Origin) -> Result<Option<Posting>> {
     }))
 }
 
+/// What keeps a transaction-list read to the amounts whose settlement has not closed, and its
+/// bound values: an amount of a closed settlement is among that settlement's lines, posted at
+/// the same moment, so a settlement with a line in the days `lo..hi` (`hi` excluded) is
+/// counted already. Nothing to keep out while the warehouse has no settlement table.
+fn unsettled(wh: &Wh, settled: bool, seller: i64, lo: &str, hi: &str) -> (String, Vec<Scalar>) {
+    if !settled {
+        return (String::new(), Vec::new());
+    }
+    let d = wh.dialect();
+    let clause = format!(
+        " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
+        sid = d.column("Settlement-id"),
+        posted = d.column("Posted-date-time"),
+    );
+    let args = vec![
+        Scalar::Int(seller),
+        Scalar::Text(lo.to_owned()),
+        Scalar::Text(hi.to_owned()),
+    ];
+    (clause, args)
+}
+
 /// Every amount posted on the days `from..=to`: closed settlements' lines, then the
 /// transaction list's amounts whose settlement has not closed.
 pub async fn postings(
@@ -163,18 +185,7 @@ pub async fn postings(
             }
         }
         if listed {
-            // an amount of a closed settlement is among that settlement's lines, posted at
-            // the same moment: the list's amounts of settlements with a line in these days
-            // are already counted
-            let closed = if settled {
-                format!(
-                    " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
-                    sid = c("Settlement-id"),
-                    posted = c("Posted-date-time"),
-                )
-            } else {
-                String::new()
-            };
+            let (closed, keep) = unsettled(wh, settled, seller, &lo, &hi);
             let sql = format!(
                 "SELECT Sku AS sku, {posted} AS posted, {tt} AS ttype, {at} AS atype, {ad} AS adesc,
                  Quantity AS qty, {cents} AS cents FROM spapi_finance_transaction
@@ -190,9 +201,7 @@ pub async fn postings(
                 Scalar::Text(lo.clone()),
                 Scalar::Text(b.to_string()),
             ];
-            if settled {
-                args.extend([Scalar::Int(seller), Scalar::Text(lo), Scalar::Text(hi)]);
-            }
+            args.extend(keep);
             for r in wh.rows(&sql, args).await? {
                 out.extend(posting(&r, Origin::Posted)?);
             }
@@ -483,14 +492,7 @@ pub async fn postings_by_month(
         }
     }
     if listed {
-        let closed = if settled {
-            format!(
-                " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
-                sid = c("Settlement-id"),
-            )
-        } else {
-            String::new()
-        };
+        let (closed, keep) = unsettled(wh, settled, seller, &lo, &hi);
         let sql = format!(
             "SELECT Sku AS sku, {month} AS m, {tt} AS ttype, {at} AS atype, {ad} AS adesc,
              {qty} AS qty, {cents} AS cents FROM spapi_finance_transaction
@@ -504,9 +506,7 @@ pub async fn postings_by_month(
             Scalar::Text(lo.clone()),
             Scalar::Text(to.to_string()),
         ];
-        if settled {
-            args.extend([Scalar::Int(seller), Scalar::Text(lo), Scalar::Text(hi)]);
-        }
+        args.extend(keep);
         for r in wh.rows(&sql, args).await? {
             out.extend(summed(&r, Origin::Posted)?);
         }
@@ -565,28 +565,12 @@ pub async fn units_by_day(
     }
     let settled = has(wh, "spapi_settlement").await?;
     if has(wh, "spapi_finance_transaction").await? {
-        let closed = if settled {
-            format!(
-                " AND {sid} NOT IN (SELECT {sid} FROM spapi_settlement WHERE SellerID = ? AND {posted} >= ? AND {posted} < ?)",
-                sid = c("Settlement-id"),
-            )
-        } else {
-            String::new()
-        };
+        let (closed, keep) = unsettled(wh, settled, seller, &lo, &hi);
         let sql = format!(
             "SELECT Sku AS sku, {posted} AS posted, Quantity AS qty FROM spapi_finance_transaction
              WHERE SellerID = ? AND {posted} >= ? AND {posted} < ? AND {sale}{closed}"
         );
-        let extra = if settled {
-            vec![
-                Scalar::Int(seller),
-                Scalar::Text(lo.clone()),
-                Scalar::Text(hi.clone()),
-            ]
-        } else {
-            Vec::new()
-        };
-        for r in wh.rows(&sql, args(extra)).await? {
+        for r in wh.rows(&sql, args(keep)).await? {
             out.push((
                 r.text("sku")?.to_owned(),
                 day_of(&r, "posted")?,
