@@ -40,6 +40,25 @@ fn copied(r: Result<Option<()>>) -> WarehouseCopy {
     }
 }
 
+/// The days a read asks for, each read by `day`: `to` defaults to today (UTC), `from` to
+/// `back` days before `to`.
+fn window(
+    from: Option<&str>,
+    to: Option<&str>,
+    back: i64,
+    day: fn(&str, &str) -> Result<NaiveDate>,
+) -> Result<(NaiveDate, NaiveDate)> {
+    let to = match to {
+        Some(t) => day("to", t)?,
+        None => Utc::now().date_naive(),
+    };
+    let from = match from {
+        Some(f) => day("from", f)?,
+        None => to - Duration::days(back),
+    };
+    Ok((from, to))
+}
+
 /// The profit data service: cheap to clone.
 #[derive(Clone)]
 pub struct Profit {
@@ -192,14 +211,7 @@ impl Profit {
     /// The SKUs of one merchant that sold in a window on a day no cost period covers.
     pub async fn missing(&self, p: &Principal, q: MissingQuery) -> Result<MissingAnswer> {
         p.require(&[Scope::RetailRead])?;
-        let to = match &q.to {
-            Some(t) => costs::day("to", t)?,
-            None => Utc::now().date_naive(),
-        };
-        let from = match &q.from {
-            Some(f) => costs::day("from", f)?,
-            None => to - Duration::days(90),
-        };
+        let (from, to) = window(q.from.as_deref(), q.to.as_deref(), 90, costs::day)?;
         if from > to {
             return Err(costs::bad("from must not be after to"));
         }
@@ -320,14 +332,7 @@ impl Profit {
     /// The tenant's rates in a window, and the days held of every currency.
     pub async fn rates(&self, p: &Principal, q: RatesQuery) -> Result<RatesAnswer> {
         p.require(&[Scope::RetailRead])?;
-        let to = match &q.to {
-            Some(t) => rates::day("to", t)?,
-            None => Utc::now().date_naive(),
-        };
-        let from = match &q.from {
-            Some(f) => rates::day("from", f)?,
-            None => to - Duration::days(31),
-        };
+        let (from, to) = window(q.from.as_deref(), q.to.as_deref(), 31, rates::day)?;
         if from > to || to - from > Duration::days(3660) {
             return Err(rates::bad(
                 "from must be on or before to, at most ten years apart",
