@@ -138,10 +138,9 @@ impl Profit {
         self.write_costs_as(&p.tenant, &p.actor, req).await
     }
 
-    /// [`Self::write_costs`] recorded as `by` (the console's person, the dev server's seed):
-    /// the batch is checked whole — every row's fields, each merchant a seller row of the
+    /// [`Self::write_costs`] recorded as `by`: the batch is checked whole — every row's fields, each merchant a seller row of the
     /// tenant's warehouse, no period named twice — before anything is written.
-    pub async fn write_costs_as(
+    async fn write_costs_as(
         &self,
         tenant: &TenantId,
         by: &str,
@@ -285,7 +284,7 @@ impl Profit {
     }
 
     /// [`Self::import_rates`] recorded as `by`; checked whole before anything is written.
-    pub async fn import_rates_as(
+    async fn import_rates_as(
         &self,
         tenant: &TenantId,
         by: &str,
@@ -384,7 +383,7 @@ impl Profit {
     }
 
     /// A tenant's reporting currency, for work done on its behalf.
-    pub async fn settings_of(&self, tenant: &TenantId) -> Result<ProfitSettings> {
+    async fn settings_of(&self, tenant: &TenantId) -> Result<ProfitSettings> {
         Ok(match self.store.costs().reporting_currency(tenant).await? {
             Some((c, by, ms)) => ProfitSettings {
                 reporting_currency: c,
@@ -413,19 +412,9 @@ impl Profit {
         self.settings_of(&p.tenant).await
     }
 
-    /// The rates of `currencies` a conversion over `from..=to` may need.
+    /// The rates of `currencies` a conversion over `from..=to` may need, read from `store`
+    /// (the engines that convert read them without the service).
     pub async fn rate_book(
-        &self,
-        tenant: &TenantId,
-        currencies: &[&str],
-        from: NaiveDate,
-        to: NaiveDate,
-    ) -> Result<RateBook> {
-        Self::rate_book_of(&self.store, tenant, currencies, from, to).await
-    }
-
-    /// [`Self::rate_book`] from a store (for the engines that read it without the service).
-    pub async fn rate_book_of(
         store: &pp_store::Store,
         tenant: &TenantId,
         currencies: &[&str],

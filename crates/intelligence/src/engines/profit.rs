@@ -270,7 +270,7 @@ pub async fn books_of(
             .collect();
         let list: Vec<&str> = currencies.iter().map(String::as_str).collect();
         let rates =
-            pp_profit::Profit::rate_book_of(store, &state.tenant, &list, period.start, period.end)
+            pp_profit::Profit::rate_book(store, &state.tenant, &list, period.start, period.end)
                 .await?;
         let costs = Costs::new(rows);
         let ask = Ask {

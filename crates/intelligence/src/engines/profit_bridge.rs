@@ -411,7 +411,7 @@ fn summed(rest: &[Item]) -> Item {
 
 /// The average over `p`'s days of what one unit of `from` is in `to`.
 async fn average_rate(input: &Input, from: &str, to: &str, p: Period) -> Result<f64> {
-    let book = pp_profit::Profit::rate_book_of(
+    let book = pp_profit::Profit::rate_book(
         &input.state.store,
         &input.state.tenant,
         &[from, to],

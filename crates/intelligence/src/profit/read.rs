@@ -417,7 +417,6 @@ pub struct Summed {
     pub desc: String,
     pub units: i64,
     pub cents: i64,
-    pub refund: bool,
     pub origin: Origin,
 }
 
@@ -439,15 +438,14 @@ fn summed(r: &RowMap, origin: Origin) -> Result<Option<Summed>> {
         line: p.0,
         desc: p.1,
         cents: r.int("cents")?,
-        refund: p.2,
         origin,
     }))
 }
 
-/// A row's line, description and whether it is a refund's (`None`: no P&L line).
-fn posting_kind(r: &RowMap) -> Result<Option<(Line, String, bool)>> {
+/// A row's line and description (`None`: no P&L line).
+fn posting_kind(r: &RowMap) -> Result<Option<(Line, String)>> {
     let (ttype, atype, desc) = (r.text("ttype")?, r.text("atype")?, r.text("adesc")?);
-    Ok(classify(ttype, atype, desc).map(|l| (l, desc.to_owned(), ttype == "Refund")))
+    Ok(classify(ttype, atype, desc).map(|l| (l, desc.to_owned())))
 }
 
 /// Every amount posted on the days `from..=to`, summed by SKU, month and kind: closed
