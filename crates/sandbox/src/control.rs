@@ -191,10 +191,86 @@ pub async fn advance(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Re
         Ok(a) => a,
         Err(e) => return bad(format!("body: {e}")),
     };
-    let moved = tokio::task::spawn_blocking(move || crate::advance::advance(&sim, a.days)).await;
+    let before = sim.world();
+    let mover = sim.clone();
+    let moved = tokio::task::spawn_blocking(move || crate::advance::advance(&mover, a.days)).await;
     match moved {
-        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Ok(v)) => {
+            // the streams' restated deltas and new days, in the background
+            let sim = sim.clone();
+            tokio::spawn(async move {
+                if let Err(e) = crate::stream::after_advance(&sim, &before).await {
+                    tracing::warn!(error = %e.message, "stream delivery after the move stopped");
+                }
+            });
+            Json(v).into_response()
+        }
         Ok(Err(e)) => e.into_response(),
         Err(e) => bad(format!("moving the world failed: {e}")),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct StreamFault {
+    /// One subscription, or every one.
+    subscription_id: Option<String>,
+    /// Stop (true) or resume (false) deliveries.
+    paused: bool,
+}
+
+/// `POST /__sandbox/streams {"paused": true, "subscriptionId"?}`: a queue that stops
+/// receiving (nothing is sent until it resumes; then everything it missed is).
+pub async fn streams(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
+    let f: StreamFault = match serde_json::from_slice(&body) {
+        Ok(f) => f,
+        Err(e) => return bad(format!("body: {e}")),
+    };
+    match crate::stream::set_paused(&sim, f.subscription_id.as_deref(), f.paused) {
+        Ok(n) => {
+            if !f.paused {
+                crate::stream::spawn_pump(sim.clone());
+            }
+            Json(json!({ "subscriptions": n, "paused": f.paused })).into_response()
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Inject {
+    subscription_id: String,
+    body: String,
+}
+
+/// `POST /__sandbox/streams/inject {"subscriptionId", "body"}`: a message the subscription's
+/// queue gets as it is (one that does not parse, say).
+pub async fn inject(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
+    let i: Inject = match serde_json::from_slice(&body) {
+        Ok(i) => i,
+        Err(e) => return bad(format!("body: {e}")),
+    };
+    match crate::stream::inject(&sim, &i.subscription_id, &i.body).await {
+        Ok(()) => Json(json!({ "injected": true })).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `GET /sns?Action=ConfirmSubscription&TopicArn=…&Token=…`: what a stream subscription's
+/// `SubscribeURL` points at.
+pub async fn sns(
+    State(sim): State<Arc<Sim>>,
+    axum::extract::Query(q): axum::extract::Query<std::collections::BTreeMap<String, String>>,
+) -> Response {
+    if q.get("Action").map(String::as_str) != Some("ConfirmSubscription") {
+        return bad("Action must be ConfirmSubscription".to_owned());
+    }
+    let (Some(topic), Some(token)) = (q.get("TopicArn"), q.get("Token")) else {
+        return bad("TopicArn and Token are required".to_owned());
+    };
+    match crate::stream::confirm(&sim, topic, token).await {
+        Ok(xml) => ([(axum::http::header::CONTENT_TYPE, "text/xml")], xml).into_response(),
+        Err(e) => e.into_response(),
     }
 }

@@ -27,6 +27,8 @@ pub enum Family {
     AdsV1,
     /// DSP reports: `{ message, requestId }` as `application/vnd.dsperror.v1+json`.
     Dsp,
+    /// The SQS JSON protocol (`crate::sqs`): `{ __type: "com.amazonaws.sqs#<code>", message }`.
+    Sqs,
 }
 
 /// The `ErrorCode` Ads API v1's documents give each status.
@@ -138,10 +140,14 @@ impl IntoResponse for SimError {
             Family::Dsp => {
                 json!({ "message": self.message, "requestId": crate::store::random_hex(16) })
             }
+            Family::Sqs => {
+                json!({ "__type": format!("com.amazonaws.sqs#{}", self.code), "message": self.message })
+            }
         };
         let media = match (self.media, self.family) {
             (Some(m), _) => Some(m),
             (None, Family::Dsp) => Some("application/vnd.dsperror.v1+json"),
+            (None, Family::Sqs) => Some(pp_sqs::wire::CONTENT_TYPE),
             (None, _) => None,
         };
         let mut r = (self.status, Json(body)).into_response();

@@ -16,7 +16,9 @@ mod lwa;
 mod reports;
 pub mod sim;
 mod spapi;
+pub mod sqs;
 mod store;
+mod stream;
 mod world;
 
 use std::future::Future;
@@ -69,6 +71,8 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route("/__sandbox/grants/revoke", post(control::revoke))
         .route("/__sandbox/merchants/lapse", post(control::lapse))
         .route("/__sandbox/limits", put(control::limits))
+        .route("/__sandbox/streams", post(control::streams))
+        .route("/__sandbox/streams/inject", post(control::inject))
         .route(
             "/__sandbox/world",
             get(control::world).post(control::advance),
@@ -86,6 +90,8 @@ pub fn router(sim: Arc<Sim>) -> Router {
         )
         .route("/ap/oa", get(consent::ads_page).post(consent::ads_decide))
         .route("/__documents/{id}", get(documents::download))
+        .route("/sqs", post(sqs::endpoint))
+        .route("/sns", get(control::sns))
         .merge(control)
         .merge(spapi::routes(&sim))
         .merge(ads::routes(&sim))

@@ -42,6 +42,12 @@ pub struct SimConfig {
     /// The redirect URIs registered for the app: the consent pages send a seller or an
     /// advertiser back only to one of these (the gateway's callback).
     pub redirect_uris: Vec<String>,
+    /// Days of hours a new stream subscription is sent before the world's today (the world is
+    /// made at once; a real stream starts at the subscription).
+    pub stream_backfill_days: i64,
+    /// The SQS endpoint streams deliver to when a subscription's queue is not one of the
+    /// sandbox's own (`crate::sqs`): an SQS server and its key.
+    pub stream_sqs: Option<pp_sqs::Endpoint>,
 }
 
 impl SimConfig {
@@ -57,6 +63,8 @@ impl SimConfig {
             seed: 1,
             rate_limits: true,
             redirect_uris: Vec::new(),
+            stream_backfill_days: 28,
+            stream_sqs: None,
         }
     }
 }
@@ -118,6 +126,14 @@ impl Sim {
         v["seller_consent_url"] =
             format!("{}/apps/authorize/consent", self.config.public_url).into();
         v["ads_authorize_url"] = format!("{}/ap/oa", self.config.public_url).into();
+        let key = crate::sqs::key(self)?;
+        v["sqs"] = json!({
+            "endpoint": format!("{}/sqs", self.config.public_url),
+            "region": crate::sqs::REGION,
+            "account": crate::sqs::ACCOUNT,
+            "access_key_id": key.access_key_id,
+            "secret_access_key": key.secret_access_key,
+        });
         Ok(v)
     }
 

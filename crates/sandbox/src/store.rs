@@ -1,6 +1,7 @@
 //! The sandbox's own state, in `sandbox.sqlite` beside the world: the LWA app, refresh-token
 //! grants (kept as SHA-256 hashes), access tokens, merchant authorizations, entities created
-//! or changed through the API, and reports. The world's warehouse itself is never written.
+//! or changed through the API, reports, and the queues of its SQS endpoint (`crate::sqs`) with
+//! the key that signs for them (kept whole: a signature is checked with the secret itself). The world's warehouse itself is never written.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -33,6 +34,19 @@ CREATE TABLE IF NOT EXISTS reports (
 CREATE INDEX IF NOT EXISTS reports_dedupe ON reports (family, owner, request_key);
 CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, content_type TEXT NOT NULL, gzip INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sqs_key (access_key_id TEXT PRIMARY KEY, secret TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sqs_queues (name TEXT PRIMARY KEY, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sqs_messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, queue TEXT NOT NULL,
+    body TEXT NOT NULL, sent_at INTEGER NOT NULL, visible_at INTEGER NOT NULL, receipt TEXT,
+    receives INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS sqs_messages_ready ON sqs_messages (queue, visible_at, seq);
+CREATE INDEX IF NOT EXISTS sqs_messages_receipt ON sqs_messages (receipt);
+CREATE TABLE IF NOT EXISTS stream_subscriptions (
+    id TEXT PRIMARY KEY, profile INTEGER NOT NULL, client_token TEXT NOT NULL,
+    dataset TEXT NOT NULL, destination TEXT NOT NULL, notes TEXT NOT NULL, status TEXT NOT NULL,
+    token TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+    delivered_from TEXT, delivered_through TEXT, paused INTEGER NOT NULL DEFAULT 0, UNIQUE (profile, client_token));
 ";
 
 /// Brings a state file of an earlier sandbox up to this one before the schema runs: version 1

@@ -11,6 +11,7 @@ mod doc;
 mod economics;
 mod entities;
 mod events;
+pub mod hours;
 mod load;
 mod model;
 mod rng;
@@ -50,6 +51,8 @@ pub struct GroundTruth {
     pub events: Vec<Event>,
     /// What the sellers earned: P&L truth, settlements, costs, fees and exchange rates.
     pub economics: economics::truth::Economics,
+    /// Every campaign's hour profile: what the sandbox's stream splits its days by.
+    pub hours: Vec<hours::HourProfile>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -72,6 +75,11 @@ pub fn generate(spec: &WorldSpec, mut loader: Box<dyn Loader>) -> Result<GroundT
         fleet: spec.fleet,
         events: plan.events,
         economics,
+        hours: model
+            .campaigns
+            .iter()
+            .map(|c| hours::profile(spec.seed, c.id))
+            .collect(),
     })
 }
 

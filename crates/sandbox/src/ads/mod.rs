@@ -17,6 +17,7 @@ mod sb3;
 mod sb3_targets;
 mod sd;
 mod sp;
+mod streams;
 mod v1;
 
 use std::sync::Arc;
@@ -46,6 +47,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(exports::routes(sim))
         .merge(recommendations::routes(sim))
         .merge(reporting::routes(sim))
+        .merge(streams::routes(sim))
 }
 
 fn ads_err(status: u16, code: &str, details: impl Into<String>) -> SimError {

@@ -19,6 +19,7 @@ mod spapi_reads;
 mod spapi_reports;
 mod spapi_writes;
 mod sqp;
+mod streams;
 mod transactions;
 mod vendor_reports;
 mod world;
