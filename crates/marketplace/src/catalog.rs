@@ -268,6 +268,16 @@ static SPAPI: LazyLock<Vec<Operation>> =
 static ADS: LazyLock<Vec<Operation>> =
     LazyLock::new(|| load("ads", include_str!("../catalog/ads.json")));
 
+static GATEWAY: LazyLock<Vec<Operation>> =
+    LazyLock::new(|| load("gateway", include_str!("../catalog/gateway.json")));
+
+/// The operations the gateway makes for itself and no caller may (Marketing Stream
+/// subscriptions, which name where an account's data goes): reached only through
+/// `Feeds::gateway_call`, never listed or callable through `/api/…/call`.
+pub fn gateway() -> &'static [Operation] {
+    &GATEWAY
+}
+
 /// The selling-side catalog.
 pub fn spapi() -> &'static [Operation] {
     &SPAPI

@@ -210,6 +210,24 @@ pub async fn advance(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Re
     }
 }
 
+/// `GET /__sandbox/streams`: every stream subscription, the days sent and whether it is paused.
+pub async fn list_streams(State(sim): State<Arc<Sim>>) -> Response {
+    match crate::stream::list(&sim, None) {
+        Ok(subs) => Json(json!({
+            "paused": sim.streams_paused.load(std::sync::atomic::Ordering::SeqCst),
+            "subscriptions": subs.iter().map(|s| json!({
+                "subscription": s.wire(),
+                "profileId": s.profile,
+                "deliveredFrom": s.delivered_from,
+                "deliveredThrough": s.delivered_through,
+                "paused": s.paused,
+            })).collect::<Vec<_>>(),
+        }))
+        .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct StreamFault {

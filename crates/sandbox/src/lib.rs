@@ -71,7 +71,10 @@ pub fn router(sim: Arc<Sim>) -> Router {
         .route("/__sandbox/grants/revoke", post(control::revoke))
         .route("/__sandbox/merchants/lapse", post(control::lapse))
         .route("/__sandbox/limits", put(control::limits))
-        .route("/__sandbox/streams", post(control::streams))
+        .route(
+            "/__sandbox/streams",
+            get(control::list_streams).post(control::streams),
+        )
         .route("/__sandbox/streams/inject", post(control::inject))
         .route(
             "/__sandbox/world",

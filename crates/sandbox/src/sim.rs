@@ -81,6 +81,8 @@ pub struct Sim {
     pub calls: Calls,
     /// Signs presigned document URLs.
     pub url_key: Vec<u8>,
+    /// Every stream delivery stopped, new subscriptions' too (`/__sandbox/streams`).
+    pub streams_paused: std::sync::atomic::AtomicBool,
 }
 
 impl Sim {
@@ -93,6 +95,7 @@ impl Sim {
             limits: Limits::new(config.rate_limits),
             calls: Calls::default(),
             url_key: random_hex(32).into_bytes(),
+            streams_paused: std::sync::atomic::AtomicBool::new(false),
             config,
             world: RwLock::new(Arc::new(world)),
             store,

@@ -55,6 +55,8 @@ pub struct AppState {
     /// The datasets warehouse sync fills: the built-in ones and any added with
     /// [`AppState::with_dataset`].
     datasets: pp_sync::Datasets,
+    /// The gateway's Marketing Stream queues, when it has them.
+    stream: pp_sync::stream::Stream,
     /// The abuse bounds: connections, token attempts, MCP sessions, queries.
     pub bounds: Bounds,
     /// Token requests per source address and per client id.
@@ -214,6 +216,7 @@ impl AppState {
             jobs,
             more_jobs: Vec::new(),
             datasets: pp_sync::Datasets::default(),
+            stream: None,
             token_limits: TokenLimits::new(&bounds),
             verifier,
             credential_limit: Limiter::new(bounds.credential_burst, bounds.credential_per_minute),
@@ -247,7 +250,15 @@ impl AppState {
             self.warehouses.clone(),
             self.jobs.sync.clone(),
         )
-        .with_datasets(self.datasets.clone());
+        .with_datasets(self.datasets.clone())
+        .with_stream(self.stream.clone());
+    }
+
+    /// Consumes Marketing Stream from the gateway's queues (`pp_sync::stream`).
+    pub fn with_stream(mut self, stream: pp_sync::stream::StreamConfig) -> Self {
+        self.stream = Some(Arc::new(stream));
+        self.rebuild_sync();
+        self
     }
 
     /// Sends webhooks as `settings` say (dev, allowed hosts, retries), sealing their secrets

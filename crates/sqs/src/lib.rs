@@ -277,6 +277,25 @@ impl Client {
             .collect())
     }
 
+    /// The queue's ARN (what a publisher is given to send to).
+    pub async fn arn(&self, queue_url: &str) -> Result<String, Error> {
+        let mut a: wire::Attributes = self
+            .call(
+                "GetQueueAttributes",
+                &wire::GetQueueAttributes {
+                    queue_url: queue_url.into(),
+                    attribute_names: vec!["QueueArn".into()],
+                },
+            )
+            .await?;
+        a.attributes
+            .remove("QueueArn")
+            .ok_or_else(|| Error::Transport {
+                action: "GetQueueAttributes",
+                detail: "the answer has no QueueArn".into(),
+            })
+    }
+
     /// The messages waiting in the queue and those received but not deleted yet.
     pub async fn depth(&self, queue_url: &str) -> Result<(u64, u64), Error> {
         let a: wire::Attributes = self

@@ -12,6 +12,7 @@ async fn sends_receives_and_deletes_against_a_real_sqs_server() {
     let sqs = m.client();
     let url = sqs.create_queue("sp-traffic-test").await.unwrap();
     assert_eq!(sqs.queue_url("sp-traffic-test").await.unwrap(), url);
+    assert_eq!(sqs.arn(&url).await.unwrap(), Moto::arn("sp-traffic-test"));
     for i in 0..25 {
         sqs.send(&url, &format!("{{\"n\":{i}}}")).await.unwrap();
     }

@@ -26,6 +26,7 @@ mod people;
 mod policies;
 pub mod sealing;
 pub mod signin;
+pub mod streams;
 pub mod sync;
 mod tenants;
 mod tokens;
@@ -235,6 +236,11 @@ impl Store {
 
     pub fn approvals(&self) -> Approvals<'_> {
         Approvals(&self.db)
+    }
+
+    /// Amazon Marketing Stream: subscriptions, queues, records, days to make again.
+    pub fn streams(&self) -> streams::Streams<'_> {
+        streams::Streams(&self.db)
     }
 
     /// Warehouse sync: managed warehouses and each dataset's row and job.

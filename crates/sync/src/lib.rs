@@ -16,6 +16,7 @@
 //! - `adopt`: a connected account's merchants into the warehouse's `seller` rows;
 //! - `job`: the job step, which drives a dataset's reader through its runs;
 //! - `settings`: how syncs run, and a tenant's own schedule over the service's settings;
+//! - `stream`: Amazon Marketing Stream's hourly data, pushed to the gateway's SQS queues;
 //! - `service`: [`WarehouseSync`], what every front door calls.
 
 pub mod adopt;
@@ -27,6 +28,7 @@ pub mod reader;
 pub mod readers;
 pub mod service;
 pub mod settings;
+pub mod stream;
 
 pub use datasets::{Dataset, Datasets};
 pub use service::{

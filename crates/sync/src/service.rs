@@ -63,6 +63,8 @@ pub struct WarehouseSync {
     /// When a start last looked for newly connected merchants, per tenant (this instance's),
     /// and the tenant's connections as they stood then.
     looked: Arc<Mutex<HashMap<String, (std::time::Instant, String)>>>,
+    /// The gateway's stream queues, when it has them (`crate::stream`).
+    pub(crate) stream: crate::stream::Stream,
 }
 
 /// How often a start looks for newly connected merchants (each look reads the provider's
@@ -211,7 +213,38 @@ impl WarehouseSync {
             datasets: Datasets::default(),
             loaders: Arc::default(),
             looked: Arc::default(),
+            stream: None,
         }
+    }
+
+    /// Consumes Marketing Stream from the gateway's queues as `stream` says.
+    pub fn with_stream(mut self, stream: crate::stream::Stream) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Makes the tenant's stream queues and subscribes its advertising profiles to every
+    /// dataset (`sync:write` with `account:read`, as a sync start); the streams' status after.
+    pub async fn subscribe_streams(
+        &self,
+        p: &Principal,
+    ) -> Result<crate::stream::status::StreamStatus> {
+        p.require(&[Scope::SyncWrite, Scope::AccountRead])?;
+        if self.stream.is_none() {
+            return Err(Error::new(
+                pp_core::Kind::BadParams,
+                "this gateway has no stream queues: its operator has not configured an SQS endpoint",
+            )
+            .with_fix("Set stream_sqs_endpoint and its key (docs/configuration.md); see docs/streams.md."));
+        }
+        if self.store.sync().loader(&p.tenant).await?.is_none() {
+            return Err(Error::new(
+                pp_core::Kind::BadParams,
+                "this tenant's warehouse is external: the gateway does not fill it",
+            ));
+        }
+        self.subscribe_tenant(&p.tenant).await?;
+        self.stream_status(p).await
     }
 
     /// Fills `datasets` (the built-in ones and any given besides) instead of the built-in ones.

@@ -305,3 +305,94 @@ pub async fn sold_skus(
     })
     .collect()
 }
+
+/// One day's totals of the stream's hours beside the daily report's, for one seller and ad
+/// product: `[impressions, clicks, cost]` for traffic, `[purchases, sales, 0]` for conversions
+/// (money in cents).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamDay {
+    pub day: String,
+    pub hours: [i64; 3],
+    pub report: [i64; 3],
+}
+
+/// The days `from..=to` on which the stream's hourly table (`conversion` or traffic) holds rows
+/// for seller `seller_id`'s `ad_product`, each with the same totals from
+/// `ads_targeting_daily` (zero where the report has no row); none while a table is missing.
+pub async fn stream_days(
+    engine: &dyn Engine,
+    limits: &Limits,
+    seller_id: i64,
+    ad_product: &str,
+    conversion: bool,
+    from: &str,
+    to: &str,
+) -> Result<Vec<StreamDay>> {
+    let hourly = if conversion {
+        "ads_stream_conversion_hourly"
+    } else {
+        "ads_stream_traffic_hourly"
+    };
+    if !has_table(engine, hourly).await? || !has_table(engine, "ads_targeting_daily").await? {
+        return Ok(Vec::new());
+    }
+    let d = engine.dialect();
+    let measures = |alias: &str| {
+        if conversion {
+            format!(
+                "{} AS {alias}0, {} AS {alias}1, {} AS {alias}2",
+                d.int("SUM(Purchases7d)"),
+                d.sum_cents("Sales7d"),
+                d.int("0")
+            )
+        } else {
+            format!(
+                "{} AS {alias}0, {} AS {alias}1, {} AS {alias}2",
+                d.int("SUM(Impressions)"),
+                d.int("SUM(Clicks)"),
+                d.sum_cents("Cost")
+            )
+        }
+    };
+    let read = |table: &str, alias: &str| {
+        format!(
+            "SELECT Date AS day, {} FROM {table} WHERE SellerID = ? AND AdProduct = ? AND Date >= ? AND Date <= ? GROUP BY Date ORDER BY Date",
+            measures(alias)
+        )
+    };
+    let params = || {
+        vec![
+            Scalar::Int(seller_id),
+            Scalar::Text(ad_product.to_owned()),
+            Scalar::Text(from.to_owned()),
+            Scalar::Text(to.to_owned()),
+        ]
+    };
+    let totals = |r: &RowMap, alias: &str| -> Result<[i64; 3]> {
+        Ok([
+            r.int(&format!("{alias}0"))?,
+            r.int(&format!("{alias}1"))?,
+            r.int(&format!("{alias}2"))?,
+        ])
+    };
+    let date = |r: &RowMap| -> Result<String> {
+        let s = r.text("day")?;
+        Ok(s[..s.len().min(10)].to_owned())
+    };
+    let mut report = std::collections::BTreeMap::new();
+    for r in rows(engine, limits, &read("ads_targeting_daily", "r"), params()).await? {
+        report.insert(date(&r)?, totals(&r, "r")?);
+    }
+    rows(engine, limits, &read(hourly, "h"), params())
+        .await?
+        .iter()
+        .map(|r| {
+            let day = date(r)?;
+            Ok(StreamDay {
+                report: report.get(&day).copied().unwrap_or_default(),
+                hours: totals(r, "h")?,
+                day,
+            })
+        })
+        .collect()
+}

@@ -140,6 +140,24 @@ impl<'a> Feeds<'a> {
         Ok(up.client.send(up.store, up.sealer, &req).await?.body)
     }
 
+    /// One of the gateway's own operations (`catalog::gateway`, by id) as `account`: the
+    /// provider's JSON. Never reachable by a caller's call.
+    pub async fn gateway_call(
+        &self,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        op: &str,
+        args: &Map<String, Value>,
+    ) -> Result<Value> {
+        let api = Self::api(account);
+        let up = self.0.provider(api)?;
+        let op = catalog::find(catalog::gateway(), op).ok_or_else(|| {
+            Error::internal(format!("{op} missing from the gateway's operations"))
+        })?;
+        let req = self.request(op, args, tenant, account)?;
+        Ok(up.client.send(up.store, up.sealer, &req).await?.body)
+    }
+
     /// Creates a report for `slice` through the ledger; its id.
     pub async fn create_report(
         &self,

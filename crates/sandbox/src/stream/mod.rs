@@ -162,8 +162,13 @@ pub fn set_status(sim: &Sim, id: &str, status: &str, notes: Option<&str>) -> Res
     Ok(())
 }
 
-/// Pauses or resumes deliveries (the fault of a queue that stops receiving).
+/// Pauses or resumes deliveries (the fault of a queue that stops receiving): one
+/// subscription's, or without an id every one's, those made later included.
 pub fn set_paused(sim: &Sim, id: Option<&str>, paused: bool) -> Result<usize, SimError> {
+    if id.is_none() {
+        sim.streams_paused
+            .store(paused, std::sync::atomic::Ordering::SeqCst);
+    }
     sim.store.with(|c| {
         c.execute(
             "UPDATE stream_subscriptions SET paused = ?2 WHERE ?1 IS NULL OR id = ?1",
@@ -319,6 +324,9 @@ pub fn spawn_pump(sim: Arc<Sim>) {
 /// world's last day.
 pub async fn pump(sim: &Sim) -> Result<(), SimError> {
     let _one = PUMPING.lock().await;
+    if sim.streams_paused.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(());
+    }
     for sub in list(sim, None)? {
         if sub.status != "ACTIVE" || sub.paused {
             continue;
@@ -372,7 +380,12 @@ pub async fn after_advance(sim: &Arc<Sim>, before: &World) -> Result<(), SimErro
             let (Some(first), Some(through)) = (sub.delivered_from, sub.delivered_through) else {
                 continue;
             };
-            if sub.status != "ACTIVE" || sub.paused || !records::restates(&sub.dataset) {
+            let all_paused = sim.streams_paused.load(std::sync::atomic::Ordering::SeqCst);
+            if sub.status != "ACTIVE"
+                || sub.paused
+                || all_paused
+                || !records::restates(&sub.dataset)
+            {
                 continue;
             }
             let q = queue(sim, &sub.destination).await?;

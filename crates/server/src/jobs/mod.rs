@@ -85,7 +85,7 @@ impl Workers {
     pub fn spawn(app: SharedState) -> pp_core::Result<Self> {
         let registry = Arc::new(app.job_registry()?);
         let process = pp_store::random_id("", 6).unwrap_or_default();
-        let handles = (0..app.jobs.workers)
+        let mut handles: Vec<JoinHandle<()>> = (0..app.jobs.workers)
             .map(|i| {
                 let pool = Pool {
                     app: app.clone(),
@@ -94,6 +94,9 @@ impl Workers {
                 tokio::spawn(work(pool, format!("w{i}-{process}")))
             })
             .collect();
+        // the stream consumer, on every instance as SQS consumers are (nothing when the
+        // gateway has no queues)
+        handles.push(tokio::spawn(app.sync.clone().run_streams()));
         Ok(Self { handles })
     }
 

@@ -2,7 +2,9 @@
 //! caller's tenant, and `POST /api/warehouse/sync` (`sync:write` with `account:read`, an
 //! admin's: it spends the provider's quota), which adopts newly connected merchants and brings
 //! every dataset between runs (or one merchant's) forward to run now. The tool
-//! `warehouse_sync_status` reads the same status.
+//! `warehouse_sync_status` reads the same status. `GET /api/warehouse/streams` (`account:read`)
+//! and `POST /api/warehouse/streams` (as a start: it makes queues and subscriptions) are the
+//! Marketing Stream consumer's status and its subscribing.
 
 use axum::extract::{Extension, State};
 use pp_core::{Principal, Scope};
@@ -32,6 +34,92 @@ async fn run(
     Body(req): Body<RunRequest>,
 ) -> Result<render::Rendered, ApiError> {
     Ok(render::api(app.sync.run(&p, req).await?)?)
+}
+
+async fn streams(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+) -> Result<render::Rendered, ApiError> {
+    Ok(render::api(app.sync.stream_status(&p).await?)?)
+}
+
+async fn subscribe(
+    State(app): State<SharedState>,
+    Extension(p): Extension<Principal>,
+    Body(_): Body<NoArgs>,
+) -> Result<render::Rendered, ApiError> {
+    Ok(render::api(app.sync.subscribe_streams(&p).await?)?)
+}
+
+/// `GET` and `POST /api/warehouse/streams`' answer.
+fn streams_schema() -> Value {
+    let ints = || array(int());
+    let queue = object(
+        &[
+            ("dataset", string()),
+            ("state", string()),
+            ("messages", int()),
+            ("duplicates", int()),
+            ("rejected", int()),
+            ("confirmations", int()),
+            ("lastMessage", nullable(string())),
+            ("lastPublished", nullable(string())),
+            ("lagSeconds", nullable(int())),
+            ("lastError", nullable(string())),
+        ],
+        &[
+            "dataset",
+            "state",
+            "messages",
+            "duplicates",
+            "rejected",
+            "confirmations",
+        ],
+    );
+    let subscription = object(
+        &[
+            ("profileId", string()),
+            ("legacySellerId", int()),
+            ("dataset", string()),
+            ("subscriptionId", string()),
+            ("status", string()),
+        ],
+        &[
+            "profileId",
+            "legacySellerId",
+            "dataset",
+            "subscriptionId",
+            "status",
+        ],
+    );
+    let difference = object(
+        &[
+            ("legacySellerId", int()),
+            ("dataset", string()),
+            ("day", string()),
+            ("hours", ints()),
+            ("report", ints()),
+        ],
+        &["legacySellerId", "dataset", "day", "hours", "report"],
+    );
+    object(
+        &[
+            ("configured", super::schema::boolean()),
+            ("queues", array(queue)),
+            ("subscriptions", array(subscription)),
+            ("daysChecked", int()),
+            ("daysMatching", int()),
+            ("differences", array(difference)),
+        ],
+        &[
+            "configured",
+            "queues",
+            "subscriptions",
+            "daysChecked",
+            "daysMatching",
+            "differences",
+        ],
+    )
 }
 
 fn status_tool<'a>(ctx: &'a Ctx, a: Map<String, Value>) -> Fut<'a> {
@@ -171,5 +259,20 @@ datasets no start has taken in yet. An external warehouse \
             .needs(START)
             .json_body(run_input())
             .answers(200, super::schema::api(status_schema())),
+        Endpoint::get(
+            "/api/warehouse/streams",
+            "Marketing Stream: each queue's lag and last message, and the hours beside the daily reports",
+            streams,
+        )
+        .needs(SCOPES)
+        .answers(200, super::schema::api(streams_schema())),
+        Endpoint::post(
+            "/api/warehouse/streams",
+            "Subscribe the tenant's advertising profiles to Marketing Stream",
+            subscribe,
+        )
+        .needs(START)
+        .json_body(closed(&[], &[]))
+        .answers(200, super::schema::api(streams_schema())),
     ]
 }

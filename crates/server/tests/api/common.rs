@@ -54,6 +54,55 @@ pub struct Options {
     /// The gateway is set up as for the real provider (`kind` `provider`), pointed at the
     /// sandbox, as a production gateway pointed at a standalone `sim` is.
     pub as_provider: bool,
+    /// Where the gateway's stream queues are (none: it consumes no stream).
+    pub streams: Option<Queues>,
+    /// Days of hours the sandbox sends a new stream subscription.
+    pub stream_backfill_days: i64,
+}
+
+/// The gateway's stream consumer over `q` (the sandbox's SQS from its `creds`), confirming
+/// subscriptions at the sandbox.
+pub fn stream_config(q: &Queues, creds: &Value, sim_base: &str) -> pp_sync::stream::StreamConfig {
+    let endpoint = match q {
+        Queues::Sqs(e) => e.clone(),
+        Queues::Sandbox => {
+            let s = &creds["sqs"];
+            let text = |k: &str| s[k].as_str().unwrap().to_owned();
+            pp_sqs::Endpoint {
+                url: text("endpoint").parse().unwrap(),
+                region: text("region"),
+                credentials: pp_sqs::Credentials {
+                    access_key_id: text("access_key_id"),
+                    secret_access_key: text("secret_access_key"),
+                    session_token: None,
+                },
+            }
+        }
+    };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    pp_sync::stream::StreamConfig {
+        sqs: pp_sqs::Client::new(http.clone(), endpoint),
+        queue_prefix: "pp".into(),
+        confirm_origins: vec![sim_base.to_owned()],
+        wait: std::time::Duration::from_millis(200),
+        // a message a killed consumer received comes back soon
+        visibility: std::time::Duration::from_secs(2),
+        http,
+    }
+}
+
+/// The SQS server the gateway's stream queues are on.
+#[derive(Clone)]
+pub enum Queues {
+    /// The sandbox's own.
+    Sandbox,
+    /// Another (moto's): the sandbox delivers there too.
+    Sqs(pp_sqs::Endpoint),
 }
 
 impl Default for Options {
@@ -86,6 +135,8 @@ impl Default for Options {
             },
             datasets: Vec::new(),
             as_provider: false,
+            streams: None,
+            stream_backfill_days: 5,
         }
     }
 }
@@ -97,6 +148,7 @@ struct Rebuild {
     sealer_hex: String,
     jobs: pp_server::JobsConfig,
     events: pp_events::Settings,
+    stream: Option<pp_sync::stream::StreamConfig>,
 }
 
 pub struct TestApp {
@@ -284,6 +336,10 @@ impl TestApp {
             cfg.report_ms = options.report_ms;
             cfg.rate_limits = options.sim_limits;
             cfg.redirect_uris = vec![format!("{base}{}", pp_server::CONNECT_CALLBACK)];
+            cfg.stream_backfill_days = options.stream_backfill_days;
+            if let Some(Queues::Sqs(e)) = &options.streams {
+                cfg.stream_sqs = Some(e.clone());
+            }
             let sim = Arc::new(pp_sandbox::Sim::open(cfg).unwrap());
             let creds = sim.credentials().unwrap();
             tokio::spawn(pp_sandbox::serve(sim_listener, sim, std::future::pending()));
@@ -349,14 +405,22 @@ impl TestApp {
                 max_wait: std::time::Duration::from_secs(3),
                 pacing: options.pacing,
             };
+            let stream = options
+                .streams
+                .as_ref()
+                .map(|q| stream_config(q, &creds, &sim_base));
             rebuild = Some(Rebuild {
                 upstream: upstream.clone(),
                 policy: policy.clone(),
                 sealer_hex: sealer_hex.clone(),
                 jobs: jobs.clone(),
                 events: options.events.clone(),
+                stream: stream.clone(),
             });
             state = state.with_marketplace(upstream, policy, sealer).unwrap();
+            if let Some(c) = stream {
+                state = state.with_stream(c);
+            }
             sandbox = Some(Sandbox {
                 base: sim_base,
                 creds,
@@ -451,7 +515,7 @@ impl TestApp {
     /// upstream client: no cached tokens, no pacing history).
     async fn fresh_state(&self) -> Arc<AppState> {
         let r = self.rebuild.as_ref().expect("a market test app");
-        let state = AppState::new(self.store.clone(), &self.base)
+        let mut state = AppState::new(self.store.clone(), &self.base)
             .await
             .unwrap()
             .with_jobs(r.jobs.clone())
@@ -466,6 +530,9 @@ impl TestApp {
                 Some(pp_marketplace::Sealer::from_hex(&r.sealer_hex).unwrap()),
             )
             .unwrap();
+        if let Some(c) = &r.stream {
+            state = state.with_stream(c.clone());
+        }
         Arc::new(state)
     }
 

@@ -36,6 +36,7 @@ mod scratch_db;
 mod shape;
 mod signin;
 mod signin_support;
+mod streams;
 mod surface;
 mod sync_adopt;
 mod sync_deadlock;

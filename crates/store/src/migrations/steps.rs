@@ -732,4 +732,64 @@ pub(super) const STEPS: &[Step] = &[
         reason TEXT
     );
     CREATE INDEX profit_changes_tenant ON profit_changes (tenant_id, id);"),
+
+    // 34: Amazon Marketing Stream (issue 69): the subscriptions the gateway made (profile ×
+    // dataset), each queue's consumer progress, the records by idempotency id (a duplicate is
+    // kept once), the days whose hourly warehouse rows must be made again (a version, so a
+    // later commit is not lost to an earlier making, and a claim, so two instances never make
+    // one day at once), and the messages that could not be read.
+    Both("CREATE TABLE stream_subscriptions (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        profile_id TEXT BYTEWISE NOT NULL,
+        dataset TEXT BYTEWISE NOT NULL,
+        seller_id INTEGER NOT NULL,
+        subscription_id TEXT NOT NULL,
+        queue_url TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, profile_id, dataset)
+    ) WITHOUT ROWID;
+    CREATE TABLE stream_queues (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        dataset TEXT BYTEWISE NOT NULL,
+        queue_url TEXT NOT NULL,
+        messages INTEGER NOT NULL DEFAULT 0,
+        duplicates INTEGER NOT NULL DEFAULT 0,
+        rejected INTEGER NOT NULL DEFAULT 0,
+        confirmations INTEGER NOT NULL DEFAULT 0,
+        last_message_ms INTEGER,
+        last_published_ms INTEGER,
+        last_error TEXT,
+        PRIMARY KEY (tenant_id, dataset)
+    ) WITHOUT ROWID;
+    CREATE TABLE stream_records (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        dataset TEXT BYTEWISE NOT NULL,
+        idempotency_id TEXT BYTEWISE NOT NULL,
+        seller_id INTEGER NOT NULL,
+        day TEXT BYTEWISE NOT NULL,
+        record TEXT NOT NULL,
+        published_ms INTEGER NOT NULL,
+        received_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, dataset, idempotency_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX stream_records_day ON stream_records (tenant_id, seller_id, dataset, day);
+    CREATE TABLE stream_pending (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        seller_id INTEGER NOT NULL,
+        dataset TEXT BYTEWISE NOT NULL,
+        day TEXT BYTEWISE NOT NULL,
+        version INTEGER NOT NULL,
+        claimed_until INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant_id, seller_id, dataset, day)
+    ) WITHOUT ROWID;
+    CREATE TABLE stream_rejects (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        dataset TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        error TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX stream_rejects_tenant ON stream_rejects (tenant_id, id);"),
 ];

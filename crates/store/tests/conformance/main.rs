@@ -24,6 +24,7 @@ mod policies;
 #[path = "../support/scratch_db.rs"]
 mod scratch_db;
 mod signin;
+mod streams;
 mod sync;
 
 pub use fixture::{Fixture, each_engine};

@@ -1,0 +1,298 @@
+//! Marketing Stream into a managed warehouse (omega, synced from acme's world): the gateway
+//! makes its queues, subscribes every advertising profile to every dataset, confirms, and its
+//! consumer — killed again and again mid-batch, with a second instance on the same state —
+//! keeps every record once: every day's hours sum to the daily reports to the cent, the
+//! duplicates the sandbox sends are counted and dropped, and the restated days' deltas are
+//! added. On the sandbox's own queues and on a real SQS server (moto's).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{Options, Queues, TestApp};
+use crate::warehouse_sync::until_synced;
+
+const SCOPES: &str = "account:read ads:read sync:write";
+
+async fn streamed(queues: Queues, backfill: i64) -> (TestApp, String) {
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        report_ms: 0,
+        streams: Some(queues),
+        stream_backfill_days: backfill,
+        ..Options::default()
+    })
+    .await;
+    let t = app
+        .token(&app.credential("omega", Some(SCOPES)).await)
+        .await;
+    let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    until_synced(&app, &t, Duration::from_secs(240)).await;
+    (app, t)
+}
+
+/// Polls the streams' status until every queue has been quiet and nothing is left to make.
+async fn until_streamed(app: &TestApp, t: &str, want_messages: i64) -> Value {
+    let began = Instant::now();
+    let (mut last, mut same) = (-1, 0);
+    loop {
+        let (s, b) = app.get(t, "/api/warehouse/streams").await;
+        assert_eq!(s, 200, "{b}");
+        let messages: i64 = b["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["messages"].as_i64().unwrap())
+            .sum();
+        let pending = app.store.streams().any_pending().await.unwrap();
+        same = if messages == last { same + 1 } else { 0 };
+        if messages >= want_messages && !pending && same >= 2 {
+            return b;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(180),
+            "the streams did not settle: {b:#}"
+        );
+        last = messages;
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+    }
+}
+
+/// (merchant token, marketplace id, day, campaign, ad group, target) → measures, summed from
+/// `sql` over the warehouse at `path` (whose first six columns are the key; its seller ids
+/// mapped through its own `seller` table).
+fn totals(path: &Path, sql: &str, from: &str) -> BTreeMap<Vec<String>, Vec<i64>> {
+    let c = rusqlite::Connection::open(path).unwrap();
+    let mut st = c.prepare(sql).unwrap();
+    let n = st.column_count();
+    st.query_map([from], |r| {
+        let key = (0..6)
+            .map(|i| {
+                r.get::<_, rusqlite::types::Value>(i)
+                    .map(|v| format!("{v:?}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let vals = (6..n)
+            .map(|i| r.get::<_, f64>(i).map(|v| (v * 100.0).round() as i64))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((key, vals))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .filter(|(_, v)| v.iter().any(|x| *x != 0))
+    .collect()
+}
+
+const DAILY: &str = "SELECT s.MarketplaceSellerID, s.MarketplaceID, d.Date, d.CampaignID, d.AdGroupID, d.TargetingID, {m}
+    FROM ads_targeting_daily d JOIN seller s ON s.ID = d.SellerID WHERE d.Date >= ?1 {p}
+    GROUP BY 1, 2, 3, 4, 5, 6";
+const HOURLY: &str = "SELECT s.MarketplaceSellerID, s.MarketplaceID, h.Date, h.CampaignID, h.AdGroupID, h.TargetingID, {m}
+    FROM {t} h JOIN seller s ON s.ID = h.SellerID WHERE h.Date >= ?1 {p}
+    GROUP BY 1, 2, 3, 4, 5, 6";
+
+fn traffic(world: &Path, omega: &Path, from: &str) {
+    let m = "SUM(Impressions) / 100.0, SUM(Clicks) / 100.0, SUM(Cost)";
+    let daily = totals(world, &DAILY.replace("{m}", m).replace("{p}", ""), from);
+    let hourly = totals(
+        omega,
+        &HOURLY
+            .replace("{m}", m)
+            .replace("{t}", "ads_stream_traffic_hourly")
+            .replace("{p}", ""),
+        from,
+    );
+    assert!(hourly.len() > 10, "{} traffic target-days", hourly.len());
+    assert_eq!(
+        hourly, daily,
+        "every day's traffic hours are its report, to the cent"
+    );
+}
+
+fn conversions(world: &Path, omega: &Path, from: &str) {
+    let m = "SUM(Purchases7d) / 100.0, SUM(Sales7d)";
+    let daily = totals(world, &DAILY.replace("{m}", m).replace("{p}", ""), from);
+    let hourly = totals(
+        omega,
+        &HOURLY
+            .replace("{m}", m)
+            .replace("{t}", "ads_stream_conversion_hourly")
+            .replace("{p}", ""),
+        from,
+    );
+    assert!(!hourly.is_empty());
+    assert_eq!(
+        hourly, daily,
+        "every day's conversion hours are its report, to the cent"
+    );
+}
+
+#[tokio::test]
+async fn the_hours_of_every_day_sum_to_its_reports_through_kills_a_second_instance_and_restatements()
+ {
+    let (app, t) = streamed(Queues::Sandbox, 20).await;
+    let reader = app
+        .token(&app.credential("omega", Some("account:read")).await)
+        .await;
+    let (s, b) = app.post(&reader, "/api/warehouse/streams", json!({})).await;
+    assert_eq!(
+        (s, b["kind"].as_str()),
+        (403, Some("insufficient_scope")),
+        "{b}"
+    );
+    let (s, b) = app.post(&t, "/api/warehouse/streams", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    // three sellers' profiles (the vendor has none) × seven datasets
+    assert_eq!(b["subscriptions"].as_array().unwrap().len(), 21, "{b:#}");
+    // the consumer is killed again and again, and a second instance runs beside it
+    app.second_worker_pool().await;
+    for _ in 0..6 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        app.restart_workers().await;
+    }
+    let status = until_streamed(&app, &t, 1000).await;
+    for q in status["queues"].as_array().unwrap() {
+        assert_eq!(q["state"], "flowing", "{q}");
+        assert_eq!(q["rejected"], 0, "{q}");
+    }
+    let dupes: i64 = status["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["duplicates"].as_i64().unwrap())
+        .sum();
+    assert!(
+        dupes > 0,
+        "the sandbox's duplicates were seen and dropped: {status:#}"
+    );
+    assert!(status["daysChecked"].as_u64().unwrap() > 20, "{status:#}");
+    assert_eq!(status["daysChecked"], status["daysMatching"], "{status:#}");
+    assert_eq!(status["differences"], json!([]));
+
+    let world = app.warehouse_file("acme");
+    let omega = app.warehouse_file("omega");
+    let from = {
+        let c = rusqlite::Connection::open(&world).unwrap();
+        let last: String = c
+            .query_row("SELECT MAX(Date) FROM ads_targeting_daily", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        (last.parse::<chrono::NaiveDate>().unwrap() - chrono::Duration::days(19)).to_string()
+    };
+    traffic(&world, &omega, &from);
+    conversions(&world, &omega, &from);
+
+    // the world moves two days: the attributed days restate, as deltas
+    let moved = app
+        .sandbox(
+            reqwest::Method::POST,
+            "/__sandbox/world",
+            json!({ "days": 2 }),
+        )
+        .await;
+    let today = moved["today"].as_str().unwrap().to_owned();
+    let later = app
+        .dir
+        .path()
+        .join("sim/worlds")
+        .join(&today)
+        .join("warehouse.sqlite");
+    let before = totals(
+        &omega,
+        &HOURLY
+            .replace("{m}", "SUM(Purchases7d) / 100.0, SUM(Sales7d)")
+            .replace("{t}", "ads_stream_conversion_hourly")
+            .replace("{p}", ""),
+        &from,
+    );
+    let began = Instant::now();
+    loop {
+        let now = totals(
+            &omega,
+            &HOURLY
+                .replace("{m}", "SUM(Purchases7d) / 100.0, SUM(Sales7d)")
+                .replace("{t}", "ads_stream_conversion_hourly")
+                .replace("{p}", ""),
+            &from,
+        );
+        if now != before && !app.store.streams().any_pending().await.unwrap() {
+            break;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(120),
+            "no restatement arrived"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    until_streamed(&app, &t, 1000).await;
+    conversions(&later, &omega, &from);
+    traffic(&later, &omega, &from);
+}
+
+#[tokio::test]
+async fn on_a_real_sqs_server_a_stopped_queue_lags_and_an_unreadable_message_is_kept_aside() {
+    let Some(moto) = pp_sqs::moto::Moto::start() else {
+        return;
+    };
+    // moto slows as its queues fill (each call reads the whole queue): one day of hours
+    let (app, t) = streamed(Queues::Sqs(moto.endpoint()), 1).await;
+    // the sandbox stops sending before anything is confirmed: the queues hear nothing
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/streams",
+        json!({ "paused": true }),
+    )
+    .await;
+    let (s, b) = app.post(&t, "/api/warehouse/streams", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (_, b) = app.get(&t, "/api/warehouse/streams").await;
+    for q in b["queues"].as_array().unwrap() {
+        assert_eq!(q["messages"], 0, "{q}");
+        assert_ne!(q["state"], "flowing", "{q}");
+        assert!(q["confirmations"].as_i64().unwrap() > 0, "{q}");
+    }
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/streams",
+        json!({ "paused": false }),
+    )
+    .await;
+    let id = b["subscriptions"][0]["subscriptionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dataset = b["subscriptions"][0]["dataset"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/streams/inject",
+        json!({ "subscriptionId": id, "body": "not a notification" }),
+    )
+    .await;
+    let status = until_streamed(&app, &t, 200).await;
+    let q = status["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["dataset"] == dataset.as_str())
+        .unwrap();
+    assert_eq!(q["rejected"], 1, "{q}");
+    assert!(q["lastError"].as_str().unwrap().contains("not JSON"), "{q}");
+    assert_eq!(status["daysChecked"], status["daysMatching"], "{status:#}");
+    let world = app.warehouse_file("acme");
+    let omega = app.warehouse_file("omega");
+    let c = rusqlite::Connection::open(&world).unwrap();
+    let last: String = c
+        .query_row("SELECT MAX(Date) FROM ads_targeting_daily", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    traffic(&world, &omega, &last);
+}

@@ -1,0 +1,195 @@
+//! One receive from a tenant's stream queue, and the days it touched made into the warehouse.
+//! A batch is kept in one state-store transaction before any of its messages is deleted, so
+//! nothing received is lost to a crash (the messages come back after their visibility) and
+//! nothing is kept twice (the record's `idempotency_id` is the store's key).
+
+use std::collections::BTreeMap;
+
+use pp_core::{Error, Result, TenantId};
+use pp_store::streams::NewRecord;
+
+use super::message::{self, Message};
+use super::{Pass, load};
+use crate::WarehouseSync;
+
+/// How long a claim on a day to make holds: far longer than making a day takes.
+const MAKING_LEASE_MS: i64 = 10_000;
+
+/// The longest body kept of a message that could not be read.
+const KEPT_BODY: usize = 64 * 1024;
+
+impl WarehouseSync {
+    pub(crate) fn stream_config(&self) -> Result<&super::StreamConfig> {
+        self.stream
+            .as_deref()
+            .ok_or_else(|| Error::internal("the gateway has no stream queues configured"))
+    }
+
+    /// One receive (up to ten messages) from `tenant`'s `dataset` queue at `url`.
+    pub async fn consume(&self, tenant: &TenantId, dataset: &str, url: &str) -> Result<Pass> {
+        let cfg = self.stream_config()?;
+        let got = cfg
+            .sqs
+            .receive(url, 10, cfg.wait, cfg.visibility)
+            .await
+            .map_err(|e| Error::internal_with("receiving from a stream queue", e))?;
+        let mut pass = Pass {
+            received: got.len() as u64,
+            ..Pass::default()
+        };
+        if got.is_empty() {
+            return Ok(pass);
+        }
+        let sellers: BTreeMap<(String, String), i64> = self
+            .sellers(tenant)
+            .await?
+            .into_iter()
+            .map(|s| ((s.token, s.marketplace_id), s.id))
+            .collect();
+        let (mut records, mut rejects, mut done) = (Vec::new(), Vec::new(), Vec::new());
+        for m in &got {
+            match message::read(&m.body) {
+                Ok(Message::Confirmation {
+                    topic,
+                    subscribe_url,
+                }) => {
+                    // a confirmation that fails stays on the queue, to be tried again
+                    match self.confirm(&subscribe_url).await {
+                        Ok(()) => {
+                            tracing::info!(
+                                tenant = tenant.as_str(),
+                                dataset,
+                                topic,
+                                "stream subscription confirmed"
+                            );
+                            self.store.streams().confirmed(tenant, dataset).await?;
+                            pass.confirmed += 1;
+                            done.push(m.receipt_handle.as_str());
+                        }
+                        Err(why) => {
+                            tracing::warn!(tenant = tenant.as_str(), dataset, %why, "a stream confirmation failed");
+                        }
+                    }
+                }
+                Ok(Message::Record(r)) => {
+                    match sellers.get(&(r.advertiser.clone(), r.marketplace_id.clone())) {
+                        Some(&seller_id) => records.push(NewRecord {
+                            idempotency_id: r.idempotency_id,
+                            seller_id,
+                            day: r.day.to_string(),
+                            record: r.body,
+                            published_ms: r.published_ms,
+                        }),
+                        None => rejects.push((
+                            format!(
+                                "no seller row for advertiser {} in marketplace {}",
+                                r.advertiser, r.marketplace_id
+                            ),
+                            keep(&m.body),
+                        )),
+                    }
+                    done.push(m.receipt_handle.as_str());
+                }
+                Err(why) => {
+                    rejects.push((why, keep(&m.body)));
+                    done.push(m.receipt_handle.as_str());
+                }
+            }
+        }
+        pass.rejected = rejects.len() as u64;
+        let kept = self
+            .store
+            .streams()
+            .commit(tenant, dataset, records, rejects)
+            .await?;
+        pass.kept = kept.inserted;
+        pass.duplicates = kept.duplicates;
+        // only now: what was kept is deleted (a handle that expired meanwhile brings its
+        // message back, whose record is then a duplicate)
+        let failed = cfg
+            .sqs
+            .delete(url, &done)
+            .await
+            .map_err(|e| Error::internal_with("deleting stream messages", e))?;
+        for (_, why) in failed {
+            tracing::info!(tenant = tenant.as_str(), dataset, %why, "a kept stream message comes back");
+        }
+        Ok(pass)
+    }
+
+    /// Visits a confirmation's `SubscribeURL`, if it points at an allowed origin.
+    async fn confirm(&self, url: &str) -> std::result::Result<(), String> {
+        let cfg = self.stream_config().map_err(|e| e.to_string())?;
+        let parsed = url::Url::parse(url).map_err(|e| format!("SubscribeURL is not a URL: {e}"))?;
+        let origin = parsed.origin().ascii_serialization();
+        if !cfg
+            .confirm_origins
+            .iter()
+            .any(|o| o.trim_end_matches('/') == origin)
+        {
+            return Err(format!(
+                "SubscribeURL's origin {origin} is not the provider's"
+            ));
+        }
+        let r = cfg
+            .http
+            .get(parsed)
+            .send()
+            .await
+            .map_err(|e| format!("visiting SubscribeURL: {}", e.without_url()))?;
+        if r.status().is_success() {
+            Ok(())
+        } else {
+            Err(format!("SubscribeURL answered {}", r.status()))
+        }
+    }
+
+    /// Makes up to `limit` marked days into the warehouse, each under a claim; how many.
+    pub async fn make_stream_days(&self, limit: i64) -> Result<u64> {
+        let mut made = 0;
+        for p in self.store.streams().claim(limit, MAKING_LEASE_MS).await? {
+            let tenant = TenantId::parse(&p.tenant)?;
+            let Some(loader) = self.loader(&tenant).await? else {
+                // an external warehouse is never written: the marks go
+                self.store.streams().made(&p).await?;
+                continue;
+            };
+            let token = self
+                .sellers(&tenant)
+                .await?
+                .into_iter()
+                .find(|s| s.id == p.seller_id)
+                .map(|s| s.token)
+                .ok_or_else(|| {
+                    Error::internal(format!("seller {} left the warehouse", p.seller_id))
+                })?;
+            let records = self
+                .store
+                .streams()
+                .records(&p.tenant, p.seller_id, &p.dataset, &p.day)
+                .await?;
+            let mut timed = Vec::with_capacity(records.len());
+            for r in records {
+                let (_, hour) = message::when(&p.dataset, &r).map_err(Error::internal)?;
+                timed.push((hour, r));
+            }
+            let rows = load::rows(&p.dataset, p.seller_id, &token, &p.day, &timed)
+                .map_err(Error::internal)?;
+            loader
+                .replace(&load::slice(&p.dataset, p.seller_id, &p.day), rows)
+                .await
+                .map_err(|e| Error::internal(format!("loading stream hours: {e}")))?;
+            self.store.streams().made(&p).await?;
+            made += 1;
+        }
+        Ok(made)
+    }
+}
+
+fn keep(body: &str) -> String {
+    let mut end = body.len().min(KEPT_BODY);
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    body[..end].to_owned()
+}

@@ -1,0 +1,128 @@
+//! Amazon Marketing Stream into a managed warehouse: hourly traffic, conversions and budget
+//! use, pushed by the provider to SQS queues of the gateway's (one per tenant and dataset),
+//! beside the daily reports the sync polls. Each part is a module:
+//!
+//! - `message`: what a message says (SNS envelope, record, its local hour), read strictly;
+//! - `subscribe`: the queues made and each advertising profile subscribed to each dataset;
+//! - `consume`: a receive from a queue — confirmations visited (only at the provider's SNS or
+//!   the configured sandbox), records kept once each in the state store (`store.streams()`,
+//!   by `idempotency_id`, in one transaction), unreadable messages kept with their reason, and
+//!   only then the messages deleted: a consumer killed mid-batch leaves its messages to come
+//!   back, and a second instance's copy of a record is a duplicate the store drops;
+//! - `load`: a day's records made into the hourly tables (`ads_stream_*`), replacing the
+//!   day's slice;
+//! - `status`: each queue's lag and last message, and each settled day's hours beside the
+//!   daily report, the difference named.
+//!
+//! The consumer runs on every instance (`WarehouseSync::run_streams`), as SQS consumers do.
+
+pub mod consume;
+pub mod load;
+pub mod message;
+pub mod status;
+pub mod subscribe;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the gateway reaches its queues.
+#[derive(Clone)]
+pub struct StreamConfig {
+    pub sqs: pp_sqs::Client,
+    /// The region and account the queues' ARNs are in come from the queues themselves; a
+    /// queue's name is `<queue_prefix>-<tenant>-<dataset>`.
+    pub queue_prefix: String,
+    /// Where a subscription's `SubscribeURL` may point (scheme and host, such as
+    /// `https://sns.us-east-1.amazonaws.com`): any other is refused, never fetched.
+    pub confirm_origins: Vec<String>,
+    /// How long a receive waits for its first message, and how long a received message
+    /// stays hidden from other consumers before it comes back.
+    pub wait: Duration,
+    pub visibility: Duration,
+    /// The client confirmations are visited with (no redirects followed).
+    pub http: reqwest::Client,
+}
+
+impl StreamConfig {
+    /// The SNS origins of the provider's three regions, where its stream topics live.
+    pub fn provider_origins() -> Vec<String> {
+        ["us-east-1", "eu-west-1", "us-west-2"]
+            .iter()
+            .map(|r| format!("https://sns.{r}.amazonaws.com"))
+            .collect()
+    }
+}
+
+/// The consumer's shared configuration, when the gateway has queues.
+pub type Stream = Option<Arc<StreamConfig>>;
+
+/// What one pass over every queue did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    pub received: u64,
+    pub kept: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
+    pub confirmed: u64,
+    /// Days whose hourly rows were made again.
+    pub days_made: u64,
+}
+
+impl Pass {
+    fn add(&mut self, o: &Pass) {
+        self.received += o.received;
+        self.kept += o.kept;
+        self.duplicates += o.duplicates;
+        self.rejected += o.rejected;
+        self.confirmed += o.confirmed;
+        self.days_made += o.days_made;
+    }
+}
+
+impl crate::WarehouseSync {
+    /// Runs the consumer until its task is ended (as a crash would end it: what was received
+    /// and not kept comes back to the next consumer): a pass over every queue, then the days
+    /// to make; a quiet pass waits a second before the next. A failing queue is logged and
+    /// the others go on. Returns at once when the gateway has no queues.
+    pub async fn run_streams(self) {
+        if self.stream.is_none() {
+            return;
+        }
+        loop {
+            let quiet = match self.stream_pass().await {
+                Ok(p) => p.received == 0 && p.days_made == 0,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a stream pass failed");
+                    true
+                }
+            };
+            if quiet {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+
+    /// One pass: each queue read until a receive comes back empty (at most 20 receives), then
+    /// up to 200 days made.
+    pub async fn stream_pass(&self) -> pp_core::Result<Pass> {
+        let mut pass = Pass::default();
+        for (tenant, dataset, url) in self.store.streams().queues().await? {
+            for _ in 0..20 {
+                match self.consume(&tenant, &dataset, &url).await {
+                    Ok(p) => {
+                        pass.add(&p);
+                        if p.received == 0 {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(tenant = tenant.as_str(), dataset, error = %e, "a stream queue could not be read");
+                        break;
+                    }
+                }
+            }
+        }
+        pass.days_made += self.make_stream_days(200).await?;
+        Ok(pass)
+    }
+}
