@@ -74,6 +74,23 @@ pub struct Settings {
     /// `Authorization: Bearer <token>` on `/oauth/register`); without it anyone may register.
     #[arg(long, env = "PARTNER_REGISTRATION_TOKEN", hide_env_values = true)]
     pub registration_token: Option<String>,
+    /// The SQS endpoint of the gateway's Marketing Stream queues
+    /// (`https://sqs.us-east-1.amazonaws.com`): setting it switches the stream consumer on.
+    #[arg(long, env = "PARTNER_STREAM_SQS_ENDPOINT")]
+    pub stream_sqs_endpoint: Option<String>,
+    /// The region the stream queues' requests are signed for (default us-east-1).
+    #[arg(long, env = "PARTNER_STREAM_SQS_REGION")]
+    pub stream_sqs_region: Option<String>,
+    /// The access key id of the stream queues' AWS key.
+    #[arg(long, env = "PARTNER_STREAM_SQS_ACCESS_KEY_ID")]
+    pub stream_sqs_access_key_id: Option<String>,
+    /// The secret of the stream queues' AWS key.
+    #[arg(
+        long,
+        env = "PARTNER_STREAM_SQS_SECRET_ACCESS_KEY",
+        hide_env_values = true
+    )]
+    pub stream_sqs_secret_access_key: Option<String>,
     /// The LWA app's client id (switches the marketplace surfaces on).
     #[arg(long, env = "PARTNER_LWA_CLIENT_ID")]
     pub lwa_client_id: Option<String>,
@@ -341,6 +358,67 @@ impl Config {
             media_poll: std::time::Duration::from_millis(s.listings_media_poll_ms.max(100)),
             ..Default::default()
         }
+    }
+
+    /// The Marketing Stream consumer's queues, when an SQS endpoint is set; `confirm_origins`
+    /// are where a subscription's confirmation may point besides the provider's SNS (the
+    /// sandbox's, in dev).
+    pub fn stream(
+        &self,
+        confirm_origins: &[String],
+    ) -> pp_core::Result<Option<pp_sync::stream::StreamConfig>> {
+        let s = &self.settings;
+        let Some(endpoint) = &s.stream_sqs_endpoint else {
+            return Ok(None);
+        };
+        let missing = |what: &str| {
+            pp_core::Error::new(
+                pp_core::Kind::BadParams,
+                format!("stream_sqs_endpoint is set, so {what} is needed too"),
+            )
+        };
+        let url = endpoint.parse().map_err(|e| {
+            pp_core::Error::new(
+                pp_core::Kind::BadParams,
+                format!("stream_sqs_endpoint is not a URL: {e}"),
+            )
+        })?;
+        let credentials = pp_sqs::Credentials {
+            access_key_id: s
+                .stream_sqs_access_key_id
+                .clone()
+                .ok_or_else(|| missing("stream_sqs_access_key_id"))?,
+            secret_access_key: s
+                .stream_sqs_secret_access_key
+                .clone()
+                .ok_or_else(|| missing("stream_sqs_secret_access_key"))?,
+            session_token: None,
+        };
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| pp_core::Error::internal_with("building the stream's HTTP client", e))?;
+        let mut origins = pp_sync::stream::StreamConfig::provider_origins();
+        origins.extend(confirm_origins.iter().cloned());
+        Ok(Some(pp_sync::stream::StreamConfig {
+            sqs: pp_sqs::Client::new(
+                http.clone(),
+                pp_sqs::Endpoint {
+                    url,
+                    region: s
+                        .stream_sqs_region
+                        .clone()
+                        .unwrap_or_else(|| "us-east-1".into()),
+                    credentials,
+                },
+            ),
+            queue_prefix: "pp".into(),
+            confirm_origins: origins,
+            wait: std::time::Duration::from_secs(1),
+            visibility: std::time::Duration::from_secs(60),
+            http,
+        }))
     }
 
     /// Timeouts, retries and pacing for the upstream client.

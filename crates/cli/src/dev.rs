@@ -348,6 +348,15 @@ pub fn sandbox_upstream(creds: &serde_json::Value) -> pp_marketplace::Upstream {
     }
 }
 
+/// Points the stream consumer at the sandbox's own SQS (its endpoint and key in `creds`).
+pub fn sandbox_stream(settings: &mut crate::config::Settings, creds: &serde_json::Value) {
+    let text = |k: &str| creds["sqs"][k].as_str().map(str::to_owned);
+    settings.stream_sqs_endpoint = text("endpoint");
+    settings.stream_sqs_region = text("region");
+    settings.stream_sqs_access_key_id = text("access_key_id");
+    settings.stream_sqs_secret_access_key = text("secret_access_key");
+}
+
 /// The dev server's secret key (sealing refresh tokens), made once in `<data-dir>/secret.key`.
 pub fn secret_key(data_dir: &Path) -> Result<pp_marketplace::Sealer> {
     let file = data_dir.join("secret.key");

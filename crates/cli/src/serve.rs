@@ -11,7 +11,7 @@ use crate::config::{Config, Given, ServerArgs};
 use crate::{dev, logging};
 
 pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
-    let cfg = Config::resolve(&args, &given)?;
+    let mut cfg = Config::resolve(&args, &given)?;
     let _log = logging::init();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -30,6 +30,8 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
             .clone()
             .unwrap_or_else(|| format!("http://{addr}"));
         let mut upstream = None;
+        // where a stream subscription's confirmation may point besides the provider's SNS
+        let mut confirm_origins = Vec::new();
         if args.dev {
             let mut boot = dev::bootstrap(&store, &public_url, args.today)
                 .await
@@ -50,6 +52,10 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
                 .await
                 .map_err(|e| describe(&e))?;
             upstream = Some((dev::sandbox_upstream(&sandbox), sealer));
+            if cfg.settings.stream_sqs_endpoint.is_none() {
+                dev::sandbox_stream(&mut cfg.settings, &sandbox);
+                confirm_origins.push(sandbox["url"].as_str().unwrap_or_default().to_owned());
+            }
             boot.cred.sandbox = Some(sandbox);
             dev::write_files(&cfg.data_dir, &boot.cred).map_err(|e| describe(&e))?;
             dev::print_banner(&boot, &cfg.data_dir);
@@ -83,6 +89,9 @@ pub fn run(args: ServerArgs, given: Given) -> Result<(), String> {
             state = state
                 .with_marketplace(u, cfg.policy(), sealer)
                 .map_err(|e| describe(&e))?;
+        }
+        if let Some(stream) = cfg.stream(&confirm_origins).map_err(|e| describe(&e))? {
+            state = state.with_stream(stream);
         }
         if args.dev {
             // the monitors look at the demo world once it is up (a job: the workers run it)

@@ -333,6 +333,20 @@ impl Streams<'_> {
             .collect()
     }
 
+    /// For each record kept since `since_ms`: its publication to its keeping, in ms (what a
+    /// benchmark reads).
+    pub async fn latencies(&self, since_ms: i64) -> Result<Vec<i64>> {
+        self.0
+            .all(
+                "SELECT received_ms - published_ms FROM stream_records WHERE received_ms >= ?1",
+                args![since_ms],
+            )
+            .await?
+            .iter()
+            .map(|r| r.i64(0))
+            .collect()
+    }
+
     /// The newest messages that could not be read: (dataset, when, why, body).
     pub async fn rejects(
         &self,

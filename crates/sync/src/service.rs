@@ -223,28 +223,9 @@ impl WarehouseSync {
         self
     }
 
-    /// Makes the tenant's stream queues and subscribes its advertising profiles to every
-    /// dataset (`sync:write` with `account:read`, as a sync start); the streams' status after.
-    pub async fn subscribe_streams(
-        &self,
-        p: &Principal,
-    ) -> Result<crate::stream::status::StreamStatus> {
-        p.require(&[Scope::SyncWrite, Scope::AccountRead])?;
-        if self.stream.is_none() {
-            return Err(Error::new(
-                pp_core::Kind::BadParams,
-                "this gateway has no stream queues: its operator has not configured an SQS endpoint",
-            )
-            .with_fix("Set stream_sqs_endpoint and its key (docs/configuration.md); see docs/streams.md."));
-        }
-        if self.store.sync().loader(&p.tenant).await?.is_none() {
-            return Err(Error::new(
-                pp_core::Kind::BadParams,
-                "this tenant's warehouse is external: the gateway does not fill it",
-            ));
-        }
-        self.subscribe_tenant(&p.tenant).await?;
-        self.stream_status(p).await
+    /// The Marketing Stream half of this sync (`crate::stream`).
+    pub fn streams(&self) -> crate::stream::Streams {
+        crate::stream::Streams::new(self.clone())
     }
 
     /// Fills `datasets` (the built-in ones and any given besides) instead of the built-in ones.

@@ -96,7 +96,7 @@ impl Workers {
             .collect();
         // the stream consumer, on every instance as SQS consumers are (nothing when the
         // gateway has no queues)
-        handles.push(tokio::spawn(app.sync.clone().run_streams()));
+        handles.push(tokio::spawn(app.sync.streams().run()));
         Ok(Self { handles })
     }
 

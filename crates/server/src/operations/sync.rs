@@ -40,7 +40,7 @@ async fn streams(
     State(app): State<SharedState>,
     Extension(p): Extension<Principal>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.sync.stream_status(&p).await?)?)
+    Ok(render::api(app.sync.streams().status(&p).await?)?)
 }
 
 async fn subscribe(
@@ -48,7 +48,7 @@ async fn subscribe(
     Extension(p): Extension<Principal>,
     Body(_): Body<NoArgs>,
 ) -> Result<render::Rendered, ApiError> {
-    Ok(render::api(app.sync.subscribe_streams(&p).await?)?)
+    Ok(render::api(app.sync.streams().subscribe(&p).await?)?)
 }
 
 /// `GET` and `POST /api/warehouse/streams`' answer.

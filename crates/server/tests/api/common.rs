@@ -536,6 +536,13 @@ impl TestApp {
         Arc::new(state)
     }
 
+    /// Stops the job workers (and the stream consumer) at once, as a crash would.
+    pub fn stop_workers(&self) {
+        if let Some(w) = self.workers.lock().unwrap().take() {
+            w.stop();
+        }
+    }
+
     /// Stops the job workers at once, as a crash would, and starts new ones over fresh state.
     pub async fn restart_workers(&self) {
         if let Some(w) = self.workers.lock().unwrap().take() {

@@ -296,3 +296,156 @@ async fn on_a_real_sqs_server_a_stopped_queue_lags_and_an_unreadable_message_is_
         .unwrap();
     traffic(&world, &omega, &last);
 }
+
+/// The benchmark `bench/streams.sh` runs (release, `--ignored`): not a test, it asserts no
+/// time. On omega's managed warehouse at `omega` (SQLite when `None`): four weeks of every
+/// profile's hours published to the sandbox's queues while no consumer runs, then the
+/// gateway's consumer started: messages a second into the warehouse, beside the same SQS
+/// server's own receive-and-delete rate over as many messages of the same size; then a live
+/// day (the world moved on while the consumer runs): publication to kept, p50 and p99.
+async fn bench(engine: &str, omega: Option<String>) {
+    let app = TestApp::start_market_options(Options {
+        pacing: false,
+        sim_limits: false,
+        report_ms: 0,
+        omega,
+        streams: Some(Queues::Sandbox),
+        stream_backfill_days: 28,
+        ..Options::default()
+    })
+    .await;
+    let t = app
+        .token(&app.credential("omega", Some(SCOPES)).await)
+        .await;
+    app.post(&t, "/api/warehouse/sync", json!({})).await;
+    until_synced(&app, &t, Duration::from_secs(600)).await;
+    // subscribed and confirmed, but nothing sent yet
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/streams",
+        json!({ "paused": true }),
+    )
+    .await;
+    let (s, b) = app.post(&t, "/api/warehouse/streams", json!({})).await;
+    assert_eq!(s, 200, "{b}");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    app.stop_workers();
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/streams",
+        json!({ "paused": false }),
+    )
+    .await;
+    // every subscription sent through the world's last day
+    let last = app
+        .sandbox(reqwest::Method::GET, "/__sandbox/world", Value::Null)
+        .await["lastDay"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    loop {
+        let subs = app
+            .sandbox(reqwest::Method::GET, "/__sandbox/streams", Value::Null)
+            .await;
+        if subs["subscriptions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["deliveredThrough"].as_str() == Some(last.as_str()))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let sqs = crate::common::stream_config(
+        &Queues::Sandbox,
+        &app.sandbox.as_ref().unwrap().creds,
+        &app.sandbox.as_ref().unwrap().base,
+    )
+    .sqs;
+    let mut waiting = 0;
+    for (_, _, url) in app.store.streams().queues().await.unwrap() {
+        waiting += sqs.depth(&url).await.unwrap().0;
+    }
+    // the SQS server's own rate: as many messages of the same size, received and deleted
+    let raw = sqs.create_queue("bench-raw").await.unwrap();
+    let body = "x".repeat(620);
+    let batch: Vec<String> = (0..10).map(|_| body.clone()).collect();
+    for _ in 0..waiting.div_ceil(10) {
+        sqs.send_batch(&raw, &batch).await.unwrap();
+    }
+    let began = Instant::now();
+    let mut n = 0;
+    loop {
+        let got = sqs
+            .receive(&raw, 10, Duration::ZERO, Duration::from_secs(60))
+            .await
+            .unwrap();
+        if got.is_empty() {
+            break;
+        }
+        n += got.len();
+        let handles: Vec<&str> = got.iter().map(|m| m.receipt_handle.as_str()).collect();
+        sqs.delete(&raw, &handles).await.unwrap();
+    }
+    let raw_rate = n as f64 / began.elapsed().as_secs_f64();
+    // the gateway's consumer, from a standing start
+    let began = Instant::now();
+    app.restart_workers().await;
+    loop {
+        let mut left = 0;
+        for (_, _, url) in app.store.streams().queues().await.unwrap() {
+            let (ready, hidden) = sqs.depth(&url).await.unwrap();
+            left += ready + hidden;
+        }
+        if left == 0 && !app.store.streams().any_pending().await.unwrap() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rate = waiting as f64 / began.elapsed().as_secs_f64();
+    // a live day: the world moves on while the consumer runs
+    let since = pp_store::jobs::now_ms();
+    app.sandbox(
+        reqwest::Method::POST,
+        "/__sandbox/world",
+        json!({ "days": 1 }),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    loop {
+        let mut left = 0;
+        for (_, _, url) in app.store.streams().queues().await.unwrap() {
+            let (ready, hidden) = sqs.depth(&url).await.unwrap();
+            left += ready + hidden;
+        }
+        if left == 0 && !app.store.streams().any_pending().await.unwrap() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut lat = app.store.streams().latencies(since).await.unwrap();
+    lat.sort_unstable();
+    let pct = |p: f64| lat[((lat.len() as f64 - 1.0) * p).round() as usize];
+    println!(
+        "BENCH {engine}: {waiting} messages; SQS server receive+delete {raw_rate:.0}/s; into the warehouse {rate:.0}/s; live day {} records, publication to kept p50 {} ms, p99 {} ms",
+        lat.len(),
+        pct(0.5),
+        pct(0.99)
+    );
+}
+
+#[tokio::test]
+#[ignore = "a benchmark: bench/streams.sh runs it in release"]
+async fn bench_stream_consumer_sqlite() {
+    bench("sqlite", None).await;
+}
+
+#[tokio::test]
+#[ignore = "a benchmark: bench/streams.sh runs it in release"]
+async fn bench_stream_consumer_postgres() {
+    let Some(pg) = crate::scratch_db::ScratchDb::create("pp_stream_bench_pg").await else {
+        return;
+    };
+    bench("postgres", Some(pg.url.clone())).await;
+}

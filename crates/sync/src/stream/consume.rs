@@ -10,7 +10,7 @@ use pp_store::streams::NewRecord;
 
 use super::message::{self, Message};
 use super::{Pass, load};
-use crate::WarehouseSync;
+use super::Streams;
 
 /// How long a claim on a day to make holds: far longer than making a day takes.
 const MAKING_LEASE_MS: i64 = 10_000;
@@ -18,172 +18,178 @@ const MAKING_LEASE_MS: i64 = 10_000;
 /// The longest body kept of a message that could not be read.
 const KEPT_BODY: usize = 64 * 1024;
 
-impl WarehouseSync {
-    pub(crate) fn stream_config(&self) -> Result<&super::StreamConfig> {
-        self.stream
-            .as_deref()
-            .ok_or_else(|| Error::internal("the gateway has no stream queues configured"))
-    }
+pub(crate) fn stream_config(s: &Streams) -> Result<&super::StreamConfig> {
+    s.sync
+        .stream
+        .as_deref()
+        .ok_or_else(|| Error::internal("the gateway has no stream queues configured"))
+}
 
-    /// One receive (up to ten messages) from `tenant`'s `dataset` queue at `url`.
-    pub async fn consume(&self, tenant: &TenantId, dataset: &str, url: &str) -> Result<Pass> {
-        let cfg = self.stream_config()?;
-        let got = cfg
-            .sqs
-            .receive(url, 10, cfg.wait, cfg.visibility)
-            .await
-            .map_err(|e| Error::internal_with("receiving from a stream queue", e))?;
-        let mut pass = Pass {
-            received: got.len() as u64,
-            ..Pass::default()
-        };
-        if got.is_empty() {
-            return Ok(pass);
+/// One receive (up to ten messages) from `tenant`'s `dataset` queue at `url`.
+pub(crate) async fn consume(
+    s: &Streams,
+    tenant: &TenantId,
+    dataset: &str,
+    url: &str,
+) -> Result<Pass> {
+    let cfg = stream_config(s)?;
+    let got = cfg
+        .sqs
+        .receive(url, 10, cfg.wait, cfg.visibility)
+        .await
+        .map_err(|e| Error::internal_with("receiving from a stream queue", e))?;
+    let mut pass = Pass {
+        received: got.len() as u64,
+        ..Pass::default()
+    };
+    if got.is_empty() {
+        return Ok(pass);
+    }
+    let sellers: BTreeMap<(String, String), i64> = s
+        .sync
+        .sellers(tenant)
+        .await?
+        .into_iter()
+        .map(|s| ((s.token, s.marketplace_id), s.id))
+        .collect();
+    let (mut records, mut rejects, mut done) = (Vec::new(), Vec::new(), Vec::new());
+    for m in &got {
+        match message::read(&m.body) {
+            Ok(Message::Confirmation {
+                topic,
+                subscribe_url,
+            }) => {
+                // a confirmation that fails stays on the queue, to be tried again
+                match confirm(s, &subscribe_url).await {
+                    Ok(()) => {
+                        tracing::info!(
+                            tenant = tenant.as_str(),
+                            dataset,
+                            topic,
+                            "stream subscription confirmed"
+                        );
+                        s.sync.store.streams().confirmed(tenant, dataset).await?;
+                        pass.confirmed += 1;
+                        done.push(m.receipt_handle.as_str());
+                    }
+                    Err(why) => {
+                        tracing::warn!(tenant = tenant.as_str(), dataset, %why, "a stream confirmation failed");
+                    }
+                }
+            }
+            Ok(Message::Record(r)) => {
+                match sellers.get(&(r.advertiser.clone(), r.marketplace_id.clone())) {
+                    Some(&seller_id) => records.push(NewRecord {
+                        idempotency_id: r.idempotency_id,
+                        seller_id,
+                        day: r.day.to_string(),
+                        record: r.body,
+                        published_ms: r.published_ms,
+                    }),
+                    None => rejects.push((
+                        format!(
+                            "no seller row for advertiser {} in marketplace {}",
+                            r.advertiser, r.marketplace_id
+                        ),
+                        keep(&m.body),
+                    )),
+                }
+                done.push(m.receipt_handle.as_str());
+            }
+            Err(why) => {
+                rejects.push((why, keep(&m.body)));
+                done.push(m.receipt_handle.as_str());
+            }
         }
-        let sellers: BTreeMap<(String, String), i64> = self
-            .sellers(tenant)
+    }
+    pass.rejected = rejects.len() as u64;
+    let kept = s
+        .sync
+        .store
+        .streams()
+        .commit(tenant, dataset, records, rejects)
+        .await?;
+    pass.kept = kept.inserted;
+    pass.duplicates = kept.duplicates;
+    // only now: what was kept is deleted (a handle that expired meanwhile brings its
+    // message back, whose record is then a duplicate)
+    let failed = cfg
+        .sqs
+        .delete(url, &done)
+        .await
+        .map_err(|e| Error::internal_with("deleting stream messages", e))?;
+    for (_, why) in failed {
+        tracing::info!(tenant = tenant.as_str(), dataset, %why, "a kept stream message comes back");
+    }
+    Ok(pass)
+}
+
+/// Visits a confirmation's `SubscribeURL`, if it points at an allowed origin.
+async fn confirm(s: &Streams, url: &str) -> std::result::Result<(), String> {
+    let cfg = stream_config(s).map_err(|e| e.to_string())?;
+    let parsed = url::Url::parse(url).map_err(|e| format!("SubscribeURL is not a URL: {e}"))?;
+    let origin = parsed.origin().ascii_serialization();
+    if !cfg
+        .confirm_origins
+        .iter()
+        .any(|o| o.trim_end_matches('/') == origin)
+    {
+        return Err(format!(
+            "SubscribeURL's origin {origin} is not the provider's"
+        ));
+    }
+    let r = cfg
+        .http
+        .get(parsed)
+        .send()
+        .await
+        .map_err(|e| format!("visiting SubscribeURL: {}", e.without_url()))?;
+    if r.status().is_success() {
+        Ok(())
+    } else {
+        Err(format!("SubscribeURL answered {}", r.status()))
+    }
+}
+
+/// Makes up to `limit` marked days into the warehouse, each under a claim; how many.
+pub(crate) async fn make_stream_days(s: &Streams, limit: i64) -> Result<u64> {
+    let mut made = 0;
+    for p in s.sync.store.streams().claim(limit, MAKING_LEASE_MS).await? {
+        let tenant = TenantId::parse(&p.tenant)?;
+        let Some(loader) = s.sync.loader(&tenant).await? else {
+            // an external warehouse is never written: the marks go
+            s.sync.store.streams().made(&p).await?;
+            continue;
+        };
+        let token = s
+            .sync
+            .sellers(&tenant)
             .await?
             .into_iter()
-            .map(|s| ((s.token, s.marketplace_id), s.id))
-            .collect();
-        let (mut records, mut rejects, mut done) = (Vec::new(), Vec::new(), Vec::new());
-        for m in &got {
-            match message::read(&m.body) {
-                Ok(Message::Confirmation {
-                    topic,
-                    subscribe_url,
-                }) => {
-                    // a confirmation that fails stays on the queue, to be tried again
-                    match self.confirm(&subscribe_url).await {
-                        Ok(()) => {
-                            tracing::info!(
-                                tenant = tenant.as_str(),
-                                dataset,
-                                topic,
-                                "stream subscription confirmed"
-                            );
-                            self.store.streams().confirmed(tenant, dataset).await?;
-                            pass.confirmed += 1;
-                            done.push(m.receipt_handle.as_str());
-                        }
-                        Err(why) => {
-                            tracing::warn!(tenant = tenant.as_str(), dataset, %why, "a stream confirmation failed");
-                        }
-                    }
-                }
-                Ok(Message::Record(r)) => {
-                    match sellers.get(&(r.advertiser.clone(), r.marketplace_id.clone())) {
-                        Some(&seller_id) => records.push(NewRecord {
-                            idempotency_id: r.idempotency_id,
-                            seller_id,
-                            day: r.day.to_string(),
-                            record: r.body,
-                            published_ms: r.published_ms,
-                        }),
-                        None => rejects.push((
-                            format!(
-                                "no seller row for advertiser {} in marketplace {}",
-                                r.advertiser, r.marketplace_id
-                            ),
-                            keep(&m.body),
-                        )),
-                    }
-                    done.push(m.receipt_handle.as_str());
-                }
-                Err(why) => {
-                    rejects.push((why, keep(&m.body)));
-                    done.push(m.receipt_handle.as_str());
-                }
-            }
-        }
-        pass.rejected = rejects.len() as u64;
-        let kept = self
+            .find(|s| s.id == p.seller_id)
+            .map(|s| s.token)
+            .ok_or_else(|| Error::internal(format!("seller {} left the warehouse", p.seller_id)))?;
+        let records = s
+            .sync
             .store
             .streams()
-            .commit(tenant, dataset, records, rejects)
+            .records(&p.tenant, p.seller_id, &p.dataset, &p.day)
             .await?;
-        pass.kept = kept.inserted;
-        pass.duplicates = kept.duplicates;
-        // only now: what was kept is deleted (a handle that expired meanwhile brings its
-        // message back, whose record is then a duplicate)
-        let failed = cfg
-            .sqs
-            .delete(url, &done)
+        let mut timed = Vec::with_capacity(records.len());
+        for r in records {
+            let (_, hour) = message::when(&p.dataset, &r).map_err(Error::internal)?;
+            timed.push((hour, r));
+        }
+        let rows =
+            load::rows(&p.dataset, p.seller_id, &token, &p.day, &timed).map_err(Error::internal)?;
+        loader
+            .replace(&load::slice(&p.dataset, p.seller_id, &p.day), rows)
             .await
-            .map_err(|e| Error::internal_with("deleting stream messages", e))?;
-        for (_, why) in failed {
-            tracing::info!(tenant = tenant.as_str(), dataset, %why, "a kept stream message comes back");
-        }
-        Ok(pass)
+            .map_err(|e| Error::internal(format!("loading stream hours: {e}")))?;
+        s.sync.store.streams().made(&p).await?;
+        made += 1;
     }
-
-    /// Visits a confirmation's `SubscribeURL`, if it points at an allowed origin.
-    async fn confirm(&self, url: &str) -> std::result::Result<(), String> {
-        let cfg = self.stream_config().map_err(|e| e.to_string())?;
-        let parsed = url::Url::parse(url).map_err(|e| format!("SubscribeURL is not a URL: {e}"))?;
-        let origin = parsed.origin().ascii_serialization();
-        if !cfg
-            .confirm_origins
-            .iter()
-            .any(|o| o.trim_end_matches('/') == origin)
-        {
-            return Err(format!(
-                "SubscribeURL's origin {origin} is not the provider's"
-            ));
-        }
-        let r = cfg
-            .http
-            .get(parsed)
-            .send()
-            .await
-            .map_err(|e| format!("visiting SubscribeURL: {}", e.without_url()))?;
-        if r.status().is_success() {
-            Ok(())
-        } else {
-            Err(format!("SubscribeURL answered {}", r.status()))
-        }
-    }
-
-    /// Makes up to `limit` marked days into the warehouse, each under a claim; how many.
-    pub async fn make_stream_days(&self, limit: i64) -> Result<u64> {
-        let mut made = 0;
-        for p in self.store.streams().claim(limit, MAKING_LEASE_MS).await? {
-            let tenant = TenantId::parse(&p.tenant)?;
-            let Some(loader) = self.loader(&tenant).await? else {
-                // an external warehouse is never written: the marks go
-                self.store.streams().made(&p).await?;
-                continue;
-            };
-            let token = self
-                .sellers(&tenant)
-                .await?
-                .into_iter()
-                .find(|s| s.id == p.seller_id)
-                .map(|s| s.token)
-                .ok_or_else(|| {
-                    Error::internal(format!("seller {} left the warehouse", p.seller_id))
-                })?;
-            let records = self
-                .store
-                .streams()
-                .records(&p.tenant, p.seller_id, &p.dataset, &p.day)
-                .await?;
-            let mut timed = Vec::with_capacity(records.len());
-            for r in records {
-                let (_, hour) = message::when(&p.dataset, &r).map_err(Error::internal)?;
-                timed.push((hour, r));
-            }
-            let rows = load::rows(&p.dataset, p.seller_id, &token, &p.day, &timed)
-                .map_err(Error::internal)?;
-            loader
-                .replace(&load::slice(&p.dataset, p.seller_id, &p.day), rows)
-                .await
-                .map_err(|e| Error::internal(format!("loading stream hours: {e}")))?;
-            self.store.streams().made(&p).await?;
-            made += 1;
-        }
-        Ok(made)
-    }
+    Ok(made)
 }
 
 fn keep(body: &str) -> String {

@@ -14,13 +14,18 @@
 //! - `status`: each queue's lag and last message, and each settled day's hours beside the
 //!   daily report, the difference named.
 //!
-//! The consumer runs on every instance (`WarehouseSync::run_streams`), as SQS consumers do.
+//! `Streams` (`service.rs`, handed out by `WarehouseSync::streams`) is what the front doors and
+//! the worker pool call. The consumer runs on every instance (`Streams::run`), as SQS
+//! consumers do.
 
 pub mod consume;
 pub mod load;
 pub mod message;
+pub mod service;
 pub mod status;
 pub mod subscribe;
+
+pub use service::Streams;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,50 +84,48 @@ impl Pass {
     }
 }
 
-impl crate::WarehouseSync {
-    /// Runs the consumer until its task is ended (as a crash would end it: what was received
-    /// and not kept comes back to the next consumer): a pass over every queue, then the days
-    /// to make; a quiet pass waits a second before the next. A failing queue is logged and
-    /// the others go on. Returns at once when the gateway has no queues.
-    pub async fn run_streams(self) {
-        if self.stream.is_none() {
-            return;
-        }
-        loop {
-            let quiet = match self.stream_pass().await {
-                Ok(p) => p.received == 0 && p.days_made == 0,
-                Err(e) => {
-                    tracing::warn!(error = %e, "a stream pass failed");
-                    true
-                }
-            };
-            if quiet {
-                tokio::time::sleep(Duration::from_secs(1)).await;
+/// Runs the consumer until its task is ended (as a crash would end it: what was received
+/// and not kept comes back to the next consumer): a pass over every queue, then the days
+/// to make; a quiet pass waits a second before the next. A failing queue is logged and
+/// the others go on. Returns at once when the gateway has no queues.
+pub(crate) async fn run_streams(s: &Streams) {
+    if s.sync.stream.is_none() {
+        return;
+    }
+    loop {
+        let quiet = match stream_pass(s).await {
+            Ok(p) => p.received == 0 && p.days_made == 0,
+            Err(e) => {
+                tracing::warn!(error = %e, "a stream pass failed");
+                true
             }
+        };
+        if quiet {
+            tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }
+}
 
-    /// One pass: each queue read until a receive comes back empty (at most 20 receives), then
-    /// up to 200 days made.
-    pub async fn stream_pass(&self) -> pp_core::Result<Pass> {
-        let mut pass = Pass::default();
-        for (tenant, dataset, url) in self.store.streams().queues().await? {
-            for _ in 0..20 {
-                match self.consume(&tenant, &dataset, &url).await {
-                    Ok(p) => {
-                        pass.add(&p);
-                        if p.received == 0 {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        tracing::warn!(tenant = tenant.as_str(), dataset, error = %e, "a stream queue could not be read");
+/// One pass: each queue read until a receive comes back empty (at most 20 receives), then
+/// up to 200 days made.
+pub(crate) async fn stream_pass(s: &Streams) -> pp_core::Result<Pass> {
+    let mut pass = Pass::default();
+    for (tenant, dataset, url) in s.sync.store.streams().queues().await? {
+        for _ in 0..20 {
+            match consume::consume(s, &tenant, &dataset, &url).await {
+                Ok(p) => {
+                    pass.add(&p);
+                    if p.received == 0 {
                         break;
                     }
                 }
+                Err(e) => {
+                    tracing::warn!(tenant = tenant.as_str(), dataset, error = %e, "a stream queue could not be read");
+                    break;
+                }
             }
         }
-        pass.days_made += self.make_stream_days(200).await?;
-        Ok(pass)
     }
+    pass.days_made += consume::make_stream_days(s, 200).await?;
+    Ok(pass)
 }

@@ -12,7 +12,7 @@ use pp_warehouse::directory;
 use serde::Serialize;
 
 use super::message::DATASETS;
-use crate::WarehouseSync;
+use super::Streams;
 
 /// A queue that has heard nothing this long is lagging.
 pub const LAGGING_AFTER_MS: i64 = 2 * 3600 * 1000;
@@ -81,103 +81,102 @@ fn time(ms: Option<i64>) -> Option<String> {
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
-impl WarehouseSync {
-    /// The tenant's streams (`account:read`).
-    pub async fn stream_status(&self, p: &Principal) -> Result<StreamStatus> {
-        p.require(&[Scope::AccountRead])?;
-        let tenant = &p.tenant;
-        let now = pp_store::jobs::now_ms();
-        let queues = self
-            .store
-            .streams()
-            .queue_states(tenant)
-            .await?
-            .into_iter()
-            .map(|q| {
-                let lag = q.last_published_ms.map(|t| (now - t) / 1000);
-                let state = match (q.last_message_ms, q.last_published_ms) {
-                    (_, Some(t)) if now - t <= LAGGING_AFTER_MS => "flowing",
-                    (Some(_), _) => "lagging",
-                    (None, _) => "waiting",
-                };
-                QueueStatus {
-                    dataset: q.dataset,
-                    state,
-                    messages: q.messages,
-                    duplicates: q.duplicates,
-                    rejected: q.rejected,
-                    confirmations: q.confirmations,
-                    last_message: time(q.last_message_ms),
-                    last_published: time(q.last_published_ms),
-                    lag_seconds: lag,
-                    last_error: q.last_error,
-                }
+/// The tenant's streams (`account:read`).
+pub(crate) async fn stream_status(s: &Streams, p: &Principal) -> Result<StreamStatus> {
+    p.require(&[Scope::AccountRead])?;
+    let tenant = &p.tenant;
+    let now = pp_store::jobs::now_ms();
+    let queues = s
+        .sync
+        .store
+        .streams()
+        .queue_states(tenant)
+        .await?
+        .into_iter()
+        .map(|q| {
+            let lag = q.last_published_ms.map(|t| (now - t) / 1000);
+            let state = match (q.last_message_ms, q.last_published_ms) {
+                (_, Some(t)) if now - t <= LAGGING_AFTER_MS => "flowing",
+                (Some(_), _) => "lagging",
+                (None, _) => "waiting",
+            };
+            QueueStatus {
+                dataset: q.dataset,
+                state,
+                messages: q.messages,
+                duplicates: q.duplicates,
+                rejected: q.rejected,
+                confirmations: q.confirmations,
+                last_message: time(q.last_message_ms),
+                last_published: time(q.last_published_ms),
+                lag_seconds: lag,
+                last_error: q.last_error,
+            }
+        })
+        .collect();
+    let subs = s.sync.store.streams().subscriptions(tenant).await?;
+    let mut out = StreamStatus {
+        configured: s.sync.stream.is_some(),
+        queues,
+        subscriptions: subs
+            .iter()
+            .map(|s| SubscriptionStatus {
+                profile_id: s.profile_id.clone(),
+                legacy_seller_id: s.seller_id,
+                dataset: s.dataset.clone(),
+                subscription_id: s.subscription_id.clone(),
+                status: s.status.clone(),
             })
-            .collect();
-        let subs = self.store.streams().subscriptions(tenant).await?;
-        let mut out = StreamStatus {
-            configured: self.stream.is_some(),
-            queues,
-            subscriptions: subs
-                .iter()
-                .map(|s| SubscriptionStatus {
-                    profile_id: s.profile_id.clone(),
-                    legacy_seller_id: s.seller_id,
-                    dataset: s.dataset.clone(),
-                    subscription_id: s.subscription_id.clone(),
-                    status: s.status.clone(),
-                })
-                .collect(),
-            days_checked: 0,
-            days_matching: 0,
-            differences: Vec::new(),
-        };
-        if subs.is_empty() {
-            return Ok(out);
-        }
-        let today = self.market.feeds().today().await?;
-        let engine = self.warehouses.of_tenant(tenant).await?;
-        let mut sellers: Vec<i64> = subs.iter().map(|s| s.seller_id).collect();
-        sellers.sort_unstable();
-        sellers.dedup();
-        let from = (today - chrono::Duration::days(CHECKED_DAYS)).to_string();
-        let to = today.to_string();
-        for seller in sellers {
-            for (dataset, product) in DATASETS {
-                let Some(product) = product else { continue };
-                let conversion = dataset.ends_with("-conversion");
-                let days = directory::stream_days(
-                    engine.as_ref(),
-                    &self.warehouses.limits,
-                    seller,
-                    product,
-                    conversion,
-                    &from,
-                    &to,
-                )
-                .await?;
-                for d in days {
-                    if !settled(&d, conversion, today) {
-                        continue;
-                    }
-                    out.days_checked += 1;
-                    if d.hours == d.report {
-                        out.days_matching += 1;
-                        continue;
-                    }
-                    let n = if conversion { 2 } else { 3 };
-                    out.differences.push(DayDifference {
-                        legacy_seller_id: seller,
-                        dataset: (*dataset).to_owned(),
-                        day: d.day,
-                        hours: d.hours[..n].to_vec(),
-                        report: d.report[..n].to_vec(),
-                    });
+            .collect(),
+        days_checked: 0,
+        days_matching: 0,
+        differences: Vec::new(),
+    };
+    if subs.is_empty() {
+        return Ok(out);
+    }
+    let today = s.sync.market.feeds().today().await?;
+    let engine = s.sync.warehouses.of_tenant(tenant).await?;
+    let mut sellers: Vec<i64> = subs.iter().map(|s| s.seller_id).collect();
+    sellers.sort_unstable();
+    sellers.dedup();
+    let from = (today - chrono::Duration::days(CHECKED_DAYS)).to_string();
+    let to = today.to_string();
+    for seller in sellers {
+        for (dataset, product) in DATASETS {
+            let Some(product) = product else { continue };
+            let conversion = dataset.ends_with("-conversion");
+            let days = directory::stream_days(
+                engine.as_ref(),
+                &s.sync.warehouses.limits,
+                seller,
+                product,
+                conversion,
+                &from,
+                &to,
+            )
+            .await?;
+            for d in days {
+                if !settled(&d, conversion, today) {
+                    continue;
                 }
+                out.days_checked += 1;
+                if d.hours == d.report {
+                    out.days_matching += 1;
+                    continue;
+                }
+                let n = if conversion { 2 } else { 3 };
+                out.differences.push(DayDifference {
+                    legacy_seller_id: seller,
+                    dataset: (*dataset).to_owned(),
+                    day: d.day,
+                    hours: d.hours[..n].to_vec(),
+                    report: d.report[..n].to_vec(),
+                });
             }
         }
-        Ok(out)
     }
+    Ok(out)
 }
 
 /// Whether a day's report is final for the check: traffic once the report has the day,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::message::DATASETS;
-use crate::WarehouseSync;
+use super::Streams;
 
 /// The queue name of a tenant's dataset (letters, digits, hyphens; at most 80).
 pub fn queue_name(prefix: &str, tenant: &TenantId, dataset: &str) -> String {
@@ -28,43 +28,43 @@ fn profile_id(p: &Value) -> Option<String> {
         .or_else(|| p["profileId"].as_str().map(str::to_owned))
 }
 
-impl WarehouseSync {
-    /// Makes the tenant's queues and subscribes each of its sellers' advertising profiles to
-    /// each dataset; the subscriptions recorded.
-    pub(crate) async fn subscribe_tenant(&self, tenant: &TenantId) -> Result<Vec<Subscription>> {
-        let cfg = self.stream_config()?.clone();
-        let sellers = self.sellers(tenant).await?;
-        let conns = connections::list(&self.store, tenant).await?;
-        let feeds = self.market.feeds();
-        let mut queues = std::collections::BTreeMap::new();
-        for c in conns
-            .iter()
-            .filter(|c| c.kind == GrantKind::Ads && c.status == ConnectionStatus::Active)
-        {
-            let login = Account::Ads {
-                login: &c.merchant,
-                profile: None,
+/// Makes the tenant's queues and subscribes each of its sellers' advertising profiles to
+/// each dataset; the subscriptions recorded.
+pub(crate) async fn subscribe_tenant(s: &Streams, tenant: &TenantId) -> Result<Vec<Subscription>> {
+    let cfg = super::consume::stream_config(s)?.clone();
+    let sellers = s.sync.sellers(tenant).await?;
+    let conns = connections::list(&s.sync.store, tenant).await?;
+    let feeds = s.sync.market.feeds();
+    let mut queues = std::collections::BTreeMap::new();
+    for c in conns
+        .iter()
+        .filter(|c| c.kind == GrantKind::Ads && c.status == ConnectionStatus::Active)
+    {
+        let login = Account::Ads {
+            login: &c.merchant,
+            profile: None,
+        };
+        let profiles = feeds
+            .read(tenant, &login, "profiles.list", &Map::new())
+            .await?;
+        for p in profiles.as_array().into_iter().flatten() {
+            let (token, market) = (
+                p["accountInfo"]["id"].as_str().unwrap_or_default(),
+                p["accountInfo"]["marketplaceStringId"]
+                    .as_str()
+                    .unwrap_or_default(),
+            );
+            let (Some(profile), Some(seller)) = (
+                profile_id(p),
+                sellers
+                    .iter()
+                    .find(|s| s.token == token && s.marketplace_id == market),
+            ) else {
+                continue;
             };
-            let profiles = feeds
-                .read(tenant, &login, "profiles.list", &Map::new())
-                .await?;
-            for p in profiles.as_array().into_iter().flatten() {
-                let (token, market) = (
-                    p["accountInfo"]["id"].as_str().unwrap_or_default(),
-                    p["accountInfo"]["marketplaceStringId"]
-                        .as_str()
-                        .unwrap_or_default(),
-                );
-                let (Some(profile), Some(seller)) = (
-                    profile_id(p),
-                    sellers
-                        .iter()
-                        .find(|s| s.token == token && s.marketplace_id == market),
-                ) else {
-                    continue;
-                };
-                for (dataset, _) in DATASETS {
-                    let (url, arn) = match queues.get(dataset) {
+            for (dataset, _) in DATASETS {
+                let (url, arn) =
+                    match queues.get(dataset) {
                         Some(q) => Clone::clone(q),
                         None => {
                             let name = queue_name(&cfg.queue_prefix, tenant, dataset);
@@ -79,77 +79,83 @@ impl WarehouseSync {
                             (url, arn)
                         }
                     };
-                    let token = hex::encode(Sha256::digest(
-                        format!("{}|{profile}|{dataset}", tenant.as_str()).as_bytes(),
-                    ));
-                    let mut args = Map::new();
-                    args.insert(
-                        "body".into(),
-                        json!({
-                            "clientRequestToken": &token[..32],
-                            "dataSetId": dataset,
-                            "destinationArn": arn,
-                            "notes": "partner-platform warehouse sync",
-                        }),
-                    );
-                    let account = Account::Ads {
-                        login: &c.merchant,
-                        profile: Some(&profile),
-                    };
-                    let made = feeds
-                        .gateway_call(tenant, &account, "streams.create_subscription", &args)
-                        .await?;
-                    let id = made["subscriptionId"].as_str().ok_or_else(|| {
-                        Error::internal("the provider's subscription answer has no subscriptionId")
-                    })?;
-                    self.store
-                        .streams()
-                        .put_subscription(
-                            tenant,
-                            &Subscription {
-                                profile_id: profile.clone(),
-                                dataset: (*dataset).to_owned(),
-                                seller_id: seller.id,
-                                subscription_id: id.to_owned(),
-                                queue_url: url,
-                                status: "PENDING_CONFIRMATION".into(),
-                                created_ms: pp_store::jobs::now_ms(),
-                            },
-                        )
-                        .await?;
-                }
-                self.refresh_statuses(tenant, &c.merchant, &profile).await?;
+                let token = hex::encode(Sha256::digest(
+                    format!("{}|{profile}|{dataset}", tenant.as_str()).as_bytes(),
+                ));
+                let mut args = Map::new();
+                args.insert(
+                    "body".into(),
+                    json!({
+                        "clientRequestToken": &token[..32],
+                        "dataSetId": dataset,
+                        "destinationArn": arn,
+                        "notes": "partner-platform warehouse sync",
+                    }),
+                );
+                let account = Account::Ads {
+                    login: &c.merchant,
+                    profile: Some(&profile),
+                };
+                let made = feeds
+                    .gateway_call(tenant, &account, "streams.create_subscription", &args)
+                    .await?;
+                let id = made["subscriptionId"].as_str().ok_or_else(|| {
+                    Error::internal("the provider's subscription answer has no subscriptionId")
+                })?;
+                s.sync
+                    .store
+                    .streams()
+                    .put_subscription(
+                        tenant,
+                        &Subscription {
+                            profile_id: profile.clone(),
+                            dataset: (*dataset).to_owned(),
+                            seller_id: seller.id,
+                            subscription_id: id.to_owned(),
+                            queue_url: url,
+                            status: "PENDING_CONFIRMATION".into(),
+                            created_ms: pp_store::jobs::now_ms(),
+                        },
+                    )
+                    .await?;
             }
+            refresh_statuses(s, tenant, &c.merchant, &profile).await?;
         }
-        self.store.streams().subscriptions(tenant).await
     }
+    s.sync.store.streams().subscriptions(tenant).await
+}
 
-    /// Reads the provider's status of the profile's subscriptions into the recorded ones.
-    async fn refresh_statuses(&self, tenant: &TenantId, login: &str, profile: &str) -> Result<()> {
-        let account = Account::Ads {
-            login,
-            profile: Some(profile),
+/// Reads the provider's status of the profile's subscriptions into the recorded ones.
+async fn refresh_statuses(
+    s: &Streams,
+    tenant: &TenantId,
+    login: &str,
+    profile: &str,
+) -> Result<()> {
+    let account = Account::Ads {
+        login,
+        profile: Some(profile),
+    };
+    let listed = s
+        .sync
+        .market
+        .feeds()
+        .gateway_call(tenant, &account, "streams.list_subscriptions", &Map::new())
+        .await?;
+    let mine = s.sync.store.streams().subscriptions(tenant).await?;
+    for sub in listed["subscriptions"].as_array().into_iter().flatten() {
+        let (Some(id), Some(status)) = (sub["subscriptionId"].as_str(), sub["status"].as_str())
+        else {
+            continue;
         };
-        let listed = self
-            .market
-            .feeds()
-            .gateway_call(tenant, &account, "streams.list_subscriptions", &Map::new())
-            .await?;
-        let mine = self.store.streams().subscriptions(tenant).await?;
-        for s in listed["subscriptions"].as_array().into_iter().flatten() {
-            let (Some(id), Some(status)) = (s["subscriptionId"].as_str(), s["status"].as_str())
-            else {
-                continue;
-            };
-            if let Some(m) = mine
-                .iter()
-                .find(|m| m.subscription_id == id && m.status != status)
-            {
-                let mut m = m.clone();
-                m.status = status.to_owned();
-                self.store.streams().put_subscription(tenant, &m).await?;
-            }
+        if let Some(m) = mine
+            .iter()
+            .find(|m| m.subscription_id == id && m.status != status)
+        {
+            let mut m = m.clone();
+            m.status = status.to_owned();
+            s.sync.store.streams().put_subscription(tenant, &m).await?;
         }
-        Ok(())
     }
+    Ok(())
 }

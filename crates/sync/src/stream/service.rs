@@ -1,0 +1,62 @@
+//! `Streams`: the Marketing Stream half of the warehouse sync, as its callers see it — the
+//! consumer the worker pool runs, a pass over the queues, the status and the subscribing. Each
+//! method is a short door into its module.
+
+use pp_core::{Error, Principal, Result, Scope};
+
+use super::status::StreamStatus;
+use super::{Pass, consume, status, subscribe};
+use crate::WarehouseSync;
+
+/// The stream half of a warehouse sync (`WarehouseSync::streams`).
+#[derive(Clone)]
+pub struct Streams {
+    pub(crate) sync: WarehouseSync,
+}
+
+impl Streams {
+    pub(crate) fn new(sync: WarehouseSync) -> Self {
+        Self { sync }
+    }
+
+    /// Runs the consumer until its task is ended; returns at once without queues.
+    pub async fn run(self) {
+        super::run_streams(&self).await
+    }
+
+    /// One pass over every queue, then the days to make.
+    pub async fn pass(&self) -> Result<Pass> {
+        super::stream_pass(self).await
+    }
+
+    /// The tenant's streams (`account:read`).
+    pub async fn status(&self, p: &Principal) -> Result<StreamStatus> {
+        status::stream_status(self, p).await
+    }
+
+    /// Makes the tenant's stream queues and subscribes its advertising profiles to every
+    /// dataset (`sync:write` with `account:read`, as a sync start); the status after.
+    pub async fn subscribe(&self, p: &Principal) -> Result<StreamStatus> {
+        p.require(&[Scope::SyncWrite, Scope::AccountRead])?;
+        if self.sync.stream.is_none() {
+            return Err(Error::new(
+                pp_core::Kind::BadParams,
+                "this gateway has no stream queues: its operator has not configured an SQS endpoint",
+            )
+            .with_fix("Set stream_sqs_endpoint and its key (docs/configuration.md); see docs/streams.md."));
+        }
+        if self.sync.store.sync().loader(&p.tenant).await?.is_none() {
+            return Err(Error::new(
+                pp_core::Kind::BadParams,
+                "this tenant's warehouse is external: the gateway does not fill it",
+            ));
+        }
+        subscribe::subscribe_tenant(self, &p.tenant).await?;
+        self.status(p).await
+    }
+
+    /// Makes up to `limit` marked days into the warehouse; how many.
+    pub async fn make_days(&self, limit: i64) -> Result<u64> {
+        consume::make_stream_days(self, limit).await
+    }
+}
