@@ -83,6 +83,8 @@ pub struct Sim {
     pub url_key: Vec<u8>,
     /// Every stream delivery stopped, new subscriptions' too (`/__sandbox/streams`).
     pub streams_paused: std::sync::atomic::AtomicBool,
+    /// One stream delivery at a time: a day's messages never interleave or repeat.
+    pub(crate) pumping: tokio::sync::Mutex<()>,
 }
 
 impl Sim {
@@ -96,6 +98,7 @@ impl Sim {
             calls: Calls::default(),
             url_key: random_hex(32).into_bytes(),
             streams_paused: std::sync::atomic::AtomicBool::new(false),
+            pumping: tokio::sync::Mutex::new(()),
             config,
             world: RwLock::new(Arc::new(world)),
             store,

@@ -308,9 +308,6 @@ pub async fn confirm(sim: &Arc<Sim>, topic: &str, token: &str) -> Result<String,
     ))
 }
 
-/// One pump at a time: deliveries of a day never interleave or repeat.
-static PUMPING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 /// Delivers, in the background, every active subscription's days not sent yet.
 pub fn spawn_pump(sim: Arc<Sim>) {
     tokio::spawn(async move {
@@ -323,7 +320,7 @@ pub fn spawn_pump(sim: Arc<Sim>) {
 /// Sends each active, unpaused subscription its days after the last one sent, through the
 /// world's last day.
 pub async fn pump(sim: &Sim) -> Result<(), SimError> {
-    let _one = PUMPING.lock().await;
+    let _one = sim.pumping.lock().await;
     if sim.streams_paused.load(std::sync::atomic::Ordering::SeqCst) {
         return Ok(());
     }
@@ -374,7 +371,7 @@ pub async fn after_advance(sim: &Arc<Sim>, before: &World) -> Result<(), SimErro
         return Ok(());
     };
     {
-        let _one = PUMPING.lock().await;
+        let _one = sim.pumping.lock().await;
         let version = after.today().to_string();
         for sub in list(sim, None)? {
             let (Some(first), Some(through)) = (sub.delivered_from, sub.delivered_through) else {

@@ -536,6 +536,14 @@ impl TestApp {
         Arc::new(state)
     }
 
+    /// The client of the SQS server the gateway's stream queues are on.
+    pub fn stream_sqs(&self) -> Option<pp_sqs::Client> {
+        self.rebuild
+            .as_ref()
+            .and_then(|r| r.stream.as_ref())
+            .map(|s| s.sqs.clone())
+    }
+
     /// Stops the job workers (and the stream consumer) at once, as a crash would.
     pub fn stop_workers(&self) {
         if let Some(w) = self.workers.lock().unwrap().take() {

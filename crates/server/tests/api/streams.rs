@@ -35,7 +35,36 @@ async fn streamed(queues: Queues, backfill: i64) -> (TestApp, String) {
     (app, t)
 }
 
-/// Polls the streams' status until every queue has been quiet and nothing is left to make.
+/// The messages on the gateway's queues, waiting or received and not yet deleted.
+async fn on_queues(app: &TestApp) -> u64 {
+    let sqs = app.stream_sqs().expect("an app with stream queues");
+    let mut n = 0;
+    for (_, _, url) in app.store.streams().queues().await.unwrap() {
+        let (ready, hidden) = sqs.depth(&url).await.unwrap();
+        n += ready + hidden;
+    }
+    n
+}
+
+/// Whether the sandbox has sent every active subscription through the world's last day.
+async fn all_sent(app: &TestApp) -> bool {
+    let last = app
+        .sandbox(reqwest::Method::GET, "/__sandbox/world", Value::Null)
+        .await["lastDay"]
+        .clone();
+    let sent = app
+        .sandbox(reqwest::Method::GET, "/__sandbox/streams", Value::Null)
+        .await;
+    sent["subscriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["deliveredThrough"] == last)
+}
+
+/// Polls the streams' status until the sandbox has sent everything, the queues are empty
+/// (nothing waiting, nothing in a consumer's hands), the count has stood still, and nothing
+/// is left to make.
 async fn until_streamed(app: &TestApp, t: &str, want_messages: i64) -> Value {
     let began = Instant::now();
     let (mut last, mut same) = (-1, 0);
@@ -50,7 +79,12 @@ async fn until_streamed(app: &TestApp, t: &str, want_messages: i64) -> Value {
             .sum();
         let pending = app.store.streams().any_pending().await.unwrap();
         same = if messages == last { same + 1 } else { 0 };
-        if messages >= want_messages && !pending && same >= 2 {
+        if messages >= want_messages
+            && !pending
+            && same >= 2
+            && all_sent(app).await
+            && on_queues(app).await == 0
+        {
             return b;
         }
         assert!(
@@ -154,8 +188,11 @@ async fn the_hours_of_every_day_sum_to_its_reports_through_kills_a_second_instan
         app.restart_workers().await;
     }
     let status = until_streamed(&app, &t, 1000).await;
+    let sent = app
+        .sandbox(reqwest::Method::GET, "/__sandbox/streams", Value::Null)
+        .await;
     for q in status["queues"].as_array().unwrap() {
-        assert_eq!(q["state"], "flowing", "{q}");
+        assert_eq!(q["state"], "flowing", "{q}\nthe sandbox sent: {sent:#}");
         assert_eq!(q["rejected"], 0, "{q}");
     }
     let dupes: i64 = status["queues"]
@@ -357,12 +394,7 @@ async fn bench(engine: &str, omega: Option<String>) {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    let sqs = crate::common::stream_config(
-        &Queues::Sandbox,
-        &app.sandbox.as_ref().unwrap().creds,
-        &app.sandbox.as_ref().unwrap().base,
-    )
-    .sqs;
+    let sqs = app.stream_sqs().expect("an app with stream queues");
     let mut waiting = 0;
     for (_, _, url) in app.store.streams().queues().await.unwrap() {
         waiting += sqs.depth(&url).await.unwrap().0;

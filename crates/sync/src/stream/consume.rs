@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use pp_core::{Error, Result, TenantId};
 use pp_store::streams::NewRecord;
 
+use super::Streams;
 use super::message::{self, Message};
 use super::{Pass, load};
-use super::Streams;
 
 /// How long a claim on a day to make holds: far longer than making a day takes.
 const MAKING_LEASE_MS: i64 = 10_000;

@@ -11,8 +11,8 @@ use pp_core::{Principal, Result, Scope};
 use pp_warehouse::directory;
 use serde::Serialize;
 
-use super::message::DATASETS;
 use super::Streams;
+use super::message::DATASETS;
 
 /// A queue that has heard nothing this long is lagging.
 pub const LAGGING_AFTER_MS: i64 = 2 * 3600 * 1000;

@@ -11,8 +11,8 @@ use pp_store::streams::Subscription;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::message::DATASETS;
 use super::Streams;
+use super::message::DATASETS;
 
 /// The queue name of a tenant's dataset (letters, digits, hyphens; at most 80).
 pub fn queue_name(prefix: &str, tenant: &TenantId, dataset: &str) -> String {
