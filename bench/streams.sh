@@ -14,4 +14,4 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/partner-platform/target}"
 mkdir -p bench/out
 cargo test --release -q -p pp-server --test api -- --ignored --test-threads 1 --nocapture \
-  streams::bench_stream_consumer 2>&1 | grep '^BENCH' | tee bench/out/streams.txt
+  streams::bench_stream_consumer 2>&1 | grep -a -o 'BENCH.*' | tee bench/out/streams.txt
