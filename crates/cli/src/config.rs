@@ -394,31 +394,15 @@ impl Config {
                 .ok_or_else(|| missing("stream_sqs_secret_access_key"))?,
             session_token: None,
         };
-        let http = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(30))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| pp_core::Error::internal_with("building the stream's HTTP client", e))?;
-        let mut origins = pp_sync::stream::StreamConfig::provider_origins();
-        origins.extend(confirm_origins.iter().cloned());
-        Ok(Some(pp_sync::stream::StreamConfig {
-            sqs: pp_sqs::Client::new(
-                http.clone(),
-                pp_sqs::Endpoint {
-                    url,
-                    region: s
-                        .stream_sqs_region
-                        .clone()
-                        .unwrap_or_else(|| "us-east-1".into()),
-                    credentials,
-                },
-            ),
-            queue_prefix: "pp".into(),
-            confirm_origins: origins,
-            wait: std::time::Duration::from_secs(1),
-            visibility: std::time::Duration::from_secs(60),
-            http,
-        }))
+        let endpoint = pp_sqs::Endpoint {
+            url,
+            region: s
+                .stream_sqs_region
+                .clone()
+                .unwrap_or_else(|| "us-east-1".into()),
+            credentials,
+        };
+        pp_sync::stream::StreamConfig::new(endpoint, confirm_origins).map(Some)
     }
 
     /// Timeouts, retries and pacing for the upstream client.

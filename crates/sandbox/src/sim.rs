@@ -85,6 +85,22 @@ pub struct Sim {
     pub streams_paused: std::sync::atomic::AtomicBool,
     /// One stream delivery at a time: a day's messages never interleave or repeat.
     pub(crate) pumping: tokio::sync::Mutex<()>,
+    /// The client of `config.stream_sqs`, made once.
+    pub(crate) stream_sqs: Option<pp_sqs::Client>,
+}
+
+/// The client of the SQS endpoint streams deliver to, when one is configured.
+fn stream_client(config: &SimConfig) -> Result<Option<pp_sqs::Client>, SimError> {
+    let Some(endpoint) = &config.stream_sqs else {
+        return Ok(None);
+    };
+    // reqwest is built without a crypto provider: ring is the process's (a no-op once set)
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(SimError::internal)?;
+    Ok(Some(pp_sqs::Client::new(http, endpoint.clone())))
 }
 
 impl Sim {
@@ -99,6 +115,7 @@ impl Sim {
             url_key: random_hex(32).into_bytes(),
             streams_paused: std::sync::atomic::AtomicBool::new(false),
             pumping: tokio::sync::Mutex::new(()),
+            stream_sqs: stream_client(&config)?,
             config,
             world: RwLock::new(Arc::new(world)),
             store,
@@ -149,14 +166,9 @@ impl Sim {
         let client_id: String = self
             .store
             .with(|c| c.query_row("SELECT client_id FROM app", [], |r| r.get(0)))?;
-        let h = hash(&client_id);
         Ok(format!(
-            "amzn1.sp.solution.{}-{}-{}-{}-{}",
-            &h[0..8],
-            &h[8..12],
-            &h[12..16],
-            &h[16..20],
-            &h[20..32]
+            "amzn1.sp.solution.{}",
+            crate::store::uuid_of(&hash(&client_id))
         ))
     }
 

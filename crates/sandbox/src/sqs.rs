@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 use crate::error::{Family, SimError};
 use crate::reports::now_ms;
 use crate::sim::Sim;
-use crate::store::random_hex;
+use crate::store::{random_hex, random_uuid};
 
 /// The account the sandbox's queues belong to (one of the AWS documentation's examples).
 pub const ACCOUNT: &str = "111122223333";
@@ -131,23 +131,11 @@ pub fn enqueue(sim: &Sim, name: &str, bodies: &[String]) -> Result<(), SimError>
                 "INSERT INTO sqs_messages (id, queue, body, sent_at, visible_at) VALUES (?1, ?2, ?3, ?4, ?4)",
             )?;
             for b in bodies {
-                ins.execute(params![message_id(), name, b, now])?;
+                ins.execute(params![random_uuid(), name, b, now])?;
             }
         }
         tx.commit()
     })
-}
-
-fn message_id() -> String {
-    let h = random_hex(16);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
 }
 
 fn md5_hex(body: &str) -> String {
@@ -215,7 +203,7 @@ pub async fn endpoint(
             let name = queue(&sim, &r.queue_url)?;
             enqueue(&sim, &name, std::slice::from_ref(&r.message_body))?;
             answer(&wire::Sent {
-                message_id: message_id(),
+                message_id: random_uuid(),
                 md5_of_message_body: md5_hex(&r.message_body),
             })
         }
@@ -231,13 +219,13 @@ pub async fn endpoint(
             }
             let bodies: Vec<String> = r.entries.iter().map(|e| e.message_body.clone()).collect();
             enqueue(&sim, &name, &bodies)?;
-            answer(&wire::SendBatchResult {
+            answer(&wire::BatchResult {
                 successful: r
                     .entries
                     .into_iter()
                     .map(|e| wire::BatchOk {
                         id: e.id,
-                        message_id: Some(message_id()),
+                        message_id: Some(random_uuid()),
                     })
                     .collect(),
                 failed: Vec::new(),
@@ -247,7 +235,7 @@ pub async fn endpoint(
         "DeleteMessageBatch" => {
             let r: wire::DeleteMessageBatch = read(&body)?;
             let name = queue(&sim, &r.queue_url)?;
-            let mut out = wire::DeleteBatchResult::default();
+            let mut out = wire::BatchResult::default();
             for e in r.entries {
                 if delete(&sim, &name, &e.receipt_handle)? {
                     out.successful.push(wire::BatchOk {

@@ -1,7 +1,8 @@
 //! The sandbox's own state, in `sandbox.sqlite` beside the world: the LWA app, refresh-token
 //! grants (kept as SHA-256 hashes), access tokens, merchant authorizations, entities created
 //! or changed through the API, reports, and the queues of its SQS endpoint (`crate::sqs`) with
-//! the key that signs for them (kept whole: a signature is checked with the secret itself). The world's warehouse itself is never written.
+//! the key that signs for them (kept whole: a signature is checked with the secret itself).
+//! The world's warehouse itself is never written.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -90,6 +91,23 @@ pub fn random_hex(n: usize) -> String {
     let mut buf = vec![0u8; n];
     getrandom::fill(&mut buf).expect("the OS random source works");
     hex::encode(buf)
+}
+
+/// The first 32 hex digits of `hex` in a UUID's groups (8-4-4-4-12).
+pub fn uuid_of(hex: &str) -> String {
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// A random UUID-shaped id.
+pub fn random_uuid() -> String {
+    uuid_of(&random_hex(16))
 }
 
 impl Store {

@@ -185,7 +185,7 @@ impl Client {
         if bodies.is_empty() {
             return Ok(());
         }
-        let out: wire::SendBatchResult = self
+        let out: wire::BatchResult = self
             .call(
                 "SendMessageBatch",
                 &wire::SendMessageBatch {
@@ -250,7 +250,7 @@ impl Client {
         if receipts.is_empty() {
             return Ok(Vec::new());
         }
-        let out: wire::DeleteBatchResult = self
+        let out: wire::BatchResult = self
             .call(
                 "DeleteMessageBatch",
                 &wire::DeleteMessageBatch {

@@ -56,15 +56,6 @@ pub struct SendEntry {
     pub message_body: String,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct SendBatchResult {
-    #[serde(default)]
-    pub successful: Vec<BatchOk>,
-    #[serde(default)]
-    pub failed: Vec<BatchFailed>,
-}
-
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ReceiveMessage {
@@ -116,9 +107,10 @@ pub struct DeleteEntry {
     pub receipt_handle: String,
 }
 
+/// A batch's answer (`SendMessageBatch`, `DeleteMessageBatch`): each entry's id, done or not.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DeleteBatchResult {
+pub struct BatchResult {
     #[serde(default)]
     pub successful: Vec<BatchOk>,
     #[serde(default)]

@@ -133,11 +133,8 @@ impl<'a> Feeds<'a> {
         op: &str,
         args: &Map<String, Value>,
     ) -> Result<Value> {
-        let api = Self::api(account);
-        let up = self.0.provider(api)?;
-        let op = Self::operation(api, op)?;
-        let req = self.request(op, args, tenant, account)?;
-        Ok(up.client.send(up.store, up.sealer, &req).await?.body)
+        let op = Self::operation(Self::api(account), op)?;
+        self.send(op, tenant, account, args).await
     }
 
     /// One of the gateway's own operations (`catalog::gateway`, by id) as `account`: the
@@ -149,11 +146,21 @@ impl<'a> Feeds<'a> {
         op: &str,
         args: &Map<String, Value>,
     ) -> Result<Value> {
-        let api = Self::api(account);
-        let up = self.0.provider(api)?;
         let op = catalog::find(catalog::gateway(), op).ok_or_else(|| {
             Error::internal(format!("{op} missing from the gateway's operations"))
         })?;
+        self.send(op, tenant, account, args).await
+    }
+
+    /// Sends `op` as `account`; the provider's JSON.
+    async fn send(
+        &self,
+        op: &crate::catalog::Operation,
+        tenant: &TenantId,
+        account: &Account<'_>,
+        args: &Map<String, Value>,
+    ) -> Result<Value> {
+        let up = self.0.provider(Self::api(account))?;
         let req = self.request(op, args, tenant, account)?;
         Ok(up.client.send(up.store, up.sealer, &req).await?.body)
     }

@@ -129,15 +129,7 @@ async fn create(
 /// so a client can tell the export's kind, and so its `Accept` media type, from the id.
 fn export_id(letter: &str) -> String {
     use base64::Engine as _;
-    let h = crate::store::random_hex(16);
-    let uuid = format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    );
+    let uuid = crate::store::random_uuid();
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{uuid},{letter}"))
 }
 

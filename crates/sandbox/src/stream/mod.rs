@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::error::SimError;
 use crate::reports::{iso, now_ms};
 use crate::sim::Sim;
-use crate::store::random_hex;
+use crate::store::{random_hex, random_uuid};
 use crate::world::World;
 
 /// One subscription, as the sandbox keeps it.
@@ -188,15 +188,15 @@ fn set_delivered(sim: &Sim, id: &str, day: NaiveDate) -> Result<(), SimError> {
 }
 
 /// Where a destination's messages go.
-enum Queue {
+enum Queue<'a> {
     /// One of the sandbox's own queues, by name.
     Own(String),
     /// A queue at the configured SQS endpoint: its client and URL.
-    External(Box<pp_sqs::Client>, String),
+    External(&'a pp_sqs::Client, String),
 }
 
 /// The queue of SQS ARN `arn`, checked to exist.
-async fn queue(sim: &Sim, arn: &str) -> Result<Queue, SimError> {
+async fn queue<'a>(sim: &'a Sim, arn: &str) -> Result<Queue<'a>, SimError> {
     let bad = |why: String| SimError::new(400, "400", why).for_family(crate::error::Family::Ads);
     let name = pp_sqs::queue_name_of_arn(arn)
         .ok_or_else(|| bad(format!("destinationArn {arn} is not an SQS queue ARN")))?;
@@ -209,26 +209,21 @@ async fn queue(sim: &Sim, arn: &str) -> Result<Queue, SimError> {
         }
         return Ok(Queue::Own(name.to_owned()));
     }
-    let Some(endpoint) = &sim.config.stream_sqs else {
+    let Some(client) = &sim.stream_sqs else {
         return Err(bad(format!(
             "the sandbox delivers to its own queues (account {}) or to the SQS endpoint it was started with; {arn} is neither",
             crate::sqs::ACCOUNT
         )));
     };
-    let http = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .map_err(SimError::internal)?;
-    let client = pp_sqs::Client::new(http, endpoint.clone());
     let url = client
         .queue_url(name)
         .await
         .map_err(|e| bad(format!("the destination queue cannot be reached: {e}")))?;
-    Ok(Queue::External(Box::new(client), url))
+    Ok(Queue::External(client, url))
 }
 
 /// Sends `bodies` to `q`, in order.
-async fn send(sim: &Sim, q: &Queue, bodies: &[String]) -> Result<(), SimError> {
+async fn send(sim: &Sim, q: &Queue<'_>, bodies: &[String]) -> Result<(), SimError> {
     match q {
         Queue::Own(name) => crate::sqs::enqueue(sim, name, bodies),
         Queue::External(client, url) => {
@@ -247,25 +242,13 @@ async fn send(sim: &Sim, q: &Queue, bodies: &[String]) -> Result<(), SimError> {
 fn notification(sub: &Subscription, record: &Value) -> String {
     json!({
         "Type": "Notification",
-        "MessageId": uuid(),
+        "MessageId": random_uuid(),
         "TopicArn": sub.topic(),
         "Message": record.to_string(),
         "Timestamp": iso(now_ms()),
         "SignatureVersion": "1",
     })
     .to_string()
-}
-
-fn uuid() -> String {
-    let h = random_hex(16);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
 }
 
 /// Checks the destination and sends the subscription's confirmation request to it.
@@ -280,7 +263,7 @@ pub async fn request_confirmation(sim: &Sim, sub: &Subscription) -> Result<(), S
     );
     let body = json!({
         "Type": "SubscriptionConfirmation",
-        "MessageId": uuid(),
+        "MessageId": random_uuid(),
         "Token": sub.token,
         "TopicArn": topic,
         "Message": format!("You have chosen to subscribe to the topic {topic}.\nTo confirm the subscription, visit the SubscribeURL included in this message."),

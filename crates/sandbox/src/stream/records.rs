@@ -39,16 +39,21 @@ pub struct Place {
     pub offset: FixedOffset,
 }
 
-/// The standard offset of a profile's time zone (the world keeps no daylight saving time).
-fn offset_of(tz: &str) -> FixedOffset {
+/// The standard offset of a profile's time zone (the world keeps no daylight saving time);
+/// a zone the world does not use is an error, not UTC.
+fn offset_of(tz: &str) -> Result<FixedOffset, SimError> {
     let hours = match tz {
         "America/Los_Angeles" => -8,
         "America/Denver" => -7,
         "America/Chicago" | "America/Mexico_City" => -6,
         "America/New_York" | "America/Toronto" => -5,
-        _ => 0,
+        other => {
+            return Err(SimError::internal(format!(
+                "the world's profile time zone {other} has no offset in the sandbox"
+            )));
+        }
     };
-    FixedOffset::east_opt(hours * 3600).expect("a whole-hour offset")
+    Ok(FixedOffset::east_opt(hours * 3600).expect("a whole-hour offset"))
 }
 
 /// Where profile `profile` is.
@@ -66,7 +71,7 @@ pub fn place(world: &World, profile: i64) -> Result<Place, SimError> {
         advertiser: s("token"),
         marketplace_id: s("market"),
         currency: s("currency"),
-        offset: offset_of(r["tz"].as_str().unwrap_or_default()),
+        offset: offset_of(r["tz"].as_str().unwrap_or_default())?,
     })
 }
 
@@ -81,15 +86,7 @@ fn money(cents: i64) -> Value {
 /// An id made from `parts`, shaped like a UUID.
 fn idempotency_id(parts: &[&dyn std::fmt::Display]) -> String {
     let text: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
-    let h = hex::encode(Sha256::digest(text.join("|").as_bytes()));
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
+    crate::store::uuid_of(&hex::encode(Sha256::digest(text.join("|").as_bytes())))
 }
 
 /// One placement hour of one report row, before it is written as a record.
@@ -156,26 +153,17 @@ pub fn target_hours(
     Ok(out)
 }
 
-/// The start of local hour `hour` of `date` at `offset`, in ISO 8601 with the offset.
-fn hour_start(place: &Place, date: NaiveDate, hour: u32) -> String {
-    let local = date.and_hms_opt(hour, 0, 0).expect("an hour of the day");
+/// Local time `h:m:s` of `date` at the profile's offset, in ISO 8601 with the offset: the
+/// start of an hour (`time_window_start`) or its last second (a usage reading).
+fn local_time(place: &Place, date: NaiveDate, (h, m, sec): (u32, u32, u32)) -> String {
+    let local = date.and_hms_opt(h, m, sec).expect("a time of the day");
+    // a fixed offset maps every local time to exactly one instant
     place
         .offset
         .from_local_datetime(&local)
         .single()
-        .map(|t| t.to_rfc3339())
-        .unwrap_or_default()
-}
-
-/// The last second of local hour `hour` of `date`: when that hour's usage was read.
-fn hour_end(place: &Place, date: NaiveDate, hour: u32) -> String {
-    let local = date.and_hms_opt(hour, 59, 59).expect("an hour of the day");
-    place
-        .offset
-        .from_local_datetime(&local)
-        .single()
-        .map(|t| t.to_rfc3339())
-        .unwrap_or_default()
+        .expect("one instant at a fixed offset")
+        .to_rfc3339()
 }
 
 /// A traffic or conversion record of `dataset` for one hour row, `version` 0 for the first
@@ -214,7 +202,7 @@ pub fn hour_record(
         "ad_group_id": r.ad_group.to_string(),
         target_key: r.target.to_string(),
         "placement": PLACEMENTS[r.placement],
-        "time_window_start": hour_start(place, date, r.hour),
+        "time_window_start": local_time(place, date, (r.hour, 0, 0)),
     });
     let o = v.as_object_mut().expect("an object");
     if restates(dataset) {
@@ -289,7 +277,7 @@ fn budget_usage(
                     continue;
                 }
                 spent += cost;
-                let at = hour_end(place, date, hour as u32);
+                let at = local_time(place, date, (hour as u32, 59, 59));
                 out.push(json!({
                     "idempotency_id": idempotency_id(&[&"budget-usage", &place.advertiser, &campaign, &date, &hour]),
                     "dataset_id": "budget-usage",

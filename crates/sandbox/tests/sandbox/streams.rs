@@ -62,6 +62,29 @@ async fn settle(sqs: &Client, url: &str) -> Vec<String> {
     all
 }
 
+/// Stops (or resumes) every stream delivery of the sandbox.
+async fn pause(app: &SimApp, paused: bool) {
+    let r = app
+        .control(Method::POST, "/__sandbox/streams")
+        .json(&json!({ "paused": paused }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+/// `GET /streams/subscriptions/{id}`'s body.
+async fn subscription(a: &Ads<'_>, id: &str) -> Value {
+    a.call(
+        Method::GET,
+        &format!("/streams/subscriptions/{id}"),
+        MEDIA,
+        Value::Null,
+    )
+    .await
+    .2
+}
+
 async fn subscribe(a: &Ads<'_>, dataset: &str, arn: &str) -> (u16, Value) {
     let (s, _, b) = a
         .call(
@@ -208,29 +231,15 @@ async fn a_subscription_streams_the_worlds_hours_that_sum_to_its_daily_reports_a
             .0,
         200
     );
-    let (_, _, one) = a
-        .call(
-            Method::GET,
-            &format!("/streams/subscriptions/{id}"),
-            MEDIA,
-            Value::Null,
-        )
-        .await;
+    let one = subscription(&a, &id).await;
     assert_eq!(
         one["subscription"]["status"], "PENDING_CONFIRMATION",
         "{one}"
     );
-    // nothing flows before the confirmation: the queue holds only the request
+    // the queue's first message is the confirmation request
     confirm(&app, &sqs, &traffic).await;
     confirm(&app, &sqs, &conversion).await;
-    let (_, _, one) = a
-        .call(
-            Method::GET,
-            &format!("/streams/subscriptions/{id}"),
-            MEDIA,
-            Value::Null,
-        )
-        .await;
+    let one = subscription(&a, &id).await;
     assert_eq!(one["subscription"]["status"], "ACTIVE", "{one}");
 
     let last = app.sim.world().last_day;
@@ -340,26 +349,14 @@ async fn a_subscription_delivers_to_a_real_sqs_server_and_a_paused_one_catches_u
     assert_eq!(s, 400, "{b}");
     let (s, made) = subscribe(&a, "budget-usage", &pp_sqs::moto::Moto::arn("budget")).await;
     assert_eq!(s, 200, "{made}");
-    let r = app
-        .control(Method::POST, "/__sandbox/streams")
-        .json(&json!({ "paused": true }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    pause(&app, true).await;
     confirm(&app, &sqs, &url).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         drain(&sqs, &url).await.is_empty(),
         "a paused stream sends nothing"
     );
-    let r = app
-        .control(Method::POST, "/__sandbox/streams")
-        .json(&json!({ "paused": false }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    pause(&app, false).await;
     let (usage, _) = records(&settle(&sqs, &url).await);
     assert!(!usage.is_empty());
     // the last reading of each campaign's day is its cost over its budget

@@ -80,20 +80,11 @@ pub fn stream_config(q: &Queues, creds: &Value, sim_base: &str) -> pp_sync::stre
         }
     };
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let http = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(30))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    pp_sync::stream::StreamConfig {
-        sqs: pp_sqs::Client::new(http.clone(), endpoint),
-        queue_prefix: "pp".into(),
-        confirm_origins: vec![sim_base.to_owned()],
-        wait: std::time::Duration::from_millis(200),
-        // a message a killed consumer received comes back soon
-        visibility: std::time::Duration::from_secs(2),
-        http,
-    }
+    let mut c = pp_sync::stream::StreamConfig::new(endpoint, &[sim_base.to_owned()]).unwrap();
+    // short polls, and a message a killed consumer received comes back soon
+    c.wait = std::time::Duration::ZERO;
+    c.visibility = std::time::Duration::from_secs(2);
+    c
 }
 
 /// The SQS server the gateway's stream queues are on.

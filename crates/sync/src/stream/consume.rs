@@ -3,7 +3,7 @@
 //! nothing received is lost to a crash (the messages come back after their visibility) and
 //! nothing is kept twice (the record's `idempotency_id` is the store's key).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use pp_core::{Error, Result, TenantId};
 use pp_store::streams::NewRecord;
@@ -25,9 +25,45 @@ pub(crate) fn stream_config(s: &Streams) -> Result<&super::StreamConfig> {
         .ok_or_else(|| Error::internal("the gateway has no stream queues configured"))
 }
 
+/// The warehouses' seller rows, read once per tenant per pass: (merchant token, marketplace
+/// id) → seller id.
+#[derive(Default)]
+pub(crate) struct Sellers(HashMap<String, BTreeMap<(String, String), i64>>);
+
+impl Sellers {
+    async fn of(
+        &mut self,
+        s: &Streams,
+        tenant: &TenantId,
+    ) -> Result<&BTreeMap<(String, String), i64>> {
+        if !self.0.contains_key(tenant.as_str()) {
+            let rows = s
+                .sync
+                .sellers(tenant)
+                .await?
+                .into_iter()
+                .map(|r| ((r.token, r.marketplace_id), r.id))
+                .collect();
+            self.0.insert(tenant.as_str().to_owned(), rows);
+        }
+        Ok(&self.0[tenant.as_str()])
+    }
+
+    /// The merchant token of seller row `id`.
+    async fn token(&mut self, s: &Streams, tenant: &TenantId, id: i64) -> Result<String> {
+        self.of(s, tenant)
+            .await?
+            .iter()
+            .find(|(_, v)| **v == id)
+            .map(|((token, _), _)| token.clone())
+            .ok_or_else(|| Error::internal(format!("seller {id} left the warehouse")))
+    }
+}
+
 /// One receive (up to ten messages) from `tenant`'s `dataset` queue at `url`.
 pub(crate) async fn consume(
     s: &Streams,
+    known: &mut Sellers,
     tenant: &TenantId,
     dataset: &str,
     url: &str,
@@ -45,13 +81,7 @@ pub(crate) async fn consume(
     if got.is_empty() {
         return Ok(pass);
     }
-    let sellers: BTreeMap<(String, String), i64> = s
-        .sync
-        .sellers(tenant)
-        .await?
-        .into_iter()
-        .map(|s| ((s.token, s.marketplace_id), s.id))
-        .collect();
+    let sellers = known.of(s, tenant).await?;
     let (mut records, mut rejects, mut done) = (Vec::new(), Vec::new(), Vec::new());
     for m in &got {
         match message::read(&m.body) {
@@ -152,7 +182,7 @@ async fn confirm(s: &Streams, url: &str) -> std::result::Result<(), String> {
 }
 
 /// Makes up to `limit` marked days into the warehouse, each under a claim; how many.
-pub(crate) async fn make_stream_days(s: &Streams, limit: i64) -> Result<u64> {
+pub(crate) async fn make_stream_days(s: &Streams, known: &mut Sellers, limit: i64) -> Result<u64> {
     let mut made = 0;
     for p in s.sync.store.streams().claim(limit, MAKING_LEASE_MS).await? {
         let tenant = TenantId::parse(&p.tenant)?;
@@ -161,14 +191,7 @@ pub(crate) async fn make_stream_days(s: &Streams, limit: i64) -> Result<u64> {
             s.sync.store.streams().made(&p).await?;
             continue;
         };
-        let token = s
-            .sync
-            .sellers(&tenant)
-            .await?
-            .into_iter()
-            .find(|s| s.id == p.seller_id)
-            .map(|s| s.token)
-            .ok_or_else(|| Error::internal(format!("seller {} left the warehouse", p.seller_id)))?;
+        let token = known.token(s, &tenant, p.seller_id).await?;
         let records = s
             .sync
             .store

@@ -49,12 +49,30 @@ pub struct StreamConfig {
 }
 
 impl StreamConfig {
-    /// The SNS origins of the provider's three regions, where its stream topics live.
-    pub fn provider_origins() -> Vec<String> {
-        ["us-east-1", "eu-west-1", "us-west-2"]
+    /// Queues at `endpoint`, named `pp-…`; confirmations visited at the provider's SNS (its
+    /// three regions) and at `more_origins` (the sandbox's, in dev), with no redirects
+    /// followed; a receive waits a second, a received message is hidden for a minute.
+    pub fn new(endpoint: pp_sqs::Endpoint, more_origins: &[String]) -> pp_core::Result<Self> {
+        // reqwest is built without a crypto provider: ring is the process's (a no-op once set)
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| pp_core::Error::internal_with("building the stream's HTTP client", e))?;
+        let mut confirm_origins: Vec<String> = ["us-east-1", "eu-west-1", "us-west-2"]
             .iter()
             .map(|r| format!("https://sns.{r}.amazonaws.com"))
-            .collect()
+            .collect();
+        confirm_origins.extend(more_origins.iter().cloned());
+        Ok(Self {
+            sqs: pp_sqs::Client::new(http.clone(), endpoint),
+            queue_prefix: "pp".into(),
+            confirm_origins,
+            wait: Duration::from_secs(1),
+            visibility: Duration::from_secs(60),
+            http,
+        })
     }
 }
 
@@ -110,9 +128,10 @@ pub(crate) async fn run_streams(s: &Streams) {
 /// up to 200 days made.
 pub(crate) async fn stream_pass(s: &Streams) -> pp_core::Result<Pass> {
     let mut pass = Pass::default();
+    let mut known = consume::Sellers::default();
     for (tenant, dataset, url) in s.sync.store.streams().queues().await? {
         for _ in 0..20 {
-            match consume::consume(s, &tenant, &dataset, &url).await {
+            match consume::consume(s, &mut known, &tenant, &dataset, &url).await {
                 Ok(p) => {
                     pass.add(&p);
                     if p.received == 0 {
@@ -126,6 +145,6 @@ pub(crate) async fn stream_pass(s: &Streams) -> pp_core::Result<Pass> {
             }
         }
     }
-    pass.days_made += consume::make_stream_days(s, 200).await?;
+    pass.days_made += consume::make_stream_days(s, &mut known, 200).await?;
     Ok(pass)
 }

@@ -1,11 +1,11 @@
 //! `Streams`: the Marketing Stream half of the warehouse sync, as its callers see it — the
-//! consumer the worker pool runs, a pass over the queues, the status and the subscribing. Each
+//! consumer the worker pool runs, the status and the subscribing. Each
 //! method is a short door into its module.
 
 use pp_core::{Error, Principal, Result, Scope};
 
 use super::status::StreamStatus;
-use super::{Pass, consume, status, subscribe};
+use super::{status, subscribe};
 use crate::WarehouseSync;
 
 /// The stream half of a warehouse sync (`WarehouseSync::streams`).
@@ -22,11 +22,6 @@ impl Streams {
     /// Runs the consumer until its task is ended; returns at once without queues.
     pub async fn run(self) {
         super::run_streams(&self).await
-    }
-
-    /// One pass over every queue, then the days to make.
-    pub async fn pass(&self) -> Result<Pass> {
-        super::stream_pass(self).await
     }
 
     /// The tenant's streams (`account:read`).
@@ -53,10 +48,5 @@ impl Streams {
         }
         subscribe::subscribe_tenant(self, &p.tenant).await?;
         self.status(p).await
-    }
-
-    /// Makes up to `limit` marked days into the warehouse; how many.
-    pub async fn make_days(&self, limit: i64) -> Result<u64> {
-        consume::make_stream_days(self, limit).await
     }
 }
