@@ -57,6 +57,12 @@ pub struct Metrics {
     /// engine rolled back for a conflicting transaction (a deadlock, a serialization failure)
     /// and that were tried again.
     pub load_retries: IntCounterVec,
+    /// `pp_stream_messages{dataset, kind}`: stream and notification messages every tenant's
+    /// queues received (`received`, `duplicate`, `rejected`), read when scraped.
+    pub stream_messages: IntGaugeVec,
+    /// `pp_stream_lag_seconds{dataset}`: the longest any tenant's queue of the dataset has
+    /// gone since the provider published its newest message, read when scraped.
+    pub stream_lag: GaugeVec,
 }
 
 fn must<T>(r: prometheus::Result<T>) -> T {
@@ -164,6 +170,22 @@ impl Metrics {
             "Loads into a managed warehouse rolled back for a conflicting transaction and tried again, by table and engine",
             &["table", "engine"],
         );
+        let stream_messages = must(IntGaugeVec::new(
+            Opts::new(
+                "pp_stream_messages",
+                "Messages the stream and notification queues received, by dataset and kind",
+            ),
+            &["dataset", "kind"],
+        ));
+        must(registry.register(Box::new(stream_messages.clone())));
+        let stream_lag = must(GaugeVec::new(
+            Opts::new(
+                "pp_stream_lag_seconds",
+                "The longest time any tenant's queue of the dataset has gone since its newest message was published",
+            ),
+            &["dataset"],
+        ));
+        must(registry.register(Box::new(stream_lag.clone())));
         Self {
             registry,
             http_requests,
@@ -182,6 +204,8 @@ impl Metrics {
             sync_rows,
             sync_slices,
             load_retries,
+            stream_messages,
+            stream_lag,
         }
     }
 

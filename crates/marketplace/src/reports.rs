@@ -359,6 +359,45 @@ async fn watch(
     Ok(())
 }
 
+/// What the provider's notifications say of a selling-side report.
+pub enum Noticed {
+    /// It finished: the report object the notice makes (id, type, status, document).
+    Said(Value),
+    /// Not yet, and the partner's finished reports are notified: look again later, without
+    /// asking the provider.
+    Wait,
+    /// Ask the provider (the partner is not subscribed, or the notice is overdue).
+    Ask,
+}
+
+/// How many looks at a report wait for the provider's notice before asking after it.
+pub const NOTICE_LOOKS: u64 = 12;
+
+/// What the notifications say of report `id` of `partner`, at the `looks`-th look: a report
+/// the provider said has finished is never asked after; one unheard of after
+/// [`NOTICE_LOOKS`] looks is, so a lost notification costs a delay, never the report.
+pub async fn noticed(
+    store: &pp_store::Store,
+    tenant: &TenantId,
+    partner: &str,
+    id: &str,
+    looks: u64,
+) -> Result<Noticed> {
+    let streams = store.streams();
+    if let Some(n) = streams.report_notice(tenant, id).await? {
+        return Ok(Noticed::Said(json!({
+            "reportId": id,
+            "reportType": n.report_type,
+            "processingStatus": n.status,
+            "reportDocumentId": n.document_id,
+        })));
+    }
+    if looks < NOTICE_LOOKS && streams.hears_reports(tenant, partner).await? {
+        return Ok(Noticed::Wait);
+    }
+    Ok(Noticed::Ask)
+}
+
 /// Whether a normalized status is final.
 pub fn terminal(status: &str) -> bool {
     matches!(status, "done" | "failed" | "cancelled")
@@ -382,16 +421,30 @@ pub async fn watch_step(
     } = input;
     let looked = async {
         let tenant = TenantId::parse(&job.tenant)?;
+        match noticed(up.store, &tenant, &account, &id, polls - 1).await? {
+            Noticed::Said(report) => return Ok(Some(report)),
+            Noticed::Wait => return Ok(None),
+            Noticed::Ask => {}
+        }
         let op = catalog::find(catalog::spapi(), "reports.get_report")
             .ok_or_else(|| Error::internal("reports.get_report missing from the catalog"))?;
         let mut args = Map::new();
         args.insert("reportId".into(), id.clone().into());
         let req = build(op, &args, &tenant, GrantKind::Seller, &account, None)?;
-        Ok::<_, Error>(up.client.send(up.store, up.sealer, &req).await?.body)
+        Ok::<_, Error>(Some(up.client.send(up.store, up.sealer, &req).await?.body))
     };
     let backoff = now_ms() + 1_000 * 2_i64.pow(polls.min(6) as u32 - 1);
     match looked.await {
-        Ok(report) => {
+        // waiting for the provider's notice
+        Ok(None) => (
+            Outcome::Continue {
+                state,
+                done: 0,
+                run_after: backoff,
+            },
+            Vec::new(),
+        ),
+        Ok(Some(report)) => {
             let (status, reason) = normalize(&report);
             let stuck = !terminal(status) && now_ms() - since > stuck_after.as_millis() as i64;
             let reason = if stuck { Some("stuck") } else { reason };

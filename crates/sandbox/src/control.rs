@@ -202,6 +202,9 @@ pub async fn advance(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Re
                 if let Err(e) = crate::stream::after_advance(&sim, &before).await {
                     tracing::warn!(error = %e.message, "stream delivery after the move stopped");
                 }
+                if let Err(e) = crate::spapi::notifications::after_advance(&sim, &before).await {
+                    tracing::warn!(error = %e.message, "notifications after the move stopped");
+                }
             });
             Json(v).into_response()
         }
@@ -289,6 +292,27 @@ pub async fn sns(
     };
     match crate::stream::confirm(&sim, topic, token).await {
         Ok(xml) => ([(axum::http::header::CONTENT_TYPE, "text/xml")], xml).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Replay {
+    from: chrono::NaiveDate,
+    through: chrono::NaiveDate,
+    types: Option<Vec<String>>,
+}
+
+/// `POST /__sandbox/notifications/replay {"from", "through", "types"?}`: the world's
+/// notifications of those days sent again to every subscription (a history it missed).
+pub async fn replay(State(sim): State<Arc<Sim>>, body: axum::body::Bytes) -> Response {
+    let r: Replay = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => return bad(format!("body: {e}")),
+    };
+    match crate::spapi::notifications::replay(&sim, r.from, r.through, r.types.as_deref()).await {
+        Ok(sent) => Json(json!({ "sent": sent })).into_response(),
         Err(e) => e.into_response(),
     }
 }

@@ -76,6 +76,7 @@ pub fn router(sim: Arc<Sim>) -> Router {
             get(control::list_streams).post(control::streams),
         )
         .route("/__sandbox/streams/inject", post(control::inject))
+        .route("/__sandbox/notifications/replay", post(control::replay))
         .route(
             "/__sandbox/world",
             get(control::world).post(control::advance),

@@ -48,6 +48,11 @@ CREATE TABLE IF NOT EXISTS stream_subscriptions (
     dataset TEXT NOT NULL, destination TEXT NOT NULL, notes TEXT NOT NULL, status TEXT NOT NULL,
     token TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
     delivered_from TEXT, delivered_through TEXT, paused INTEGER NOT NULL DEFAULT 0, UNIQUE (profile, client_token));
+CREATE TABLE IF NOT EXISTS notify_destinations (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, arn TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS notify_subscriptions (
+    id TEXT PRIMARY KEY, seller TEXT NOT NULL, kind TEXT NOT NULL, destination TEXT NOT NULL,
+    payload_version TEXT NOT NULL, created_at INTEGER NOT NULL, UNIQUE (seller, kind));
 ";
 
 /// Brings a state file of an earlier sandbox up to this one before the schema runs: version 1

@@ -36,6 +36,19 @@ pub struct NewRecord {
     pub day: String,
     pub record: Value,
     pub published_ms: i64,
+    /// Whether its day's hourly rows are made from it (a stream record); a notification is
+    /// kept for its id and told as an event, never made into rows.
+    pub makes_rows: bool,
+}
+
+/// What the provider said of a finished report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportNotice {
+    pub report_type: String,
+    /// `DONE`, `FATAL` or `CANCELLED`.
+    pub status: String,
+    pub document_id: Option<String>,
+    pub at_ms: i64,
 }
 
 /// What a commit kept.
@@ -87,8 +100,14 @@ fn subscription(r: &Row) -> Result<Subscription> {
 }
 
 impl Streams<'_> {
-    /// Records (or updates) a subscription.
-    pub async fn put_subscription(&self, tenant: &TenantId, s: &Subscription) -> Result<()> {
+    /// Records (or updates) a subscription, whose messages arrive on the tenant's `queue`
+    /// (a stream's queue is its dataset's; every notification type shares one).
+    pub async fn put_subscription(
+        &self,
+        tenant: &TenantId,
+        queue: &str,
+        s: &Subscription,
+    ) -> Result<()> {
         self.0
             .exec(
                 "INSERT INTO stream_subscriptions (tenant_id, profile_id, dataset, seller_id, subscription_id, queue_url, status, created_ms)
@@ -102,10 +121,64 @@ impl Streams<'_> {
             .exec(
                 "INSERT INTO stream_queues (tenant_id, dataset, queue_url) VALUES (?1, ?2, ?3)
                  ON CONFLICT (tenant_id, dataset) DO UPDATE SET queue_url = excluded.queue_url",
-                args![tenant.as_str(), &s.dataset, &s.queue_url],
+                args![tenant.as_str(), queue, &s.queue_url],
             )
             .await?;
         Ok(())
+    }
+
+    /// Records that the provider finished report `report_id` (the first word kept).
+    pub async fn report_finished(
+        &self,
+        tenant: &TenantId,
+        report_id: &str,
+        notice: &ReportNotice,
+    ) -> Result<()> {
+        self.0
+            .exec(
+                "INSERT INTO report_notices (tenant_id, report_id, report_type, status, document_id, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (tenant_id, report_id) DO NOTHING",
+                args![tenant.as_str(), report_id, &notice.report_type, &notice.status, notice.document_id.as_deref(), notice.at_ms],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// What the provider said of report `report_id` when it finished, if it has.
+    pub async fn report_notice(
+        &self,
+        tenant: &TenantId,
+        report_id: &str,
+    ) -> Result<Option<ReportNotice>> {
+        let rows = self
+            .0
+            .all(
+                "SELECT report_type, status, document_id, at_ms FROM report_notices WHERE tenant_id = ?1 AND report_id = ?2",
+                args![tenant.as_str(), report_id],
+            )
+            .await?;
+        rows.first()
+            .map(|r| {
+                Ok(ReportNotice {
+                    report_type: r.text(0)?,
+                    status: r.text(1)?,
+                    document_id: r.opt_text(2)?,
+                    at_ms: r.i64(3)?,
+                })
+            })
+            .transpose()
+    }
+
+    /// Whether selling partner `partner`'s finished reports are notified to the tenant.
+    pub async fn hears_reports(&self, tenant: &TenantId, partner: &str) -> Result<bool> {
+        Ok(!self
+            .0
+            .all(
+                "SELECT 1 FROM stream_subscriptions WHERE tenant_id = ?1 AND profile_id = ?2 AND dataset = 'REPORT_PROCESSING_FINISHED'",
+                args![tenant.as_str(), partner],
+            )
+            .await?
+            .is_empty())
     }
 
     /// The tenant's subscriptions, by dataset and profile.
@@ -132,6 +205,21 @@ impl Streams<'_> {
             .await?
             .iter()
             .map(|r| Ok((TenantId::parse(&r.text(0)?)?, r.text(1)?, r.text(2)?)))
+            .collect()
+    }
+
+    /// Every tenant's queues summed by dataset: messages, duplicates and rejects, and the
+    /// oldest of the queues' newest publications (the longest lag), for the metrics.
+    pub async fn dataset_totals(&self) -> Result<Vec<(String, i64, i64, i64, Option<i64>)>> {
+        self.0
+            .all(
+                "SELECT dataset, CAST(SUM(messages) AS BIGINT), CAST(SUM(duplicates) AS BIGINT), CAST(SUM(rejected) AS BIGINT), MIN(last_published_ms)
+                 FROM stream_queues GROUP BY dataset ORDER BY dataset",
+                vec![],
+            )
+            .await?
+            .iter()
+            .map(|r| Ok((r.text(0)?, r.i64(1)?, r.i64(2)?, r.i64(3)?, r.opt_i64(4)?)))
             .collect()
     }
 
@@ -202,7 +290,9 @@ impl Streams<'_> {
                             .await?;
                         if n > 0 {
                             out.inserted += 1;
-                            days.insert((r.seller_id, r.day.clone()));
+                            if r.makes_rows {
+                                days.insert((r.seller_id, r.day.clone()));
+                            }
                         } else {
                             out.duplicates += 1;
                         }

@@ -14,7 +14,7 @@ use chrono::NaiveDate;
 use pp_core::{Error, Kind, Result, TenantId};
 use pp_marketplace::Merchant;
 use pp_marketplace::ledger::Family;
-use pp_marketplace::reports::normalize;
+use pp_marketplace::reports::{Noticed, normalize, noticed};
 use pp_marketplace::service::{Account, Feeds, SliceCreate};
 use pp_store::pacing::Turn;
 use pp_warehouse::Managed;
@@ -253,10 +253,19 @@ impl<'s> Cx<'s> {
     /// A selling-side report's document once it is done: `None` while it is being made,
     /// `Some(None)` when it ended without one (nothing for those days). A report the provider
     /// could not make is [`fatal`].
+    /// With the seller subscribed to `REPORT_PROCESSING_FINISHED`, the provider's notice says
+    /// when the report finished and the status is not asked for; only a report unheard of
+    /// after `reports::NOTICE_LOOKS` looks (about two minutes at the default poll) is asked after, so a
+    /// lost notification costs a delay, never the day.
     pub async fn spapi_done(&self, r: &ReportCk, id: &str) -> Result<Option<Option<String>>> {
         let feeds = self.feeds();
         let account = self.account();
-        let report = feeds.spapi_report(&self.tenant, &account, id).await?;
+        let (store, partner) = (&self.sync.store, &self.merchant.seller_id);
+        let report = match noticed(store, &self.tenant, partner, id, r.looks.into()).await? {
+            Noticed::Said(report) => report,
+            Noticed::Wait => return Ok(None),
+            Noticed::Ask => feeds.spapi_report(&self.tenant, &account, id).await?,
+        };
         let (status, reason) = normalize(&report);
         match status {
             "queued" | "running" => Ok(None),

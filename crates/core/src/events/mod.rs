@@ -70,6 +70,14 @@ event_types! {
         "Month-to-date advertising spend is off the month's plan (adBudget) by more than the tenant's share.";
     MONITOR_ANOMALY => "monitor.anomaly", AdsRead,
         "A metric (sales, spend, ACOS, CTR, conversion) left its own recent range, with enough samples to say so.";
+    ORDER_CHANGED => "order.changed", RetailRead,
+        "The provider notified a change to an order (ORDER_CHANGE): its status and items in data.";
+    OFFER_CHANGED => "offer.changed", RetailRead,
+        "The provider notified a change to an item's offers (ANY_OFFER_CHANGED): the buy box and lowest prices in data.";
+    INVENTORY_CHANGED => "inventory.changed", RetailRead,
+        "The provider notified a change to an item's FBA stock (FBA_INVENTORY_AVAILABILITY_CHANGES): fulfillable units in data.";
+    LISTING_STATUS_CHANGED => "listing.status_changed", RetailRead,
+        "The provider notified a change to a listing's status (LISTINGS_ITEM_STATUS_CHANGE): data.status, such as BUYABLE.";
     WEBHOOK_DISABLED => "webhook.endpoint.disabled", AccountRead,
         "A webhook endpoint was disabled: its deliveries had failed for the disable period, or the access that registered it ended (data.reason).";
 }

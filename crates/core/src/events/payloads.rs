@@ -342,6 +342,39 @@ impl Event for MonitorTold {
     }
 }
 
+/// A selling-side notification told as an event: its type, the ids (`sellerId`,
+/// `marketplaceId`, `asin`, `sku`, `orderId`), and what it said.
+#[derive(Debug, Clone)]
+pub struct Notified {
+    pub kind: &'static EventType,
+    pub subject: serde_json::Map<String, Value>,
+    pub data: NotifiedData,
+}
+
+/// A notification's own words: when it happened and was published, its id, and the
+/// provider's payload summed up for the type (`status`, `fulfillable`, `buyBoxPrice` …).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotifiedData {
+    pub notification_id: String,
+    pub event_time: String,
+    pub publish_time: String,
+    #[serde(flatten)]
+    pub said: serde_json::Map<String, Value>,
+}
+
+impl Event for Notified {
+    fn kind(&self) -> &'static EventType {
+        self.kind
+    }
+    fn subject(&self) -> Value {
+        Value::Object(self.subject.clone())
+    }
+    fn data(&self) -> Value {
+        to_object(&self.data)
+    }
+}
+
 /// A disabled webhook endpoint.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

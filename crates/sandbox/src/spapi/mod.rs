@@ -9,6 +9,7 @@ mod inventory;
 mod kiosk;
 mod ledger;
 mod listings;
+pub(crate) mod notifications;
 mod orders;
 mod pricing;
 mod promotions;
@@ -83,6 +84,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(listings::routes(sim))
         .merge(pricing::routes(sim))
         .merge(orders::routes(sim))
+        .merge(notifications::routes(sim))
         .merge(fees::routes(sim))
         .merge(finances::routes(sim))
         .merge(transactions::routes(sim))

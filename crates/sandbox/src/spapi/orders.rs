@@ -56,15 +56,15 @@ fn epoch() -> NaiveDate {
 }
 
 /// One derived order.
-struct Order {
-    id: String,
-    seller: Seller,
-    day: NaiveDate,
-    asin: String,
-    sku: Option<String>,
-    title: String,
-    units: i64,
-    price: f64,
+pub(crate) struct Order {
+    pub id: String,
+    pub seller: Seller,
+    pub day: NaiveDate,
+    pub asin: String,
+    pub sku: Option<String>,
+    pub title: String,
+    pub units: i64,
+    pub price: f64,
 }
 
 /// The day's (ASIN, SKU, title, units, order items, price) rows of a seller, by ASIN.
@@ -81,7 +81,11 @@ fn day_rows(
     )
 }
 
-fn orders_of_day(sim: &Sim, seller: &Seller, day: NaiveDate) -> Result<Vec<Order>, SimError> {
+pub(crate) fn orders_of_day(
+    sim: &Sim,
+    seller: &Seller,
+    day: NaiveDate,
+) -> Result<Vec<Order>, SimError> {
     let mut out = Vec::new();
     for (rank, r) in day_rows(sim, seller, day)?.iter().enumerate() {
         let (n, units) = (
@@ -110,7 +114,7 @@ fn orders_of_day(sim: &Sim, seller: &Seller, day: NaiveDate) -> Result<Vec<Order
     Ok(out)
 }
 
-fn purchase_time(o: &Order) -> String {
+pub(crate) fn purchase_time(o: &Order) -> String {
     let minutes =
         o.id.bytes()
             .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32))

@@ -69,7 +69,7 @@ pub const TYPES: &[&str] = &[
     returns::RETURNS,
 ];
 
-const FAMILY: &str = "sp";
+pub(super) const FAMILY: &str = "sp";
 
 /// How far back sales and traffic reach (two years).
 const SALES_TRAFFIC_DAYS: u64 = 730;
@@ -134,6 +134,7 @@ async fn create(
     checked(&sim, &c.subject, &spec)?;
     let id = sim.store.next("sp-report", 50_000_000_000)?.to_string();
     sim.create_report(FAMILY, &c.subject, &id, &id, &spec, fatal.0)?;
+    super::notifications::report_created(&sim, &c.subject, &id);
     Ok((StatusCode::ACCEPTED, Json(json!({ "reportId": id }))))
 }
 
@@ -196,7 +197,7 @@ fn checked(sim: &Sim, subject: &str, spec: &Value) -> Result<(), SimError> {
     }
 }
 
-fn describe(sim: &Sim, owner: &str, r: &ReportRow) -> Result<Value, SimError> {
+pub(super) fn describe(sim: &Sim, owner: &str, r: &ReportRow) -> Result<Value, SimError> {
     let now = now_ms();
     let phase = r.phase(now);
     let mut v = json!({

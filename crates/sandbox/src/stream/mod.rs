@@ -188,7 +188,7 @@ fn set_delivered(sim: &Sim, id: &str, day: NaiveDate) -> Result<(), SimError> {
 }
 
 /// Where a destination's messages go.
-enum Queue<'a> {
+pub(crate) enum Queue<'a> {
     /// One of the sandbox's own queues, by name.
     Own(String),
     /// A queue at the configured SQS endpoint: its client and URL.
@@ -196,7 +196,7 @@ enum Queue<'a> {
 }
 
 /// The queue of SQS ARN `arn`, checked to exist.
-async fn queue<'a>(sim: &'a Sim, arn: &str) -> Result<Queue<'a>, SimError> {
+pub(crate) async fn queue<'a>(sim: &'a Sim, arn: &str) -> Result<Queue<'a>, SimError> {
     let bad = |why: String| SimError::new(400, "400", why).for_family(crate::error::Family::Ads);
     let name = pp_sqs::queue_name_of_arn(arn)
         .ok_or_else(|| bad(format!("destinationArn {arn} is not an SQS queue ARN")))?;
@@ -223,7 +223,7 @@ async fn queue<'a>(sim: &'a Sim, arn: &str) -> Result<Queue<'a>, SimError> {
 }
 
 /// Sends `bodies` to `q`, in order.
-async fn send(sim: &Sim, q: &Queue<'_>, bodies: &[String]) -> Result<(), SimError> {
+pub(crate) async fn send(sim: &Sim, q: &Queue<'_>, bodies: &[String]) -> Result<(), SimError> {
     match q {
         Queue::Own(name) => crate::sqs::enqueue(sim, name, bodies),
         Queue::External(client, url) => {

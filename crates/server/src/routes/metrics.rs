@@ -1,7 +1,8 @@
 //! `GET /metrics`: the process's metrics in the Prometheus text format (`pp_core::metrics`).
 //! Public like `/health`: aggregate counts by route, operation and outcome, never a tenant or
 //! a credential. The gauges kept in the state store (jobs queued and running with the oldest's
-//! age, live MCP sessions of every instance) are read on each scrape, every job kind the pool
+//! age, live MCP sessions of every instance, each stream dataset's messages and longest lag
+//! over every tenant) are read on each scrape, every job kind the pool
 //! runs answering 0 when none waits; a store that cannot be read says so in `pp_store_up`,
 //! and the rest is still served.
 
@@ -47,5 +48,24 @@ async fn refresh_store_gauges(app: &SharedState, m: &metrics::Metrics) -> pp_cor
         m.jobs_oldest.with_label_values(&labels).set(age.max(0.0));
     }
     m.mcp_sessions.set(sessions);
+    let streams = app.store.streams().dataset_totals().await?;
+    m.stream_messages.reset();
+    m.stream_lag.reset();
+    let now_ms = now.timestamp_millis();
+    for (dataset, received, duplicates, rejected, oldest) in streams {
+        for (kind, n) in [
+            ("received", received),
+            ("duplicate", duplicates),
+            ("rejected", rejected),
+        ] {
+            m.stream_messages
+                .with_label_values(&[&dataset, kind])
+                .set(n);
+        }
+        if let Some(t) = oldest {
+            let lag = (now_ms - t).max(0) as f64 / 1000.0;
+            m.stream_lag.with_label_values(&[&dataset]).set(lag);
+        }
+    }
     Ok(())
 }

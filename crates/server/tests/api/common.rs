@@ -58,6 +58,8 @@ pub struct Options {
     pub streams: Option<Queues>,
     /// Days of hours the sandbox sends a new stream subscription.
     pub stream_backfill_days: i64,
+    /// When a quiet queue shows as lagging (the gateway's two hours when `None`).
+    pub stream_lagging_after: Option<std::time::Duration>,
 }
 
 /// The gateway's stream consumer over `q` (the sandbox's SQS from its `creds`), confirming
@@ -128,6 +130,7 @@ impl Default for Options {
             as_provider: false,
             streams: None,
             stream_backfill_days: 5,
+            stream_lagging_after: None,
         }
     }
 }
@@ -396,10 +399,13 @@ impl TestApp {
                 max_wait: std::time::Duration::from_secs(3),
                 pacing: options.pacing,
             };
-            let stream = options
-                .streams
-                .as_ref()
-                .map(|q| stream_config(q, &creds, &sim_base));
+            let stream = options.streams.as_ref().map(|q| {
+                let mut c = stream_config(q, &creds, &sim_base);
+                if let Some(after) = options.stream_lagging_after {
+                    c.lagging_after = after;
+                }
+                c
+            });
             rebuild = Some(Rebuild {
                 upstream: upstream.clone(),
                 policy: policy.clone(),

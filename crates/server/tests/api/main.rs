@@ -24,6 +24,7 @@ mod marketplace;
 mod mcp;
 mod mcp_client;
 mod metrics;
+mod notifications;
 mod oauth;
 mod plans;
 mod pricing;

@@ -1208,7 +1208,7 @@ fn renumber(v: &mut Value, pairs: &[(i64, i64)]) {
 
 /// Polls the status until it lists datasets and `done` holds for every one: the last status,
 /// and every dataset row seen on the way.
-async fn until(
+pub(crate) async fn until(
     app: &TestApp,
     token: &str,
     limit: Duration,

@@ -792,4 +792,16 @@ pub(super) const STEPS: &[Step] = &[
         body TEXT NOT NULL
     );
     CREATE INDEX stream_rejects_tenant ON stream_rejects (tenant_id, id);"),
+
+    // 35: selling-side notifications (issue 69): each report the provider said has finished
+    // (REPORT_PROCESSING_FINISHED), so the sync fetches it without asking for its status.
+    Both("CREATE TABLE report_notices (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        report_id TEXT BYTEWISE NOT NULL,
+        report_type TEXT NOT NULL,
+        status TEXT NOT NULL,
+        document_id TEXT,
+        at_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, report_id)
+    ) WITHOUT ROWID;"),
 ];

@@ -14,6 +14,7 @@ fn record(id: &str, day: &str, clicks: i64) -> NewRecord {
         day: day.into(),
         record: json!({ "idempotency_id": id, "clicks": clicks }),
         published_ms: 1_000 + clicks,
+        makes_rows: true,
     }
 }
 
@@ -25,6 +26,7 @@ async fn a_record_is_kept_once_and_its_day_stays_marked_until_made_at_its_latest
         for t in [&a, &b] {
             s.put_subscription(
                 t,
+                "sp-traffic",
                 &Subscription {
                     profile_id: "3100000001".into(),
                     dataset: "sp-traffic".into(),
@@ -130,6 +132,64 @@ async fn a_record_is_kept_once_and_its_day_stays_marked_until_made_at_its_latest
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         assert_eq!(s.claim(10, 60_000).await.unwrap().len(), 1, "{}", f.engine);
         assert_eq!(s.queues().await.unwrap().len(), 2);
+    })
+    .await;
+}
+
+/// Notifications share one queue per tenant whatever their type; a notification is kept once
+/// by its id and never marks a day to be made; a finished report's first notice is the one
+/// kept, and only for its tenant.
+#[tokio::test]
+async fn notifications_share_a_queue_mark_no_day_and_a_reports_first_notice_is_kept() {
+    each_engine(async |f: Fixture| {
+        use pp_store::streams::ReportNotice;
+        let (a, b) = (f.tenant("acme").await, f.tenant("beta").await);
+        let s = f.store.streams();
+        for kind in ["ORDER_CHANGE", "REPORT_PROCESSING_FINISHED"] {
+            s.put_subscription(
+                &a,
+                "notifications",
+                &Subscription {
+                    profile_id: "A1SELLER".into(),
+                    dataset: kind.into(),
+                    seller_id: 0,
+                    subscription_id: format!("sub-{kind}"),
+                    queue_url: "http://sqs/acme-notifications".into(),
+                    status: "ACTIVE".into(),
+                    created_ms: 1,
+                },
+            )
+            .await
+            .unwrap();
+        }
+        assert_eq!(s.queues().await.unwrap().len(), 1, "{}", f.engine);
+        assert_eq!(s.subscriptions(&a).await.unwrap().len(), 2);
+        let mut n = record("n1", "2026-11-21", 1);
+        n.makes_rows = false;
+        let kept = s
+            .commit(&a, "notifications", vec![n.clone(), n], vec![])
+            .await
+            .unwrap();
+        assert_eq!((kept.inserted, kept.duplicates), (1, 1));
+        assert!(!s.any_pending().await.unwrap(), "{}", f.engine);
+        let done = ReportNotice {
+            report_type: "GET_SALES_AND_TRAFFIC_REPORT".into(),
+            status: "DONE".into(),
+            document_id: Some("doc-1".into()),
+            at_ms: 5,
+        };
+        s.report_finished(&a, "r-1", &done).await.unwrap();
+        let later = ReportNotice {
+            report_type: "GET_SALES_AND_TRAFFIC_REPORT".into(),
+            status: "FATAL".into(),
+            document_id: None,
+            at_ms: 6,
+        };
+        s.report_finished(&a, "r-1", &later).await.unwrap();
+        assert_eq!(s.report_notice(&a, "r-1").await.unwrap(), Some(done));
+        assert_eq!(s.report_notice(&b, "r-1").await.unwrap(), None);
+        assert!(s.hears_reports(&a, "A1SELLER").await.unwrap());
+        assert!(!s.hears_reports(&b, "A1SELLER").await.unwrap());
     })
     .await;
 }

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use pp_core::{Error, Result, TenantId};
-use pp_store::streams::NewRecord;
+use pp_store::events::NewEvent;
+use pp_store::streams::{NewRecord, ReportNotice};
 
 use super::Streams;
 use super::message::{self, Message};
@@ -115,6 +116,7 @@ pub(crate) async fn consume(
                         day: r.day.to_string(),
                         record: r.body,
                         published_ms: r.published_ms,
+                        makes_rows: true,
                     }),
                     None => rejects.push((
                         format!(
@@ -150,6 +152,93 @@ pub(crate) async fn consume(
         .map_err(|e| Error::internal_with("deleting stream messages", e))?;
     for (_, why) in failed {
         tracing::info!(tenant = tenant.as_str(), dataset, %why, "a kept stream message comes back");
+    }
+    Ok(pass)
+}
+
+/// One receive (up to ten messages) from `tenant`'s notifications queue at `url`: each
+/// notification told as its event (once per notification id, so a redelivery or a second
+/// instance's copy tells nothing twice) or, a finished report, its word kept for the sync;
+/// then kept in the journal and deleted. One that cannot be read is kept aside with why.
+pub(crate) async fn consume_notices(s: &Streams, tenant: &TenantId, url: &str) -> Result<Pass> {
+    use super::notices::{self, Meaning};
+    let cfg = stream_config(s)?;
+    let got = cfg
+        .sqs
+        .receive(url, 10, cfg.wait, cfg.visibility)
+        .await
+        .map_err(|e| Error::internal_with("receiving from the notifications queue", e))?;
+    let mut pass = Pass {
+        received: got.len() as u64,
+        ..Pass::default()
+    };
+    if got.is_empty() {
+        return Ok(pass);
+    }
+    let (mut records, mut rejects, mut done) = (Vec::new(), Vec::new(), Vec::new());
+    for m in &got {
+        done.push(m.receipt_handle.as_str());
+        let read = notices::read(&m.body).and_then(|n| notices::meaning(&n).map(|w| (n, w)));
+        let (n, what) = match read {
+            Ok(r) => r,
+            Err(why) => {
+                rejects.push((why, keep(&m.body)));
+                continue;
+            }
+        };
+        match what {
+            Meaning::Event(e) => {
+                let once = format!("notification:{}", n.id);
+                s.sync
+                    .store
+                    .events()
+                    .append(tenant, NewEvent::of(&e).once(once))
+                    .await?;
+            }
+            Meaning::Report {
+                report_id,
+                report_type,
+                status,
+                document_id,
+            } => {
+                let notice = ReportNotice {
+                    report_type,
+                    status,
+                    document_id,
+                    at_ms: n.published_ms,
+                };
+                s.sync
+                    .store
+                    .streams()
+                    .report_finished(tenant, &report_id, &notice)
+                    .await?;
+            }
+        }
+        records.push(NewRecord {
+            idempotency_id: n.id.clone(),
+            seller_id: 0,
+            day: notices::day(&n),
+            record: n.body,
+            published_ms: n.published_ms,
+            makes_rows: false,
+        });
+    }
+    pass.rejected = rejects.len() as u64;
+    let kept = s
+        .sync
+        .store
+        .streams()
+        .commit(tenant, notices::QUEUE, records, rejects)
+        .await?;
+    pass.kept = kept.inserted;
+    pass.duplicates = kept.duplicates;
+    let failed = cfg
+        .sqs
+        .delete(url, &done)
+        .await
+        .map_err(|e| Error::internal_with("deleting notifications", e))?;
+    for (_, why) in failed {
+        tracing::info!(tenant = tenant.as_str(), %why, "a kept notification comes back");
     }
     Ok(pass)
 }

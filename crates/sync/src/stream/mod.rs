@@ -12,7 +12,9 @@
 //! - `load`: a day's records made into the hourly tables (`ads_stream_*`), replacing the
 //!   day's slice;
 //! - `status`: each queue's lag and last message, and each settled day's hours beside the
-//!   daily report, the difference named.
+//!   daily report, the difference named;
+//! - `notices`: the selling side's notifications (one queue per tenant, every type), read
+//!   into events for the feed and, for a finished report, the word the sync fetches by.
 //!
 //! `Streams` (`service.rs`, handed out by `WarehouseSync::streams`) is what the front doors and
 //! the worker pool call. The consumer runs on every instance (`Streams::run`), as SQS
@@ -21,6 +23,7 @@
 pub mod consume;
 pub mod load;
 pub mod message;
+pub mod notices;
 pub mod service;
 pub mod status;
 pub mod subscribe;
@@ -46,6 +49,8 @@ pub struct StreamConfig {
     pub visibility: Duration,
     /// The client confirmations are visited with (no redirects followed).
     pub http: reqwest::Client,
+    /// A queue whose newest message was published longer ago than this is `lagging`.
+    pub lagging_after: Duration,
 }
 
 impl StreamConfig {
@@ -72,6 +77,7 @@ impl StreamConfig {
             wait: Duration::from_secs(1),
             visibility: Duration::from_secs(60),
             http,
+            lagging_after: Duration::from_millis(status::LAGGING_AFTER_MS as u64),
         })
     }
 }
@@ -89,6 +95,8 @@ pub struct Pass {
     pub confirmed: u64,
     /// Days whose hourly rows were made again.
     pub days_made: u64,
+    /// Whether any queue was read (its long poll is then the pass's wait).
+    pub polled: bool,
 }
 
 impl Pass {
@@ -99,20 +107,36 @@ impl Pass {
         self.rejected += o.rejected;
         self.confirmed += o.confirmed;
         self.days_made += o.days_made;
+        self.polled |= o.polled;
     }
 }
 
 /// Runs the consumer until its task is ended (as a crash would end it: what was received
-/// and not kept comes back to the next consumer): a pass over every queue, then the days
-/// to make; a quiet pass waits a second before the next. A failing queue is logged and
-/// the others go on. Returns at once when the gateway has no queues.
+/// and not kept comes back to the next consumer): two loops, one over the stream queues and
+/// one over the notification queues (so a notification never waits behind seven datasets'
+/// long polls), each a pass over its queues, then (streams) the days to make; a quiet pass
+/// waits a second before the next. A failing queue is logged and the others go on. Returns
+/// at once when the gateway has no queues.
 pub(crate) async fn run_streams(s: &Streams) {
     if s.sync.stream.is_none() {
         return;
     }
+    tokio::join!(run_loop(s, Queues::Streams), run_loop(s, Queues::Notices));
+}
+
+/// Which of the tenants' queues a loop reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Queues {
+    Streams,
+    Notices,
+}
+
+async fn run_loop(s: &Streams, which: Queues) {
+    let long_polls = s.sync.stream.as_ref().is_some_and(|c| !c.wait.is_zero());
     loop {
-        let quiet = match stream_pass(s).await {
-            Ok(p) => p.received == 0 && p.days_made == 0,
+        let quiet = match stream_pass(s, which).await {
+            // a pass that long-polled its queues has waited in them already
+            Ok(p) => p.received == 0 && p.days_made == 0 && !(p.polled && long_polls),
             Err(e) => {
                 tracing::warn!(error = %e, "a stream pass failed");
                 true
@@ -124,14 +148,25 @@ pub(crate) async fn run_streams(s: &Streams) {
     }
 }
 
-/// One pass: each queue read until a receive comes back empty (at most 20 receives), then
-/// up to 200 days made.
-pub(crate) async fn stream_pass(s: &Streams) -> pp_core::Result<Pass> {
+/// One pass: each of `which` queues read until a receive comes back empty (at most 20
+/// receives), then (streams) up to 200 days made.
+pub(crate) async fn stream_pass(s: &Streams, which: Queues) -> pp_core::Result<Pass> {
     let mut pass = Pass::default();
     let mut known = consume::Sellers::default();
-    for (tenant, dataset, url) in s.sync.store.streams().queues().await? {
+    let queues = s.sync.store.streams().queues().await?;
+    let mine = queues
+        .into_iter()
+        .filter(|(_, dataset, _)| (dataset == notices::QUEUE) == (which == Queues::Notices));
+    let mut any = false;
+    for (tenant, dataset, url) in mine {
+        any = true;
         for _ in 0..20 {
-            match consume::consume(s, &mut known, &tenant, &dataset, &url).await {
+            let got = if dataset == notices::QUEUE {
+                consume::consume_notices(s, &tenant, &url).await
+            } else {
+                consume::consume(s, &mut known, &tenant, &dataset, &url).await
+            };
+            match got {
                 Ok(p) => {
                     pass.add(&p);
                     if p.received == 0 {
@@ -144,6 +179,10 @@ pub(crate) async fn stream_pass(s: &Streams) -> pp_core::Result<Pass> {
                 }
             }
         }
+    }
+    pass.polled = any;
+    if which == Queues::Notices {
+        return Ok(pass);
     }
     pass.days_made += consume::make_stream_days(s, &mut known, 200).await?;
     Ok(pass)

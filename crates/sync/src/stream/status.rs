@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::Streams;
 use super::message::DATASETS;
 
-/// A queue that has heard nothing this long is lagging.
+/// A queue that has heard nothing this long is lagging (`StreamConfig::lagging_after`).
 pub const LAGGING_AFTER_MS: i64 = 2 * 3600 * 1000;
 /// Days a conversion hour keeps being restated.
 pub const ATTRIBUTION_DAYS: i64 = 14;
@@ -86,6 +86,11 @@ pub(crate) async fn stream_status(s: &Streams, p: &Principal) -> Result<StreamSt
     p.require(&[Scope::AccountRead])?;
     let tenant = &p.tenant;
     let now = pp_store::jobs::now_ms();
+    let lagging_after = s
+        .sync
+        .stream
+        .as_ref()
+        .map_or(LAGGING_AFTER_MS, |c| c.lagging_after.as_millis() as i64);
     let queues = s
         .sync
         .store
@@ -96,7 +101,7 @@ pub(crate) async fn stream_status(s: &Streams, p: &Principal) -> Result<StreamSt
         .map(|q| {
             let lag = q.last_published_ms.map(|t| (now - t) / 1000);
             let state = match (q.last_message_ms, q.last_published_ms) {
-                (_, Some(t)) if now - t <= LAGGING_AFTER_MS => "flowing",
+                (_, Some(t)) if now - t <= lagging_after => "flowing",
                 (Some(_), _) => "lagging",
                 (None, _) => "waiting",
             };

@@ -6,6 +6,7 @@
 
 use pp_core::{Error, Result, TenantId};
 use pp_marketplace::connections::{self, ConnectionStatus, GrantKind};
+use pp_marketplace::merchants::Merchant;
 use pp_marketplace::service::Account;
 use pp_store::streams::Subscription;
 use serde_json::{Map, Value, json};
@@ -13,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::Streams;
 use super::message::DATASETS;
+use super::notices;
 
 /// The queue name of a tenant's dataset (letters, digits, hyphens; at most 80).
 pub fn queue_name(prefix: &str, tenant: &TenantId, dataset: &str) -> String {
@@ -107,6 +109,7 @@ pub(crate) async fn subscribe_tenant(s: &Streams, tenant: &TenantId) -> Result<V
                     .streams()
                     .put_subscription(
                         tenant,
+                        dataset,
                         &Subscription {
                             profile_id: profile.clone(),
                             dataset: (*dataset).to_owned(),
@@ -122,7 +125,126 @@ pub(crate) async fn subscribe_tenant(s: &Streams, tenant: &TenantId) -> Result<V
             refresh_statuses(s, tenant, &c.merchant, &profile).await?;
         }
     }
+    subscribe_notices(s, tenant).await?;
     s.sync.store.streams().subscriptions(tenant).await
+}
+
+/// Makes the tenant's notifications queue and its destination at the provider (found by its
+/// ARN when made before), and subscribes each selling partner of the warehouse with an active
+/// selling-side grant to every notification type (a subscription held already is read, not
+/// made again).
+async fn subscribe_notices(s: &Streams, tenant: &TenantId) -> Result<()> {
+    let cfg = super::consume::stream_config(s)?.clone();
+    let active: Vec<String> = connections::list(&s.sync.store, tenant)
+        .await?
+        .into_iter()
+        .filter(|c| c.kind == GrantKind::Seller && c.status == ConnectionStatus::Active)
+        .map(|c| c.merchant)
+        .collect();
+    let mut partners: Vec<Merchant> = Vec::new();
+    for seller in s.sync.sellers(tenant).await? {
+        if active.contains(&seller.token) && !partners.iter().any(|m| m.seller_id == seller.token) {
+            partners.push(Merchant::from(seller));
+        }
+    }
+    let Some(first) = partners.first() else {
+        return Ok(());
+    };
+    let name = queue_name(&cfg.queue_prefix, tenant, notices::QUEUE);
+    let url = cfg
+        .sqs
+        .create_queue(&name)
+        .await
+        .map_err(|e| Error::internal_with("making the notifications queue", e))?;
+    let arn = cfg
+        .sqs
+        .arn(&url)
+        .await
+        .map_err(|e| Error::internal_with("reading the notifications queue's ARN", e))?;
+    let feeds = s.sync.market.feeds();
+    // destinations are the application's: any partner's grant reads and makes them
+    let first = Account::Seller(first);
+    let listed = feeds
+        .gateway_call(
+            tenant,
+            &first,
+            "notifications.list_destinations",
+            &Map::new(),
+        )
+        .await?;
+    let held = listed["payload"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["resource"]["sqs"]["arn"] == arn.as_str())
+        .and_then(|d| d["destinationId"].as_str().map(str::to_owned));
+    let destination = match held {
+        Some(id) => id,
+        None => {
+            let mut args = Map::new();
+            args.insert(
+                "body".into(),
+                json!({ "name": name, "resourceSpecification": { "sqs": { "arn": arn } } }),
+            );
+            let made = feeds
+                .gateway_call(tenant, &first, "notifications.create_destination", &args)
+                .await?;
+            made["payload"]["destinationId"]
+                .as_str()
+                .ok_or_else(|| Error::internal("the provider's destination has no destinationId"))?
+                .to_owned()
+        }
+    };
+    for m in &partners {
+        let account = Account::Seller(m);
+        for kind in notices::TYPES {
+            let mut args = Map::new();
+            args.insert("notificationType".into(), (*kind).into());
+            let id = match feeds
+                .gateway_call(tenant, &account, "notifications.get_subscription", &args)
+                .await
+            {
+                Ok(held) => held["payload"]["subscriptionId"]
+                    .as_str()
+                    .map(str::to_owned),
+                Err(e) if pp_marketplace::triage::provider_not_found(&e) => None,
+                Err(e) => return Err(e),
+            };
+            let id = match id {
+                Some(id) => id,
+                None => {
+                    args.insert(
+                        "body".into(),
+                        json!({ "payloadVersion": "1.0", "destinationId": destination }),
+                    );
+                    let made = feeds
+                        .gateway_call(tenant, &account, "notifications.create_subscription", &args)
+                        .await?;
+                    made["payload"]["subscriptionId"]
+                        .as_str()
+                        .ok_or_else(|| {
+                            Error::internal("the provider's subscription has no subscriptionId")
+                        })?
+                        .to_owned()
+                }
+            };
+            let sub = Subscription {
+                profile_id: m.seller_id.clone(),
+                dataset: (*kind).to_owned(),
+                seller_id: 0,
+                subscription_id: id,
+                queue_url: url.clone(),
+                status: "ACTIVE".into(),
+                created_ms: pp_store::jobs::now_ms(),
+            };
+            s.sync
+                .store
+                .streams()
+                .put_subscription(tenant, notices::QUEUE, &sub)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 /// Reads the provider's status of the profile's subscriptions into the recorded ones.
@@ -154,7 +276,11 @@ async fn refresh_statuses(
         {
             let mut m = m.clone();
             m.status = status.to_owned();
-            s.sync.store.streams().put_subscription(tenant, &m).await?;
+            s.sync
+                .store
+                .streams()
+                .put_subscription(tenant, &m.dataset, &m)
+                .await?;
         }
     }
     Ok(())
