@@ -28,6 +28,6 @@ pub use service::{
 };
 
 /// Version of the engines serving (stamped on every result, shown by `/health`).
-pub const ENGINE_VERSION: &str = "ins-engines-2026.12.1";
+pub const ENGINE_VERSION: &str = "ins-engines-2026.12.2";
 /// Version of the evidence rules serving (stamped on every result, shown by `/health`).
 pub const EVIDENCE_VERSION: &str = "evidence-2026.11.1";

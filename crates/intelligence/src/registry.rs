@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 
 use crate::data::{self, Wh};
 use crate::engines::{
-    Answer, Input, Schemas, ads_bridge, change_outcome, duo, lost_sales, monthly, ops_bridge,
-    payout, profit, profit_bridge,
+    Answer, Input, Schemas, ads_bridge, change_outcome, daypart, duo, lost_sales, monthly,
+    ops_bridge, payout, profit, profit_bridge,
 };
 use crate::{forecasting, plan};
 
@@ -252,6 +252,18 @@ pub static REQUESTS: &[Request] = &[
         source: Source::Retail,
         retail: false,
         engine: engine!(payout::run => payout::Payout),
+    },
+    Request {
+        id: "INS-DAYPART-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Attribution,
+        purpose: "Each campaign's performance by hour of the week from the Marketing Stream's hours: every cell's clicks, spend, purchases and conversion, judged on its own clicks or (thin) on its hour of the day or the campaign, each hour of the day against the campaign, and the four hours that convert best",
+        accepts: &["period"],
+        required: &[],
+        source: Source::Ads,
+        retail: false,
+        engine: engine!(daypart::run => daypart::Daypart),
     },
     Request {
         id: "FCT-READINESS-01",

@@ -170,10 +170,11 @@ pub fn split_day(
             converting.push(w * p.conversion[h as usize] * p.placement_conversion[pl]);
         }
     }
-    let clicks = largest_remainder(day.clicks, &traffic);
+    let u = |salt: u64| offset(p.campaign_id, date, &day, salt);
+    let clicks = dithered(day.clicks, &traffic, u(1));
     let cost = largest_remainder(day.cost, &by_counts_or(&clicks, &traffic));
-    let unclicked = largest_remainder(day.impressions - day.clicks, &traffic);
-    let purchases = largest_remainder(day.purchases, &converting);
+    let unclicked = dithered(day.impressions - day.clicks, &traffic, u(2));
+    let purchases = dithered(day.purchases, &converting, u(3));
     let sales = largest_remainder(day.sales, &by_counts_or(&purchases, &converting));
     (0..traffic.len())
         .map(|i| Cell {
@@ -189,6 +190,55 @@ pub fn split_day(
         })
         .filter(|c| !c.m.is_zero())
         .collect()
+}
+
+/// The dither offset of one measure's split of a day (in [0, 1)), drawn from the campaign, the
+/// day, the row's impressions and clicks (which no restatement changes, so a restated day's
+/// conversions are split with the offset its first split had) and the measure.
+fn offset(campaign_id: i64, date: NaiveDate, day: &Measures, salt: u64) -> f64 {
+    let mut x = (campaign_id as u64)
+        ^ (i64::from(date.num_days_from_ce()) as u64).rotate_left(20)
+        ^ (day.impressions as u64).rotate_left(40)
+        ^ (day.clicks as u64).wrapping_mul(0x9E37_79B9)
+        ^ salt.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    // splitmix64's finalizer
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Splits `total` by `weights` into integers adding up to it, each the floor or the ceiling
+/// of its exact share, by systematic sampling at offset `u` (in [0, 1)): the cumulative
+/// shares rounded at `u`. Unlike the largest remainders, a small total does not always land
+/// on the heaviest parts: over many offsets each part gets its exact share on average (a few
+/// conversions a day spread over the hours as the hours' rates say, not all on the busiest).
+pub fn dithered(total: i64, weights: &[f64], u: f64) -> Vec<i64> {
+    let sum: f64 = weights.iter().sum();
+    let mut out = vec![0; weights.len()];
+    if weights.is_empty() {
+        return out;
+    }
+    if sum <= 0.0 {
+        out[0] = total;
+        return out;
+    }
+    if total < 0 {
+        return dithered(-total, weights, u).iter().map(|p| -p).collect();
+    }
+    let (mut cumulative, mut before) = (0.0, 0);
+    let last = weights.len() - 1;
+    for (i, w) in weights.iter().enumerate() {
+        cumulative += w;
+        let through = if i == last {
+            total
+        } else {
+            (total as f64 * cumulative / sum + u).floor() as i64
+        };
+        out[i] = through - before;
+        before = through;
+    }
+    out
 }
 
 /// Weights proportional to `counts`, or `fallback` where the counts are all zero.
@@ -291,6 +341,24 @@ mod tests {
             rate(true),
             rate(false)
         );
+    }
+
+    #[test]
+    fn dithering_keeps_the_total_and_gives_each_part_its_share_on_average() {
+        let weights = [5.0, 1.0, 0.0, 3.0, 1.0];
+        let mut sums = [0_i64; 5];
+        for k in 0..1000 {
+            let parts = dithered(3, &weights, k as f64 / 1000.0);
+            assert_eq!(parts.iter().sum::<i64>(), 3);
+            assert!(parts.iter().all(|&p| p >= 0), "{parts:?}");
+            for (s, p) in sums.iter_mut().zip(parts) {
+                *s += p;
+            }
+        }
+        // each part's exact share of 3 × 1000: 1500, 300, 0, 900, 300
+        assert_eq!(sums, [1500, 300, 0, 900, 300]);
+        assert_eq!(dithered(-4, &[1.0, 1.0], 0.5).iter().sum::<i64>(), -4);
+        assert_eq!(dithered(5, &[0.0, 0.0], 0.3), vec![5, 0]);
     }
 
     #[test]

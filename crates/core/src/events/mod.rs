@@ -66,6 +66,8 @@ event_types! {
         "An item's sellable units cover fewer weeks of its recent sales than the tenant's threshold.";
     MONITOR_OUT_OF_BUDGET => "monitor.out_of_budget", AdsRead,
         "A campaign spent its whole daily budget several days running.";
+    MONITOR_OUT_OF_BUDGET_BY_HOUR => "monitor.out_of_budget_by_hour", AdsRead,
+        "A campaign spent its daily budget before a given hour of the day (the Marketing Stream's budget use).";
     MONITOR_SPEND_OFF_PLAN => "monitor.spend_off_plan", AdsRead,
         "Month-to-date advertising spend is off the month's plan (adBudget) by more than the tenant's share.";
     MONITOR_ANOMALY => "monitor.anomaly", AdsRead,

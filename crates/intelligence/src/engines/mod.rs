@@ -5,6 +5,7 @@
 
 pub mod ads_bridge;
 pub mod change_outcome;
+pub mod daypart;
 pub mod duo;
 pub mod lost_sales;
 pub mod monthly;

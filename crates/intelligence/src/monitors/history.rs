@@ -27,6 +27,14 @@ pub struct CampaignDay {
     pub sales: i64,
 }
 
+/// One campaign's streamed budget use through a day: the day's budget (cents) and each hour's
+/// highest reading, in hundredths of a percent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BudgetUse {
+    pub budget: i64,
+    pub by_hour: BTreeMap<u32, i64>,
+}
+
 /// A merchant's rows over a run of days.
 #[derive(Debug, Clone, Default)]
 pub struct MonitorHistory {
@@ -37,6 +45,8 @@ pub struct MonitorHistory {
     pub units: HashMap<String, BTreeMap<NaiveDate, i64>>,
     /// Campaign id → day → its row.
     pub campaigns: HashMap<i64, BTreeMap<NaiveDate, CampaignDay>>,
+    /// Campaign id → day → its streamed budget use (empty without the stream).
+    pub budget_use: HashMap<i64, BTreeMap<NaiveDate, BudgetUse>>,
     /// Item → its brand's name; campaign → its brand's name.
     pub item_brand: HashMap<String, String>,
     pub campaign_brand: HashMap<i64, String>,
@@ -51,6 +61,9 @@ impl MonitorHistory {
             .unwrap_or(0)
     }
 }
+
+/// The stream's budget-use table.
+const USAGE: &str = "ads_stream_budget_usage";
 
 /// Reads `seller`'s rows over `period`.
 pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHistory> {
@@ -100,6 +113,24 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
                 sales: r.count("sales")?,
             },
         );
+    }
+    if pp_warehouse::directory::has_table(wh.engine.as_ref(), USAGE).await? {
+        let sql = format!(
+            "SELECT t.CampaignID AS id, t.Date AS date, t.Hour AS hour, MAX({budget}) AS budget, MAX({pct}) AS pct
+             FROM {USAGE} t WHERE t.SellerID = ? AND t.Date BETWEEN ? AND ? GROUP BY t.CampaignID, t.Date, t.Hour",
+            budget = d.cents("t.Budget"),
+            pct = d.cents("t.BudgetUsagePercentage"),
+        );
+        for r in wh.rows(&sql, p(seller)).await? {
+            let day = h
+                .budget_use
+                .entry(r.int("id")?)
+                .or_default()
+                .entry(date(&r, "date")?)
+                .or_default();
+            day.budget = day.budget.max(r.count("budget")?);
+            day.by_hour.insert(r.count("hour")? as u32, r.count("pct")?);
+        }
     }
     let sql = "SELECT ASIN AS asin, MAX(Brand) AS brand FROM catalog_item WHERE SellerID = ? GROUP BY ASIN";
     for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {

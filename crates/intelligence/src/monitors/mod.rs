@@ -1,7 +1,8 @@
 //! Monitors (docs/events.md#monitors): after each sync of a merchant's data (and over the demo
 //! world when the dev server starts), each monitor reads the merchant's rows as of the data's
 //! last day and says which subjects fire: an item out of stock or low on cover, a campaign out
-//! of budget days running, the month's spend off its plan, a metric outside its own range
+//! of budget days running or (the stream's hours) before a given hour, the month's spend off
+//! its plan, a metric outside its own range
 //! with enough samples. An episode starts the first day a subject fires and ends the first day
 //! it does not; each start and end is an event (`monitor.*`) and an entry on the brand's
 //! timeline (kind `monitor.*`, a server-reserved native family), told once per episode.
@@ -42,12 +43,14 @@ pub enum Monitor {
     Stockout,
     LowCover,
     OutOfBudget,
+    OutOfBudgetByHour,
     SpendOffPlan,
     Anomaly,
 }
 
 pp_core::spelled!(Monitor, "monitor", Stockout => "stockout", LowCover => "low_cover",
-    OutOfBudget => "out_of_budget", SpendOffPlan => "spend_off_plan", Anomaly => "anomaly");
+    OutOfBudget => "out_of_budget", OutOfBudgetByHour => "out_of_budget_by_hour",
+    SpendOffPlan => "spend_off_plan", Anomaly => "anomaly");
 
 impl Monitor {
     /// The event type it tells (and so the scope that reads it).
@@ -56,6 +59,7 @@ impl Monitor {
             Monitor::Stockout => &events::MONITOR_STOCKOUT,
             Monitor::LowCover => &events::MONITOR_LOW_COVER,
             Monitor::OutOfBudget => &events::MONITOR_OUT_OF_BUDGET,
+            Monitor::OutOfBudgetByHour => &events::MONITOR_OUT_OF_BUDGET_BY_HOUR,
             Monitor::SpendOffPlan => &events::MONITOR_SPEND_OFF_PLAN,
             Monitor::Anomaly => &events::MONITOR_ANOMALY,
         }
@@ -333,6 +337,9 @@ impl Monitors {
                 Monitor::Stockout if s.stockout.enabled => rules::stockouts(h, on, s),
                 Monitor::LowCover if s.low_cover.enabled => rules::low_cover(h, on, s),
                 Monitor::OutOfBudget if s.out_of_budget.enabled => rules::out_of_budget(h, on, s),
+                Monitor::OutOfBudgetByHour if s.out_of_budget_by_hour.enabled => {
+                    rules::out_of_budget_by_hour(h, on, s)
+                }
                 Monitor::SpendOffPlan if s.spend_off_plan.enabled => {
                     rules::spend_off_plan(h, on, cx.budgets.get(&month).copied(), s)
                 }

@@ -114,6 +114,49 @@ pub fn out_of_budget(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> 
     out
 }
 
+/// Campaigns whose streamed budget use reached `share` of the day's budget on `on` in an hour
+/// before `hour`: out of budget (and off the shelf) for the rest of the day.
+pub fn out_of_budget_by_hour(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
+    let c = &s.out_of_budget_by_hour;
+    let spent = (c.share * 10_000.0).round() as i64;
+    let mut out = Vec::new();
+    for (id, days) in &h.budget_use {
+        let Some(day) = days.get(&on) else {
+            continue;
+        };
+        let Some((&hour, &pct)) = day.by_hour.iter().find(|(_, pct)| **pct >= spent) else {
+            continue;
+        };
+        if i64::from(hour) >= c.hour {
+            continue;
+        }
+        let name = h
+            .campaigns
+            .get(id)
+            .and_then(|d| d.values().next_back())
+            .map(|d| d.name.clone())
+            .unwrap_or_default();
+        out.push(Alert {
+            subject: format!("{}:{id}", h.seller),
+            brand: h.campaign_brand.get(id).cloned(),
+            summary: format!(
+                "campaign {name} ({id}) spent {:.0}% of its daily budget by {:02}:59 on {on}, before {:02}:00",
+                pct as f64 / 100.0,
+                hour,
+                c.hour
+            ),
+            evidence: json!({
+                "sellerId": h.seller, "campaignId": id, "campaignName": name, "day": on,
+                "budget": money(day.budget), "spentOutInHour": hour, "usagePercent": pct as f64 / 100.0,
+                "byHour": c.hour,
+                "readings": day.by_hour.iter().map(|(h, p)| json!({"hour": h, "usagePercent": *p as f64 / 100.0})).collect::<Vec<_>>(),
+            }),
+        });
+    }
+    out.sort_by(|a, b| a.subject.cmp(&b.subject));
+    out
+}
+
 /// The merchant's month-to-date spend against the month's plan (`budget`, cents).
 pub fn spend_off_plan(
     h: &MonitorHistory,
@@ -314,5 +357,42 @@ mod tests {
         };
         let got = anomalies(&h, d("2026-03-10"), &loose);
         assert!(got.iter().any(|a| a.subject == "1:7:spend"), "{got:?}");
+    }
+
+    #[test]
+    fn a_campaign_out_of_budget_before_the_hour_fires_and_one_that_lasts_does_not() {
+        use super::super::history::BudgetUse;
+        let mut h = MonitorHistory {
+            seller: 3,
+            ..MonitorHistory::default()
+        };
+        let on = d("2026-11-20");
+        let usage = |readings: &[(u32, i64)]| BudgetUse {
+            budget: 5_000,
+            by_hour: readings.iter().copied().collect(),
+        };
+        // ran out at 15:00; ran out at 19:00; never quite ran out
+        h.budget_use
+            .entry(11)
+            .or_default()
+            .insert(on, usage(&[(9, 2_000), (15, 9_600), (16, 9_600)]));
+        h.budget_use
+            .entry(12)
+            .or_default()
+            .insert(on, usage(&[(9, 2_000), (19, 9_800)]));
+        h.budget_use
+            .entry(13)
+            .or_default()
+            .insert(on, usage(&[(12, 9_400), (22, 9_499)]));
+        let s = MonitorSettings::default();
+        let fired = out_of_budget_by_hour(&h, on, &s);
+        assert_eq!(fired.len(), 1, "{fired:?}");
+        assert_eq!(fired[0].subject, "3:11");
+        assert_eq!(fired[0].evidence["spentOutInHour"], 15);
+        assert!(out_of_budget_by_hour(&h, d("2026-11-21"), &s).is_empty());
+        // a later hour in the settings takes the 19:00 campaign in too
+        let mut later = s.clone();
+        later.out_of_budget_by_hour.hour = 20;
+        assert_eq!(out_of_budget_by_hour(&h, on, &later).len(), 2);
     }
 }

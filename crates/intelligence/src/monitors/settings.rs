@@ -13,6 +13,7 @@ pub struct MonitorSettings {
     pub stockout: Stockout,
     pub low_cover: LowCover,
     pub out_of_budget: OutOfBudget,
+    pub out_of_budget_by_hour: OutOfBudgetByHour,
     pub spend_off_plan: SpendOffPlan,
     pub anomaly: Anomaly,
 }
@@ -47,6 +48,18 @@ pub struct OutOfBudget {
     pub enabled: bool,
     pub days: i64,
     /// The share of the day's budget spent that counts as all of it.
+    pub share: f64,
+}
+
+/// A campaign whose streamed budget use reached `share` of the day's budget before `hour`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct OutOfBudgetByHour {
+    pub enabled: bool,
+    /// The hour of the day (marketplace time) it must last until: spent out in an earlier hour
+    /// fires.
+    pub hour: i64,
+    /// The share of the day's budget that counts as all of it.
     pub share: f64,
 }
 
@@ -106,6 +119,16 @@ impl Default for OutOfBudget {
             enabled: true,
             days: 3,
             share: 0.98,
+        }
+    }
+}
+
+impl Default for OutOfBudgetByHour {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            hour: 18,
+            share: 0.95,
         }
     }
 }
@@ -179,6 +202,18 @@ impl MonitorSettings {
         )?;
         days("outOfBudget.days", self.out_of_budget.days, 1, 30)?;
         share("outOfBudget.share", self.out_of_budget.share, 0.5, 1.0)?;
+        days(
+            "outOfBudgetByHour.hour",
+            self.out_of_budget_by_hour.hour,
+            1,
+            23,
+        )?;
+        share(
+            "outOfBudgetByHour.share",
+            self.out_of_budget_by_hour.share,
+            0.5,
+            1.0,
+        )?;
         share("spendOffPlan.share", self.spend_off_plan.share, 0.01, 10.0)?;
         days("spendOffPlan.minDays", self.spend_off_plan.min_days, 1, 28)?;
         days("anomaly.windowDays", self.anomaly.window_days, 7, 90)?;

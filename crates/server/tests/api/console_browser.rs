@@ -10,7 +10,7 @@ use crate::common::{Options, TestApp, external_tool, run_external};
 use crate::signin_support::{PASSWORD, person};
 
 /// The Python with Selenium and Debian's browser, or why the test is skipped (never under CI).
-fn browser_python() -> Option<std::path::PathBuf> {
+pub(crate) fn browser_python() -> Option<std::path::PathBuf> {
     let why = "the console browser test needs a python with selenium and Debian's chromium";
     let python = external_tool("PP_BROWSER_PYTHON", "browser-venv/bin/python", why)?;
     let browser = ["/usr/bin/chromium", "/usr/bin/chromedriver"];

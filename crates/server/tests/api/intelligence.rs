@@ -64,6 +64,7 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             "INS-PROFIT-01",
             "INS-PROFIT-BRIDGE-01",
             "INS-PAYOUT-01",
+            "INS-DAYPART-01",
             "FCT-READINESS-01",
             "FCT-BASELINE-01",
             "FCT-TRACK-01",
@@ -93,7 +94,7 @@ async fn the_catalog_and_health_list_the_engines_serving() {
         .await
         .unwrap();
     assert_eq!(health["engine_version"], cat["engineVersion"]);
-    assert_eq!(health["engines"].as_array().unwrap().len(), 13, "{health}");
+    assert_eq!(health["engines"].as_array().unwrap().len(), 14, "{health}");
     let services: Vec<(&str, &str)> = health["services"]
         .as_array()
         .unwrap()

@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use pp_auth::Role;
+
 use crate::common::{Options, Queues, TestApp};
+use crate::signin_support::{Browser, PASSWORD, person_in};
 use crate::streams::{streamed_with, until_streamed};
 use crate::warehouse_sync::until;
 
@@ -361,6 +364,20 @@ async fn every_world_event_a_notification_carries_reaches_the_feed_in_time_and_r
             assert_eq!(q["state"], "lagging", "{q}");
         }
     }
+    // an admin sees the same on the console's sync page
+    let email = person_in(&app, "omega", "ona@omega.example", Role::Admin).await;
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&email, PASSWORD).await;
+    let page = browser.get("/console/sync").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let streams = page.body.split("id=\"streams\"").nth(1).unwrap_or_default();
+    for dataset in ["sp-traffic", "budget-usage", "notifications"] {
+        assert!(
+            streams.contains(&format!("<td>{dataset}</td>")),
+            "{dataset}: {streams}"
+        );
+    }
+    assert!(streams.contains(">lagging</span>"), "{streams}");
     // the metrics show each dataset's messages and its longest lag, over every tenant
     let text = app
         .http

@@ -1,6 +1,6 @@
 //! The admin console: a person's home page, and for admins the tenant's service credentials,
 //! applications, connected accounts (connected through the provider's consent pages), people, the write policy, the audit log of committed writes and the warehouse sync; for
-//! everyone, a merchant's month of profit (`profit.rs`, its waterfall drawn by `waterfall.rs`), the costs profit needs (`costs.rs`; admins change them), setup codes for the plugin and changing their own password.
+//! everyone, a merchant's month of profit (`profit.rs`, its waterfall drawn by `waterfall.rs`), the costs profit needs (`costs.rs`; admins change them), its campaigns by hour of the week (`hours.rs`, the heatmaps drawn by `heatmap.rs`), setup codes for the plugin and changing their own password.
 //! Every action is a form post carrying the session's CSRF token, answered by a page.
 
 mod approvals;
@@ -10,6 +10,8 @@ pub(crate) mod connections;
 pub(crate) mod costs;
 mod coverage;
 mod credentials;
+mod heatmap;
+mod hours;
 mod password;
 mod people;
 mod policy;
@@ -73,6 +75,7 @@ pub fn router() -> Router<SharedState> {
         .route("/console/webhooks", get(webhooks::list).post(webhooks::add))
         .route("/console/costs", get(costs::show).post(costs::add))
         .route("/console/profit", get(profit::show))
+        .route("/console/hours", get(hours::show))
         .route("/console/costs/currency", post(costs::currency))
         .route("/console/webhooks/{id}/{action}", post(webhooks::act))
         .route(

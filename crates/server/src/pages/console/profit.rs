@@ -86,6 +86,36 @@ fn month_period(first: NaiveDate) -> Value {
     json!({ "start": first.to_string(), "end": last.to_string() })
 }
 
+/// A merchant's key in a page's query (`TOKEN:MARKETPLACE`).
+pub fn key(m: &pp_warehouse::directory::Seller) -> String {
+    format!("{}:{}", m.token, m.marketplace_id)
+}
+
+/// The merchants to pick on the page at `path`, and the one `want` names (the first without
+/// it, or when it names none).
+pub fn picks<'a>(
+    merchants: &'a [pp_warehouse::directory::Seller],
+    want: Option<String>,
+    path: &str,
+) -> (Vec<Pick>, Option<&'a pp_warehouse::directory::Seller>) {
+    let chosen = merchants
+        .iter()
+        .find(|m| Some(key(m)) == want)
+        .or(merchants.first());
+    let picks = merchants
+        .iter()
+        .map(|m| Pick {
+            label: m.name.clone(),
+            href: format!(
+                "{path}?merchant={}",
+                form_urlencoded::byte_serialize(key(m).as_bytes()).collect::<String>()
+            ),
+            here: chosen.is_some_and(|c| c.id == m.id),
+        })
+        .collect();
+    (picks, chosen)
+}
+
 /// The page's query: `merchant` (`TOKEN:MARKETPLACE`) and `month` (`YYYY-MM`).
 fn query(req: &Request) -> (Option<String>, Option<String>) {
     let mut out = (None, None);
@@ -114,24 +144,10 @@ pub async fn show(State(app): State<SharedState>, req: Request) -> Response {
         Ok(m) => m,
         Err(e) => return web::failed(&e),
     };
-    let key = |m: &pp_warehouse::directory::Seller| format!("{}:{}", m.token, m.marketplace_id);
-    let chosen = merchants
-        .iter()
-        .find(|m| Some(key(m)) == want)
-        .or(merchants.first());
+    let (picks, chosen) = picks(&merchants, want, "/console/profit");
     let mut page = Page {
         nav: Nav::of(&s, "profit"),
-        picks: merchants
-            .iter()
-            .map(|m| Pick {
-                label: m.name.clone(),
-                href: format!(
-                    "/console/profit?merchant={}",
-                    form_urlencoded::byte_serialize(key(m).as_bytes()).collect::<String>()
-                ),
-                here: chosen.is_some_and(|c| c.id == m.id),
-            })
-            .collect(),
+        picks,
         merchant: chosen.map(key).unwrap_or_default(),
         month: String::new(),
         previous: String::new(),

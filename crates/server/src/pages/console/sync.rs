@@ -4,7 +4,8 @@
 //! the provider's words (read through the sync service as the admin); the accounts connected
 //! but not yet taken in, with the button that takes them in (sync now); and the tenant's own
 //! schedule (daily hour, restatement windows) over the service's settings, changed through the
-//! administration service like the command line's `admin tenant sync-schedule`.
+//! administration service like the command line's `admin tenant sync-schedule`; and each
+//! Marketing Stream and notifications queue's state, messages, last message and lag.
 
 use askama::Template;
 use axum::extract::{Request, State};
@@ -28,6 +29,47 @@ pub struct Row {
     /// The last error's message, or why the dataset cannot be read.
     problem: Option<String>,
     limits: &'static str,
+}
+
+/// One stream or notifications queue: its state, counts, last message and lag.
+pub struct Stream {
+    dataset: String,
+    state: &'static str,
+    messages: i64,
+    duplicates: i64,
+    rejected: i64,
+    last_message: String,
+    /// Since the provider published the newest message (`3 h 12 min`).
+    lag: String,
+    last_error: Option<String>,
+}
+
+/// A lag in seconds, as the page says it.
+fn lag(seconds: Option<i64>) -> String {
+    match seconds {
+        None => "—".into(),
+        Some(s) if s < 120 => format!("{s} s"),
+        Some(s) if s < 7_200 => format!("{} min", s / 60),
+        Some(s) => format!("{} h {} min", s / 3_600, s % 3_600 / 60),
+    }
+}
+
+/// The tenant's queues, when it subscribed to the streams.
+fn streams(status: &pp_sync::stream::status::StreamStatus) -> Vec<Stream> {
+    status
+        .queues
+        .iter()
+        .map(|q| Stream {
+            dataset: q.dataset.clone(),
+            state: q.state,
+            messages: q.messages,
+            duplicates: q.duplicates,
+            rejected: q.rejected,
+            last_message: short(&q.last_message),
+            lag: lag(q.lag_seconds),
+            last_error: q.last_error.clone(),
+        })
+        .collect()
 }
 
 /// One merchant's datasets and their coverage chart.
@@ -60,6 +102,8 @@ struct Page {
     /// Accounts connected but not taken in yet.
     not_taken_in: Vec<String>,
     schedule: Option<Schedule>,
+    /// The Marketing Stream and notification queues (docs/streams.md).
+    streams: Vec<Stream>,
     notice: Option<String>,
     error: Option<String>,
 }
@@ -178,9 +222,10 @@ async fn page(
 ) -> Response {
     let read = async {
         let p = pp_auth::sessions::console_principal(s, &[Scope::AccountRead])?;
-        app.sync.status(&p).await
+        let queues = app.sync.streams().status(&p).await?;
+        Ok::<_, pp_core::Error>((app.sync.status(&p).await?, streams(&queues)))
     };
-    let status = match read.await {
+    let (status, streams) = match read.await {
         Ok(x) => x,
         Err(e) => return web::failed(&e),
     };
@@ -197,6 +242,7 @@ async fn page(
             groups: groups(&status),
             not_taken_in: status.not_taken_in.clone(),
             schedule: schedule(&status),
+            streams,
             notice,
             error,
         },
