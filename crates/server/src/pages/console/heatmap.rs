@@ -4,6 +4,7 @@
 //! than it needs (its hour of the day's or the campaign's rate) drawn paler, and the four best
 //! hours of the day framed.
 
+use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
 /// One cell: day of the week (0 Monday), hour, the index it is coloured by, and whether it
@@ -46,29 +47,43 @@ pub fn svg(cells: &[Cell], best: Option<(u32, u32)>) -> Result<String, String> {
             .margin(8)
             .x_label_area_size(28)
             .y_label_area_size(40)
-            .build_cartesian_2d(0u32..24u32, 0u32..7u32)
+            // seven segments, rows 0 to 6
+            .build_cartesian_2d(0u32..24u32, (0u32..6u32).into_segmented())
             .map_err(|e| e.to_string())?;
+        // a row's label at its middle, Monday on top (day d is row 6 - d)
+        let day = |v: &SegmentValue<u32>| match v {
+            SegmentValue::CenterOf(r) => DAYS
+                .get(6 - (*r).min(6) as usize)
+                .copied()
+                .unwrap_or("")
+                .to_owned(),
+            _ => String::new(),
+        };
         chart
             .configure_mesh()
             .disable_mesh()
             .x_labels(12)
             .x_label_formatter(&|h| format!("{h:02}"))
             .y_labels(7)
-            .y_label_formatter(&|d| {
-                DAYS.get(6 - (*d).min(6) as usize)
-                    .copied()
-                    .unwrap_or("")
-                    .to_owned()
-            })
+            .y_label_formatter(&day)
             .label_style(("sans-serif", 12))
             .draw()
             .map_err(|e| e.to_string())?;
-        // Monday on top: day d is row 6 - d
         chart
             .draw_series(cells.iter().map(|c| {
                 let row = 6 - c.day.min(6);
                 Rectangle::new(
-                    [(c.hour, row), (c.hour + 1, row + 1)],
+                    [
+                        (c.hour, SegmentValue::Exact(row)),
+                        (
+                            c.hour + 1,
+                            if row == 6 {
+                                SegmentValue::Last
+                            } else {
+                                SegmentValue::Exact(row + 1)
+                            },
+                        ),
+                    ],
                     colour(c.index, c.own).filled(),
                 )
             }))
@@ -76,7 +91,7 @@ pub fn svg(cells: &[Cell], best: Option<(u32, u32)>) -> Result<String, String> {
         if let Some((start, end)) = best {
             chart
                 .draw_series(std::iter::once(Rectangle::new(
-                    [(start, 0), (end, 7)],
+                    [(start, SegmentValue::Exact(0)), (end, SegmentValue::Last)],
                     BLACK.stroke_width(2),
                 )))
                 .map_err(|e| e.to_string())?;
@@ -107,6 +122,9 @@ mod tests {
         for label in ["Mon", "Sun", "14"] {
             assert!(svg.contains(label), "{label}");
         }
+        // each day once: its row's label
+        let once = |day: &str| svg.lines().filter(|l| l.trim() == day).count();
+        assert_eq!((once("Mon"), once("Sun")), (1, 1), "{svg}");
         // the best hours in full green, a weekend's paler
         assert_ne!(colour(Some(1.8), true), colour(Some(1.8), false));
         assert_eq!(colour(Some(1.0), true), RGBColor(255, 255, 255));
