@@ -14,6 +14,7 @@ mod consent;
 mod ledger;
 mod lwa;
 mod models;
+mod notifications;
 mod settlements;
 mod spapi_reads;
 mod spapi_reports;

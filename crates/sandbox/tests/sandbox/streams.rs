@@ -16,7 +16,7 @@ use crate::common::{Ads, SELLER, SimApp};
 const MEDIA: &str =
     "application/vnd.MarketingStreamSubscriptions.StreamSubscriptionResource.v1.0+json";
 
-fn sandbox_sqs(app: &SimApp) -> Client {
+pub(crate) fn sandbox_sqs(app: &SimApp) -> Client {
     let s = &app.creds["sqs"];
     let text = |k: &str| s[k].as_str().unwrap().to_owned();
     Client::new(
@@ -34,7 +34,7 @@ fn sandbox_sqs(app: &SimApp) -> Client {
 }
 
 /// Every message body the queue holds until it stays empty for a second, deleting each.
-async fn drain(sqs: &Client, url: &str) -> Vec<String> {
+pub(crate) async fn drain(sqs: &Client, url: &str) -> Vec<String> {
     let mut out = Vec::new();
     loop {
         let got = sqs
@@ -51,7 +51,7 @@ async fn drain(sqs: &Client, url: &str) -> Vec<String> {
 }
 
 /// Waits until the queue has held nothing new for two seconds running; all it held.
-async fn settle(sqs: &Client, url: &str) -> Vec<String> {
+pub(crate) async fn settle(sqs: &Client, url: &str) -> Vec<String> {
     let mut all = Vec::new();
     let mut quiet = 0;
     while quiet < 2 {

@@ -319,21 +319,24 @@ async fn delete_subscription(
 /// The notification `n` as the queue gets it. The four older types name their fields in
 /// PascalCase, the newer ones in camelCase, as the provider's models do.
 fn body(sim: &Sim, subscription: &str, n: &Notice) -> Result<String, SimError> {
-    let meta = json!({
-        "applicationId": sim.application_id()?,
-        "subscriptionId": subscription,
-        "publishTime": iso(now_ms()),
-        "notificationId": random_uuid(),
-    });
+    let (app, published, id) = (sim.application_id()?, iso(now_ms()), random_uuid());
     let v = if matches!(n.kind, "REPORT_PROCESSING_FINISHED") {
         json!({
             "notificationVersion": "1.0", "notificationType": n.kind, "payloadVersion": "2020-09-04",
-            "eventTime": n.event_time, "payload": n.payload, "notificationMetadata": meta,
+            "eventTime": n.event_time, "payload": n.payload,
+            "notificationMetadata": {
+                "applicationId": app, "subscriptionId": subscription,
+                "publishTime": published, "notificationId": id,
+            },
         })
     } else {
         json!({
             "NotificationVersion": "1.0", "NotificationType": n.kind, "PayloadVersion": "1.0",
-            "EventTime": n.event_time, "Payload": n.payload, "NotificationMetadata": meta,
+            "EventTime": n.event_time, "Payload": n.payload,
+            "NotificationMetadata": {
+                "ApplicationId": app, "SubscriptionId": subscription,
+                "PublishTime": published, "NotificationId": id,
+            },
         })
     };
     Ok(v.to_string())
