@@ -70,15 +70,7 @@ pub(crate) async fn consume(
     url: &str,
 ) -> Result<Pass> {
     let cfg = stream_config(s)?;
-    let got = cfg
-        .sqs
-        .receive(url, 10, cfg.wait, cfg.visibility)
-        .await
-        .map_err(|e| Error::internal_with("receiving from a stream queue", e))?;
-    let mut pass = Pass {
-        received: got.len() as u64,
-        ..Pass::default()
-    };
+    let (got, mut pass) = receive(cfg, url).await?;
     if got.is_empty() {
         return Ok(pass);
     }
@@ -143,17 +135,43 @@ pub(crate) async fn consume(
         .await?;
     pass.kept = kept.inserted;
     pass.duplicates = kept.duplicates;
-    // only now: what was kept is deleted (a handle that expired meanwhile brings its
-    // message back, whose record is then a duplicate)
+    delete(cfg, tenant, dataset, url, &done).await?;
+    Ok(pass)
+}
+
+/// One receive of up to ten messages from the queue at `url`, and the pass counting them.
+async fn receive(cfg: &super::StreamConfig, url: &str) -> Result<(Vec<pp_sqs::Message>, Pass)> {
+    let got = cfg
+        .sqs
+        .receive(url, 10, cfg.wait, cfg.visibility)
+        .await
+        .map_err(|e| Error::internal_with("receiving from a stream queue", e))?;
+    let pass = Pass {
+        received: got.len() as u64,
+        ..Pass::default()
+    };
+    Ok((got, pass))
+}
+
+/// Deletes the kept messages (`done`, receipt handles) from the queue: only after their
+/// commit. A handle that expired meanwhile brings its message back, whose record is then a
+/// duplicate.
+async fn delete(
+    cfg: &super::StreamConfig,
+    tenant: &TenantId,
+    dataset: &str,
+    url: &str,
+    done: &[&str],
+) -> Result<()> {
     let failed = cfg
         .sqs
-        .delete(url, &done)
+        .delete(url, done)
         .await
         .map_err(|e| Error::internal_with("deleting stream messages", e))?;
     for (_, why) in failed {
-        tracing::info!(tenant = tenant.as_str(), dataset, %why, "a kept stream message comes back");
+        tracing::info!(tenant = tenant.as_str(), dataset, %why, "a kept message comes back");
     }
-    Ok(pass)
+    Ok(())
 }
 
 /// One receive (up to ten messages) from `tenant`'s notifications queue at `url`: each
@@ -163,15 +181,7 @@ pub(crate) async fn consume(
 pub(crate) async fn consume_notices(s: &Streams, tenant: &TenantId, url: &str) -> Result<Pass> {
     use super::notices::{self, Meaning};
     let cfg = stream_config(s)?;
-    let got = cfg
-        .sqs
-        .receive(url, 10, cfg.wait, cfg.visibility)
-        .await
-        .map_err(|e| Error::internal_with("receiving from the notifications queue", e))?;
-    let mut pass = Pass {
-        received: got.len() as u64,
-        ..Pass::default()
-    };
+    let (got, mut pass) = receive(cfg, url).await?;
     if got.is_empty() {
         return Ok(pass);
     }
@@ -232,14 +242,7 @@ pub(crate) async fn consume_notices(s: &Streams, tenant: &TenantId, url: &str) -
         .await?;
     pass.kept = kept.inserted;
     pass.duplicates = kept.duplicates;
-    let failed = cfg
-        .sqs
-        .delete(url, &done)
-        .await
-        .map_err(|e| Error::internal_with("deleting notifications", e))?;
-    for (_, why) in failed {
-        tracing::info!(tenant = tenant.as_str(), %why, "a kept notification comes back");
-    }
+    delete(cfg, tenant, notices::QUEUE, url, &done).await?;
     Ok(pass)
 }
 
