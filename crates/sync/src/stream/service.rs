@@ -29,6 +29,13 @@ impl Streams {
         status::stream_status(self, p).await
     }
 
+    /// The tenant's queues alone, without the days checked against the reports
+    /// (`account:read`): what a page showing each queue's lag needs.
+    pub async fn queues(&self, p: &Principal) -> Result<Vec<status::QueueStatus>> {
+        p.require(&[Scope::AccountRead])?;
+        status::queue_status(self, &p.tenant).await
+    }
+
     /// Makes the tenant's stream queues and subscribes its advertising profiles to every
     /// dataset (`sync:write` with `account:read`, as a sync start); the status after.
     pub async fn subscribe(&self, p: &Principal) -> Result<StreamStatus> {

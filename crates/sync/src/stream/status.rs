@@ -7,7 +7,7 @@
 //! never hidden.
 
 use chrono::NaiveDate;
-use pp_core::{Principal, Result, Scope};
+use pp_core::{Principal, Result, Scope, TenantId};
 use pp_warehouse::directory;
 use serde::Serialize;
 
@@ -85,40 +85,7 @@ fn time(ms: Option<i64>) -> Option<String> {
 pub(crate) async fn stream_status(s: &Streams, p: &Principal) -> Result<StreamStatus> {
     p.require(&[Scope::AccountRead])?;
     let tenant = &p.tenant;
-    let now = pp_store::jobs::now_ms();
-    let lagging_after = s
-        .sync
-        .stream
-        .as_ref()
-        .map_or(LAGGING_AFTER_MS, |c| c.lagging_after.as_millis() as i64);
-    let queues = s
-        .sync
-        .store
-        .streams()
-        .queue_states(tenant)
-        .await?
-        .into_iter()
-        .map(|q| {
-            let lag = q.last_published_ms.map(|t| (now - t) / 1000);
-            let state = match (q.last_message_ms, q.last_published_ms) {
-                (_, Some(t)) if now - t <= lagging_after => "flowing",
-                (Some(_), _) => "lagging",
-                (None, _) => "waiting",
-            };
-            QueueStatus {
-                dataset: q.dataset,
-                state,
-                messages: q.messages,
-                duplicates: q.duplicates,
-                rejected: q.rejected,
-                confirmations: q.confirmations,
-                last_message: time(q.last_message_ms),
-                last_published: time(q.last_published_ms),
-                lag_seconds: lag,
-                last_error: q.last_error,
-            }
-        })
-        .collect();
+    let queues = queue_status(s, tenant).await?;
     let subs = s.sync.store.streams().subscriptions(tenant).await?;
     let mut out = StreamStatus {
         configured: s.sync.stream.is_some(),
@@ -137,12 +104,17 @@ pub(crate) async fn stream_status(s: &Streams, p: &Principal) -> Result<StreamSt
         days_matching: 0,
         differences: Vec::new(),
     };
-    if subs.is_empty() {
+    // the advertising streams' sellers (a notification subscription makes no hourly rows)
+    let mut sellers: Vec<i64> = subs
+        .iter()
+        .filter(|s| DATASETS.iter().any(|(d, _)| *d == s.dataset))
+        .map(|s| s.seller_id)
+        .collect();
+    if sellers.is_empty() {
         return Ok(out);
     }
     let today = s.sync.market.feeds().today().await?;
     let engine = s.sync.warehouses.of_tenant(tenant).await?;
-    let mut sellers: Vec<i64> = subs.iter().map(|s| s.seller_id).collect();
     sellers.sort_unstable();
     sellers.dedup();
     let from = (today - chrono::Duration::days(CHECKED_DAYS)).to_string();
@@ -182,6 +154,46 @@ pub(crate) async fn stream_status(s: &Streams, p: &Principal) -> Result<StreamSt
         }
     }
     Ok(out)
+}
+
+/// Each of the tenant's queues: its state, counts, last message and lag (cheap: the state
+/// store only, no warehouse read).
+pub(crate) async fn queue_status(s: &Streams, tenant: &TenantId) -> Result<Vec<QueueStatus>> {
+    let now = pp_store::jobs::now_ms();
+    let lagging_after = s
+        .sync
+        .stream
+        .as_ref()
+        .map_or(LAGGING_AFTER_MS, |c| c.lagging_after.as_millis() as i64);
+    let queues = s
+        .sync
+        .store
+        .streams()
+        .queue_states(tenant)
+        .await?
+        .into_iter()
+        .map(|q| {
+            let lag = q.last_published_ms.map(|t| (now - t) / 1000);
+            let state = match (q.last_message_ms, q.last_published_ms) {
+                (_, Some(t)) if now - t <= lagging_after => "flowing",
+                (Some(_), _) => "lagging",
+                (None, _) => "waiting",
+            };
+            QueueStatus {
+                dataset: q.dataset,
+                state,
+                messages: q.messages,
+                duplicates: q.duplicates,
+                rejected: q.rejected,
+                confirmations: q.confirmations,
+                last_message: time(q.last_message_ms),
+                last_published: time(q.last_published_ms),
+                lag_seconds: lag,
+                last_error: q.last_error,
+            }
+        })
+        .collect();
+    Ok(queues)
 }
 
 /// Whether a day's report is final for the check: traffic once the report has the day,

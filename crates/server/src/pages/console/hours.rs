@@ -9,7 +9,6 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use pp_core::{Principal, Scope};
-use pp_intelligence::{RunBody, RunRequest};
 use serde_json::{Value, json};
 
 use super::heatmap;
@@ -82,7 +81,7 @@ pub async fn show(State(app): State<SharedState>, req: Request) -> Response {
     };
     if let Some(m) = chosen {
         let params = json!({ "sellerId": m.token, "marketplaceId": m.marketplace_id });
-        match run(&app, &p, params).await {
+        match profit::run(&app, &p, "INS-DAYPART-01", params).await {
             Ok(result) => fill(&result, &mut page),
             Err(e) => page.error = Some(e.message().to_owned()),
         }
@@ -93,17 +92,6 @@ pub async fn show(State(app): State<SharedState>, req: Request) -> Response {
         StatusCode::OK
     };
     render(status, &page)
-}
-
-async fn run(app: &SharedState, p: &Principal, params: Value) -> pp_core::Result<Value> {
-    let req = RunRequest::read(RunBody {
-        id: "INS-DAYPART-01".into(),
-        params,
-        evidence: false,
-        run_async: false,
-    })?;
-    let view = app.intelligence.run(p, req).await?;
-    Ok(view.answer.get("result").cloned().unwrap_or(Value::Null))
 }
 
 /// Lays out the answer: the busiest campaigns, each drawn.

@@ -67,7 +67,13 @@ fn money(v: &Value) -> String {
         .map_or_else(|| "unknown".into(), |x| format!("{x:.2}"))
 }
 
-async fn run(app: &SharedState, p: &Principal, id: &str, params: Value) -> pp_core::Result<Value> {
+/// Runs intelligence request `id` as `p`; its result.
+pub async fn run(
+    app: &SharedState,
+    p: &Principal,
+    id: &str,
+    params: Value,
+) -> pp_core::Result<Value> {
     let req = RunRequest::read(RunBody {
         id: id.into(),
         params,

@@ -55,9 +55,8 @@ fn lag(seconds: Option<i64>) -> String {
 }
 
 /// The tenant's queues, when it subscribed to the streams.
-fn streams(status: &pp_sync::stream::status::StreamStatus) -> Vec<Stream> {
-    status
-        .queues
+fn streams(queues: &[pp_sync::stream::status::QueueStatus]) -> Vec<Stream> {
+    queues
         .iter()
         .map(|q| Stream {
             dataset: q.dataset.clone(),
@@ -222,7 +221,7 @@ async fn page(
 ) -> Response {
     let read = async {
         let p = pp_auth::sessions::console_principal(s, &[Scope::AccountRead])?;
-        let queues = app.sync.streams().status(&p).await?;
+        let queues = app.sync.streams().queues(&p).await?;
         Ok::<_, pp_core::Error>((app.sync.status(&p).await?, streams(&queues)))
     };
     let (status, streams) = match read.await {
