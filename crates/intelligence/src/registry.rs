@@ -67,6 +67,8 @@ pub enum Source {
     Ads,
     /// The inventory snapshots.
     Inventory,
+    /// The Marketing Stream's hours (the campaign report where the warehouse has none).
+    Hours,
 }
 
 /// An engine's entry point: its answer, the result already JSON.
@@ -131,6 +133,7 @@ pub fn source_table(source: Source, scope: &crate::scope::Scope) -> &'static str
         Source::Retail => data::retail_source(scope).table,
         Source::Ads => data::ADS_TABLE,
         Source::Inventory => data::INVENTORY_TABLE,
+        Source::Hours => crate::engines::daypart::TRAFFIC,
     }
 }
 
@@ -261,7 +264,7 @@ pub static REQUESTS: &[Request] = &[
         purpose: "Each campaign's performance by hour of the week from the Marketing Stream's hours: every cell's clicks, spend, purchases and conversion, judged on its own clicks or (thin) on its hour of the day or the campaign, each hour of the day against the campaign, and the four hours that convert best",
         accepts: &["period"],
         required: &[],
-        source: Source::Ads,
+        source: Source::Hours,
         retail: false,
         engine: engine!(daypart::run => daypart::Daypart),
     },
@@ -312,6 +315,18 @@ pub static REQUESTS: &[Request] = &[
         source: Source::Ads,
         retail: false,
         engine: engine!(plan::budget_pacing::run => plan::budget_pacing::BudgetPacing),
+    },
+    Request {
+        id: "PLN-DAYPART-01",
+        version: "1.0.0",
+        content_revision: 1,
+        service: Service::Plan,
+        purpose: "Dayparting: per enabled Sponsored Products campaign, a schedule bid rule raising its bids in the four hours it converts best (INS-DAYPART-01) by their lift, a whole 1–100 percent within the write policy, increase-only, at most 20 rules a campaign; answered as dry runs in two steps — the rules' creation, then (asked again) their association with each campaign — that only the existing commit (and approval) sends",
+        accepts: &["period"],
+        required: &[],
+        source: Source::Hours,
+        retail: false,
+        engine: engine!(plan::daypart::run => plan::daypart::DaypartPlan),
     },
 ];
 

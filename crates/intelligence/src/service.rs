@@ -345,8 +345,19 @@ impl Intelligence {
     ) -> Result<Input> {
         let scope = scope::resolve(wh, &params.merchant).await?;
         self.enrolled(tenant, &scope).await?;
-        let table = registry::source_table(def.source, &scope);
-        let data = data::data_range(wh, &scope, table).await?.ok_or_else(|| {
+        let mut table = registry::source_table(def.source, &scope);
+        let hours = def.source == Source::Hours;
+        let mut data =
+            match hours && !pp_warehouse::directory::has_table(wh.engine.as_ref(), table).await? {
+                true => None,
+                false => data::data_range(wh, &scope, table).await?,
+            };
+        if hours && data.is_none() {
+            // no streamed hours: the campaign report's days, and the answer says why it is empty
+            table = data::ADS_TABLE;
+            data = data::data_range(wh, &scope, table).await?;
+        }
+        let data = data.ok_or_else(|| {
             Error::new(
                 Kind::NoDataForPeriod,
                 format!("the warehouse holds no {table} rows for this merchant"),

@@ -184,10 +184,11 @@ ads = []
 def write_spec(action, items, entity, answer, current=None, forbidden=None, modifier=None, only=None, require_state=None, audience_query=False):
     """How the audited write flow handles an operation: `action` (create, update, delete);
     how the request carries its items (`key`: an array under itemsKey; `array`: the body is
-    the array; `idFilter`: ids under <entity>Filter.include; `single`: the body is one item);
+    the array; `idFilter`: ids under <entity>Filter.include; `single`: the body is one item; `ids`: an array of bare ids under itemsKey);
     the entity id field; how the provider answers per item (`bulk`: {itemsKey: {success,
     error}} by index; `positional`: an array in request order; `indexed`: *SuccessResults and
-    *ErrorResults by targetRequestIndex; `whole`: one answer for the one item); the read that
+    *ErrorResults by targetRequestIndex; `responses`: {responses: [{code, …}]} in request
+    order; `whole`: one answer for the one item); the read that
     gives the entities' current values (`by`: `ids` = <entity>Filter.include in the body,
     `adGroupQuery` = adGroupIdFilter in the query, `adGroupFilter` = an AD_GROUP_ID filter,
     `path` = one read per entity by its path id); the item fields a type refuses (docs/writes.md); for
@@ -265,6 +266,17 @@ ad("sp.update_campaign_bid_adjustments", "PUT", "/sp/campaigns", "application/vn
    notes="dynamicBidding.placementBidding (PLACEMENT_TOP, PLACEMENT_PRODUCT_PAGE, PLACEMENT_REST_OF_SEARCH, SITE_AMAZON_BUSINESS) and shopperCohortBidding replace the object sent; omitted entries lose their value. percentage is a whole-number increase; 0 means none.")
 ad("sp.campaigns_budget_usage", "POST", "/sp/campaigns/budget/usage", "application/vnd.spcampaignbudgetusage.v1+json", "read", params=BODY, notes="campaignIds (1 to 100); answers 207 with success and error lists.")
 ad("sp.keyword_recommendations", "POST", "/sp/targets/keywords/recommendations", "application/vnd.spkeywordsrecommendation.v5+json", "read", params=BODY, notes="recommendationType KEYWORDS_FOR_ADGROUP with campaignId and adGroupId; v3, v4 and v5 media types are accepted.")
+RULES_V2 = "application/vnd.spoptimizationrules.v2+json"
+ad("sp.search_optimization_rules", "POST", "/sp/rules/optimization/search", RULES_V2, "read", params=BODY, paging={"request": "body.nextToken", "response": "nextToken"},
+   notes="Filters in the body: optimizationRuleFilter (optimizationRuleId, ruleName, ruleCategory, ruleSubCategory, ruleStatus; each {filterType EXACT_MATCH or BROAD_MATCH, values}) and campaignFilter.campaignId (the rules associated with those campaigns); maxResults 1 to 300.")
+ad("sp.create_optimization_rules", "POST", "/sp/rules/optimization", RULES_V2, "create", "ads:write", params=BODY, item_key="optimizationRules",
+   required=["ruleName", "ruleCategory", "ruleSubCategory", "status", "action.actionDetails.value", "recurrence.type", "recurrence.duration.startTime"],
+   write=write_spec("create", "key", "optimizationRuleId", "responses"),
+   notes="Schedule bid rules (ruleCategory BID, ruleSubCategory SCHEDULE): actionDetails INCREMENT in PERCENT, a whole 1 to 100; recurrence DAILY or WEEKLY (daysOfWeek) with at most one timesOfDay range (HH:00). A rule does nothing until it is associated with a campaign (sp.associate_optimization_rules). Answers 207: responses in request order.")
+ad("sp.associate_optimization_rules", "POST", "/sp/campaigns/{campaignId}/optimizationRules", "application/vnd.spoptimizationrules.v1+json", "write", "ads:write",
+   params=[{"name": "campaignId", "in": "path", "required": True, "type": "string"}] + BODY, item_key="optimizationRuleIds", required=["optimizationRuleId"], max_items=25,
+   write=write_spec("create", "ids", "optimizationRuleId", "responses"),
+   notes="The body is {\"optimizationRuleIds\": [ids]} (1 to 25); a campaign holds at most 20 schedule rules. Answers 207: responses in request order.")
 ad("sp.budget_recommendations", "POST", "/sp/campaigns/budgetRecommendations", "application/vnd.budgetrecommendation.v3+json", "read", params=BODY)
 for name, media, req, idf in [("campaigns", "sbcampaignresource", ["name", "state", "budget", "budgetType"], "campaignId"), ("adGroups", "sbadgroupresource", ["campaignId", "name", "state"], "adGroupId"), ("ads", "sbadresource", [], "adId")]:
     m = f"application/vnd.{media}.v4+json"

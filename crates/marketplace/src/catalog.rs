@@ -109,6 +109,9 @@ pub enum ItemsIn {
     IdFilter,
     /// The body is the one item.
     Single,
+    /// Bare ids in an array under the operation's `itemsKey` (rule associations): each is
+    /// the item `{ <entityId>: id }`.
+    Ids,
 }
 
 /// How the provider answers a write per item.
@@ -121,6 +124,9 @@ pub enum ItemAnswer {
     Positional,
     /// `…SuccessResults` and `…ErrorResults` lists keyed by `targetRequestIndex`.
     Indexed,
+    /// `{ responses: [{ code, details, … }] }` in request order, `SUCCESS` for an applied
+    /// item (the optimization rules API, HTTP 207).
+    Responses,
     /// One answer for the one item.
     Whole,
 }
@@ -341,6 +347,7 @@ mod tests {
                         p if p.starts_with("/sb/v4/") => 10,
                         p if p.starts_with("/sb/") => 100,
                         p if p.starts_with("/amc/") => 1,
+                        p if p.ends_with("/optimizationRules") => 25,
                         _ => 200,
                     };
                     assert_eq!(o.max_items, Some(cap), "{}", o.id);
@@ -352,7 +359,9 @@ mod tests {
                             find(ads(), &read.operation).unwrap_or_else(|| panic!("{}", o.id));
                         assert_eq!(list.kind, OpKind::Read, "{}", o.id);
                     }
-                    if w.items == ItemsIn::Key || w.answer == ItemAnswer::Bulk {
+                    if matches!(w.items, ItemsIn::Key | ItemsIn::Ids)
+                        || w.answer == ItemAnswer::Bulk
+                    {
                         assert!(o.items_key.is_some(), "{}", o.id);
                     }
                 }

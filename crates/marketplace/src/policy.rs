@@ -489,8 +489,35 @@ pub fn findings(
             let was = now.and_then(|e| at(e, path)).and_then(Value::as_f64);
             out.extend(money(policy, i, path, *measure, proposed, was, currency));
         }
+        out.extend(bid_rule_raise(policy, i, item));
     }
     out
+}
+
+/// A schedule bid rule's raise (`action.actionDetails`: `INCREMENT` by a `PERCENT`) holds to
+/// `maxRaise` as a bid write does: bids × (1 + percent / 100) at most ×`maxRaise`.
+fn bid_rule_raise(policy: &Policy, index: usize, item: &Value) -> Option<PolicyFinding> {
+    let d = at(item, "action.actionDetails")?;
+    if d["actionOperator"] != "INCREMENT" || d["actionUnit"] != "PERCENT" {
+        return None;
+    }
+    let percent = match &d["value"] {
+        Value::String(s) => s.parse::<f64>().ok(),
+        v => v.as_f64(),
+    }?;
+    let most = (policy.max_raise - 1.0) * 100.0;
+    (percent > most).then(|| PolicyFinding {
+        rule: "raise_limit".into(),
+        index: Some(index),
+        field: "action.actionDetails.value".into(),
+        current: Value::Null,
+        proposed: round(percent),
+        bound: round(most),
+        message: format!(
+            "a rule raising bids by {percent} % takes them past ×{} their current value",
+            policy.max_raise
+        ),
+    })
 }
 
 /// The findings of one money field.
@@ -606,6 +633,20 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn a_schedule_rule_raising_bids_past_max_raise_is_a_finding() {
+        let p = Policy {
+            max_raise: 1.5,
+            ..Policy::default()
+        };
+        let rule = |v: &str| json!({ "action": { "actionDetails": { "actionOperator": "INCREMENT", "actionUnit": "PERCENT", "value": v } } });
+        let op = op("sp.create_optimization_rules");
+        let f = findings(&p, op, &[rule("60"), rule("50")], &[], Some("USD"));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].rule.as_str(), f[0].index), ("raise_limit", Some(0)));
+        assert_eq!(f[0].bound, json!(50.0));
     }
 
     #[test]

@@ -53,6 +53,12 @@ CREATE TABLE IF NOT EXISTS notify_destinations (
 CREATE TABLE IF NOT EXISTS notify_subscriptions (
     id TEXT PRIMARY KEY, seller TEXT NOT NULL, kind TEXT NOT NULL, destination TEXT NOT NULL,
     payload_version TEXT NOT NULL, created_at INTEGER NOT NULL, UNIQUE (seller, kind));
+CREATE TABLE IF NOT EXISTS optimization_rules (
+    id TEXT PRIMARY KEY, profile INTEGER NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+    created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS optimization_rule_campaigns (
+    rule TEXT NOT NULL, campaign TEXT NOT NULL, profile INTEGER NOT NULL, created_at INTEGER NOT NULL,
+    PRIMARY KEY (rule, campaign));
 ";
 
 /// Brings a state file of an earlier sandbox up to this one before the schema runs: version 1

@@ -70,8 +70,12 @@ event_types! {
         "A campaign spent its daily budget before a given hour of the day (the Marketing Stream's budget use).";
     MONITOR_SPEND_OFF_PLAN => "monitor.spend_off_plan", AdsRead,
         "Month-to-date advertising spend is off the month's plan (adBudget) by more than the tenant's share.";
+    MONITOR_SPEND_PACE_BY_HOUR => "monitor.spend_pace_by_hour", AdsRead,
+        "Month-to-date advertising spend at an hour of the day is off the month's plan to that hour by more than the tenant's share (the Marketing Stream's hours).";
     MONITOR_ANOMALY => "monitor.anomaly", AdsRead,
         "A metric (sales, spend, ACOS, CTR, conversion) left its own recent range, with enough samples to say so.";
+    MONITOR_HOURLY_ANOMALY => "monitor.hourly_anomaly", AdsRead,
+        "A campaign's hour (spend, cost per click, CTR) left the range of the same hour on the days before, with enough samples to say so (the Marketing Stream's hours).";
     ORDER_CHANGED => "order.changed", RetailRead,
         "The provider notified a change to an order (ORDER_CHANGE): its status and items in data.";
     OFFER_CHANGED => "offer.changed", RetailRead,

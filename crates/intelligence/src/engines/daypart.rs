@@ -38,9 +38,10 @@ pub const MIN_MEASURED_HOURS: usize = 12;
 /// How many consecutive hours the best window spans.
 pub const WINDOW: usize = 4;
 
-const TRAFFIC: &str = "ads_stream_traffic_hourly";
+pub const TRAFFIC: &str = "ads_stream_traffic_hourly";
 const CONVERSIONS: &str = "ads_stream_conversion_hourly";
-const DAYS: [&str; 7] = [
+/// The days of the week, Monday first, as the provider spells them.
+pub const DAYS: [&str; 7] = [
     "MONDAY",
     "TUESDAY",
     "WEDNESDAY",

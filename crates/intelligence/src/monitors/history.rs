@@ -1,7 +1,8 @@
 //! What the monitors read of one merchant's warehouse rows, over the days an evaluation (or a
 //! replay of many days) looks at, read once and kept by day: each item's sellable units and
 //! units sold, each campaign's daily row (budget in force, spend, clicks, impressions, orders,
-//! sales), the brands of items and campaigns, and the month's ad budget from forecast state.
+//! sales), its streamed hours (budget use, traffic), the brands of items and campaigns, and the
+//! month's ad budget from forecast state.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -35,6 +36,15 @@ pub struct BudgetUse {
     pub by_hour: BTreeMap<u32, i64>,
 }
 
+/// One campaign's streamed hour of traffic.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HourRow {
+    /// Cents.
+    pub spend: i64,
+    pub clicks: i64,
+    pub impressions: i64,
+}
+
 /// A merchant's rows over a run of days.
 #[derive(Debug, Clone, Default)]
 pub struct MonitorHistory {
@@ -47,6 +57,8 @@ pub struct MonitorHistory {
     pub campaigns: HashMap<i64, BTreeMap<NaiveDate, CampaignDay>>,
     /// Campaign id → day → its streamed budget use (empty without the stream).
     pub budget_use: HashMap<i64, BTreeMap<NaiveDate, BudgetUse>>,
+    /// Campaign id → (day, hour) → its streamed traffic (empty without the stream).
+    pub hours: HashMap<i64, BTreeMap<(NaiveDate, u32), HourRow>>,
     /// Item → its brand's name; campaign → its brand's name.
     pub item_brand: HashMap<String, String>,
     pub campaign_brand: HashMap<i64, String>,
@@ -64,6 +76,8 @@ impl MonitorHistory {
 
 /// The stream's budget-use table.
 const USAGE: &str = "ads_stream_budget_usage";
+/// The stream's hourly traffic table.
+const TRAFFIC: &str = "ads_stream_traffic_hourly";
 
 /// Reads `seller`'s rows over `period`.
 pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHistory> {
@@ -130,6 +144,23 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
                 .or_default();
             day.budget = day.budget.max(r.count("budget")?);
             day.by_hour.insert(r.count("hour")? as u32, r.count("pct")?);
+        }
+    }
+    if pp_warehouse::directory::has_table(wh.engine.as_ref(), TRAFFIC).await? {
+        let sql = format!(
+            "SELECT t.CampaignID AS id, t.Date AS date, t.Hour AS hour, {spend} AS spend, SUM(t.Clicks) AS clicks, SUM(t.Impressions) AS impressions
+             FROM {TRAFFIC} t WHERE t.SellerID = ? AND t.Date BETWEEN ? AND ? GROUP BY t.CampaignID, t.Date, t.Hour",
+            spend = d.sum_cents("t.Cost"),
+        );
+        for r in wh.rows(&sql, p(seller)).await? {
+            h.hours.entry(r.int("id")?).or_default().insert(
+                (date(&r, "date")?, r.count("hour")? as u32),
+                HourRow {
+                    spend: r.count("spend")?,
+                    clicks: r.count("clicks")?,
+                    impressions: r.count("impressions")?,
+                },
+            );
         }
     }
     let sql = "SELECT ASIN AS asin, MAX(Brand) AS brand FROM catalog_item WHERE SellerID = ? GROUP BY ASIN";

@@ -45,12 +45,15 @@ pub enum Monitor {
     OutOfBudget,
     OutOfBudgetByHour,
     SpendOffPlan,
+    SpendPaceByHour,
     Anomaly,
+    HourlyAnomaly,
 }
 
 pp_core::spelled!(Monitor, "monitor", Stockout => "stockout", LowCover => "low_cover",
     OutOfBudget => "out_of_budget", OutOfBudgetByHour => "out_of_budget_by_hour",
-    SpendOffPlan => "spend_off_plan", Anomaly => "anomaly");
+    SpendOffPlan => "spend_off_plan", SpendPaceByHour => "spend_pace_by_hour",
+    Anomaly => "anomaly", HourlyAnomaly => "hourly_anomaly");
 
 impl Monitor {
     /// The event type it tells (and so the scope that reads it).
@@ -61,7 +64,9 @@ impl Monitor {
             Monitor::OutOfBudget => &events::MONITOR_OUT_OF_BUDGET,
             Monitor::OutOfBudgetByHour => &events::MONITOR_OUT_OF_BUDGET_BY_HOUR,
             Monitor::SpendOffPlan => &events::MONITOR_SPEND_OFF_PLAN,
+            Monitor::SpendPaceByHour => &events::MONITOR_SPEND_PACE_BY_HOUR,
             Monitor::Anomaly => &events::MONITOR_ANOMALY,
+            Monitor::HourlyAnomaly => &events::MONITOR_HOURLY_ANOMALY,
         }
     }
 }
@@ -343,7 +348,13 @@ impl Monitors {
                 Monitor::SpendOffPlan if s.spend_off_plan.enabled => {
                     rules::spend_off_plan(h, on, cx.budgets.get(&month).copied(), s)
                 }
+                Monitor::SpendPaceByHour if s.spend_pace_by_hour.enabled => {
+                    rules::spend_pace_by_hour(h, on, cx.budgets.get(&month).copied(), s)
+                }
                 Monitor::Anomaly if s.anomaly.enabled => rules::anomalies(h, on, s),
+                Monitor::HourlyAnomaly if s.hourly_anomaly.enabled => {
+                    rules::hourly_anomalies(h, on, s)
+                }
                 _ => Vec::new(),
             };
             let name = monitor.as_str();

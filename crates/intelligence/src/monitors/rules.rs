@@ -5,7 +5,9 @@
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};
 
-use super::history::{CampaignDay, MonitorHistory};
+use std::collections::BTreeMap;
+
+use super::history::{CampaignDay, HourRow, MonitorHistory};
 use super::settings::MonitorSettings;
 
 /// One subject a monitor fires for on a day.
@@ -88,6 +90,15 @@ pub fn low_cover(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<
     out
 }
 
+/// A campaign's name, as its latest daily row has it.
+fn campaign_name(h: &MonitorHistory, id: i64) -> String {
+    h.campaigns
+        .get(&id)
+        .and_then(|d| d.values().next_back())
+        .map(|d| d.name.clone())
+        .unwrap_or_default()
+}
+
 /// Campaigns that spent their whole daily budget each of the last `days` days.
 pub fn out_of_budget(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
     let c = &s.out_of_budget;
@@ -130,12 +141,7 @@ pub fn out_of_budget_by_hour(h: &MonitorHistory, on: NaiveDate, s: &MonitorSetti
         if i64::from(hour) >= c.hour {
             continue;
         }
-        let name = h
-            .campaigns
-            .get(id)
-            .and_then(|d| d.values().next_back())
-            .map(|d| d.name.clone())
-            .unwrap_or_default();
+        let name = campaign_name(h, *id);
         out.push(Alert {
             subject: format!("{}:{id}", h.seller),
             brand: h.campaign_brand.get(id).cloned(),
@@ -198,6 +204,103 @@ pub fn spend_off_plan(
             "sellerId": h.seller, "month": month, "through": on, "spent": money(spent),
             "planToDate": money(planned.round() as i64), "monthBudget": money(budget),
             "daysElapsed": elapsed, "daysInMonth": month_days, "off": (off * 1000.0).round() / 1000.0,
+        }),
+    }]
+}
+
+/// The merchant's spend by hour on a day, over every campaign: each streamed hour's cents.
+fn day_hours(h: &MonitorHistory, on: NaiveDate) -> BTreeMap<u32, i64> {
+    let mut out = BTreeMap::new();
+    for hours in h.hours.values() {
+        for (&(_, hour), r) in hours.range((on, 0)..=(on, 23)) {
+            *out.entry(hour).or_default() += r.spend;
+        }
+    }
+    out
+}
+
+/// The share of a day's spend usually spent by the end of each hour: the mean over the (up
+/// to) 14 days before `on` with streamed spend; even hours without such a day.
+fn usual_curve(h: &MonitorHistory, on: NaiveDate) -> ([f64; 24], usize) {
+    let mut sum = [0.0; 24];
+    let mut days = 0;
+    for back in 1..=14 {
+        let hours = day_hours(h, on - Duration::days(back));
+        let total: i64 = hours.values().sum();
+        if total <= 0 {
+            continue;
+        }
+        days += 1;
+        let mut run = 0;
+        for (hour, cell) in sum.iter_mut().enumerate() {
+            run += hours.get(&(hour as u32)).copied().unwrap_or(0);
+            *cell += run as f64 / total as f64;
+        }
+    }
+    if days == 0 {
+        return (std::array::from_fn(|hour| (hour + 1) as f64 / 24.0), 0);
+    }
+    (sum.map(|v| v / days as f64), days)
+}
+
+/// Month-to-date spend at an hour of `on` (the month's days before from the daily rows, the
+/// day's streamed hours through that hour) against the plan to that hour: the first hour from
+/// `fromHour` off by more than `share`.
+pub fn spend_pace_by_hour(
+    h: &MonitorHistory,
+    on: NaiveDate,
+    budget: Option<i64>,
+    s: &MonitorSettings,
+) -> Vec<Alert> {
+    let c = &s.spend_pace_by_hour;
+    let Some(budget) = budget.filter(|b| *b > 0) else {
+        return Vec::new();
+    };
+    let before = i64::from(on.day()) - 1;
+    if before + 1 < c.min_days {
+        return Vec::new();
+    }
+    let today = day_hours(h, on);
+    let Some(&last) = today.keys().next_back() else {
+        return Vec::new();
+    };
+    let first = on.with_day(1).expect("a month's first day");
+    let spent_before: i64 = h
+        .campaigns
+        .values()
+        .flat_map(|d| d.range(first..on).map(|(_, r)| r.spend))
+        .sum();
+    let (curve, curve_days) = usual_curve(h, on);
+    let month_days = days_in_month(on) as f64;
+    let mut spent = spent_before;
+    let mut pace = Vec::new();
+    for hour in 0..=last {
+        spent += today.get(&hour).copied().unwrap_or(0);
+        let planned = budget as f64 * (before as f64 + curve[hour as usize]) / month_days;
+        let off = (spent as f64 - planned) / planned;
+        pace.push((hour, spent, planned, off));
+    }
+    let Some(&(hour, spent, planned, off)) = pace
+        .iter()
+        .find(|(hour, _, _, off)| i64::from(*hour) >= c.from_hour && off.abs() > c.share)
+    else {
+        return Vec::new();
+    };
+    let month = format!("{:04}-{:02}", on.year(), on.month());
+    vec![Alert {
+        subject: format!("{}:{month}", h.seller),
+        brand: None,
+        summary: format!(
+            "advertising spend by {hour:02}:59 on {on} is {} against a plan of {} to that hour ({:+.0}%)",
+            money(spent),
+            money(planned.round() as i64),
+            off * 100.0
+        ),
+        evidence: json!({
+            "sellerId": h.seller, "month": month, "day": on, "hour": hour,
+            "spent": money(spent), "planToHour": money(planned.round() as i64), "monthBudget": money(budget),
+            "off": (off * 1000.0).round() / 1000.0, "usualCurveDays": curve_days,
+            "pace": pace.iter().map(|(h, s, p, _)| json!({"hour": h, "spent": money(*s), "plan": money(p.round() as i64)})).collect::<Vec<_>>(),
         }),
     }]
 }
@@ -282,6 +385,83 @@ pub fn anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<
                     "sellerId": h.seller, "campaignId": id, "campaignName": today.name, "metric": metric, "day": on,
                     "value": round4(v), "mean": round4(mean), "sd": round4(sd), "z": (z * 100.0).round() / 100.0,
                     "windowDays": window.len(), "clicks": today.clicks, "orders": today.orders, "impressions": today.impressions,
+                }),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.subject.cmp(&b.subject));
+    out
+}
+
+/// The hourly metrics: name, and its value in an hour if its minimum samples hold.
+type HourMetric = (&'static str, fn(&HourRow, &MonitorSettings) -> Option<f64>);
+
+const HOUR_METRICS: &[HourMetric] = &[
+    ("spend", |r, s| {
+        (r.clicks >= s.hourly_anomaly.min_clicks).then_some(r.spend as f64 / 100.0)
+    }),
+    ("cpc", |r, s| {
+        (r.clicks >= s.hourly_anomaly.min_clicks)
+            .then_some(r.spend as f64 / 100.0 / r.clicks as f64)
+    }),
+    ("ctr", |r, s| {
+        (r.impressions >= s.hourly_anomaly.min_impressions)
+            .then_some(r.clicks as f64 / r.impressions as f64)
+    }),
+];
+
+/// A campaign's hour of `on` whose metric is outside the range of the same hour over the
+/// window before, each with enough samples; one alert per campaign and metric, at its
+/// furthest hour.
+pub fn hourly_anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
+    let c = &s.hourly_anomaly;
+    let from = on - Duration::days(c.window_days);
+    let mut out = Vec::new();
+    for (id, hours) in &h.hours {
+        for (metric, value) in HOUR_METRICS {
+            // (|z|, hour, value, mean, sd, days, the hour's row)
+            let mut worst: Option<(f64, u32, f64, f64, f64, usize, HourRow)> = None;
+            for (&(_, hour), row) in hours.range((on, 0)..=(on, 23)) {
+                let Some(v) = value(row, s) else {
+                    continue;
+                };
+                let window: Vec<f64> = hours
+                    .range((from, 0)..(on, 0))
+                    .filter(|((_, h), _)| *h == hour)
+                    .filter_map(|(_, r)| value(r, s))
+                    .collect();
+                if (window.len() as i64) < c.min_days {
+                    continue;
+                }
+                let n = window.len() as f64;
+                let mean = window.iter().sum::<f64>() / n;
+                let sd =
+                    (window.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+                if sd <= 0.0 {
+                    continue;
+                }
+                let z = (v - mean) / sd;
+                if z.abs() >= c.z && worst.is_none_or(|w| z.abs() > w.0.abs()) {
+                    worst = Some((z, hour, v, mean, sd, window.len(), *row));
+                }
+            }
+            let Some((z, hour, v, mean, sd, days, row)) = worst else {
+                continue;
+            };
+            let name = campaign_name(h, *id);
+            out.push(Alert {
+                subject: format!("{}:{id}:{metric}", h.seller),
+                brand: h.campaign_brand.get(id).cloned(),
+                summary: format!(
+                    "campaign {name} ({id}): {metric} {} at {hour:02}:00 on {on}, against {:.4} ± {:.4} at that hour over {days} days before (z {z:+.1})",
+                    round4(v),
+                    mean,
+                    sd
+                ),
+                evidence: json!({
+                    "sellerId": h.seller, "campaignId": id, "campaignName": name, "metric": metric, "day": on, "hour": hour,
+                    "value": round4(v), "mean": round4(mean), "sd": round4(sd), "z": (z * 100.0).round() / 100.0,
+                    "windowDays": days, "clicks": row.clicks, "impressions": row.impressions, "spend": money(row.spend),
                 }),
             });
         }
@@ -394,5 +574,117 @@ mod tests {
         let mut later = s.clone();
         later.out_of_budget_by_hour.hour = 20;
         assert_eq!(out_of_budget_by_hour(&h, on, &later).len(), 2);
+    }
+
+    /// A campaign's hours: `days` days before `on` at the usual `per_hour` spend (cents) and
+    /// clicks every hour, and `on`'s hours through `through` at `today` times that.
+    fn streamed(
+        h: &mut MonitorHistory,
+        id: i64,
+        on: NaiveDate,
+        days: i64,
+        through: u32,
+        today: f64,
+    ) {
+        let hours = h.hours.entry(id).or_default();
+        for back in 0..=days {
+            let day = on - Duration::days(back);
+            let factor = if back == 0 { today } else { 1.0 };
+            for hour in 0..24 {
+                if back == 0 && hour > through {
+                    break;
+                }
+                // a little day-to-day variation, so the range has a spread
+                let wobble = 1.0 + 0.02 * ((back + i64::from(hour)) % 3 - 1) as f64;
+                let clicks = ((40.0 * wobble * factor).round()) as i64;
+                hours.insert(
+                    (day, hour),
+                    HourRow {
+                        spend: clicks * 50,
+                        clicks,
+                        impressions: 1_600 + 16 * ((back * 7 + i64::from(hour)) % 5),
+                    },
+                );
+            }
+            h.campaigns.entry(id).or_default().insert(
+                day,
+                CampaignDay {
+                    name: "C".into(),
+                    spend: if back == 0 { 0 } else { 24 * 40 * 50 },
+                    ..Default::default()
+                },
+            );
+        }
+    }
+
+    #[test]
+    fn spend_pace_by_the_hour_fires_at_the_first_hour_off_the_plan_to_that_hour() {
+        let on = d("2026-11-20");
+        let mut h = MonitorHistory {
+            seller: 4,
+            ..MonitorHistory::default()
+        };
+        // nineteen days at 480.00 a day, and today at the same pace through 14:00
+        streamed(&mut h, 21, on, 19, 14, 1.0);
+        let s = MonitorSettings::default();
+        let on_plan = 30 * 48_000;
+        assert!(
+            spend_pace_by_hour(&h, on, Some(on_plan), &s).is_empty(),
+            "on the plan's pace"
+        );
+        // a plan a third lower: over it from the first hour judged
+        let fired = spend_pace_by_hour(&h, on, Some(on_plan * 2 / 3), &s);
+        assert_eq!(fired.len(), 1, "{fired:?}");
+        assert_eq!(fired[0].evidence["hour"], 6);
+        assert!(
+            fired[0].evidence["off"].as_f64().unwrap() > 0.4,
+            "{:?}",
+            fired[0]
+        );
+        assert_eq!(fired[0].evidence["usualCurveDays"], 14);
+        // on the 7th, today spending at three times the pace: off the plan once two thirds
+        // of the day's usual spend is in (2c / (6 + c) > 0.2)
+        let early = d("2026-11-07");
+        let mut hot = MonitorHistory {
+            seller: 4,
+            ..MonitorHistory::default()
+        };
+        streamed(&mut hot, 21, early, 6, 23, 3.0);
+        let fired = spend_pace_by_hour(&hot, early, Some(on_plan), &s);
+        assert_eq!(fired.len(), 1, "{fired:?}");
+        let hour = fired[0].evidence["hour"].as_u64().unwrap();
+        assert!((14..=16).contains(&hour), "{fired:?}");
+        assert_eq!(fired[0].evidence["usualCurveDays"], 6);
+        // no plan, or too early in the month: nothing said
+        assert!(spend_pace_by_hour(&h, on, None, &s).is_empty());
+        assert!(spend_pace_by_hour(&h, d("2026-11-03"), Some(1), &s).is_empty());
+    }
+
+    #[test]
+    fn an_hour_off_its_own_range_fires_once_per_metric_and_a_thin_hour_says_nothing() {
+        let on = d("2026-11-20");
+        let mut h = MonitorHistory {
+            seller: 5,
+            ..MonitorHistory::default()
+        };
+        streamed(&mut h, 31, on, 28, 23, 1.0);
+        let s = MonitorSettings::default();
+        assert!(
+            hourly_anomalies(&h, on, &s).is_empty(),
+            "every hour in its range"
+        );
+        // 15:00 clicks twice as often at twice the spend: spend and CTR off, cost per click not
+        let row = h.hours.get_mut(&31).unwrap().get_mut(&(on, 15)).unwrap();
+        row.clicks *= 2;
+        row.spend *= 2;
+        let fired = hourly_anomalies(&h, on, &s);
+        let subjects: Vec<&str> = fired.iter().map(|a| a.subject.as_str()).collect();
+        assert_eq!(subjects, ["5:31:ctr", "5:31:spend"], "{fired:?}");
+        assert!(fired.iter().all(|a| a.evidence["hour"] == 15));
+        // the same jump on thin hours (under the minimum clicks and impressions): nothing said
+        let mut thin = s.clone();
+        thin.hourly_anomaly.min_clicks = 1_000;
+        thin.hourly_anomaly.min_impressions = 1_000_000;
+        assert!(hourly_anomalies(&h, on, &thin).is_empty());
     }
 }

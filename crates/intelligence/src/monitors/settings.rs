@@ -15,7 +15,9 @@ pub struct MonitorSettings {
     pub out_of_budget: OutOfBudget,
     pub out_of_budget_by_hour: OutOfBudgetByHour,
     pub spend_off_plan: SpendOffPlan,
+    pub spend_pace_by_hour: SpendPaceByHour,
     pub anomaly: Anomaly,
+    pub hourly_anomaly: HourlyAnomaly,
 }
 
 /// An item with recent sales at zero sellable units.
@@ -71,6 +73,37 @@ pub struct SpendOffPlan {
     /// Off by more than this share of the plan to date (either way).
     pub share: f64,
     /// Not before this many days of the month have passed.
+    pub min_days: i64,
+}
+
+/// Month-to-date advertising spend off the month's plan at an hour of the day (the stream's
+/// hours), against the plan to that hour: the month's budget over its days, the day's part
+/// taken from the merchant's usual spend by hour.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct SpendPaceByHour {
+    pub enabled: bool,
+    /// Off by more than this share of the plan to the hour (either way).
+    pub share: f64,
+    /// Hours before this one are not judged (little is spent by then).
+    pub from_hour: i64,
+    /// Not before this many days of the month have passed.
+    pub min_days: i64,
+}
+
+/// A campaign's hour outside the range of the same hour on the days before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct HourlyAnomaly {
+    pub enabled: bool,
+    /// The days before whose same hour sets the range.
+    pub window_days: i64,
+    /// Outside the mean by more than this many standard deviations.
+    pub z: f64,
+    /// Minimum samples in the hour: clicks (spend, cost per click), impressions (CTR).
+    pub min_clicks: i64,
+    pub min_impressions: i64,
+    /// At least this many days of the window must meet the minimum at that hour too.
     pub min_days: i64,
 }
 
@@ -139,6 +172,30 @@ impl Default for SpendOffPlan {
             enabled: true,
             share: 0.2,
             min_days: 7,
+        }
+    }
+}
+
+impl Default for SpendPaceByHour {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            share: 0.2,
+            from_hour: 6,
+            min_days: 7,
+        }
+    }
+}
+
+impl Default for HourlyAnomaly {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            window_days: 28,
+            z: 4.0,
+            min_clicks: 20,
+            min_impressions: 1000,
+            min_days: 14,
         }
     }
 }
@@ -216,6 +273,35 @@ impl MonitorSettings {
         )?;
         share("spendOffPlan.share", self.spend_off_plan.share, 0.01, 10.0)?;
         days("spendOffPlan.minDays", self.spend_off_plan.min_days, 1, 28)?;
+        share(
+            "spendPaceByHour.share",
+            self.spend_pace_by_hour.share,
+            0.01,
+            10.0,
+        )?;
+        days(
+            "spendPaceByHour.fromHour",
+            self.spend_pace_by_hour.from_hour,
+            0,
+            23,
+        )?;
+        days(
+            "spendPaceByHour.minDays",
+            self.spend_pace_by_hour.min_days,
+            1,
+            28,
+        )?;
+        let ha = &self.hourly_anomaly;
+        days("hourlyAnomaly.windowDays", ha.window_days, 7, 90)?;
+        share("hourlyAnomaly.z", ha.z, 1.0, 20.0)?;
+        days("hourlyAnomaly.minClicks", ha.min_clicks, 1, 1_000_000)?;
+        days(
+            "hourlyAnomaly.minImpressions",
+            ha.min_impressions,
+            1,
+            100_000_000,
+        )?;
+        days("hourlyAnomaly.minDays", ha.min_days, 3, ha.window_days)?;
         days("anomaly.windowDays", self.anomaly.window_days, 7, 90)?;
         share("anomaly.z", self.anomaly.z, 1.0, 20.0)?;
         days("anomaly.minClicks", self.anomaly.min_clicks, 1, 1_000_000)?;

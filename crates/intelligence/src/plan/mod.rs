@@ -6,6 +6,7 @@
 
 pub mod allocate;
 pub mod budget_pacing;
+pub mod daypart;
 
 use pp_core::Principal;
 use pp_marketplace::Marketplace;

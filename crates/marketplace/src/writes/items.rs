@@ -1,5 +1,5 @@
 //! A write's items as its request carries them (an array under the items key, the body
-//! itself, ids in an archive filter, or the one body), and the request body rebuilt from a
+//! itself, ids in an archive filter, bare ids under the items key, or the one body), and the request body rebuilt from a
 //! subset of them, in the same shape.
 
 use pp_core::{Error, Result};
@@ -47,6 +47,19 @@ pub fn read(op: &Operation, w: &WriteSpec, args: &Map<String, Value>) -> Result<
                 .map(|id| json!({ (w.entity_id.as_str()): id }))
                 .collect()
         }
+        ItemsIn::Ids => body
+            .and_then(|b| b.get(items_key))
+            .and_then(Value::as_array)
+            .ok_or_else(|| needs(op, format!("query.body.{items_key}, an array of ids")))?
+            .iter()
+            .map(|id| match id {
+                Value::String(_) | Value::Number(_) => Ok(json!({ (w.entity_id.as_str()): id })),
+                _ => Err(Error::invalid_request(format!(
+                    "{} takes ids (strings) in query.body.{items_key}",
+                    op.id
+                ))),
+            })
+            .collect::<Result<_>>()?,
         ItemsIn::Single => {
             let mut item = body.cloned().unwrap_or_else(|| json!({}));
             let Some(obj) = item.as_object_mut() else {
@@ -110,6 +123,12 @@ pub fn body(
             b[format!("{}Filter", w.entity_id)] = json!({ "include": ids });
             Some(b)
         }
+        ItemsIn::Ids => {
+            let mut b = original.cloned().unwrap_or_else(|| json!({}));
+            let ids: Vec<Value> = items.iter().map(|i| i[&w.entity_id].clone()).collect();
+            b[items_key] = Value::Array(ids);
+            Some(b)
+        }
         ItemsIn::Single if !op.takes_body() => None,
         ItemsIn::Single => {
             let mut item = items.first().cloned().unwrap_or_else(|| json!({}));
@@ -120,5 +139,24 @@ pub fn body(
             }
             Some(item)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{ads, find};
+
+    #[test]
+    fn bare_ids_are_items_and_go_back_as_bare_ids() {
+        let op = find(ads(), "sp.associate_optimization_rules").unwrap();
+        let w = op.write.as_ref().unwrap();
+        let args = json!({ "campaignId": "7", "body": { "optimizationRuleIds": ["a", "b"] } });
+        let items = read(op, w, args.as_object().unwrap()).unwrap();
+        assert_eq!(items[1], json!({ "optimizationRuleId": "b" }));
+        let rebuilt = body(op, w, args.get("body"), &items[1..], &[]).unwrap();
+        assert_eq!(rebuilt, json!({ "optimizationRuleIds": ["b"] }));
+        let bad = json!({ "body": { "optimizationRuleIds": [{ "id": "a" }] } });
+        assert!(read(op, w, bad.as_object().unwrap()).is_err());
     }
 }

@@ -161,10 +161,62 @@ pub fn map(
                 }
             }
         }
+        ItemAnswer::Responses => {
+            for (i, e) in body["responses"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                // a made rule's id is in the rule it echoes
+                let named = e.get("optimizationRule").filter(|r| r.is_object());
+                match (e["code"] == "SUCCESS", named) {
+                    (true, Some(rule)) => put(Some(i), true, rule),
+                    (ok, _) => put(Some(i), ok, e),
+                }
+            }
+        }
         ItemAnswer::Whole => put(Some(0), true, body),
     }
     out.into_iter()
         .enumerate()
         .map(|(i, r)| r.unwrap_or_else(|| ItemResult::new(sent[i], Outcome::Unknown)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{ads, find};
+
+    #[test]
+    fn a_rules_answer_names_each_made_rule_and_each_refusal_in_request_order() {
+        let op = find(ads(), "sp.create_optimization_rules").unwrap();
+        let w = op.write.as_ref().unwrap();
+        let body = json!({ "responses": [
+            { "code": "SUCCESS", "optimizationRule": { "ruleName": "a", "optimizationRuleId": "r-1" } },
+            { "code": "INVALID_ARGUMENT", "details": "value is a whole percent from 1 to 100" },
+        ] });
+        let r = map(op, w, 207, &body, &[3, 5]);
+        assert_eq!((r[0].index, r[0].outcome), (3, Outcome::Succeeded));
+        assert_eq!(r[0].entity_id.as_deref(), Some("r-1"));
+        assert_eq!((r[1].index, r[1].outcome), (5, Outcome::Failed));
+        let e = r[1].error.as_ref().unwrap();
+        assert_eq!(e["amazon"]["code"], "INVALID_ARGUMENT");
+        assert!(
+            e["message"].as_str().unwrap().contains("whole percent"),
+            "{e}"
+        );
+        // an association names the rule it was about
+        let op = find(ads(), "sp.associate_optimization_rules").unwrap();
+        let w = op.write.as_ref().unwrap();
+        let body = json!({ "responses": [{ "code": "SUCCESS", "optimizationRuleId": "r-1" }] });
+        let r = map(op, w, 207, &body, &[0, 1]);
+        assert_eq!(r[0].entity_id.as_deref(), Some("r-1"));
+        assert_eq!(
+            r[1].outcome,
+            Outcome::Unknown,
+            "an item the answer leaves out"
+        );
+    }
 }

@@ -12,6 +12,7 @@ mod exports;
 mod profiles;
 mod recommendations;
 mod reporting;
+mod rules;
 mod sb;
 mod sb3;
 mod sb3_targets;
@@ -48,6 +49,7 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
         .merge(recommendations::routes(sim))
         .merge(reporting::routes(sim))
         .merge(streams::routes(sim))
+        .merge(rules::routes(sim))
 }
 
 fn ads_err(status: u16, code: &str, details: impl Into<String>) -> SimError {

@@ -324,7 +324,14 @@ pub async fn pump(sim: &Sim) -> Result<(), SimError> {
         };
         let mut day = first;
         while day <= world.last_day {
-            let recs = records::day_records(&world, seed, &sub.dataset, sub.profile, day)?;
+            // a day's records are a read of the world: off the async threads, so a long
+            // backfill never keeps the sandbox from answering
+            let (w, dataset, profile) = (world.clone(), sub.dataset.clone(), sub.profile);
+            let recs = tokio::task::spawn_blocking(move || {
+                records::day_records(&w, seed, &dataset, profile, day)
+            })
+            .await
+            .map_err(|e| SimError::internal(format!("stream delivery: {e}")))??;
             send(sim, &q, &bodies(&sub, &recs)).await?;
             set_delivered(sim, &sub.id, day)?;
             day = day.succ_opt().unwrap_or(day);

@@ -4,6 +4,7 @@
 mod ads_model_cases;
 mod ads_models;
 mod ads_reports_v3;
+mod ads_rules;
 mod ads_sb;
 mod ads_sd;
 mod ads_session;

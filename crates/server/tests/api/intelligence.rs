@@ -68,7 +68,8 @@ async fn the_catalog_and_health_list_the_engines_serving() {
             "FCT-READINESS-01",
             "FCT-BASELINE-01",
             "FCT-TRACK-01",
-            "PLN-BUDGET-PACING-01"
+            "PLN-BUDGET-PACING-01",
+            "PLN-DAYPART-01"
         ]
     );
     for r in cat["requests"].as_array().unwrap() {
@@ -94,7 +95,7 @@ async fn the_catalog_and_health_list_the_engines_serving() {
         .await
         .unwrap();
     assert_eq!(health["engine_version"], cat["engineVersion"]);
-    assert_eq!(health["engines"].as_array().unwrap().len(), 14, "{health}");
+    assert_eq!(health["engines"].as_array().unwrap().len(), 15, "{health}");
     let services: Vec<(&str, &str)> = health["services"]
         .as_array()
         .unwrap()

@@ -8,6 +8,7 @@ mod common;
 mod connecting;
 mod console_browser;
 mod costs;
+mod dayparting;
 mod engine_guards;
 mod engines;
 mod events;

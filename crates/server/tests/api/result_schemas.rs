@@ -64,6 +64,7 @@ fn requests(campaigns: &Value) -> Vec<(&'static str, Value)> {
             seller(json!({ "month": "2026-11", "measure": "units" })),
         ),
         ("PLN-BUDGET-PACING-01", seller(json!({ "budget": 5000 }))),
+        ("PLN-DAYPART-01", seller(json!({}))),
     ]
 }
 
