@@ -84,6 +84,8 @@ event_types! {
         "The provider notified a change to an item's FBA stock (FBA_INVENTORY_AVAILABILITY_CHANGES): fulfillable units in data.";
     LISTING_STATUS_CHANGED => "listing.status_changed", RetailRead,
         "The provider notified a change to a listing's status (LISTINGS_ITEM_STATUS_CHANGE): data.status, such as BUYABLE.";
+    ITEM_SALES_CHANGED => "item.sales_changed", RetailRead,
+        "The provider notified an hour's sales (ITEM_SALES_EVENT_CHANGE): each item's ordered units and revenue in data.items, the hour in subject.hour.";
     WEBHOOK_DISABLED => "webhook.endpoint.disabled", AccountRead,
         "A webhook endpoint was disabled: its deliveries had failed for the disable period, or the access that registered it ended (data.reason).";
 }

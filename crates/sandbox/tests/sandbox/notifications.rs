@@ -3,7 +3,7 @@
 //! a finished report's `REPORT_PROCESSING_FINISHED` naming its document, and the orders of a
 //! day the world moves into as `ORDER_CHANGE`, each the notification itself on the queue.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -114,7 +114,11 @@ async fn a_subscription_hears_its_reports_finish_and_the_days_orders() {
     )
     .await;
     assert_eq!(s, 400, "{b}");
-    for t in ["ORDER_CHANGE", "REPORT_PROCESSING_FINISHED"] {
+    for t in [
+        "ORDER_CHANGE",
+        "REPORT_PROCESSING_FINISHED",
+        "ITEM_SALES_EVENT_CHANGE",
+    ] {
         let (s, b) = call(&app, &token, Method::POST, &path(t), sub.clone()).await;
         assert_eq!(s, 200, "{b}");
         let (s, again) = call(&app, &token, Method::POST, &path(t), sub.clone()).await;
@@ -183,6 +187,41 @@ async fn a_subscription_hears_its_reports_finish_and_the_days_orders() {
         })
         .collect();
     assert!(!orders.is_empty(), "{heard:?}");
+    // the same day's hours of sales, each ASIN's units summed: the orders' units (a redelivery
+    // counted once)
+    let order_units: BTreeMap<String, i64> = heard
+        .iter()
+        .filter(|v| kind(v) == "ORDER_CHANGE")
+        .map(|v| &v["Payload"]["OrderChangeNotification"])
+        .map(|o| (o["AmazonOrderId"].as_str().unwrap(), o))
+        .collect::<BTreeMap<_, _>>()
+        .values()
+        .fold(BTreeMap::new(), |mut m, o| {
+            let item = &o["Summary"]["OrderItems"][0];
+            *m.entry(item["SellerSKU"].as_str().unwrap().to_owned())
+                .or_default() += item["Quantity"].as_i64().unwrap();
+            m
+        });
+    let hours: BTreeMap<&str, &Value> = heard
+        .iter()
+        .filter(|v| kind(v) == "ITEM_SALES_EVENT_CHANGE")
+        .map(|v| {
+            (
+                v["notificationMetadata"]["notificationId"]
+                    .as_str()
+                    .unwrap(),
+                v,
+            )
+        })
+        .collect();
+    assert!(!hours.is_empty(), "{heard:?}");
+    let mut hour_units = 0;
+    for v in hours.values() {
+        for c in v["payload"]["itemSalesEventChanges"].as_array().unwrap() {
+            hour_units += c["orderedUnits"].as_i64().unwrap();
+        }
+    }
+    assert_eq!(hour_units, order_units.values().sum::<i64>(), "{heard:?}");
     for v in &heard {
         assert!(
             v["NotificationMetadata"]["NotificationId"].is_string()

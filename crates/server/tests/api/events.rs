@@ -567,6 +567,9 @@ async fn monitor_settings_are_the_defaults_until_an_admin_changes_them_and_bad_o
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["settings"]["stockout"]["recentDays"], 28, "{v}");
     assert_eq!(v["settings"]["anomaly"]["minClicks"], 100, "{v}");
+    // the intraday monitors' too
+    assert_eq!(v["settings"]["spendPaceByHour"]["fromHour"], 6, "{v}");
+    assert_eq!(v["settings"]["hourlyAnomaly"]["minClicks"], 20, "{v}");
     assert!(v["setBy"].is_null());
     // a reader cannot change them; an unknown field or a value out of range changes nothing
     let put = |token: String, body: Value| {
@@ -588,6 +591,8 @@ async fn monitor_settings_are_the_defaults_until_an_admin_changes_them_and_bad_o
     for bad in [
         json!({"anomaly": {"minClickz": 50}}),
         json!({"outOfBudget": {"share": 3}}),
+        json!({"hourlyAnomaly": {"windowDays": 20, "minDays": 21}}),
+        json!({"spendPaceByHour": {"fromHour": 24}}),
     ] {
         let (s, r) = put(admin.clone(), bad.clone()).await;
         assert_eq!(s, 400, "{bad}: {r}");

@@ -69,7 +69,8 @@ async fn on_queues(app: &TestApp) -> u64 {
     n
 }
 
-/// Whether the sandbox has sent every active subscription through the world's last day.
+/// Whether the sandbox has sent every active subscription (not paused) through the world's
+/// last day.
 async fn all_sent(app: &TestApp) -> bool {
     let last = app
         .sandbox(reqwest::Method::GET, "/__sandbox/world", Value::Null)
@@ -82,6 +83,7 @@ async fn all_sent(app: &TestApp) -> bool {
         .as_array()
         .unwrap()
         .iter()
+        .filter(|s| s["paused"] == false)
         .all(|s| s["deliveredThrough"] == last)
 }
 
@@ -89,6 +91,16 @@ async fn all_sent(app: &TestApp) -> bool {
 /// (nothing waiting, nothing in a consumer's hands), the count has stood still, and nothing
 /// is left to make.
 pub(crate) async fn until_streamed(app: &TestApp, t: &str, want_messages: i64) -> Value {
+    until_streamed_within(app, t, want_messages, Duration::from_secs(180)).await
+}
+
+/// [`until_streamed`], failing after `limit`.
+pub(crate) async fn until_streamed_within(
+    app: &TestApp,
+    t: &str,
+    want_messages: i64,
+    limit: Duration,
+) -> Value {
     let began = Instant::now();
     let (mut last, mut same) = (-1, 0);
     loop {
@@ -110,10 +122,7 @@ pub(crate) async fn until_streamed(app: &TestApp, t: &str, want_messages: i64) -
         {
             return b;
         }
-        assert!(
-            began.elapsed() < Duration::from_secs(180),
-            "the streams did not settle: {b:#}"
-        );
+        assert!(began.elapsed() < limit, "the streams did not settle: {b:#}");
         last = messages;
         tokio::time::sleep(Duration::from_millis(1500)).await;
     }

@@ -170,6 +170,17 @@ async fn synced(omega: Option<String>) -> (TestApp, String, String) {
     let (s, _) = app.get(&reader, "/api/warehouse/sync").await;
     assert_eq!(s, 200);
 
+    // the daily run twelve hours away, so no scheduled run starts on its own while a test
+    // reads what the runs it started did (one crossing 06:00 UTC once saw the daily run's)
+    let far = (chrono::Timelike::hour(&chrono::Utc::now()) + 12) % 24;
+    let schedule = pp_sync::TenantSchedule {
+        daily_hour_utc: Some(far),
+        ..Default::default()
+    };
+    let omega_id = pp_core::TenantId::parse("omega").unwrap();
+    pp_sync::StoredSchedule::save(&app.store, &omega_id, schedule, "test")
+        .await
+        .unwrap();
     let (s, b) = app.post(&t, "/api/warehouse/sync", json!({})).await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["warehouse"], "managed");

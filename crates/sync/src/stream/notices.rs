@@ -1,7 +1,8 @@
 //! Selling-side notifications: what a message on the tenant's notifications queue says, read
 //! strictly (the provider's notification JSON, its top-level keys in PascalCase for the older
 //! types and camelCase for the newer), and what the gateway makes of it — an event in the
-//! feed and the webhooks for an order, offer, inventory or listing-status change, and for a
+//! feed and the webhooks for an order, offer, inventory or listing-status change and for an
+//! hour's sales per item, and for a
 //! finished report the provider's word kept so the sync fetches it without asking
 //! (`Ctx::spapi_done` reads it).
 
@@ -20,6 +21,7 @@ pub const TYPES: &[&str] = &[
     "FBA_INVENTORY_AVAILABILITY_CHANGES",
     "LISTINGS_ITEM_STATUS_CHANGE",
     "REPORT_PROCESSING_FINISHED",
+    "ITEM_SALES_EVENT_CHANGE",
 ];
 
 /// A notification, read.
@@ -210,6 +212,28 @@ pub fn meaning(n: &Notice) -> Result<Meaning, String> {
             );
             &events::LISTING_STATUS_CHANGED
         }
+        "ITEM_SALES_EVENT_CHANGE" => {
+            let changes = field(p, "itemSalesEventChanges")
+                .and_then(Value::as_array)
+                .filter(|a| !a.is_empty())
+                .ok_or("the item sales change has no itemSalesEventChanges")?;
+            let first = &changes[0];
+            put(&mut subject, "sellerId", field(first, "accountId"));
+            put(&mut subject, "marketplaceId", field(first, "marketplaceId"));
+            subject.insert("hour".into(), text(first, "startTime")?.into());
+            put(&mut said, "endTime", field(first, "endTime"));
+            put(&mut said, "currency", field(first, "currencyCode"));
+            let mut items = Vec::new();
+            for c in changes {
+                items.push(json!({
+                    "asin": text(c, "asin")?,
+                    "orderedUnits": field(c, "orderedUnits").and_then(Value::as_i64).ok_or("an item sales change has no orderedUnits")?,
+                    "orderedRevenue": field(c, "orderedRevenue").and_then(Value::as_f64).ok_or("an item sales change has no orderedRevenue")?,
+                }));
+            }
+            said.insert("items".into(), items.into());
+            &events::ITEM_SALES_CHANGED
+        }
         other => return Err(format!("the gateway does not subscribe to {other}")),
     };
     Ok(Meaning::Event(Notified {
@@ -262,6 +286,26 @@ mod tests {
         assert!(
             matches!(meaning(&n).unwrap(), Meaning::Report { report_id, document_id: Some(_), .. } if report_id == "9")
         );
+        let sales = json!({
+            "notificationVersion": "2020-09-04", "notificationType": "ITEM_SALES_EVENT_CHANGE",
+            "payloadVersion": "2020-09-04", "eventTime": "2026-11-20T16:00:00Z",
+            "payload": { "itemSalesEventChanges": [
+                { "accountId": "A1", "marketplaceId": "ATVPDKIKX0DER", "currencyCode": "USD", "startTime": "2026-11-20T15:00:00Z", "endTime": "2026-11-20T16:00:00Z", "asin": "B01", "orderedUnits": 9, "orderedRevenue": 80.91 },
+                { "accountId": "A1", "marketplaceId": "ATVPDKIKX0DER", "currencyCode": "USD", "startTime": "2026-11-20T15:00:00Z", "endTime": "2026-11-20T16:00:00Z", "asin": "B02", "orderedUnits": 5 },
+            ] },
+            "notificationMetadata": { "applicationId": "app", "subscriptionId": "s", "publishTime": "2026-11-20T16:45:00Z", "notificationId": "n-3" },
+        });
+        // an item without its revenue is refused; with it, each item's hour is read
+        let why = meaning(&read(&sales.to_string()).unwrap()).unwrap_err();
+        assert!(why.contains("orderedRevenue"), "{why}");
+        let mut whole = sales.clone();
+        whole["payload"]["itemSalesEventChanges"][1]["orderedRevenue"] = json!(527.6);
+        let Meaning::Event(e) = meaning(&read(&whole.to_string()).unwrap()).unwrap() else {
+            panic!("an event")
+        };
+        assert_eq!(e.kind.name, "item.sales_changed");
+        assert_eq!(e.subject["hour"], "2026-11-20T15:00:00Z");
+        assert_eq!(e.data.said["items"][1]["orderedUnits"], 5);
         let mut broken = pascal.clone();
         broken["Payload"]["Sku"] = Value::Null;
         let why = meaning(&read(&broken.to_string()).unwrap()).unwrap_err();

@@ -1,8 +1,8 @@
 //! What the selling side's notifications say, made from the world: for one seller's day, the
 //! orders of that day (`ORDER_CHANGE`), the offers whose price an injected price test or
 //! promotion moved (`ANY_OFFER_CHANGED`), the items an injected stock-out emptied or its end
-//! refilled (`FBA_INVENTORY_AVAILABILITY_CHANGES`) and the items launched
-//! (`LISTINGS_ITEM_STATUS_CHANGE`); and a finished report (`REPORT_PROCESSING_FINISHED`).
+//! refilled (`FBA_INVENTORY_AVAILABILITY_CHANGES`), the items launched
+//! (`LISTINGS_ITEM_STATUS_CHANGE`) and each hour's sales per ASIN (`ITEM_SALES_EVENT_CHANGE`); and a finished report (`REPORT_PROCESSING_FINISHED`).
 //! Each is the notification's `payload` in the provider's shape and the time it happened.
 
 use chrono::NaiveDate;
@@ -20,6 +20,7 @@ pub const TYPES: &[&str] = &[
     "FBA_INVENTORY_AVAILABILITY_CHANGES",
     "LISTINGS_ITEM_STATUS_CHANGE",
     "REPORT_PROCESSING_FINISHED",
+    "ITEM_SALES_EVENT_CHANGE",
 ];
 
 /// One notification to send: its type, payload and event time.
@@ -75,6 +76,9 @@ pub fn day_notices(
                 } }),
             });
         }
+    }
+    if wants("ITEM_SALES_EVENT_CHANGE") {
+        out.extend(item_sales(seller, &orders_of_day(sim, seller, day)?));
     }
     let world = sim.world();
     for e in &world.events {
@@ -260,4 +264,49 @@ pub fn report_finished(seller_token: &str, report: &Value) -> Notice {
             .to_owned(),
         payload: json!({ "reportProcessingFinishedNotification": payload }),
     }
+}
+
+/// The day's orders as the hours' sales of each ASIN (`ITEM_SALES_EVENT_CHANGE`): one
+/// notification per hour with orders, each ASIN's ordered units and revenue in it, told at the
+/// hour's end. The hours of a day add up to its orders.
+pub fn item_sales(seller: &Seller, orders: &[super::super::orders::Order]) -> Vec<Notice> {
+    let mut hours: std::collections::BTreeMap<
+        String,
+        std::collections::BTreeMap<&str, (i64, i64)>,
+    > = Default::default();
+    for o in orders {
+        // `YYYY-MM-DDTHH`: the hour the order was placed in
+        let hour = purchase_time(o)[..13].to_owned();
+        let cell = hours.entry(hour).or_default().entry(&o.asin).or_default();
+        cell.0 += o.units;
+        cell.1 += (o.price * o.units as f64 * 100.0).round() as i64;
+    }
+    hours
+        .into_iter()
+        .filter_map(|(hour, asins)| {
+            let start =
+                chrono::NaiveDateTime::parse_from_str(&format!("{hour}:00"), "%Y-%m-%dT%H:%M")
+                    .ok()?;
+            let end = start + chrono::Duration::hours(1);
+            let (start, end) = (
+                start.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                end.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            );
+            let changes: Vec<Value> = asins
+                .into_iter()
+                .map(|(asin, (units, cents))| {
+                    json!({
+                        "accountId": seller.token, "marketplaceId": seller.marketplace_id,
+                        "currencyCode": seller.currency, "startTime": start, "endTime": end,
+                        "asin": asin, "orderedUnits": units, "orderedRevenue": cents as f64 / 100.0,
+                    })
+                })
+                .collect();
+            Some(Notice {
+                kind: "ITEM_SALES_EVENT_CHANGE",
+                payload: json!({ "itemSalesEventChanges": changes }),
+                event_time: end,
+            })
+        })
+        .collect()
 }

@@ -320,9 +320,16 @@ async fn delete_subscription(
 /// PascalCase, the newer ones in camelCase, as the provider's models do.
 fn body(sim: &Sim, subscription: &str, n: &Notice) -> Result<String, SimError> {
     let (app, published, id) = (sim.application_id()?, iso(now_ms()), random_uuid());
-    let v = if matches!(n.kind, "REPORT_PROCESSING_FINISHED") {
+    let v = if matches!(
+        n.kind,
+        "REPORT_PROCESSING_FINISHED" | "ITEM_SALES_EVENT_CHANGE"
+    ) {
+        let version = match n.kind {
+            "ITEM_SALES_EVENT_CHANGE" => "2020-09-04",
+            _ => "1.0",
+        };
         json!({
-            "notificationVersion": "1.0", "notificationType": n.kind, "payloadVersion": "2020-09-04",
+            "notificationVersion": version, "notificationType": n.kind, "payloadVersion": "2020-09-04",
             "eventTime": n.event_time, "payload": n.payload,
             "notificationMetadata": {
                 "applicationId": app, "subscriptionId": subscription,
