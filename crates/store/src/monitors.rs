@@ -29,6 +29,22 @@ impl crate::jobs::BackgroundJob for MonitorRun {
     }
 }
 
+/// The job that evaluates one merchant's intraday monitors on the stream's latest day, as its
+/// hours arrive (`pp-intelligence` steps it; the stream consumer queues it).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MonitorIntraday {
+    pub seller_id: i64,
+}
+
+impl crate::jobs::BackgroundJob for MonitorIntraday {
+    const KIND: &'static str = "monitor_intraday";
+
+    fn merchant(&self) -> Option<String> {
+        Some(self.seller_id.to_string())
+    }
+}
+
 /// An episode as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EpisodeRow {

@@ -179,6 +179,26 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
     Ok(h)
 }
 
+/// The last day of `seller`'s streamed hours (traffic or budget use): the day the intraday
+/// monitors judge; `None` without any.
+pub async fn stream_day(wh: &Wh, seller: &Seller) -> Result<Option<NaiveDate>> {
+    let mut last: Option<NaiveDate> = None;
+    for table in [TRAFFIC, USAGE] {
+        if !pp_warehouse::directory::has_table(wh.engine.as_ref(), table).await? {
+            continue;
+        }
+        let sql = format!("SELECT MAX(Date) AS d FROM {table} WHERE SellerID = ?");
+        let rows = wh.rows(&sql, vec![Scalar::Int(seller.id)]).await?;
+        if let Some(r) = rows.first()
+            && r.opt_text("d")?.is_some()
+        {
+            let d = date(r, "d")?;
+            last = Some(last.map_or(d, |l| l.max(d)));
+        }
+    }
+    Ok(last)
+}
+
 /// The last day `seller`'s inventory (or, for a vendor or a merchant without it, its
 /// advertising) rows reach: the day a live evaluation is of.
 pub async fn last_day(wh: &Wh, seller: &Seller) -> Result<Option<NaiveDate>> {

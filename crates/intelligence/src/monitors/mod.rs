@@ -24,7 +24,9 @@ use pp_core::{Error, Principal, Result, Scope as Grant, TenantId};
 use pp_store::Store;
 use pp_store::events::NewEvent;
 use pp_store::jobs::{BackgroundJob, Handler, Job, Outcome, StepFuture, Steps};
-use pp_store::monitors::{Changed, EpisodeRow, Evaluation, Firing, MonitorRun, Told};
+use pp_store::monitors::{
+    Changed, EpisodeRow, Evaluation, Firing, MonitorIntraday, MonitorRun, Told,
+};
 use pp_warehouse::Warehouses;
 use pp_warehouse::directory::{self, Seller};
 use serde::Serialize;
@@ -55,7 +57,37 @@ pp_core::spelled!(Monitor, "monitor", Stockout => "stockout", LowCover => "low_c
     SpendOffPlan => "spend_off_plan", SpendPaceByHour => "spend_pace_by_hour",
     Anomaly => "anomaly", HourlyAnomaly => "hourly_anomaly");
 
+/// Which monitors an evaluation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    /// Every one (a replay of past days).
+    All,
+    /// Those over daily data.
+    Daily,
+    /// Those over the stream's hours.
+    Intraday,
+}
+
+impl Which {
+    fn runs(self, m: Monitor) -> bool {
+        match self {
+            Which::All => true,
+            Which::Daily => !m.intraday(),
+            Which::Intraday => m.intraday(),
+        }
+    }
+}
+
 impl Monitor {
+    /// Whether it reads the Marketing Stream's hours (and so judges the stream's latest day,
+    /// as the hours arrive).
+    pub fn intraday(self) -> bool {
+        matches!(
+            self,
+            Monitor::OutOfBudgetByHour | Monitor::SpendPaceByHour | Monitor::HourlyAnomaly
+        )
+    }
+
     /// The event type it tells (and so the scope that reads it).
     pub fn event(self) -> &'static EventType {
         match self {
@@ -196,9 +228,15 @@ impl Monitors {
     }
 
     /// Evaluates the tenant's monitors as of each merchant's last day of data (`seller`: one
-    /// merchant only).
+    /// merchant only); the intraday ones as of the stream's latest day.
     pub async fn evaluate(&self, tenant: &TenantId, seller: Option<i64>) -> Result<Evaluated> {
-        self.over(tenant, seller, None).await
+        self.over(tenant, seller, None, Which::Daily).await
+    }
+
+    /// Evaluates one merchant's intraday monitors as of the stream's latest day (its hours so
+    /// far).
+    pub async fn evaluate_intraday(&self, tenant: &TenantId, seller: i64) -> Result<Evaluated> {
+        self.over(tenant, Some(seller), None, Which::Intraday).await
     }
 
     /// Evaluates every day from `from` to `to` in order, as after each day's sync.
@@ -209,16 +247,19 @@ impl Monitors {
         from: NaiveDate,
         to: NaiveDate,
     ) -> Result<Evaluated> {
-        self.over(tenant, seller, Some((from, to))).await
+        self.over(tenant, seller, Some((from, to)), Which::All)
+            .await
     }
 
-    /// Each merchant's days (`days`, or without it the merchant's last day of data), with what
-    /// is the tenant's (settings, brands, open episodes) read once.
+    /// Each merchant's days (`days`, or without it the merchant's last day of data for the
+    /// daily monitors and the stream's latest day for the intraday ones), with what is the
+    /// tenant's (settings, brands, open episodes) read once.
     async fn over(
         &self,
         tenant: &TenantId,
         seller: Option<i64>,
         days: Option<(NaiveDate, NaiveDate)>,
+        which: Which,
     ) -> Result<Evaluated> {
         let wh = self.wh(tenant).await?;
         let (settings, _) = self.settings(tenant).await?;
@@ -234,13 +275,24 @@ impl Monitors {
             .await?;
         let mut out = Evaluated::default();
         for s in self.sellers(&wh, seller).await? {
-            let (from, to) = match days {
-                Some(d) => d,
-                None => match history::last_day(&wh, &s).await? {
-                    Some(on) => (on, on),
-                    None => continue,
-                },
-            };
+            // (which monitors, from, to): one stretch, or the daily and the intraday days
+            let mut stretches = Vec::new();
+            match days {
+                Some((from, to)) => stretches.push((which, from, to)),
+                None => {
+                    if which == Which::Daily
+                        && let Some(on) = history::last_day(&wh, &s).await?
+                    {
+                        stretches.push((Which::Daily, on, on));
+                    }
+                    if let Some(on) = history::stream_day(&wh, &s).await? {
+                        stretches.push((Which::Intraday, on, on));
+                    }
+                }
+            }
+            if stretches.is_empty() {
+                continue;
+            }
             let budgets = self.budgets(tenant, &s).await?;
             let cx = Context {
                 tenant,
@@ -249,15 +301,19 @@ impl Monitors {
                 budgets: &budgets,
             };
             let prefix = format!("{}:", s.id);
-            let open = open
+            let open: BTreeSet<(String, String)> = open
                 .iter()
                 .filter(|e| e.subject.starts_with(&prefix))
                 .map(|e| (e.monitor.clone(), e.subject.clone()))
                 .collect();
-            let more = self.run(&cx, &wh, &s, open, (from, to)).await?;
-            out.days += more.days;
-            out.started.extend(more.started);
-            out.ended.extend(more.ended);
+            for (which, from, to) in stretches {
+                let more = self
+                    .run(&cx, &wh, &s, open.clone(), which, (from, to))
+                    .await?;
+                out.days += more.days;
+                out.started.extend(more.started);
+                out.ended.extend(more.ended);
+            }
         }
         Ok(out)
     }
@@ -277,6 +333,7 @@ impl Monitors {
         wh: &Wh,
         seller: &Seller,
         mut open: BTreeSet<(String, String)>,
+        which: Which,
         (from, to): (NaiveDate, NaiveDate),
     ) -> Result<Evaluated> {
         let mut out = Evaluated::default();
@@ -290,7 +347,7 @@ impl Monitors {
             let h = history::read(wh, seller, period).await?;
             let mut on = start;
             while on <= end {
-                for changed in self.day(cx, &h, on, &mut open).await? {
+                for changed in self.day(cx, &h, on, which, &mut open).await? {
                     out.started
                         .extend(changed.started.iter().map(EpisodeView::from));
                     out.ended
@@ -326,18 +383,19 @@ impl Monitors {
             .collect())
     }
 
-    /// Every monitor on day `on`; each one whose state could change is applied.
+    /// Every monitor of `which` on day `on`; each one whose state could change is applied.
     async fn day(
         &self,
         cx: &Context<'_>,
         h: &MonitorHistory,
         on: NaiveDate,
+        which: Which,
         open: &mut BTreeSet<(String, String)>,
     ) -> Result<Vec<Changed>> {
         let s = cx.settings;
         let month = format!("{:04}-{:02}", on.year(), on.month());
         let mut out = Vec::new();
-        for &monitor in Monitor::ALL {
+        for &monitor in Monitor::ALL.iter().filter(|m| which.runs(**m)) {
             let alerts = match monitor {
                 Monitor::Stockout if s.stockout.enabled => rules::stockouts(h, on, s),
                 Monitor::LowCover if s.low_cover.enabled => rules::low_cover(h, on, s),
@@ -521,7 +579,7 @@ fn entry(
 }
 
 /// The `monitor_run` job: evaluates the tenant's monitors (one merchant's, when the job names
-/// one) as of the data's last day.
+/// one) as of the data's last day (the intraday ones as of the stream's).
 pub struct MonitorSteps(pub Monitors);
 
 impl Steps for MonitorSteps {
@@ -533,27 +591,52 @@ impl Steps for MonitorSteps {
                 let tenant = TenantId::parse(&job.tenant)?;
                 self.0.evaluate(&tenant, input.seller_id).await
             };
-            let outcome = match run.await {
-                Ok(e) => Outcome::Succeeded {
-                    state: json!({ "days": e.days, "started": e.started.len(), "ended": e.ended.len() }),
-                    done: 1,
-                },
-                Err(e) if e.retryable() => Outcome::Continue {
-                    state: job.state.clone(),
-                    done: 0,
-                    run_after: pp_store::jobs::now_ms() + 60_000,
-                },
-                Err(e) => Outcome::Failed {
-                    state: job.state.clone(),
-                    error: e.api_envelope(None),
-                },
-            };
-            (outcome, Vec::new())
+            (outcome(run.await, job), Vec::new())
         })
+    }
+}
+
+/// The `monitor_intraday` job: evaluates one merchant's intraday monitors on the stream's
+/// latest day.
+pub struct IntradaySteps(pub Monitors);
+
+impl Steps for IntradaySteps {
+    type Job = MonitorIntraday;
+
+    fn step<'a>(&'a self, input: MonitorIntraday, job: &'a Job) -> StepFuture<'a> {
+        Box::pin(async move {
+            let run = async {
+                let tenant = TenantId::parse(&job.tenant)?;
+                self.0.evaluate_intraday(&tenant, input.seller_id).await
+            };
+            (outcome(run.await, job), Vec::new())
+        })
+    }
+}
+
+/// A monitor job's outcome: done, tried again in a minute, or failed with the envelope.
+fn outcome(run: Result<Evaluated>, job: &Job) -> Outcome {
+    match run {
+        Ok(e) => Outcome::Succeeded {
+            state: json!({ "days": e.days, "started": e.started.len(), "ended": e.ended.len() }),
+            done: 1,
+        },
+        Err(e) if e.retryable() => Outcome::Continue {
+            state: job.state.clone(),
+            done: 0,
+            run_after: pp_store::jobs::now_ms() + 60_000,
+        },
+        Err(e) => Outcome::Failed {
+            state: job.state.clone(),
+            error: e.api_envelope(None),
+        },
     }
 }
 
 /// The monitors' job kinds.
 pub fn job_handlers(m: &Monitors) -> Vec<Arc<dyn Handler>> {
-    vec![pp_store::jobs::handler(MonitorSteps(m.clone()))]
+    vec![
+        pp_store::jobs::handler(MonitorSteps(m.clone())),
+        pp_store::jobs::handler(IntradaySteps(m.clone())),
+    ]
 }

@@ -86,6 +86,8 @@ pub fn stream_config(q: &Queues, creds: &Value, sim_base: &str) -> pp_sync::stre
     // short polls, and a message a killed consumer received comes back soon
     c.wait = std::time::Duration::ZERO;
     c.visibility = std::time::Duration::from_secs(2);
+    // the intraday monitors look at the hours as soon as they come
+    c.monitor_every = std::time::Duration::from_millis(500);
     c
 }
 

@@ -5,7 +5,7 @@
 //! duplicates the sandbox sends are counted and dropped, and the restated days' deltas are
 //! added. On the sandbox's own queues and on a real SQS server (moto's).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -219,6 +219,19 @@ async fn the_hours_of_every_day_sum_to_its_reports_through_kills_a_second_instan
         (403, Some("insufficient_scope")),
         "{b}"
     );
+    // a campaign half through its budget before 23:00 counts as out of budget by the hour
+    let admin = app
+        .token(&app.credential("omega", Some(crate::events::HOOKS)).await)
+        .await;
+    let r = app
+        .http
+        .put(app.url("/api/monitors/settings"))
+        .bearer_auth(&admin)
+        .json(&json!({ "outOfBudgetByHour": { "hour": 23, "share": 0.5 } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
     let (s, b) = app.post(&t, "/api/warehouse/streams", json!({})).await;
     assert_eq!(s, 200, "{b}");
     // three sellers' profiles (the vendor has none) × seven datasets (beside the selling
@@ -265,6 +278,7 @@ async fn the_hours_of_every_day_sum_to_its_reports_through_kills_a_second_instan
     };
     same(&world, &omega, TRAFFIC, &from, 51);
     same(&world, &omega, CONVERSIONS, &from, 1);
+    intraday_monitors_judge_the_streams_last_day(&app, &admin, &omega).await;
     daypart_finds_the_best_hours(&app, &world, &from).await;
 
     // the world moves two days: the attributed days restate, as deltas
@@ -299,6 +313,56 @@ async fn the_hours_of_every_day_sum_to_its_reports_through_kills_a_second_instan
     until_streamed(&app, &t, 1000).await;
     same(&later, &omega, CONVERSIONS, &from, 1);
     same(&later, &omega, TRAFFIC, &from, 51);
+}
+
+/// The intraday monitors ran as the hours arrived, without a sync: on the stream's last day,
+/// the campaigns whose streamed budget use reached half before 23:00 are out of budget by the
+/// hour — exactly those, each episode seen that day.
+async fn intraday_monitors_judge_the_streams_last_day(app: &TestApp, t: &str, omega: &Path) {
+    let c = rusqlite::Connection::open(omega).unwrap();
+    let last: String = c
+        .query_row("SELECT MAX(Date) FROM ads_stream_budget_usage", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let want: BTreeSet<String> = c
+        .prepare(
+            "SELECT DISTINCT SellerID || ':' || CampaignID FROM ads_stream_budget_usage
+             WHERE Date = ?1 AND Hour < 23 AND CAST(ROUND(BudgetUsagePercentage * 100) AS INTEGER) >= 5000",
+        )
+        .unwrap()
+        .query_map([&last], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        !want.is_empty(),
+        "no campaign spent half its budget on {last}"
+    );
+    let began = Instant::now();
+    loop {
+        let (s, v) = app.get(t, "/api/monitors").await;
+        assert_eq!(s, 200, "{v}");
+        let seen: BTreeSet<String> = v["open"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["monitor"] == "out_of_budget_by_hour" && e["lastSeenOn"] == last.as_str())
+            .map(|e| e["subject"].as_str().unwrap().to_owned())
+            .collect();
+        if seen == want {
+            eprintln!(
+                "{} campaigns out of budget by the hour on {last}",
+                seen.len()
+            );
+            return;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "out of budget by the hour on {last}: {seen:?}, the stream says {want:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
 
 /// `INS-DAYPART-01` over omega's streamed hours from `from`: a week of 168 cells for every

@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use pp_core::{Error, Result, TenantId};
 use pp_store::events::NewEvent;
+use pp_store::jobs::BackgroundJob;
+use pp_store::monitors::MonitorIntraday;
 use pp_store::streams::{NewRecord, ReportNotice};
 
 use super::Streams;
@@ -276,6 +278,7 @@ async fn confirm(s: &Streams, url: &str) -> std::result::Result<(), String> {
 /// Makes up to `limit` marked days into the warehouse, each under a claim; how many.
 pub(crate) async fn make_stream_days(s: &Streams, known: &mut Sellers, limit: i64) -> Result<u64> {
     let mut made = 0;
+    let mut watched = std::collections::BTreeSet::new();
     for p in s.sync.store.streams().claim(limit, MAKING_LEASE_MS).await? {
         let tenant = TenantId::parse(&p.tenant)?;
         let Some(loader) = s.sync.loader(&tenant).await? else {
@@ -303,8 +306,39 @@ pub(crate) async fn make_stream_days(s: &Streams, known: &mut Sellers, limit: i6
             .map_err(|e| Error::internal(format!("loading stream hours: {e}")))?;
         s.sync.store.streams().made(&p).await?;
         made += 1;
+        if p.dataset.ends_with("-traffic") || p.dataset == "budget-usage" {
+            watched.insert((tenant, p.seller_id));
+        }
     }
+    queue_intraday(s, watched).await?;
     Ok(made)
+}
+
+/// Queues the intraday monitors of each merchant whose traffic or budget use was just made
+/// (`watched`), each at most once per `monitor_every` from this consumer (and once while one
+/// waits, whichever instance queued it).
+async fn queue_intraday(
+    s: &Streams,
+    watched: std::collections::BTreeSet<(TenantId, i64)>,
+) -> Result<()> {
+    let every = stream_config(s)?.monitor_every;
+    for (tenant, seller_id) in watched {
+        let key = (tenant.as_str().to_owned(), seller_id);
+        let due = {
+            let mut seen = s.monitored.lock().unwrap_or_else(|p| p.into_inner());
+            let due = seen.get(&key).is_none_or(|at| at.elapsed() >= every);
+            if due {
+                seen.insert(key, std::time::Instant::now());
+            }
+            due
+        };
+        if due {
+            MonitorIntraday { seller_id }
+                .enqueue_once(&s.sync.store, &tenant)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 fn keep(body: &str) -> String {

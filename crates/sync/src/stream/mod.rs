@@ -51,6 +51,8 @@ pub struct StreamConfig {
     pub http: reqwest::Client,
     /// A queue whose newest message was published longer ago than this is `lagging`.
     pub lagging_after: Duration,
+    /// How often at most a merchant's intraday monitors are queued while its hours arrive.
+    pub monitor_every: Duration,
 }
 
 impl StreamConfig {
@@ -78,6 +80,7 @@ impl StreamConfig {
             visibility: Duration::from_secs(60),
             http,
             lagging_after: Duration::from_millis(status::LAGGING_AFTER_MS as u64),
+            monitor_every: Duration::from_secs(300),
         })
     }
 }

@@ -12,11 +12,18 @@ use crate::WarehouseSync;
 #[derive(Clone)]
 pub struct Streams {
     pub(crate) sync: WarehouseSync,
+    /// When this consumer last queued each merchant's intraday monitors ((tenant, seller)).
+    pub(crate) monitored: std::sync::Arc<
+        std::sync::Mutex<std::collections::HashMap<(String, i64), std::time::Instant>>,
+    >,
 }
 
 impl Streams {
     pub(crate) fn new(sync: WarehouseSync) -> Self {
-        Self { sync }
+        Self {
+            sync,
+            monitored: Default::default(),
+        }
     }
 
     /// Runs the consumer until its task is ended; returns at once without queues.
