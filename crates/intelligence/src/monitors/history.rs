@@ -65,6 +65,14 @@ pub struct MonitorHistory {
 }
 
 impl MonitorHistory {
+    /// Every campaign's spend over `days` (cents).
+    pub fn spend(&self, days: impl std::ops::RangeBounds<NaiveDate> + Clone) -> i64 {
+        self.campaigns
+            .values()
+            .flat_map(|d| d.range(days.clone()).map(|(_, r)| r.spend))
+            .sum()
+    }
+
     /// Units of `asin` sold over `from..=to`.
     pub fn sold(&self, asin: &str, from: NaiveDate, to: NaiveDate) -> i64 {
         self.units
@@ -76,11 +84,19 @@ impl MonitorHistory {
 
 /// The stream's budget-use table.
 const USAGE: &str = "ads_stream_budget_usage";
+/// Days before a day whose streamed spend makes its usual spend by hour (`spend_pace_by_hour`).
+pub const USUAL_DAYS: i64 = 14;
 /// The stream's hourly traffic table.
 const TRAFFIC: &str = "ads_stream_traffic_hourly";
 
-/// Reads `seller`'s rows over `period`.
-pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHistory> {
+/// Reads `seller`'s rows over `period`; the stream's hours (budget use, traffic) only from
+/// `hours_from`, and not at all without it (the daily monitors never read them).
+pub async fn read(
+    wh: &Wh,
+    seller: &Seller,
+    period: Period,
+    hours_from: Option<NaiveDate>,
+) -> Result<MonitorHistory> {
     let mut h = MonitorHistory {
         seller: seller.id,
         ..MonitorHistory::default()
@@ -128,6 +144,34 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
             },
         );
     }
+    if let Some(from) = hours_from {
+        read_hours(wh, seller, from.max(period.start), period.end, &mut h).await?;
+    }
+    let sql = "SELECT ASIN AS asin, MAX(Brand) AS brand FROM catalog_item WHERE SellerID = ? GROUP BY ASIN";
+    for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {
+        if let Some(b) = r.opt_text("brand")? {
+            h.item_brand
+                .insert(r.text("asin")?.to_owned(), b.to_owned());
+        }
+    }
+    let sql = "SELECT CampaignID AS id, MAX(Brand) AS brand FROM ads_campaign WHERE SellerID = ? GROUP BY CampaignID";
+    for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {
+        if let Some(b) = r.opt_text("brand")? {
+            h.campaign_brand.insert(r.int("id")?, b.to_owned());
+        }
+    }
+    Ok(h)
+}
+
+/// The stream's budget use and traffic of `seller` from `from` through `to`, into `h`.
+async fn read_hours(
+    wh: &Wh,
+    seller: &Seller,
+    from: NaiveDate,
+    to: NaiveDate,
+    h: &mut MonitorHistory,
+) -> Result<()> {
+    let d = wh.dialect();
     if pp_warehouse::directory::has_table(wh.engine.as_ref(), USAGE).await? {
         let sql = format!(
             "SELECT t.CampaignID AS id, t.Date AS date, t.Hour AS hour, MAX({budget}) AS budget, MAX({pct}) AS pct
@@ -135,7 +179,10 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
             budget = d.cents("t.Budget"),
             pct = d.cents("t.BudgetUsagePercentage"),
         );
-        for r in wh.rows(&sql, p(seller)).await? {
+        for r in wh
+            .rows(&sql, vec![Scalar::Int(seller.id), day(from), day(to)])
+            .await?
+        {
             let day = h
                 .budget_use
                 .entry(r.int("id")?)
@@ -152,7 +199,10 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
              FROM {TRAFFIC} t WHERE t.SellerID = ? AND t.Date BETWEEN ? AND ? GROUP BY t.CampaignID, t.Date, t.Hour",
             spend = d.sum_cents("t.Cost"),
         );
-        for r in wh.rows(&sql, p(seller)).await? {
+        for r in wh
+            .rows(&sql, vec![Scalar::Int(seller.id), day(from), day(to)])
+            .await?
+        {
             h.hours.entry(r.int("id")?).or_default().insert(
                 (date(&r, "date")?, r.count("hour")? as u32),
                 HourRow {
@@ -163,20 +213,7 @@ pub async fn read(wh: &Wh, seller: &Seller, period: Period) -> Result<MonitorHis
             );
         }
     }
-    let sql = "SELECT ASIN AS asin, MAX(Brand) AS brand FROM catalog_item WHERE SellerID = ? GROUP BY ASIN";
-    for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {
-        if let Some(b) = r.opt_text("brand")? {
-            h.item_brand
-                .insert(r.text("asin")?.to_owned(), b.to_owned());
-        }
-    }
-    let sql = "SELECT CampaignID AS id, MAX(Brand) AS brand FROM ads_campaign WHERE SellerID = ? GROUP BY CampaignID";
-    for r in wh.rows(sql, vec![Scalar::Int(seller.id)]).await? {
-        if let Some(b) = r.opt_text("brand")? {
-            h.campaign_brand.insert(r.int("id")?, b.to_owned());
-        }
-    }
-    Ok(h)
+    Ok(())
 }
 
 /// The last day of `seller`'s streamed hours (traffic or budget use): the day the intraday

@@ -344,7 +344,14 @@ impl Monitors {
                 start: start - Duration::days(LEAD_DAYS),
                 end,
             };
-            let h = history::read(wh, seller, period).await?;
+            // the hours only where an intraday monitor runs, as far back as its windows reach
+            let lead = cx
+                .settings
+                .hourly_anomaly
+                .window_days
+                .max(history::USUAL_DAYS);
+            let hours_from = (which != Which::Daily).then(|| start - Duration::days(lead));
+            let h = history::read(wh, seller, period, hours_from).await?;
             let mut on = start;
             while on <= end {
                 for changed in self.day(cx, &h, on, which, &mut open).await? {

@@ -180,11 +180,7 @@ pub fn spend_off_plan(
     }
     let first = on.with_day(1).expect("a month's first day");
     let month_days = days_in_month(on);
-    let spent: i64 = h
-        .campaigns
-        .values()
-        .flat_map(|d| d.range(first..=on).map(|(_, r)| r.spend))
-        .sum();
+    let spent = h.spend(first..=on);
     let planned = budget as f64 * elapsed as f64 / month_days as f64;
     let off = (spent as f64 - planned) / planned;
     if off.abs() <= c.share {
@@ -220,11 +216,11 @@ fn day_hours(h: &MonitorHistory, on: NaiveDate) -> BTreeMap<u32, i64> {
 }
 
 /// The share of a day's spend usually spent by the end of each hour: the mean over the (up
-/// to) 14 days before `on` with streamed spend; even hours without such a day.
+/// to) [`USUAL_DAYS`](super::history::USUAL_DAYS) days before `on` with streamed spend; even hours without such a day.
 fn usual_curve(h: &MonitorHistory, on: NaiveDate) -> ([f64; 24], usize) {
     let mut sum = [0.0; 24];
     let mut days = 0;
-    for back in 1..=14 {
+    for back in 1..=super::history::USUAL_DAYS {
         let hours = day_hours(h, on - Duration::days(back));
         let total: i64 = hours.values().sum();
         if total <= 0 {
@@ -265,11 +261,7 @@ pub fn spend_pace_by_hour(
         return Vec::new();
     };
     let first = on.with_day(1).expect("a month's first day");
-    let spent_before: i64 = h
-        .campaigns
-        .values()
-        .flat_map(|d| d.range(first..on).map(|(_, r)| r.spend))
-        .sum();
+    let spent_before = h.spend(first..on);
     let (curve, curve_days) = usual_curve(h, on);
     let month_days = days_in_month(on) as f64;
     let mut spent = spent_before;
@@ -342,6 +334,30 @@ const METRICS: &[Metric] = &[
     }),
 ];
 
+/// How far `v` stands from `window` (at least `min_days` values with a spread): mean,
+/// standard deviation and z.
+struct Score {
+    mean: f64,
+    sd: f64,
+    z: f64,
+    days: usize,
+}
+
+fn score(v: f64, window: &[f64], min_days: i64) -> Option<Score> {
+    if (window.len() as i64) < min_days {
+        return None;
+    }
+    let n = window.len() as f64;
+    let mean = window.iter().sum::<f64>() / n;
+    let sd = (window.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    (sd > 0.0).then(|| Score {
+        mean,
+        sd,
+        z: (v - mean) / sd,
+        days: window.len(),
+    })
+}
+
 /// A campaign's metric on `on` outside its own range over the window before, each with enough
 /// samples on the day and on enough days of the window.
 pub fn anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
@@ -360,16 +376,11 @@ pub fn anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<
                 .range(from..on)
                 .filter_map(|(_, d)| value(d, s))
                 .collect();
-            if (window.len() as i64) < c.min_days {
+            let Some(Score { mean, sd, z, days }) =
+                score(v, &window, c.min_days).filter(|k| k.z.abs() >= c.z)
+            else {
                 continue;
-            }
-            let n = window.len() as f64;
-            let mean = window.iter().sum::<f64>() / n;
-            let sd = (window.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-            if sd <= 0.0 || ((v - mean) / sd).abs() < c.z {
-                continue;
-            }
-            let z = (v - mean) / sd;
+            };
             out.push(Alert {
                 subject: format!("{}:{id}:{metric}", h.seller),
                 brand: h.campaign_brand.get(id).cloned(),
@@ -379,12 +390,12 @@ pub fn anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<
                     round4(v),
                     mean,
                     sd,
-                    window.len()
+                    days
                 ),
                 evidence: json!({
                     "sellerId": h.seller, "campaignId": id, "campaignName": today.name, "metric": metric, "day": on,
                     "value": round4(v), "mean": round4(mean), "sd": round4(sd), "z": (z * 100.0).round() / 100.0,
-                    "windowDays": window.len(), "clicks": today.clicks, "orders": today.orders, "impressions": today.impressions,
+                    "windowDays": days, "clicks": today.clicks, "orders": today.orders, "impressions": today.impressions,
                 }),
             });
         }
@@ -415,37 +426,27 @@ const HOUR_METRICS: &[HourMetric] = &[
 /// furthest hour.
 pub fn hourly_anomalies(h: &MonitorHistory, on: NaiveDate, s: &MonitorSettings) -> Vec<Alert> {
     let c = &s.hourly_anomaly;
-    let from = on - Duration::days(c.window_days);
     let mut out = Vec::new();
     for (id, hours) in &h.hours {
         for (metric, value) in HOUR_METRICS {
-            // (|z|, hour, value, mean, sd, days, the hour's row)
-            let mut worst: Option<(f64, u32, f64, f64, f64, usize, HourRow)> = None;
+            // the furthest hour of the day: its score, hour, value and row
+            let mut worst: Option<(Score, u32, f64, HourRow)> = None;
             for (&(_, hour), row) in hours.range((on, 0)..=(on, 23)) {
                 let Some(v) = value(row, s) else {
                     continue;
                 };
-                let window: Vec<f64> = hours
-                    .range((from, 0)..(on, 0))
-                    .filter(|((_, h), _)| *h == hour)
-                    .filter_map(|(_, r)| value(r, s))
+                let window: Vec<f64> = (1..=c.window_days)
+                    .filter_map(|back| hours.get(&(on - Duration::days(back), hour)))
+                    .filter_map(|r| value(r, s))
                     .collect();
-                if (window.len() as i64) < c.min_days {
+                let Some(k) = score(v, &window, c.min_days) else {
                     continue;
-                }
-                let n = window.len() as f64;
-                let mean = window.iter().sum::<f64>() / n;
-                let sd =
-                    (window.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-                if sd <= 0.0 {
-                    continue;
-                }
-                let z = (v - mean) / sd;
-                if z.abs() >= c.z && worst.is_none_or(|w| z.abs() > w.0.abs()) {
-                    worst = Some((z, hour, v, mean, sd, window.len(), *row));
+                };
+                if k.z.abs() >= c.z && worst.as_ref().is_none_or(|w| k.z.abs() > w.0.z.abs()) {
+                    worst = Some((k, hour, v, *row));
                 }
             }
-            let Some((z, hour, v, mean, sd, days, row)) = worst else {
+            let Some((Score { mean, sd, z, days }, hour, v, row)) = worst else {
                 continue;
             };
             let name = campaign_name(h, *id);

@@ -495,19 +495,12 @@ async fn dry_runs(caller: &Caller, campaigns: &[Paced]) -> Result<Vec<Plan>> {
                 },
             };
             let wire = serde_json::to_value(&call).map_err(Error::internal_from)?;
-            let req = pp_core::wire::from_value(wire)
-                .map_err(|e| Error::internal(format!("a pacing call does not read: {e}")))?;
-            let answer = caller
-                .market
-                .calls()
-                .ads_call(&caller.principal, req, None)
-                .await?;
             plans.push(Plan {
                 operation: op,
                 profile_id: call.profile_id.clone(),
                 campaign_ids: chunk.iter().map(|c| c.campaign.id.clone()).collect(),
                 call,
-                dry_run: serde_json::to_value(&answer).map_err(Error::internal_from)?,
+                dry_run: super::ads_call(caller, &wire).await?,
             });
         }
     }

@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::Caller;
+use super::{Caller, ads_call};
 use crate::daily;
 use crate::data::Wh;
 use crate::engines::daypart::{self, BestHours, DAYS, DEFAULT_DAYS};
@@ -129,43 +129,20 @@ fn most_percent(max_raise: f64) -> u32 {
     (((max_raise - 1.0) * 100.0).floor().max(0.0) as u32).min(100)
 }
 
-/// A read through the marketplace as the caller: the provider's answer.
-async fn read(caller: &Caller, operation: &str, profile: &str, body: Value) -> Result<Value> {
-    let req = pp_core::wire::from_value(json!({
-        "operation": operation, "profileId": profile, "query": { "body": body },
-    }))
-    .map_err(|e| Error::internal(format!("a rules read does not read: {e}")))?;
-    let answer = caller
-        .market
-        .calls()
-        .ads_call(&caller.principal, req, None)
-        .await?;
-    let v = serde_json::to_value(&answer).map_err(Error::internal_from)?;
-    Ok(v["data"].clone())
-}
-
 /// The rules a search finds (one page of up to 300: a campaign holds 20, this plan makes one a
 /// campaign).
 async fn search(caller: &Caller, profile: &str, filter: Value) -> Result<Vec<Value>> {
     let mut body = filter;
     body["maxResults"] = 300.into();
-    let data = read(caller, "sp.search_optimization_rules", profile, body).await?;
-    Ok(data["optimizationRules"]
+    let answer = ads_call(
+        caller,
+        &json!({ "operation": "sp.search_optimization_rules", "profileId": profile, "query": { "body": body } }),
+    )
+    .await?;
+    Ok(answer["data"]["optimizationRules"]
         .as_array()
         .cloned()
         .unwrap_or_default())
-}
-
-/// A dry run of `call` through the marketplace as the caller.
-async fn dry_run(caller: &Caller, call: &Value) -> Result<Value> {
-    let req = pp_core::wire::from_value(call.clone())
-        .map_err(|e| Error::internal(format!("a daypart call does not read: {e}")))?;
-    let answer = caller
-        .market
-        .calls()
-        .ads_call(&caller.principal, req, None)
-        .await?;
-    serde_json::to_value(&answer).map_err(Error::internal_from)
 }
 
 /// A campaign's rule before the provider is asked about it.
@@ -313,7 +290,7 @@ async fn dry_runs(caller: &Caller, rules: &[CampaignRule], from: NaiveDate) -> R
             operation: "sp.create_optimization_rules",
             profile_id: Some(profile.to_owned()),
             campaign_ids: list.iter().map(|r| r.campaign_id.clone()).collect(),
-            dry_run: dry_run(caller, &call).await?,
+            dry_run: ads_call(caller, &call).await?,
             call,
         });
     }
@@ -326,7 +303,7 @@ async fn dry_runs(caller: &Caller, rules: &[CampaignRule], from: NaiveDate) -> R
             operation: "sp.associate_optimization_rules",
             profile_id: r.profile_id.clone(),
             campaign_ids: vec![r.campaign_id.clone()],
-            dry_run: dry_run(caller, &call).await?,
+            dry_run: ads_call(caller, &call).await?,
             call,
         });
     }

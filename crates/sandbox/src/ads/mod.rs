@@ -91,25 +91,28 @@ pub fn profile(sim: &Sim, caller: &Caller, headers: &HeaderMap) -> Result<i64, S
 
 /// Checks the request's `Content-Type` is the operation's vendor media type.
 pub fn media(headers: &HeaderMap, expected: &str) -> Result<(), SimError> {
+    media_of(headers, &[expected]).map(drop)
+}
+
+/// The request's `Content-Type`, which must be one of `allowed` (an operation that takes
+/// several versions); which one it is.
+pub fn media_of<'a>(headers: &HeaderMap, allowed: &[&'a str]) -> Result<&'a str, SimError> {
     let got = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if got
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .eq_ignore_ascii_case(expected)
-    {
-        Ok(())
-    } else {
-        Err(ads_err(
-            415,
-            "UNSUPPORTED_MEDIA_TYPE",
-            format!("Content-Type must be {expected}, not '{got}'"),
-        ))
-    }
+    let sent = got.split(';').next().unwrap_or("").trim();
+    allowed
+        .iter()
+        .find(|m| m.eq_ignore_ascii_case(sent))
+        .copied()
+        .ok_or_else(|| {
+            ads_err(
+                415,
+                "UNSUPPORTED_MEDIA_TYPE",
+                format!("Content-Type must be {}, not '{got}'", allowed.join(" or ")),
+            )
+        })
 }
 
 /// A JSON answer with a vendor media type.

@@ -19,7 +19,7 @@ use rusqlite::{OptionalExtension, params};
 use serde_json::{Value, json};
 
 use super::sp::CAMPAIGNS;
-use super::{ads_err, answer, body, profile};
+use super::{ads_err, answer, body, media_of, profile};
 use crate::error::{Family, SimError};
 use crate::gate::Op;
 use crate::lwa::Caller;
@@ -57,26 +57,6 @@ pub fn routes(sim: &Arc<Sim>) -> Router<Arc<Sim>> {
             "/sp/campaigns/{campaign_id}/optimizationRules",
             op(sim, &ASSOCIATE, post(associate)),
         )
-}
-
-/// The request's media type, which must be one of `allowed`.
-fn media_of(headers: &HeaderMap, allowed: &[&'static str]) -> Result<&'static str, SimError> {
-    let got = headers
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let got = got.split(';').next().unwrap_or("").trim();
-    allowed
-        .iter()
-        .find(|m| m.eq_ignore_ascii_case(got))
-        .copied()
-        .ok_or_else(|| {
-            ads_err(
-                415,
-                "UNSUPPORTED_MEDIA_TYPE",
-                format!("Content-Type must be {}, not '{got}'", allowed.join(" or ")),
-            )
-        })
 }
 
 const DAYS: [&str; 7] = [

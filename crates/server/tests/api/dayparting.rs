@@ -233,7 +233,10 @@ async fn the_daypart_plan_commits_in_two_steps_and_the_sandbox_then_holds_the_ru
         .unwrap();
     let bounded = plan(&app, &pt, &period).await;
     assert_eq!(bounded["maxIncreasePercent"], 5);
-    for c in at_step(&bounded, "create_rule").values() {
+    // (every rule made above raised bids by more: each campaign gets a new, bounded one)
+    let capped = at_step(&bounded, "create_rule");
+    assert_eq!(capped.len(), creating.len(), "{bounded:#}");
+    for c in capped.values() {
         assert!(c["increasePercent"].as_u64().unwrap() <= 5, "{c}");
     }
 }
